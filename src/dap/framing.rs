@@ -1,0 +1,577 @@
+//! DAP framing (DAP § Base Protocol): the incremental `Content-Length` decoder and the encoder.
+//! Pure bytes in, frames out; it never touches a socket, a clock or the heap beyond what arrived.
+//!
+//! The decoder is a push parser in the style of `httparse`: feed it whatever bytes arrived and it
+//! answers with one [`Step`] — how many bytes it consumed and whether that completed a frame, raised
+//! a [`Diagnostic`], or simply needs more bytes ([`Status::Partial`], which is not an error).
+//! Each input byte is examined once on the normal path: header lines are parsed as their `\n`
+//! arrives, a body is copied once into one buffer (or lent straight out of the input when it arrived
+//! whole), and nothing is allocated for what a header merely claims.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Write as _;
+
+/// Largest body accepted by default (bytes). Bigger frames are discarded as they stream past.
+pub const DEFAULT_MAX_BODY: usize = 64 << 20;
+/// Largest header block (all header lines of one frame, bytes).
+pub const MAX_HEADER_BLOCK: usize = 16 << 10;
+/// Most digits accepted in a `Content-Length` value; checked before any multiplication.
+pub const MAX_LENGTH_DIGITS: usize = 12;
+/// While resynchronising through a long run of garbage, a diagnostic is raised every this many bytes.
+pub const GARBAGE_REPORT_EVERY: usize = 1 << 20;
+/// Smallest buffer reserved for a body that arrives in pieces (bytes).
+const MIN_BODY_RESERVE: usize = 4096;
+/// What resynchronisation looks for, compared ASCII-case-insensitively (already lower case here).
+const PATTERN: &[u8] = b"content-length:";
+
+/// The result of one [`Decoder::decode`] call: `consumed` input bytes, then what they produced.
+#[derive(Debug)]
+pub struct Step<'a> {
+    /// Input bytes used up; the caller passes `&input[consumed..]` next. Equals the input length
+    /// when the status is [`Status::Partial`].
+    pub consumed: usize,
+    pub status: Status<'a>,
+}
+
+/// What a decode step produced.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Status<'a> {
+    /// Every input byte was taken; the frame in progress needs more. Not an error.
+    Partial,
+    /// One complete body. Borrowed from the input when it arrived whole; otherwise the decoder's
+    /// accumulation buffer, handed over without another copy.
+    Frame(Cow<'a, [u8]>),
+    /// Something in the stream was wrong; the decoder has already recovered and goes on.
+    Diagnostic(Diagnostic),
+}
+
+/// Why bytes were skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A line that is not `name: value` inside (or instead of) a header block.
+    NotAHeader,
+    /// The header block grew past [`MAX_HEADER_BLOCK`].
+    HeaderTooLong,
+    /// A `Content-Length` value that is empty, not decimal, or longer than [`MAX_LENGTH_DIGITS`].
+    BadContentLength,
+    /// Two `Content-Length` headers in one block that disagree.
+    ConflictingContentLength,
+    /// A header block that ended without any `Content-Length`.
+    MissingContentLength,
+}
+
+/// A recoverable fault in the byte stream. Small and `Copy`; `Display` reads as a log line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// `bytes` were dropped because of `problem`; decoding resumed at the next `Content-Length`
+    /// (or, during a long run of garbage, is still looking). `preview` holds the first dropped bytes.
+    Skipped { problem: Problem, bytes: usize, preview: Preview },
+    /// A frame declared a body of `declared` bytes, over the cap `max`; its body is discarded as it
+    /// arrives and the frame after it decodes normally.
+    BodyTooLarge { declared: usize, max: usize },
+    /// A complete body of `len` bytes that is not JSON (see [`parse_body`]); error at `line`:`column`.
+    NotJson { len: usize, line: usize, column: usize },
+}
+
+/// Up to 32 bytes of skipped input, for diagnostics. Printed with non-printable bytes escaped.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct Preview {
+    bytes: [u8; 32],
+    len: u8,
+}
+
+impl Preview {
+    fn push(&mut self, data: &[u8]) {
+        let at = self.len as usize;
+        let n = data.len().min(self.bytes.len() - at);
+        self.bytes[at..at + n].copy_from_slice(&data[..n]);
+        self.len += n as u8;
+    }
+
+    fn is_full(&self) -> bool {
+        self.len as usize == self.bytes.len()
+    }
+
+    /// The captured bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+impl fmt::Debug for Preview {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{}\"", self)
+    }
+}
+
+impl fmt::Display for Preview {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for &b in self.as_bytes() {
+            write!(f, "{}", std::ascii::escape_default(b))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Problem::NotAHeader => "a line that is not a header",
+            Problem::HeaderTooLong => "a header block over 16 KiB",
+            Problem::BadContentLength => "an invalid Content-Length value",
+            Problem::ConflictingContentLength => "two different Content-Length values",
+            Problem::MissingContentLength => "a header block without Content-Length",
+        })
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Diagnostic::Skipped { problem, bytes, preview } => write!(
+                f,
+                "skipped {bytes} bytes after {problem} (starting \"{preview}\"); resynchronising at the next Content-Length"
+            ),
+            Diagnostic::BodyTooLarge { declared, max } => write!(
+                f,
+                "discarded a {declared}-byte message: over the {max}-byte limit"
+            ),
+            Diagnostic::NotJson { len, line, column } => write!(
+                f,
+                "skipped a {len}-byte message that is not JSON (error at line {line}, column {column})"
+            ),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// Between frames (`lines == 0`) or inside a header block. `block` counts the block's bytes.
+    Header { length: Option<usize>, lines: u32, block: usize },
+    /// Collecting a body of `len` bytes into `Decoder::body`.
+    Body { len: usize },
+    /// Dropping `remaining` bytes of an over-long body.
+    Discard { remaining: usize },
+    /// Dropping bytes until `PATTERN` appears; progress in `Decoder::garbage`.
+    Garbage,
+}
+
+const HEADER_START: State = State::Header { length: None, lines: 0, block: 0 };
+
+/// Resynchronisation progress: how much of `PATTERN` matched, and what was dropped so far.
+#[derive(Clone, Copy, Debug)]
+struct Garbage {
+    problem: Problem,
+    matched: usize,
+    skipped: usize,
+    preview: Preview,
+}
+
+/// What handling one header line asks the decode loop to do.
+enum Flow {
+    Next,
+    Emit(Diagnostic),
+}
+
+/// How a header line reads.
+enum Line {
+    Blank,
+    ContentLength(usize),
+    BadLength,
+    Other,
+    NotAHeader,
+}
+
+/// Incremental `Content-Length` frame decoder (DAP § Base Protocol).
+///
+/// Caps: header block [`MAX_HEADER_BLOCK`] bytes, [`MAX_LENGTH_DIGITS`] digits, body `max_body`
+/// bytes. Header names match case-insensitively, unknown headers are ignored, blank lines between
+/// frames are skipped, a bare `\n` ends a line as well as `\r\n`. Memory held is the unfinished
+/// header line (≤ 16 KiB) plus the body received so far (at most twice what arrived, never more
+/// than the declared length).
+#[derive(Debug)]
+pub struct Decoder {
+    state: State,
+    /// The unfinished current header line (without its `\n`), or — when `line_complete` — a whole
+    /// line recovered by resynchronisation that must be handled before any further input.
+    line: Vec<u8>,
+    line_complete: bool,
+    body: Vec<u8>,
+    max_body: usize,
+    garbage: Garbage,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    /// A decoder with the default body cap ([`DEFAULT_MAX_BODY`]).
+    pub fn new() -> Decoder {
+        Decoder::with_max_body(DEFAULT_MAX_BODY)
+    }
+
+    /// A decoder that discards (with [`Diagnostic::BodyTooLarge`]) bodies over `max_body` bytes.
+    pub fn with_max_body(max_body: usize) -> Decoder {
+        Decoder {
+            state: HEADER_START,
+            line: Vec::new(),
+            line_complete: false,
+            body: Vec::new(),
+            max_body,
+            garbage: Garbage { problem: Problem::NotAHeader, matched: 0, skipped: 0, preview: Preview::default() },
+        }
+    }
+
+    /// Bytes held inside the decoder (the partial header line and the partial body).
+    pub fn buffered(&self) -> usize {
+        self.line.len() + self.body.len()
+    }
+
+    /// True when the decoder sits between frames with nothing held (a clean end of stream).
+    pub fn is_idle(&self) -> bool {
+        matches!(self.state, State::Header { lines: 0, .. }) && self.line.is_empty()
+    }
+
+    /// Decodes from `input`; see [`Step`]. Call again with `&input[step.consumed..]` until it
+    /// answers [`Status::Partial`]. Never panics, whatever the bytes.
+    pub fn decode<'a>(&mut self, input: &'a [u8]) -> Step<'a> {
+        let mut pos = 0;
+        loop {
+            match self.state {
+                State::Header { length, lines, block } => {
+                    if self.line_complete {
+                        self.line_complete = false;
+                        let line = std::mem::take(&mut self.line);
+                        let flow = self.on_line(&line, line.len() + 1, length, lines, block);
+                        self.recycle_line(line);
+                        if let Flow::Emit(d) = flow {
+                            return Step { consumed: pos, status: Status::Diagnostic(d) };
+                        }
+                        continue;
+                    }
+                    let avail = &input[pos..];
+                    let Some(nl) = find_newline(avail) else {
+                        if block + self.line.len() + avail.len() > MAX_HEADER_BLOCK {
+                            let line = std::mem::take(&mut self.line);
+                            let flow = self.enter_garbage(Problem::HeaderTooLong, block, &line, false);
+                            self.recycle_line(line);
+                            if let Flow::Emit(d) = flow {
+                                return Step { consumed: pos, status: Status::Diagnostic(d) };
+                            }
+                            continue;
+                        }
+                        self.line.extend_from_slice(avail);
+                        return Step { consumed: input.len(), status: Status::Partial };
+                    };
+                    pos += nl + 1;
+                    let flow = if self.line.is_empty() {
+                        self.on_line(&avail[..nl], nl + 1, length, lines, block)
+                    } else {
+                        let mut line = std::mem::take(&mut self.line);
+                        line.extend_from_slice(&avail[..nl]);
+                        let flow = self.on_line(&line, line.len() + 1, length, lines, block);
+                        self.recycle_line(line);
+                        flow
+                    };
+                    if let Flow::Emit(d) = flow {
+                        return Step { consumed: pos, status: Status::Diagnostic(d) };
+                    }
+                }
+                State::Body { len } => {
+                    let avail = &input[pos..];
+                    if self.body.is_empty() && avail.len() >= len {
+                        self.state = HEADER_START;
+                        return Step { consumed: pos + len, status: Status::Frame(Cow::Borrowed(&avail[..len])) };
+                    }
+                    let take = (len - self.body.len()).min(avail.len());
+                    self.append_body(&avail[..take], len);
+                    pos += take;
+                    if self.body.len() == len {
+                        self.state = HEADER_START;
+                        let body = std::mem::take(&mut self.body);
+                        return Step { consumed: pos, status: Status::Frame(Cow::Owned(body)) };
+                    }
+                    return Step { consumed: pos, status: Status::Partial };
+                }
+                State::Discard { remaining } => {
+                    let take = remaining.min(input.len() - pos);
+                    pos += take;
+                    if take == remaining {
+                        self.state = HEADER_START;
+                        continue;
+                    }
+                    self.state = State::Discard { remaining: remaining - take };
+                    return Step { consumed: pos, status: Status::Partial };
+                }
+                State::Garbage => {
+                    let avail = &input[pos..];
+                    if let Some(end) = self.scan_garbage(avail) {
+                        pos += end;
+                        return Step { consumed: pos, status: Status::Diagnostic(self.resync(b"", false)) };
+                    }
+                    let g = &mut self.garbage;
+                    if g.skipped - g.matched >= GARBAGE_REPORT_EVERY {
+                        let d = Diagnostic::Skipped { problem: g.problem, bytes: g.skipped - g.matched, preview: g.preview };
+                        g.skipped = g.matched;
+                        g.preview = Preview::default();
+                        return Step { consumed: input.len(), status: Status::Diagnostic(d) };
+                    }
+                    return Step { consumed: input.len(), status: Status::Partial };
+                }
+            }
+        }
+    }
+
+    /// Convenience loop over [`Decoder::decode`]: calls `on` for every frame and diagnostic that
+    /// `input` completes, and consumes all of it.
+    pub fn feed(&mut self, mut input: &[u8], mut on: impl FnMut(Result<&[u8], Diagnostic>)) {
+        loop {
+            let step = self.decode(input);
+            input = &input[step.consumed..];
+            match step.status {
+                Status::Partial => return,
+                Status::Frame(body) => on(Ok(&body)),
+                Status::Diagnostic(d) => on(Err(d)),
+            }
+        }
+    }
+
+    /// Handles one complete header line (`raw_len` counts its terminator too).
+    fn on_line(&mut self, line: &[u8], raw_len: usize, length: Option<usize>, lines: u32, block: usize) -> Flow {
+        let block = block + raw_len;
+        if block > MAX_HEADER_BLOCK {
+            return self.enter_garbage(Problem::HeaderTooLong, block - raw_len, line, true);
+        }
+        match classify(line) {
+            Line::Blank if lines == 0 => {
+                self.state = HEADER_START;
+                Flow::Next
+            }
+            Line::Blank => match length {
+                Some(len) if len > self.max_body => {
+                    self.state = State::Discard { remaining: len };
+                    Flow::Emit(Diagnostic::BodyTooLarge { declared: len, max: self.max_body })
+                }
+                Some(len) => {
+                    self.state = State::Body { len };
+                    Flow::Next
+                }
+                None => {
+                    self.state = HEADER_START;
+                    let mut preview = Preview::default();
+                    preview.push(line);
+                    Flow::Emit(Diagnostic::Skipped { problem: Problem::MissingContentLength, bytes: block, preview })
+                }
+            },
+            Line::ContentLength(n) => match length {
+                Some(m) if m != n => self.enter_garbage(Problem::ConflictingContentLength, block - raw_len, line, true),
+                _ => {
+                    self.state = State::Header { length: Some(n), lines: lines + 1, block };
+                    Flow::Next
+                }
+            },
+            Line::BadLength => self.enter_garbage(Problem::BadContentLength, block - raw_len, line, true),
+            Line::NotAHeader => self.enter_garbage(Problem::NotAHeader, block - raw_len, line, true),
+            Line::Other => {
+                self.state = State::Header { length, lines: lines + 1, block };
+                Flow::Next
+            }
+        }
+    }
+
+    /// Starts dropping bytes: `prior` bytes of the block were already taken, then the bad `line`
+    /// (whole when `complete`, else the unfinished line so far). The line is searched for a later
+    /// `Content-Length` so that garbage glued to the front of a real header loses nothing.
+    fn enter_garbage(&mut self, problem: Problem, prior: usize, line: &[u8], complete: bool) -> Flow {
+        let mut preview = Preview::default();
+        let first = line.len().min(1);
+        preview.push(&line[..first]);
+        self.garbage = Garbage { problem, matched: 0, skipped: prior + first, preview };
+        let rest = &line[first..];
+        if let Some(end) = self.scan_garbage(rest) {
+            return Flow::Emit(self.resync(&rest[end..], complete));
+        }
+        if complete {
+            // The line's terminator is dropped too, and no match can span it.
+            self.garbage.skipped += 1;
+            self.garbage.matched = 0;
+        }
+        self.state = State::Garbage;
+        Flow::Next
+    }
+
+    /// Scans garbage for `PATTERN`; returns the index just past it, or `None` having taken all.
+    fn scan_garbage(&mut self, data: &[u8]) -> Option<usize> {
+        let g = &mut self.garbage;
+        for (i, &b) in data.iter().enumerate() {
+            let b = b.to_ascii_lowercase();
+            if b == PATTERN[g.matched] {
+                g.matched += 1;
+                if g.matched == PATTERN.len() {
+                    g.skipped += i + 1;
+                    if !g.preview.is_full() {
+                        let garbage = (i + 1).saturating_sub(PATTERN.len());
+                        g.preview.push(&data[..garbage.min(32)]);
+                    }
+                    return Some(i + 1);
+                }
+            } else {
+                g.matched = usize::from(b == PATTERN[0]);
+            }
+        }
+        g.skipped += data.len();
+        if !g.preview.is_full() {
+            let n = data.len().min(32);
+            g.preview.push(&data[..n]);
+        }
+        None
+    }
+
+    /// `PATTERN` was found: report what was dropped and resume header parsing with the
+    /// `Content-Length:` line, whose remainder so far is `tail` (a whole line when `complete`).
+    fn resync(&mut self, tail: &[u8], complete: bool) -> Diagnostic {
+        let g = self.garbage;
+        let mut preview = g.preview;
+        if preview.len == 0 {
+            preview.push(b"Content-Length");
+        }
+        self.line.clear();
+        self.line.extend_from_slice(b"Content-Length:");
+        self.line.extend_from_slice(tail);
+        self.line_complete = complete;
+        self.state = HEADER_START;
+        Diagnostic::Skipped { problem: g.problem, bytes: g.skipped - PATTERN.len(), preview }
+    }
+
+    /// Gives a taken line buffer's allocation back unless `line` was refilled meanwhile.
+    fn recycle_line(&mut self, mut line: Vec<u8>) {
+        if self.line.is_empty() && !self.line_complete && line.capacity() <= MAX_HEADER_BLOCK {
+            line.clear();
+            self.line = line;
+        }
+    }
+
+    /// Appends body bytes, growing the buffer at most to twice what arrived and never past `len`.
+    fn append_body(&mut self, chunk: &[u8], len: usize) {
+        let need = self.body.len() + chunk.len();
+        if need > self.body.capacity() {
+            let target = (self.body.capacity() * 2).max(need).max(MIN_BODY_RESERVE).min(len);
+            self.body.reserve_exact(target - self.body.len());
+        }
+        self.body.extend_from_slice(chunk);
+    }
+}
+
+/// Index of the first `\n` in `data`.
+#[inline]
+fn find_newline(data: &[u8]) -> Option<usize> {
+    data.iter().position(|&b| b == b'\n')
+}
+
+/// Reads one header line (without its `\n`; a trailing `\r` is dropped here).
+fn classify(line: &[u8]) -> Line {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.is_empty() {
+        return Line::Blank;
+    }
+    let Some(colon) = line.iter().position(|&b| b == b':') else {
+        return Line::NotAHeader;
+    };
+    let name = line[..colon].trim_ascii();
+    if name.is_empty() || !name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+        return Line::NotAHeader;
+    }
+    if name.eq_ignore_ascii_case(b"content-length") {
+        let value = line[colon + 1..].trim_ascii();
+        if value.is_empty() || value.len() > MAX_LENGTH_DIGITS || !value.iter().all(u8::is_ascii_digit) {
+            return Line::BadLength;
+        }
+        let n = value.iter().fold(0usize, |n, &d| n * 10 + usize::from(d - b'0'));
+        return Line::ContentLength(n);
+    }
+    // A known-good peer never puts `Content-Length:` in the middle of a line; when it appears
+    // there, garbage was glued in front of a real header: resynchronise on it.
+    if contains_pattern(&line[1..]) {
+        return Line::NotAHeader;
+    }
+    Line::Other
+}
+
+fn contains_pattern(data: &[u8]) -> bool {
+    data.windows(PATTERN.len()).any(|w| w.eq_ignore_ascii_case(PATTERN))
+}
+
+/// Parses a frame body as JSON. A body that is not JSON gives [`Diagnostic::NotJson`]; the
+/// caller reports it and goes on with the next frame.
+pub fn parse_body(body: &[u8]) -> Result<serde_json::Value, Diagnostic> {
+    serde_json::from_slice(body).map_err(|e| Diagnostic::NotJson { len: body.len(), line: e.line(), column: e.column() })
+}
+
+/// Writes `Content-Length: N\r\n\r\n` + compact JSON (DAP § Base Protocol), N in bytes.
+///
+/// The JSON is first written into a scratch buffer the encoder keeps, so [`Encoder::encode`]
+/// allocates exactly once per message (the returned frame) and [`Encoder::encode_into`] not at
+/// all when the destination has room.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    scratch: Vec<u8>,
+}
+
+/// Scratch buffers bigger than this are released after use instead of kept (bytes).
+const SCRATCH_KEEP: usize = 1 << 20;
+
+impl Encoder {
+    pub fn new() -> Encoder {
+        Encoder::default()
+    }
+
+    /// One frame as a new buffer of exactly its size.
+    pub fn encode<T: serde::Serialize + ?Sized>(&mut self, msg: &T) -> Result<Vec<u8>, serde_json::Error> {
+        self.scratch.clear();
+        serde_json::to_writer(&mut self.scratch, msg)?;
+        let mut out = Vec::with_capacity(header_len(self.scratch.len()) + self.scratch.len());
+        write_frame(&mut out, &self.scratch);
+        self.trim_scratch();
+        Ok(out)
+    }
+
+    /// Appends one frame to `out` (e.g. a connection's write buffer).
+    pub fn encode_into<T: serde::Serialize + ?Sized>(&mut self, msg: &T, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        self.scratch.clear();
+        serde_json::to_writer(&mut self.scratch, msg)?;
+        out.reserve(header_len(self.scratch.len()) + self.scratch.len());
+        write_frame(out, &self.scratch);
+        self.trim_scratch();
+        Ok(())
+    }
+
+    fn trim_scratch(&mut self) {
+        if self.scratch.capacity() > SCRATCH_KEEP {
+            self.scratch = Vec::new();
+        }
+    }
+}
+
+/// Appends a frame around an already-serialized JSON `body`.
+pub fn write_frame(out: &mut Vec<u8>, body: &[u8]) {
+    // Writing to a Vec cannot fail. // infallible
+    let _ = write!(out, "Content-Length: {}\r\n\r\n", body.len());
+    out.extend_from_slice(body);
+}
+
+fn header_len(body_len: usize) -> usize {
+    let mut digits = 1;
+    let mut n = body_len;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    "Content-Length: \r\n\r\n".len() + digits
+}
+
+#[cfg(test)]
+mod tests;
