@@ -1,6 +1,12 @@
-//! dapmux as a library: every sans-IO core (framing, JSON-RPC, MCP, DAP) plus the one IO shell.
-//!
-//! The binary (`src/main.rs`) is a thin wrapper; integration tests and benchmarks use these
-//! modules directly. See `ARCHITECTURE.md` for the code map and invariants.
+//! dapmux as a library: every sans-IO core (framing, JSON-RPC, MCP, DAP, sessions) plus the one
+//! IO shell (`server`). The binary in `src/main.rs` is a thin wrapper; integration tests and
+//! benchmarks use these modules directly. See `ARCHITECTURE.md` for the code map and invariants.
 
 pub mod dap;
+pub mod io_buf;
+pub mod jsonrpc;
+pub mod mcp;
+pub mod server;
+pub mod session;
+pub mod timer;
+pub mod token;

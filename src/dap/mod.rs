@@ -1,3 +1,7 @@
 //! The Debug Adapter Protocol side: framing (the hot path), message types, clients, adapters.
 
+pub mod adapters;
+pub mod client;
 pub mod framing;
+pub mod protocol;
+pub mod spawn;

@@ -1,0 +1,1 @@
+//! Adapter recipes: one file per adapter, each producing plain data (command, transport, quirks).

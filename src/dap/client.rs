@@ -1,0 +1,1 @@
+//! One DAP connection, sans-IO: seq, the pending table, routing, timeouts, reverse requests.

@@ -1,0 +1,1 @@
+//! DAP wire types (DAP § Base Protocol): requests, responses, events, capabilities.

@@ -1,0 +1,1 @@
+//! Debug sessions: state machine, start-up choreography, handles, output, snapshots.

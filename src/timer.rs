@@ -1,0 +1,1 @@
+//! Deadline queue: the earliest deadline sets the poll timeout.

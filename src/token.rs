@@ -1,0 +1,1 @@
+//! Token encoding: reserved tokens for fixed sources, (kind, slab key) for dynamic ones.
