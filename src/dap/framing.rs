@@ -315,7 +315,11 @@ impl Decoder {
                     }
                     let g = &mut self.garbage;
                     if g.skipped - g.matched >= GARBAGE_REPORT_EVERY {
-                        let d = Diagnostic::Skipped { problem: g.problem, bytes: g.skipped - g.matched, preview: g.preview };
+                        let d = Diagnostic::Skipped {
+                            problem: g.problem,
+                            bytes: g.skipped - g.matched,
+                            preview: g.preview,
+                        };
                         g.skipped = g.matched;
                         g.preview = Preview::default();
                         return Step { consumed: input.len(), status: Status::Diagnostic(d) };
@@ -508,7 +512,11 @@ fn contains_pattern(data: &[u8]) -> bool {
 /// Parses a frame body as JSON. A body that is not JSON gives [`Diagnostic::NotJson`]; the
 /// caller reports it and goes on with the next frame.
 pub fn parse_body(body: &[u8]) -> Result<serde_json::Value, Diagnostic> {
-    serde_json::from_slice(body).map_err(|e| Diagnostic::NotJson { len: body.len(), line: e.line(), column: e.column() })
+    serde_json::from_slice(body).map_err(|e| Diagnostic::NotJson {
+        len: body.len(),
+        line: e.line(),
+        column: e.column(),
+    })
 }
 
 /// Writes `Content-Length: N\r\n\r\n` + compact JSON (DAP § Base Protocol), N in bytes.
@@ -540,7 +548,11 @@ impl Encoder {
     }
 
     /// Appends one frame to `out` (e.g. a connection's write buffer).
-    pub fn encode_into<T: serde::Serialize + ?Sized>(&mut self, msg: &T, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    pub fn encode_into<T: serde::Serialize + ?Sized>(
+        &mut self,
+        msg: &T,
+        out: &mut Vec<u8>,
+    ) -> Result<(), serde_json::Error> {
         self.scratch.clear();
         serde_json::to_writer(&mut self.scratch, msg)?;
         out.reserve(header_len(self.scratch.len()) + self.scratch.len());

@@ -5,3 +5,4 @@ pub mod client;
 pub mod framing;
 pub mod protocol;
 pub mod spawn;
+pub mod watchdog;

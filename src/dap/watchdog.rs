@@ -1,0 +1,1 @@
+//! The watchdog: a re-executed dapmux that kills recorded launched debuggees when the server dies.
