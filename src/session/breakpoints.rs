@@ -1,0 +1,252 @@
+//! The per-file source breakpoint sets dapmux keeps, so `add` never clobbers and a relaunch replays.
+//!
+//! DAP's `setBreakpoints` replaces every breakpoint of one source at once (DAP § Requests:
+//! SetBreakpoints), so dapmux owns the full set per path and sends it whole; the adapter's answer
+//! (one `Breakpoint` per requested one, same order) and later `breakpoint` events update what is
+//! known about each.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// A breakpoint as requested (DAP `SourceBreakpoint`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceBreakpoint {
+    pub line: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    #[serde(default, rename = "hitCondition", alias = "hit_condition", skip_serializing_if = "Option::is_none")]
+    pub hit_condition: Option<String>,
+    #[serde(default, rename = "logMessage", alias = "log_message", skip_serializing_if = "Option::is_none")]
+    pub log_message: Option<String>,
+}
+
+/// What the adapter said about one breakpoint (DAP `Breakpoint`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bound {
+    pub id: Option<i64>,
+    pub verified: bool,
+    /// The line the adapter actually bound (it may move a breakpoint off a blank line).
+    pub line: Option<u32>,
+    pub message: Option<String>,
+}
+
+/// One requested breakpoint and, once the adapter answered, its state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub requested: SourceBreakpoint,
+    pub bound: Option<Bound>,
+    /// Set when a `stopped` event named this breakpoint in `hitBreakpointIds`.
+    pub hit: bool,
+}
+
+impl Entry {
+    /// True when the adapter bound the breakpoint on another line than the one asked for.
+    pub fn moved(&self) -> bool {
+        matches!(&self.bound, Some(Bound { verified: true, line: Some(l), .. }) if *l != self.requested.line)
+    }
+}
+
+/// How `set_breakpoints` combines a new list with the file's current set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Replace,
+    Add,
+    Remove,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "replace" => Some(Mode::Replace),
+            "add" => Some(Mode::Add),
+            "remove" => Some(Mode::Remove),
+            _ => None,
+        }
+    }
+}
+
+/// Every file's breakpoint set, keyed by the path as the agent gave it.
+#[derive(Clone, Debug, Default)]
+pub struct BreakpointStore {
+    files: BTreeMap<String, Vec<Entry>>,
+}
+
+impl BreakpointStore {
+    /// Applies `mode` with `list` to `path`'s set. Adding a line already present replaces that
+    /// entry; removing matches on the line. States of untouched entries are kept.
+    pub fn apply(&mut self, path: &str, mode: Mode, list: Vec<SourceBreakpoint>) {
+        let set = self.files.entry(path.to_owned()).or_default();
+        match mode {
+            Mode::Replace => {
+                *set = list.into_iter().map(|requested| Entry { requested, bound: None, hit: false }).collect();
+            }
+            Mode::Add => {
+                for requested in list {
+                    match set.iter_mut().find(|e| e.requested.line == requested.line) {
+                        Some(e) if e.requested == requested => {}
+                        Some(e) => *e = Entry { requested, bound: None, hit: false },
+                        None => set.push(Entry { requested, bound: None, hit: false }),
+                    }
+                }
+                set.sort_by_key(|e| e.requested.line);
+            }
+            Mode::Remove => set.retain(|e| !list.iter().any(|r| r.line == e.requested.line)),
+        }
+    }
+
+    /// The file's current set.
+    pub fn get(&self, path: &str) -> &[Entry] {
+        self.files.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every file with its set (empty sets included: they still have to be cleared in the adapter).
+    pub fn files(&self) -> impl Iterator<Item = (&str, &[Entry])> {
+        self.files.iter().map(|(p, v)| (p.as_str(), v.as_slice()))
+    }
+
+    /// The arguments of the DAP `setBreakpoints` request for `path`.
+    pub fn set_breakpoints_arguments(&self, path: &str) -> Value {
+        let list: Vec<&SourceBreakpoint> = self.get(path).iter().map(|e| &e.requested).collect();
+        json!({ "source": { "path": path }, "breakpoints": list })
+    }
+
+    /// Records the adapter's `setBreakpoints` response body for `path` (same order as requested).
+    /// A failed request marks every entry unverified with `message`.
+    pub fn on_response(&mut self, path: &str, result: Result<&Value, &str>) {
+        let Some(set) = self.files.get_mut(path) else { return };
+        match result {
+            Ok(body) => {
+                let answers = body.get("breakpoints").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                for (i, e) in set.iter_mut().enumerate() {
+                    e.bound = Some(answers.get(i).map(bound_from).unwrap_or(Bound {
+                        message: Some("the adapter did not answer for this breakpoint".into()),
+                        ..Bound::default()
+                    }));
+                }
+            }
+            Err(message) => {
+                for e in set.iter_mut() {
+                    e.bound = Some(Bound { message: Some(message.to_owned()), ..Bound::default() });
+                }
+            }
+        }
+    }
+
+    /// Applies a DAP `breakpoint` event (`reason` changed/new/removed) to the entry with its id.
+    pub fn on_event(&mut self, body: &Value) {
+        let bp = &body["breakpoint"];
+        let Some(id) = bp.get("id").and_then(Value::as_i64) else { return };
+        for e in self.files.values_mut().flatten() {
+            if let Some(b) = &mut e.bound {
+                if b.id == Some(id) {
+                    let new = bound_from(bp);
+                    b.verified = new.verified;
+                    if new.line.is_some() {
+                        b.line = new.line;
+                    }
+                    if new.message.is_some() || new.verified {
+                        b.message = new.message;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`.
+    pub fn on_hit(&mut self, ids: &[i64]) {
+        for e in self.files.values_mut().flatten() {
+            if e.bound.as_ref().and_then(|b| b.id).is_some_and(|id| ids.contains(&id)) {
+                e.hit = true;
+            }
+        }
+    }
+
+    /// Entries that were answered but never verified: what to warn about when a run ends.
+    pub fn never_verified(&self) -> Vec<(&str, &Entry)> {
+        self.files
+            .iter()
+            .flat_map(|(p, v)| v.iter().map(move |e| (p.as_str(), e)))
+            .filter(|(_, e)| !e.bound.as_ref().is_some_and(|b| b.verified))
+            .collect()
+    }
+}
+
+fn bound_from(bp: &Value) -> Bound {
+    Bound {
+        id: bp.get("id").and_then(Value::as_i64),
+        verified: bp.get("verified").and_then(Value::as_bool).unwrap_or(false),
+        line: bp.get("line").and_then(Value::as_u64).and_then(|l| u32::try_from(l).ok()),
+        message: bp.get("message").and_then(Value::as_str).map(str::to_owned),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bp(line: u32) -> SourceBreakpoint {
+        SourceBreakpoint { line, column: None, condition: None, hit_condition: None, log_message: None }
+    }
+
+    fn lines(store: &BreakpointStore, path: &str) -> Vec<u32> {
+        store.get(path).iter().map(|e| e.requested.line).collect()
+    }
+
+    #[test]
+    fn add_merges_and_remove_drops_by_line() {
+        let mut s = BreakpointStore::default();
+        s.apply("a.py", Mode::Replace, vec![bp(5), bp(2)]);
+        s.apply("a.py", Mode::Add, vec![bp(9), bp(2)]);
+        assert_eq!(lines(&s, "a.py"), [2, 5, 9]);
+        s.apply("a.py", Mode::Remove, vec![bp(5)]);
+        assert_eq!(lines(&s, "a.py"), [2, 9]);
+        s.apply("a.py", Mode::Replace, vec![]);
+        assert_eq!(lines(&s, "a.py"), Vec::<u32>::new());
+        assert_eq!(s.files().count(), 1, "an emptied file is still sent, to clear it in the adapter");
+    }
+
+    #[test]
+    fn arguments_use_dap_names() {
+        let mut s = BreakpointStore::default();
+        let mut b = bp(3);
+        b.hit_condition = Some("2".into());
+        b.log_message = Some("x={x}".into());
+        s.apply("/p/a.py", Mode::Replace, vec![b]);
+        assert_eq!(
+            s.set_breakpoints_arguments("/p/a.py"),
+            json!({"source": {"path": "/p/a.py"}, "breakpoints": [{"line": 3, "hitCondition": "2", "logMessage": "x={x}"}]})
+        );
+    }
+
+    #[test]
+    fn response_marks_moved_and_unverified_then_events_update() {
+        let mut s = BreakpointStore::default();
+        s.apply("a.py", Mode::Replace, vec![bp(4), bp(100)]);
+        let body = json!({"breakpoints": [
+            {"id": 1, "verified": true, "line": 5},
+            {"id": 2, "verified": false, "message": "Line 100 is past the end"}
+        ]});
+        s.on_response("a.py", Ok(&body));
+        let set = s.get("a.py");
+        assert!(set[0].moved());
+        assert!(!set[1].moved());
+        assert_eq!(s.never_verified().len(), 1);
+        s.on_event(&json!({"reason": "changed", "breakpoint": {"id": 2, "verified": true, "line": 99}}));
+        assert!(s.never_verified().is_empty());
+        s.on_hit(&[1]);
+        assert!(s.get("a.py")[0].hit);
+    }
+
+    #[test]
+    fn a_failed_request_leaves_every_entry_unverified_with_the_reason() {
+        let mut s = BreakpointStore::default();
+        s.apply("gone.py", Mode::Replace, vec![bp(1)]);
+        s.on_response("gone.py", Err("file not found"));
+        let b = s.get("gone.py")[0].bound.clone().unwrap_or_default();
+        assert_eq!((b.verified, b.message.as_deref()), (false, Some("file not found")));
+    }
+}

@@ -1,0 +1,255 @@
+//! The per-session output ring: program and adapter output with a cursor, bounded, counting loss.
+//!
+//! Entries are numbered from 0 in arrival order; a cursor is the number of the next entry a reader
+//! has not seen. When the ring is over its byte cap the oldest entries go, and a reader whose cursor
+//! points before the oldest kept entry is told how many it missed (`dropped`).
+
+use std::collections::VecDeque;
+
+/// Default cap on the text held per session (bytes), DESIGN §9.
+pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
+/// Cap on the "output since the last result" tail carried in a snapshot (bytes), DESIGN §4.
+pub const SNAPSHOT_TAIL: usize = 2048;
+
+/// Where a piece of output came from: the DAP `output` event's `category`, or dapmux's own
+/// capture of an adapter pipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    Stdout,
+    Stderr,
+    /// DAP `console` and `important`: messages from the adapter to the user.
+    Console,
+    /// The adapter process's own stderr pipe (not the debuggee's).
+    Adapter,
+}
+
+impl Category {
+    /// Maps a DAP `output` event category (DAP § Events: Output); `None` for `telemetry`, which is
+    /// dropped. Unknown categories read as console, as the spec says.
+    pub fn from_dap(category: Option<&str>) -> Option<Category> {
+        match category {
+            Some("telemetry") => None,
+            Some("stdout") => Some(Category::Stdout),
+            Some("stderr") => Some(Category::Stderr),
+            _ => Some(Category::Console),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Stdout => "stdout",
+            Category::Stderr => "stderr",
+            Category::Console => "console",
+            Category::Adapter => "adapter",
+        }
+    }
+
+    /// Parses a category name as the `output` tool accepts it.
+    pub fn parse(name: &str) -> Option<Category> {
+        match name {
+            "stdout" => Some(Category::Stdout),
+            "stderr" => Some(Category::Stderr),
+            "console" => Some(Category::Console),
+            "adapter" => Some(Category::Adapter),
+            _ => None,
+        }
+    }
+}
+
+/// One piece of output, as it arrived.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub index: u64,
+    pub category: Category,
+    pub text: String,
+}
+
+/// The bounded ring.
+#[derive(Debug)]
+pub struct OutputRing {
+    entries: VecDeque<Entry>,
+    /// Number of the next entry to arrive.
+    next: u64,
+    bytes: usize,
+    cap: usize,
+}
+
+/// What a read returns: entries at or after the cursor (oldest first), how many the reader missed
+/// because the ring dropped them, and the cursor to pass next time.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Read<'a> {
+    pub entries: Vec<&'a Entry>,
+    pub dropped: u64,
+    pub next_cursor: u64,
+    /// True when `limit` stopped the read before the newest entry.
+    pub more: bool,
+}
+
+impl Default for OutputRing {
+    fn default() -> Self {
+        OutputRing::new(DEFAULT_OUTPUT_CAP)
+    }
+}
+
+impl OutputRing {
+    /// A ring holding at most `cap` bytes of text (a single larger entry is kept, truncated to `cap`).
+    pub fn new(cap: usize) -> OutputRing {
+        OutputRing { entries: VecDeque::new(), next: 0, bytes: 0, cap: cap.max(1) }
+    }
+
+    /// Appends output; empty text is ignored. CRLF line ends (a PTY's) are normalised to `\n`.
+    pub fn push(&mut self, category: Category, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut text = if text.contains("\r\n") { text.replace("\r\n", "\n") } else { text.to_owned() };
+        if text.len() > self.cap {
+            let mut cut = text.len() - self.cap;
+            while !text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            text.drain(..cut);
+        }
+        self.bytes += text.len();
+        self.entries.push_back(Entry { index: self.next, category, text });
+        self.next += 1;
+        while self.bytes > self.cap {
+            match self.entries.pop_front() {
+                Some(old) => self.bytes -= old.text.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// Number of the next entry to arrive (the cursor of a reader who has seen everything).
+    pub fn cursor(&self) -> u64 {
+        self.next
+    }
+
+    /// Number of the oldest entry still held.
+    pub fn first(&self) -> u64 {
+        self.entries.front().map_or(self.next, |e| e.index)
+    }
+
+    /// Entries from `cursor` on, optionally of one category, at most `limit` of them.
+    pub fn read(&self, cursor: u64, category: Option<Category>, limit: usize) -> Read<'_> {
+        let first = self.first();
+        let dropped = first.saturating_sub(cursor);
+        let start = cursor.max(first);
+        let skip = (start - first) as usize;
+        let mut entries = Vec::new();
+        let mut next_cursor = start.max(cursor).min(self.next);
+        let mut more = false;
+        for e in self.entries.iter().skip(skip) {
+            if category.is_some_and(|c| c != e.category) {
+                next_cursor = e.index + 1;
+                continue;
+            }
+            if entries.len() == limit {
+                more = true;
+                break;
+            }
+            entries.push(e);
+            next_cursor = e.index + 1;
+        }
+        Read { entries, dropped, next_cursor, more }
+    }
+
+    /// The text since `cursor` joined in arrival order, keeping only the last `max` bytes; returns
+    /// `(text, truncated_bytes, dropped_entries)`.
+    pub fn tail_since(&self, cursor: u64, max: usize) -> (String, usize, u64) {
+        let read = self.read(cursor, None, usize::MAX);
+        let total: usize = read.entries.iter().map(|e| e.text.len()).sum();
+        let mut text = String::with_capacity(total.min(max));
+        let mut skip = total.saturating_sub(max);
+        let truncated = skip;
+        for e in read.entries {
+            if skip >= e.text.len() {
+                skip -= e.text.len();
+                continue;
+            }
+            let mut at = skip;
+            while !e.text.is_char_boundary(at) {
+                at += 1;
+            }
+            text.push_str(&e.text[at..]);
+            skip = 0;
+        }
+        (text, truncated, read.dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts<'a>(r: &Read<'a>) -> Vec<&'a str> {
+        r.entries.iter().map(|e| e.text.as_str()).collect()
+    }
+
+    #[test]
+    fn reads_in_order_and_advances_the_cursor() {
+        let mut ring = OutputRing::new(1024);
+        ring.push(Category::Stdout, "line 0\n");
+        ring.push(Category::Stderr, "oops\n");
+        ring.push(Category::Stdout, "line 1\n");
+        let all = ring.read(0, None, 10);
+        assert_eq!(texts(&all), ["line 0\n", "oops\n", "line 1\n"]);
+        assert_eq!((all.dropped, all.next_cursor, all.more), (0, 3, false));
+        let out = ring.read(0, Some(Category::Stdout), 10);
+        assert_eq!(texts(&out), ["line 0\n", "line 1\n"]);
+        assert_eq!(ring.read(3, None, 10).entries.len(), 0);
+    }
+
+    #[test]
+    fn limit_stops_early_and_says_so() {
+        let mut ring = OutputRing::new(1024);
+        for i in 0..5 {
+            ring.push(Category::Stdout, &format!("{i}\n"));
+        }
+        let r = ring.read(1, None, 2);
+        assert_eq!(texts(&r), ["1\n", "2\n"]);
+        assert_eq!((r.next_cursor, r.more), (3, true));
+    }
+
+    #[test]
+    fn oldest_entries_are_dropped_and_counted() {
+        let mut ring = OutputRing::new(10);
+        for i in 0..6 {
+            ring.push(Category::Stdout, &format!("{i}{i}{i}\n")); // 4 bytes each
+        }
+        let r = ring.read(0, None, 100);
+        assert_eq!(texts(&r), ["444\n", "555\n"]);
+        assert_eq!(r.dropped, 4);
+        assert_eq!(r.next_cursor, 6);
+    }
+
+    #[test]
+    fn crlf_from_a_pty_reads_as_lf_and_telemetry_is_dropped() {
+        let mut ring = OutputRing::new(100);
+        ring.push(Category::Stdout, "a\r\nb\r\n");
+        assert_eq!(ring.read(0, None, 10).entries[0].text, "a\nb\n");
+        assert_eq!(Category::from_dap(Some("telemetry")), None);
+        assert_eq!(Category::from_dap(None), Some(Category::Console));
+        assert_eq!(Category::from_dap(Some("important")), Some(Category::Console));
+    }
+
+    #[test]
+    fn tail_keeps_the_last_bytes_on_a_char_boundary() {
+        let mut ring = OutputRing::new(100);
+        ring.push(Category::Stdout, "héllo ");
+        ring.push(Category::Stdout, "wörld");
+        let (text, truncated, dropped) = ring.tail_since(0, 7);
+        assert_eq!(text, " wörld");
+        assert_eq!((truncated, dropped), (6, 0));
+        let (text, truncated, _) = ring.tail_since(1, 100);
+        assert_eq!((text.as_str(), truncated), ("wörld", 0));
+    }
+
+    #[test]
+    fn one_entry_bigger_than_the_cap_keeps_its_end() {
+        let mut ring = OutputRing::new(4);
+        ring.push(Category::Stdout, "abcdef");
+        assert_eq!(ring.read(0, None, 1).entries[0].text, "cdef");
+    }
+}
