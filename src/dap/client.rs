@@ -19,7 +19,7 @@
 //! The session layer owns the choreography; the client only correlates. A sketch, with the
 //! session's own origin type (`Step` names the start-up step a timeout will report):
 //!
-//! ```ignore
+//! ```text
 //! client.request("initialize", Some(initialize_arguments("debugpy", false)), Origin::Startup(Initialize), now, None)?;
 //! // ... for every Output after receive():
 //! match out {

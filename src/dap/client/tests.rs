@@ -656,3 +656,25 @@ fn abandoned_set_is_capped_and_forgets_the_oldest() {
         ],
     );
 }
+
+#[test]
+fn a_timeout_too_large_for_instant_means_no_deadline() {
+    let mut c = client();
+    c.request("evaluate", None, Src::Tool(1), t0(), Some(Duration::MAX)).expect("sent");
+    assert_eq!(c.next_deadline(), None);
+    c.on_timer(ms(t0(), 86_400_000));
+    check(&mut c, &[]);
+}
+
+#[test]
+fn surfaced_reverse_requests_are_forgotten_on_close() {
+    let mut c = client();
+    c.receive(
+        &frame(r#"{"seq":3,"type":"request","command":"startDebugging","arguments":{"request":"launch","configuration":{}}}"#),
+        t0(),
+    );
+    let Some(Output::StartDebugging { id, .. }) = c.poll_output() else { panic!("not surfaced") };
+    c.on_closed("");
+    assert_eq!(c.respond(id, ReverseAnswer::ok(), t0()), Err(RespondError::Closed));
+    assert!(c.outbound().is_empty());
+}
