@@ -1,1 +1,801 @@
 //! One DAP connection, sans-IO: seq, the pending table, routing, timeouts, reverse requests.
+//! Bytes and `now: Instant` in; frames (in an outbound buffer) and [`Output`]s out. It never
+//! touches a socket, a clock or a process, and it never implements a session's choreography.
+//!
+//! # Contract with the IO shell
+//!
+//! - Bytes read from the adapter go to [`DapClient::receive`]; afterwards drain
+//!   [`DapClient::poll_output`] until `None` (also after [`DapClient::request`],
+//!   [`DapClient::respond`], [`DapClient::on_timer`] and [`DapClient::on_closed`]).
+//! - While [`DapClient::outbound`] is non-empty, write it and [`DapClient::consume`] what was
+//!   written (or [`DapClient::take_outbound`] it whole).
+//! - The poll timeout includes [`DapClient::next_deadline`]; when it passes, call
+//!   [`DapClient::on_timer`].
+//! - On EOF/error of the adapter's stream, call [`DapClient::on_closed`] with the adapter's
+//!   stderr tail: every pending request completes with [`Outcome::Disconnected`].
+//!
+//! # Driving the start-up choreography (DESIGN §5) on top of it
+//!
+//! The session layer owns the choreography; the client only correlates. A sketch, with the
+//! session's own origin type (`Step` names the start-up step a timeout will report):
+//!
+//! ```text
+//! client.request("initialize", Some(initialize_arguments("debugpy", false)), Origin::Startup(Initialize), now, None)?;
+//! // ... for every Output after receive():
+//! match out {
+//!     // 1. initialize answered: send launch/attach at once and do NOT wait for its response.
+//!     Output::Completed { origin: Origin::Startup(Initialize), outcome: Outcome::Success(_), .. } => {
+//!         client.request("launch", Some(launch_args), Origin::Startup(Launch), now, None)?;
+//!         if client.initialized() { configure(&mut client, now) } // C05: it came early
+//!     }
+//!     // 2. `initialized` (whenever it arrives; also before the initialize response, C05, or
+//!     //    only after launch, C06): once launch is sent, configure exactly once.
+//!     Output::Event(e) if e.event == "initialized" => if launch_sent { configure(&mut client, now) },
+//!     // configure = setBreakpoints…, setExceptionBreakpoints, then configurationDone when
+//!     // client.capabilities().map_or(false, |c| c.supports_configuration_done_request).
+//!     // A failed setBreakpoints does not stop configurationDone (C06).
+//!     // 3. The launch response may come before or after configurationDone (C06, C11);
+//!     //    an error ends every wait at once with the adapter's words (C11).
+//!     Output::Completed { origin: Origin::Startup(Launch), outcome: Outcome::Error { message, .. }, .. } => fail_start(message),
+//!     Output::Completed { outcome: Outcome::Timeout { command, step, .. }, .. } => report_stall(command, step),
+//!     Output::StartDebugging { id, request, configuration } => { open_child(request, configuration); client.respond(id, ReverseAnswer::ok(), now)?; }
+//!     _ => {}
+//! }
+//! ```
+//!
+//! The DAP spec forbids other requests before the initialize *response*, hence step 1.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::framing::{self, Decoder, Encoder};
+use super::protocol::{
+    Capabilities, Event, Message, MessageError, Nonconformance, Nonconformances, Request, Response, Seq,
+};
+
+/// Default per-request timeout (DESIGN §9).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Most requests in flight on one connection (dapmux's own, including `cancel`s). An agent
+/// drives one session with a handful at a time; more means a bug or a flood.
+pub const MAX_PENDING: usize = 1024;
+/// Most abandoned (timed-out or given-up) seqs remembered to recognise late replies; the oldest
+/// is forgotten first (its late reply is then reported as already answered — still dropped).
+pub const MAX_ABANDONED: usize = 1024;
+/// Most reverse requests (`startDebugging`, surfaced `runInTerminal`) waiting for the caller's
+/// answer; beyond it a new one is declined at once.
+pub const MAX_REVERSE_PENDING: usize = 64;
+/// Outbound buffer high-water mark (bytes): above it [`DapClient::request`] refuses new
+/// requests. Answers to reverse requests and `cancel`s are still written (small, must not be lost).
+pub const OUTBOUND_HIGH_WATER: usize = 16 << 20;
+/// Written bytes at the front of the outbound buffer are compacted away past this (bytes).
+const OUTBOUND_COMPACT_AT: usize = 64 << 10;
+
+/// What a pending request's answer goes back to; defined by the caller (an MCP tool call, a
+/// start-up step, a mirror client, internal bookkeeping).
+pub trait Origin {
+    /// The start-up step this request is, for naming a stall in [`Outcome::Timeout`].
+    fn step(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// What the client does with a `runInTerminal` reverse request (DAP § Reverse Requests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunInTerminalPolicy {
+    /// Answer `success: false`, "runInTerminal is not supported by this client" (CASES C12).
+    Decline,
+    /// Surface it as [`Output::RunInTerminal`]; the caller answers with [`DapClient::respond`].
+    Surface,
+}
+
+/// Per-connection settings.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Prefix for log lines, e.g. `"s1 debugpy"`.
+    pub name: String,
+    /// Timeout for requests sent with `timeout: None`.
+    pub request_timeout: Duration,
+    pub run_in_terminal: RunInTerminalPolicy,
+    /// Emit [`Output::Log`] for every message in both directions (the DAP log, DESIGN §8).
+    pub log_messages: bool,
+}
+
+impl ClientConfig {
+    /// Defaults: 30 s timeout, runInTerminal declined, message log on.
+    pub fn new(name: impl Into<String>) -> ClientConfig {
+        ClientConfig {
+            name: name.into(),
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            run_in_terminal: RunInTerminalPolicy::Decline,
+            log_messages: true,
+        }
+    }
+}
+
+/// Identifies a reverse request waiting for the caller's answer: the adapter's `seq`, kept apart
+/// from dapmux's own [`Seq`]s so the two cannot be mixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ReverseId(Seq);
+
+impl ReverseId {
+    /// The adapter's `seq` of the reverse request (the `request_seq` of dapmux's answer).
+    pub fn seq(self) -> Seq {
+        self.0
+    }
+}
+
+/// The caller's answer to a surfaced reverse request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReverseAnswer {
+    /// `success: true`, with `body` when given (an object, as the spec requires).
+    Success { body: Option<Map<String, Value>> },
+    /// `success: false` with `message`.
+    Failure { message: String },
+}
+
+impl ReverseAnswer {
+    /// `success: true` without a body (what `startDebugging` expects; CASES C07).
+    pub fn ok() -> ReverseAnswer {
+        ReverseAnswer::Success { body: None }
+    }
+}
+
+/// How one of dapmux's requests ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// `success: true`; the body is in the response.
+    Success(Response),
+    /// `success: false`; `message` is the adapter's own words ([`Response::error_text`]).
+    Error { message: String, response: Response },
+    /// No response within `after`; the request is abandoned (a late reply is dropped).
+    /// `cancel_sent` says whether DAP `cancel` went out (only when the adapter supports it).
+    Timeout { command: String, step: Option<&'static str>, after: Duration, cancel_sent: bool },
+    /// The connection closed first; `stderr_tail` is what the adapter last wrote to stderr.
+    Disconnected { command: String, stderr_tail: String },
+}
+
+impl Outcome {
+    /// The DESIGN §10 error code for a failure (`adapter_error`, `timeout`, `disconnected`).
+    pub fn error_code(&self) -> Option<&'static str> {
+        match self {
+            Outcome::Success(_) => None,
+            Outcome::Error { .. } => Some("adapter_error"),
+            Outcome::Timeout { .. } => Some("timeout"),
+            Outcome::Disconnected { .. } => Some("disconnected"),
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Success(r) => write!(f, "`{}` succeeded", r.command),
+            Outcome::Error { message, response } => write!(f, "`{}` failed: {message}", response.command),
+            Outcome::Timeout { command, step, after, cancel_sent } => {
+                write!(f, "`{command}` got no response within {} ms", after.as_millis())?;
+                if let Some(step) = step {
+                    write!(f, " (start-up step: {step})")?;
+                }
+                if *cancel_sent {
+                    f.write_str("; sent cancel")?;
+                }
+                Ok(())
+            }
+            Outcome::Disconnected { command, stderr_tail } if stderr_tail.is_empty() => {
+                write!(f, "the adapter closed the connection while `{command}` was pending")
+            }
+            Outcome::Disconnected { command, stderr_tail } => write!(
+                f,
+                "the adapter closed the connection while `{command}` was pending; its stderr ended with: {stderr_tail}"
+            ),
+        }
+    }
+}
+
+/// Why a response matched nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unexpected {
+    /// A reply to a request dapmux abandoned (timeout, cancel).
+    Late,
+    /// A second reply to a request already answered.
+    AlreadyAnswered,
+    /// A `request_seq` dapmux never sent.
+    NeverSent,
+    /// The `request_seq` is pending but for another command; the pending entry keeps waiting.
+    CommandMismatch { expected: String },
+}
+
+/// Something wrong in what the adapter sent; the connection carries on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientDiagnostic {
+    /// Bytes the framing layer skipped, a body over the cap, or a body that is not JSON.
+    Framing(framing::Diagnostic),
+    /// JSON that is not a DAP message.
+    NotDap(MessageError),
+    /// A tolerated deviation; reported once per kind per connection.
+    Nonconformant(Nonconformance),
+    /// A response that was dropped.
+    UnexpectedResponse { request_seq: Seq, command: String, why: Unexpected },
+    /// The stream ended in the middle of a frame (`buffered` bytes lost).
+    TruncatedAtClose { buffered: usize },
+}
+
+impl fmt::Display for ClientDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientDiagnostic::Framing(d) => d.fmt(f),
+            ClientDiagnostic::NotDap(e) => write!(f, "skipped {e}"),
+            ClientDiagnostic::Nonconformant(n) => write!(f, "non-conformant adapter: {n}"),
+            ClientDiagnostic::UnexpectedResponse { request_seq, command, why } => {
+                write!(f, "dropped a response to `{command}` (request_seq {request_seq}): ")?;
+                match why {
+                    Unexpected::Late => f.write_str("it came after the request was abandoned"),
+                    Unexpected::AlreadyAnswered => f.write_str("that request was already answered"),
+                    Unexpected::NeverSent => f.write_str("no request with that seq was sent"),
+                    Unexpected::CommandMismatch { expected } => {
+                        write!(f, "that seq is a pending `{expected}` request")
+                    }
+                }
+            }
+            ClientDiagnostic::TruncatedAtClose { buffered } => {
+                write!(f, "the stream ended inside a message ({buffered} bytes lost)")
+            }
+        }
+    }
+}
+
+/// Direction of a logged message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    ToAdapter,
+    FromAdapter,
+}
+
+/// One DAP message for the DAP log (DESIGN §8): when, which way, and its compact JSON text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    pub at: Instant,
+    pub direction: Direction,
+    pub json: String,
+}
+
+/// What the client hands back, in wire order.
+#[derive(Debug)]
+pub enum Output<O> {
+    /// A DAP event. `initialized` also sets [`DapClient::initialized`]; `capabilities` also
+    /// updates [`DapClient::capabilities`].
+    Event(Event),
+    /// One of dapmux's requests ended; `origin` is what it was sent with.
+    Completed { seq: Seq, origin: O, outcome: Outcome },
+    /// The adapter asks for a child session (DAP § Reverse Requests StartDebugging);
+    /// `request` is `launch` or `attach`. Answer with [`DapClient::respond`].
+    StartDebugging { id: ReverseId, request: String, configuration: Value },
+    /// `runInTerminal` under [`RunInTerminalPolicy::Surface`]; `arguments` untouched. Answer
+    /// with [`DapClient::respond`] (`body: {"processId": …}` on success).
+    RunInTerminal { id: ReverseId, arguments: Value },
+    /// Something the adapter sent was wrong and dropped; also logged.
+    Diagnostic(ClientDiagnostic),
+    /// A message in either direction (only with [`ClientConfig::log_messages`]).
+    Log(LogEntry),
+}
+
+/// Why [`DapClient::request`] refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestError {
+    /// The connection is closed.
+    Closed,
+    /// [`MAX_PENDING`] requests are already in flight.
+    TooManyPending,
+    /// The outbound buffer is over [`OUTBOUND_HIGH_WATER`]: the adapter is not reading.
+    OutboundFull,
+    /// The arguments could not be serialised.
+    Encode,
+}
+
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestError::Closed => f.write_str("the adapter connection is closed"),
+            RequestError::TooManyPending => write!(f, "{MAX_PENDING} requests are already waiting for the adapter"),
+            RequestError::OutboundFull => {
+                write!(f, "the adapter is not reading its input ({OUTBOUND_HIGH_WATER} bytes queued)")
+            }
+            RequestError::Encode => f.write_str("the request could not be encoded"),
+        }
+    }
+}
+
+/// A refused request, with its origin handed back.
+#[derive(Debug)]
+pub struct Refused<O> {
+    pub error: RequestError,
+    pub origin: O,
+}
+
+/// Why [`DapClient::respond`] failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RespondError {
+    /// No reverse request with that id is waiting (already answered, or never surfaced).
+    Unknown,
+    /// The connection is closed.
+    Closed,
+}
+
+impl fmt::Display for RespondError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RespondError::Unknown => "no such reverse request is waiting for an answer",
+            RespondError::Closed => "the adapter connection is closed",
+        })
+    }
+}
+
+/// Who waits for a pending request's answer.
+enum Owner<O> {
+    Caller(O),
+    /// dapmux's own `cancel` for an abandoned request: its answer is only logged.
+    Cancel,
+}
+
+struct Pending<O> {
+    command: String,
+    owner: Owner<O>,
+    /// `None` when `now + timeout` overflows (effectively no timeout).
+    deadline: Option<Instant>,
+    timeout: Duration,
+}
+
+/// One DAP connection's client state machine (DAP § Base Protocol). `O` is the caller's
+/// [`Origin`]. See the module documentation for how the IO shell and the session drive it.
+pub struct DapClient<O> {
+    config: ClientConfig,
+    decoder: Decoder,
+    encoder: Encoder,
+    /// Encoded frames not yet written; `out[out_head..]` is pending. High-water:
+    /// [`OUTBOUND_HIGH_WATER`].
+    out: Vec<u8>,
+    out_head: usize,
+    /// The last seq dapmux used (0 before the first request).
+    last_seq: i64,
+    /// Cap: [`MAX_PENDING`].
+    pending: BTreeMap<Seq, Pending<O>>,
+    /// Oldest first. Cap: [`MAX_ABANDONED`].
+    abandoned: VecDeque<Seq>,
+    /// Reverse requests surfaced and not yet answered: adapter seq → command.
+    /// Cap: [`MAX_REVERSE_PENDING`].
+    awaiting: BTreeMap<Seq, String>,
+    /// Drained by the caller after every call; grows at most by what one call produced.
+    outputs: VecDeque<Output<O>>,
+    capabilities: Option<Capabilities>,
+    initialized: bool,
+    closed: bool,
+    reported: Nonconformances,
+}
+
+impl<O: Origin> DapClient<O> {
+    pub fn new(config: ClientConfig) -> DapClient<O> {
+        DapClient {
+            config,
+            decoder: Decoder::new(),
+            encoder: Encoder::new(),
+            out: Vec::new(),
+            out_head: 0,
+            last_seq: 0,
+            pending: BTreeMap::new(),
+            abandoned: VecDeque::new(),
+            awaiting: BTreeMap::new(),
+            outputs: VecDeque::new(),
+            capabilities: None,
+            initialized: false,
+            closed: false,
+            reported: Nonconformances::default(),
+        }
+    }
+
+    /// Sends a request (DAP § Base Protocol `Request`): appends its frame to the outbound buffer
+    /// and records `origin` in the pending table under the returned seq. Its answer comes back as
+    /// [`Output::Completed`] with `origin`, after the response, `timeout` (`None`: the configured
+    /// default, 30 s), or the connection's end — never twice, never not at all.
+    ///
+    /// Errors: [`Refused`] (closed, [`MAX_PENDING`], [`OUTBOUND_HIGH_WATER`]) hands `origin` back.
+    pub fn request(
+        &mut self,
+        command: &str,
+        arguments: Option<Value>,
+        origin: O,
+        now: Instant,
+        timeout: Option<Duration>,
+    ) -> Result<Seq, Refused<O>> {
+        let error = if self.closed {
+            Some(RequestError::Closed)
+        } else if self.pending.len() >= MAX_PENDING {
+            Some(RequestError::TooManyPending)
+        } else if self.outbound().len() > OUTBOUND_HIGH_WATER {
+            Some(RequestError::OutboundFull)
+        } else {
+            None
+        };
+        if let Some(error) = error {
+            return Err(Refused { error, origin });
+        }
+        let timeout = timeout.unwrap_or(self.config.request_timeout);
+        match self.send_request(command, arguments, now) {
+            Some(seq) => {
+                self.track(seq, command, Owner::Caller(origin), now, timeout);
+                Ok(seq)
+            }
+            None => Err(Refused { error: RequestError::Encode, origin }),
+        }
+    }
+
+    /// Gives up on a pending request (e.g. the MCP call was cancelled): no [`Output::Completed`]
+    /// will follow, a late reply is dropped, and DAP `cancel` is sent when the adapter supports
+    /// it. Returns the origin, or `None` when `seq` is not pending.
+    pub fn abandon(&mut self, seq: Seq, now: Instant) -> Option<O> {
+        let p = self.pending.remove(&seq)?;
+        self.remember_abandoned(seq);
+        self.send_cancel(seq, now);
+        match p.owner {
+            Owner::Caller(o) => Some(o),
+            Owner::Cancel => None,
+        }
+    }
+
+    /// Feeds bytes read from the adapter. Every complete message becomes outputs in wire order;
+    /// malformed frames become [`Output::Diagnostic`] and decoding goes on. Ignored once closed.
+    pub fn receive(&mut self, bytes: &[u8], now: Instant) {
+        if self.closed {
+            log::debug!("{}: ignoring {} bytes after close", self.config.name, bytes.len());
+            return;
+        }
+        // Taken out so the callback may borrow `self`; Decoder::default holds no allocation.
+        let mut decoder = std::mem::take(&mut self.decoder);
+        decoder.feed(bytes, |frame| match frame {
+            Ok(body) => self.on_frame(body, now),
+            Err(d) => self.diagnostic(ClientDiagnostic::Framing(d)),
+        });
+        self.decoder = decoder;
+    }
+
+    /// The next output, in wire order. Drain until `None` after every call that takes `now`.
+    pub fn poll_output(&mut self) -> Option<Output<O>> {
+        self.outputs.pop_front()
+    }
+
+    /// Answers a surfaced reverse request ([`Output::StartDebugging`], [`Output::RunInTerminal`]).
+    ///
+    /// Errors: [`RespondError::Unknown`] when `id` is not waiting, [`RespondError::Closed`].
+    pub fn respond(&mut self, id: ReverseId, answer: ReverseAnswer, now: Instant) -> Result<(), RespondError> {
+        if self.closed {
+            return Err(RespondError::Closed);
+        }
+        let command = self.awaiting.remove(&id.0).ok_or(RespondError::Unknown)?;
+        let (success, message, body) = match answer {
+            ReverseAnswer::Success { body } => (true, None, body.map(Value::Object)),
+            ReverseAnswer::Failure { message } => (false, Some(message), None),
+        };
+        self.send_response(id.0, command, success, message, body, now);
+        Ok(())
+    }
+
+    /// The earliest pending request's deadline, for the poll timeout.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.pending.values().filter_map(|p| p.deadline).min()
+    }
+
+    /// Times out every request whose deadline is at or before `now`: each completes with
+    /// [`Outcome::Timeout`] (in seq order), is remembered as abandoned, and gets a DAP `cancel`
+    /// when the adapter advertised `supportsCancelRequest`.
+    pub fn on_timer(&mut self, now: Instant) {
+        let expired: Vec<Seq> =
+            self.pending.iter().filter(|(_, p)| p.deadline.is_some_and(|d| d <= now)).map(|(s, _)| *s).collect();
+        for seq in expired {
+            let Some(p) = self.pending.remove(&seq) else { continue };
+            self.remember_abandoned(seq);
+            let Owner::Caller(origin) = p.owner else {
+                log::debug!("{}: `cancel` (seq {seq}) got no response", self.config.name);
+                continue;
+            };
+            let cancel_sent = self.send_cancel(seq, now);
+            let step = origin.step();
+            log::warn!(
+                "{}: `{}` (seq {seq}) timed out after {} ms{}",
+                self.config.name,
+                p.command,
+                p.timeout.as_millis(),
+                if cancel_sent { "; sent cancel" } else { "" }
+            );
+            let outcome = Outcome::Timeout { command: p.command, step, after: p.timeout, cancel_sent };
+            self.outputs.push_back(Output::Completed { seq, origin, outcome });
+        }
+    }
+
+    /// The adapter's stream ended (EOF, error, process exit). Every pending request completes
+    /// with [`Outcome::Disconnected`] carrying `stderr_tail` (in seq order); unanswered reverse
+    /// requests are forgotten; later calls are refused or ignored. Idempotent.
+    pub fn on_closed(&mut self, stderr_tail: &str) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        if !self.decoder.is_idle() {
+            self.diagnostic(ClientDiagnostic::TruncatedAtClose { buffered: self.decoder.buffered() });
+        }
+        self.awaiting.clear();
+        for (seq, p) in std::mem::take(&mut self.pending) {
+            if let Owner::Caller(origin) = p.owner {
+                let outcome = Outcome::Disconnected { command: p.command, stderr_tail: stderr_tail.to_owned() };
+                self.outputs.push_back(Output::Completed { seq, origin, outcome });
+            }
+        }
+    }
+
+    /// Encoded bytes waiting to be written to the adapter.
+    pub fn outbound(&self) -> &[u8] {
+        &self.out[self.out_head..]
+    }
+
+    /// Marks the first `n` bytes of [`DapClient::outbound`] as written.
+    pub fn consume(&mut self, n: usize) {
+        self.out_head = (self.out_head + n).min(self.out.len());
+        if self.out_head == self.out.len() {
+            self.out.clear();
+            self.out_head = 0;
+        } else if self.out_head >= OUTBOUND_COMPACT_AT && self.out_head * 2 >= self.out.len() {
+            self.out.drain(..self.out_head);
+            self.out_head = 0;
+        }
+    }
+
+    /// Takes every pending outbound byte.
+    pub fn take_outbound(&mut self) -> Vec<u8> {
+        self.out.drain(..self.out_head);
+        self.out_head = 0;
+        std::mem::take(&mut self.out)
+    }
+
+    /// The adapter's capabilities: from a successful `initialize` response, updated by
+    /// `capabilities` events. `None` before the response.
+    pub fn capabilities(&self) -> Option<&Capabilities> {
+        self.capabilities.as_ref()
+    }
+
+    /// True once an `initialized` event arrived — at any time, even before the `initialize`
+    /// response (CASES C05).
+    pub fn initialized(&self) -> bool {
+        self.initialized
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Requests in flight (including dapmux's own `cancel`s).
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    fn next_seq(&mut self) -> Seq {
+        self.last_seq += 1;
+        Seq::new(self.last_seq)
+    }
+
+    /// Encodes a request with the next seq; `None` when it could not be encoded.
+    fn send_request(&mut self, command: &str, arguments: Option<Value>, now: Instant) -> Option<Seq> {
+        let seq = self.next_seq();
+        let msg = Request { seq, command: command.to_owned(), arguments };
+        self.write(&Message::Request(msg), now).then_some(seq)
+    }
+
+    /// Records a sent request in the pending table.
+    fn track(&mut self, seq: Seq, command: &str, owner: Owner<O>, now: Instant, timeout: Duration) {
+        let deadline = now.checked_add(timeout);
+        self.pending.insert(seq, Pending { command: command.to_owned(), owner, deadline, timeout });
+    }
+
+    /// Sends DAP `cancel {requestId}` for an abandoned request when the adapter supports it and
+    /// the pending table has room. Returns whether it was sent.
+    fn send_cancel(&mut self, request_id: Seq, now: Instant) -> bool {
+        let supported = self.capabilities.as_ref().is_some_and(|c| c.supports_cancel_request);
+        if !supported || self.pending.len() >= MAX_PENDING {
+            return false;
+        }
+        let args = serde_json::json!({ "requestId": request_id.get() });
+        let Some(seq) = self.send_request("cancel", Some(args), now) else { return false };
+        self.track(seq, "cancel", Owner::Cancel, now, self.config.request_timeout);
+        true
+    }
+
+    /// Answers a reverse request. Always written, whatever the high-water mark: every reverse
+    /// request gets an answer.
+    fn send_response(
+        &mut self,
+        request_seq: Seq,
+        command: String,
+        success: bool,
+        message: Option<String>,
+        body: Option<Value>,
+        now: Instant,
+    ) {
+        let seq = self.next_seq();
+        let msg = Response { seq, request_seq, success, command, message, body };
+        self.write(&Message::Response(msg), now);
+    }
+
+    /// Appends one frame to the outbound buffer (and the log). False when it could not be encoded.
+    fn write(&mut self, msg: &Message, now: Instant) -> bool {
+        let start = self.out.len();
+        if let Err(e) = self.encoder.encode_into(msg, &mut self.out) {
+            log::error!("{}: could not encode a message: {e}", self.config.name);
+            self.out.truncate(start);
+            return false;
+        }
+        if self.config.log_messages {
+            let frame = &self.out[start..];
+            let body = frame.windows(4).position(|w| w == b"\r\n\r\n").map_or(frame, |i| &frame[i + 4..]);
+            let entry = LogEntry { at: now, direction: Direction::ToAdapter, json: log_text(body) };
+            self.outputs.push_back(Output::Log(entry));
+        }
+        true
+    }
+
+    fn remember_abandoned(&mut self, seq: Seq) {
+        if self.abandoned.len() >= MAX_ABANDONED {
+            self.abandoned.pop_front();
+        }
+        self.abandoned.push_back(seq);
+    }
+
+    fn diagnostic(&mut self, d: ClientDiagnostic) {
+        log::warn!("{}: {d}", self.config.name);
+        self.outputs.push_back(Output::Diagnostic(d));
+    }
+
+    fn on_frame(&mut self, body: &[u8], now: Instant) {
+        let value = match framing::parse_body(body) {
+            Ok(v) => v,
+            Err(d) => return self.diagnostic(ClientDiagnostic::Framing(d)),
+        };
+        if self.config.log_messages {
+            let entry = LogEntry { at: now, direction: Direction::FromAdapter, json: log_text(body) };
+            self.outputs.push_back(Output::Log(entry));
+        }
+        let parsed = match Message::from_value(value) {
+            Ok(p) => p,
+            Err(e) => return self.diagnostic(ClientDiagnostic::NotDap(e)),
+        };
+        let fresh = parsed.nonconformances.difference(self.reported);
+        self.reported = self.reported.union(fresh);
+        for n in fresh.iter() {
+            self.diagnostic(ClientDiagnostic::Nonconformant(n));
+        }
+        match parsed.message {
+            Message::Response(r) => self.on_response(r),
+            Message::Event(e) => self.on_event(e),
+            Message::Request(r) => self.on_reverse_request(r, now),
+        }
+    }
+
+    fn on_response(&mut self, r: Response) {
+        let why = match self.pending.get(&r.request_seq) {
+            Some(p) if p.command == r.command => None,
+            Some(p) => Some(Unexpected::CommandMismatch { expected: p.command.clone() }),
+            None => Some(if let Some(i) = self.abandoned.iter().position(|s| *s == r.request_seq) {
+                self.abandoned.remove(i);
+                Unexpected::Late
+            } else if r.request_seq.get() >= 1 && r.request_seq.get() <= self.last_seq {
+                Unexpected::AlreadyAnswered
+            } else {
+                Unexpected::NeverSent
+            }),
+        };
+        if let Some(why) = why {
+            let d = ClientDiagnostic::UnexpectedResponse { request_seq: r.request_seq, command: r.command, why };
+            return self.diagnostic(d);
+        }
+        let Some(p) = self.pending.remove(&r.request_seq) else { return };
+        if r.command == "initialize" && r.success {
+            let mut caps = Capabilities::from_body(r.body.as_ref());
+            // A `capabilities` event that came first is an update on top of the response.
+            if let Some(early) = self.capabilities.take() {
+                caps.merge(&early.raw);
+            }
+            self.capabilities = Some(caps);
+        }
+        let seq = r.request_seq;
+        let origin = match p.owner {
+            Owner::Caller(o) => o,
+            Owner::Cancel => {
+                log::debug!("{}: `cancel` (seq {seq}) answered success={}", self.config.name, r.success);
+                return;
+            }
+        };
+        let outcome = if r.success {
+            Outcome::Success(r)
+        } else {
+            let message = r.error_text();
+            log::debug!("{}: `{}` (seq {seq}) failed: {message}", self.config.name, r.command);
+            Outcome::Error { message, response: r }
+        };
+        self.outputs.push_back(Output::Completed { seq, origin, outcome });
+    }
+
+    fn on_event(&mut self, e: Event) {
+        match e.event.as_str() {
+            "initialized" => self.initialized = true,
+            "capabilities" => {
+                if let Some(update) = e.body.as_ref().and_then(|b| b.get("capabilities")).and_then(Value::as_object) {
+                    self.capabilities.get_or_insert_with(Capabilities::default).merge(update);
+                }
+            }
+            _ => {}
+        }
+        self.outputs.push_back(Output::Event(e));
+    }
+
+    /// Every reverse request is answered: here at once, or by the caller via `respond`.
+    fn on_reverse_request(&mut self, r: Request, now: Instant) {
+        let Request { seq, command, arguments } = r;
+        let id = ReverseId(seq);
+        let refusal = if self.awaiting.len() >= MAX_REVERSE_PENDING {
+            Some(format!("too many unanswered reverse requests ({MAX_REVERSE_PENDING})"))
+        } else {
+            match command.as_str() {
+                "runInTerminal" if self.config.run_in_terminal == RunInTerminalPolicy::Decline => {
+                    Some("runInTerminal is not supported by this client".to_owned())
+                }
+                "runInTerminal" => {
+                    let arguments = arguments.unwrap_or_else(|| Value::Object(Map::new()));
+                    self.outputs.push_back(Output::RunInTerminal { id, arguments });
+                    None
+                }
+                "startDebugging" => match start_debugging_arguments(arguments) {
+                    Some((request, configuration)) => {
+                        self.outputs.push_back(Output::StartDebugging { id, request, configuration });
+                        None
+                    }
+                    None => Some(
+                        "startDebugging needs arguments.request (launch or attach) and an object arguments.configuration"
+                            .to_owned(),
+                    ),
+                },
+                other => Some(format!("{other} is not supported by this client")),
+            }
+        };
+        match refusal {
+            Some(message) => {
+                log::info!("{}: declined reverse request `{command}`: {message}", self.config.name);
+                self.send_response(seq, command, false, Some(message), None, now);
+            }
+            None => {
+                self.awaiting.insert(seq, command);
+            }
+        }
+    }
+}
+
+/// Splits `startDebugging` arguments into (`request`, `configuration`) when well-formed.
+fn start_debugging_arguments(arguments: Option<Value>) -> Option<(String, Value)> {
+    let Some(Value::Object(mut args)) = arguments else { return None };
+    let configuration = args.remove("configuration").filter(Value::is_object)?;
+    match args.remove("request") {
+        Some(Value::String(request)) => Some((request, configuration)),
+        _ => None,
+    }
+}
+
+/// The DAP log's text for one message body. Redaction of `mirrorToken`/`token` string values
+/// (DESIGN §7) belongs here: it is the only place log text is made.
+fn log_text(body: &[u8]) -> String {
+    String::from_utf8_lossy(body).into_owned()
+}
+
+#[cfg(test)]
+mod tests;
