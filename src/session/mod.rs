@@ -1,4 +1,631 @@
-//! Debug sessions: state machine, start-up choreography, handles, output, snapshots.
+//! Debug sessions, sans-IO: the session table, the start-up choreography (DESIGN §5), run state
+//! and revisions, output, breakpoints, and the waits behind `launch`/`continue`.
+//!
+//! The IO shell (`server.rs`) feeds adapter bytes, adapter exits and the clock in, and carries out
+//! the [`Action`]s queued here (spawn an adapter, answer an MCP call, stop an adapter). After any
+//! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
 pub mod breakpoints;
 pub mod output;
+pub mod snapshot;
+mod events;
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use slab::Slab;
+
+use crate::dap::client::{self, ClientConfig, DapClient};
+use crate::dap::protocol::initialize_arguments;
+use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
+use output::{Category, OutputRing, SNAPSHOT_TAIL};
+use events::{breakpoints_json, group_by_path, last_lines, map_filters, wait_duration};
+use snapshot::{RunState, Stop};
+
+/// Most sessions alive at once (DESIGN §9). Ended sessions count until disconnected.
+pub const MAX_SESSIONS: usize = 32;
+/// Default and cap of `wait_ms` (DESIGN §3): clients give up on a request after ~60 s.
+pub const DEFAULT_WAIT: Duration = Duration::from_millis(10_000);
+pub const MAX_WAIT: Duration = Duration::from_millis(50_000);
+/// How long a `disconnect` may take before the adapter's process group is killed anyway.
+pub const DISCONNECT_GRACE: Duration = Duration::from_millis(2_000);
+/// DAP messages kept per session for the `dap-log` resource (DESIGN §9).
+pub const DAP_LOG_CAP: usize = 5_000;
+/// Adapter stderr kept for error messages (bytes).
+const STDERR_TAIL: usize = 8 << 10;
+
+/// An MCP `tools/call` waiting for its answer; the MCP layer's key for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallId(pub u64);
+
+/// Slab key of a session (not the agent-facing `s1` id).
+pub type SessionKey = usize;
+
+/// A tool result: text for the agent and the same facts as JSON (MCP `structuredContent`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    pub text: String,
+    pub structured: Value,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn ok(text: impl Into<String>, structured: Value) -> ToolOutput {
+        ToolOutput { text: text.into(), structured, is_error: false }
+    }
+
+    /// An error result (DESIGN §3, §10): text `<code>: <message>`, structured `{error: {code, message}}`.
+    pub fn error(code: &str, message: impl Into<String>) -> ToolOutput {
+        let message = message.into();
+        ToolOutput {
+            text: format!("{code}: {message}"),
+            structured: json!({ "error": { "code": code, "message": message } }),
+            is_error: true,
+        }
+    }
+}
+
+/// What to run for an adapter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnSpec {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<String>,
+}
+
+/// Work for the IO shell.
+#[derive(Debug)]
+pub enum Action {
+    /// Start the session's adapter; answer with [`Sessions::on_spawned`] or [`Sessions::on_spawn_failed`].
+    Spawn { session: SessionKey, spec: SpawnSpec },
+    /// Answer the MCP call.
+    Complete { call: CallId, output: ToolOutput },
+    /// Stop the adapter: close its stdin, SIGTERM its process group, SIGKILL after a grace period.
+    StopAdapter { session: SessionKey },
+    /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
+    RecordDebuggee { pid: i64 },
+}
+
+/// Who a DAP request's answer goes to.
+#[derive(Debug)]
+pub enum Origin {
+    Startup(Step),
+    /// `setBreakpoints` for `path` (start-up or a tool call).
+    SetBreakpoints { path: String, call: Option<CallId> },
+    SetExceptionBreakpoints { call: Option<CallId> },
+    /// A resume (`continue`): its failure fails the call's wait.
+    Resume { call: CallId },
+    /// The top frame after a stop, for the stop's location.
+    StopLocation { revision: u64 },
+    StopThreads { revision: u64 },
+    Disconnect { call: Option<CallId> },
+    Terminate { call: CallId },
+}
+
+/// A start-up step, named in timeouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Initialize,
+    Launch,
+    ConfigurationDone,
+}
+
+impl client::Origin for Origin {
+    fn step(&self) -> Option<&'static str> {
+        match self {
+            Origin::Startup(Step::Initialize) => Some("initialize"),
+            Origin::Startup(Step::Launch) => Some("launch (waiting for its response)"),
+            Origin::Startup(Step::ConfigurationDone) => Some("configurationDone"),
+            Origin::SetBreakpoints { call: None, .. } => Some("setBreakpoints (configuration phase)"),
+            Origin::SetExceptionBreakpoints { call: None } => Some("setExceptionBreakpoints (configuration phase)"),
+            _ => None,
+        }
+    }
+}
+
+/// Arguments of the `launch` tool (DESIGN §4).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchArgs {
+    pub program: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub env: Map<String, Value>,
+    pub adapter: Option<String>,
+    pub stop_on_entry: Option<bool>,
+    #[serde(default)]
+    pub breakpoints: Vec<LaunchBreakpoint>,
+    pub exception_filters: Option<Vec<String>>,
+    #[serde(default)]
+    pub no_debug: bool,
+    #[serde(default)]
+    pub adapter_args: Map<String, Value>,
+    pub wait_ms: Option<u64>,
+}
+
+/// A breakpoint given to `launch`: a path plus a DAP `SourceBreakpoint`.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct LaunchBreakpoint {
+    pub path: String,
+    #[serde(flatten)]
+    pub breakpoint: SourceBreakpoint,
+}
+
+/// What an adapter recipe resolved to for one launch.
+#[derive(Clone, Debug)]
+pub struct AdapterPlan {
+    /// Recipe name, e.g. `debugpy`.
+    pub name: String,
+    pub spawn: SpawnSpec,
+    /// The DAP `launch` arguments, complete.
+    pub launch_arguments: Value,
+    /// Maps the adapter's stderr tail after an early exit to an `adapter_not_found` message.
+    pub not_found: Option<fn(&str) -> Option<String>>,
+}
+
+/// A wait behind an MCP call: `launch`, `continue` (and later `step`, `wait`).
+#[derive(Debug)]
+struct Waiter {
+    call: CallId,
+    deadline: Instant,
+    /// The result's first line, e.g. "launched" or "continued".
+    verb: &'static str,
+}
+
+/// The start-up choreography's progress (DESIGN §5).
+#[derive(Debug, Default)]
+struct Startup {
+    launch_sent: bool,
+    configured: bool,
+    /// The launch response: `None` until it arrives.
+    launch_result: Option<Result<(), String>>,
+}
+
+/// One debug session: one adapter connection and what dapmux knows about its debuggee.
+pub struct Session {
+    pub id: String,
+    /// The session's slab key (stable for its life).
+    pub key: SessionKey,
+    pub adapter: String,
+    pub program: String,
+    pub state: RunState,
+    /// Bumped on every stopped↔running transition (DESIGN §5).
+    pub revision: u64,
+    pub stop: Option<Stop>,
+    /// True once the stop's location is known (or could not be): results may be written.
+    stop_ready: bool,
+    pub exit_code: Option<i64>,
+    pub output: OutputRing,
+    /// The output cursor when the last result was written.
+    result_cursor: u64,
+    pub dap_log: VecDeque<client::LogEntry>,
+    pub breakpoints: BreakpointStore,
+    pub exception_filters: Option<Vec<String>>,
+    pub focus_thread: Option<i64>,
+    pub debuggee_pid: Option<i64>,
+    client: DapClient<Origin>,
+    plan: AdapterPlan,
+    startup: Startup,
+    waiters: Vec<Waiter>,
+    stderr_tail: Vec<u8>,
+    adapter_alive: bool,
+    /// Set when dapmux asked the adapter to go (disconnect sent or adapter stopped).
+    closing: bool,
+    /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
+    pub failure: Option<String>,
+    /// Calls answered inside a session method; `pump` moves them to the action queue.
+    done: Vec<(CallId, ToolOutput)>,
+}
+
+/// Every session, plus the breakpoints waiting for the next launch.
+pub struct Sessions {
+    slab: Slab<Session>,
+    next_id: u32,
+    latest: Option<SessionKey>,
+    /// Breakpoints set while no session was live: they apply at the next launch.
+    pub pending_breakpoints: BreakpointStore,
+    actions: VecDeque<Action>,
+    request_timeout: Duration,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions::new(client::DEFAULT_REQUEST_TIMEOUT)
+    }
+}
+
+impl Sessions {
+    pub fn new(request_timeout: Duration) -> Sessions {
+        Sessions {
+            slab: Slab::new(),
+            next_id: 1,
+            latest: None,
+            pending_breakpoints: BreakpointStore::default(),
+            actions: VecDeque::new(),
+            request_timeout,
+        }
+    }
+
+    /// The next action for the IO shell, oldest first.
+    pub fn next_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// Sessions, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = (SessionKey, &Session)> {
+        self.slab.iter()
+    }
+
+    pub fn get(&self, key: SessionKey) -> Option<&Session> {
+        self.slab.get(key)
+    }
+
+    /// Finds a session by its agent-facing id, or the most recent live one when `id` is `None`.
+    pub fn resolve(&self, id: Option<&str>) -> Result<SessionKey, ToolOutput> {
+        match id {
+            Some(id) => self.slab.iter().find(|(_, s)| s.id == id).map(|(k, _)| k).ok_or_else(|| {
+                let known: Vec<&str> = self.slab.iter().map(|(_, s)| s.id.as_str()).collect();
+                ToolOutput::error(
+                    "session_not_found",
+                    format!(
+                        "no session `{id}`; known sessions: [{}]. Call `sessions` to list them or `launch` to start one.",
+                        known.join(", ")
+                    ),
+                )
+            }),
+            None => self
+                .latest
+                .filter(|k| self.slab.get(*k).is_some_and(|s| !s.state.is_over()))
+                .or_else(|| self.slab.iter().rev().find(|(_, s)| !s.state.is_over()).map(|(k, _)| k))
+                .or_else(|| self.slab.iter().next_back().map(|(k, _)| k))
+                .ok_or_else(|| {
+                    ToolOutput::error("session_not_found", "there is no session; call `launch` to start one.")
+                }),
+        }
+    }
+
+    /// Starts a launch: a new session in `starting`, its adapter to spawn. The call is answered at
+    /// the first stop, the exit, or after `wait_ms` (then honestly `running`).
+    pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallId, now: Instant) {
+        let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
+        if self.slab.len() >= MAX_SESSIONS {
+            let msg = format!(
+                "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then launch again."
+            );
+            self.actions.push_back(Action::Complete { call, output: ToolOutput::error("invalid_argument", msg) });
+            return;
+        }
+        let id = format!("s{}", self.next_id);
+        self.next_id += 1;
+        let mut config = ClientConfig::new(format!("{id} {}", plan.name));
+        config.request_timeout = self.request_timeout;
+        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        for (path, set) in group_by_path(args.breakpoints) {
+            breakpoints.apply(&path, Mode::Add, set);
+        }
+        let wait = wait_duration(args.wait_ms);
+        let entry = self.slab.vacant_entry();
+        let key = entry.key();
+        let session = Session {
+            id,
+            key,
+            adapter: plan.name.clone(),
+            program: args.program.clone(),
+            state: RunState::Starting,
+            revision: 0,
+            stop: None,
+            stop_ready: false,
+            exit_code: None,
+            output: OutputRing::default(),
+            result_cursor: 0,
+            dap_log: VecDeque::new(),
+            breakpoints,
+            exception_filters: args.exception_filters,
+            focus_thread: None,
+            debuggee_pid: None,
+            client: DapClient::new(config),
+            plan,
+            startup: Startup::default(),
+            waiters: vec![Waiter { call, deadline: now + wait, verb: "launched" }],
+            stderr_tail: Vec::new(),
+            adapter_alive: false,
+            closing: false,
+            failure: None,
+            done: Vec::new(),
+        };
+        let spec = session.plan.spawn.clone();
+        entry.insert(session);
+        self.latest = Some(key);
+        self.actions.push_back(Action::Spawn { session: key, spec });
+    }
+
+    /// The adapter process is running and its pipes are registered: start the choreography.
+    pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.adapter_alive = true;
+        let args = initialize_arguments(&s.plan.name, false);
+        s.send("initialize", Some(args), Origin::Startup(Step::Initialize), now);
+        s.pump(now, &mut self.actions);
+    }
+
+    /// The adapter could not be started: the launch fails with `reason`.
+    pub fn on_spawn_failed(&mut self, key: SessionKey, code: &str, reason: String) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.state = RunState::Terminated;
+        s.failure = Some(reason.clone());
+        for w in s.waiters.drain(..) {
+            self.actions.push_back(Action::Complete { call: w.call, output: ToolOutput::error(code, reason.clone()) });
+        }
+    }
+
+    /// Bytes from the adapter's DAP stream.
+    pub fn on_adapter_bytes(&mut self, key: SessionKey, bytes: &[u8], now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.client.receive(bytes, now);
+        s.pump(now, &mut self.actions);
+    }
+
+    /// Bytes from the adapter's stderr: kept as a tail for error messages and as `adapter` output.
+    pub fn on_adapter_stderr(&mut self, key: SessionKey, bytes: &[u8]) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.stderr_tail.extend_from_slice(bytes);
+        if s.stderr_tail.len() > STDERR_TAIL {
+            let cut = s.stderr_tail.len() - STDERR_TAIL;
+            s.stderr_tail.drain(..cut);
+        }
+        s.output.push(Category::Adapter, &String::from_utf8_lossy(bytes));
+    }
+
+    /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
+    pub fn on_adapter_closed(&mut self, key: SessionKey, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if !s.adapter_alive && s.client.is_closed() {
+            return;
+        }
+        s.adapter_alive = false;
+        let tail = s.stderr_text();
+        s.client.on_closed(&tail);
+        s.pump(now, &mut self.actions);
+        if !s.state.is_over() {
+            if s.failure.is_none() && !s.closing {
+                let mapped = s.plan.not_found.and_then(|f| f(&tail));
+                let why = match &mapped {
+                    Some(m) => m.clone(),
+                    None if tail.is_empty() => "the adapter exited unexpectedly".to_owned(),
+                    None => format!("the adapter exited unexpectedly; its stderr ended with: {}", last_lines(&tail, 5)),
+                };
+                s.failure = Some(why);
+                let code = if mapped.is_some() { "adapter_not_found" } else { "disconnected" };
+                s.state = RunState::Terminated;
+                s.fail_waiters(code);
+            } else {
+                s.state = RunState::Terminated;
+            }
+        }
+        s.complete_waiters();
+        s.pump(now, &mut self.actions);
+    }
+
+    /// The earliest deadline of any session (request timeouts, waits).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.slab
+            .iter()
+            .flat_map(|(_, s)| s.client.next_deadline().into_iter().chain(s.waiters.iter().map(|w| w.deadline)))
+            .min()
+    }
+
+    /// Fires every deadline at or before `now`.
+    pub fn on_timer(&mut self, now: Instant) {
+        for (_, s) in self.slab.iter_mut() {
+            s.client.on_timer(now);
+            s.pump(now, &mut self.actions);
+            let (due, keep): (Vec<_>, Vec<_>) = s.waiters.drain(..).partition(|w| w.deadline <= now);
+            s.waiters = keep;
+            for w in due {
+                let output = s.result(w.verb, true);
+                self.actions.push_back(Action::Complete { call: w.call, output });
+            }
+        }
+    }
+
+    /// Pending DAP bytes for `key`'s adapter (write them, then [`Sessions::consume`]).
+    pub fn outbound(&self, key: SessionKey) -> &[u8] {
+        self.slab.get(key).map_or(&[], |s| s.client.outbound())
+    }
+
+    pub fn consume(&mut self, key: SessionKey, n: usize) {
+        if let Some(s) = self.slab.get_mut(key) {
+            s.client.consume(n);
+        }
+    }
+
+    /// Keys of sessions that have bytes to write.
+    pub fn with_outbound(&self) -> Vec<SessionKey> {
+        self.slab.iter().filter(|(_, s)| !s.client.outbound().is_empty()).map(|(k, _)| k).collect()
+    }
+
+    /// `continue`: resumes the stopped session and waits for the next stop or the exit.
+    pub fn resume(&mut self, key: SessionKey, thread: Option<i64>, wait_ms: Option<u64>, call: CallId, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if let Err(e) = s.require_stopped() {
+            self.actions.push_back(Action::Complete { call, output: e });
+            return;
+        }
+        let thread = thread.or(s.focus_thread).or(s.stop.as_ref().and_then(|st| st.thread)).unwrap_or(0);
+        s.mark_running();
+        s.waiters.push(Waiter { call, deadline: now + wait_duration(wait_ms), verb: "continued" });
+        s.send("continue", Some(json!({ "threadId": thread })), Origin::Resume { call }, now);
+        s.pump(now, &mut self.actions);
+    }
+
+    /// `set_breakpoints`: updates the file's set and, when a session is live, sends it.
+    pub fn set_breakpoints(
+        &mut self,
+        key: Option<SessionKey>,
+        path: String,
+        mode: Mode,
+        list: Vec<SourceBreakpoint>,
+        call: CallId,
+        now: Instant,
+    ) {
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let Some(s) = live else {
+            self.pending_breakpoints.apply(&path, mode, list);
+            let set = self.pending_breakpoints.get(&path);
+            let text = format!(
+                "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch`.",
+                set.len()
+            );
+            let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(set) });
+            self.actions.push_back(Action::Complete { call, output: ToolOutput::ok(text, structured) });
+            return;
+        };
+        s.breakpoints.apply(&path, mode, list);
+        if s.startup.configured {
+            let args = s.breakpoints.set_breakpoints_arguments(&path);
+            s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: Some(call) }, now);
+            s.pump(now, &mut self.actions);
+        } else {
+            let text = format!(
+                "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
+                s.id
+            );
+            let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
+            self.actions.push_back(Action::Complete { call, output: ToolOutput::ok(text, structured) });
+        }
+    }
+
+    /// `set_exception_breakpoints`: validates the filters against the adapter's, then sends them.
+    pub fn set_exception_breakpoints(&mut self, key: SessionKey, filters: Vec<String>, call: CallId, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let known: Vec<String> = s
+            .client
+            .capabilities()
+            .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
+            .unwrap_or_default();
+        let mapped = match map_filters(&filters, &known) {
+            Ok(m) => m,
+            Err(bad) => {
+                let msg = format!(
+                    "unknown exception filter `{bad}` for {}; its filters are: [{}].",
+                    s.adapter,
+                    known.join(", ")
+                );
+                self.actions.push_back(Action::Complete { call, output: ToolOutput::error("invalid_argument", msg) });
+                return;
+            }
+        };
+        s.exception_filters = Some(mapped.clone());
+        if s.startup.configured && !s.state.is_over() {
+            s.send(
+                "setExceptionBreakpoints",
+                Some(json!({ "filters": mapped })),
+                Origin::SetExceptionBreakpoints { call: Some(call) },
+                now,
+            );
+            s.pump(now, &mut self.actions);
+        } else {
+            let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
+            self.actions.push_back(Action::Complete { call, output: ToolOutput::ok(text, json!({ "filters": mapped })) });
+        }
+    }
+
+    /// `disconnect`: ends the session (terminating a launched debuggee unless told otherwise),
+    /// then the adapter's process group goes.
+    pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallId, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if !s.adapter_alive {
+            let output = s.result("disconnected", false);
+            self.remove(key);
+            self.actions.push_back(Action::Complete { call, output });
+            return;
+        }
+        s.closing = true;
+        let terminate = terminate_debuggee.unwrap_or(true);
+        s.send(
+            "disconnect",
+            Some(json!({ "restart": false, "terminateDebuggee": terminate })),
+            Origin::Disconnect { call: Some(call) },
+            now,
+        );
+        s.pump(now, &mut self.actions);
+    }
+
+    /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
+    pub fn terminate(&mut self, key: SessionKey, call: CallId, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let supported = s.client.capabilities().is_some_and(|c| c.supports_terminate_request);
+        if !supported || !s.adapter_alive || s.state.is_over() {
+            return self.disconnect(key, Some(true), call, now);
+        }
+        s.waiters.push(Waiter { call, deadline: now + DEFAULT_WAIT, verb: "terminated" });
+        s.send("terminate", Some(json!({})), Origin::Terminate { call }, now);
+        s.pump(now, &mut self.actions);
+    }
+
+    /// Drops an ended session from the table.
+    pub fn remove(&mut self, key: SessionKey) {
+        if self.slab.contains(key) {
+            self.slab.remove(key);
+        }
+        if self.latest == Some(key) {
+            self.latest = None;
+        }
+    }
+
+    /// Asks every live adapter to end (shutdown): launched debuggees terminated.
+    pub fn shutdown(&mut self, now: Instant) {
+        for (key, s) in self.slab.iter_mut() {
+            if s.adapter_alive && !s.closing {
+                s.closing = true;
+                s.send("disconnect", Some(json!({ "terminateDebuggee": true })), Origin::Disconnect { call: None }, now);
+                s.pump(now, &mut self.actions);
+                let _ = key;
+            }
+        }
+    }
+
+    /// True when no adapter is alive any more.
+    pub fn all_closed(&self) -> bool {
+        self.slab.iter().all(|(_, s)| !s.adapter_alive)
+    }
+
+    /// The JSON for `sessions` and `dapmux://sessions`.
+    pub fn list_json(&self) -> Value {
+        let list: Vec<Value> = self.slab.iter().map(|(_, s)| s.summary_json()).collect();
+        json!({ "sessions": list })
+    }
+}
+
+impl Session {
+    fn send(&mut self, command: &str, arguments: Option<Value>, origin: Origin, now: Instant) {
+        if let Err(refused) = self.client.request(command, arguments, origin, now, None) {
+            // Answer the origin as if the adapter had refused, so no wait hangs.
+            let msg = format!("could not send `{command}`: {}", refused.error);
+            log::warn!("{}: {msg}", self.id);
+            self.failed_origin(refused.origin, msg);
+        }
+    }
+
+    /// A request that never went out: its owner learns why.
+    fn failed_origin(&mut self, origin: Origin, msg: String) {
+        match origin {
+            Origin::Resume { call } | Origin::Terminate { call } => {
+                self.waiters.retain(|w| w.call != call);
+                self.done.push((call, ToolOutput::error("disconnected", msg)));
+            }
+            Origin::SetBreakpoints { call: Some(call), .. } | Origin::SetExceptionBreakpoints { call: Some(call) } => {
+                self.done.push((call, ToolOutput::error("disconnected", msg)));
+            }
+            Origin::Disconnect { call: Some(call) } => {
+                let out = self.result("disconnected", false);
+                self.done.push((call, out));
+            }
+            _ => {}
+        }
+    }
+}

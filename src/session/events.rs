@@ -1,0 +1,523 @@
+//! How a session reacts to its adapter: events, responses, the configuration phase, and the
+//! results written to waiting calls. Sans-IO; called from `Session::pump`.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use super::breakpoints::{Entry, SourceBreakpoint};
+use super::output::Category;
+use super::snapshot::{put, Location, RunState, Stop};
+use super::{Action, Origin, Session, Step, ToolOutput, DAP_LOG_CAP, SNAPSHOT_TAIL};
+use crate::dap::client::{Outcome, Output, ReverseAnswer};
+use crate::dap::protocol::Event;
+
+impl Session {
+    /// Drains the client's outputs and reacts to each, then queues finished calls.
+    pub(super) fn pump(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
+        while let Some(out) = self.client.poll_output() {
+            match out {
+                Output::Log(entry) => {
+                    if self.dap_log.len() == DAP_LOG_CAP {
+                        self.dap_log.pop_front();
+                    }
+                    self.dap_log.push_back(entry);
+                }
+                Output::Event(e) => self.on_event(e, now, actions),
+                Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
+                Output::StartDebugging { id, .. } => {
+                    // Child sessions come with a later issue; declining keeps the adapter unblocked.
+                    let answer = ReverseAnswer::Failure { message: "dapmux does not open child sessions yet".into() };
+                    let _ = self.client.respond(id, answer, now);
+                }
+                Output::RunInTerminal { id, .. } => {
+                    let answer = ReverseAnswer::Failure { message: "runInTerminal is not supported by this client".into() };
+                    let _ = self.client.respond(id, answer, now);
+                }
+                Output::Diagnostic(d) => log::warn!("{}: {d}", self.id),
+            }
+        }
+        for (call, output) in self.done.drain(..) {
+            actions.push_back(Action::Complete { call, output });
+        }
+    }
+
+    fn on_event(&mut self, e: Event, now: Instant, actions: &mut VecDeque<Action>) {
+        let body = e.body.unwrap_or(Value::Null);
+        match e.event.as_str() {
+            "initialized" => {
+                if self.startup.launch_sent {
+                    self.configure(now);
+                }
+            }
+            "stopped" => self.on_stopped(&body, now),
+            "continued" => {
+                if self.state == RunState::Stopped {
+                    self.mark_running();
+                }
+            }
+            "exited" => {
+                self.exit_code = body.get("exitCode").and_then(Value::as_i64);
+                self.state = RunState::Exited;
+                self.stop = None;
+            }
+            "terminated" => {
+                if !self.state.is_over() {
+                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                }
+                self.stop = None;
+                self.complete_waiters();
+                if !self.closing && self.adapter_alive {
+                    // The debuggee is gone; let the adapter go too. Output still arriving is kept.
+                    self.closing = true;
+                    self.send("disconnect", Some(json!({ "restart": false })), Origin::Disconnect { call: None }, now);
+                }
+            }
+            "output" => {
+                let category = body.get("category").and_then(Value::as_str);
+                if let (Some(c), Some(text)) = (Category::from_dap(category), body.get("output").and_then(Value::as_str)) {
+                    self.output.push(c, text);
+                }
+            }
+            "process" => {
+                if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
+                    self.debuggee_pid = Some(pid);
+                    actions.push_back(Action::RecordDebuggee { pid });
+                }
+            }
+            "breakpoint" => self.breakpoints.on_event(&body),
+            _ => {}
+        }
+    }
+
+    fn on_stopped(&mut self, body: &Value, now: Instant) {
+        let stop = Stop::from_event(body);
+        self.revision += 1;
+        self.state = RunState::Stopped;
+        self.stop_ready = false;
+        if stop.thread.is_some() {
+            self.focus_thread = stop.thread;
+        }
+        self.breakpoints.on_hit(&stop.hit_breakpoints);
+        let revision = self.revision;
+        let thread = stop.thread.or(self.focus_thread);
+        self.stop = Some(stop);
+        match thread {
+            Some(t) => self.send(
+                "stackTrace",
+                Some(json!({ "threadId": t, "startFrame": 0, "levels": 1 })),
+                Origin::StopLocation { revision },
+                now,
+            ),
+            None => self.send("threads", None, Origin::StopThreads { revision }, now),
+        }
+    }
+
+    fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
+        let failure = match &outcome {
+            Outcome::Success(_) => None,
+            other => Some(other.to_string()),
+        };
+        let code = outcome.error_code().unwrap_or("adapter_error");
+        let body = match outcome {
+            Outcome::Success(r) => r.body.unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        match origin {
+            Origin::Startup(Step::Initialize) => match failure {
+                None => {
+                    let args = self.plan.launch_arguments.clone();
+                    self.send("launch", Some(args), Origin::Startup(Step::Launch), now);
+                    self.startup.launch_sent = true;
+                    if self.client.initialized() {
+                        self.configure(now);
+                    }
+                }
+                Some(msg) => self.fail_start(code, format!("the adapter did not initialize: {msg}"), actions),
+            },
+            Origin::Startup(Step::Launch) => match failure {
+                None => {
+                    self.startup.launch_result = Some(Ok(()));
+                    if self.state == RunState::Starting {
+                        self.state = RunState::Running;
+                    }
+                }
+                Some(msg) => {
+                    self.startup.launch_result = Some(Err(msg.clone()));
+                    self.fail_start(code, format!("launch failed: {msg}"), actions);
+                }
+            },
+            Origin::Startup(Step::ConfigurationDone) => {
+                if let Some(msg) = failure {
+                    log::warn!("{}: {msg}", self.id);
+                }
+                if self.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
+                    self.state = RunState::Running;
+                }
+            }
+            Origin::SetBreakpoints { path, call } => {
+                match &failure {
+                    None => self.breakpoints.on_response(&path, Ok(&body)),
+                    Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
+                }
+                if let Some(call) = call {
+                    let output = match failure {
+                        Some(msg) if !self.client.is_closed() || code != "disconnected" => {
+                            breakpoint_result(&path, self.breakpoints.get(&path), Some(msg))
+                        }
+                        Some(msg) => ToolOutput::error(code, msg),
+                        None => breakpoint_result(&path, self.breakpoints.get(&path), None),
+                    };
+                    self.done.push((call, output));
+                }
+            }
+            Origin::SetExceptionBreakpoints { call } => {
+                if let Some(call) = call {
+                    let output = match failure {
+                        None => {
+                            let filters = self.exception_filters.clone().unwrap_or_default();
+                            ToolOutput::ok(
+                                format!("exception filters set: [{}]", filters.join(", ")),
+                                json!({ "filters": filters }),
+                            )
+                        }
+                        Some(msg) => ToolOutput::error(code, msg),
+                    };
+                    self.done.push((call, output));
+                } else if let Some(msg) = failure {
+                    log::warn!("{}: {msg}", self.id);
+                }
+            }
+            Origin::Resume { call } => {
+                if let Some(msg) = failure {
+                    // The adapter refused to resume: the session is still where it was.
+                    self.waiters.retain(|w| w.call != call);
+                    if self.state == RunState::Running {
+                        self.state = RunState::Stopped;
+                        self.stop_ready = true;
+                    }
+                    self.done.push((call, ToolOutput::error(code, msg)));
+                }
+            }
+            Origin::StopLocation { revision } => {
+                if revision == self.revision {
+                    if let Some(frame) = body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()) {
+                        if let Some(stop) = &mut self.stop {
+                            stop.location = Some(Location::from_frame(frame));
+                        }
+                    }
+                    self.stop_ready = true;
+                    self.complete_waiters();
+                }
+            }
+            Origin::StopThreads { revision } => {
+                if revision == self.revision {
+                    let first =
+                        body.get("threads").and_then(Value::as_array).and_then(|t| t.first()).and_then(|t| t["id"].as_i64());
+                    match first {
+                        Some(t) => {
+                            self.focus_thread = Some(t);
+                            self.send(
+                                "stackTrace",
+                                Some(json!({ "threadId": t, "startFrame": 0, "levels": 1 })),
+                                Origin::StopLocation { revision },
+                                now,
+                            );
+                        }
+                        None => {
+                            self.stop_ready = true;
+                            self.complete_waiters();
+                        }
+                    }
+                }
+            }
+            Origin::Disconnect { call } => {
+                if !self.state.is_over() {
+                    self.state = RunState::Terminated;
+                }
+                self.closing = true;
+                actions.push_back(Action::StopAdapter { session: self.key });
+                self.complete_waiters();
+                if let Some(call) = call {
+                    let mut out = self.result("disconnected", false);
+                    if let Some(msg) = failure {
+                        out.text.push_str(&format!("\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"));
+                    }
+                    self.done.push((call, out));
+                }
+            }
+            Origin::Terminate { call } => {
+                if let Some(msg) = failure {
+                    self.waiters.retain(|w| w.call != call);
+                    self.done.push((call, ToolOutput::error(code, msg)));
+                }
+            }
+        }
+    }
+
+    /// The configuration phase (DESIGN §5): breakpoints, exception filters, `configurationDone`.
+    /// Runs once, after `launch` was sent and `initialized` arrived, in whichever order.
+    fn configure(&mut self, now: Instant) {
+        if self.startup.configured {
+            return;
+        }
+        self.startup.configured = true;
+        let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
+        for path in paths {
+            let args = self.breakpoints.set_breakpoints_arguments(&path);
+            self.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: None }, now);
+        }
+        let caps = self.client.capabilities().cloned().unwrap_or_default();
+        let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
+        let filters: Vec<String> = match &self.exception_filters {
+            Some(asked) => asked.iter().filter_map(|f| map_filter(f, &known)).collect(),
+            // A `default` is only a hint to the client: debugpy stops on nothing until told.
+            None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),
+        };
+        if !known.is_empty() {
+            self.exception_filters = Some(filters.clone());
+            self.send(
+                "setExceptionBreakpoints",
+                Some(json!({ "filters": filters })),
+                Origin::SetExceptionBreakpoints { call: None },
+                now,
+            );
+        }
+        if caps.supports_configuration_done_request {
+            self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
+        }
+    }
+
+    fn fail_start(&mut self, code: &str, msg: String, actions: &mut VecDeque<Action>) {
+        self.failure = Some(msg);
+        self.state = RunState::Terminated;
+        self.fail_waiters(code);
+        self.closing = true;
+        actions.push_back(Action::StopAdapter { session: self.key });
+    }
+
+    pub(super) fn fail_waiters(&mut self, code: &str) {
+        let msg = self.failure.clone().unwrap_or_else(|| "the session ended".into());
+        for w in std::mem::take(&mut self.waiters) {
+            self.done.push((w.call, ToolOutput::error(code, msg.clone())));
+        }
+    }
+
+    /// Answers every wait that is satisfied: a stop whose location is known, or the end.
+    pub(super) fn complete_waiters(&mut self) {
+        let satisfied = (self.state == RunState::Stopped && self.stop_ready) || self.state.is_over();
+        if !satisfied {
+            return;
+        }
+        for w in std::mem::take(&mut self.waiters) {
+            let out = self.result(w.verb, false);
+            self.done.push((w.call, out));
+        }
+    }
+
+    pub(super) fn mark_running(&mut self) {
+        if self.state == RunState::Stopped {
+            self.revision += 1;
+        }
+        self.state = RunState::Running;
+        self.stop = None;
+        self.stop_ready = false;
+    }
+
+    pub(super) fn require_stopped(&self) -> Result<(), ToolOutput> {
+        match self.state {
+            RunState::Stopped => Ok(()),
+            RunState::Running | RunState::Starting => Err(ToolOutput::error(
+                "not_stopped",
+                format!("{} is {}; call `wait` for the next stop or `pause` it first.", self.id, self.state.as_str()),
+            )),
+            RunState::Exited | RunState::Terminated => Err(ToolOutput::error(
+                "not_stopped",
+                format!("{} has {}; `launch` again to run it once more.", self.id, self.state.as_str()),
+            )),
+        }
+    }
+
+    pub(super) fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr_tail).trim_end().to_owned()
+    }
+
+    /// The result of an execution tool: the one line that matters, then output since the last
+    /// result; `structuredContent` carries the snapshot (DESIGN §4). Advances the output cursor.
+    pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolOutput {
+        let mut text = self.headline();
+        if timed_out && self.state == RunState::Running {
+            text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
+        }
+        let mut snap = self.snapshot_json();
+        if self.state.is_over() {
+            let never = self.breakpoints.never_verified();
+            if !never.is_empty() {
+                let list: Vec<String> = never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
+                text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
+                snap["unverified_breakpoints"] = json!(list);
+            }
+            if let Some(f) = &self.failure {
+                text.push_str(&format!("\n{f}"));
+            }
+        }
+        let (tail, truncated, dropped) = self.output.tail_since(self.result_cursor, SNAPSHOT_TAIL);
+        let cursor = self.output.cursor();
+        if !tail.is_empty() || dropped > 0 {
+            text.push_str("\noutput:\n");
+            text.push_str(&tail);
+            let mut o = Map::new();
+            o.insert("text".into(), tail.into());
+            o.insert("cursor".into(), cursor.into());
+            if truncated > 0 {
+                o.insert("truncated_bytes".into(), truncated.into());
+            }
+            if dropped > 0 {
+                o.insert("dropped".into(), dropped.into());
+            }
+            snap["output"] = Value::Object(o);
+        }
+        self.result_cursor = cursor;
+        ToolOutput::ok(text.trim_end().to_owned(), snap)
+    }
+
+    /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`
+    pub fn headline(&self) -> String {
+        let mut s = format!("{} {}", self.id, self.state.as_str());
+        match self.state {
+            RunState::Stopped => {
+                if let Some(stop) = &self.stop {
+                    s.push_str(&format!(" ({})", stop.reason));
+                    if let Some(loc) = &stop.location {
+                        s.push_str(&format!(" at {}", loc.short()));
+                    }
+                    if let Some(t) = stop.thread {
+                        s.push_str(&format!(" · thread {t}"));
+                    }
+                    if let Some(d) = stop.text.as_ref().or(stop.description.as_ref()) {
+                        if stop.reason == "exception" {
+                            s.push_str(&format!(" · {d}"));
+                        }
+                    }
+                }
+            }
+            RunState::Exited => {
+                if let Some(code) = self.exit_code {
+                    s.push_str(&format!(" with code {code}"));
+                }
+            }
+            _ => {}
+        }
+        s.push_str(&format!(" · rev {}", self.revision));
+        s
+    }
+
+    /// The snapshot (DESIGN §4) without the output part.
+    pub fn snapshot_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("session".into(), self.id.clone().into());
+        m.insert("adapter".into(), self.adapter.clone().into());
+        m.insert("state".into(), self.state.as_str().into());
+        m.insert("revision".into(), self.revision.into());
+        put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
+        put(&mut m, "exit_code", self.exit_code.map(Value::from));
+        Value::Object(m)
+    }
+
+    /// One entry of `sessions`.
+    pub fn summary_json(&self) -> Value {
+        let mut v = self.snapshot_json();
+        v["program"] = self.program.clone().into();
+        if let Some(f) = &self.failure {
+            v["failure"] = f.clone().into();
+        }
+        v
+    }
+}
+
+/// Maps a requested exception filter onto the adapter's; `all` means `raised` where there is no
+/// `all` (debugpy).
+pub(super) fn map_filter(f: &str, known: &[String]) -> Option<String> {
+    if known.iter().any(|k| k == f) {
+        Some(f.to_owned())
+    } else if f == "all" && known.iter().any(|k| k == "raised") {
+        Some("raised".to_owned())
+    } else {
+        None
+    }
+}
+
+/// Maps every filter, or names the first unknown one.
+pub(super) fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, String> {
+    filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
+}
+
+pub(super) fn breakpoints_json(set: &[Entry]) -> Value {
+    Value::Array(
+        set.iter()
+            .map(|e| {
+                let mut m = Map::new();
+                m.insert("line".into(), e.requested.line.into());
+                if let Some(b) = &e.bound {
+                    put(&mut m, "id", b.id.map(Value::from));
+                    m.insert("verified".into(), b.verified.into());
+                    if e.moved() {
+                        put(&mut m, "actual_line", b.line.map(Value::from));
+                        m.insert("moved".into(), true.into());
+                    }
+                    put(&mut m, "message", b.message.clone().map(Value::from));
+                }
+                put(&mut m, "condition", e.requested.condition.clone().map(Value::from));
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+/// The `set_breakpoints` result: one line per breakpoint, verified/moved/unverified.
+fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> ToolOutput {
+    let mut text = format!("{} breakpoint(s) in {}", set.len(), short(path));
+    for e in set {
+        let line = e.requested.line;
+        match &e.bound {
+            Some(b) if b.verified && e.moved() => {
+                text.push_str(&format!("\n  line {line}: verified, moved to line {}", b.line.unwrap_or(line)))
+            }
+            Some(b) if b.verified => text.push_str(&format!("\n  line {line}: verified")),
+            Some(b) => text.push_str(&format!(
+                "\n  line {line}: NOT verified{}",
+                b.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+            )),
+            None => text.push_str(&format!("\n  line {line}: no answer yet")),
+        }
+    }
+    if let Some(f) = failure {
+        text.push_str(&format!("\nthe adapter refused the request: {f}"));
+    }
+    ToolOutput::ok(text, json!({ "path": path, "breakpoints": breakpoints_json(set) }))
+}
+
+pub(super) fn group_by_path(list: Vec<super::LaunchBreakpoint>) -> Vec<(String, Vec<SourceBreakpoint>)> {
+    let mut out: Vec<(String, Vec<SourceBreakpoint>)> = Vec::new();
+    for b in list {
+        match out.iter_mut().find(|(p, _)| *p == b.path) {
+            Some((_, v)) => v.push(b.breakpoint),
+            None => out.push((b.path, vec![b.breakpoint])),
+        }
+    }
+    out
+}
+
+pub(super) fn wait_duration(wait_ms: Option<u64>) -> Duration {
+    wait_ms.map(Duration::from_millis).unwrap_or(super::DEFAULT_WAIT).min(super::MAX_WAIT)
+}
+
+pub(super) fn short(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+pub(super) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
