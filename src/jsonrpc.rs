@@ -103,7 +103,9 @@ impl fmt::Display for Id {
 /// Byte range of one JSON value inside a line's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// First byte of the value.
     pub start: usize,
+    /// One past its last byte.
     pub end: usize,
 }
 
@@ -119,6 +121,7 @@ impl Span {
         Span { start, end }
     }
 
+    /// The text of the span (empty if it does not fit `text`).
     pub fn of<'t>(&self, text: &'t str) -> &'t str {
         text.get(self.start..self.end).unwrap_or("")
     }

@@ -51,12 +51,17 @@ pub const BATCH_VERSION: &str = "2025-03-26";
 /// Everything dapmux speaks, newest first (`server/discover.supportedVersions`, `-32022` data).
 pub const SUPPORTED: [&str; 5] = [MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// `_meta` keys of MCP 2026-07-28 § Basic › `_meta`.
+/// Request `_meta`, required: the request's protocol version (MCP 2026-07-28 § Basic › `_meta`).
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// Request `_meta`, required: the client's capabilities for this request (an object).
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// Request `_meta`, optional: `{name, version}` of the client.
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// Request `_meta`, optional (deprecated): the minimum level of `notifications/message` wanted.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// Result `_meta`, SHOULD: `{name, version}` of the server.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// Notification and listen-result `_meta`: the id of the `subscriptions/listen` request.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Methods that exist only in the legacy era; `-32601` in a modern request.

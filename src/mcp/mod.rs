@@ -51,6 +51,7 @@ continuing again; disconnect when done. sessions lists every session.";
 pub struct Context<'a> {
     /// Outgoing messages: each is compact JSON followed by exactly one `\n`.
     pub out: &'a mut Vec<u8>,
+    /// The loop's clock reading for this input (handlers never read the clock themselves).
     pub now: Instant,
 }
 
@@ -92,9 +93,17 @@ struct PendingCall {
     batch: Option<(u64, usize)>,
 }
 
+/// A JSON-RPC batch whose answer is not written yet (MCP 2025-03-26 § Transports; JSON-RPC 2.0 § 6).
+struct Batch {
+    /// One per request of the batch, in order; notifications have none.
+    slots: Vec<Slot>,
+    /// Every entry of the batch has been handled.
+    sealed: bool,
+}
+
 /// One entry of a batch answer.
 enum Slot {
-    Waiting,
+    Waiting(CallKey),
     Done(Vec<u8>),
     /// Cancelled: the batch answer has no entry for it.
     Dropped,
@@ -127,7 +136,7 @@ pub struct Mcp {
     listeners: Vec<Listener>,
     pending: BTreeMap<CallKey, PendingCall>,
     next_call: u64,
-    batches: BTreeMap<u64, Vec<Slot>>,
+    batches: BTreeMap<u64, Batch>,
     next_batch: u64,
     cancelled: Vec<CallKey>,
 }
@@ -345,25 +354,31 @@ impl Mcp {
         };
         let batch = self.next_batch;
         self.next_batch += 1;
-        let mut slots = Vec::new();
+        // Registered before its entries run, sealed after: a cancellation inside the same batch
+        // then finds its slot, and the answer cannot go out before the last entry was read.
+        self.batches.insert(batch, Batch { slots: Vec::new(), sealed: false });
         for (value, span) in items.into_iter().zip(spans) {
-            match self.handle_value(text, span, value, cx) {
-                Reply::None => {}
-                Reply::Now(bytes) => slots.push(Slot::Done(bytes)),
-                Reply::Pending(call) => {
-                    if let Some(p) = self.pending.get_mut(&call) {
-                        p.batch = Some((batch, slots.len()));
-                    }
-                    slots.push(Slot::Waiting);
+            let slot = match self.handle_value(text, span, value, cx) {
+                Reply::None => continue,
+                Reply::Now(bytes) => Slot::Done(bytes),
+                Reply::Pending(call) => Slot::Waiting(call),
+            };
+            let Some(b) = self.batches.get_mut(&batch) else { break };
+            if let Slot::Waiting(call) = slot {
+                if let Some(p) = self.pending.get_mut(&call) {
+                    p.batch = Some((batch, b.slots.len()));
                 }
             }
+            b.slots.push(slot);
         }
-        self.batches.insert(batch, slots);
+        if let Some(b) = self.batches.get_mut(&batch) {
+            b.sealed = true;
+        }
         self.flush_batch(batch, cx);
     }
 
     fn fill_slot(&mut self, batch: u64, slot: usize, value: Slot, cx: &mut Context<'_>) {
-        if let Some(s) = self.batches.get_mut(&batch).and_then(|slots| slots.get_mut(slot)) {
+        if let Some(s) = self.batches.get_mut(&batch).and_then(|b| b.slots.get_mut(slot)) {
             *s = value;
         }
         self.flush_batch(batch, cx);
@@ -372,13 +387,13 @@ impl Mcp {
     /// Writes the batch answer once no entry is waiting: one JSON array of the entries, or
     /// nothing when every entry was a notification or was cancelled.
     fn flush_batch(&mut self, batch: u64, cx: &mut Context<'_>) {
-        let Some(slots) = self.batches.get(&batch) else { return };
-        if slots.iter().any(|s| matches!(s, Slot::Waiting)) {
+        let Some(b) = self.batches.get(&batch) else { return };
+        if !b.sealed || b.slots.iter().any(|s| matches!(s, Slot::Waiting(_))) {
             return;
         }
-        let Some(slots) = self.batches.remove(&batch) else { return };
+        let Some(b) = self.batches.remove(&batch) else { return };
         let mut bytes = vec![b'['];
-        for s in slots {
+        for s in b.slots {
             if let Slot::Done(entry) = s {
                 if bytes.len() > 1 {
                     bytes.push(b',');

@@ -620,3 +620,19 @@ fn a_batch_waits_for_its_pending_entries() {
     );
     assert_eq!(mcp.take_cancelled(), [a]);
 }
+
+#[test]
+fn a_cancellation_inside_the_same_batch_drops_the_entry() {
+    let mut mcp = with_wait();
+    check_with(
+        &mut mcp,
+        &[
+            &init("2025-03-26"),
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait_test"}},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            r#"[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_test"}},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}]"#,
+        ],
+        &[&init_answer("2025-03-26"), r#"[{"jsonrpc":"2.0","id":2,"result":{}}]"#],
+    );
+    assert_eq!(mcp.take_cancelled().len(), 2);
+    assert!(mcp.pending_calls().is_empty());
+}

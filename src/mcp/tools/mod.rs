@@ -22,6 +22,7 @@ use crate::jsonrpc::Id;
 pub struct ToolCx<'a> {
     /// The key under which a [`Outcome::Pending`] answer is delivered later.
     pub call: CallKey,
+    /// The loop's clock reading (deadlines for waits are computed from it).
     pub now: Instant,
     /// `params._meta.progressToken` of the call, if the client asked for progress.
     pub progress_token: Option<&'a Id>,
