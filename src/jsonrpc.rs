@@ -345,6 +345,9 @@ pub fn member_span(text: &str, obj: Span, key: &str) -> Option<Span> {
     }
     let mut found = None;
     loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
         let key_end = skip_string(b, i)?;
         let raw_key = text.get(i..key_end)?;
         let matches = if raw_key.contains('\\') {

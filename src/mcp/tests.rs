@@ -22,8 +22,13 @@ fn expand(s: &str) -> String {
 /// Runs one line through `mcp` and returns what it wrote, one string per output line. Asserts
 /// the framing: every message is valid compact JSON followed by exactly one `\n`.
 fn feed(mcp: &mut Mcp, line: &str) -> Vec<String> {
+    feed_raw(mcp, &expand(line))
+}
+
+/// Like [`feed`], without placeholder expansion.
+fn feed_raw(mcp: &mut Mcp, line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    mcp.handle_line(expand(line).as_bytes(), &mut Context { out: &mut out, now: Instant::now() });
+    mcp.handle_line(line.as_bytes(), &mut Context { out: &mut out, now: Instant::now() });
     lines(out)
 }
 
@@ -635,4 +640,94 @@ fn a_cancellation_inside_the_same_batch_drops_the_entry() {
     );
     assert_eq!(mcp.take_cancelled().len(), 2);
     assert!(mcp.pending_calls().is_empty());
+}
+
+// ---- properties: no input panics, every answer is one valid JSON line ----
+
+/// Pieces that make near-JSON-RPC lines when glued in random order.
+const PIECES: [&str; 24] = [
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"jsonrpc\"",
+    "\"2.0\"",
+    "\"id\"",
+    "1",
+    "\"x\"",
+    "\"method\"",
+    "\"ping\"",
+    "\"tools/call\"",
+    "\"params\"",
+    "\"_meta\"",
+    "\"io.modelcontextprotocol/protocolVersion\"",
+    "\"2026-07-28\"",
+    "\"name\"",
+    "\"sessions\"",
+    "null",
+    "\"requestId\"",
+    "\"notifications/cancelled\"",
+    "\\",
+];
+
+fn answers_are_valid_lines(mcp: &mut Mcp, line: &[u8]) -> bool {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return true; // the reader never passes blank lines
+    }
+    let mut out = Vec::new();
+    mcp.handle_line(line, &mut Context { out: &mut out, now: Instant::now() });
+    let Ok(text) = String::from_utf8(out) else { return false };
+    (text.is_empty() || text.ends_with('\n'))
+        && text.lines().all(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.is_object() || v.is_array()))
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    fn prop(bytes: Vec<u8>) -> bool {
+        answers_are_valid_lines(&mut Mcp::new(), &bytes)
+    }
+    quickcheck::quickcheck(prop as fn(Vec<u8>) -> bool);
+}
+
+#[test]
+fn near_json_rpc_lines_never_panic() {
+    fn prop(picks: Vec<u8>) -> bool {
+        let line: String = picks.iter().map(|p| PIECES[usize::from(*p) % PIECES.len()]).collect();
+        let mut mcp = Mcp::new();
+        answers_are_valid_lines(&mut mcp, init("2025-03-26").as_bytes())
+            && answers_are_valid_lines(&mut mcp, line.as_bytes())
+    }
+    quickcheck::QuickCheck::new().tests(2000).quickcheck(prop as fn(Vec<u8>) -> bool);
+}
+
+#[test]
+fn every_request_gets_exactly_one_answer_with_its_id() {
+    const METHODS: [&str; 10] = [
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "logging/setLevel",
+        "server/discover",
+        "no/such",
+    ];
+    fn prop(id: i64, string_id: bool, method: u8, modern: bool, text: String) -> bool {
+        let raw_id = if string_id { Value::from(text.clone()).to_string() } else { id.to_string() };
+        let method = METHODS[usize::from(method) % METHODS.len()];
+        let meta = if modern { META.replace("\"_meta\":", "") } else { "{}".into() };
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{raw_id},"method":"{method}","params":{{"_meta":{meta},"name":"sessions","uri":{},"level":{}}}}}"#,
+            Value::from(text.clone()),
+            Value::from(text)
+        );
+        let got = feed_raw(&mut Mcp::new(), &line);
+        let [answer] = &got[..] else { return false };
+        answer.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{raw_id},"#))
+    }
+    quickcheck::quickcheck(prop as fn(i64, bool, u8, bool, String) -> bool);
 }
