@@ -148,6 +148,7 @@ impl Default for Mcp {
 }
 
 impl Mcp {
+    /// A server with every built-in tool, nothing negotiated, nothing pending.
     pub fn new() -> Mcp {
         Mcp {
             tools: tools::registry(),
@@ -240,7 +241,7 @@ impl Mcp {
         }
         p.last_progress = Some(progress);
         let mut bytes = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{},\"progress\":{}", token.raw(), json!(progress)).into_bytes();
-        if let Some(total) = total {
+        if let Some(total) = total.filter(|t| t.is_finite()) {
             bytes.extend_from_slice(format!(",\"total\":{}", json!(total)).as_bytes());
         }
         if let Some(message) = message {
