@@ -45,6 +45,9 @@ impl Workload {
     }
 }
 
+/// Builds a workload's messages.
+type Generator = fn() -> Vec<Value>;
+
 /// Deterministic xorshift generator, so every run measures the same stream.
 struct Rng(u64);
 
@@ -231,13 +234,14 @@ fn chunk_name(chunk: usize) -> String {
 fn main() {
     // Cargo passes `--bench`; a filter word, if any, selects workloads by name.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let workloads = [
-        Workload::new("small", small_events()),
-        Workload::new("large", large_messages()),
-        Workload::new("mixed", mixed_session()),
-    ];
+    let generators: [(&'static str, Generator); 3] =
+        [("small", small_events), ("large", large_messages), ("mixed", mixed_session)];
     let mut rows = Vec::new();
-    for w in workloads.iter().filter(|w| filter.as_ref().map_or(true, |f| w.name.contains(f.as_str()))) {
+    for (name, generate) in generators {
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        let w = Workload::new(name, generate());
         let n = w.messages.len();
         let mut dst = vec![1u8; w.stream.len()];
         let t = best_of(|| memcpy_all(&w.stream, &mut dst));

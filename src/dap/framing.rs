@@ -259,6 +259,16 @@ impl Decoder {
                         continue;
                     }
                     let avail = &input[pos..];
+                    if lines == 0 && self.line.is_empty() {
+                        // Fast path: the whole usual header block is in the input; take it at once.
+                        if let Some((taken, len)) = quick_header(avail) {
+                            pos += taken;
+                            if let Flow::Emit(d) = self.start_body(len) {
+                                return Step { consumed: pos, status: Status::Diagnostic(d) };
+                            }
+                            continue;
+                        }
+                    }
                     // A line may still take `room` bytes (its `\n` included) before the block is
                     // over the cap: never look further than that for its end.
                     let room = (MAX_HEADER_BLOCK + 1).saturating_sub(block + self.line.len());
@@ -364,14 +374,7 @@ impl Decoder {
                 Flow::Next
             }
             Line::Blank => match length {
-                Some(len) if len > self.max_body => {
-                    self.state = State::Discard { remaining: len };
-                    Flow::Emit(Diagnostic::BodyTooLarge { declared: len, max: self.max_body })
-                }
-                Some(len) => {
-                    self.state = State::Body { len };
-                    Flow::Next
-                }
+                Some(len) => self.start_body(len),
                 None => {
                     self.state = HEADER_START;
                     let preview = Preview::default();
@@ -392,6 +395,16 @@ impl Decoder {
                 Flow::Next
             }
         }
+    }
+
+    /// The header block declared a body of `len` bytes: collect it, or discard it when over the cap.
+    fn start_body(&mut self, len: usize) -> Flow {
+        if len > self.max_body {
+            self.state = State::Discard { remaining: len };
+            return Flow::Emit(Diagnostic::BodyTooLarge { declared: len, max: self.max_body });
+        }
+        self.state = State::Body { len };
+        Flow::Next
     }
 
     /// Starts dropping bytes: `prior` bytes of the block were already taken, then the bad `line`
@@ -481,6 +494,20 @@ impl Decoder {
 #[inline]
 fn find_newline(data: &[u8]) -> Option<usize> {
     data.iter().position(|&b| b == b'\n')
+}
+
+/// The header block nearly every peer writes, `Content-Length: N\r\n\r\n`, when it is wholly in
+/// `data`: returns (block length, N). Anything else (or a block cut short) goes line by line.
+#[inline]
+fn quick_header(data: &[u8]) -> Option<(usize, usize)> {
+    const PREFIX: &[u8] = b"Content-Length: ";
+    let rest = data.strip_prefix(PREFIX)?;
+    let digits = rest.iter().take(MAX_LENGTH_DIGITS + 1).take_while(|b| b.is_ascii_digit()).count();
+    if rest.get(digits..digits + 4) != Some(b"\r\n\r\n") {
+        return None;
+    }
+    let len = parse_length(&rest[..digits])?;
+    Some((PREFIX.len() + digits + 4, len))
 }
 
 /// Reads one header line (without its `\n`; a trailing `\r` is dropped here).
