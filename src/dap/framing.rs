@@ -480,13 +480,21 @@ impl Decoder {
     }
 
     /// Appends body bytes, growing the buffer at most to twice what arrived and never past `len`.
+    #[inline]
     fn append_body(&mut self, chunk: &[u8], len: usize) {
         let need = self.body.len() + chunk.len();
         if need > self.body.capacity() {
-            let target = (self.body.capacity() * 2).max(need).max(MIN_BODY_RESERVE).min(len);
-            self.body.reserve_exact(target - self.body.len());
+            self.grow_body(need, len);
         }
         self.body.extend_from_slice(chunk);
+    }
+
+    /// Makes room for `need` body bytes: doubles, at least [`MIN_BODY_RESERVE`], at most `len`.
+    #[cold]
+    #[inline(never)]
+    fn grow_body(&mut self, need: usize, len: usize) {
+        let target = (self.body.capacity() * 2).max(need).max(MIN_BODY_RESERVE).min(len);
+        self.body.reserve_exact(target - self.body.len());
     }
 }
 
