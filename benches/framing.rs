@@ -91,7 +91,7 @@ fn stack_trace(seq: u64, rng: &mut Rng) -> Value {
     let frames: Vec<Value> = (0..1 + rng.below(40))
         .map(|i| {
             json!({"id": 1000 + i, "name": format!("handler_{}", rng.below(500)),
-                "source": {"name": "app.py", "path": format!("/home/dev/project/pkg/module_{i}/app.py")},
+                "source": {"name": "app.py", "path": format!("/srv/app/pkg/module_{i}/app.py")},
                 "line": rng.below(2000), "column": 1})
         })
         .collect();
