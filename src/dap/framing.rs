@@ -31,6 +31,7 @@ pub struct Step<'a> {
     /// Input bytes used up; the caller passes `&input[consumed..]` next. Equals the input length
     /// when the status is [`Status::Partial`].
     pub consumed: usize,
+    /// What those bytes completed: a frame, a diagnostic, or nothing yet.
     pub status: Status<'a>,
 }
 
@@ -65,7 +66,8 @@ pub enum Problem {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Diagnostic {
     /// `bytes` were dropped because of `problem`; decoding resumed at the next `Content-Length`
-    /// (or, during a long run of garbage, is still looking). `preview` holds the first dropped bytes.
+    /// (or, during a long run of garbage, is still looking). `preview` holds the first dropped bytes
+    /// (empty for [`Problem::MissingContentLength`], whose header lines were already taken).
     Skipped { problem: Problem, bytes: usize, preview: Preview },
     /// A frame declared a body of `declared` bytes, over the cap `max`; its body is discarded as it
     /// arrives and the frame after it decodes normally.
@@ -129,6 +131,9 @@ impl fmt::Display for Problem {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Diagnostic::Skipped { problem, bytes, preview } if preview.len == 0 => {
+                write!(f, "skipped {bytes} bytes after {problem}; resynchronising at the next Content-Length")
+            }
             Diagnostic::Skipped { problem, bytes, preview } => write!(
                 f,
                 "skipped {bytes} bytes after {problem} (starting \"{preview}\"); resynchronising at the next Content-Length"
@@ -254,8 +259,21 @@ impl Decoder {
                         continue;
                     }
                     let avail = &input[pos..];
-                    let Some(nl) = find_newline(avail) else {
-                        if block + self.line.len() + avail.len() > MAX_HEADER_BLOCK {
+                    if lines == 0 && self.line.is_empty() {
+                        // Fast path: the whole usual header block is in the input; take it at once.
+                        if let Some((taken, len)) = quick_header(avail) {
+                            pos += taken;
+                            if let Flow::Emit(d) = self.start_body(len) {
+                                return Step { consumed: pos, status: Status::Diagnostic(d) };
+                            }
+                            continue;
+                        }
+                    }
+                    // A line may still take `room` bytes (its `\n` included) before the block is
+                    // over the cap: never look further than that for its end.
+                    let room = (MAX_HEADER_BLOCK + 1).saturating_sub(block + self.line.len());
+                    let Some(nl) = find_newline(&avail[..avail.len().min(room)]) else {
+                        if avail.len() >= room {
                             let line = std::mem::take(&mut self.line);
                             let flow = self.enter_garbage(Problem::HeaderTooLong, block, &line, false);
                             self.recycle_line(line);
@@ -356,18 +374,10 @@ impl Decoder {
                 Flow::Next
             }
             Line::Blank => match length {
-                Some(len) if len > self.max_body => {
-                    self.state = State::Discard { remaining: len };
-                    Flow::Emit(Diagnostic::BodyTooLarge { declared: len, max: self.max_body })
-                }
-                Some(len) => {
-                    self.state = State::Body { len };
-                    Flow::Next
-                }
+                Some(len) => self.start_body(len),
                 None => {
                     self.state = HEADER_START;
-                    let mut preview = Preview::default();
-                    preview.push(line);
+                    let preview = Preview::default();
                     Flow::Emit(Diagnostic::Skipped { problem: Problem::MissingContentLength, bytes: block, preview })
                 }
             },
@@ -385,6 +395,16 @@ impl Decoder {
                 Flow::Next
             }
         }
+    }
+
+    /// The header block declared a body of `len` bytes: collect it, or discard it when over the cap.
+    fn start_body(&mut self, len: usize) -> Flow {
+        if len > self.max_body {
+            self.state = State::Discard { remaining: len };
+            return Flow::Emit(Diagnostic::BodyTooLarge { declared: len, max: self.max_body });
+        }
+        self.state = State::Body { len };
+        Flow::Next
     }
 
     /// Starts dropping bytes: `prior` bytes of the block were already taken, then the bad `line`
@@ -460,13 +480,21 @@ impl Decoder {
     }
 
     /// Appends body bytes, growing the buffer at most to twice what arrived and never past `len`.
+    #[inline]
     fn append_body(&mut self, chunk: &[u8], len: usize) {
         let need = self.body.len() + chunk.len();
         if need > self.body.capacity() {
-            let target = (self.body.capacity() * 2).max(need).max(MIN_BODY_RESERVE).min(len);
-            self.body.reserve_exact(target - self.body.len());
+            self.grow_body(need, len);
         }
         self.body.extend_from_slice(chunk);
+    }
+
+    /// Makes room for `need` body bytes: doubles, at least [`MIN_BODY_RESERVE`], at most `len`.
+    #[cold]
+    #[inline(never)]
+    fn grow_body(&mut self, need: usize, len: usize) {
+        let target = (self.body.capacity() * 2).max(need).max(MIN_BODY_RESERVE).min(len);
+        self.body.reserve_exact(target - self.body.len());
     }
 }
 
@@ -474,6 +502,20 @@ impl Decoder {
 #[inline]
 fn find_newline(data: &[u8]) -> Option<usize> {
     data.iter().position(|&b| b == b'\n')
+}
+
+/// The header block nearly every peer writes, `Content-Length: N\r\n\r\n`, when it is wholly in
+/// `data`: returns (block length, N). Anything else (or a block cut short) goes line by line.
+#[inline]
+fn quick_header(data: &[u8]) -> Option<(usize, usize)> {
+    const PREFIX: &[u8] = b"Content-Length: ";
+    let rest = data.strip_prefix(PREFIX)?;
+    let digits = rest.iter().take(MAX_LENGTH_DIGITS + 1).take_while(|b| b.is_ascii_digit()).count();
+    if rest.get(digits..digits + 4) != Some(b"\r\n\r\n") {
+        return None;
+    }
+    let len = parse_length(&rest[..digits])?;
+    Some((PREFIX.len() + digits + 4, len))
 }
 
 /// Reads one header line (without its `\n`; a trailing `\r` is dropped here).
@@ -485,17 +527,15 @@ fn classify(line: &[u8]) -> Line {
     let Some(colon) = line.iter().position(|&b| b == b':') else {
         return Line::NotAHeader;
     };
-    let name = line[..colon].trim_ascii();
+    let name = trim(&line[..colon]);
     if name.is_empty() || !name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
         return Line::NotAHeader;
     }
     if name.eq_ignore_ascii_case(b"content-length") {
-        let value = line[colon + 1..].trim_ascii();
-        if value.is_empty() || value.len() > MAX_LENGTH_DIGITS || !value.iter().all(u8::is_ascii_digit) {
-            return Line::BadLength;
-        }
-        let n = value.iter().fold(0usize, |n, &d| n * 10 + usize::from(d - b'0'));
-        return Line::ContentLength(n);
+        return match parse_length(trim(&line[colon + 1..])) {
+            Some(n) => Line::ContentLength(n),
+            None => Line::BadLength,
+        };
     }
     // A known-good peer never puts `Content-Length:` in the middle of a line; when it appears
     // there, garbage was glued in front of a real header: resynchronise on it.
@@ -503,6 +543,27 @@ fn classify(line: &[u8]) -> Line {
         return Line::NotAHeader;
     }
     Line::Other
+}
+
+/// A decimal `Content-Length` value: 1 to [`MAX_LENGTH_DIGITS`] ASCII digits (the cap is checked
+/// before any multiplication), and the result must fit a `usize`.
+fn parse_length(value: &[u8]) -> Option<usize> {
+    if value.is_empty() || value.len() > MAX_LENGTH_DIGITS {
+        return None;
+    }
+    value.iter().try_fold(0usize, |n, &d| {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+    })
+}
+
+/// `bytes` without leading and trailing ASCII whitespace (spaces, tabs, `\r`, `\n`, form feeds).
+fn trim(bytes: &[u8]) -> &[u8] {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |i| i + 1);
+    &bytes[start..end]
 }
 
 fn contains_pattern(data: &[u8]) -> bool {
@@ -533,11 +594,13 @@ pub struct Encoder {
 const SCRATCH_KEEP: usize = 1 << 20;
 
 impl Encoder {
+    /// An encoder with an empty scratch buffer (it grows to the largest message, up to 1 MiB kept).
     pub fn new() -> Encoder {
         Encoder::default()
     }
 
-    /// One frame as a new buffer of exactly its size.
+    /// One frame as a new buffer of exactly its size. Errors only when `msg`'s `Serialize` does
+    /// (e.g. a map with non-string keys); nothing is produced then.
     pub fn encode<T: serde::Serialize + ?Sized>(&mut self, msg: &T) -> Result<Vec<u8>, serde_json::Error> {
         self.scratch.clear();
         serde_json::to_writer(&mut self.scratch, msg)?;
@@ -547,7 +610,8 @@ impl Encoder {
         Ok(out)
     }
 
-    /// Appends one frame to `out` (e.g. a connection's write buffer).
+    /// Appends one frame to `out` (e.g. a connection's write buffer), reserving its exact size
+    /// first. Errors as [`Encoder::encode`], leaving `out` unchanged.
     pub fn encode_into<T: serde::Serialize + ?Sized>(
         &mut self,
         msg: &T,
@@ -568,7 +632,8 @@ impl Encoder {
     }
 }
 
-/// Appends a frame around an already-serialized JSON `body`.
+/// Appends `Content-Length: N\r\n\r\n` and `body` to `out`, N being `body.len()` in bytes
+/// (DAP § Base Protocol). For a body that is already serialized JSON.
 pub fn write_frame(out: &mut Vec<u8>, body: &[u8]) {
     // Writing to a Vec cannot fail. // infallible
     let _ = write!(out, "Content-Length: {}\r\n\r\n", body.len());

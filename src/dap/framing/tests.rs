@@ -1,18 +1,606 @@
-//! Unit tests for the frame decoder and encoder.
+//! Unit tests for the frame decoder and encoder: exact-bytes field cases (CASES.md C01, C02, C04,
+//! C05), recovery from every kind of garbage, the body cap, and `quickcheck` properties.
 
 use super::*;
+use quickcheck::{QuickCheck, TestResult};
+use serde_json::json;
 
-fn frames(chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, Diagnostic>> {
-    let mut dec = Decoder::new();
+/// What the decoder handed out, owned so a whole run can be compared at once.
+#[derive(Debug, PartialEq, Eq)]
+enum Out {
+    Frame(Vec<u8>),
+    Diag(Diagnostic),
+}
+
+/// Feeds `chunks` one after the other to `dec` and collects everything it produced.
+fn run(dec: &mut Decoder, chunks: &[&[u8]]) -> Vec<Out> {
     let mut out = Vec::new();
     for c in chunks {
-        dec.feed(c, |r| out.push(r.map(|b| b.to_vec())));
+        dec.feed(c, |r| {
+            out.push(match r {
+                Ok(body) => Out::Frame(body.to_vec()),
+                Err(d) => Out::Diag(d),
+            })
+        });
     }
     out
 }
 
+/// Decodes `chunks` with a fresh default decoder and checks the result and that it ends idle.
+fn check(chunks: &[&[u8]], expected: &[Out]) {
+    let mut dec = Decoder::new();
+    let got = run(&mut dec, chunks);
+    assert_eq!(got, expected);
+    assert!(dec.is_idle(), "the decoder should wait for a new frame, holding nothing");
+}
+
+/// Splits `stream` into pieces of `size` bytes.
+fn pieces(stream: &[u8], size: usize) -> Vec<&[u8]> {
+    stream.chunks(size).collect()
+}
+
+fn frame(body: &[u8]) -> Out {
+    Out::Frame(body.to_vec())
+}
+
+fn skipped(problem: Problem, bytes: usize, preview: &[u8]) -> Out {
+    let mut p = Preview::default();
+    p.push(preview);
+    Out::Diag(Diagnostic::Skipped { problem, bytes, preview: p })
+}
+
+/// Total bytes reported as skipped by `Skipped` diagnostics (a long run may be reported in parts).
+fn skipped_bytes(out: &[Out]) -> usize {
+    out.iter().map(|o| if let Out::Diag(Diagnostic::Skipped { bytes, .. }) = o { *bytes } else { 0 }).sum()
+}
+
+fn frames_only(out: Vec<Out>) -> Vec<Vec<u8>> {
+    out.into_iter().filter_map(|o| if let Out::Frame(b) = o { Some(b) } else { None }).collect()
+}
+
+// CASES.md C01: Content-Length counts bytes, not characters.
+
+const C01_BODY: &str = r#"{"seq":5,"type":"request","command":"evaluate","arguments":{"expression":"变量","frameId":1000,"context":"hover"}}"#;
+const C01_FRAME: &[u8] = b"Content-Length: 116\r\n\r\n{\"seq\":5,\"type\":\"request\",\"command\":\"evaluate\",\"arguments\":{\"expression\":\"\xE5\x8F\x98\xE9\x87\x8F\",\"frameId\":1000,\"context\":\"hover\"}}";
+const C01_SECOND: &[u8] = "Content-Length: 94\r\n\r\n{\"seq\":7,\"type\":\"event\",\"event\":\"output\",\"body\":{\"category\":\"stdout\",\"output\":\"héllo ✓\\n\"}}".as_bytes();
+
 #[test]
-fn two_frames_in_one_read() {
-    let got = frames(&[b"Content-Length: 2\r\n\r\n{}Content-Length: 4\r\n\r\nnull"]);
-    assert_eq!(got, vec![Ok(b"{}".to_vec()), Ok(b"null".to_vec())]);
+fn c01_body_length_counts_bytes_not_characters() {
+    assert_eq!((C01_BODY.chars().count(), C01_BODY.len()), (112, 116));
+    check(&[C01_FRAME], &[frame(C01_BODY.as_bytes())]);
+    let msg = parse_body(C01_BODY.as_bytes()).map(|v| v["arguments"]["expression"].clone());
+    assert_eq!(msg, Ok(json!("变量")));
+}
+
+#[test]
+fn c01_body_split_inside_a_cjk_character_yields_one_message() {
+    let header_end = C01_FRAME.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
+    let cjk = C01_FRAME.windows(3).position(|w| w == "变".as_bytes());
+    let (Some(header_end), Some(cjk)) = (header_end, cjk) else { panic!("C01 bytes changed") };
+    let split = cjk + 1; // between 0xE5 and 0x8F
+    assert_eq!(&C01_FRAME[split - 1..split + 1], b"\xE5\x8F");
+    let reads = [&C01_FRAME[..header_end], &C01_FRAME[header_end..split], &C01_FRAME[split..]];
+    check(&reads, &[frame(C01_BODY.as_bytes())]);
+}
+
+#[test]
+fn c01_two_messages_in_one_read_decode_in_order() {
+    let read = [C01_FRAME, C01_SECOND].concat();
+    let second = &C01_SECOND[22..];
+    check(&[&read], &[frame(C01_BODY.as_bytes()), frame(second)]);
+    assert_eq!(parse_body(second).map(|v| v["body"]["output"].clone()), Ok(json!("héllo ✓\n")));
+}
+
+#[test]
+fn c01_every_two_way_split_decodes_the_same() {
+    let read = [C01_FRAME, C01_SECOND].concat();
+    let expected = [frame(C01_BODY.as_bytes()), frame(&C01_SECOND[22..])];
+    for at in 0..=read.len() {
+        check(&[&read[..at], &read[at..]], &expected);
+    }
+    for size in 1..=9 {
+        check(&pieces(&read, size), &expected);
+    }
+}
+
+// CASES.md C02: tolerant header parsing.
+
+const C02_INIT: &[u8] = b"{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}";
+const C02_INITIALIZED: &[u8] = b"{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}";
+
+fn c02_check(stream: &[u8]) {
+    let expected = [frame(C02_INIT), frame(C02_INITIALIZED)];
+    check(&[stream], &expected);
+    check(&pieces(stream, 1), &expected);
+    check(&pieces(stream, 7), &expected);
+}
+
+#[test]
+fn c02_blank_lines_between_messages_are_skipped() {
+    c02_check(b"Content-Length: 130\r\n\r\n{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}\r\n\r\nContent-Length: 46\r\n\r\n{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}");
+}
+
+#[test]
+fn c02_header_names_match_case_insensitively() {
+    c02_check(
+        b"content-length: 130\r\n\r\n{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}CONTENT-LENGTH:46\r\n\r\n{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}",
+    );
+}
+
+#[test]
+fn c02_unknown_headers_are_ignored() {
+    c02_check(b"Content-Length: 130\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: 46\r\n\r\n{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}");
+}
+
+#[test]
+fn c02_bare_newline_line_ends_are_accepted() {
+    c02_check(b"Content-Length: 130\n\n{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}\n\nContent-Length: 46\r\n\n{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}");
+}
+
+// CASES.md C04: multi-megabyte bodies in 64 KiB reads.
+
+#[test]
+fn c04_large_bodies_in_64k_reads_decode_and_hold_only_what_arrived() {
+    let variables = format!(
+        r#"{{"seq":10,"type":"response","request_seq":9,"success":true,"command":"variables","body":{{"variables":[{{"name":"big","value":"{}","variablesReference":0}}]}}}}"#,
+        "7".repeat(20_000_000)
+    );
+    let output = format!(
+        r#"{{"seq":11,"type":"event","event":"output","body":{{"category":"stdout","output":"{}"}}}}"#,
+        "é".repeat(4_000_000)
+    );
+    let stopped = br#"{"seq":12,"type":"event","event":"stopped","body":{"reason":"pause","threadId":1}}"#;
+    let mut stream = Vec::new();
+    for body in [variables.as_bytes(), output.as_bytes(), stopped] {
+        write_frame(&mut stream, body);
+    }
+    let mut dec = Decoder::new();
+    let mut got = Vec::new();
+    let mut in_body = 0;
+    for piece in stream.chunks(64 << 10) {
+        dec.feed(piece, |r| match r {
+            Ok(body) => got.push((body.len(), body.to_vec())),
+            Err(d) => panic!("unexpected diagnostic {d}"),
+        });
+        // What the decoder holds is exactly the unfinished body: nothing is kept twice.
+        in_body += piece.len();
+        assert!(dec.buffered() <= in_body && dec.buffered() <= 20_000_200, "holds {}", dec.buffered());
+        if dec.buffered() == 0 {
+            in_body = 0;
+        }
+    }
+    let lens: Vec<usize> = got.iter().map(|g| g.0).collect();
+    assert_eq!(lens, [variables.len(), output.len(), stopped.len()]);
+    assert!(got[0].1 == variables.as_bytes() && got[1].1 == output.as_bytes() && got[2].1 == stopped);
+    assert!(dec.is_idle());
+}
+
+// CASES.md C05: `seq` as a string is the DAP client's business, not the codec's.
+
+#[test]
+fn c05_seq_as_a_string_survives_decoding() {
+    let first = br#"{"seq":"1","type":"event","event":"initialized","body":{}}"#;
+    let second = br#"{"seq":"2","type":"response","request_seq":1,"success":true,"command":"initialize","body":{"supportsConfigurationDoneRequest":true}}"#;
+    let stream =
+        [b"Content-Length: 58\r\n\r\n".as_slice(), first, b"Content-Length: 132\r\n\r\n".as_slice(), second].concat();
+    check(&[&stream], &[frame(first), frame(second)]);
+    check(&pieces(&stream, 3), &[frame(first), frame(second)]);
+    assert_eq!(parse_body(first).map(|v| v["seq"].clone()), Ok(json!("1")));
+    assert_eq!(parse_body(second).map(|v| (v["seq"].clone(), v["request_seq"].clone())), Ok((json!("2"), json!(1))));
+}
+
+// The body cap and bodies that are not JSON.
+
+#[test]
+fn body_over_the_cap_is_reported_discarded_and_the_next_frame_decodes() {
+    let stream =
+        b"Content-Length: 11\r\n\r\n{\"a\":\"xxx\"}Content-Length: 10\r\n\r\n{\"a\":\"xx\"}Content-Length: 2\r\n\r\n{}";
+    let expected =
+        [Out::Diag(Diagnostic::BodyTooLarge { declared: 11, max: 10 }), frame(b"{\"a\":\"xx\"}"), frame(b"{}")];
+    for size in [1, 3, 7, stream.len()] {
+        let mut dec = Decoder::with_max_body(10);
+        assert_eq!(run(&mut dec, &pieces(stream, size)), expected);
+        assert!(dec.is_idle());
+    }
+}
+
+#[test]
+fn body_over_the_cap_is_dropped_as_it_streams_without_being_held() {
+    let mut dec = Decoder::with_max_body(1 << 10);
+    let got = run(&mut dec, &[b"Content-Length: 1000000\r\n\r\n"]);
+    assert_eq!(got, [Out::Diag(Diagnostic::BodyTooLarge { declared: 1_000_000, max: 1 << 10 })]);
+    let filler = vec![b'x'; 4096];
+    for _ in 0..244 {
+        assert_eq!(run(&mut dec, &[&filler]), []);
+        assert_eq!(dec.buffered(), 0);
+    }
+    let rest = [&filler[..1_000_000 - 244 * 4096], b"Content-Length: 2\r\n\r\n{}"].concat();
+    assert_eq!(run(&mut dec, &[&rest]), [frame(b"{}")]);
+}
+
+#[test]
+fn body_that_is_not_json_is_reported_and_the_next_frame_decodes() {
+    let stream = b"Content-Length: 9\r\n\r\nnot json!Content-Length: 11\r\n\r\n{\"seq\":1}\r\n";
+    let mut dec = Decoder::new();
+    let mut parsed = Vec::new();
+    dec.feed(stream, |r| parsed.push(r.and_then(parse_body)));
+    assert_eq!(parsed, [Err(Diagnostic::NotJson { len: 9, line: 1, column: 2 }), Ok(json!({"seq": 1}))]);
+}
+
+#[test]
+fn empty_body_is_a_frame_that_is_not_json() {
+    check(&[b"Content-Length: 0\r\n\r\nContent-Length: 2\r\n\r\n{}"], &[frame(b""), frame(b"{}")]);
+    assert!(matches!(parse_body(b""), Err(Diagnostic::NotJson { len: 0, .. })));
+}
+
+// Garbage and resynchronisation.
+
+#[test]
+fn garbage_line_before_a_header_is_reported_and_skipped() {
+    let stream = b"hello world\r\nContent-Length: 2\r\n\r\n{}";
+    let expected = [skipped(Problem::NotAHeader, 13, b"hello world\r"), frame(b"{}")];
+    check(&[stream], &expected);
+    for size in [1, 2, 5] {
+        let got = run(&mut Decoder::new(), &pieces(stream, size));
+        assert_eq!((skipped_bytes(&got), frames_only(got)), (13, vec![b"{}".to_vec()]));
+    }
+}
+
+#[test]
+fn garbage_glued_to_the_front_of_a_header_loses_nothing_of_the_frame() {
+    check(&[b"xyzContent-Length: 2\r\n\r\n{}"], &[skipped(Problem::NotAHeader, 3, b"xyz"), frame(b"{}")]);
+    check(
+        &[b"{\"tail\":1}Content-Length: 2\r\n\r\n{}"],
+        &[skipped(Problem::NotAHeader, 10, b"{\"tail\":1}"), frame(b"{}")],
+    );
+}
+
+#[test]
+fn body_shorter_than_declared_costs_only_the_frames_it_overlaps() {
+    // The first frame claims 40 bytes but carries 8: its body swallows the next frame's header
+    // up to "-L"; "ength: 2" then reads as an unknown header and the block has no Content-Length.
+    // The frame after that one decodes again.
+    let stream = b"Content-Length: 40\r\n\r\n{\"a\":1}\nContent-Length: 2\r\n\r\n{}Content-Length: 2\r\n\r\n[]Content-Length: 4\r\n\r\nnull";
+    let expected = [
+        frame(&stream[22..62]),
+        skipped(Problem::MissingContentLength, 12, b""),
+        skipped(Problem::NotAHeader, 2, b"[]"),
+        frame(b"null"),
+    ];
+    check(&[stream], &expected);
+    check(&pieces(stream, 3), &expected);
+}
+
+#[test]
+fn header_line_over_the_block_cap_is_skipped() {
+    let mut stream = vec![b'a'; 20 << 10];
+    stream.extend_from_slice(b"\r\nContent-Length: 2\r\n\r\n{}");
+    let garbage = (20 << 10) + 2;
+    for size in [1, 7, 4096, stream.len()] {
+        let mut dec = Decoder::new();
+        let got = run(&mut dec, &pieces(&stream, size));
+        assert!(matches!(got[0], Out::Diag(Diagnostic::Skipped { problem: Problem::HeaderTooLong, .. })), "{got:?}");
+        assert_eq!((skipped_bytes(&got), frames_only(got)), (garbage, vec![b"{}".to_vec()]));
+        assert!(dec.is_idle());
+    }
+}
+
+#[test]
+fn header_block_of_many_lines_over_the_cap_is_skipped() {
+    let mut stream = b"X-Filler: 0123456789\r\n".repeat(1000);
+    let garbage = stream.len();
+    stream.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+    let got = run(&mut Decoder::new(), &[&stream]);
+    assert!(matches!(got[0], Out::Diag(Diagnostic::Skipped { problem: Problem::HeaderTooLong, .. })), "{got:?}");
+    assert_eq!((skipped_bytes(&got), frames_only(got)), (garbage, vec![b"{}".to_vec()]));
+}
+
+#[test]
+fn header_block_at_exactly_the_cap_is_accepted_and_one_byte_more_is_not() {
+    // Block = "Content-Length: 2\r\n" (19) + "X:" filler "\r\n" + "\r\n".
+    let block = |filler: usize| [b"Content-Length: 2\r\nX:".as_slice(), &vec![b'y'; filler], b"\r\n\r\n"].concat();
+    let at_cap = block(MAX_HEADER_BLOCK - 25);
+    assert_eq!(at_cap.len(), MAX_HEADER_BLOCK);
+    let stream = [at_cap.as_slice(), b"{}"].concat();
+    check(&[&stream], &[frame(b"{}")]);
+    check(&pieces(&stream, 1000), &[frame(b"{}")]);
+    check(&pieces(&stream, 1), &[frame(b"{}")]);
+    let over = [block(MAX_HEADER_BLOCK - 24).as_slice(), b"{}Content-Length: 2\r\n\r\n[]"].concat();
+    for size in [1, 1000, over.len()] {
+        let got = run(&mut Decoder::new(), &pieces(&over, size));
+        assert!(matches!(got[0], Out::Diag(Diagnostic::Skipped { problem: Problem::HeaderTooLong, .. })), "{got:?}");
+        assert_eq!(frames_only(got), [b"[]".to_vec()]);
+    }
+}
+
+#[test]
+fn bad_content_length_values_are_skipped() {
+    for bad in ["abc", "", "-5", "+5", "1 2", "0x10", "1234567890123", "99999999999999999999"] {
+        let stream = format!("Content-Length: {bad}\r\n\r\nContent-Length: 2\r\n\r\n{{}}");
+        let got = run(&mut Decoder::new(), &[stream.as_bytes()]);
+        let garbage = 16 + bad.len() + 4;
+        assert!(matches!(got[0], Out::Diag(Diagnostic::Skipped { problem: Problem::BadContentLength, .. })), "{bad}");
+        assert_eq!((skipped_bytes(&got), frames_only(got)), (garbage, vec![b"{}".to_vec()]), "{bad}");
+    }
+}
+
+#[test]
+fn content_length_with_leading_zeros_and_padding_is_accepted() {
+    check(&[b"Content-Length:  \t002 \r\n\r\n{}"], &[frame(b"{}")]);
+    check(&[b"Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}"], &[frame(b"{}")]);
+}
+
+#[test]
+fn conflicting_content_lengths_are_skipped() {
+    let stream = b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}Content-Length: 2\r\n\r\n[]";
+    let got = run(&mut Decoder::new(), &[stream]);
+    assert!(matches!(got[0], Out::Diag(Diagnostic::Skipped { problem: Problem::ConflictingContentLength, .. })));
+    assert_eq!((skipped_bytes(&got), frames_only(got)), (stream.len() - 23, vec![b"[]".to_vec()]));
+}
+
+#[test]
+fn header_block_without_content_length_is_reported() {
+    let stream = b"Content-Type: x\r\n\r\nContent-Length: 2\r\n\r\n{}";
+    check(&[stream], &[skipped(Problem::MissingContentLength, 19, b""), frame(b"{}")]);
+    check(&pieces(stream, 1), &[skipped(Problem::MissingContentLength, 19, b""), frame(b"{}")]);
+}
+
+#[test]
+fn long_garbage_run_is_reported_in_parts_without_being_held() {
+    let garbage = vec![b'#'; 3 << 20];
+    let mut dec = Decoder::new();
+    let mut got = Vec::new();
+    for piece in garbage.chunks(64 << 10) {
+        got.extend(run(&mut dec, &[piece]));
+        assert!(dec.buffered() <= MAX_HEADER_BLOCK);
+    }
+    assert!(got.len() >= 2, "a long run is reported as it goes: {}", got.len());
+    got.extend(run(&mut dec, &[b"Content-Length: 2\r\n\r\n{}"]));
+    assert_eq!((skipped_bytes(&got), frames_only(got)), (garbage.len(), vec![b"{}".to_vec()]));
+}
+
+#[test]
+fn pattern_split_across_reads_during_resync_is_found() {
+    let stream = b"junk line\nCONTENT-length: 2\r\n\r\n{}";
+    for at in 0..stream.len() {
+        let got = run(&mut Decoder::new(), &[&stream[..at], &stream[at..]]);
+        assert_eq!((skipped_bytes(&got), frames_only(got)), (10, vec![b"{}".to_vec()]), "split at {at}");
+    }
+}
+
+// The step API.
+
+#[test]
+fn need_more_bytes_is_partial_not_an_error() {
+    let mut dec = Decoder::new();
+    let step = dec.decode(b"");
+    assert_eq!((step.consumed, step.status), (0, Status::Partial));
+    let step = dec.decode(b"Content-Len");
+    assert_eq!((step.consumed, step.status), (11, Status::Partial));
+    let step = dec.decode(b"gth: 4\r\n\r\nnu");
+    assert_eq!((step.consumed, step.status), (12, Status::Partial));
+    assert!(!dec.is_idle());
+    let step = dec.decode(b"llContent");
+    assert_eq!((step.consumed, step.status), (2, Status::Frame(Cow::Borrowed(b"null"))));
+}
+
+#[test]
+fn frame_that_arrived_whole_is_lent_from_the_input() {
+    let input = b"\r\nContent-Length: 4\r\n\r\nnullrest";
+    let step = Decoder::new().decode(input);
+    assert_eq!(step.consumed, input.len() - 4);
+    assert!(matches!(step.status, Status::Frame(Cow::Borrowed(b"null"))));
+}
+
+#[test]
+fn frame_that_arrived_in_pieces_is_handed_over_owned() {
+    let mut dec = Decoder::new();
+    assert_eq!(dec.decode(b"Content-Length: 4\r\n\r\nnu").status, Status::Partial);
+    assert_eq!(dec.buffered(), 2);
+    let step = dec.decode(b"ll");
+    assert!(matches!(step.status, Status::Frame(Cow::Owned(ref b)) if b == b"null"));
+    assert_eq!((dec.buffered(), dec.is_idle()), (0, true));
+}
+
+#[test]
+fn diagnostics_read_as_log_lines() {
+    let mut preview = Preview::default();
+    preview.push(b"hi\x00\r\n");
+    let cases = [
+        (
+            Diagnostic::Skipped { problem: Problem::NotAHeader, bytes: 5, preview },
+            r#"skipped 5 bytes after a line that is not a header (starting "hi\x00\r\n"); resynchronising at the next Content-Length"#,
+        ),
+        (
+            Diagnostic::Skipped { problem: Problem::MissingContentLength, bytes: 9, preview: Preview::default() },
+            "skipped 9 bytes after a header block without Content-Length; resynchronising at the next Content-Length",
+        ),
+        (Diagnostic::BodyTooLarge { declared: 70, max: 64 }, "discarded a 70-byte message: over the 64-byte limit"),
+        (
+            Diagnostic::NotJson { len: 3, line: 1, column: 2 },
+            "skipped a 3-byte message that is not JSON (error at line 1, column 2)",
+        ),
+    ];
+    for (d, text) in cases {
+        assert_eq!(d.to_string(), text);
+    }
+}
+
+#[test]
+fn preview_keeps_the_first_32_bytes() {
+    let mut p = Preview::default();
+    p.push(&[b'a'; 20]);
+    p.push(&[b'b'; 20]);
+    assert_eq!(p.as_bytes(), [[b'a'; 20].as_slice(), &[b'b'; 12]].concat());
+}
+
+// The encoder.
+
+#[test]
+fn encoder_writes_length_in_bytes_and_compact_json() {
+    let msg = json!({"seq": 1, "type": "event", "event": "output", "body": {"output": "变量 ✓"}});
+    let frame = Encoder::new().encode(&msg).unwrap();
+    let body = r#"{"body":{"output":"变量 ✓"},"event":"output","seq":1,"type":"event"}"#;
+    assert_eq!(frame, [format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes(), body.as_bytes()].concat());
+    assert_eq!(body.len(), body.chars().count() + 6);
+}
+
+#[test]
+fn encode_into_appends_and_round_trips_through_the_decoder() {
+    let messages = [
+        json!({"seq": 1, "type": "request", "command": "evaluate", "arguments": {"expression": "变量"}}),
+        json!({"seq": 2, "type": "event", "event": "output", "body": {"output": "héllo ✓\n🎉"}}),
+        json!({"seq": 3, "type": "response", "request_seq": 1, "success": true, "command": "evaluate"}),
+    ];
+    let mut enc = Encoder::new();
+    let mut wire = b"Content-Length: 2\r\n\r\n{}".to_vec();
+    for m in &messages {
+        enc.encode_into(m, &mut wire).unwrap();
+    }
+    for size in [1, 5, wire.len()] {
+        let mut decoded = Vec::new();
+        let mut dec = Decoder::new();
+        for piece in wire.chunks(size) {
+            dec.feed(piece, |r| decoded.push(r.and_then(parse_body)));
+        }
+        let expected: Vec<_> = [json!({})].iter().chain(&messages).cloned().map(Ok).collect();
+        assert_eq!(decoded, expected);
+    }
+}
+
+#[test]
+fn encode_error_leaves_the_destination_unchanged() {
+    let mut bad = std::collections::BTreeMap::new();
+    bad.insert(vec![1u8], 1);
+    let mut out = b"kept".to_vec();
+    assert!(Encoder::new().encode_into(&bad, &mut out).is_err());
+    assert_eq!(out, b"kept");
+}
+
+#[test]
+fn header_len_matches_what_is_written() {
+    for n in [0, 9, 10, 99, 100, 12345, 1 << 20, usize::MAX] {
+        assert_eq!(header_len(n), format!("Content-Length: {n}\r\n\r\n").len());
+    }
+}
+
+// Properties.
+
+/// How one generated message's header is spelled.
+fn header_for(style: u8, len: usize) -> String {
+    match style % 6 {
+        0 => format!("Content-Length: {len}\r\n\r\n"),
+        1 => format!("content-length: {len}\r\n\r\n"),
+        2 => format!("Content-Length: {len}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"),
+        3 => format!("Content-Length: {len}\n\n"),
+        4 => format!("\r\n\r\nCONTENT-LENGTH:{len}\r\n\r\n"),
+        _ => format!("X-Other: 1\r\nContent-Length: {len}\r\n\r\n"),
+    }
+}
+
+/// Chunk sizes from arbitrary bytes: mostly tiny (inside headers and UTF-8 sequences), some larger.
+fn cut(stream: &[u8], sizes: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut rest = stream;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let s = sizes.get(i % sizes.len().max(1)).copied().unwrap_or(255);
+        let n = if s < 128 { usize::from(s % 8) + 1 } else { usize::from(s) };
+        let (a, b) = rest.split_at(n.min(rest.len()));
+        out.push(a.to_vec());
+        rest = b;
+        i += 1;
+    }
+    out
+}
+
+fn decode_pieces(pieces: &[Vec<u8>]) -> Vec<Out> {
+    let refs: Vec<&[u8]> = pieces.iter().map(Vec::as_slice).collect();
+    run(&mut Decoder::new(), &refs)
+}
+
+fn prop_any_chunking_of_valid_messages_decodes_them_in_order(texts: Vec<(String, u8)>, sizes: Vec<u8>) -> bool {
+    let mut stream = Vec::new();
+    let mut bodies = Vec::new();
+    for (seq, (text, style)) in texts.iter().enumerate() {
+        let body = json!({"seq": seq, "type": "event", "event": "output", "body": {"output": text}}).to_string();
+        stream.extend_from_slice(header_for(*style, body.len()).as_bytes());
+        stream.extend_from_slice(body.as_bytes());
+        bodies.push(frame(body.as_bytes()));
+    }
+    decode_pieces(&cut(&stream, &sizes)) == bodies
+}
+
+#[test]
+fn any_chunking_of_valid_messages_decodes_them_in_order() {
+    QuickCheck::new().tests(400).quickcheck(
+        prop_any_chunking_of_valid_messages_decodes_them_in_order as fn(Vec<(String, u8)>, Vec<u8>) -> bool,
+    );
+}
+
+fn prop_random_bytes_never_panic(bytes: Vec<u8>, sizes: Vec<u8>, max_body: u8) -> bool {
+    let mut dec = Decoder::with_max_body(usize::from(max_body));
+    let mut consumed_all = true;
+    for piece in cut(&bytes, &sizes) {
+        let mut input = piece.as_slice();
+        loop {
+            let step = dec.decode(input);
+            consumed_all &= step.consumed <= input.len();
+            input = &input[step.consumed.min(input.len())..];
+            if step.status == Status::Partial {
+                consumed_all &= input.is_empty();
+                break;
+            }
+        }
+    }
+    consumed_all
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    QuickCheck::new().tests(2000).quickcheck(prop_random_bytes_never_panic as fn(Vec<u8>, Vec<u8>, u8) -> bool);
+}
+
+/// Bytes biased towards what confuses a header parser.
+fn header_soup(picks: &[u8]) -> Vec<u8> {
+    const PARTS: [&[u8]; 12] =
+        [b"\r", b"\n", b":", b" ", b"Content-", b"Length", b"conte", b"X: y", b"7", b"{}", "é".as_bytes(), b"\x00"];
+    picks.iter().map(|&p| PARTS[usize::from(p) % PARTS.len()]).collect::<Vec<_>>().concat()
+}
+
+fn prop_header_soup_never_panics(picks: Vec<u8>, sizes: Vec<u8>) -> bool {
+    prop_random_bytes_never_panic(header_soup(&picks), sizes, 16)
+}
+
+#[test]
+fn header_like_soup_never_panics() {
+    QuickCheck::new().tests(2000).quickcheck(prop_header_soup_never_panics as fn(Vec<u8>, Vec<u8>) -> bool);
+}
+
+fn prop_garbage_then_a_valid_message_yields_that_message(
+    garbage: Vec<u8>,
+    picks: Vec<u8>,
+    text: String,
+    sizes: Vec<u8>,
+) -> TestResult {
+    let garbage = [garbage, header_soup(&picks)].concat();
+    if contains_ignore_case(&garbage, b"content-length") || garbage.len() > MAX_HEADER_BLOCK {
+        return TestResult::discard();
+    }
+    let body = json!({"seq": 1, "type": "event", "event": "output", "body": {"output": text}}).to_string();
+    let stream = [garbage.as_slice(), header_for(0, body.len()).as_bytes(), body.as_bytes()].concat();
+    let got = decode_pieces(&cut(&stream, &sizes));
+    let skipped = skipped_bytes(&got);
+    TestResult::from_bool(frames_only(got) == [body.into_bytes()] && skipped <= garbage.len())
+}
+
+#[test]
+fn garbage_then_a_valid_message_yields_that_message() {
+    QuickCheck::new().tests(1000).quickcheck(
+        prop_garbage_then_a_valid_message_yields_that_message as fn(Vec<u8>, Vec<u8>, String, Vec<u8>) -> TestResult,
+    );
+}
+
+fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
 }
