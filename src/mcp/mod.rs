@@ -53,6 +53,8 @@ pub struct Context<'a> {
     pub out: &'a mut Vec<u8>,
     /// The loop's clock reading for this input (handlers never read the clock themselves).
     pub now: Instant,
+    /// The session manager tool handlers act on.
+    pub sessions: &'a mut crate::session::Sessions,
 }
 
 /// A tool call that answered [`Outcome::Pending`]; unique for the life of the process.

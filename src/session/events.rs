@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::breakpoints::{Entry, SourceBreakpoint};
 use super::output::Category;
 use super::snapshot::{put, Location, RunState, Stop};
-use super::{Action, Origin, Session, Step, ToolOutput, DAP_LOG_CAP, SNAPSHOT_TAIL};
+use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_CAP, SNAPSHOT_TAIL};
 use crate::dap::client::{Outcome, Output, ReverseAnswer};
 use crate::dap::protocol::Event;
 
@@ -119,7 +119,11 @@ impl Session {
             Outcome::Success(_) => None,
             other => Some(other.to_string()),
         };
-        let code = outcome.error_code().unwrap_or("adapter_error");
+        let code = match &outcome {
+            Outcome::Timeout { .. } => ErrorCode::Timeout,
+            Outcome::Disconnected { .. } => ErrorCode::Disconnected,
+            _ => ErrorCode::AdapterError,
+        };
         let body = match outcome {
             Outcome::Success(r) => r.body.unwrap_or(Value::Null),
             _ => Value::Null,
@@ -163,10 +167,10 @@ impl Session {
                 }
                 if let Some(call) = call {
                     let output = match failure {
-                        Some(msg) if !self.client.is_closed() || code != "disconnected" => {
+                        Some(msg) if code != ErrorCode::Disconnected => {
                             breakpoint_result(&path, self.breakpoints.get(&path), Some(msg))
                         }
-                        Some(msg) => ToolOutput::error(code, msg),
+                        Some(msg) => ToolResult::error(code, msg),
                         None => breakpoint_result(&path, self.breakpoints.get(&path), None),
                     };
                     self.done.push((call, output));
@@ -177,12 +181,12 @@ impl Session {
                     let output = match failure {
                         None => {
                             let filters = self.exception_filters.clone().unwrap_or_default();
-                            ToolOutput::ok(
+                            ToolResult::ok(
                                 format!("exception filters set: [{}]", filters.join(", ")),
                                 json!({ "filters": filters }),
                             )
                         }
-                        Some(msg) => ToolOutput::error(code, msg),
+                        Some(msg) => ToolResult::error(code, msg),
                     };
                     self.done.push((call, output));
                 } else if let Some(msg) = failure {
@@ -197,7 +201,7 @@ impl Session {
                         self.state = RunState::Stopped;
                         self.stop_ready = true;
                     }
-                    self.done.push((call, ToolOutput::error(code, msg)));
+                    self.done.push((call, ToolResult::error(code, msg)));
                 }
             }
             Origin::StopLocation { revision } => {
@@ -250,7 +254,7 @@ impl Session {
             Origin::Terminate { call } => {
                 if let Some(msg) = failure {
                     self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolOutput::error(code, msg)));
+                    self.done.push((call, ToolResult::error(code, msg)));
                 }
             }
         }
@@ -289,7 +293,7 @@ impl Session {
         }
     }
 
-    fn fail_start(&mut self, code: &str, msg: String, actions: &mut VecDeque<Action>) {
+    fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
         self.failure = Some(msg);
         self.state = RunState::Terminated;
         self.fail_waiters(code);
@@ -297,10 +301,10 @@ impl Session {
         actions.push_back(Action::StopAdapter { session: self.key });
     }
 
-    pub(super) fn fail_waiters(&mut self, code: &str) {
+    pub(super) fn fail_waiters(&mut self, code: ErrorCode) {
         let msg = self.failure.clone().unwrap_or_else(|| "the session ended".into());
         for w in std::mem::take(&mut self.waiters) {
-            self.done.push((w.call, ToolOutput::error(code, msg.clone())));
+            self.done.push((w.call, ToolResult::error(code, msg.clone())));
         }
     }
 
@@ -325,15 +329,15 @@ impl Session {
         self.stop_ready = false;
     }
 
-    pub(super) fn require_stopped(&self) -> Result<(), ToolOutput> {
+    pub(super) fn require_stopped(&self) -> Result<(), ToolResult> {
         match self.state {
             RunState::Stopped => Ok(()),
-            RunState::Running | RunState::Starting => Err(ToolOutput::error(
-                "not_stopped",
+            RunState::Running | RunState::Starting => Err(ToolResult::error(
+                ErrorCode::NotStopped,
                 format!("{} is {}; call `wait` for the next stop or `pause` it first.", self.id, self.state.as_str()),
             )),
-            RunState::Exited | RunState::Terminated => Err(ToolOutput::error(
-                "not_stopped",
+            RunState::Exited | RunState::Terminated => Err(ToolResult::error(
+                ErrorCode::NotStopped,
                 format!("{} has {}; `launch` again to run it once more.", self.id, self.state.as_str()),
             )),
         }
@@ -345,7 +349,7 @@ impl Session {
 
     /// The result of an execution tool: the one line that matters, then output since the last
     /// result; `structuredContent` carries the snapshot (DESIGN §4). Advances the output cursor.
-    pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolOutput {
+    pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolResult {
         let mut text = self.headline();
         if timed_out && self.state == RunState::Running {
             text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
@@ -379,7 +383,7 @@ impl Session {
             snap["output"] = Value::Object(o);
         }
         self.result_cursor = cursor;
-        ToolOutput::ok(text.trim_end().to_owned(), snap)
+        ToolResult::ok(text.trim_end().to_owned(), snap)
     }
 
     /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`
@@ -476,7 +480,7 @@ pub(super) fn breakpoints_json(set: &[Entry]) -> Value {
 }
 
 /// The `set_breakpoints` result: one line per breakpoint, verified/moved/unverified.
-fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> ToolOutput {
+fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> ToolResult {
     let mut text = format!("{} breakpoint(s) in {}", set.len(), short(path));
     for e in set {
         let line = e.requested.line;
@@ -495,7 +499,7 @@ fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> Tool
     if let Some(f) = failure {
         text.push_str(&format!("\nthe adapter refused the request: {f}"));
     }
-    ToolOutput::ok(text, json!({ "path": path, "breakpoints": breakpoints_json(set) }))
+    ToolResult::ok(text, json!({ "path": path, "breakpoints": breakpoints_json(set) }))
 }
 
 pub(super) fn group_by_path(list: Vec<super::LaunchBreakpoint>) -> Vec<(String, Vec<SourceBreakpoint>)> {

@@ -20,7 +20,8 @@ use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::protocol::initialize_arguments;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
-use events::{breakpoints_json, group_by_path, last_lines, map_filters, wait_duration};
+pub use events::breakpoints_json;
+use events::{group_by_path, last_lines, map_filters, wait_duration};
 use snapshot::{RunState, Stop};
 
 /// Most sessions alive at once (DESIGN §9). Ended sessions count until disconnected.
@@ -35,36 +36,11 @@ pub const DAP_LOG_CAP: usize = 5_000;
 /// Adapter stderr kept for error messages (bytes).
 const STDERR_TAIL: usize = 8 << 10;
 
-/// An MCP `tools/call` waiting for its answer; the MCP layer's key for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CallId(pub u64);
-
 /// Slab key of a session (not the agent-facing `s1` id).
 pub type SessionKey = usize;
 
-/// A tool result: text for the agent and the same facts as JSON (MCP `structuredContent`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolOutput {
-    pub text: String,
-    pub structured: Value,
-    pub is_error: bool,
-}
-
-impl ToolOutput {
-    pub fn ok(text: impl Into<String>, structured: Value) -> ToolOutput {
-        ToolOutput { text: text.into(), structured, is_error: false }
-    }
-
-    /// An error result (DESIGN §3, §10): text `<code>: <message>`, structured `{error: {code, message}}`.
-    pub fn error(code: &str, message: impl Into<String>) -> ToolOutput {
-        let message = message.into();
-        ToolOutput {
-            text: format!("{code}: {message}"),
-            structured: json!({ "error": { "code": code, "message": message } }),
-            is_error: true,
-        }
-    }
-}
+pub use crate::mcp::tools::{ErrorCode, ToolResult};
+pub use crate::mcp::CallKey;
 
 /// What to run for an adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +57,7 @@ pub enum Action {
     /// Start the session's adapter; answer with [`Sessions::on_spawned`] or [`Sessions::on_spawn_failed`].
     Spawn { session: SessionKey, spec: SpawnSpec },
     /// Answer the MCP call.
-    Complete { call: CallId, output: ToolOutput },
+    Complete { call: CallKey, output: ToolResult },
     /// Stop the adapter: close its stdin, SIGTERM its process group, SIGKILL after a grace period.
     StopAdapter { session: SessionKey },
     /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
@@ -93,15 +69,15 @@ pub enum Action {
 pub enum Origin {
     Startup(Step),
     /// `setBreakpoints` for `path` (start-up or a tool call).
-    SetBreakpoints { path: String, call: Option<CallId> },
-    SetExceptionBreakpoints { call: Option<CallId> },
+    SetBreakpoints { path: String, call: Option<CallKey> },
+    SetExceptionBreakpoints { call: Option<CallKey> },
     /// A resume (`continue`): its failure fails the call's wait.
-    Resume { call: CallId },
+    Resume { call: CallKey },
     /// The top frame after a stop, for the stop's location.
     StopLocation { revision: u64 },
     StopThreads { revision: u64 },
-    Disconnect { call: Option<CallId> },
-    Terminate { call: CallId },
+    Disconnect { call: Option<CallKey> },
+    Terminate { call: CallKey },
 }
 
 /// A start-up step, named in timeouts.
@@ -170,7 +146,7 @@ pub struct AdapterPlan {
 /// A wait behind an MCP call: `launch`, `continue` (and later `step`, `wait`).
 #[derive(Debug)]
 struct Waiter {
-    call: CallId,
+    call: CallKey,
     deadline: Instant,
     /// The result's first line, e.g. "launched" or "continued".
     verb: &'static str,
@@ -218,7 +194,7 @@ pub struct Session {
     /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
     pub failure: Option<String>,
     /// Calls answered inside a session method; `pump` moves them to the action queue.
-    done: Vec<(CallId, ToolOutput)>,
+    done: Vec<(CallKey, ToolResult)>,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -265,12 +241,12 @@ impl Sessions {
     }
 
     /// Finds a session by its agent-facing id, or the most recent live one when `id` is `None`.
-    pub fn resolve(&self, id: Option<&str>) -> Result<SessionKey, ToolOutput> {
+    pub fn resolve(&self, id: Option<&str>) -> Result<SessionKey, ToolResult> {
         match id {
             Some(id) => self.slab.iter().find(|(_, s)| s.id == id).map(|(k, _)| k).ok_or_else(|| {
                 let known: Vec<&str> = self.slab.iter().map(|(_, s)| s.id.as_str()).collect();
-                ToolOutput::error(
-                    "session_not_found",
+                ToolResult::error(
+                    ErrorCode::SessionNotFound,
                     format!(
                         "no session `{id}`; known sessions: [{}]. Call `sessions` to list them or `launch` to start one.",
                         known.join(", ")
@@ -283,20 +259,20 @@ impl Sessions {
                 .or_else(|| self.slab.iter().rev().find(|(_, s)| !s.state.is_over()).map(|(k, _)| k))
                 .or_else(|| self.slab.iter().next_back().map(|(k, _)| k))
                 .ok_or_else(|| {
-                    ToolOutput::error("session_not_found", "there is no session; call `launch` to start one.")
+                    ToolResult::error(ErrorCode::SessionNotFound, "there is no session; call `launch` to start one.")
                 }),
         }
     }
 
     /// Starts a launch: a new session in `starting`, its adapter to spawn. The call is answered at
     /// the first stop, the exit, or after `wait_ms` (then honestly `running`).
-    pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallId, now: Instant) {
+    pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallKey, now: Instant) {
         let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
         if self.slab.len() >= MAX_SESSIONS {
             let msg = format!(
                 "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then launch again."
             );
-            self.actions.push_back(Action::Complete { call, output: ToolOutput::error("invalid_argument", msg) });
+            self.actions.push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
             return;
         }
         let id = format!("s{}", self.next_id);
@@ -353,12 +329,12 @@ impl Sessions {
     }
 
     /// The adapter could not be started: the launch fails with `reason`.
-    pub fn on_spawn_failed(&mut self, key: SessionKey, code: &str, reason: String) {
+    pub fn on_spawn_failed(&mut self, key: SessionKey, code: ErrorCode, reason: String) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.state = RunState::Terminated;
         s.failure = Some(reason.clone());
         for w in s.waiters.drain(..) {
-            self.actions.push_back(Action::Complete { call: w.call, output: ToolOutput::error(code, reason.clone()) });
+            self.actions.push_back(Action::Complete { call: w.call, output: ToolResult::error(code, reason.clone()) });
         }
     }
 
@@ -399,7 +375,7 @@ impl Sessions {
                     None => format!("the adapter exited unexpectedly; its stderr ended with: {}", last_lines(&tail, 5)),
                 };
                 s.failure = Some(why);
-                let code = if mapped.is_some() { "adapter_not_found" } else { "disconnected" };
+                let code = if mapped.is_some() { ErrorCode::AdapterNotFound } else { ErrorCode::Disconnected };
                 s.state = RunState::Terminated;
                 s.fail_waiters(code);
             } else {
@@ -449,7 +425,7 @@ impl Sessions {
     }
 
     /// `continue`: resumes the stopped session and waits for the next stop or the exit.
-    pub fn resume(&mut self, key: SessionKey, thread: Option<i64>, wait_ms: Option<u64>, call: CallId, now: Instant) {
+    pub fn resume(&mut self, key: SessionKey, thread: Option<i64>, wait_ms: Option<u64>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         if let Err(e) = s.require_stopped() {
             self.actions.push_back(Action::Complete { call, output: e });
@@ -469,7 +445,7 @@ impl Sessions {
         path: String,
         mode: Mode,
         list: Vec<SourceBreakpoint>,
-        call: CallId,
+        call: CallKey,
         now: Instant,
     ) {
         let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
@@ -481,7 +457,7 @@ impl Sessions {
                 set.len()
             );
             let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(set) });
-            self.actions.push_back(Action::Complete { call, output: ToolOutput::ok(text, structured) });
+            self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
             return;
         };
         s.breakpoints.apply(&path, mode, list);
@@ -495,12 +471,12 @@ impl Sessions {
                 s.id
             );
             let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
-            self.actions.push_back(Action::Complete { call, output: ToolOutput::ok(text, structured) });
+            self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
         }
     }
 
     /// `set_exception_breakpoints`: validates the filters against the adapter's, then sends them.
-    pub fn set_exception_breakpoints(&mut self, key: SessionKey, filters: Vec<String>, call: CallId, now: Instant) {
+    pub fn set_exception_breakpoints(&mut self, key: SessionKey, filters: Vec<String>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let known: Vec<String> = s
             .client
@@ -515,7 +491,7 @@ impl Sessions {
                     s.adapter,
                     known.join(", ")
                 );
-                self.actions.push_back(Action::Complete { call, output: ToolOutput::error("invalid_argument", msg) });
+                self.actions.push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
                 return;
             }
         };
@@ -530,13 +506,13 @@ impl Sessions {
             s.pump(now, &mut self.actions);
         } else {
             let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
-            self.actions.push_back(Action::Complete { call, output: ToolOutput::ok(text, json!({ "filters": mapped })) });
+            self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, json!({ "filters": mapped })) });
         }
     }
 
     /// `disconnect`: ends the session (terminating a launched debuggee unless told otherwise),
     /// then the adapter's process group goes.
-    pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallId, now: Instant) {
+    pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         if !s.adapter_alive {
             let output = s.result("disconnected", false);
@@ -556,7 +532,7 @@ impl Sessions {
     }
 
     /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
-    pub fn terminate(&mut self, key: SessionKey, call: CallId, now: Instant) {
+    pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let supported = s.client.capabilities().is_some_and(|c| c.supports_terminate_request);
         if !supported || !s.adapter_alive || s.state.is_over() {
@@ -616,10 +592,10 @@ impl Session {
         match origin {
             Origin::Resume { call } | Origin::Terminate { call } => {
                 self.waiters.retain(|w| w.call != call);
-                self.done.push((call, ToolOutput::error("disconnected", msg)));
+                self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
             Origin::SetBreakpoints { call: Some(call), .. } | Origin::SetExceptionBreakpoints { call: Some(call) } => {
-                self.done.push((call, ToolOutput::error("disconnected", msg)));
+                self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
             Origin::Disconnect { call: Some(call) } => {
                 let out = self.result("disconnected", false);

@@ -4,6 +4,9 @@
 //! Must not: know about JSON-RPC, eras or ids; a handler sees only its arguments and a
 //! [`ToolCx`], and answers with an [`Outcome`] (MCP 2025-11-25 § Server › Tools).
 
+mod breakpoints;
+mod output;
+mod run;
 mod sessions;
 
 use std::fmt;
@@ -26,6 +29,8 @@ pub struct ToolCx<'a> {
     pub now: Instant,
     /// `params._meta.progressToken` of the call, if the client asked for progress.
     pub progress_token: Option<&'a Id>,
+    /// The session manager.
+    pub sessions: &'a mut crate::session::Sessions,
 }
 
 /// A tool handler: `arguments` is the call's `arguments` object (empty when absent).
@@ -98,7 +103,7 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 1] = [sessions::TOOLS];
+    let groups: [&'static [Tool]; 4] = [run::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS];
     groups.iter().flat_map(|g| g.iter()).collect()
 }
 
@@ -177,4 +182,16 @@ impl ToolResult {
         }
         v
     }
+}
+
+/// Parses a call's `arguments` into `T`; a mismatch is an `invalid_argument` result naming the
+/// field, as serde reports it.
+pub fn parse_args<T: serde::de::DeserializeOwned>(args: &Map<String, Value>) -> Result<T, ToolResult> {
+    serde_json::from_value(Value::Object(args.clone()))
+        .map_err(|e| ToolResult::error(ErrorCode::InvalidArgument, format!("{e}; see the tool's input schema.")))
+}
+
+/// Resolves the optional `session` argument (DESIGN §4: default the most recent live session).
+pub fn session_key(cx: &ToolCx<'_>, id: Option<&str>) -> Result<crate::session::SessionKey, ToolResult> {
+    cx.sessions.resolve(id)
 }

@@ -1,6 +1,6 @@
 //! Tool group "sessions": listing debug sessions. Must not: start or stop sessions.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{no_arguments, Annotations, Outcome, Tool, ToolCx, ToolResult};
 
@@ -13,8 +13,14 @@ pub const TOOLS: &[Tool] = &[Tool {
     handler: sessions,
 }];
 
-/// `sessions` → text plus `structuredContent: {"sessions": [...]}`. The session manager does not
-/// exist yet, so the list is empty.
-fn sessions(_cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
-    Outcome::Done(ToolResult::ok("No debug sessions. Start one with launch or attach.", json!({"sessions": []})))
+/// `sessions` → one line per session plus `structuredContent: {"sessions": [...]}`.
+fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
+    let mut text = String::new();
+    for (_, s) in cx.sessions.iter() {
+        text.push_str(&format!("{} · {} · {}\n", s.headline(), s.adapter, s.program));
+    }
+    if text.is_empty() {
+        text = "No debug sessions. Start one with launch or attach.".into();
+    }
+    Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), cx.sessions.list_json()))
 }

@@ -1,0 +1,218 @@
+//! Tool group "breakpoints": `set_breakpoints`, `breakpoints`, `set_exception_breakpoints`.
+//! dapmux keeps each file's set so `add` never clobbers; results say per breakpoint whether the
+//! adapter verified it and where it really bound.
+
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use crate::session::breakpoints::{Mode, SourceBreakpoint};
+
+const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "set_breakpoints",
+        title: "Set source breakpoints",
+        description: "Set breakpoints in one file (mode replace, add or remove); reports per breakpoint whether it was verified and the line it bound to. Without a live session they apply at the next launch.",
+        input_schema: set_schema,
+        annotations: SETTING,
+        handler: set_breakpoints,
+    },
+    Tool {
+        name: "breakpoints",
+        title: "List breakpoints",
+        description: "List every breakpoint with its current verification, flagging those never bound.",
+        input_schema: session_only_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: list,
+    },
+    Tool {
+        name: "set_exception_breakpoints",
+        title: "Set exception filters",
+        description: "Choose which exceptions stop the program, by the adapter's filter ids (debugpy: raised, uncaught, userUnhandled).",
+        input_schema: exception_schema,
+        annotations: SETTING,
+        handler: set_exception_breakpoints,
+    },
+];
+
+fn session_prop() -> Value {
+    json!({"type": "string", "description": "Session id such as s1; default: the most recent live session."})
+}
+
+fn set_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "path": {"type": "string", "description": "Source file path."},
+            "breakpoints": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "line": {"type": "integer"},
+                        "column": {"type": "integer"},
+                        "condition": {"type": "string"},
+                        "hit_condition": {"type": "string"},
+                        "log_message": {"type": "string"}
+                    },
+                    "required": ["line"]
+                }
+            },
+            "lines": {"type": "array", "items": {"type": "integer"}, "description": "Shorthand for breakpoints given only by line."},
+            "mode": {"type": "string", "enum": ["replace", "add", "remove"], "description": "Default replace."}
+        },
+        "required": ["path"]
+    })
+}
+
+fn session_only_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop()}})
+}
+
+fn exception_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "filters": {"type": "array", "items": {"type": "string"}, "description": "Filter ids; [] stops on no exception."}
+        },
+        "required": ["filters"]
+    })
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetArgs {
+    session: Option<String>,
+    path: String,
+    #[serde(default)]
+    breakpoints: Vec<SourceBreakpoint>,
+    #[serde(default)]
+    lines: Vec<u32>,
+    mode: Option<String>,
+}
+
+fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: SetArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let mode = match a.mode.as_deref().map(Mode::parse) {
+        None => Mode::Replace,
+        Some(Some(m)) => m,
+        Some(None) => {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                "mode must be one of replace, add, remove.",
+            ))
+        }
+    };
+    let mut list = a.breakpoints;
+    list.extend(a.lines.into_iter().map(|line| SourceBreakpoint {
+        line,
+        column: None,
+        condition: None,
+        hit_condition: None,
+        log_message: None,
+    }));
+    if list.iter().any(|b| b.line == 0) {
+        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "lines are 1-based; line 0 does not exist."));
+    }
+    // No session yet is fine: the breakpoints wait for the next launch.
+    let key = match a.session.as_deref() {
+        Some(id) => match cx.sessions.resolve(Some(id)) {
+            Ok(k) => Some(k),
+            Err(e) => return Outcome::Done(e),
+        },
+        None => cx.sessions.resolve(None).ok(),
+    };
+    let path = absolute(&a.path);
+    cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    session: Option<String>,
+}
+
+fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: SessionArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let store = match a.session.as_deref() {
+        Some(id) => match cx.sessions.resolve(Some(id)) {
+            Ok(k) => cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breakpoints)),
+            Err(e) => return Outcome::Done(e),
+        },
+        None => match cx.sessions.resolve(None).ok().and_then(|k| cx.sessions.get(k)) {
+            Some(s) => Some((Some(s.id.clone()), &s.breakpoints)),
+            None => Some((None, &cx.sessions.pending_breakpoints)),
+        },
+    };
+    let Some((id, store)) = store else {
+        return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+    };
+    let mut text = String::new();
+    let mut files = Vec::new();
+    for (path, set) in store.files() {
+        if set.is_empty() {
+            continue;
+        }
+        for e in set {
+            let state = match &e.bound {
+                None => "pending".to_owned(),
+                Some(b) if b.verified && e.moved() => format!("verified, moved to line {}", b.line.unwrap_or(0)),
+                Some(b) if b.verified => "verified".to_owned(),
+                Some(b) => format!("NOT verified{}", b.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()),
+            };
+            let hit = if e.hit { " · hit" } else { "" };
+            text.push_str(&format!("{path}:{} {state}{hit}\n", e.requested.line));
+        }
+        files.push(json!({"path": path, "breakpoints": crate::session::breakpoints_json(set)}));
+    }
+    if text.is_empty() {
+        text = "no breakpoints".into();
+    }
+    let mut structured = json!({"files": files});
+    if let Some(id) = id {
+        structured["session"] = id.into();
+    }
+    Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), structured))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExceptionArgs {
+    session: Option<String>,
+    filters: Vec<String>,
+}
+
+fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: ExceptionArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.set_exception_breakpoints(key, a.filters, cx.call, cx.now);
+    Outcome::Pending
+}
+
+/// Makes `path` absolute against dapmux's working directory (adapters want absolute paths).
+pub(crate) fn absolute(path: &str) -> String {
+    let p = std::path::Path::new(path);
+    if p.is_absolute() {
+        return path.to_owned();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(p).to_string_lossy().into_owned(),
+        Err(_) => path.to_owned(),
+    }
+}

@@ -1,0 +1,100 @@
+//! Tool group "output": read a session's captured program and adapter output by cursor.
+
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use crate::session::output::Category;
+
+/// Most entries one `output` call returns.
+const MAX_LIMIT: usize = 1000;
+/// Most text one `output` result carries (bytes, DESIGN §9); past it the read stops early.
+const MAX_TEXT: usize = 20_000;
+
+pub const TOOLS: &[Tool] = &[Tool {
+    name: "output",
+    title: "Read program output",
+    description: "Read the session's output (stdout, stderr, console, adapter) from a cursor; also after the program exited. Says how much was dropped.",
+    input_schema: schema,
+    annotations: Annotations::READ_ONLY,
+    handler: output,
+}];
+
+fn schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": {"type": "string", "description": "Session id such as s1; default: the most recent live session."},
+            "since": {"type": "integer", "description": "Cursor from a previous result (default 0: from the start)."},
+            "category": {"type": "string", "enum": ["stdout", "stderr", "console", "adapter"]},
+            "limit": {"type": "integer", "description": "Most entries to return (default 200)."}
+        }
+    })
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    session: Option<String>,
+    since: Option<u64>,
+    category: Option<String>,
+    limit: Option<usize>,
+}
+
+fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: Args = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let category = match a.category.as_deref().map(Category::parse) {
+        None => None,
+        Some(Some(c)) => Some(c),
+        Some(None) => {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                "category must be one of stdout, stderr, console, adapter.",
+            ))
+        }
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    let Some(s) = cx.sessions.get(key) else {
+        return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+    };
+    let read = s.output.read(a.since.unwrap_or(0), category, a.limit.unwrap_or(200).min(MAX_LIMIT));
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    let mut next = read.next_cursor;
+    let mut more = read.more;
+    for e in &read.entries {
+        if text.len() + e.text.len() > MAX_TEXT && !entries.is_empty() {
+            next = e.index;
+            more = true;
+            break;
+        }
+        if category.is_none() && e.category != Category::Stdout {
+            text.push_str(&format!("[{}] ", e.category.as_str()));
+        }
+        text.push_str(&e.text);
+        if !e.text.ends_with('\n') {
+            text.push('\n');
+        }
+        entries.push(json!({"index": e.index, "category": e.category.as_str(), "text": e.text}));
+    }
+    let mut head = format!("{} output: {} entries, next cursor {next}", s.id, entries.len());
+    if read.dropped > 0 {
+        head.push_str(&format!(", {} older entries were dropped", read.dropped));
+    }
+    if more {
+        head.push_str(&format!(" (more: call output with since={next})"));
+    }
+    let mut structured = json!({"session": s.id, "entries": entries, "next_cursor": next});
+    if read.dropped > 0 {
+        structured["dropped"] = read.dropped.into();
+    }
+    if more {
+        structured["more"] = true.into();
+    }
+    Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end().to_owned(), structured))
+}

@@ -1,0 +1,187 @@
+//! Tool group "run": start, resume and end sessions (`launch`, `continue`, `disconnect`,
+//! `terminate`). Handlers validate arguments and hand the work to the session manager, which
+//! answers the call later (at a stop, the exit, or the end of `wait_ms`).
+
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, Annotations, Outcome, Tool, ToolCx};
+use crate::session::{plan, LaunchArgs};
+
+const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
+const ENDING: Annotations = Annotations { read_only: false, destructive: true, idempotent: true };
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "launch",
+        title: "Launch a program under the debugger",
+        description: "Start `program` under a debug adapter (inferred from the file, e.g. .py → debugpy) with breakpoints applied before it runs; returns at the first stop, the exit, or after wait_ms.",
+        input_schema: launch_schema,
+        annotations: CONTROL,
+        handler: launch,
+    },
+    Tool {
+        name: "continue",
+        title: "Continue execution",
+        description: "Resume a stopped session and wait up to wait_ms for the next stop or the exit; on timeout it answers `running` (then call `wait`).",
+        input_schema: continue_schema,
+        annotations: CONTROL,
+        handler: resume,
+    },
+    Tool {
+        name: "disconnect",
+        title: "End a session",
+        description: "End the session: a launched debuggee is terminated (unless terminate_debuggee is false) and the adapter process is stopped.",
+        input_schema: disconnect_schema,
+        annotations: ENDING,
+        handler: disconnect,
+    },
+    Tool {
+        name: "terminate",
+        title: "Terminate the debuggee",
+        description: "Ask the debuggee to terminate gracefully (DAP terminate), falling back to disconnect.",
+        input_schema: session_only_schema,
+        annotations: ENDING,
+        handler: terminate,
+    },
+];
+
+fn session_prop() -> Value {
+    json!({"type": "string", "description": "Session id such as s1; default: the most recent live session."})
+}
+
+fn wait_prop() -> Value {
+    json!({"type": "integer", "description": "How long to wait for a stop or exit, in ms (default 10000, max 50000)."})
+}
+
+fn launch_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "program": {"type": "string", "description": "Path of the program or script to debug."},
+            "args": {"type": "array", "items": {"type": "string"}, "description": "Command-line arguments."},
+            "cwd": {"type": "string", "description": "Working directory (default: dapmux's)."},
+            "env": {"type": "object", "properties": {}, "description": "Extra environment variables."},
+            "adapter": {"type": "string", "description": "Adapter name (debugpy); default inferred from the program."},
+            "stop_on_entry": {"type": "boolean", "description": "Stop before the first line (default: true when no breakpoints are given)."},
+            "breakpoints": {
+                "type": "array",
+                "description": "Breakpoints applied before the program runs.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "line": {"type": "integer"},
+                        "condition": {"type": "string"},
+                        "hit_condition": {"type": "string"},
+                        "log_message": {"type": "string"}
+                    },
+                    "required": ["path", "line"]
+                }
+            },
+            "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Exception filters (debugpy: raised, uncaught, userUnhandled; default: the adapter's defaults)."},
+            "no_debug": {"type": "boolean", "description": "Run without debugging (output still captured)."},
+            "adapter_args": {"type": "object", "properties": {}, "description": "Merged into the DAP launch arguments."},
+            "wait_ms": wait_prop()
+        },
+        "required": ["program"]
+    })
+}
+
+fn continue_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "thread": {"type": "integer", "description": "Thread to resume (default: the focus thread)."},
+            "wait_ms": wait_prop()
+        }
+    })
+}
+
+fn disconnect_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "terminate_debuggee": {"type": "boolean", "description": "Kill the debuggee (default: true for launched programs)."}
+        }
+    })
+}
+
+fn session_only_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop()}})
+}
+
+fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let args: LaunchArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let plan = match plan::launch(&args) {
+        Ok(p) => p,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.launch(args, plan, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContinueArgs {
+    session: Option<String>,
+    thread: Option<i64>,
+    wait_ms: Option<u64>,
+}
+
+fn resume(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: ContinueArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.resume(key, a.thread, a.wait_ms, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DisconnectArgs {
+    session: Option<String>,
+    terminate_debuggee: Option<bool>,
+}
+
+fn disconnect(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: DisconnectArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.disconnect(key, a.terminate_debuggee, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    session: Option<String>,
+}
+
+fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: SessionArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.terminate(key, cx.call, cx.now);
+    Outcome::Pending
+}
+
