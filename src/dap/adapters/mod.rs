@@ -1,1 +1,356 @@
-//! Adapter recipes: one file per adapter, each producing plain data (command, transport, quirks).
+//! Adapter recipes: one file per adapter, each producing plain data (command, transport, defaults, quirks), plus adapter selection; no process is started here and nothing blocks beyond `stat` calls.
+//!
+//! Quirks are data fields, read where the behaviour is handled (session choreography, exception
+//! filter mapping, output filtering), never `if adapter == "…"` checks.
+
+pub mod debugpy;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::spawn::AdapterCommand;
+
+/// How dapmux talks DAP to an adapter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// DAP on the adapter's stdin/stdout.
+    Stdio,
+    /// DAP over TCP to 127.0.0.1 (issue 7; no recipe uses it yet).
+    Tcp {
+        /// How the port becomes known.
+        port: PortDiscovery,
+    },
+}
+
+/// How a TCP adapter's port is learned (issue 7).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PortDiscovery {
+    /// The adapter prints a line starting with `prefix` followed by `host:port` on stdout or
+    /// stderr (Delve: `DAP server listening at: `).
+    AnnouncedLine {
+        /// The text before `host:port`.
+        prefix: &'static str,
+    },
+    /// dapmux picks the port and passes it on the command line; ready once a connect succeeds.
+    Chosen,
+}
+
+/// How an adapter opens child sessions (subprocesses, workers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChildSessions {
+    /// The adapter has none.
+    None,
+    /// `startDebugging` whose configuration has `connect {host, port}`: dapmux opens a TCP
+    /// connection there, even when the parent runs over stdio.
+    StartDebuggingConnect,
+    /// `startDebugging` answered by a new connection to the same TCP server.
+    StartDebuggingSameServer,
+}
+
+/// Known deviations of an adapter from the plain DAP start-up and behaviour, as data.
+/// [`Quirks::STANDARD`] is what an adapter following the spec to the letter would need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quirks {
+    /// `initialized` is sent only after the `launch`/`attach` request arrives.
+    pub initialized_after_launch: bool,
+    /// The `launch`/`attach` response comes only after `configurationDone`.
+    pub launch_response_after_configuration_done: bool,
+    /// Filter ids the adapter accepts in `setExceptionBreakpoints` (empty: trust capabilities).
+    pub exception_filters: &'static [&'static str],
+    /// Filter names agents use mapped to the adapter's ids (`("all", "raised")`).
+    pub exception_filter_aliases: &'static [(&'static str, &'static str)],
+    /// Filters marked `default: true` stay off until the client sends them.
+    pub default_filters_off_until_sent: bool,
+    /// With the `uncaught` filter on, a non-zero `sys.exit` stops as an exception.
+    pub exit_stops_as_exception: bool,
+    /// `variables` honours `start`/`count` (when false dapmux pages itself).
+    pub variable_paging: bool,
+    /// Breakpoints on unbindable lines are moved and still reported `verified`.
+    pub moves_unbindable_breakpoints: bool,
+    /// How child sessions arrive.
+    pub child_sessions: ChildSessions,
+    /// The capability name for `disconnect { terminateDebuggee }` support.
+    pub terminate_debuggee_capability: &'static str,
+    /// `output` event categories dropped before they reach the session ring.
+    pub dropped_output_categories: &'static [&'static str],
+    /// Custom events dropped silently.
+    pub dropped_events: &'static [&'static str],
+    /// The launch argument meaning "stop at entry".
+    pub stop_on_entry_key: &'static str,
+}
+
+impl Quirks {
+    /// A spec-following adapter.
+    pub const STANDARD: Quirks = Quirks {
+        initialized_after_launch: false,
+        launch_response_after_configuration_done: false,
+        exception_filters: &[],
+        exception_filter_aliases: &[],
+        default_filters_off_until_sent: false,
+        exit_stops_as_exception: false,
+        variable_paging: true,
+        moves_unbindable_breakpoints: false,
+        child_sessions: ChildSessions::None,
+        terminate_debuggee_capability: "supportTerminateDebuggee",
+        dropped_output_categories: &["telemetry"],
+        dropped_events: &[],
+        stop_on_entry_key: "stopOnEntry",
+    };
+
+    /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
+    /// debugpy); unknown names pass through unchanged for the caller to validate against
+    /// [`Quirks::exception_filters`].
+    pub fn map_exception_filter<'a>(&self, name: &'a str) -> &'a str {
+        self.exception_filter_aliases.iter().find(|(from, _)| *from == name).map_or(name, |(_, to)| to)
+    }
+}
+
+/// Everything dapmux needs to start and drive one adapter: plain data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recipe {
+    /// dapmux's name for the adapter (`debugpy`).
+    pub name: &'static str,
+    /// The VS Code debug `type` (for the mirror's launch.json snippet).
+    pub vscode_type: &'static str,
+    /// What to spawn (program, args, env changes, cwd).
+    pub command: AdapterCommand,
+    /// How DAP flows.
+    pub transport: Transport,
+    /// Merged under the agent's DAP `launch` arguments (the agent's keys win).
+    pub launch_defaults: Value,
+    /// Merged under the agent's DAP `attach` arguments.
+    pub attach_defaults: Value,
+    /// Deviations from plain DAP.
+    pub quirks: Quirks,
+    /// The shell command that installs the adapter (shown in `adapter_not_found`).
+    pub install_command: String,
+}
+
+/// The adapters dapmux has recipes for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdapterKind {
+    /// debugpy (Python).
+    Debugpy,
+}
+
+impl AdapterKind {
+    /// Every kind, in the order `doctor` lists them.
+    pub const ALL: &'static [AdapterKind] = &[AdapterKind::Debugpy];
+
+    /// dapmux's name for it (the `adapter` argument).
+    pub fn name(self) -> &'static str {
+        match self {
+            AdapterKind::Debugpy => debugpy::NAME,
+        }
+    }
+
+    /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy).
+    pub fn from_name(name: &str) -> Option<AdapterKind> {
+        match name.to_ascii_lowercase().as_str() {
+            "debugpy" | "python" | "py" => Some(AdapterKind::Debugpy),
+            _ => None,
+        }
+    }
+}
+
+/// Why no recipe could be produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AdapterError {
+    /// The adapter (or what it needs, like a Python interpreter or the debugpy module) is not
+    /// installed. Code `adapter_not_found`.
+    NotFound {
+        /// Which adapter.
+        adapter: &'static str,
+        /// What was missing, in one sentence.
+        detail: String,
+        /// The exact command that installs it.
+        install: String,
+    },
+    /// `adapter` named no known adapter. Code `invalid_argument`.
+    Unknown {
+        /// The name given.
+        name: String,
+    },
+    /// No `adapter` was given and the program says nothing. Code `invalid_argument`.
+    NotInferred {
+        /// The program given, if any.
+        program: Option<String>,
+    },
+}
+
+impl AdapterError {
+    /// The stable error code (DESIGN §10).
+    pub fn code(&self) -> &'static str {
+        match self {
+            AdapterError::NotFound { .. } => "adapter_not_found",
+            AdapterError::Unknown { .. } | AdapterError::NotInferred { .. } => "invalid_argument",
+        }
+    }
+}
+
+fn known_names() -> String {
+    AdapterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+}
+
+impl fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdapterError::NotFound { adapter, detail, install } => {
+                write!(f, "{adapter}: {detail}; install it with: {install}")
+            }
+            AdapterError::Unknown { name } => {
+                write!(f, "unknown adapter {name:?}; known adapters: {}", known_names())
+            }
+            AdapterError::NotInferred { program: Some(p) } => {
+                write!(f, "cannot tell which adapter debugs {p:?}; pass `adapter` (one of: {})", known_names())
+            }
+            AdapterError::NotInferred { program: None } => {
+                write!(f, "no program given; pass `program` or `adapter` (one of: {})", known_names())
+            }
+        }
+    }
+}
+
+impl std::error::Error for AdapterError {}
+
+/// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
+/// debugpy; native ELF and Go come later). Errors: [`AdapterError::Unknown`],
+/// [`AdapterError::NotInferred`].
+pub fn select(adapter: Option<&str>, program: Option<&str>) -> Result<AdapterKind, AdapterError> {
+    if let Some(name) = adapter {
+        return AdapterKind::from_name(name).ok_or_else(|| AdapterError::Unknown { name: name.to_string() });
+    }
+    let ext = program.and_then(|p| Path::new(p).extension()).and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("py" | "pyw") => Ok(AdapterKind::Debugpy),
+        _ => Err(AdapterError::NotInferred { program: program.map(str::to_string) }),
+    }
+}
+
+/// What a recipe is resolved against: the agent's arguments.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResolveInput<'a> {
+    /// `adapter_args` of the launch/attach call (an object, or absent).
+    pub adapter_args: Option<&'a Value>,
+    /// `cwd` of the launch call (relative paths are taken against dapmux's cwd).
+    pub cwd: Option<&'a Path>,
+}
+
+/// The host facts a recipe depends on, behind a trait so resolution is testable without
+/// touching the real environment or file system.
+pub trait Host {
+    /// An environment variable of dapmux.
+    fn var(&self, name: &str) -> Option<OsString>;
+    /// Whether `path` is a regular file with an execute bit (follows symlinks).
+    fn is_executable(&self, path: &Path) -> bool;
+    /// dapmux's working directory.
+    fn cwd(&self) -> Option<PathBuf>;
+}
+
+/// The real process environment and file system (`stat` only).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RealHost;
+
+impl Host for RealHost {
+    fn var(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
+    }
+
+    fn is_executable(&self, path: &Path) -> bool {
+        std::fs::metadata(path).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    }
+
+    fn cwd(&self) -> Option<PathBuf> {
+        std::env::current_dir().ok()
+    }
+}
+
+/// Builds the recipe for `kind`. Errors: [`AdapterError::NotFound`] with the install command.
+pub fn recipe(kind: AdapterKind, input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
+    match kind {
+        AdapterKind::Debugpy => debugpy::recipe(input, host),
+    }
+}
+
+/// Looks `name` up on `$PATH` like `execvp` would, without running anything. A name with a `/`
+/// is returned as is if executable. Empty `PATH` entries mean the current directory.
+pub fn find_on_path(name: &str, host: &dyn Host) -> Option<PathBuf> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return host.is_executable(&p).then_some(p);
+    }
+    let path = host.var("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| if dir.as_os_str().is_empty() { PathBuf::from(".").join(name) } else { dir.join(name) })
+        .find(|candidate| host.is_executable(candidate))
+}
+
+/// Quotes `s` for a POSIX shell when needed (install commands are meant to be pasted).
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Shallow-merges `overrides` (an object; anything else is ignored) over `defaults`: keys in
+/// `overrides` win. Used for launch/attach arguments over recipe defaults.
+pub fn merge_arguments(defaults: &Value, overrides: Option<&Value>) -> Value {
+    let mut merged = defaults.as_object().cloned().unwrap_or_default();
+    if let Some(Value::Object(extra)) = overrides {
+        for (k, v) in extra {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn selects_by_name_or_program() {
+        assert_eq!(select(Some("debugpy"), None), Ok(AdapterKind::Debugpy));
+        assert_eq!(select(Some("Python"), Some("x.go")), Ok(AdapterKind::Debugpy));
+        assert_eq!(select(None, Some("/src/app/main.py")), Ok(AdapterKind::Debugpy));
+        assert_eq!(select(None, Some("tool.PYW")), Ok(AdapterKind::Debugpy));
+        assert_eq!(select(Some("gdbx"), None), Err(AdapterError::Unknown { name: "gdbx".into() }));
+        let err = select(None, Some("a.out"));
+        assert_eq!(err, Err(AdapterError::NotInferred { program: Some("a.out".into()) }));
+        let text = err.err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(text, "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy)");
+    }
+
+    #[test]
+    fn maps_exception_filter_aliases() {
+        let q = debugpy::quirks();
+        assert_eq!(q.map_exception_filter("all"), "raised");
+        assert_eq!(q.map_exception_filter("uncaught"), "uncaught");
+        assert_eq!(Quirks::STANDARD.map_exception_filter("all"), "all");
+    }
+
+    #[test]
+    fn quotes_for_the_shell_only_when_needed() {
+        assert_eq!(shell_quote("/usr/bin/python3"), "/usr/bin/python3");
+        assert_eq!(shell_quote("/opt/my env/python"), "'/opt/my env/python'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn merge_lets_the_agent_win() {
+        let merged = merge_arguments(
+            &json!({"justMyCode": true, "console": "internalConsole"}),
+            Some(&json!({"justMyCode": false})),
+        );
+        assert_eq!(merged, json!({"justMyCode": false, "console": "internalConsole"}));
+        assert_eq!(merge_arguments(&json!({"a": 1}), Some(&json!([1]))), json!({"a": 1}));
+    }
+}

@@ -1,0 +1,368 @@
+//! The debugpy recipe (`<python> -m debugpy.adapter` over stdio): interpreter resolution, launch/attach defaults, quirks as data, and recognising a missing debugpy module; never runs Python itself.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+
+use serde_json::{json, Value};
+
+use super::{find_on_path, shell_quote, AdapterError, ChildSessions, Host, Quirks, Recipe, ResolveInput, Transport};
+use crate::dap::spawn::AdapterCommand;
+
+/// dapmux's name for the adapter.
+pub const NAME: &str = "debugpy";
+
+/// The VS Code debug `type` (the Python Debugger extension).
+pub const VSCODE_TYPE: &str = "debugpy";
+
+/// The debugpy version the quirks below were checked against.
+pub const CHECKED_VERSION: &str = "1.8.22";
+
+/// The quirks of debugpy (DESIGN §6), checked against [`CHECKED_VERSION`].
+pub fn quirks() -> Quirks {
+    Quirks {
+        // 1.8.22: the adapter sends `initialized` only once it has the launch/attach request.
+        initialized_after_launch: true,
+        // 1.8.22: the launch/attach response is held until configurationDone.
+        launch_response_after_configuration_done: true,
+        // 1.8.22: the three filters of its initialize response; there is no `all`.
+        exception_filters: &["raised", "uncaught", "userUnhandled"],
+        // Agents say `all`; debugpy's nearest is `raised` (every raised exception).
+        exception_filter_aliases: &[("all", "raised")],
+        // 1.8.22: `uncaught` is `default: true` but pydevd stops on nothing until it is sent.
+        default_filters_off_until_sent: true,
+        // 1.8.22: with `uncaught` on, `sys.exit(<non-zero>)` stops as a SystemExit exception.
+        exit_stops_as_exception: true,
+        // 1.8.22: no supportsVariablePaging; `start`/`count` are ignored.
+        variable_paging: false,
+        // 1.8.22: a breakpoint on a blank/comment line moves to the next code line, `verified`.
+        moves_unbindable_breakpoints: true,
+        // 1.8.22: subprocesses arrive as `startDebugging` whose `connect` is its internal
+        // listener (without the capability: a private `debugpyAttach` event and a hung child).
+        child_sessions: ChildSessions::StartDebuggingConnect,
+        // 1.8.22: capability spelled with an s, unlike the spec's `supportTerminateDebuggee`.
+        terminate_debuggee_capability: "supportsTerminateDebuggee",
+        // 1.8.22: sends `output` events with category telemetry at start.
+        dropped_output_categories: &["telemetry"],
+        // 1.8.22: custom event listing its sockets, meaningless to agents.
+        dropped_events: &["debugpySockets"],
+        stop_on_entry_key: "stopOnEntry",
+    }
+}
+
+/// DAP `launch` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.
+pub fn launch_defaults() -> Value {
+    json!({
+        "type": VSCODE_TYPE,
+        "request": "launch",
+        // Step only through the user's code, like VS Code's default.
+        "justMyCode": true,
+        // Debuggee output comes back as `output` events (dapmux's ring), not a terminal.
+        "console": "internalConsole",
+        "redirectOutput": true,
+        // Follow multiprocessing/subprocess children as child sessions.
+        "subProcess": true,
+        // Show the return value after stepping out of a function.
+        "showReturnValue": true,
+    })
+}
+
+/// DAP `attach` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// `connect` or `processId` are set by the session from the tool call.
+pub fn attach_defaults() -> Value {
+    json!({
+        "type": VSCODE_TYPE,
+        "request": "attach",
+        "justMyCode": true,
+        "subProcess": true,
+        "showReturnValue": true,
+    })
+}
+
+/// Where the interpreter came from (reported by `doctor` and in errors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PythonSource {
+    /// `adapter_args.python` (a string, or the first element of an array).
+    AdapterArgs,
+    /// `$DAPMUX_PYTHON`.
+    DapmuxPython,
+    /// `$VIRTUAL_ENV/bin/python` (an activated venv).
+    VirtualEnv,
+    /// `.venv/bin/python` under the launch cwd.
+    DotVenv,
+    /// `python3` on `$PATH`.
+    Path,
+}
+
+/// A resolved interpreter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interpreter {
+    /// Absolute or PATH-resolved path of the interpreter.
+    pub path: PathBuf,
+    /// Which rule found it.
+    pub source: PythonSource,
+}
+
+/// The install command for debugpy into `python`: `<python> -m pip install debugpy`.
+pub fn install_command(python: &Path) -> String {
+    format!("{} -m pip install debugpy", shell_quote(&python.to_string_lossy()))
+}
+
+const NO_PYTHON_INSTALL: &str = "apt-get install python3 python3-pip && python3 -m pip install debugpy";
+
+/// Finds the interpreter, first match wins: `adapter_args.python`, `$DAPMUX_PYTHON`,
+/// `$VIRTUAL_ENV/bin/python`, `<launch cwd>/.venv/bin/python`, `python3` on `$PATH`. An
+/// explicit choice (the first two) that is not executable is an error, not skipped. Only
+/// `stat`s files; never runs the interpreter. Errors: [`AdapterError::NotFound`].
+pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interpreter, AdapterError> {
+    let base = launch_dir(input.cwd, host);
+    let explicit = [
+        (explicit_python(input.adapter_args), PythonSource::AdapterArgs, "adapter_args.python"),
+        (
+            host.var("DAPMUX_PYTHON").map(|v| v.to_string_lossy().into_owned()),
+            PythonSource::DapmuxPython,
+            "DAPMUX_PYTHON",
+        ),
+    ];
+    for (value, source, what) in explicit {
+        let Some(value) = value.filter(|v| !v.is_empty()) else { continue };
+        let found = if value.contains('/') {
+            let p = base.as_ref().map_or_else(|| PathBuf::from(&value), |b| b.join(&value));
+            host.is_executable(&p).then_some(p)
+        } else {
+            find_on_path(&value, host)
+        };
+        return found.map(|path| Interpreter { path, source }).ok_or_else(|| AdapterError::NotFound {
+            adapter: NAME,
+            detail: format!("{what} = {value:?} is not an executable Python interpreter"),
+            install: NO_PYTHON_INSTALL.to_string(),
+        });
+    }
+    if let Some(venv) = host.var("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(venv).join("bin/python");
+        if host.is_executable(&p) {
+            return Ok(Interpreter { path: p, source: PythonSource::VirtualEnv });
+        }
+    }
+    if let Some(base) = &base {
+        let p = base.join(".venv/bin/python");
+        if host.is_executable(&p) {
+            return Ok(Interpreter { path: p, source: PythonSource::DotVenv });
+        }
+    }
+    if let Some(p) = find_on_path("python3", host) {
+        return Ok(Interpreter { path: p, source: PythonSource::Path });
+    }
+    Err(AdapterError::NotFound {
+        adapter: NAME,
+        detail: "no Python interpreter found (adapter_args.python, DAPMUX_PYTHON, VIRTUAL_ENV, .venv, python3 on PATH)"
+            .to_string(),
+        install: NO_PYTHON_INSTALL.to_string(),
+    })
+}
+
+/// The launch cwd made absolute against dapmux's cwd (or dapmux's cwd when none was given).
+fn launch_dir(cwd: Option<&Path>, host: &dyn Host) -> Option<PathBuf> {
+    match cwd {
+        Some(c) if c.is_absolute() => Some(c.to_path_buf()),
+        Some(c) => host.cwd().map(|d| d.join(c)),
+        None => host.cwd(),
+    }
+}
+
+/// `adapter_args.python`: a string, or an array whose first element is the interpreter (the
+/// same shape debugpy's own `python` launch argument takes).
+fn explicit_python(adapter_args: Option<&Value>) -> Option<String> {
+    let python = adapter_args?.get("python")?;
+    match python {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => items.first()?.as_str().map(str::to_string),
+        _ => None,
+    }
+}
+
+/// The full recipe: `<python> -m debugpy.adapter` over stdio, cwd = the launch cwd if given.
+/// Errors: [`AdapterError::NotFound`] when no interpreter is found. A missing debugpy module is
+/// only known once the adapter runs: see [`missing_debugpy`].
+pub fn recipe(input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
+    let python = resolve_python(input, host)?;
+    let command = AdapterCommand {
+        program: python.path.clone().into_os_string(),
+        args: vec![OsString::from("-m"), OsString::from("debugpy.adapter")],
+        cwd: launch_dir(input.cwd, host),
+        env: vec![
+            // Python ≥ 3.11 with frozen modules makes pydevd print a multi-line warning into the
+            // debuggee's stderr on every launch; agents read that output.
+            (OsString::from("PYDEVD_DISABLE_FILE_VALIDATION"), Some(OsString::from("1"))),
+        ],
+    };
+    Ok(Recipe {
+        name: NAME,
+        vscode_type: VSCODE_TYPE,
+        command,
+        transport: Transport::Stdio,
+        launch_defaults: launch_defaults(),
+        attach_defaults: attach_defaults(),
+        quirks: quirks(),
+        install_command: install_command(&python.path),
+    })
+}
+
+/// Recognises the adapter's own "debugpy is not installed" failure in its stderr tail (Python
+/// prints `<python>: No module named debugpy` for `-m`, or a `ModuleNotFoundError` when an
+/// import inside fails), and turns it into `adapter_not_found` with the exact install command.
+/// `exit` is the adapter's exit status if it already exited; a failure exit is required when
+/// given (a zero exit never means a missing module). `None` when the tail says something else.
+pub fn missing_debugpy(python: &Path, stderr_tail: &str, exit: Option<ExitStatus>) -> Option<AdapterError> {
+    if exit.is_some_and(|s| s.success()) {
+        return None;
+    }
+    let missing = stderr_tail.contains("No module named debugpy") || stderr_tail.contains("No module named 'debugpy");
+    missing.then(|| AdapterError::NotFound {
+        adapter: NAME,
+        detail: format!("the debugpy module is not installed for {}", python.display()),
+        install: install_command(python),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{HashMap, HashSet};
+    use std::os::unix::process::ExitStatusExt;
+
+    /// A fake host: variables, executable files and a cwd, nothing from the real machine.
+    #[derive(Default)]
+    struct FakeHost {
+        vars: HashMap<&'static str, &'static str>,
+        exes: HashSet<&'static str>,
+    }
+
+    impl Host for FakeHost {
+        fn var(&self, name: &str) -> Option<OsString> {
+            self.vars.get(name).map(OsString::from)
+        }
+        fn is_executable(&self, path: &Path) -> bool {
+            path.to_str().is_some_and(|p| self.exes.contains(p))
+        }
+        fn cwd(&self) -> Option<PathBuf> {
+            Some(PathBuf::from("/home/u/proj"))
+        }
+    }
+
+    fn full_host() -> FakeHost {
+        FakeHost {
+            vars: HashMap::from([
+                ("DAPMUX_PYTHON", "/opt/dp/python"),
+                ("VIRTUAL_ENV", "/venvs/a"),
+                ("PATH", "/nope:/usr/bin"),
+            ]),
+            exes: HashSet::from([
+                "/opt/ask/python",
+                "/opt/dp/python",
+                "/venvs/a/bin/python",
+                "/srv/app/.venv/bin/python",
+                "/home/u/proj/.venv/bin/python",
+                "/usr/bin/python3",
+                "/usr/bin/python3.12",
+            ]),
+        }
+    }
+
+    fn resolve(
+        host: &FakeHost,
+        args: Option<Value>,
+        cwd: Option<&str>,
+    ) -> Result<(String, PythonSource), AdapterError> {
+        let input = ResolveInput { adapter_args: args.as_ref(), cwd: cwd.map(Path::new) };
+        resolve_python(input, host).map(|i| (i.path.to_string_lossy().into_owned(), i.source))
+    }
+
+    #[test]
+    fn resolution_order_is_args_env_venv_dotvenv_path() {
+        let mut host = full_host();
+        let args = Some(json!({"python": "/opt/ask/python"}));
+        assert_eq!(resolve(&host, args, Some("/srv/app")), Ok(("/opt/ask/python".into(), PythonSource::AdapterArgs)));
+        assert_eq!(resolve(&host, None, Some("/srv/app")), Ok(("/opt/dp/python".into(), PythonSource::DapmuxPython)));
+        host.vars.remove("DAPMUX_PYTHON");
+        assert_eq!(
+            resolve(&host, None, Some("/srv/app")),
+            Ok(("/venvs/a/bin/python".into(), PythonSource::VirtualEnv))
+        );
+        host.vars.remove("VIRTUAL_ENV");
+        let dotvenv = Ok(("/srv/app/.venv/bin/python".into(), PythonSource::DotVenv));
+        assert_eq!(resolve(&host, None, Some("/srv/app")), dotvenv);
+        // No launch cwd: dapmux's own cwd.
+        assert_eq!(resolve(&host, None, None), Ok(("/home/u/proj/.venv/bin/python".into(), PythonSource::DotVenv)));
+        assert_eq!(resolve(&host, None, Some("/elsewhere")), Ok(("/usr/bin/python3".into(), PythonSource::Path)));
+    }
+
+    #[test]
+    fn explicit_choices_accept_arrays_bare_names_and_relative_paths() {
+        let host = full_host();
+        let array = Some(json!({"python": ["/opt/ask/python", "-X", "dev"]}));
+        assert_eq!(resolve(&host, array, None), Ok(("/opt/ask/python".into(), PythonSource::AdapterArgs)));
+        let bare = Some(json!({"python": "python3.12"}));
+        assert_eq!(resolve(&host, bare, None), Ok(("/usr/bin/python3.12".into(), PythonSource::AdapterArgs)));
+        let relative = Some(json!({"python": ".venv/bin/python"}));
+        assert_eq!(
+            resolve(&host, relative, Some("/srv/app")),
+            Ok(("/srv/app/.venv/bin/python".into(), PythonSource::AdapterArgs))
+        );
+    }
+
+    #[test]
+    fn explicit_choice_that_is_missing_is_an_error_not_a_fallback() {
+        let host = full_host();
+        let err = resolve(&host, Some(json!({"python": "/nope/python"})), None);
+        let Err(AdapterError::NotFound { detail, .. }) = err else { panic!("{err:?}") };
+        assert_eq!(detail, "adapter_args.python = \"/nope/python\" is not an executable Python interpreter");
+        let mut host = full_host();
+        host.vars.insert("DAPMUX_PYTHON", "/nope/python");
+        assert_eq!(resolve(&host, None, None).map_err(|e| e.code()), Err("adapter_not_found"));
+    }
+
+    #[test]
+    fn no_python_anywhere_says_how_to_install() {
+        let host = FakeHost { vars: HashMap::from([("PATH", "/usr/bin")]), ..FakeHost::default() };
+        let err = resolve(&host, None, None);
+        let Err(AdapterError::NotFound { install, .. }) = err else { panic!("{err:?}") };
+        assert_eq!(install, NO_PYTHON_INSTALL);
+    }
+
+    #[test]
+    fn recipe_runs_the_adapter_module_over_stdio() {
+        let host = full_host();
+        let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("/srv/app")) };
+        let Ok(recipe) = recipe(input, &host) else { panic!("no recipe") };
+        assert_eq!(recipe.command.program, OsString::from("/opt/dp/python"));
+        assert_eq!(recipe.command.args, vec![OsString::from("-m"), OsString::from("debugpy.adapter")]);
+        assert_eq!(recipe.command.cwd, Some(PathBuf::from("/srv/app")));
+        assert_eq!(recipe.transport, Transport::Stdio);
+        assert_eq!(recipe.install_command, "/opt/dp/python -m pip install debugpy");
+        assert_eq!(recipe.launch_defaults["console"], "internalConsole");
+        assert_eq!(recipe.quirks.terminate_debuggee_capability, "supportsTerminateDebuggee");
+    }
+
+    #[test]
+    fn missing_module_in_stderr_becomes_adapter_not_found() {
+        let python = Path::new("/opt/my env/bin/python");
+        let failed = Some(ExitStatus::from_raw(1 << 8));
+        let tail = "/opt/my env/bin/python: No module named debugpy\n";
+        let err = missing_debugpy(python, tail, failed);
+        assert_eq!(
+            err.map(|e| (e.code(), e.to_string())),
+            Some((
+                "adapter_not_found",
+                "debugpy: the debugpy module is not installed for /opt/my env/bin/python; install it with: \
+                 '/opt/my env/bin/python' -m pip install debugpy"
+                    .to_string()
+            ))
+        );
+        let traceback = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'debugpy'\n";
+        assert!(missing_debugpy(python, traceback, None).is_some());
+        assert!(missing_debugpy(python, tail, Some(ExitStatus::from_raw(0))).is_none());
+        assert!(missing_debugpy(python, "Traceback: KeyError: 'x'\n", failed).is_none());
+    }
+}
