@@ -457,7 +457,7 @@ pub(super) fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<St
     filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
 }
 
-pub(super) fn breakpoints_json(set: &[Entry]) -> Value {
+pub fn breakpoints_json(set: &[Entry]) -> Value {
     Value::Array(
         set.iter()
             .map(|e| {

@@ -7,6 +7,7 @@
 
 pub mod breakpoints;
 pub mod output;
+pub mod plan;
 pub mod snapshot;
 mod events;
 
@@ -16,7 +17,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use slab::Slab;
 
+use crate::dap::adapters::AdapterKind;
 use crate::dap::client::{self, ClientConfig, DapClient};
+use crate::dap::spawn::AdapterCommand;
 use crate::dap::protocol::initialize_arguments;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
@@ -42,20 +45,11 @@ pub type SessionKey = usize;
 pub use crate::mcp::tools::{ErrorCode, ToolResult};
 pub use crate::mcp::CallKey;
 
-/// What to run for an adapter.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpawnSpec {
-    pub program: String,
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
-    pub cwd: Option<String>,
-}
-
 /// Work for the IO shell.
 #[derive(Debug)]
 pub enum Action {
     /// Start the session's adapter; answer with [`Sessions::on_spawned`] or [`Sessions::on_spawn_failed`].
-    Spawn { session: SessionKey, spec: SpawnSpec },
+    Spawn { session: SessionKey, command: AdapterCommand },
     /// Answer the MCP call.
     Complete { call: CallKey, output: ToolResult },
     /// Stop the adapter: close its stdin, SIGTERM its process group, SIGKILL after a grace period.
@@ -131,16 +125,15 @@ pub struct LaunchBreakpoint {
     pub breakpoint: SourceBreakpoint,
 }
 
-/// What an adapter recipe resolved to for one launch.
+/// What an adapter recipe resolved to for one launch (see [`plan::launch`]).
 #[derive(Clone, Debug)]
 pub struct AdapterPlan {
     /// Recipe name, e.g. `debugpy`.
     pub name: String,
-    pub spawn: SpawnSpec,
+    pub kind: AdapterKind,
+    pub command: AdapterCommand,
     /// The DAP `launch` arguments, complete.
     pub launch_arguments: Value,
-    /// Maps the adapter's stderr tail after an early exit to an `adapter_not_found` message.
-    pub not_found: Option<fn(&str) -> Option<String>>,
 }
 
 /// A wait behind an MCP call: `launch`, `continue` (and later `step`, `wait`).
@@ -313,10 +306,10 @@ impl Sessions {
             failure: None,
             done: Vec::new(),
         };
-        let spec = session.plan.spawn.clone();
+        let command = session.plan.command.clone();
         entry.insert(session);
         self.latest = Some(key);
-        self.actions.push_back(Action::Spawn { session: key, spec });
+        self.actions.push_back(Action::Spawn { session: key, command });
     }
 
     /// The adapter process is running and its pipes are registered: start the choreography.
@@ -368,7 +361,7 @@ impl Sessions {
         s.pump(now, &mut self.actions);
         if !s.state.is_over() {
             if s.failure.is_none() && !s.closing {
-                let mapped = s.plan.not_found.and_then(|f| f(&tail));
+                let mapped = plan::explain_early_exit(&s.plan, &tail);
                 let why = match &mapped {
                     Some(m) => m.clone(),
                     None if tail.is_empty() => "the adapter exited unexpectedly".to_owned(),

@@ -113,11 +113,15 @@ fn session_only_schema() -> Value {
 }
 
 fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let args: LaunchArgs = match parse_args(args) {
+    let mut args: LaunchArgs = match parse_args(args) {
         Ok(a) => a,
         Err(e) => return Outcome::Done(e),
     };
-    let plan = match plan::launch(&args) {
+    for b in &mut args.breakpoints {
+        b.path = super::breakpoints::absolute(&b.path);
+    }
+    let has_breakpoints = cx.sessions.pending_breakpoints.files().any(|(_, set)| !set.is_empty());
+    let plan = match plan::launch(&args, has_breakpoints) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),
     };
