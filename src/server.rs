@@ -118,6 +118,8 @@ struct Server {
     /// backpressure resume from here without waiting for a new edge.
     stdin_readable: bool,
     stdin_eof: bool,
+    /// Reading is paused because stdout's buffer is over its cap (kept for logging transitions).
+    stdin_paused: bool,
     /// The reader may hold complete lines (set by `feed`, cleared when `next_line` is `None`).
     lines_pending: bool,
     /// stdout accepted the last write or signalled WRITABLE since it refused one.
@@ -184,6 +186,7 @@ impl Server {
             stdout_mode,
             stdin_readable: true,
             stdin_eof,
+            stdin_paused: false,
             lines_pending: stdin_eof,
             stdout_writable: true,
             shutdown: None,
@@ -201,6 +204,11 @@ impl Server {
             self.fire_timers(now);
             self.pump_stdin(now);
             self.flush_stdout(now);
+            if self.out.over_cap() != self.stdin_paused {
+                self.stdin_paused = !self.stdin_paused;
+                let state = if self.stdin_paused { "paused" } else { "resumed" };
+                debug!("stdin {state}: {} bytes of output pending", self.out.pending());
+            }
             if self.ready_to_exit() {
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
