@@ -207,6 +207,20 @@ fn sigterm_sigint_and_sighup_exit_zero_promptly() {
 }
 
 #[test]
+fn sigterm_exits_even_while_a_client_is_not_reading_stdout() {
+    let mut dapmux = Dapmux::spawn();
+    dapmux.initialize("2025-11-25");
+    // Far more output than a pipe holds; the test never reads it.
+    for id in 2..2000 {
+        dapmux.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+    }
+    thread::sleep(Duration::from_millis(200));
+    dapmux.signal(libc::SIGTERM);
+    dapmux.assert_clean_exit(PROMPT_EXIT);
+    assert!(dapmux.stderr().contains("stdout accepted nothing"), "stderr:\n{}", dapmux.stderr());
+}
+
+#[test]
 fn sigchld_is_not_a_shutdown() {
     let mut dapmux = Dapmux::spawn();
     dapmux.signal(libc::SIGCHLD);
