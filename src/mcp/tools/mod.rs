@@ -1,0 +1,180 @@
+//! The tools registry: each tool is data (name, title, description, flat input schema,
+//! annotations, handler), declared once per tool group in `tools/<group>.rs`.
+//!
+//! Must not: know about JSON-RPC, eras or ids; a handler sees only its arguments and a
+//! [`ToolCx`], and answers with an [`Outcome`] (MCP 2025-11-25 § Server › Tools).
+
+mod sessions;
+
+use std::fmt;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::CallKey;
+use crate::jsonrpc::Id;
+
+/// What a handler can reach while it runs.
+///
+/// Later issues add the session manager here (a `&mut` borrowed from the event loop's
+/// [`super::Context`]); handlers that start DAP work remember `call` in their pending table and
+/// finish through [`super::Mcp::complete`].
+pub struct ToolCx<'a> {
+    /// The key under which a [`Outcome::Pending`] answer is delivered later.
+    pub call: CallKey,
+    /// The loop's clock reading (deadlines for waits are computed from it).
+    pub now: Instant,
+    /// `params._meta.progressToken` of the call, if the client asked for progress.
+    pub progress_token: Option<&'a Id>,
+}
+
+/// A tool handler: `arguments` is the call's `arguments` object (empty when absent).
+pub type Handler = fn(&mut ToolCx<'_>, &Map<String, Value>) -> Outcome;
+
+/// What a handler answers.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The result, sent at once.
+    Done(ToolResult),
+    /// Work was started; the owner calls `Mcp::complete(cx.call, result, …)` later, and drains
+    /// `Mcp::take_cancelled` to learn which calls to stop waiting for.
+    Pending,
+}
+
+/// Behaviour hints for clients (MCP 2025-11-25 § Tools › ToolAnnotations). dapmux tools only
+/// touch local debuggees, so `openWorldHint` is always `false`.
+#[derive(Clone, Copy, Debug)]
+pub struct Annotations {
+    pub read_only: bool,
+    /// Meaningful only when not `read_only`.
+    pub destructive: bool,
+    /// Meaningful only when not `read_only`.
+    pub idempotent: bool,
+}
+
+impl Annotations {
+    pub const READ_ONLY: Annotations = Annotations { read_only: true, destructive: false, idempotent: true };
+
+    fn to_value(self) -> Value {
+        let mut v = json!({"readOnlyHint": self.read_only, "openWorldHint": false});
+        if !self.read_only {
+            crate::jsonrpc::insert(&mut v, "destructiveHint", Value::Bool(self.destructive));
+            crate::jsonrpc::insert(&mut v, "idempotentHint", Value::Bool(self.idempotent));
+        }
+        v
+    }
+}
+
+/// One tool, as data. `name` matches `[a-z0-9_]{1,64}`; `description` is one or two sentences;
+/// `input_schema` is flat and self-contained (`type`, `properties`, `required`, `description`,
+/// `enum`, `items`; no `$ref`, no `additionalProperties`). No tool declares an `outputSchema`.
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub input_schema: fn() -> Value,
+    pub annotations: Annotations,
+    pub handler: Handler,
+}
+
+impl Tool {
+    /// The `Tool` object of `tools/list`:
+    /// `{"name","title","description","inputSchema","annotations"}`.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": (self.input_schema)(),
+            "annotations": self.annotations.to_value(),
+        })
+    }
+}
+
+/// The schema of a tool without arguments.
+pub fn no_arguments() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+/// Every tool, in the deterministic order `tools/list` shows them.
+pub fn registry() -> Vec<&'static Tool> {
+    let groups: [&'static [Tool]; 1] = [sessions::TOOLS];
+    groups.iter().flat_map(|g| g.iter()).collect()
+}
+
+/// Stable error codes of tool results (DESIGN § 10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidArgument,
+    SessionNotFound,
+    NotStopped,
+    TargetInvalidated,
+    Unsupported,
+    AdapterNotFound,
+    AdapterError,
+    Timeout,
+    Disconnected,
+    HostRequestPending,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "invalid_argument",
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::NotStopped => "not_stopped",
+            ErrorCode::TargetInvalidated => "target_invalidated",
+            ErrorCode::Unsupported => "unsupported",
+            ErrorCode::AdapterNotFound => "adapter_not_found",
+            ErrorCode::AdapterError => "adapter_error",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Disconnected => "disconnected",
+            ErrorCode::HostRequestPending => "host_request_pending",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool result: concise `text` for the agent and the same facts as `structured` JSON
+/// (MCP 2025-11-25 § Tools › Tool Result; DESIGN § 3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    pub text: String,
+    pub structured: Value,
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    pub fn ok(text: impl Into<String>, structured: Value) -> ToolResult {
+        ToolResult { text: text.into(), structured, is_error: false }
+    }
+
+    /// An error the agent can act on: text `<code>: <message>`,
+    /// `structuredContent: {"error": {"code", "message"}}`, `isError: true` (DESIGN § 3, § 10).
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> ToolResult {
+        let message = message.into();
+        ToolResult {
+            text: format!("{code}: {message}"),
+            structured: json!({"error": {"code": code.as_str(), "message": message}}),
+            is_error: true,
+        }
+    }
+
+    /// The `CallToolResult` object: `{"content": [{"type": "text", "text"}], "structuredContent",
+    /// "isError"?}` (`isError` only when true).
+    pub fn to_value(&self) -> Value {
+        let mut v = json!({
+            "content": [{"type": "text", "text": self.text}],
+            "structuredContent": self.structured,
+        });
+        if self.is_error {
+            crate::jsonrpc::insert(&mut v, "isError", Value::Bool(true));
+        }
+        v
+    }
+}
