@@ -85,6 +85,8 @@ enum StdinMode {
     Polled,
     /// Not pollable (a regular file or `/dev/null`): always readable until EOF.
     File,
+    /// EOF reached or shutting down: no longer registered, never read again.
+    Done,
 }
 
 /// How stdout is written.
@@ -154,7 +156,7 @@ impl Server {
             Err(e) => {
                 warn!("stdin is unusable ({e}); shutting down");
                 stdin_eof = true;
-                StdinMode::File
+                StdinMode::Done
             }
         };
         // Probe once whether stdout is pollable; afterwards WRITABLE is registered only on demand.
@@ -320,8 +322,8 @@ impl Server {
         if self.stdin_mode == StdinMode::Polled {
             // Failure only means it was not registered any more.
             let _ = self.poll.registry().deregister(&mut SourceFd(&STDIN_FD));
-            self.stdin_mode = StdinMode::File;
         }
+        self.stdin_mode = StdinMode::Done;
     }
 
     /// Writes pending output; keeps WRITABLE interest registered exactly while it is needed.
