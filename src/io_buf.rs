@@ -7,8 +7,8 @@ use std::io;
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// The output buffer's soft cap: above it the loop stops reading stdin until the client catches
-/// up. Responses are never dropped, so the buffer may exceed this by what the lines already read
-/// produce (bounded by one read chunk's worth of requests).
+/// up. Responses are never dropped, so the buffer may exceed this by the answers to one line (the
+/// loop hands over the next line only while the buffer is under the cap).
 pub const OUT_CAP: usize = 4 * 1024 * 1024;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
