@@ -1,5 +1,164 @@
-//! The dapmux binary: arguments, logging to stderr, then the server. Nothing here speaks a protocol.
+//! The dapmux binary: arguments, logging to stderr, then the server. Nothing here speaks a
+//! protocol, and nothing here writes to stdout except `--version` and `--help`.
 
-fn main() {
-    println!("dapmux {}", env!("CARGO_PKG_VERSION")); // stdout-ok: version only, no server yet
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// One command-line flag and the environment variable that sets the same thing.
+struct Flag {
+    /// `--name`, plus a value placeholder when the flag takes one.
+    usage: &'static str,
+    /// The matching `DAPMUX_*` variable, if any.
+    env: Option<&'static str>,
+    help: &'static str,
+}
+
+/// Every flag, in `--help` order. Later flags (`--tools`, `--config`, `--mirror-bind`,
+/// `--dap-log`, …) are added here and in [`parse`].
+const FLAGS: &[Flag] = &[
+    Flag {
+        usage: "--log <filter>",
+        env: Some("DAPMUX_LOG"),
+        help: "log filter for stderr, env_logger syntax (e.g. `debug`, `dapmux=trace`); default `warn`, or $RUST_LOG",
+    },
+    Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
+    Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
+];
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    /// The stdio MCP server (no subcommand).
+    Serve,
+    Help,
+    Version,
+}
+
+/// Options shared by every command.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Options {
+    log: Option<String>,
+}
+
+/// Parses `args` (without the program name). Errors are one sentence for stderr.
+fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options), String> {
+    let mut command = Command::Serve;
+    let mut options = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str().map(str::to_owned) else {
+            return Err(format!("argument {arg:?} is not valid UTF-8"));
+        };
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(value.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |flag: &str| -> Result<String, String> {
+            match inline.clone().or_else(|| args.next().and_then(|v| v.into_string().ok())) {
+                Some(v) => Ok(v),
+                None => Err(format!("{flag} needs a value")),
+            }
+        };
+        match name.as_str() {
+            "-h" | "--help" => command = Command::Help,
+            "-V" | "--version" => command = Command::Version,
+            "--log" => options.log = Some(value("--log")?),
+            // Subcommands (`demo`, `doctor`, `install`) are matched here as they land.
+            _ if name.starts_with('-') => return Err(format!("unknown flag {name}")),
+            _ => return Err(format!("unknown subcommand {name}")),
+        }
+    }
+    Ok((command, options))
+}
+
+fn help() -> String {
+    let mut text = format!(
+        "dapmux {} — a debugger for AI agents: MCP on stdio, DAP to real debug adapters\n\n\
+         Usage: dapmux [options]    run the MCP server on stdin/stdout\n\nOptions:\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for flag in FLAGS {
+        let env = flag.env.map(|e| format!(" [env: {e}]")).unwrap_or_default();
+        text.push_str(&format!("  {:<18} {}{}\n", flag.usage, flag.help, env));
+    }
+    text.push_str("\nLogs go to stderr only; stdout carries nothing but MCP messages.\n");
+    text
+}
+
+/// Logging to stderr: `--log`, else `$DAPMUX_LOG`, else `$RUST_LOG`, else warnings only.
+fn init_logging(options: &Options) {
+    let filter = options
+        .log
+        .clone()
+        .or_else(|| std::env::var("DAPMUX_LOG").ok())
+        .or_else(|| std::env::var("RUST_LOG").ok())
+        .unwrap_or_else(|| "warn".to_owned());
+    env_logger::Builder::new().parse_filters(&filter).target(env_logger::Target::Stderr).init();
+}
+
+/// Prints to stdout; a closed stdout is not worth a panic.
+fn print_stdout(text: &str) -> ExitCode {
+    match std::io::stdout().write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn main() -> ExitCode {
+    let (command, options) = match parse(std::env::args_os().skip(1)) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            eprintln!("dapmux: {message}\nTry `dapmux --help`.");
+            return ExitCode::from(2);
+        }
+    };
+    match command {
+        Command::Help => print_stdout(&help()),
+        Command::Version => print_stdout(&format!("dapmux {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Serve => {
+            init_logging(&options);
+            match dapmux::server::run() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    log::error!("{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(args: &[&str], expected: Result<(Command, Options), &str>) {
+        let got = parse(args.iter().map(OsString::from));
+        assert_eq!(got, expected.map_err(str::to_owned), "args {args:?}");
+    }
+
+    #[test]
+    fn parses_flags_and_rejects_unknown_ones() {
+        check(&[], Ok((Command::Serve, Options::default())));
+        check(&["--help"], Ok((Command::Help, Options::default())));
+        check(&["-V"], Ok((Command::Version, Options::default())));
+        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()) })));
+        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()) })));
+        check(&["--log"], Err("--log needs a value"));
+        check(&["--frobnicate"], Err("unknown flag --frobnicate"));
+        check(&["--frob=1"], Err("unknown flag --frob"));
+        check(&["serve"], Err("unknown subcommand serve"));
+    }
+
+    #[test]
+    fn help_lists_every_flag_and_its_env_var() {
+        let text = help();
+        for flag in FLAGS {
+            assert!(text.contains(flag.usage), "{}", flag.usage);
+            if let Some(env) = flag.env {
+                assert!(text.contains(env), "{env}");
+            }
+        }
+    }
 }

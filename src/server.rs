@@ -1,1 +1,549 @@
-//! The event loop: one mio Poll, reserved and slab-keyed tokens, timers. The only mio user.
+//! The event loop: one `mio::Poll` over stdin, stdout, signals and (later) adapter pipes and
+//! streams, mirror listeners and clients; the deadline queue; shutdown. The only mio user, and
+//! the only code that touches the MCP stdio file descriptors. It speaks no protocol itself: lines
+//! go to [`Mcp`], bytes come back.
+//!
+//! Architecture Invariant: nothing here blocks. Every fd the loop reads or writes is either
+//! non-blocking or a regular file (which epoll cannot watch and which never blocks for long).
+
+use std::fmt;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use log::{debug, info, trace, warn};
+use mio::event::Event;
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll};
+
+use crate::io_buf::{LineEvent, LineReader, OutBuf};
+use crate::mcp::{Context, Mcp};
+use crate::timer::{TimerId, Timers};
+use crate::token::{self, Kind, Source};
+
+/// Bytes read from stdin per `read` call.
+const READ_CHUNK: usize = 64 * 1024;
+/// Reads of stdin per loop iteration before other sources get a turn (1 MiB).
+const READS_PER_TURN: usize = 16;
+/// Events taken from one `poll` call.
+const MAX_EVENTS: usize = 256;
+/// During shutdown, give up on stdout after it has accepted nothing for this long.
+const FLUSH_STALL: Duration = Duration::from_millis(500);
+
+const STDIN_FD: RawFd = 0;
+const STDOUT_FD: RawFd = 1;
+
+/// Why the server stops (all of them end with exit code 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShutdownReason {
+    /// stdin reached end of file (or failed to read).
+    StdinEof,
+    /// SIGTERM, SIGINT or SIGHUP (the signal number).
+    Signal(i32),
+    /// The client closed its end of stdout (`EPIPE`) or writing to it failed.
+    StdoutClosed,
+}
+
+/// A failure that stops the server before or outside the normal shutdown path.
+#[derive(Debug)]
+pub enum ServerError {
+    /// A setup step failed (the step, and the OS error).
+    Setup(&'static str, io::Error),
+    /// `epoll_wait` failed.
+    Poll(io::Error),
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerError::Setup(step, e) => write!(f, "cannot {step}: {e}"),
+            ServerError::Poll(e) => write!(f, "event loop failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// Runs the stdio MCP server until shutdown. `Ok` means a clean shutdown (exit code 0).
+///
+/// Errors: [`ServerError`] when the loop cannot be set up or `epoll_wait` fails.
+pub fn run() -> Result<(), ServerError> {
+    Server::new()?.run()
+}
+
+/// What a deadline does when it fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimerEvent {
+    /// Shutdown has waited long enough for stdout (it made no progress for [`FLUSH_STALL`]).
+    FlushDeadline,
+}
+
+/// How stdin is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StdinMode {
+    /// Registered with the poll (pipe, socket, tty), non-blocking.
+    Polled,
+    /// Not pollable (a regular file or `/dev/null`): always readable until EOF.
+    File,
+    /// EOF reached or shutting down: no longer registered, never read again.
+    Done,
+}
+
+/// How stdout is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StdoutMode {
+    /// Pollable and non-blocking; registered WRITABLE only while output is pending and the last
+    /// write hit `WouldBlock`.
+    Polled { registered: bool },
+    /// Not pollable (a regular file): written directly.
+    Direct,
+}
+
+/// The event loop and everything it owns.
+///
+/// Adding a dynamic source kind (adapter pipes, adapter streams, mirror listeners and clients):
+/// give this struct a `Slab` for it, register each source with `token::encode(kind, key)` where
+/// `key` is its slab key, and handle the kind in [`Server::on_dynamic`], ignoring keys that are
+/// vacant. Deregister before removing from the slab; a key freed and reused can then only receive
+/// events for the new source.
+struct Server {
+    poll: Poll,
+    mcp: Mcp,
+    timers: Timers<TimerEvent>,
+    signals: Signals,
+    reader: LineReader,
+    read_buf: Vec<u8>,
+    out: OutBuf,
+    stdin_mode: StdinMode,
+    stdout_mode: StdoutMode,
+    /// stdin may have data (set by READABLE, cleared by `WouldBlock`): reads paused by
+    /// backpressure resume from here without waiting for a new edge.
+    stdin_readable: bool,
+    stdin_eof: bool,
+    /// Reading is paused because stdout's buffer is over its cap (kept for logging transitions).
+    stdin_paused: bool,
+    /// The reader may hold complete lines (set by `feed`, cleared when `next_line` is `None`).
+    lines_pending: bool,
+    /// stdout accepted the last write or signalled WRITABLE since it refused one.
+    stdout_writable: bool,
+    shutdown: Option<ShutdownReason>,
+    flush_deadline: Option<TimerId>,
+    flush_expired: bool,
+    force_exit: bool,
+    /// Restores the original file status flags of stdin and stdout on exit.
+    _flags: Vec<FdFlags>,
+}
+
+impl Server {
+    fn new() -> Result<Server, ServerError> {
+        ignore_sigpipe();
+        let poll = Poll::new().map_err(|e| ServerError::Setup("create the poll", e))?;
+        let signals = Signals::new().map_err(|e| ServerError::Setup("set up signal handling", e))?;
+        poll.registry()
+            .register(&mut SourceFd(&signals.fd.as_raw_fd()), token::SIGNALS, Interest::READABLE)
+            .map_err(|e| ServerError::Setup("register signals", e))?;
+
+        let mut flags = Vec::new();
+        let mut stdin_eof = false;
+        let stdin_mode = match poll.registry().register(&mut SourceFd(&STDIN_FD), token::STDIN, Interest::READABLE) {
+            Ok(()) => {
+                flags.push(
+                    FdFlags::set_nonblocking(STDIN_FD).map_err(|e| ServerError::Setup("set stdin non-blocking", e))?,
+                );
+                StdinMode::Polled
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EPERM) => StdinMode::File,
+            Err(e) => {
+                warn!("stdin is unusable ({e}); shutting down");
+                stdin_eof = true;
+                StdinMode::Done
+            }
+        };
+        // Probe once whether stdout is pollable; afterwards WRITABLE is registered only on demand.
+        let stdout_mode = match poll.registry().register(&mut SourceFd(&STDOUT_FD), token::STDOUT, Interest::WRITABLE) {
+            Ok(()) => {
+                flags.push(
+                    FdFlags::set_nonblocking(STDOUT_FD)
+                        .map_err(|e| ServerError::Setup("set stdout non-blocking", e))?,
+                );
+                StdoutMode::Polled { registered: true }
+            }
+            Err(_) => StdoutMode::Direct,
+        };
+        debug!("stdin {stdin_mode:?}, stdout {stdout_mode:?}");
+
+        let mut reader = LineReader::default();
+        if stdin_eof {
+            reader.finish();
+        }
+        Ok(Server {
+            poll,
+            mcp: Mcp::new(),
+            timers: Timers::new(),
+            signals,
+            reader,
+            read_buf: vec![0; READ_CHUNK],
+            out: OutBuf::new(),
+            stdin_mode,
+            stdout_mode,
+            stdin_readable: true,
+            stdin_eof,
+            stdin_paused: false,
+            lines_pending: stdin_eof,
+            stdout_writable: true,
+            shutdown: None,
+            flush_deadline: None,
+            flush_expired: false,
+            force_exit: false,
+            _flags: flags,
+        })
+    }
+
+    fn run(&mut self) -> Result<(), ServerError> {
+        let mut events = Events::with_capacity(MAX_EVENTS);
+        loop {
+            let now = Instant::now();
+            self.fire_timers(now);
+            self.pump_stdin(now);
+            self.flush_stdout(now);
+            if self.out.over_cap() != self.stdin_paused {
+                self.stdin_paused = !self.stdin_paused;
+                let state = if self.stdin_paused { "paused" } else { "resumed" };
+                debug!("stdin {state}: {} bytes of output pending", self.out.pending());
+            }
+            if self.ready_to_exit() {
+                info!("shutdown complete ({:?})", self.shutdown);
+                return Ok(());
+            }
+            let timeout = if self.stdin_has_work() { Some(Duration::ZERO) } else { self.timers.timeout(now) };
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(ServerError::Poll(e));
+            }
+            for event in events.iter() {
+                self.dispatch(event);
+            }
+        }
+    }
+
+    fn dispatch(&mut self, event: &Event) {
+        match token::decode(event.token()) {
+            // Readable, read-closed and error all mean: the next read says which.
+            Some(Source::Stdin) => self.stdin_readable = true,
+            Some(Source::Stdout) => self.stdout_writable = true,
+            Some(Source::Signals) => self.on_signals(),
+            Some(Source::Dynamic(kind, key)) => self.on_dynamic(kind, key, event),
+            None => trace!("event for unknown token {:?}", event.token()),
+        }
+    }
+
+    /// Events of dynamic sources. No kind has live sources yet, so every key is vacant.
+    fn on_dynamic(&mut self, kind: Kind, key: usize, _event: &Event) {
+        match kind {
+            Kind::AdapterPipe | Kind::AdapterStream | Kind::MirrorListener | Kind::MirrorClient => {
+                trace!("event for vacant {kind:?} key {key} ignored");
+            }
+        }
+    }
+
+    fn fire_timers(&mut self, now: Instant) {
+        while let Some((id, event)) = self.timers.pop_expired(now) {
+            match event {
+                TimerEvent::FlushDeadline => {
+                    if self.flush_deadline == Some(id) {
+                        warn!("stdout accepted nothing for {FLUSH_STALL:?}; dropping {} bytes", self.out.pending());
+                        self.flush_expired = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the loop should come back to stdin without sleeping.
+    fn stdin_has_work(&self) -> bool {
+        self.shutdown.is_none()
+            && !self.out.over_cap()
+            && (self.lines_pending || (self.stdin_readable && !self.stdin_eof))
+    }
+
+    /// Hands buffered lines to the MCP layer and reads more, while output is under its cap.
+    /// Reads at most [`READS_PER_TURN`] chunks, so other sources are not starved.
+    fn pump_stdin(&mut self, now: Instant) {
+        let mut reads = 0;
+        while self.shutdown.is_none() && !self.out.over_cap() {
+            if self.lines_pending {
+                match self.reader.next_line() {
+                    Some(LineEvent::Line(line)) => {
+                        self.mcp.handle_line(line, &mut Context { out: self.out.tail(), now });
+                    }
+                    Some(LineEvent::TooLong(len)) => {
+                        warn!("dropped an input line of {len} bytes (over the line cap)");
+                        self.mcp.line_too_long(len, &mut Context { out: self.out.tail(), now });
+                    }
+                    None => {
+                        self.lines_pending = false;
+                        if self.reader.is_done() {
+                            self.begin_shutdown(ShutdownReason::StdinEof, now);
+                        }
+                    }
+                }
+                continue;
+            }
+            if !self.stdin_readable || self.stdin_eof || reads == READS_PER_TURN {
+                return;
+            }
+            reads += 1;
+            match read_fd(STDIN_FD, &mut self.read_buf) {
+                Ok(0) => self.stdin_reached_eof(),
+                Ok(n) => {
+                    self.reader.feed(&self.read_buf[..n]);
+                    self.lines_pending = true;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.stdin_readable = false,
+                Err(e) => {
+                    warn!("reading stdin failed: {e}; treating it as end of input");
+                    self.stdin_reached_eof();
+                }
+            }
+        }
+    }
+
+    fn stdin_reached_eof(&mut self) {
+        debug!("stdin reached EOF");
+        self.stdin_eof = true;
+        self.reader.finish();
+        self.lines_pending = true;
+        self.deregister_stdin();
+    }
+
+    fn deregister_stdin(&mut self) {
+        if self.stdin_mode == StdinMode::Polled {
+            // Failure only means it was not registered any more.
+            let _ = self.poll.registry().deregister(&mut SourceFd(&STDIN_FD));
+        }
+        self.stdin_mode = StdinMode::Done;
+    }
+
+    /// Writes pending output; keeps WRITABLE interest registered exactly while it is needed.
+    fn flush_stdout(&mut self, now: Instant) {
+        if self.out.pending() > 0 && self.stdout_writable {
+            match self.out.write_to(&mut FdWriter(STDOUT_FD)) {
+                Ok(written) => {
+                    if written.blocked {
+                        self.stdout_writable = false;
+                    }
+                    if written.bytes > 0 && self.shutdown.is_some() {
+                        self.arm_flush_deadline(now);
+                    }
+                }
+                Err(e) => {
+                    if e.kind() == io::ErrorKind::BrokenPipe {
+                        debug!("stdout closed by the client");
+                    } else {
+                        warn!("writing stdout failed: {e}");
+                    }
+                    self.out.clear();
+                    self.begin_shutdown(ShutdownReason::StdoutClosed, now);
+                }
+            }
+        }
+        if let StdoutMode::Polled { registered } = self.stdout_mode {
+            let want = self.out.pending() > 0;
+            if want != registered {
+                let registry = self.poll.registry();
+                let result = if want {
+                    registry.register(&mut SourceFd(&STDOUT_FD), token::STDOUT, Interest::WRITABLE)
+                } else {
+                    registry.deregister(&mut SourceFd(&STDOUT_FD))
+                };
+                match result {
+                    Ok(()) => self.stdout_mode = StdoutMode::Polled { registered: want },
+                    Err(e) => {
+                        warn!("cannot change stdout interest: {e}; writing it directly from now on");
+                        self.stdout_mode = StdoutMode::Direct;
+                        self.stdout_writable = true;
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_signals(&mut self) {
+        loop {
+            match self.signals.read() {
+                Ok(Some(signo)) => self.on_signal(signo),
+                Ok(None) => return,
+                Err(e) => {
+                    warn!("reading signals failed: {e}");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_signal(&mut self, signo: i32) {
+        match signo {
+            libc::SIGTERM | libc::SIGINT | libc::SIGHUP => {
+                if self.shutdown.is_some() {
+                    info!("signal {signo} during shutdown; exiting now");
+                    self.force_exit = true;
+                } else {
+                    info!("signal {signo}; shutting down");
+                    self.begin_shutdown(ShutdownReason::Signal(signo), Instant::now());
+                }
+            }
+            // Hook: the process-spawning layer reaps children here (waitpid with WNOHANG in a
+            // loop, since signalfd coalesces SIGCHLDs).
+            libc::SIGCHLD => trace!("SIGCHLD"),
+            _ => trace!("ignored signal {signo}"),
+        }
+    }
+
+    /// Stops taking work. Hook: a later issue disconnects every session here and lets
+    /// [`Server::ready_to_exit`] wait (with a ~3 s grace deadline) until they are gone.
+    fn begin_shutdown(&mut self, reason: ShutdownReason, now: Instant) {
+        if self.shutdown.is_some() {
+            return;
+        }
+        debug!("shutting down: {reason:?}");
+        self.shutdown = Some(reason);
+        self.deregister_stdin();
+        self.arm_flush_deadline(now);
+    }
+
+    fn arm_flush_deadline(&mut self, now: Instant) {
+        if let Some(old) = self.flush_deadline.take() {
+            self.timers.cancel(old);
+        }
+        match self.timers.insert(now + FLUSH_STALL, TimerEvent::FlushDeadline) {
+            Ok(id) => self.flush_deadline = Some(id),
+            Err(e) => {
+                warn!("{e}; not waiting for stdout");
+                self.flush_expired = true;
+            }
+        }
+    }
+
+    fn ready_to_exit(&self) -> bool {
+        self.force_exit || (self.shutdown.is_some() && (self.out.pending() == 0 || self.flush_expired))
+    }
+}
+
+/// `read(2)` on a raw fd, retrying `EINTR`.
+fn read_fd(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        // SAFETY: `buf` is valid for `buf.len()` bytes of writes.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// `io::Write` over a raw fd that it does not own (stdout stays open for the process's life).
+struct FdWriter(RawFd);
+
+impl io::Write for FdWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // SAFETY: `buf` is valid for `buf.len()` bytes of reads.
+        let n = unsafe { libc::write(self.0, buf.as_ptr().cast(), buf.len()) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(n as usize)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A file descriptor's original status flags, restored on drop (stdin and stdout may be shared
+/// with the parent, e.g. a terminal, which must not be left non-blocking).
+struct FdFlags {
+    fd: RawFd,
+    original: libc::c_int,
+}
+
+impl FdFlags {
+    fn set_nonblocking(fd: RawFd) -> io::Result<FdFlags> {
+        // SAFETY: fcntl on an fd number has no memory-safety preconditions.
+        let original = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if original < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: as above.
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, original | libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(FdFlags { fd, original })
+    }
+}
+
+impl Drop for FdFlags {
+    fn drop(&mut self) {
+        // SAFETY: as above. Best effort: nothing useful to do on failure at exit.
+        unsafe { libc::fcntl(self.fd, libc::F_SETFL, self.original) };
+    }
+}
+
+/// Makes a write to a closed pipe return `EPIPE` instead of killing the process. Children
+/// spawned through `std::process::Command` get the default disposition back.
+fn ignore_sigpipe() {
+    // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+}
+
+/// SIGTERM, SIGINT, SIGHUP and SIGCHLD, delivered through a non-blocking `signalfd`.
+///
+/// The signals are blocked for the process so that they queue on the fd. A blocked mask is
+/// inherited across `exec`; `std::process::Command` resets it in the child, and any other spawn
+/// path must do the same.
+struct Signals {
+    fd: OwnedFd,
+}
+
+impl Signals {
+    const HANDLED: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGCHLD];
+
+    fn new() -> io::Result<Signals> {
+        // SAFETY: `set` is a plain C struct initialised by sigemptyset before use; the calls get
+        // valid pointers to it.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for signo in Self::HANDLED {
+                libc::sigaddset(&mut set, signo);
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let fd = libc::signalfd(-1, &set, libc::SFD_NONBLOCK | libc::SFD_CLOEXEC);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(Signals { fd: OwnedFd::from_raw_fd(fd) })
+        }
+    }
+
+    /// The next pending signal number, or `None` when none is pending.
+    fn read(&self) -> io::Result<Option<i32>> {
+        // SAFETY: signalfd_siginfo is a plain C struct; all-zero is a valid value.
+        let mut info: libc::signalfd_siginfo = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<libc::signalfd_siginfo>();
+        // SAFETY: `info` is a live value of exactly `size` bytes, viewed as bytes only here.
+        let buf = unsafe { std::slice::from_raw_parts_mut((&mut info as *mut libc::signalfd_siginfo).cast(), size) };
+        match read_fd(self.fd.as_raw_fd(), buf) {
+            Ok(n) if n == size => Ok(Some(info.ssi_signo as i32)),
+            Ok(n) => Err(io::Error::new(io::ErrorKind::InvalidData, format!("short signalfd read of {n} bytes"))),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
