@@ -67,11 +67,20 @@ pub struct SpawnedAdapter {
 pub enum SpawnError {
     /// The program does not exist (`ENOENT` from `execvp`). Callers turn this into
     /// `adapter_not_found` with the recipe's install command.
-    NotFound { program: OsString },
+    NotFound {
+        /// The program as given.
+        program: OsString,
+    },
     /// The program exists but is not executable (`EACCES`).
-    PermissionDenied { program: OsString },
+    PermissionDenied {
+        /// The program as given.
+        program: OsString,
+    },
     /// The requested working directory is not a directory.
-    BadCwd { cwd: PathBuf },
+    BadCwd {
+        /// The directory as given.
+        cwd: PathBuf,
+    },
     /// Any other OS error (fork, pipe, fcntl, prctl).
     Io(io::Error),
 }

@@ -96,10 +96,19 @@ fn wait_readable(fd: libc::c_int) {
 /// What one watchdog command line asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WatchdogCommand {
-    /// `+<pid> <start_time>`
-    Record { pid: Pid, start_time: u64 },
-    /// `-<pid>`
-    Forget { pid: Pid },
+    /// `+<pid> <start_time>`: kill `pid` when the pipe closes if it still started at
+    /// `start_time` (clock ticks after boot, `/proc/<pid>/stat` field 22).
+    Record {
+        /// The process.
+        pid: Pid,
+        /// Its start time.
+        start_time: u64,
+    },
+    /// `-<pid>`: stop watching `pid`.
+    Forget {
+        /// The process.
+        pid: Pid,
+    },
 }
 
 /// Parses one command line (without its newline). `None` for anything malformed, including
@@ -205,10 +214,14 @@ impl Watchdog {
     pub fn start_with(program: &Path, args: &[OsString], env: &[(OsString, OsString)]) -> io::Result<Watchdog> {
         let mut command = Command::new(program);
         command.args(args).envs(env.iter().cloned()).stdin(Stdio::piped()).stdout(Stdio::null()).current_dir("/");
-        // SAFETY: runs in the forked child before exec; setsid is async-signal-safe and the
-        // closure allocates nothing.
+        // SAFETY: runs in the forked child before exec; sigemptyset, sigprocmask and setsid are
+        // async-signal-safe, the sigset lives on the stack and the closure allocates nothing.
         unsafe {
             command.pre_exec(|| {
+                // An empty mask: the server may block signals for a signalfd, and masks survive exec.
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
                 if libc::setsid() == -1 {
                     return Err(io::Error::last_os_error());
                 }

@@ -362,6 +362,10 @@ mod tests {
         );
         let traceback = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'debugpy'\n";
         assert!(missing_debugpy(python, traceback, None).is_some());
+        // What CPython 3.11 prints for `-m debugpy.adapter` when the package is absent.
+        let spec = "/usr/bin/python3: Error while finding module specification for 'debugpy.adapter' \
+                    (ModuleNotFoundError: No module named 'debugpy')\n";
+        assert!(missing_debugpy(python, spec, failed).is_some());
         assert!(missing_debugpy(python, tail, Some(ExitStatus::from_raw(0))).is_none());
         assert!(missing_debugpy(python, "Traceback: KeyError: 'x'\n", failed).is_none());
     }

@@ -1,0 +1,101 @@
+//! The watchdog through `/proc`: it kills recorded pids when its pipe closes (handle dropped, or owner SIGKILLed) and spares unrecorded, forgotten and recycled-pid processes.
+
+mod spawn_util;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+
+use dapmux::dap::spawn::{self, Pid};
+use dapmux::dap::watchdog::{watchdog_main, Watchdog};
+use spawn_util::{park, role, running, sigkill, start_helper, wait_until, DEADLINE, ROLE_VAR};
+
+/// Helper role: be the watchdog.
+#[test]
+fn watchdog_entry() {
+    if role().as_deref() == Some("watchdog") {
+        std::process::exit(watchdog_main(&[]));
+    }
+}
+
+/// A watchdog made of this test binary in the `watchdog` role.
+fn start_watchdog() -> Watchdog {
+    let exe = std::env::current_exe().expect("test binary path");
+    let args: Vec<OsString> =
+        ["--exact", "watchdog_entry", "--nocapture", "--test-threads=1", "-q"].iter().map(OsString::from).collect();
+    Watchdog::start_with(&exe, &args, &[(ROLE_VAR.into(), "watchdog".into())]).expect("start watchdog")
+}
+
+/// A `sleep 100` in its own process group and without PR_SET_PDEATHSIG (a debuggee the way an
+/// adapter launches it: nothing but the watchdog would kill it).
+fn debuggee() -> Child {
+    Command::new("sleep").arg("100").process_group(0).spawn().expect("spawn sleep")
+}
+
+fn start_time(pid: Pid) -> u64 {
+    spawn::proc_stat(pid).expect("stat").start_time
+}
+
+#[test]
+fn dropped_handle_kills_recorded_and_spares_the_rest() {
+    let mut wd = start_watchdog();
+    let wd_pid = wd.pid();
+    let st = spawn::proc_stat(wd_pid).expect("watchdog stat");
+    assert_eq!(st.pgid, wd_pid, "the watchdog leads its own group (setsid)");
+    let stdout = std::fs::read_link(format!("/proc/{wd_pid}/fd/1")).expect("watchdog fd 1");
+    assert_eq!(stdout.to_str(), Some("/dev/null"));
+
+    let (mut victim, mut bystander, mut forgotten, mut recycled) = (debuggee(), debuggee(), debuggee(), debuggee());
+    // The victim's group gets a second member, which must die with it.
+    let sibling = Command::new("sleep").arg("100").process_group(victim.id() as i32).spawn();
+    let mut sibling = sibling.expect("spawn sibling");
+    wd.record(victim.id() as Pid).expect("record victim");
+    wd.record(forgotten.id() as Pid).expect("record forgotten");
+    wd.forget(forgotten.id() as Pid).expect("forget");
+    // A recorded pid whose start time no longer matches stands for a recycled pid.
+    let recycled_pid = recycled.id() as Pid;
+    wd.record_with_start_time(recycled_pid, start_time(recycled_pid) + 1).expect("record recycled");
+    assert_eq!(wd.pending(), 0);
+    drop(wd);
+
+    assert!(wait_until(DEADLINE, || !running(victim.id() as Pid)), "recorded pid survived");
+    assert!(wait_until(DEADLINE, || !running(sibling.id() as Pid)), "recorded pid's group survived");
+    assert!(wait_until(DEADLINE, || !running(wd_pid)), "watchdog did not exit");
+    for child in [&bystander, &forgotten, &recycled] {
+        assert!(running(child.id() as Pid), "pid {} was not recorded but died", child.id());
+    }
+    for child in [&mut victim, &mut sibling, &mut bystander, &mut forgotten, &mut recycled] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// Helper role: start a watchdog, record a debuggee, report pids, wait to be SIGKILLed.
+#[test]
+fn owner_entry() {
+    if role().as_deref() != Some("owner") {
+        return;
+    }
+    let mut wd = start_watchdog();
+    let (victim, bystander) = (debuggee(), debuggee());
+    wd.record(victim.id() as Pid).expect("record");
+    println!("WATCHDOG {}", wd.pid());
+    println!("VICTIM {}", victim.id());
+    println!("BYSTANDER {}", bystander.id());
+    std::io::stdout().flush().ok();
+    park();
+}
+
+#[test]
+fn sigkilled_owner_leaves_no_recorded_debuggee() {
+    let (mut owner, pids) = start_helper("owner_entry", "owner", &["WATCHDOG", "VICTIM", "BYSTANDER"]);
+    let (wd_pid, victim, bystander) = (pids[0], pids[1], pids[2]);
+    assert!(running(victim) && running(bystander));
+    owner.kill().expect("SIGKILL owner");
+    owner.wait().expect("reap owner");
+    assert!(wait_until(DEADLINE, || !running(victim)), "recorded debuggee {victim} outlived its owner");
+    assert!(wait_until(DEADLINE, || !running(wd_pid)), "watchdog did not exit");
+    assert!(running(bystander), "unrecorded process was killed");
+    sigkill(bystander);
+}
