@@ -106,7 +106,14 @@ fn print_stdout(text: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let (command, options) = match parse(std::env::args_os().skip(1)) {
+    // The hidden watchdog mode (DESIGN §2): dapmux re-executed to kill launched debuggees when
+    // the server dies. Checked before parsing so it never shows in `--help`.
+    let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if raw.first().is_some_and(|a| a == dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND) {
+        let code = dapmux::dap::watchdog::watchdog_main(&raw[1..]);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    let (command, options) = match parse(raw) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("dapmux: {message}\nTry `dapmux --help`.");

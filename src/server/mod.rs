@@ -16,8 +16,18 @@ use mio::event::Event;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll};
 
+mod adapters;
+
+use std::collections::HashMap;
+
+use slab::Slab;
+
+use crate::dap::spawn::{self, Pid};
+use crate::dap::watchdog::Watchdog;
 use crate::io_buf::{LineEvent, LineReader, OutBuf};
 use crate::mcp::{Context, Mcp};
+use crate::session::{SessionKey, Sessions};
+use adapters::AdapterIo;
 use crate::timer::{TimerId, Timers};
 use crate::token::{self, Kind, Source};
 
@@ -29,6 +39,9 @@ const READS_PER_TURN: usize = 16;
 const MAX_EVENTS: usize = 256;
 /// During shutdown, give up on stdout after it has accepted nothing for this long.
 const FLUSH_STALL: Duration = Duration::from_millis(500);
+/// During shutdown, how long sessions get to disconnect before their adapters are killed
+/// (DESIGN §2: the whole shutdown stays within ~3 s).
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(2000);
 
 const STDIN_FD: RawFd = 0;
 const STDOUT_FD: RawFd = 1;
@@ -76,6 +89,10 @@ pub fn run() -> Result<(), ServerError> {
 enum TimerEvent {
     /// Shutdown has waited long enough for stdout (it made no progress for [`FLUSH_STALL`]).
     FlushDeadline,
+    /// An adapter's SIGTERM grace period is over (adapter slab key, and its pid to detect reuse).
+    KillAdapter { key: usize, pid: Pid },
+    /// Shutdown has waited long enough for sessions to disconnect.
+    ShutdownGrace,
 }
 
 /// How stdin is read.
@@ -109,6 +126,15 @@ enum StdoutMode {
 struct Server {
     poll: Poll,
     mcp: Mcp,
+    sessions: Sessions,
+    /// Running adapter processes (token kind `AdapterPipe`, key = slab key × 4 + pipe).
+    adapters: Slab<AdapterIo>,
+    adapter_of: HashMap<SessionKey, usize>,
+    /// Reused read buffer for adapter pipes.
+    pipe_buf: Vec<u8>,
+    /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
+    watchdog: Option<Watchdog>,
+    grace_expired: bool,
     timers: Timers<TimerEvent>,
     signals: Signals,
     reader: LineReader,
@@ -172,6 +198,16 @@ impl Server {
         };
         debug!("stdin {stdin_mode:?}, stdout {stdout_mode:?}");
 
+        if let Err(e) = spawn::become_subreaper() {
+            warn!("cannot become a child subreaper ({e}); orphaned debuggees may escape");
+        }
+        let watchdog = match Watchdog::start() {
+            Ok(w) => Some(w),
+            Err(e) => {
+                warn!("cannot start the watchdog ({e}); debuggees may outlive a killed dapmux");
+                None
+            }
+        };
         let mut reader = LineReader::default();
         if stdin_eof {
             reader.finish();
@@ -179,6 +215,12 @@ impl Server {
         Ok(Server {
             poll,
             mcp: Mcp::new(),
+            sessions: Sessions::default(),
+            adapters: Slab::new(),
+            adapter_of: HashMap::new(),
+            pipe_buf: Vec::new(),
+            watchdog,
+            grace_expired: false,
             timers: Timers::new(),
             signals,
             reader,
@@ -204,7 +246,9 @@ impl Server {
         loop {
             let now = Instant::now();
             self.fire_timers(now);
+            self.read_ready_adapters(now);
             self.pump_stdin(now);
+            self.process_actions(now);
             self.flush_stdout(now);
             if self.out.over_cap() != self.stdin_paused {
                 self.stdin_paused = !self.stdin_paused;
@@ -212,37 +256,48 @@ impl Server {
                 debug!("stdin {state}: {} bytes of output pending", self.out.pending());
             }
             if self.ready_to_exit() {
+                self.kill_all_adapters();
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
             }
-            let timeout = if self.stdin_has_work() { Some(Duration::ZERO) } else { self.timers.timeout(now) };
+            let timeout = if self.stdin_has_work() || self.adapters_have_work() {
+                Some(Duration::ZERO)
+            } else {
+                let sessions = self.sessions.next_deadline().map(|d| d.saturating_duration_since(now));
+                match (self.timers.timeout(now), sessions) {
+                    (Some(a), Some(b)) => Some(a.min(b + Duration::from_millis(1))),
+                    (a, b) => a.or(b.map(|b| b + Duration::from_millis(1))),
+                }
+            };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
                 if e.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
                 return Err(ServerError::Poll(e));
             }
+            let now = Instant::now();
             for event in events.iter() {
-                self.dispatch(event);
+                self.dispatch(event, now);
             }
         }
     }
 
-    fn dispatch(&mut self, event: &Event) {
+    fn dispatch(&mut self, event: &Event, now: Instant) {
         match token::decode(event.token()) {
             // Readable, read-closed and error all mean: the next read says which.
             Some(Source::Stdin) => self.stdin_readable = true,
             Some(Source::Stdout) => self.stdout_writable = true,
             Some(Source::Signals) => self.on_signals(),
-            Some(Source::Dynamic(kind, key)) => self.on_dynamic(kind, key, event),
+            Some(Source::Dynamic(kind, key)) => self.on_dynamic(kind, key, event, now),
             None => trace!("event for unknown token {:?}", event.token()),
         }
     }
 
-    /// Events of dynamic sources. No kind has live sources yet, so every key is vacant.
-    fn on_dynamic(&mut self, kind: Kind, key: usize, _event: &Event) {
+    /// Events of dynamic sources; vacant keys are ignored.
+    fn on_dynamic(&mut self, kind: Kind, key: usize, event: &Event, now: Instant) {
         match kind {
-            Kind::AdapterPipe | Kind::AdapterStream | Kind::MirrorListener | Kind::MirrorClient => {
+            Kind::AdapterPipe => self.on_adapter_pipe(key, event, now),
+            Kind::AdapterStream | Kind::MirrorListener | Kind::MirrorClient => {
                 trace!("event for vacant {kind:?} key {key} ignored");
             }
         }
@@ -256,6 +311,13 @@ impl Server {
                         warn!("stdout accepted nothing for {FLUSH_STALL:?}; dropping {} bytes", self.out.pending());
                         self.flush_expired = true;
                     }
+                }
+                TimerEvent::KillAdapter { key, pid } => self.kill_adapter(key, pid),
+                TimerEvent::ShutdownGrace => {
+                    if !self.adapters_gone() {
+                        warn!("sessions did not end within {SHUTDOWN_GRACE:?}; killing their adapters");
+                    }
+                    self.grace_expired = true;
                 }
             }
         }
@@ -276,11 +338,13 @@ impl Server {
             if self.lines_pending {
                 match self.reader.next_line() {
                     Some(LineEvent::Line(line)) => {
-                        self.mcp.handle_line(line, &mut Context { out: self.out.tail(), now });
+                        let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+                        self.mcp.handle_line(line, cx);
                     }
                     Some(LineEvent::TooLong(len)) => {
                         warn!("dropped an input line of {len} bytes (over the line cap)");
-                        self.mcp.line_too_long(len, &mut Context { out: self.out.tail(), now });
+                        let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+                        self.mcp.line_too_long(len, cx);
                     }
                     None => {
                         self.lines_pending = false;
@@ -394,9 +458,8 @@ impl Server {
                     self.begin_shutdown(ShutdownReason::Signal(signo), Instant::now());
                 }
             }
-            // Hook: the process-spawning layer reaps children here (waitpid with WNOHANG in a
-            // loop, since signalfd coalesces SIGCHLDs).
-            libc::SIGCHLD => trace!("SIGCHLD"),
+            // signalfd coalesces SIGCHLDs: reap every exited child.
+            libc::SIGCHLD => self.reap_children(Instant::now()),
             _ => trace!("ignored signal {signo}"),
         }
     }
@@ -411,6 +474,13 @@ impl Server {
         self.shutdown = Some(reason);
         self.deregister_stdin();
         self.arm_flush_deadline(now);
+        // Disconnect every session (launched debuggees are terminated) and give them a grace
+        // period; whatever is left afterwards is killed.
+        self.sessions.shutdown(now);
+        self.process_actions(now);
+        if self.timers.insert(now + SHUTDOWN_GRACE, TimerEvent::ShutdownGrace).is_err() {
+            self.grace_expired = true;
+        }
     }
 
     fn arm_flush_deadline(&mut self, now: Instant) {
@@ -427,7 +497,9 @@ impl Server {
     }
 
     fn ready_to_exit(&self) -> bool {
-        self.force_exit || (self.shutdown.is_some() && (self.out.pending() == 0 || self.flush_expired))
+        let adapters_done = self.adapters_gone() || self.grace_expired;
+        self.force_exit
+            || (self.shutdown.is_some() && adapters_done && (self.out.pending() == 0 || self.flush_expired))
     }
 }
 

@@ -1,0 +1,423 @@
+//! Adapter processes as sources of the loop: spawning them for the session layer, their three
+//! pipes, writing DAP bytes, their exits, and stopping them (SIGTERM, then SIGKILL after a grace
+//! period). Also carries out every other [`Action`] the session layer queues.
+
+use std::io::{self, Read, Write};
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use log::{debug, info, trace, warn};
+use mio::event::Event;
+use mio::unix::pipe;
+use mio::Interest;
+
+use super::{Server, TimerEvent};
+use crate::dap::spawn::{self, Pid, SpawnError};
+use crate::mcp::Context;
+use crate::session::{Action, ErrorCode, SessionKey};
+use crate::token::{self, Kind};
+
+/// Bytes read from an adapter pipe per `read` call.
+const PIPE_CHUNK: usize = 64 * 1024;
+/// Reads of one adapter pipe per wake-up before other sources get a turn (4 MiB); the pipe is
+/// put on the ready list and read again next turn.
+const READS_PER_WAKE: usize = 64;
+/// Time between SIGTERM to an adapter's process group and SIGKILL.
+pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
+
+/// Which of an adapter's pipes a token names (low two bits of the key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PipeKind {
+    Stdin = 0,
+    Stdout = 1,
+    Stderr = 2,
+}
+
+fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
+    token::encode(Kind::AdapterPipe, key << 2 | which as usize)
+}
+
+/// One running adapter process.
+pub(super) struct AdapterIo {
+    session: SessionKey,
+    pid: Pid,
+    pgid: Pid,
+    stdin: Option<pipe::Sender>,
+    stdout: Option<pipe::Receiver>,
+    stderr: Option<pipe::Receiver>,
+    stdin_writable: bool,
+    /// The stdout/stderr pipe may hold more data (edge-triggered: cleared only by WouldBlock).
+    stdout_ready: bool,
+    stderr_ready: bool,
+    exit: Option<ExitStatus>,
+    /// Debuggee pids to stop along with the adapter (launched sessions only).
+    debuggees: Vec<Pid>,
+    stopping: bool,
+}
+
+impl Server {
+    /// Carries out every queued session action, answers finished calls, writes DAP bytes.
+    pub(super) fn process_actions(&mut self, now: Instant) {
+        for call in self.mcp.take_cancelled() {
+            debug!("call {call:?} cancelled by the client");
+        }
+        if self.sessions.next_deadline().is_some_and(|d| d <= now) {
+            self.sessions.on_timer(now);
+        }
+        while let Some(action) = self.sessions.next_action() {
+            match action {
+                Action::Spawn { session, command } => self.spawn(session, &command, now),
+                Action::Complete { call, output } => {
+                    let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+                    if !self.mcp.complete(call, output, cx) {
+                        debug!("result for {call:?} dropped: the call was cancelled or already answered");
+                    }
+                }
+                Action::StopAdapter { session } => self.stop_adapter(session, now),
+                Action::RecordDebuggee { pid } => self.record_debuggee(pid),
+            }
+            // Completing a call or spawning may queue more actions; the loop takes them too.
+        }
+        self.write_adapters();
+    }
+
+    fn spawn(&mut self, session: SessionKey, command: &spawn::AdapterCommand, now: Instant) {
+        if self.shutdown.is_some() {
+            self.sessions.on_spawn_failed(session, ErrorCode::Disconnected, "dapmux is shutting down".into());
+            return;
+        }
+        let spawned = match spawn::spawn_adapter(command) {
+            Ok(s) => s,
+            Err(e) => {
+                let (code, msg) = match &e {
+                    SpawnError::NotFound { program } => (
+                        ErrorCode::AdapterNotFound,
+                        format!("the adapter program {} was not found; run `dapmux doctor` for install commands", program.to_string_lossy()),
+                    ),
+                    other => (ErrorCode::AdapterError, format!("could not start the adapter: {other}")),
+                };
+                warn!("{msg}");
+                self.sessions.on_spawn_failed(session, code, msg);
+                return;
+            }
+        };
+        let entry = self.adapters.vacant_entry();
+        let key = entry.key();
+        let mut io = AdapterIo {
+            session,
+            pid: spawned.pid,
+            pgid: spawned.pgid,
+            stdin: Some(spawned.stdin),
+            stdout: Some(spawned.stdout),
+            stderr: Some(spawned.stderr),
+            stdin_writable: true,
+            stdout_ready: true,
+            stderr_ready: true,
+            exit: None,
+            debuggees: Vec::new(),
+            stopping: false,
+        };
+        let registry = self.poll.registry();
+        let registered = (|| -> io::Result<()> {
+            let t = |w| pipe_token(key, w).ok_or_else(|| io::Error::other("token space exhausted"));
+            if let Some(p) = io.stdin.as_mut() {
+                registry.register(p, t(PipeKind::Stdin)?, Interest::WRITABLE)?;
+            }
+            if let Some(p) = io.stdout.as_mut() {
+                registry.register(p, t(PipeKind::Stdout)?, Interest::READABLE)?;
+            }
+            if let Some(p) = io.stderr.as_mut() {
+                registry.register(p, t(PipeKind::Stderr)?, Interest::READABLE)?;
+            }
+            Ok(())
+        })();
+        info!("adapter for session key {session} started: pid {}", io.pid);
+        entry.insert(io);
+        self.adapter_of.insert(session, key);
+        if let Err(e) = registered {
+            warn!("cannot watch the adapter's pipes: {e}");
+            self.sessions.on_spawn_failed(session, ErrorCode::AdapterError, format!("cannot watch the adapter's pipes: {e}"));
+            self.stop_adapter(session, now);
+            return;
+        }
+        self.sessions.on_spawned(session, now);
+        self.read_adapter(key, now);
+    }
+
+    /// Events on an adapter pipe.
+    pub(super) fn on_adapter_pipe(&mut self, key: usize, event: &Event, now: Instant) {
+        let (akey, which) = (key >> 2, key & 3);
+        let Some(io) = self.adapters.get_mut(akey) else {
+            trace!("event for vacant adapter key {akey} ignored");
+            return;
+        };
+        match which {
+            w if w == PipeKind::Stdin as usize => {
+                io.stdin_writable = true;
+                if event.is_error() || event.is_write_closed() {
+                    trace!("adapter stdin closed");
+                }
+            }
+            w if w == PipeKind::Stdout as usize => io.stdout_ready = true,
+            _ => io.stderr_ready = true,
+        }
+        self.read_adapter(akey, now);
+    }
+
+    /// Reads an adapter's stdout and stderr until `WouldBlock`, EOF, or the per-wake cap.
+    pub(super) fn read_adapter(&mut self, akey: usize, now: Instant) {
+        let mut buf = std::mem::take(&mut self.pipe_buf);
+        buf.resize(PIPE_CHUNK, 0);
+        for which in [PipeKind::Stderr, PipeKind::Stdout] {
+            for _ in 0..READS_PER_WAKE {
+                let Some(io) = self.adapters.get_mut(akey) else { break };
+                let (ready, pipe) = match which {
+                    PipeKind::Stdout => (io.stdout_ready, io.stdout.as_mut()),
+                    _ => (io.stderr_ready, io.stderr.as_mut()),
+                };
+                let Some(pipe) = pipe.filter(|_| ready) else { break };
+                let session = io.session;
+                match pipe.read(&mut buf) {
+                    Ok(0) => {
+                        self.close_pipe(akey, which, now);
+                        break;
+                    }
+                    Ok(n) => match which {
+                        PipeKind::Stdout => self.sessions.on_adapter_bytes(session, &buf[..n], now),
+                        _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
+                    },
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        match which {
+                            PipeKind::Stdout => io.stdout_ready = false,
+                            _ => io.stderr_ready = false,
+                        }
+                        break;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        debug!("reading adapter pipe failed: {e}");
+                        self.close_pipe(akey, which, now);
+                        break;
+                    }
+                }
+            }
+        }
+        self.pipe_buf = buf;
+    }
+
+    /// True when some adapter pipe still holds data after its per-wake read cap.
+    pub(super) fn adapters_have_work(&self) -> bool {
+        self.adapters.iter().any(|(_, io)| {
+            (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some())
+        })
+    }
+
+    /// Comes back to pipes that were left with data by the per-wake cap.
+    pub(super) fn read_ready_adapters(&mut self, now: Instant) {
+        let keys: Vec<usize> = self
+            .adapters
+            .iter()
+            .filter(|(_, io)| (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some()))
+            .map(|(k, _)| k)
+            .collect();
+        for k in keys {
+            self.read_adapter(k, now);
+        }
+    }
+
+    fn close_pipe(&mut self, akey: usize, which: PipeKind, now: Instant) {
+        let Some(io) = self.adapters.get_mut(akey) else { return };
+        let registry = self.poll.registry();
+        match which {
+            PipeKind::Stdout => {
+                if let Some(mut p) = io.stdout.take() {
+                    let _ = registry.deregister(&mut p);
+                }
+                let session = io.session;
+                // The DAP stream is over: the session learns it (with the stderr read so far).
+                self.sessions.on_adapter_closed(session, now);
+            }
+            PipeKind::Stderr => {
+                if let Some(mut p) = io.stderr.take() {
+                    let _ = registry.deregister(&mut p);
+                }
+            }
+            PipeKind::Stdin => {
+                if let Some(mut p) = io.stdin.take() {
+                    let _ = registry.deregister(&mut p);
+                }
+            }
+        }
+        self.forget_adapter_if_done(akey);
+    }
+
+    /// Writes every session's pending DAP bytes to its adapter's stdin.
+    pub(super) fn write_adapters(&mut self) {
+        for session in self.sessions.with_outbound() {
+            let Some(&akey) = self.adapter_of.get(&session) else { continue };
+            let Some(io) = self.adapters.get_mut(akey) else { continue };
+            let Some(stdin) = io.stdin.as_mut().filter(|_| io.stdin_writable) else { continue };
+            loop {
+                let bytes = self.sessions.outbound(session);
+                if bytes.is_empty() {
+                    break;
+                }
+                match stdin.write(bytes) {
+                    Ok(n) => self.sessions.consume(session, n),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        io.stdin_writable = false;
+                        break;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        debug!("writing to the adapter failed: {e}");
+                        if let Some(mut p) = io.stdin.take() {
+                            let _ = self.poll.registry().deregister(&mut p);
+                        }
+                        let pending = self.sessions.outbound(session).len();
+                        self.sessions.consume(session, pending);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn record_debuggee(&mut self, pid: i64) {
+        let Ok(pid) = Pid::try_from(pid) else { return };
+        if let Some(w) = self.watchdog.as_mut() {
+            if let Err(e) = w.record(pid) {
+                debug!("watchdog: cannot record pid {pid}: {e}");
+            }
+        }
+        // Remember it with the adapter that launched it, to stop it along with the adapter.
+        for (_, io) in self.adapters.iter_mut() {
+            if spawn::descendants(io.pid, &[]).iter().any(|p| p.pid == pid) && !io.debuggees.contains(&pid) {
+                io.debuggees.push(pid);
+            }
+        }
+    }
+
+    /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
+    /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then.
+    pub(super) fn stop_adapter(&mut self, session: SessionKey, now: Instant) {
+        let Some(&akey) = self.adapter_of.get(&session) else { return };
+        let Some(io) = self.adapters.get_mut(akey) else { return };
+        if io.stopping {
+            return;
+        }
+        io.stopping = true;
+        // Let the adapter read what is already queued (its disconnect) before stdin closes.
+        let pending = self.sessions.outbound(session).len();
+        if pending == 0 {
+            if let Some(mut p) = io.stdin.take() {
+                let _ = self.poll.registry().deregister(&mut p);
+            }
+        }
+        if io.exit.is_none() {
+            let _ = spawn::terminate_group(io.pgid);
+        }
+        for &pid in &io.debuggees {
+            // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        let pid = io.pid;
+        if let Err(e) = self.timers.insert(now + KILL_GRACE, TimerEvent::KillAdapter { key: akey, pid }) {
+            warn!("{e}; killing the adapter now");
+            self.kill_adapter(akey, pid);
+        }
+    }
+
+    /// The grace period is over: SIGKILL whatever of the adapter is left.
+    pub(super) fn kill_adapter(&mut self, akey: usize, pid: Pid) {
+        let Some(io) = self.adapters.get(akey).filter(|io| io.pid == pid) else { return };
+        if spawn::group_exists(io.pgid) {
+            debug!("adapter pid {pid} outlived its grace period; SIGKILL");
+            let _ = spawn::kill_group(io.pgid);
+        }
+        for &d in &io.debuggees {
+            // SAFETY: as above.
+            unsafe { libc::kill(d, libc::SIGKILL) };
+        }
+    }
+
+    /// Reaps exited children; an adapter that exited is drained and its session told.
+    pub(super) fn reap_children(&mut self, now: Instant) {
+        loop {
+            let reaped = spawn::reap_exited();
+            let full = reaped.len() == spawn::REAP_CAP;
+            for (pid, status) in reaped {
+                let found = self.adapters.iter().find(|(_, io)| io.pid == pid).map(|(k, _)| k);
+                match found {
+                    Some(akey) => {
+                        debug!("adapter pid {pid} exited: {status}");
+                        if let Some(io) = self.adapters.get_mut(akey) {
+                            io.exit = Some(status);
+                            io.stdout_ready = true;
+                            io.stderr_ready = true;
+                        }
+                        // Whatever it wrote before exiting is still in the pipes: read it first.
+                        self.read_adapter(akey, now);
+                        if let Some(io) = self.adapters.get(akey) {
+                            let session = io.session;
+                            if io.stdout.is_some() {
+                                // A grandchild may hold the pipe open; the adapter is gone all the same.
+                                self.close_pipe(akey, PipeKind::Stdout, now);
+                            }
+                            let _ = session;
+                        }
+                        self.forget_adapter_if_done(akey);
+                    }
+                    None => trace!("reaped pid {pid}: {status}"),
+                }
+            }
+            if !full {
+                break;
+            }
+        }
+    }
+
+    /// Removes an adapter from the slab once its process was reaped and its pipes are closed.
+    fn forget_adapter_if_done(&mut self, akey: usize) {
+        let Some(io) = self.adapters.get(akey) else { return };
+        if io.exit.is_none() || io.stdout.is_some() {
+            return;
+        }
+        let mut io = self.adapters.remove(akey);
+        let registry = self.poll.registry();
+        for p in [io.stderr.take()].into_iter().flatten() {
+            let mut p = p;
+            let _ = registry.deregister(&mut p);
+        }
+        if let Some(mut p) = io.stdin.take() {
+            let _ = registry.deregister(&mut p);
+        }
+        if self.adapter_of.get(&io.session) == Some(&akey) {
+            self.adapter_of.remove(&io.session);
+        }
+        // Its process group may still hold a debuggee that ignored SIGTERM.
+        if spawn::group_exists(io.pgid) {
+            let _ = spawn::kill_group(io.pgid);
+        }
+        for d in io.debuggees {
+            // SAFETY: as above.
+            unsafe { libc::kill(d, libc::SIGKILL) };
+        }
+    }
+
+    /// SIGKILLs every adapter group and debuggee still known (the last step of shutdown).
+    pub(super) fn kill_all_adapters(&mut self) {
+        for (_, io) in self.adapters.iter() {
+            let _ = spawn::kill_group(io.pgid);
+            for &d in &io.debuggees {
+                // SAFETY: as above.
+                unsafe { libc::kill(d, libc::SIGKILL) };
+            }
+        }
+    }
+
+    /// True when no adapter process is left.
+    pub(super) fn adapters_gone(&self) -> bool {
+        self.adapters.is_empty()
+    }
+}
