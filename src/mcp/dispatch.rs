@@ -148,7 +148,7 @@ impl Mcp {
             "resources/templates/list" => Ok(Answer::Result(resources::templates(), Some(CACHE_STATIC))),
             "resources/read" => {
                 let uri = uri_param(params)?;
-                match resources::read(uri) {
+                match resources::read(uri, cx.sessions) {
                     Some(body) => Ok(Answer::Result(body, Some(CACHE_LIVE))),
                     None => {
                         // MCP 2025-11-25 § Resources › Error Handling: -32002;

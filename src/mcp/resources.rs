@@ -1,7 +1,9 @@
 //! MCP resources: the fixed list, the URI templates, and reading (MCP 2025-11-25 § Server ›
-//! Resources). Must not: hold subscriptions (those live in `Mcp`) or touch sessions directly.
+//! Resources). Must not: hold subscriptions (those live in `Mcp`) or change sessions.
 
 use serde_json::{json, Value};
+
+use crate::session::Sessions;
 
 /// The session list (`application/json`, `{"sessions": [...]}`).
 pub const SESSIONS_URI: &str = "dapmux://sessions";
@@ -45,12 +47,28 @@ pub fn templates() -> Value {
 }
 
 /// `resources/read` result body `{"contents": [{"uri", "mimeType", "text"}]}`, or `None` when
-/// the URI names nothing (the caller answers "Resource not found"). Session resources resolve
-/// once sessions exist; until then every `dapmux://session/{id}/…` is not found.
-pub fn read(uri: &str) -> Option<Value> {
-    if uri != SESSIONS_URI {
-        return None;
+/// the URI names nothing (the caller answers "Resource not found").
+pub fn read(uri: &str, sessions: &Sessions) -> Option<Value> {
+    if uri == SESSIONS_URI {
+        let text = sessions.list_json().to_string();
+        return Some(content(uri, "application/json", text));
     }
-    let text = json!({"sessions": []}).to_string();
-    Some(json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}))
+    let rest = uri.strip_prefix("dapmux://session/")?;
+    let (id, what) = rest.split_once('/')?;
+    let key = sessions.resolve(Some(id)).ok()?;
+    let s = sessions.get(key)?;
+    match what {
+        "state" => Some(content(uri, "application/json", s.summary_json().to_string())),
+        "output" => {
+            let read = s.output.read(0, None, usize::MAX);
+            let text: String = read.entries.iter().map(|e| e.text.as_str()).collect();
+            Some(content(uri, "text/plain", text))
+        }
+        "dap-log" => Some(content(uri, "application/x-ndjson", s.dap_log_ndjson())),
+        _ => None,
+    }
+}
+
+fn content(uri: &str, mime: &str, text: String) -> Value {
+    json!({"contents": [{"uri": uri, "mimeType": mime, "text": text}]})
 }

@@ -92,6 +92,7 @@ impl Session {
     }
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
+        self.output.flush();
         let stop = Stop::from_event(body);
         self.revision += 1;
         self.state = RunState::Stopped;
@@ -366,6 +367,7 @@ impl Session {
                 text.push_str(&format!("\n{f}"));
             }
         }
+        self.output.flush();
         let (tail, truncated, dropped) = self.output.tail_since(self.result_cursor, SNAPSHOT_TAIL);
         let cursor = self.output.cursor();
         if !tail.is_empty() || dropped > 0 {
@@ -427,6 +429,21 @@ impl Session {
         put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
         put(&mut m, "exit_code", self.exit_code.map(Value::from));
         Value::Object(m)
+    }
+
+    /// The DAP log as NDJSON: `{"ms": <since session start>, "dir": "to_adapter"|"from_adapter",
+    /// "message": {…}}` per line, oldest first (DESIGN §8).
+    pub fn dap_log_ndjson(&self) -> String {
+        let mut out = String::new();
+        for e in &self.dap_log {
+            let ms = e.at.saturating_duration_since(self.started).as_secs_f64() * 1000.0;
+            let dir = match e.direction {
+                crate::dap::client::Direction::ToAdapter => "to_adapter",
+                crate::dap::client::Direction::FromAdapter => "from_adapter",
+            };
+            out.push_str(&format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{}}}\n", e.json));
+        }
+        out
     }
 
     /// One entry of `sessions`.

@@ -172,6 +172,8 @@ pub struct Session {
     /// The output cursor when the last result was written.
     result_cursor: u64,
     pub dap_log: VecDeque<client::LogEntry>,
+    /// When the session was created (DAP log times are relative to it).
+    pub started: Instant,
     pub breakpoints: BreakpointStore,
     pub exception_filters: Option<Vec<String>>,
     pub focus_thread: Option<i64>,
@@ -233,6 +235,13 @@ impl Sessions {
         self.slab.get(key)
     }
 
+    /// Makes unfinished output lines of `key` readable (before an `output` read).
+    pub fn flush_output(&mut self, key: SessionKey) {
+        if let Some(s) = self.slab.get_mut(key) {
+            s.output.flush();
+        }
+    }
+
     /// Finds a session by its agent-facing id, or the most recent live one when `id` is `None`.
     pub fn resolve(&self, id: Option<&str>) -> Result<SessionKey, ToolResult> {
         match id {
@@ -292,6 +301,7 @@ impl Sessions {
             output: OutputRing::default(),
             result_cursor: 0,
             dap_log: VecDeque::new(),
+            started: now,
             breakpoints,
             exception_filters: args.exception_filters,
             focus_thread: None,

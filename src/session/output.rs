@@ -10,6 +10,8 @@ use std::collections::VecDeque;
 pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
 /// Cap on the "output since the last result" tail carried in a snapshot (bytes), DESIGN §4.
 pub const SNAPSHOT_TAIL: usize = 2048;
+/// An unfinished line longer than this becomes an entry without waiting for its `\n` (bytes).
+const PARTIAL_CAP: usize = 4096;
 
 /// Where a piece of output came from: the DAP `output` event's `category`, or dapmux's own
 /// capture of an adapter pipe.
@@ -72,6 +74,9 @@ pub struct OutputRing {
     next: u64,
     bytes: usize,
     cap: usize,
+    /// Per category, text after the last `\n` not yet made an entry: programs write a line in
+    /// pieces (`print` sends the text and the newline separately), and readers want lines.
+    partial: Vec<(Category, String)>,
 }
 
 /// What a read returns: entries at or after the cursor (oldest first), how many the reader missed
@@ -94,15 +99,43 @@ impl Default for OutputRing {
 impl OutputRing {
     /// A ring holding at most `cap` bytes of text (a single larger entry is kept, truncated to `cap`).
     pub fn new(cap: usize) -> OutputRing {
-        OutputRing { entries: VecDeque::new(), next: 0, bytes: 0, cap: cap.max(1) }
+        OutputRing { entries: VecDeque::new(), next: 0, bytes: 0, cap: cap.max(1), partial: Vec::new() }
     }
 
-    /// Appends output; empty text is ignored. CRLF line ends (a PTY's) are normalised to `\n`.
+    /// Appends output. Complete lines become an entry at once; an unfinished last line waits
+    /// for its `\n` (or [`OutputRing::flush`], or [`PARTIAL_CAP`]). CRLF line ends (a PTY's)
+    /// are normalised to `\n`; empty text is ignored.
     pub fn push(&mut self, category: Category, text: &str) {
         if text.is_empty() {
             return;
         }
-        let mut text = if text.contains("\r\n") { text.replace("\r\n", "\n") } else { text.to_owned() };
+        let text = text.replace("\r\n", "\n");
+        let mut pending = match self.partial.iter().position(|(c, _)| *c == category) {
+            Some(i) => self.partial.swap_remove(i).1,
+            None => String::new(),
+        };
+        pending.push_str(&text);
+        let cut = pending.rfind('\n').map_or(0, |i| i + 1);
+        if pending.len() - cut > PARTIAL_CAP {
+            return self.append(category, pending);
+        }
+        let rest = pending.split_off(cut);
+        if !rest.is_empty() {
+            self.partial.push((category, rest));
+        }
+        if !pending.is_empty() {
+            self.append(category, pending);
+        }
+    }
+
+    /// Makes every unfinished line an entry (at a stop, the exit, or before a read).
+    pub fn flush(&mut self) {
+        for (category, text) in std::mem::take(&mut self.partial) {
+            self.append(category, text);
+        }
+    }
+
+    fn append(&mut self, category: Category, mut text: String) {
         if text.len() > self.cap {
             let mut cut = text.len() - self.cap;
             while !text.is_char_boundary(cut) {
@@ -238,7 +271,9 @@ mod tests {
     fn tail_keeps_the_last_bytes_on_a_char_boundary() {
         let mut ring = OutputRing::new(100);
         ring.push(Category::Stdout, "héllo ");
+        ring.flush();
         ring.push(Category::Stdout, "wörld");
+        ring.flush();
         let (text, truncated, dropped) = ring.tail_since(0, 7);
         assert_eq!(text, " wörld");
         assert_eq!((truncated, dropped), (6, 0));
@@ -247,9 +282,22 @@ mod tests {
     }
 
     #[test]
+    fn pieces_of_a_line_become_one_entry_per_category() {
+        let mut ring = OutputRing::new(100);
+        ring.push(Category::Stdout, "line 2");
+        ring.push(Category::Stderr, "to stderr");
+        ring.push(Category::Stdout, "\n");
+        ring.push(Category::Stderr, "\nnext");
+        assert_eq!(texts(&ring.read(0, None, 10)), ["line 2\n", "to stderr\n"]);
+        ring.flush();
+        assert_eq!(texts(&ring.read(2, None, 10)), ["next"]);
+    }
+
+    #[test]
     fn one_entry_bigger_than_the_cap_keeps_its_end() {
         let mut ring = OutputRing::new(4);
         ring.push(Category::Stdout, "abcdef");
+        ring.flush();
         assert_eq!(ring.read(0, None, 1).entries[0].text, "cdef");
     }
 }

@@ -59,6 +59,7 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(k) => k,
         Err(e) => return Outcome::Done(e),
     };
+    cx.sessions.flush_output(key);
     let Some(s) = cx.sessions.get(key) else {
         return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
