@@ -28,7 +28,10 @@ fn feed(mcp: &mut Mcp, line: &str) -> Vec<String> {
 /// Like [`feed`], without placeholder expansion.
 fn feed_raw(mcp: &mut Mcp, line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    mcp.handle_line(line.as_bytes(), &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() });
+    mcp.handle_line(
+        line.as_bytes(),
+        &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() },
+    );
     lines(out)
 }
 
@@ -160,7 +163,10 @@ fn malformed_json_is_a_parse_error_and_the_next_line_is_served() {
     );
     let mut mcp = Mcp::new();
     let mut out = Vec::new();
-    mcp.handle_line(b"{\"id\":\xff}", &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() });
+    mcp.handle_line(
+        b"{\"id\":\xff}",
+        &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() },
+    );
     assert_eq!(
         lines(out),
         [r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}"#]
@@ -338,7 +344,10 @@ fn resource_updates_reach_legacy_subscribers() {
 #[test]
 fn line_too_long_is_an_error_with_a_null_id() {
     let mut out = Vec::new();
-    Mcp::new().line_too_long(20_000_000, &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() });
+    Mcp::new().line_too_long(
+        20_000_000,
+        &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() },
+    );
     assert_eq!(
         lines(out),
         [
@@ -475,7 +484,10 @@ fn subscriptions_listen_is_acknowledged_notified_and_closed() {
         ],
     );
     let mut out = Vec::new();
-    mcp.resource_updated("dapmux://session/s1/state", &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() });
+    mcp.resource_updated(
+        "dapmux://session/s1/state",
+        &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() },
+    );
     assert_eq!(
         lines(out),
         [
@@ -485,7 +497,11 @@ fn subscriptions_listen_is_acknowledged_notified_and_closed() {
     // The client closes "L": no answer, ever. The server closes 9 at shutdown.
     check_with(&mut mcp, &[r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}"#], &[]);
     let mut out = Vec::new();
-    mcp.close_subscriptions(&mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() });
+    mcp.close_subscriptions(&mut Context {
+        out: &mut out,
+        now: Instant::now(),
+        sessions: &mut crate::session::Sessions::default(),
+    });
     assert_eq!(
         lines(out),
         [expand(
@@ -677,7 +693,10 @@ fn answers_are_valid_lines(mcp: &mut Mcp, line: &[u8]) -> bool {
         return true; // the reader never passes blank lines
     }
     let mut out = Vec::new();
-    mcp.handle_line(line, &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() });
+    mcp.handle_line(
+        line,
+        &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() },
+    );
     let Ok(text) = String::from_utf8(out) else { return false };
     (text.is_empty() || text.ends_with('\n'))
         && text.lines().all(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.is_object() || v.is_array()))

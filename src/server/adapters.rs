@@ -92,7 +92,10 @@ impl Server {
                 let (code, msg) = match &e {
                     SpawnError::NotFound { program } => (
                         ErrorCode::AdapterNotFound,
-                        format!("the adapter program {} was not found; run `dapmux doctor` for install commands", program.to_string_lossy()),
+                        format!(
+                            "the adapter program {} was not found; run `dapmux doctor` for install commands",
+                            program.to_string_lossy()
+                        ),
                     ),
                     other => (ErrorCode::AdapterError, format!("could not start the adapter: {other}")),
                 };
@@ -136,7 +139,11 @@ impl Server {
         self.adapter_of.insert(session, key);
         if let Err(e) = registered {
             warn!("cannot watch the adapter's pipes: {e}");
-            self.sessions.on_spawn_failed(session, ErrorCode::AdapterError, format!("cannot watch the adapter's pipes: {e}"));
+            self.sessions.on_spawn_failed(
+                session,
+                ErrorCode::AdapterError,
+                format!("cannot watch the adapter's pipes: {e}"),
+            );
             self.stop_adapter(session, now);
             return;
         }
@@ -207,9 +214,9 @@ impl Server {
 
     /// True when some adapter pipe still holds data after its per-wake read cap.
     pub(super) fn adapters_have_work(&self) -> bool {
-        self.adapters.iter().any(|(_, io)| {
-            (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some())
-        })
+        self.adapters
+            .iter()
+            .any(|(_, io)| (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some()))
     }
 
     /// Comes back to pipes that were left with data by the per-wake cap.

@@ -27,9 +27,9 @@ use crate::dap::watchdog::Watchdog;
 use crate::io_buf::{LineEvent, LineReader, OutBuf};
 use crate::mcp::{Context, Mcp};
 use crate::session::{SessionKey, Sessions};
-use adapters::AdapterIo;
 use crate::timer::{TimerId, Timers};
 use crate::token::{self, Kind, Source};
+use adapters::AdapterIo;
 
 /// Bytes read from stdin per `read` call.
 const READ_CHUNK: usize = 64 * 1024;
@@ -498,8 +498,7 @@ impl Server {
 
     fn ready_to_exit(&self) -> bool {
         let adapters_done = self.adapters_gone() || self.grace_expired;
-        self.force_exit
-            || (self.shutdown.is_some() && adapters_done && (self.out.pending() == 0 || self.flush_expired))
+        self.force_exit || (self.shutdown.is_some() && adapters_done && (self.out.pending() == 0 || self.flush_expired))
     }
 }
 

@@ -32,7 +32,8 @@ impl Session {
                     let _ = self.client.respond(id, answer, now);
                 }
                 Output::RunInTerminal { id, .. } => {
-                    let answer = ReverseAnswer::Failure { message: "runInTerminal is not supported by this client".into() };
+                    let answer =
+                        ReverseAnswer::Failure { message: "runInTerminal is not supported by this client".into() };
                     let _ = self.client.respond(id, answer, now);
                 }
                 Output::Diagnostic(d) => log::warn!("{}: {d}", self.id),
@@ -46,17 +47,9 @@ impl Session {
     fn on_event(&mut self, e: Event, now: Instant, actions: &mut VecDeque<Action>) {
         let body = e.body.unwrap_or(Value::Null);
         match e.event.as_str() {
-            "initialized" => {
-                if self.startup.launch_sent {
-                    self.configure(now);
-                }
-            }
+            "initialized" if self.startup.launch_sent => self.configure(now),
             "stopped" => self.on_stopped(&body, now),
-            "continued" => {
-                if self.state == RunState::Stopped {
-                    self.mark_running();
-                }
-            }
+            "continued" if self.state == RunState::Stopped => self.mark_running(),
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
                 self.state = RunState::Exited;
@@ -76,7 +69,9 @@ impl Session {
             }
             "output" => {
                 let category = body.get("category").and_then(Value::as_str);
-                if let (Some(c), Some(text)) = (Category::from_dap(category), body.get("output").and_then(Value::as_str)) {
+                if let (Some(c), Some(text)) =
+                    (Category::from_dap(category), body.get("output").and_then(Value::as_str))
+                {
                     self.output.push(c, text);
                 }
             }
@@ -218,8 +213,11 @@ impl Session {
             }
             Origin::StopThreads { revision } => {
                 if revision == self.revision {
-                    let first =
-                        body.get("threads").and_then(Value::as_array).and_then(|t| t.first()).and_then(|t| t["id"].as_i64());
+                    let first = body
+                        .get("threads")
+                        .and_then(Value::as_array)
+                        .and_then(|t| t.first())
+                        .and_then(|t| t["id"].as_i64());
                     match first {
                         Some(t) => {
                             self.focus_thread = Some(t);
@@ -247,7 +245,9 @@ impl Session {
                 if let Some(call) = call {
                     let mut out = self.result("disconnected", false);
                     if let Some(msg) = failure {
-                        out.text.push_str(&format!("\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"));
+                        out.text.push_str(&format!(
+                            "\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"
+                        ));
                     }
                     self.done.push((call, out));
                 }
@@ -359,7 +359,8 @@ impl Session {
         if self.state.is_over() {
             let never = self.breakpoints.never_verified();
             if !never.is_empty() {
-                let list: Vec<String> = never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
+                let list: Vec<String> =
+                    never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
                 snap["unverified_breakpoints"] = json!(list);
             }

@@ -6,10 +6,10 @@
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
 pub mod breakpoints;
+mod events;
 pub mod output;
 pub mod plan;
 pub mod snapshot;
-mod events;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -19,12 +19,12 @@ use slab::Slab;
 
 use crate::dap::adapters::AdapterKind;
 use crate::dap::client::{self, ClientConfig, DapClient};
-use crate::dap::spawn::AdapterCommand;
 use crate::dap::protocol::initialize_arguments;
+use crate::dap::spawn::AdapterCommand;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
-use output::{Category, OutputRing, SNAPSHOT_TAIL};
 pub use events::breakpoints_json;
 use events::{group_by_path, last_lines, map_filters, wait_duration};
+use output::{Category, OutputRing, SNAPSHOT_TAIL};
 use snapshot::{RunState, Stop};
 
 /// Most sessions alive at once (DESIGN §9). Ended sessions count until disconnected.
@@ -63,15 +63,30 @@ pub enum Action {
 pub enum Origin {
     Startup(Step),
     /// `setBreakpoints` for `path` (start-up or a tool call).
-    SetBreakpoints { path: String, call: Option<CallKey> },
-    SetExceptionBreakpoints { call: Option<CallKey> },
+    SetBreakpoints {
+        path: String,
+        call: Option<CallKey>,
+    },
+    SetExceptionBreakpoints {
+        call: Option<CallKey>,
+    },
     /// A resume (`continue`): its failure fails the call's wait.
-    Resume { call: CallKey },
+    Resume {
+        call: CallKey,
+    },
     /// The top frame after a stop, for the stop's location.
-    StopLocation { revision: u64 },
-    StopThreads { revision: u64 },
-    Disconnect { call: Option<CallKey> },
-    Terminate { call: CallKey },
+    StopLocation {
+        revision: u64,
+    },
+    StopThreads {
+        revision: u64,
+    },
+    Disconnect {
+        call: Option<CallKey>,
+    },
+    Terminate {
+        call: CallKey,
+    },
 }
 
 /// A start-up step, named in timeouts.
@@ -274,7 +289,8 @@ impl Sessions {
             let msg = format!(
                 "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then launch again."
             );
-            self.actions.push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
+            self.actions
+                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
             return;
         }
         let id = format!("s{}", self.next_id);
@@ -473,7 +489,8 @@ impl Sessions {
                 "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
                 s.id
             );
-            let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
+            let structured =
+                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
             self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
         }
     }
@@ -494,7 +511,8 @@ impl Sessions {
                     s.adapter,
                     known.join(", ")
                 );
-                self.actions.push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
+                self.actions
+                    .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
                 return;
             }
         };
@@ -509,7 +527,8 @@ impl Sessions {
             s.pump(now, &mut self.actions);
         } else {
             let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
-            self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, json!({ "filters": mapped })) });
+            self.actions
+                .push_back(Action::Complete { call, output: ToolResult::ok(text, json!({ "filters": mapped })) });
         }
     }
 
@@ -561,7 +580,12 @@ impl Sessions {
         for (key, s) in self.slab.iter_mut() {
             if s.adapter_alive && !s.closing {
                 s.closing = true;
-                s.send("disconnect", Some(json!({ "terminateDebuggee": true })), Origin::Disconnect { call: None }, now);
+                s.send(
+                    "disconnect",
+                    Some(json!({ "terminateDebuggee": true })),
+                    Origin::Disconnect { call: None },
+                    now,
+                );
                 s.pump(now, &mut self.actions);
                 let _ = key;
             }

@@ -25,12 +25,18 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool) -> Result<AdapterPlan, T
     if !program.exists() {
         return Err(ToolResult::error(
             ErrorCode::InvalidArgument,
-            format!("program {} does not exist; pass an existing path (relative paths are taken against cwd).", program.display()),
+            format!(
+                "program {} does not exist; pass an existing path (relative paths are taken against cwd).",
+                program.display()
+            ),
         ));
     }
     if let Some(dir) = &cwd {
         if !dir.is_dir() {
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("cwd {} is not a directory.", dir.display())));
+            return Err(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!("cwd {} is not a directory.", dir.display()),
+            ));
         }
     }
     let program_str = program.to_string_lossy().into_owned();
@@ -55,8 +61,12 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool) -> Result<AdapterPlan, T
         ours.insert("env".into(), Value::Object(args.env.clone()));
     }
     let mut launch = adapters::merge_arguments(&recipe.launch_defaults, Some(&Value::Object(ours)));
-    let extra: Map<String, Value> =
-        args.adapter_args.iter().filter(|(k, _)| !RECIPE_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let extra: Map<String, Value> = args
+        .adapter_args
+        .iter()
+        .filter(|(k, _)| !RECIPE_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     launch = adapters::merge_arguments(&launch, Some(&Value::Object(extra)));
 
     Ok(AdapterPlan { name: recipe.name.to_owned(), kind, command: recipe.command, launch_arguments: launch })
@@ -66,9 +76,8 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool) -> Result<AdapterPlan, T
 /// the failure (debugpy not installed → `adapter_not_found` with the install command).
 pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<String> {
     match plan.kind {
-        AdapterKind::Debugpy => {
-            adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None).map(|e| e.to_string())
-        }
+        AdapterKind::Debugpy => adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None)
+            .map(|e| e.to_string()),
     }
 }
 

@@ -118,7 +118,10 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         log_message: None,
     }));
     if list.iter().any(|b| b.line == 0) {
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "lines are 1-based; line 0 does not exist."));
+        return Outcome::Done(ToolResult::error(
+            ErrorCode::InvalidArgument,
+            "lines are 1-based; line 0 does not exist.",
+        ));
     }
     // No session yet is fine: the breakpoints wait for the next launch.
     let key = match a.session.as_deref() {
@@ -168,7 +171,9 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
                 None => "pending".to_owned(),
                 Some(b) if b.verified && e.moved() => format!("verified, moved to line {}", b.line.unwrap_or(0)),
                 Some(b) if b.verified => "verified".to_owned(),
-                Some(b) => format!("NOT verified{}", b.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()),
+                Some(b) => {
+                    format!("NOT verified{}", b.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default())
+                }
             };
             let hit = if e.hit { " · hit" } else { "" };
             text.push_str(&format!("{path}:{} {state}{hit}\n", e.requested.line));

@@ -188,4 +188,3 @@ fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     cx.sessions.terminate(key, cx.call, cx.now);
     Outcome::Pending
 }
-
