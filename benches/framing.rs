@@ -232,6 +232,12 @@ fn chunk_name(chunk: usize) -> String {
 }
 
 fn main() {
+    // `cargo test --all-targets` runs bench targets too, unoptimised and without `--bench`:
+    // measuring there would only slow the test suite down.
+    if !std::env::args().any(|a| a == "--bench") {
+        eprintln!("framing benchmark: run it with `cargo bench --bench framing`");
+        return;
+    }
     // Cargo passes `--bench`; a filter word, if any, selects workloads by name.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let generators: [(&'static str, Generator); 3] =
