@@ -7,6 +7,7 @@
 
 pub mod breakpoints;
 mod events;
+pub mod handles;
 pub mod output;
 pub mod plan;
 pub mod snapshot;

@@ -1,0 +1,269 @@
+//! Handles minted by dapmux for frame ids and variable references (DESIGN §5): integers from one
+//! counter, unique for the process lifetime, never reused, below 2^31, each tagged with what it
+//! names and mapped to (session, adapter id, epoch). A handle from an older epoch is refused
+//! before anything is sent to the adapter — lldb-dap reuses its ids at every stop, so a stale raw
+//! id would silently answer with *current* data.
+//!
+//! Epochs: each session has one per area (`stacks` for frames, `variables` for variable
+//! references). A resume bumps both; a DAP `invalidated` event bumps only the areas it names.
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// First handle handed out; small numbers are left free so a raw adapter id (often 1, 2, 3…)
+/// passed by mistake is recognisably not a handle.
+const FIRST: u32 = 1000;
+/// Handles stay below 2^31 (DAP ids are JSON numbers clients often store in 32-bit ints).
+const LIMIT: u32 = i32::MAX as u32;
+
+/// What a handle names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A stack frame (`frameId`).
+    Frame,
+    /// A variables container (`variablesReference`).
+    Variables,
+}
+
+impl Kind {
+    fn area(self) -> usize {
+        match self {
+            Kind::Frame => 0,
+            Kind::Variables => 1,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Frame => "frame",
+            Kind::Variables => "variables reference",
+        }
+    }
+}
+
+/// Why a handle cannot be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandleError {
+    /// dapmux never minted it (or forgot it with its session).
+    Unknown,
+    /// It names a frame where a variables reference is wanted, or the other way round.
+    WrongKind { is: Kind },
+    /// It belongs to another session.
+    OtherSession,
+    /// The program ran (or the adapter invalidated the area) since it was minted.
+    Stale,
+}
+
+impl fmt::Display for HandleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandleError::Unknown => f.write_str("dapmux never handed out this id"),
+            HandleError::WrongKind { is } => write!(f, "this id is a {}", is.as_str()),
+            HandleError::OtherSession => f.write_str("this id belongs to another session"),
+            HandleError::Stale => f.write_str("the program has run since this id was handed out"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    kind: Kind,
+    session: usize,
+    adapter_id: i64,
+    epoch: u64,
+}
+
+/// The handle table of the whole process.
+#[derive(Debug, Default)]
+pub struct Handles {
+    next: u32,
+    entries: HashMap<u32, Entry>,
+    /// Per session: current epoch per area, and the handles minted for it (to purge on bump).
+    sessions: HashMap<usize, SessionHandles>,
+}
+
+#[derive(Debug, Default)]
+struct SessionHandles {
+    epochs: [u64; 2],
+    minted: Vec<u32>,
+    /// Dedupe within an epoch: the same adapter id asked twice gets the same handle.
+    by_adapter_id: HashMap<(Kind, i64), u32>,
+}
+
+impl Handles {
+    pub fn new() -> Handles {
+        Handles { next: FIRST, ..Handles::default() }
+    }
+
+    /// The handle for `adapter_id` of `kind` in `session`'s current epoch (the same handle when
+    /// asked again before the epoch moves). `None` once 2^31 handles were minted.
+    pub fn mint(&mut self, session: usize, kind: Kind, adapter_id: i64) -> Option<u32> {
+        let next = &mut self.next;
+        let s = self.sessions.entry(session).or_default();
+        if let Some(&h) = s.by_adapter_id.get(&(kind, adapter_id)) {
+            return Some(h);
+        }
+        if *next < FIRST {
+            *next = FIRST;
+        }
+        if *next >= LIMIT {
+            return None;
+        }
+        let h = *next;
+        *next += 1;
+        let epoch = s.epochs[kind.area()];
+        s.minted.push(h);
+        s.by_adapter_id.insert((kind, adapter_id), h);
+        self.entries.insert(h, Entry { kind, session, adapter_id, epoch });
+        Some(h)
+    }
+
+    /// The adapter id behind `handle`, if it is a live `kind` handle of `session`.
+    pub fn resolve(&self, session: usize, kind: Kind, handle: i64) -> Result<i64, HandleError> {
+        let h = u32::try_from(handle).map_err(|_| HandleError::Unknown)?;
+        let Some(e) = self.entries.get(&h) else {
+            // Minted once (handles are never reused) but forgotten since: it is stale.
+            let minted = (FIRST..self.next).contains(&h);
+            return Err(if minted { HandleError::Stale } else { HandleError::Unknown });
+        };
+        if e.session != session {
+            return Err(HandleError::OtherSession);
+        }
+        if e.kind != kind {
+            return Err(HandleError::WrongKind { is: e.kind });
+        }
+        let current = self.sessions.get(&session).map_or(0, |s| s.epochs[kind.area()]);
+        if e.epoch != current {
+            return Err(HandleError::Stale);
+        }
+        Ok(e.adapter_id)
+    }
+
+    /// The program ran: every handle of `session` goes stale.
+    pub fn resumed(&mut self, session: usize) {
+        self.bump(session, &[Kind::Frame, Kind::Variables]);
+    }
+
+    /// A DAP `invalidated` event (DAP § Events: Invalidated): `areas` as the adapter sent them
+    /// (`all`, `stacks`, `threads`, `variables`; absent means `all`).
+    pub fn invalidated(&mut self, session: usize, areas: &[&str]) {
+        let mut kinds = Vec::new();
+        if areas.is_empty() || areas.contains(&"all") {
+            kinds.extend([Kind::Frame, Kind::Variables]);
+        }
+        if areas.contains(&"stacks") || areas.contains(&"threads") {
+            kinds.push(Kind::Frame);
+            // Scopes hang off frames: their references go with them.
+            kinds.push(Kind::Variables);
+        }
+        if areas.contains(&"variables") {
+            kinds.push(Kind::Variables);
+        }
+        kinds.dedup();
+        self.bump(session, &kinds);
+    }
+
+    /// The session is gone: forget its handles (they then read as unknown).
+    pub fn forget_session(&mut self, session: usize) {
+        if let Some(s) = self.sessions.remove(&session) {
+            for h in s.minted {
+                self.entries.remove(&h);
+            }
+        }
+    }
+
+    /// Handles currently remembered (for caps and tests).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn bump(&mut self, session: usize, kinds: &[Kind]) {
+        let Some(s) = self.sessions.get_mut(&session) else { return };
+        for k in kinds {
+            s.epochs[k.area()] += 1;
+        }
+        s.by_adapter_id.retain(|(k, _), _| !kinds.contains(k));
+        // Stale entries are kept as stale (so the agent hears `target_invalidated`, not
+        // "unknown"), but only until the next bump of the same area: memory stays bounded by
+        // two epochs' worth of handles per session.
+        let epochs = s.epochs;
+        let entries = &mut self.entries;
+        s.minted.retain(|h| match entries.get(h) {
+            Some(e) if e.epoch + 1 < epochs[e.kind.area()] => {
+                entries.remove(h);
+                false
+            }
+            Some(_) => true,
+            None => false,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_unique_and_resolve_to_the_adapter_id() {
+        let mut h = Handles::new();
+        let a = h.mint(0, Kind::Frame, 1).unwrap_or(0);
+        let b = h.mint(0, Kind::Variables, 1).unwrap_or(0);
+        let c = h.mint(1, Kind::Frame, 1).unwrap_or(0);
+        assert!(a >= FIRST && a != b && b != c && a != c);
+        assert_eq!(h.mint(0, Kind::Frame, 1), Some(a), "same id, same epoch: same handle");
+        assert_eq!(h.resolve(0, Kind::Frame, a.into()), Ok(1));
+        assert_eq!(h.resolve(0, Kind::Variables, a.into()), Err(HandleError::WrongKind { is: Kind::Frame }));
+        assert_eq!(h.resolve(1, Kind::Frame, a.into()), Err(HandleError::OtherSession));
+        assert_eq!(h.resolve(0, Kind::Frame, 7), Err(HandleError::Unknown));
+        assert_eq!(h.resolve(0, Kind::Frame, -1), Err(HandleError::Unknown));
+    }
+
+    #[test]
+    fn a_resume_makes_every_handle_stale_and_reused_adapter_ids_get_new_handles() {
+        let mut h = Handles::new();
+        let frame = h.mint(0, Kind::Frame, 1).unwrap_or(0);
+        let vars = h.mint(0, Kind::Variables, 5).unwrap_or(0);
+        h.resumed(0);
+        assert_eq!(h.resolve(0, Kind::Frame, frame.into()), Err(HandleError::Stale));
+        assert_eq!(h.resolve(0, Kind::Variables, vars.into()), Err(HandleError::Stale));
+        // lldb-dap hands out frame id 1 again at the next stop: a new handle, never the old one.
+        let again = h.mint(0, Kind::Frame, 1).unwrap_or(0);
+        assert_ne!(again, frame);
+        assert_eq!(h.resolve(0, Kind::Frame, again.into()), Ok(1));
+    }
+
+    #[test]
+    fn invalidated_drops_only_the_named_areas() {
+        let mut h = Handles::new();
+        let frame = h.mint(0, Kind::Frame, 1).unwrap_or(0);
+        let vars = h.mint(0, Kind::Variables, 5).unwrap_or(0);
+        h.invalidated(0, &["variables"]);
+        assert_eq!(h.resolve(0, Kind::Frame, frame.into()), Ok(1));
+        assert_eq!(h.resolve(0, Kind::Variables, vars.into()), Err(HandleError::Stale));
+        h.invalidated(0, &[]);
+        assert_eq!(h.resolve(0, Kind::Frame, frame.into()), Err(HandleError::Stale));
+    }
+
+    #[test]
+    fn memory_stays_bounded_across_many_stops() {
+        let mut h = Handles::new();
+        for _ in 0..1000 {
+            for id in 0..50 {
+                h.mint(0, Kind::Variables, id);
+            }
+            h.resumed(0);
+        }
+        assert!(h.len() <= 100, "only the last two epochs are remembered, got {}", h.len());
+        assert_eq!(
+            h.resolve(0, Kind::Variables, FIRST.into()),
+            Err(HandleError::Stale),
+            "a forgotten handle reads as stale"
+        );
+        h.forget_session(0);
+        assert!(h.is_empty());
+    }
+}
