@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::inspect::{ContextJob, Op, Target, VarQuery, DEFAULT_PAGE, MAX_PAGE};
+use super::inspect::{ContextJob, Op, Page, Target, VarQuery, DEFAULT_PAGE, MAX_PAGE};
 use super::snapshot::RunState;
 use super::{Action, CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 use crate::session::handles::Kind;
@@ -372,16 +372,8 @@ impl Sessions {
         self.inspect(key, call, Op::Scopes { thread, frame }, now);
     }
 
-    pub fn variables(
-        &mut self,
-        key: SessionKey,
-        handle: i64,
-        start: Option<usize>,
-        count: Option<usize>,
-        filter: Option<String>,
-        call: CallKey,
-        now: Instant,
-    ) {
+    pub fn variables(&mut self, key: SessionKey, handle: i64, page: Page, call: CallKey, now: Instant) {
+        let Page { start, count, filter } = page;
         let Some(s) = self.stopped(key, call) else { return };
         let reference = match s.resolve_handle(Kind::Variables, handle) {
             Ok(r) => r,

@@ -85,6 +85,15 @@ pub struct ContextJob {
     pending_watches: Vec<String>,
 }
 
+/// The page a `variables` call asks for (all optional: from 0, [`DEFAULT_PAGE`] children, all).
+#[derive(Debug, Default, Clone)]
+pub struct Page {
+    pub start: Option<usize>,
+    pub count: Option<usize>,
+    /// `indexed` or `named`.
+    pub filter: Option<String>,
+}
+
 /// Arguments shared by inspection tools: a thread and a frame handle, both optional.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Target {

@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
-use crate::session::inspect::Target;
+use crate::session::inspect::{Page, Target};
 
 /// Evaluating may run code in the debuggee, so it is not read-only.
 const EVAL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
@@ -265,7 +265,8 @@ fn variables(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         }
     }
     let key = key!(cx, a.session.as_deref());
-    cx.sessions.variables(key, a.reference, a.start, a.count, a.filter, cx.call, cx.now);
+    let page = Page { start: a.start, count: a.count, filter: a.filter };
+    cx.sessions.variables(key, a.reference, page, cx.call, cx.now);
     Outcome::Pending
 }
 
