@@ -360,6 +360,17 @@ impl Session {
             "session": self.id, "revision": self.revision, "ref": q.handle,
             "start": q.start, "total": total, "variables": list,
         });
+        // debugpy lists the first 100 items of a big container, then `more` (a ref holding the
+        // rest) and `len()`: say the real length so the agent knows what `more` holds.
+        let length = all
+            .iter()
+            .find(|v| v.get("name").and_then(Value::as_str) == Some("len()"))
+            .and_then(|v| v.get("value").and_then(Value::as_str))
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(n) = length {
+            head.push_str(&format!(" · length {n}"));
+            structured["length"] = n.into();
+        }
         if end < total {
             head.push_str(&format!(" (truncated: call variables with start={end} for more)"));
             structured["truncated"] = true.into();
