@@ -256,7 +256,7 @@ mod tests {
             path.to_str().is_some_and(|p| self.exes.contains(p))
         }
         fn cwd(&self) -> Option<PathBuf> {
-            Some(PathBuf::from("/work"))
+            Some(PathBuf::from("/srv/cwd"))
         }
         fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
             let data = self.files.get(path.to_str()?)?;
@@ -320,7 +320,7 @@ mod tests {
         assert_eq!((exec.launch_defaults["mode"].as_str(), exec.command.cwd), (Some("exec"), None));
         let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("sub")) };
         let Ok(dir) = recipe(Some(Path::new("/src/app")), input, &h) else { panic!() };
-        assert_eq!(dir.command.cwd, Some(PathBuf::from("/work/sub")));
+        assert_eq!(dir.command.cwd, Some(PathBuf::from("/srv/cwd/sub")));
     }
 
     #[test]

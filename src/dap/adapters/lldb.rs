@@ -75,17 +75,20 @@ pub fn quirks() -> Quirks {
         // 22.1.8: launch answered after configurationDone (older versions answer it at once;
         // the choreography accepts both, DESIGN §5).
         launch_response_after_configuration_done: true,
-        // 22.1.8 offers cpp_catch, cpp_throw (and objc_* on Apple, swift_* with Swift
-        // support), none on by default: trust the capabilities.
+        // 22.1.8 offers cpp_catch, cpp_throw, objc_catch, objc_throw, none `default`: trust
+        // the capabilities.
         exception_filters: &[],
         exception_filter_aliases: &[],
         default_filters_off_until_sent: false,
         exit_stops_as_exception: false,
-        // 22.1.8: supportsVariablePaging... not advertised, but `start`/`count` are honoured.
-        variable_paging: true,
-        // Breakpoints on lines without code move to the next line with code, `verified`.
+        // 22.1.8 does not advertise supportsVariablePaging; whether it honours `start`/`count`
+        // anyway is unverified, so dapmux pages itself.
+        variable_paging: false,
+        // LLDB resolves a line without code to the next line with code (not yet checked
+        // against 22.1.8 through DAP).
         moves_unbindable_breakpoints: true,
         child_sessions: super::ChildSessions::None,
+        // 22.1.8: spelled as the spec spells it.
         terminate_debuggee_capability: "supportTerminateDebuggee",
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
@@ -369,7 +372,7 @@ mod tests {
             path.to_str().is_some_and(|p| self.exes.contains(p))
         }
         fn cwd(&self) -> Option<PathBuf> {
-            Some(PathBuf::from("/work"))
+            Some(PathBuf::from("/srv/cwd"))
         }
         fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
             let data = self.files.get(path.to_str()?)?;
