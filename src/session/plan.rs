@@ -78,6 +78,7 @@ pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<Strin
     match plan.kind {
         AdapterKind::Debugpy => adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None)
             .map(|e| e.to_string()),
+        AdapterKind::Lldb | AdapterKind::Delve => None,
     }
 }
 
