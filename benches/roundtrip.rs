@@ -8,7 +8,7 @@
 //! `--bench` argument) it returns at once.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -370,7 +370,13 @@ fn find_ref(v: &Value) -> Option<Value> {
     }
 }
 
-fn mcp_session(env: &Env, adapter: &str, fast: bool, s: &mut Samples, rss: &mut Vec<(String, f64)>) -> Result<Vec<String>, String> {
+fn mcp_session(
+    env: &Env,
+    adapter: &str,
+    fast: bool,
+    s: &mut Samples,
+    rss: &mut Vec<(String, f64)>,
+) -> Result<Vec<String>, String> {
     let mut mcp = Mcp::start(env, fast, s)?;
     let t = Instant::now();
     mcp.call("launch", launch_args(env, adapter))?;
@@ -390,9 +396,6 @@ fn mcp_session(env: &Env, adapter: &str, fast: bool, s: &mut Samples, rss: &mut 
             let t = Instant::now();
             mcp.call(tool, args)?;
             s.add(op.name, t);
-        }
-        if !mcp.has("step") {
-            continue;
         }
     }
     if let Some(kib) = mcp.peak_rss_kib() {
@@ -417,9 +420,8 @@ fn many_sessions(env: &Env) -> Result<f64, String> {
             return Err(format!("launch: {}", r["content"][0]["text"]));
         }
     }
-    let sessions = mcp.call("sessions", json!({}))?;
+    mcp.call("sessions", json!({}))?;
     let kib = mcp.peak_rss_kib().ok_or("no /proc status")?;
-    let _ = sessions;
     mcp.peer.finish();
     Ok(kib)
 }
@@ -458,9 +460,8 @@ fn find_lldb_dap() -> Option<PathBuf> {
 
 fn setup() -> Result<Env, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = std::env::var_os("DAPMUX_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".deps/venv/bin/python"));
+    let python =
+        std::env::var_os("DAPMUX_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| root.join(".deps/venv/bin/python"));
     if !python.exists() {
         return Err(format!("no Python with debugpy at {} (run scripts/install-test-deps)", python.display()));
     }
@@ -524,7 +525,12 @@ fn measure_raw(env: &Env, target: &RawTarget, fast: bool) -> Result<Samples, Str
     Ok(s)
 }
 
-fn measure_mcp(env: &Env, adapter: &str, fast: bool, rss: &mut Vec<(String, f64)>) -> Result<(Samples, Vec<String>), String> {
+fn measure_mcp(
+    env: &Env,
+    adapter: &str,
+    fast: bool,
+    rss: &mut Vec<(String, f64)>,
+) -> Result<(Samples, Vec<String>), String> {
     let mut s = Samples::default();
     let mut tools = Vec::new();
     for i in 0..STARTS {
@@ -548,7 +554,7 @@ fn fmt(v: Option<f64>) -> String {
 
 fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
     println!(
-        "{:<9} {:<8} {:<18} {:<4} {:>10} {:>10} {:>11} {:>4}  note",
+        "{:<9} {:<8} {:<20} {:<4} {:>10} {:>10} {:>11} {:>4}  note",
         "adapter", "fastpath", "operation", "unit", "raw_dap", "dapmux", "overhead", "n"
     );
     for b in blocks {
@@ -570,7 +576,7 @@ fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
             };
             let n = mcp.or(raw).map_or(0, |(_, n)| n);
             println!(
-                "{:<9} {:<8} {:<18} {:<4} {:>10} {:>10} {:>11} {:>4}  {}",
+                "{:<9} {:<8} {:<20} {:<4} {:>10} {:>10} {:>11} {:>4}  {}",
                 b.adapter,
                 b.fastpath,
                 op.name,
@@ -585,8 +591,15 @@ fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
     }
     for (what, kib) in rss {
         println!(
-            "{:<9} {:<8} {:<18} {:<4} {:>10} {:>10} {:>11} {:>4}  {}",
-            "dapmux", "on", what, "KiB", "—", format!("{kib:.0}"), "—", 1, "VmHWM of dapmux alone (adapters excluded)"
+            "{:<9} {:<8} {:<20} {:<4} {:>10} {:>10} {:>11} {:>4}  VmHWM of dapmux alone (adapters excluded)",
+            "debugpy",
+            "on",
+            what,
+            "KiB",
+            "—",
+            format!("{kib:.0}"),
+            "—",
+            1,
         );
     }
 }

@@ -352,6 +352,15 @@ mod tests {
     }
 
     #[test]
+    fn fast_path_off_runs_the_stock_module() {
+        let mut host = full_host();
+        host.vars.insert(fastpath::ENV, "0");
+        let input = ResolveInput { adapter_args: None, cwd: None };
+        let Ok(recipe) = recipe(input, &host) else { panic!("no recipe") };
+        assert_eq!(recipe.command.args, vec![OsString::from("-m"), OsString::from("debugpy.adapter")]);
+    }
+
+    #[test]
     fn missing_module_in_stderr_becomes_adapter_not_found() {
         let python = Path::new("/opt/my env/bin/python");
         let failed = Some(ExitStatus::from_raw(1 << 8));

@@ -8,8 +8,9 @@
 # adapter's kernel delays that ACK by ~40 ms. Quick-acking on the adapter's side releases the
 # body at once; TCP_NODELAY on the adapter's side keeps its own writes from waiting for ACKs.
 #
-# It prints one line to stderr starting with "dapmux-fastpath:" saying what it did, before the
-# adapter starts (debugpy's adapter points sys.stderr at /dev/null in stdio mode afterwards).
+# When it stands aside (debugpy too old or already fixed, patch point missing) it prints one line
+# "dapmux-fastpath: off: <why>" to stderr before the adapter starts (the adapter points
+# sys.stderr at /dev/null in stdio mode afterwards); dapmux shows it as `adapter` output.
 import sys
 
 
@@ -25,15 +26,15 @@ def _dapmux_fastpath():
         except Exception:
             pass
 
-    try:
-        import socket
+    import socket
 
-        import debugpy
+    import debugpy
+
+    version = str(getattr(debugpy, "__version__", "0"))
+    try:
         from debugpy.common import messaging
     except ImportError:
-        # Let the adapter's own start-up report the missing module exactly as `-m` would.
-        return
-    version = str(getattr(debugpy, "__version__", "0"))
+        messaging = None
 
     def parse(v):
         out = []
@@ -55,10 +56,13 @@ def _dapmux_fastpath():
     if _upstream_fixed(debugpy):
         say("off: debugpy %s already sets TCP_NODELAY in pydevd" % version)
         return
+    import inspect
+
     stream_class = getattr(messaging, "JsonIOStream", None)
     original = getattr(stream_class, "from_socket", None)
     nodelay = getattr(socket, "TCP_NODELAY", None)
-    if original is None or nodelay is None:
+    is_classmethod = isinstance(inspect.getattr_static(stream_class, "from_socket", None), classmethod)
+    if original is None or not is_classmethod or nodelay is None:
         say("off: patch point missing in debugpy %s" % version)
         return
     quickack = getattr(socket, "TCP_QUICKACK", None)
@@ -93,10 +97,7 @@ def _dapmux_fastpath():
         return original.__func__(cls, sock, *args, **kwargs)
 
     stream_class.from_socket = classmethod(from_socket)
-    say(
-        "on: debugpy %s, TCP_NODELAY%s on the adapter's DAP sockets"
-        % (version, " and TCP_QUICKACK" if quickack is not None else "")
-    )
+    # Silent when on: this line would otherwise open every launch's output the agent reads.
 
 
 def _upstream_fixed(debugpy):
