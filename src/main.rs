@@ -22,6 +22,11 @@ const FLAGS: &[Flag] = &[
         env: Some("DAPMUX_LOG"),
         help: "log filter for stderr, env_logger syntax (e.g. `debug`, `dapmux=trace`); default `warn`, or $RUST_LOG",
     },
+    Flag {
+        usage: "--no-debugpy-fastpath",
+        env: Some("DAPMUX_DEBUGPY_FASTPATH"),
+        help: "run debugpy's adapter stock, without the TCP_NODELAY/TCP_QUICKACK fast path (env: 0 = off)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -39,6 +44,8 @@ enum Command {
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Options {
     log: Option<String>,
+    /// `--no-debugpy-fastpath`: published to the recipe as `DAPMUX_DEBUGPY_FASTPATH=0`.
+    no_debugpy_fastpath: bool,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -64,6 +71,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "-h" | "--help" => command = Command::Help,
             "-V" | "--version" => command = Command::Version,
             "--log" => options.log = Some(value("--log")?),
+            "--no-debugpy-fastpath" => options.no_debugpy_fastpath = true,
             // Subcommands (`demo`, `doctor`, `install`) are matched here as they land.
             _ if name.starts_with('-') => return Err(format!("unknown flag {name}")),
             _ => return Err(format!("unknown subcommand {name}")),
@@ -80,7 +88,7 @@ fn help() -> String {
     );
     for flag in FLAGS {
         let env = flag.env.map(|e| format!(" [env: {e}]")).unwrap_or_default();
-        text.push_str(&format!("  {:<18} {}{}\n", flag.usage, flag.help, env));
+        text.push_str(&format!("  {:<22} {}{}\n", flag.usage, flag.help, env));
     }
     text.push_str("\nLogs go to stderr only; stdout carries nothing but MCP messages.\n");
     text
@@ -125,6 +133,11 @@ fn main() -> ExitCode {
         Command::Version => print_stdout(&format!("dapmux {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve => {
             init_logging(&options);
+            if options.no_debugpy_fastpath {
+                // The debugpy recipe reads this variable; set before the server (and any other
+                // thread) exists, so nothing reads the environment concurrently.
+                std::env::set_var(dapmux::dap::adapters::debugpy::fastpath::ENV, "0");
+            }
             match dapmux::server::run() {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -150,8 +163,10 @@ mod tests {
         check(&[], Ok((Command::Serve, Options::default())));
         check(&["--help"], Ok((Command::Help, Options::default())));
         check(&["-V"], Ok((Command::Version, Options::default())));
-        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()) })));
-        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()) })));
+        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()), ..Options::default() })));
+        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()), ..Options::default() })));
+        let no_fast = Options { no_debugpy_fastpath: true, ..Options::default() };
+        check(&["--no-debugpy-fastpath"], Ok((Command::Serve, no_fast)));
         check(&["--log"], Err("--log needs a value"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));
