@@ -22,6 +22,11 @@ const FLAGS: &[Flag] = &[
         env: Some("DAPMUX_LOG"),
         help: "log filter for stderr, env_logger syntax (e.g. `debug`, `dapmux=trace`); default `warn`, or $RUST_LOG",
     },
+    Flag {
+        usage: "--config <path>",
+        env: Some("DAPMUX_CONFIG"),
+        help: "JSON config file with custom adapters; default $XDG_CONFIG_HOME/dapmux/config.json (never a project-local file)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -39,6 +44,7 @@ enum Command {
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Options {
     log: Option<String>,
+    config: Option<std::path::PathBuf>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -64,6 +70,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "-h" | "--help" => command = Command::Help,
             "-V" | "--version" => command = Command::Version,
             "--log" => options.log = Some(value("--log")?),
+            "--config" => options.config = Some(value("--config")?.into()),
             // Subcommands (`demo`, `doctor`, `install`) are matched here as they land.
             _ if name.starts_with('-') => return Err(format!("unknown flag {name}")),
             _ => return Err(format!("unknown subcommand {name}")),
@@ -97,6 +104,27 @@ fn init_logging(options: &Options) {
     env_logger::Builder::new().parse_filters(&filter).target(env_logger::Target::Stderr).init();
 }
 
+/// The configuration: `--config`, `$DAPMUX_CONFIG`, or the user's config directory. A file the
+/// user named must exist and be valid (else dapmux refuses to start, saying why); a broken file at
+/// the default location is reported on stderr and ignored, so the server still starts.
+fn load_config(options: &Options) -> Result<dapmux::config::Config, String> {
+    use dapmux::config;
+    let Some(loc) = config::locate(options.config.as_deref(), |k| std::env::var_os(k)) else {
+        return Ok(config::Config::default());
+    };
+    match config::load(&loc) {
+        Ok(c) => {
+            log::debug!("config {}: {} custom adapter(s)", loc.path.display(), c.adapters.len());
+            Ok(c)
+        }
+        Err(e) if loc.explicit => Err(e.to_string()),
+        Err(e) => {
+            log::error!("{e}; continuing without custom adapters");
+            Ok(config::Config::default())
+        }
+    }
+}
+
 /// Prints to stdout; a closed stdout is not worth a panic.
 fn print_stdout(text: &str) -> ExitCode {
     match std::io::stdout().write_all(text.as_bytes()) {
@@ -125,7 +153,14 @@ fn main() -> ExitCode {
         Command::Version => print_stdout(&format!("dapmux {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve => {
             init_logging(&options);
-            match dapmux::server::run() {
+            let config = match load_config(&options) {
+                Ok(c) => c,
+                Err(message) => {
+                    eprintln!("dapmux: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            match dapmux::server::run(config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     log::error!("{e}");
@@ -150,8 +185,10 @@ mod tests {
         check(&[], Ok((Command::Serve, Options::default())));
         check(&["--help"], Ok((Command::Help, Options::default())));
         check(&["-V"], Ok((Command::Version, Options::default())));
-        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()) })));
-        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()) })));
+        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()), config: None })));
+        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()), config: None })));
+        check(&["--config", "/c.json"], Ok((Command::Serve, Options { log: None, config: Some("/c.json".into()) })));
+        check(&["--config"], Err("--config needs a value"));
         check(&["--log"], Err("--log needs a value"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));

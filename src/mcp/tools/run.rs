@@ -121,7 +121,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         b.path = super::breakpoints::absolute(&b.path);
     }
     let has_breakpoints = cx.sessions.pending_breakpoints.files().any(|(_, set)| !set.is_empty());
-    let plan = match plan::launch(&args, has_breakpoints) {
+    let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),
     };
