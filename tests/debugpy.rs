@@ -53,8 +53,16 @@ fn breakpoints_hit_then_system_exit_then_exit_code_and_every_line_in_order() {
         revision = rev;
     }
     round_trips.sort_by(f64::total_cmp);
+    // The DAP log's times count from the session's creation, right before the adapter spawns.
+    let log = a.dap_log("s1");
+    let init_ms = log
+        .iter()
+        .find(|e| e["message"]["type"] == "response" && e["message"]["command"] == "initialize")
+        .and_then(|e| e["ms"].as_f64())
+        .expect("initialize response in the DAP log");
     eprintln!(
-        "measure: launch→first breakpoint {launch_ms:.0} ms; continue between hits median {:.0} ms (all {round_trips:.0?})",
+        "measure: spawn→initialize answered {init_ms:.0} ms; launch→first breakpoint {launch_ms:.0} ms; \
+         continue between hits median {:.0} ms (all {round_trips:.0?})",
         round_trips[round_trips.len() / 2]
     );
 
@@ -129,7 +137,12 @@ fn an_uncaught_exception_stops_with_its_name_and_message() {
     let out = a.ok("output", json!({}));
     assert_eq!(lines_of(&out, "stdout"), ["before"]);
     let err = lines_of(&out, "stderr");
-    assert_eq!(err.last().map(String::as_str), Some("ZeroDivisionError: division by zero"), "{err:?}");
+    assert_eq!(
+        err.last().map(String::as_str),
+        Some("ZeroDivisionError: division by zero"),
+        "{err:?} {}",
+        a.resource("dapmux://session/s1/dap-log")
+    );
 }
 
 #[test]

@@ -77,6 +77,10 @@ pub struct OutputRing {
     /// Per category, text after the last `\n` not yet made an entry: programs write a line in
     /// pieces (`print` sends the text and the newline separately), and readers want lines.
     partial: Vec<(Category, String)>,
+    /// Categories whose last entry is an unfinished line made an entry by [`OutputRing::flush`]:
+    /// the newline that ends it (often in the next DAP `output` event, which can trail a
+    /// `stopped` event) must not become an empty line of its own.
+    flushed_open: Vec<Category>,
 }
 
 /// What a read returns: entries at or after the cursor (oldest first), how many the reader missed
@@ -99,7 +103,14 @@ impl Default for OutputRing {
 impl OutputRing {
     /// A ring holding at most `cap` bytes of text (a single larger entry is kept, truncated to `cap`).
     pub fn new(cap: usize) -> OutputRing {
-        OutputRing { entries: VecDeque::new(), next: 0, bytes: 0, cap: cap.max(1), partial: Vec::new() }
+        OutputRing {
+            entries: VecDeque::new(),
+            next: 0,
+            bytes: 0,
+            cap: cap.max(1),
+            partial: Vec::new(),
+            flushed_open: Vec::new(),
+        }
     }
 
     /// Appends output. Complete lines become an entry at once; an unfinished last line waits
@@ -109,7 +120,16 @@ impl OutputRing {
         if text.is_empty() {
             return;
         }
-        let text = text.replace("\r\n", "\n");
+        let mut text = text.replace("\r\n", "\n");
+        if let Some(i) = self.flushed_open.iter().position(|c| *c == category) {
+            self.flushed_open.swap_remove(i);
+            if text.starts_with('\n') {
+                text.remove(0);
+                if text.is_empty() {
+                    return;
+                }
+            }
+        }
         let mut pending = match self.partial.iter().position(|(c, _)| *c == category) {
             Some(i) => self.partial.swap_remove(i).1,
             None => String::new(),
@@ -132,6 +152,7 @@ impl OutputRing {
     pub fn flush(&mut self) {
         for (category, text) in std::mem::take(&mut self.partial) {
             self.append(category, text);
+            self.flushed_open.push(category);
         }
     }
 
@@ -218,6 +239,19 @@ mod tests {
 
     fn texts<'a>(r: &Read<'a>) -> Vec<&'a str> {
         r.entries.iter().map(|e| e.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_line_flushed_at_a_stop_is_not_split_by_its_trailing_newline() {
+        let mut ring = OutputRing::default();
+        ring.push(Category::Stdout, "line 1");
+        ring.flush();
+        ring.push(Category::Stderr, "\n");
+        ring.push(Category::Stdout, "\n");
+        ring.push(Category::Stdout, "\nline 2\n");
+        let texts: Vec<(Category, &str)> =
+            ring.read(0, None, 10).entries.iter().map(|e| (e.category, e.text.as_str())).collect();
+        assert_eq!(texts, [(Category::Stdout, "line 1"), (Category::Stderr, "\n"), (Category::Stdout, "\nline 2\n")]);
     }
 
     #[test]

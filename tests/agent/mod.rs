@@ -44,7 +44,11 @@ impl Agent {
     pub fn start_with(configure: impl FnOnce(&mut Command)) -> Agent {
         let python = debugpy_python();
         let mut d = Dapmux::spawn_with(|cmd| {
-            cmd.env("DAPMUX_PYTHON", &python).env_remove("VIRTUAL_ENV").env_remove("DAPMUX_CONFIG");
+            // No user config leaks in: the default location points nowhere.
+            cmd.env("DAPMUX_PYTHON", &python)
+                .env_remove("VIRTUAL_ENV")
+                .env_remove("DAPMUX_CONFIG")
+                .env("XDG_CONFIG_HOME", "/nonexistent-dapmux-config");
             configure(cmd);
         });
         d.initialize("2025-11-25");
