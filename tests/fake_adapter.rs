@@ -195,3 +195,25 @@ fn a_named_config_that_is_missing_or_invalid_stops_dapmux_with_the_reason() {
         assert!(out.stdout.is_empty(), "nothing on stdout");
     }
 }
+
+/// A debuggee in its own session, which its adapter never kills: the watchdog (fed from the DAP
+/// `process` event) kills it when dapmux is SIGKILLed, and `disconnect` kills it too.
+#[test]
+fn a_debuggee_the_adapter_leaves_behind_dies_with_dapmux_and_on_disconnect() {
+    let (mut a, _dir) = with_config_flag("watchdog");
+    let args = json!({"program": fixture("prog.fake"), "adapter": "fake", "adapter_args": {"spawnDebuggee": true}});
+    a.ok("launch", args.clone());
+    let first = a.session("s1")["pid"].as_i64().expect("debuggee pid from the process event") as i32;
+    assert!(agent::alive(first));
+    a.ok("disconnect", json!({}));
+    assert_all_gone(&[first], HYGIENE, "the debuggee after disconnect");
+
+    a.ok("launch", args);
+    let second = a.session("s2")["pid"].as_i64().expect("debuggee pid") as i32;
+    let tree = a.descendants();
+    assert!(tree.contains(&second), "{tree:?}");
+    a.d.signal(libc::SIGKILL);
+    assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "dapmux survived SIGKILL");
+    assert_all_gone(&[second], HYGIENE, "the debuggee after SIGKILL of dapmux (watchdog)");
+    assert_all_gone(&tree, HYGIENE, "everything dapmux started, after its SIGKILL");
+}
