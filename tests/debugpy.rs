@@ -213,7 +213,7 @@ fn startup_wire_order_with_a_failing_breakpoint_and_never_verified_note_at_exit(
     assert_eq!((r.s["stop"]["reason"].clone(), loc(&r)), (json!("breakpoint"), (json!(program), json!(2))));
 
     let log = a.dap_log("s1");
-    let idx = |pred: &dyn Fn(&Value) -> bool| log.iter().position(|e| pred(e));
+    let idx = |pred: &dyn Fn(&Value) -> bool| log.iter().position(pred);
     let req = |cmd: &'static str| move |e: &Value| e["dir"] == "to_adapter" && e["message"]["command"] == cmd;
     let resp =
         |cmd: &'static str| move |e: &Value| e["message"]["type"] == "response" && e["message"]["command"] == cmd;

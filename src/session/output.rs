@@ -148,9 +148,12 @@ impl OutputRing {
         }
     }
 
-    /// Makes every unfinished line an entry (at a stop, the exit, or before a read).
+    /// Makes every unfinished line an entry ending in `\n` (at a stop, the exit, or before a
+    /// read); a newline arriving next for that category is taken as its end, not a new line.
     pub fn flush(&mut self) {
-        for (category, text) in std::mem::take(&mut self.partial) {
+        for (category, mut text) in std::mem::take(&mut self.partial) {
+            // Every entry ends a line, so entries concatenate into the text the program printed.
+            text.push('\n');
             self.append(category, text);
             self.flushed_open.push(category);
         }
@@ -251,7 +254,7 @@ mod tests {
         ring.push(Category::Stdout, "\nline 2\n");
         let texts: Vec<(Category, &str)> =
             ring.read(0, None, 10).entries.iter().map(|e| (e.category, e.text.as_str())).collect();
-        assert_eq!(texts, [(Category::Stdout, "line 1"), (Category::Stderr, "\n"), (Category::Stdout, "\nline 2\n")]);
+        assert_eq!(texts, [(Category::Stdout, "line 1\n"), (Category::Stderr, "\n"), (Category::Stdout, "\nline 2\n")]);
     }
 
     #[test]
@@ -309,10 +312,10 @@ mod tests {
         ring.push(Category::Stdout, "wörld");
         ring.flush();
         let (text, truncated, dropped) = ring.tail_since(0, 7);
-        assert_eq!(text, " wörld");
-        assert_eq!((truncated, dropped), (6, 0));
+        assert_eq!(text, "wörld\n");
+        assert_eq!((truncated, dropped), (8, 0));
         let (text, truncated, _) = ring.tail_since(1, 100);
-        assert_eq!((text.as_str(), truncated), ("wörld", 0));
+        assert_eq!((text.as_str(), truncated), ("wörld\n", 0));
     }
 
     #[test]
@@ -324,14 +327,13 @@ mod tests {
         ring.push(Category::Stderr, "\nnext");
         assert_eq!(texts(&ring.read(0, None, 10)), ["line 2\n", "to stderr\n"]);
         ring.flush();
-        assert_eq!(texts(&ring.read(2, None, 10)), ["next"]);
+        assert_eq!(texts(&ring.read(2, None, 10)), ["next\n"]);
     }
 
     #[test]
     fn one_entry_bigger_than_the_cap_keeps_its_end() {
         let mut ring = OutputRing::new(4);
-        ring.push(Category::Stdout, "abcdef");
-        ring.flush();
-        assert_eq!(ring.read(0, None, 1).entries[0].text, "cdef");
+        ring.push(Category::Stdout, "abcdef\n");
+        assert_eq!(ring.read(0, None, 1).entries[0].text, "def\n");
     }
 }
