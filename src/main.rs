@@ -185,9 +185,12 @@ mod tests {
         check(&[], Ok((Command::Serve, Options::default())));
         check(&["--help"], Ok((Command::Help, Options::default())));
         check(&["-V"], Ok((Command::Version, Options::default())));
-        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()), config: None })));
-        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()), config: None })));
-        check(&["--config", "/c.json"], Ok((Command::Serve, Options { log: None, config: Some("/c.json".into()) })));
+        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()), ..Options::default() })));
+        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()), ..Options::default() })));
+        check(
+            &["--config", "/c.json"],
+            Ok((Command::Serve, Options { config: Some("/c.json".into()), ..Options::default() })),
+        );
         check(&["--config"], Err("--config needs a value"));
         check(&["--log"], Err("--log needs a value"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));

@@ -127,10 +127,10 @@ fn custom_plan(
 /// Explains an adapter that exited during start-up, from its stderr tail, when the recipe knows
 /// the failure (debugpy not installed → `adapter_not_found` with the install command).
 pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<String> {
-    match plan.kind? {
-        AdapterKind::Debugpy => adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None)
-            .map(|e| e.to_string()),
+    if plan.kind != Some(AdapterKind::Debugpy) {
+        return None;
     }
+    adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None).map(|e| e.to_string())
 }
 
 fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
