@@ -2,6 +2,7 @@
 //! IO shell (`server`). The binary in `src/main.rs` is a thin wrapper; integration tests and
 //! benchmarks use these modules directly. See `ARCHITECTURE.md` for the code map and invariants.
 
+pub mod config;
 pub mod dap;
 pub mod io_buf;
 pub mod jsonrpc;

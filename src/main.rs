@@ -22,6 +22,16 @@ const FLAGS: &[Flag] = &[
         env: Some("DAPMUX_LOG"),
         help: "log filter for stderr, env_logger syntax (e.g. `debug`, `dapmux=trace`); default `warn`, or $RUST_LOG",
     },
+    Flag {
+        usage: "--no-debugpy-fastpath",
+        env: Some("DAPMUX_DEBUGPY_FASTPATH"),
+        help: "run debugpy's adapter stock, without the TCP_NODELAY/TCP_QUICKACK fast path (env: 0 = off)",
+    },
+    Flag {
+        usage: "--config <path>",
+        env: Some("DAPMUX_CONFIG"),
+        help: "JSON config file with custom adapters; default $XDG_CONFIG_HOME/dapmux/config.json (never a project-local file)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -39,6 +49,10 @@ enum Command {
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Options {
     log: Option<String>,
+    /// `--no-debugpy-fastpath`: published to the recipe as `DAPMUX_DEBUGPY_FASTPATH=0`.
+    no_debugpy_fastpath: bool,
+    /// `--config`: the custom-adapter config file.
+    config: Option<std::path::PathBuf>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -64,6 +78,8 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "-h" | "--help" => command = Command::Help,
             "-V" | "--version" => command = Command::Version,
             "--log" => options.log = Some(value("--log")?),
+            "--no-debugpy-fastpath" => options.no_debugpy_fastpath = true,
+            "--config" => options.config = Some(value("--config")?.into()),
             // Subcommands (`demo`, `doctor`, `install`) are matched here as they land.
             _ if name.starts_with('-') => return Err(format!("unknown flag {name}")),
             _ => return Err(format!("unknown subcommand {name}")),
@@ -80,7 +96,7 @@ fn help() -> String {
     );
     for flag in FLAGS {
         let env = flag.env.map(|e| format!(" [env: {e}]")).unwrap_or_default();
-        text.push_str(&format!("  {:<18} {}{}\n", flag.usage, flag.help, env));
+        text.push_str(&format!("  {:<22} {}{}\n", flag.usage, flag.help, env));
     }
     text.push_str("\nLogs go to stderr only; stdout carries nothing but MCP messages.\n");
     text
@@ -95,6 +111,27 @@ fn init_logging(options: &Options) {
         .or_else(|| std::env::var("RUST_LOG").ok())
         .unwrap_or_else(|| "warn".to_owned());
     env_logger::Builder::new().parse_filters(&filter).target(env_logger::Target::Stderr).init();
+}
+
+/// The configuration: `--config`, `$DAPMUX_CONFIG`, or the user's config directory. A file the
+/// user named must exist and be valid (else dapmux refuses to start, saying why); a broken file at
+/// the default location is reported on stderr and ignored, so the server still starts.
+fn load_config(options: &Options) -> Result<dapmux::config::Config, String> {
+    use dapmux::config;
+    let Some(loc) = config::locate(options.config.as_deref(), |k| std::env::var_os(k)) else {
+        return Ok(config::Config::default());
+    };
+    match config::load(&loc) {
+        Ok(c) => {
+            log::debug!("config {}: {} custom adapter(s)", loc.path.display(), c.adapters.len());
+            Ok(c)
+        }
+        Err(e) if loc.explicit => Err(e.to_string()),
+        Err(e) => {
+            log::error!("{e}; continuing without custom adapters");
+            Ok(config::Config::default())
+        }
+    }
 }
 
 /// Prints to stdout; a closed stdout is not worth a panic.
@@ -125,7 +162,19 @@ fn main() -> ExitCode {
         Command::Version => print_stdout(&format!("dapmux {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Serve => {
             init_logging(&options);
-            match dapmux::server::run() {
+            if options.no_debugpy_fastpath {
+                // The debugpy recipe reads this variable; set before the server (and any other
+                // thread) exists, so nothing reads the environment concurrently.
+                std::env::set_var(dapmux::dap::adapters::debugpy::fastpath::ENV, "0");
+            }
+            let config = match load_config(&options) {
+                Ok(c) => c,
+                Err(message) => {
+                    eprintln!("dapmux: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            match dapmux::server::run(config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     log::error!("{e}");
@@ -150,8 +199,15 @@ mod tests {
         check(&[], Ok((Command::Serve, Options::default())));
         check(&["--help"], Ok((Command::Help, Options::default())));
         check(&["-V"], Ok((Command::Version, Options::default())));
-        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()) })));
-        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()) })));
+        check(&["--log", "debug"], Ok((Command::Serve, Options { log: Some("debug".into()), ..Options::default() })));
+        check(&["--log=info"], Ok((Command::Serve, Options { log: Some("info".into()), ..Options::default() })));
+        let no_fast = Options { no_debugpy_fastpath: true, ..Options::default() };
+        check(&["--no-debugpy-fastpath"], Ok((Command::Serve, no_fast)));
+        check(
+            &["--config", "/c.json"],
+            Ok((Command::Serve, Options { config: Some("/c.json".into()), ..Options::default() })),
+        );
+        check(&["--config"], Err("--config needs a value"));
         check(&["--log"], Err("--log needs a value"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));

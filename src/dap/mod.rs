@@ -5,4 +5,5 @@ pub mod client;
 pub mod framing;
 pub mod protocol;
 pub mod spawn;
+pub mod tcp;
 pub mod watchdog;

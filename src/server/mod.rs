@@ -22,6 +22,7 @@ use std::collections::HashMap;
 
 use slab::Slab;
 
+use crate::config::Config;
 use crate::dap::spawn::{self, Pid};
 use crate::dap::watchdog::Watchdog;
 use crate::io_buf::{LineEvent, LineReader, OutBuf};
@@ -79,9 +80,11 @@ impl std::error::Error for ServerError {}
 
 /// Runs the stdio MCP server until shutdown. `Ok` means a clean shutdown (exit code 0).
 ///
+/// `config` holds the custom adapters (`--config`).
+///
 /// Errors: [`ServerError`] when the loop cannot be set up or `epoll_wait` fails.
-pub fn run() -> Result<(), ServerError> {
-    Server::new()?.run()
+pub fn run(config: Config) -> Result<(), ServerError> {
+    Server::new(config)?.run()
 }
 
 /// What a deadline does when it fires.
@@ -161,7 +164,7 @@ struct Server {
 }
 
 impl Server {
-    fn new() -> Result<Server, ServerError> {
+    fn new(config: Config) -> Result<Server, ServerError> {
         ignore_sigpipe();
         let poll = Poll::new().map_err(|e| ServerError::Setup("create the poll", e))?;
         let signals = Signals::new().map_err(|e| ServerError::Setup("set up signal handling", e))?;
@@ -215,7 +218,7 @@ impl Server {
         Ok(Server {
             poll,
             mcp: Mcp::new(),
-            sessions: Sessions::default(),
+            sessions: Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config),
             adapters: Slab::new(),
             adapter_of: HashMap::new(),
             pipe_buf: Vec::new(),

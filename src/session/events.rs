@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::breakpoints::{Entry, SourceBreakpoint};
 use super::output::Category;
-use super::snapshot::{put, Location, RunState, Stop};
+use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
 use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_CAP, SNAPSHOT_TAIL};
 use crate::dap::client::{Outcome, Output, ReverseAnswer};
 use crate::dap::protocol::Event;
@@ -98,12 +98,21 @@ impl Session {
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
         self.output.flush();
-        let stop = Stop::from_event(body);
+        let mut stop = Stop::from_event(body);
+        if stop.reason == "exception" {
+            stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());
+            if self.plan.quirks.exit_stops_as_exception {
+                if let Some(e) = &mut stop.exception {
+                    e.note_system_exit();
+                }
+            }
+        }
         self.revision += 1;
         self.handles.resumed();
         self.var_cache.clear();
         self.state = RunState::Stopped;
         self.stop_ready = false;
+        self.stop_pending = 0;
         if stop.thread.is_some() {
             self.focus_thread = stop.thread;
         }
@@ -112,13 +121,37 @@ impl Session {
         let thread = stop.thread.or(self.focus_thread);
         self.stop = Some(stop);
         match thread {
-            Some(t) => self.send(
-                "stackTrace",
-                Some(json!({ "threadId": t, "startFrame": 0, "levels": 1 })),
-                Origin::StopLocation { revision },
-                now,
-            ),
-            None => self.send("threads", None, Origin::StopThreads { revision }, now),
+            Some(t) => self.fetch_stop_details(t, revision, now),
+            None => {
+                self.stop_pending = 1;
+                self.send("threads", None, Origin::StopThreads { revision }, now)
+            }
+        }
+    }
+
+    /// Asks for what a stop result shows: the top frame and, for an exception, `exceptionInfo`
+    /// (when the adapter has it). The stop is ready once every answer is in.
+    fn fetch_stop_details(&mut self, thread: i64, revision: u64, now: Instant) {
+        self.stop_pending = 1;
+        let exception = self.stop.as_ref().is_some_and(|s| s.reason == "exception");
+        if exception && self.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
+            self.stop_pending += 1;
+            self.send("exceptionInfo", Some(json!({ "threadId": thread })), Origin::StopException { revision }, now);
+        }
+        self.send(
+            "stackTrace",
+            Some(json!({ "threadId": thread, "startFrame": 0, "levels": 1 })),
+            Origin::StopLocation { revision },
+            now,
+        );
+    }
+
+    /// One stop-detail answer is in; the waits are answered after the last one.
+    fn stop_detail_done(&mut self) {
+        self.stop_pending = self.stop_pending.saturating_sub(1);
+        if self.stop_pending == 0 {
+            self.stop_ready = true;
+            self.complete_waiters();
         }
     }
 
@@ -219,8 +252,21 @@ impl Session {
                             stop.location = Some(Location::from_frame(frame));
                         }
                     }
-                    self.stop_ready = true;
-                    self.complete_waiters();
+                    self.stop_detail_done();
+                }
+            }
+            Origin::StopException { revision } => {
+                if revision == self.revision {
+                    if failure.is_none() {
+                        let mut info = ExceptionStop::from_info(&body);
+                        if self.plan.quirks.exit_stops_as_exception {
+                            info.note_system_exit();
+                        }
+                        if let Some(stop) = &mut self.stop {
+                            stop.exception = Some(info);
+                        }
+                    }
+                    self.stop_detail_done();
                 }
             }
             Origin::StopThreads { revision } => {
@@ -233,17 +279,12 @@ impl Session {
                     match first {
                         Some(t) => {
                             self.focus_thread = Some(t);
-                            self.send(
-                                "stackTrace",
-                                Some(json!({ "threadId": t, "startFrame": 0, "levels": 1 })),
-                                Origin::StopLocation { revision },
-                                now,
-                            );
+                            if let Some(stop) = &mut self.stop {
+                                stop.thread = Some(t);
+                            }
+                            self.fetch_stop_details(t, revision, now);
                         }
-                        None => {
-                            self.stop_ready = true;
-                            self.complete_waiters();
-                        }
+                        None => self.stop_detail_done(),
                     }
                 }
             }
@@ -256,7 +297,8 @@ impl Session {
                 self.complete_waiters();
                 if let Some(call) = call {
                     let mut out = self.result("disconnected", false);
-                    if let Some(msg) = failure {
+                    // An adapter that exits instead of answering `disconnect` did what was asked.
+                    if let Some(msg) = failure.filter(|_| code != ErrorCode::Disconnected) {
                         out.text.push_str(&format!(
                             "\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"
                         ));
@@ -320,7 +362,9 @@ impl Session {
     }
 
     fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
-        self.failure = Some(msg);
+        if self.failure.is_none() {
+            self.failure = Some(msg);
+        }
         self.state = RunState::Terminated;
         self.fail_waiters(code);
         self.closing = true;
@@ -431,10 +475,8 @@ impl Session {
                     if let Some(t) = stop.thread {
                         s.push_str(&format!(" · thread {t}"));
                     }
-                    if let Some(d) = stop.text.as_ref().or(stop.description.as_ref()) {
-                        if stop.reason == "exception" {
-                            s.push_str(&format!(" · {d}"));
-                        }
+                    if let Some(e) = &stop.exception {
+                        s.push_str(&format!(" · {}", e.summary()));
                     }
                 }
             }
@@ -480,6 +522,9 @@ impl Session {
     pub fn summary_json(&self) -> Value {
         let mut v = self.snapshot_json();
         v["program"] = self.program.clone().into();
+        if let Some(pid) = self.debuggee_pid {
+            v["pid"] = pid.into();
+        }
         if let Some(f) = &self.failure {
             v["failure"] = f.clone().into();
         }

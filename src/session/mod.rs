@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use slab::Slab;
 
-use crate::dap::adapters::AdapterKind;
+use crate::config::Config;
+use crate::dap::adapters::{AdapterKind, Quirks};
 use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::protocol::initialize_arguments;
 use crate::dap::spawn::AdapterCommand;
@@ -85,6 +86,10 @@ pub enum Origin {
         revision: u64,
     },
     StopThreads {
+        revision: u64,
+    },
+    /// `exceptionInfo` after an exception stop, for the exception's name and message.
+    StopException {
         revision: u64,
     },
     Disconnect {
@@ -159,9 +164,12 @@ pub struct LaunchBreakpoint {
 /// What an adapter recipe resolved to for one launch (see [`plan::launch`]).
 #[derive(Clone, Debug)]
 pub struct AdapterPlan {
-    /// Recipe name, e.g. `debugpy`.
+    /// Recipe name, e.g. `debugpy`, or a custom adapter's name from the config file.
     pub name: String,
-    pub kind: AdapterKind,
+    /// The built-in recipe; `None` for a custom adapter.
+    pub kind: Option<AdapterKind>,
+    /// The adapter's deviations from plain DAP (custom adapters: [`Quirks::STANDARD`]).
+    pub quirks: Quirks,
     pub command: AdapterCommand,
     /// The DAP `launch` arguments, complete.
     pub launch_arguments: Value,
@@ -189,6 +197,8 @@ pub struct Session {
     pub stop: Option<Stop>,
     /// True once the stop's location is known (or could not be): results may be written.
     stop_ready: bool,
+    /// Stop details (top frame, exception info) still awaited for the current stop.
+    stop_pending: u8,
     pub exit_code: Option<i64>,
     pub output: OutputRing,
     /// The output cursor when the last result was written.
@@ -219,6 +229,10 @@ pub struct Session {
     closing: bool,
     /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
     pub failure: Option<String>,
+    /// `disconnect` was called: the session leaves the table once its adapter is gone.
+    disconnected: bool,
+    /// `disconnect` calls answered when the adapter is gone.
+    disconnect_calls: Vec<CallKey>,
     /// Calls answered inside a session method; `pump` moves them to the action queue.
     done: Vec<(CallKey, ToolResult)>,
 }
@@ -232,6 +246,8 @@ pub struct Sessions {
     pub pending_breakpoints: BreakpointStore,
     actions: VecDeque<Action>,
     request_timeout: Duration,
+    /// The user's configuration (custom adapters), read once at start.
+    pub config: Config,
 }
 
 impl Default for Sessions {
@@ -249,7 +265,13 @@ impl Sessions {
             pending_breakpoints: BreakpointStore::default(),
             actions: VecDeque::new(),
             request_timeout,
+            config: Config::default(),
         }
+    }
+
+    /// A session table that knows the custom adapters of `config`.
+    pub fn with_config(request_timeout: Duration, config: Config) -> Sessions {
+        Sessions { config, ..Sessions::new(request_timeout) }
     }
 
     /// The next action for the IO shell, oldest first.
@@ -329,6 +351,7 @@ impl Sessions {
             revision: 0,
             stop: None,
             stop_ready: false,
+            stop_pending: 0,
             exit_code: None,
             output: OutputRing::default(),
             result_cursor: 0,
@@ -350,6 +373,8 @@ impl Sessions {
             adapter_alive: false,
             closing: false,
             failure: None,
+            disconnected: false,
+            disconnect_calls: Vec::new(),
             done: Vec::new(),
         };
         let command = session.plan.command.clone();
@@ -403,6 +428,15 @@ impl Sessions {
         }
         s.adapter_alive = false;
         let tail = s.stderr_text();
+        if !s.state.is_over() && !s.closing && s.failure.is_none() {
+            // Explain a known start-up failure (debugpy missing) before the pending requests fail
+            // with a bare "connection closed".
+            if let Some(why) = plan::explain_early_exit(&s.plan, &tail) {
+                s.failure = Some(why);
+                s.state = RunState::Terminated;
+                s.fail_waiters(ErrorCode::AdapterNotFound);
+            }
+        }
         s.client.on_closed(&tail);
         s.pump(now, &mut self.actions);
         if !s.state.is_over() {
@@ -422,7 +456,14 @@ impl Sessions {
             }
         }
         s.complete_waiters();
+        for call in std::mem::take(&mut s.disconnect_calls) {
+            let output = s.result("disconnected", false);
+            s.done.push((call, output));
+        }
         s.pump(now, &mut self.actions);
+        if s.disconnected {
+            self.remove(key);
+        }
     }
 
     /// The earliest deadline of any session (request timeouts, waits).
@@ -553,6 +594,14 @@ impl Sessions {
             let output = s.result("disconnected", false);
             self.remove(key);
             self.actions.push_back(Action::Complete { call, output });
+            return;
+        }
+        s.disconnected = true;
+        if s.closing {
+            // A disconnect is already under way (the debuggee ended, or an earlier call): answer
+            // once the adapter is gone, and make sure it goes.
+            s.disconnect_calls.push(call);
+            self.actions.push_back(Action::StopAdapter { session: key });
             return;
         }
         s.closing = true;

@@ -77,6 +77,10 @@ pub struct OutputRing {
     /// Per category, text after the last `\n` not yet made an entry: programs write a line in
     /// pieces (`print` sends the text and the newline separately), and readers want lines.
     partial: Vec<(Category, String)>,
+    /// Categories whose last entry is an unfinished line made an entry by [`OutputRing::flush`]:
+    /// the newline that ends it (often in the next DAP `output` event, which can trail a
+    /// `stopped` event) must not become an empty line of its own.
+    flushed_open: Vec<Category>,
 }
 
 /// What a read returns: entries at or after the cursor (oldest first), how many the reader missed
@@ -99,7 +103,14 @@ impl Default for OutputRing {
 impl OutputRing {
     /// A ring holding at most `cap` bytes of text (a single larger entry is kept, truncated to `cap`).
     pub fn new(cap: usize) -> OutputRing {
-        OutputRing { entries: VecDeque::new(), next: 0, bytes: 0, cap: cap.max(1), partial: Vec::new() }
+        OutputRing {
+            entries: VecDeque::new(),
+            next: 0,
+            bytes: 0,
+            cap: cap.max(1),
+            partial: Vec::new(),
+            flushed_open: Vec::new(),
+        }
     }
 
     /// Appends output. Complete lines become an entry at once; an unfinished last line waits
@@ -109,7 +120,16 @@ impl OutputRing {
         if text.is_empty() {
             return;
         }
-        let text = text.replace("\r\n", "\n");
+        let mut text = text.replace("\r\n", "\n");
+        if let Some(i) = self.flushed_open.iter().position(|c| *c == category) {
+            self.flushed_open.swap_remove(i);
+            if text.starts_with('\n') {
+                text.remove(0);
+                if text.is_empty() {
+                    return;
+                }
+            }
+        }
         let mut pending = match self.partial.iter().position(|(c, _)| *c == category) {
             Some(i) => self.partial.swap_remove(i).1,
             None => String::new(),
@@ -128,10 +148,14 @@ impl OutputRing {
         }
     }
 
-    /// Makes every unfinished line an entry (at a stop, the exit, or before a read).
+    /// Makes every unfinished line an entry ending in `\n` (at a stop, the exit, or before a
+    /// read); a newline arriving next for that category is taken as its end, not a new line.
     pub fn flush(&mut self) {
-        for (category, text) in std::mem::take(&mut self.partial) {
+        for (category, mut text) in std::mem::take(&mut self.partial) {
+            // Every entry ends a line, so entries concatenate into the text the program printed.
+            text.push('\n');
             self.append(category, text);
+            self.flushed_open.push(category);
         }
     }
 
@@ -221,6 +245,19 @@ mod tests {
     }
 
     #[test]
+    fn a_line_flushed_at_a_stop_is_not_split_by_its_trailing_newline() {
+        let mut ring = OutputRing::default();
+        ring.push(Category::Stdout, "line 1");
+        ring.flush();
+        ring.push(Category::Stderr, "\n");
+        ring.push(Category::Stdout, "\n");
+        ring.push(Category::Stdout, "\nline 2\n");
+        let texts: Vec<(Category, &str)> =
+            ring.read(0, None, 10).entries.iter().map(|e| (e.category, e.text.as_str())).collect();
+        assert_eq!(texts, [(Category::Stdout, "line 1\n"), (Category::Stderr, "\n"), (Category::Stdout, "\nline 2\n")]);
+    }
+
+    #[test]
     fn reads_in_order_and_advances_the_cursor() {
         let mut ring = OutputRing::new(1024);
         ring.push(Category::Stdout, "line 0\n");
@@ -275,10 +312,10 @@ mod tests {
         ring.push(Category::Stdout, "wörld");
         ring.flush();
         let (text, truncated, dropped) = ring.tail_since(0, 7);
-        assert_eq!(text, " wörld");
-        assert_eq!((truncated, dropped), (6, 0));
+        assert_eq!(text, "wörld\n");
+        assert_eq!((truncated, dropped), (8, 0));
         let (text, truncated, _) = ring.tail_since(1, 100);
-        assert_eq!((text.as_str(), truncated), ("wörld", 0));
+        assert_eq!((text.as_str(), truncated), ("wörld\n", 0));
     }
 
     #[test]
@@ -290,14 +327,13 @@ mod tests {
         ring.push(Category::Stderr, "\nnext");
         assert_eq!(texts(&ring.read(0, None, 10)), ["line 2\n", "to stderr\n"]);
         ring.flush();
-        assert_eq!(texts(&ring.read(2, None, 10)), ["next"]);
+        assert_eq!(texts(&ring.read(2, None, 10)), ["next\n"]);
     }
 
     #[test]
     fn one_entry_bigger_than_the_cap_keeps_its_end() {
         let mut ring = OutputRing::new(4);
-        ring.push(Category::Stdout, "abcdef");
-        ring.flush();
-        assert_eq!(ring.read(0, None, 1).entries[0].text, "cdef");
+        ring.push(Category::Stdout, "abcdef\n");
+        assert_eq!(ring.read(0, None, 1).entries[0].text, "def\n");
     }
 }

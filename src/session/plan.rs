@@ -1,12 +1,15 @@
-//! From a `launch` call to an [`AdapterPlan`]: pick the adapter recipe, resolve it on this host,
-//! and build the complete DAP `launch` arguments (recipe defaults < dapmux's < `adapter_args`).
+//! From a `launch` call to an [`AdapterPlan`]: pick the adapter (a custom one from the config
+//! file, else a built-in recipe), resolve it on this host, and build the complete DAP `launch`
+//! arguments (recipe or config defaults < dapmux's < `adapter_args`).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
 use super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
-use crate::dap::adapters::{self, AdapterError, AdapterKind, RealHost, ResolveInput};
+use crate::config::{Config, CustomAdapter};
+use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, RealHost, ResolveInput};
+use crate::dap::spawn::AdapterCommand;
 
 /// Keys of `adapter_args` that configure dapmux's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
@@ -14,9 +17,12 @@ const RECIPE_KEYS: &[&str] = &["python"];
 /// Builds the plan for `args`. `has_breakpoints` counts breakpoints already waiting for this
 /// launch, which turn the `stop_on_entry` default off (DESIGN §4).
 ///
+/// Custom adapters in `config` are chosen by name first, then by their declared extensions
+/// (which win over the built-in inference); otherwise the built-in recipes apply.
+///
 /// Errors (as tool results): `invalid_argument` (no such program, unknown adapter, adapter not
 /// inferable), `adapter_not_found` (with the install command).
-pub fn launch(args: &LaunchArgs, has_breakpoints: bool) -> Result<AdapterPlan, ToolResult> {
+pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Result<AdapterPlan, ToolResult> {
     let cwd = args.cwd.as_deref().map(absolute);
     let program = match &cwd {
         Some(dir) if Path::new(&args.program).is_relative() => dir.join(&args.program),
@@ -40,26 +46,20 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool) -> Result<AdapterPlan, T
         }
     }
     let program_str = program.to_string_lossy().into_owned();
-    let kind = adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(tool_error)?;
+    let custom = match args.adapter.as_deref() {
+        Some(name) => config.by_name(name),
+        None => config.by_program(&program_str),
+    };
+    let stop_on_entry = args.stop_on_entry.unwrap_or(!has_breakpoints && args.breakpoints.is_empty());
+    if let Some((name, adapter)) = custom {
+        return Ok(custom_plan(name, adapter, args, &program_str, cwd.as_deref(), stop_on_entry));
+    }
+    let kind = adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(|e| tool_error(e, config))?;
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref() };
-    let recipe = adapters::recipe(kind, input, &RealHost).map_err(tool_error)?;
+    let recipe = adapters::recipe(kind, input, &RealHost).map_err(|e| tool_error(e, config))?;
 
-    let stop_on_entry = args.stop_on_entry.unwrap_or(!has_breakpoints && args.breakpoints.is_empty());
-    let mut ours = Map::new();
-    ours.insert("request".into(), "launch".into());
-    ours.insert("program".into(), program_str.into());
-    ours.insert("args".into(), json!(args.args));
-    ours.insert(recipe.quirks.stop_on_entry_key.into(), stop_on_entry.into());
-    if args.no_debug {
-        ours.insert("noDebug".into(), true.into());
-    }
-    if let Some(dir) = &cwd {
-        ours.insert("cwd".into(), dir.to_string_lossy().into_owned().into());
-    }
-    if !args.env.is_empty() {
-        ours.insert("env".into(), Value::Object(args.env.clone()));
-    }
+    let ours = our_arguments(args, &program_str, cwd.as_deref(), recipe.quirks.stop_on_entry_key, stop_on_entry);
     let mut launch = adapters::merge_arguments(&recipe.launch_defaults, Some(&Value::Object(ours)));
     let extra: Map<String, Value> = args
         .adapter_args
@@ -69,24 +69,81 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool) -> Result<AdapterPlan, T
         .collect();
     launch = adapters::merge_arguments(&launch, Some(&Value::Object(extra)));
 
-    Ok(AdapterPlan { name: recipe.name.to_owned(), kind, command: recipe.command, launch_arguments: launch })
+    Ok(AdapterPlan {
+        name: recipe.name.to_owned(),
+        kind: Some(kind),
+        quirks: recipe.quirks,
+        command: recipe.command,
+        launch_arguments: launch,
+    })
+}
+
+/// The DAP `launch` arguments dapmux itself sets from the tool's arguments.
+fn our_arguments(
+    args: &LaunchArgs,
+    program: &str,
+    cwd: Option<&Path>,
+    stop_on_entry_key: &str,
+    stop_on_entry: bool,
+) -> Map<String, Value> {
+    let mut ours = Map::new();
+    ours.insert("request".into(), "launch".into());
+    ours.insert("program".into(), program.into());
+    ours.insert("args".into(), json!(args.args));
+    ours.insert(stop_on_entry_key.into(), stop_on_entry.into());
+    if args.no_debug {
+        ours.insert("noDebug".into(), true.into());
+    }
+    if let Some(dir) = cwd {
+        ours.insert("cwd".into(), dir.to_string_lossy().into_owned().into());
+    }
+    if !args.env.is_empty() {
+        ours.insert("env".into(), Value::Object(args.env.clone()));
+    }
+    ours
+}
+
+/// A plan for a custom adapter: its command as configured, plain-DAP quirks, its
+/// `launch_defaults` under dapmux's arguments, `adapter_args` over both.
+fn custom_plan(
+    name: &str,
+    adapter: &CustomAdapter,
+    args: &LaunchArgs,
+    program: &str,
+    cwd: Option<&Path>,
+    stop_on_entry: bool,
+) -> AdapterPlan {
+    let quirks = Quirks::STANDARD;
+    let mut command = AdapterCommand::new(&adapter.command);
+    command.args = adapter.args.iter().map(Into::into).collect();
+    command.env = adapter.env.iter().map(|(k, v)| (k.into(), Some(v.into()))).collect();
+    let ours = our_arguments(args, program, cwd, quirks.stop_on_entry_key, stop_on_entry);
+    let defaults = Value::Object(adapter.launch_defaults.clone());
+    let mut launch = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
+    launch = adapters::merge_arguments(&launch, Some(&Value::Object(args.adapter_args.clone())));
+    AdapterPlan { name: name.to_owned(), kind: None, quirks, command, launch_arguments: launch }
 }
 
 /// Explains an adapter that exited during start-up, from its stderr tail, when the recipe knows
 /// the failure (debugpy not installed → `adapter_not_found` with the install command).
 pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<String> {
-    match plan.kind {
-        AdapterKind::Debugpy => adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None)
-            .map(|e| e.to_string()),
+    if plan.kind != Some(AdapterKind::Debugpy) {
+        return None;
     }
+    adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None).map(|e| e.to_string())
 }
 
-fn tool_error(e: AdapterError) -> ToolResult {
+fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
     let code = match e {
         AdapterError::NotFound { .. } => ErrorCode::AdapterNotFound,
         _ => ErrorCode::InvalidArgument,
     };
-    ToolResult::error(code, format!("{e}."))
+    let mut msg = format!("{e}");
+    let custom = config.names();
+    if !custom.is_empty() && matches!(e, AdapterError::Unknown { .. } | AdapterError::NotInferred { .. }) {
+        msg.push_str(&format!("; custom adapters from the config file: {}", custom.join(", ")));
+    }
+    ToolResult::error(code, format!("{msg}."))
 }
 
 fn absolute(path: &str) -> PathBuf {

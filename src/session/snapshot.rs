@@ -99,6 +99,87 @@ pub struct Stop {
     pub all_threads_stopped: bool,
     pub hit_breakpoints: Vec<i64>,
     pub location: Option<Location>,
+    /// For `reason: exception`: what was raised (from `exceptionInfo`, else the event's text).
+    pub exception: Option<ExceptionStop>,
+}
+
+/// The exception a stop is about.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExceptionStop {
+    /// The exception's type name, e.g. `ZeroDivisionError`.
+    pub type_name: Option<String>,
+    /// Its message, e.g. `division by zero`.
+    pub message: Option<String>,
+    /// Set when the exception is the program asking to exit (debugpy stops a non-zero
+    /// `sys.exit` as a `SystemExit` exception): the code it will exit with on `continue`.
+    pub exit_code: Option<i64>,
+}
+
+impl ExceptionStop {
+    /// From a DAP `exceptionInfo` response body (DAP § Requests: ExceptionInfo): the type from
+    /// `details.typeName`, else `exceptionId`; the message from `details.message`, else
+    /// `description`.
+    pub fn from_info(body: &Value) -> ExceptionStop {
+        let text = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
+        ExceptionStop {
+            type_name: text(&body["details"]["typeName"]).or_else(|| text(&body["exceptionId"])),
+            message: text(&body["details"]["message"]).or_else(|| text(&body["description"])),
+            exit_code: None,
+        }
+    }
+
+    /// From the `stopped` event alone, for adapters without `exceptionInfo`: debugpy puts the
+    /// type in `text` and the message in `description`; others put `Type: message` in either.
+    pub fn from_event(text: Option<&str>, description: Option<&str>) -> Option<ExceptionStop> {
+        match (text, description) {
+            (Some(t), Some(d)) if t != d => {
+                Some(ExceptionStop { type_name: Some(t.to_owned()), message: Some(d.to_owned()), exit_code: None })
+            }
+            (Some(one), _) | (None, Some(one)) => Some(match one.split_once(": ") {
+                Some((t, m)) if !t.contains(' ') => {
+                    ExceptionStop { type_name: Some(t.to_owned()), message: Some(m.to_owned()), exit_code: None }
+                }
+                _ => ExceptionStop { type_name: None, message: Some(one.to_owned()), exit_code: None },
+            }),
+            (None, None) => None,
+        }
+    }
+
+    /// Marks a `SystemExit` as the program's exit request and reads its code the way Python
+    /// does: `None`/empty → 0, an integer → itself, anything else (a message) → 1.
+    pub fn note_system_exit(&mut self) {
+        if self.type_name.as_deref() != Some("SystemExit") {
+            return;
+        }
+        let m = self.message.as_deref().map(str::trim).unwrap_or("");
+        self.exit_code = Some(match m {
+            "" | "None" => 0,
+            other => other.parse().unwrap_or(1),
+        });
+    }
+
+    /// `ZeroDivisionError: division by zero`, or for a `SystemExit` what `continue` will do.
+    pub fn summary(&self) -> String {
+        let mut s = match (&self.type_name, &self.message) {
+            (Some(t), Some(m)) => format!("{t}: {m}"),
+            (Some(one), None) | (None, Some(one)) => one.clone(),
+            (None, None) => "an exception".to_owned(),
+        };
+        if let Some(code) = self.exit_code {
+            s = format!(
+                "SystemExit({}): the program called sys.exit; `continue` lets the program exit with code {code}",
+                self.message.as_deref().unwrap_or("")
+            );
+        }
+        s
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        put(&mut m, "type", self.type_name.as_deref().map(Value::from));
+        put(&mut m, "message", self.message.as_deref().map(Value::from));
+        Value::Object(m)
+    }
 }
 
 impl Stop {
@@ -116,6 +197,7 @@ impl Stop {
                 .map(|a| a.iter().filter_map(Value::as_i64).collect())
                 .unwrap_or_default(),
             location: None,
+            exception: None,
         }
     }
 
@@ -132,6 +214,10 @@ impl Stop {
             m.insert("hit_breakpoints".into(), json!(self.hit_breakpoints));
         }
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
+        if let Some(e) = &self.exception {
+            m.insert("exception".into(), e.to_json());
+            put(&mut m, "exit_code", e.exit_code.map(Value::from));
+        }
         Value::Object(m)
     }
 }
@@ -159,5 +245,28 @@ mod tests {
                    "location": {"path": "/w/app.py", "line": 12, "column": 1, "function": "total"}})
         );
         assert_eq!(stop.location.map(|l| l.short()).as_deref(), Some("app.py:12 in total()"));
+    }
+
+    #[test]
+    fn exception_text_from_info_or_event_and_system_exit_codes() {
+        let info = json!({"exceptionId": "ZeroDivisionError", "description": "division by zero",
+                          "details": {"typeName": "ZeroDivisionError", "message": "division by zero"}});
+        assert_eq!(ExceptionStop::from_info(&info).summary(), "ZeroDivisionError: division by zero");
+        let debugpy_event = ExceptionStop::from_event(Some("ValueError"), Some("bad"));
+        assert_eq!(debugpy_event.map(|e| e.summary()).as_deref(), Some("ValueError: bad"));
+        let joined = ExceptionStop::from_event(None, Some("KeyError: 'k'"));
+        assert_eq!(joined.map(|e| e.to_json()), Some(json!({"type": "KeyError", "message": "'k'"})));
+        assert_eq!(ExceptionStop::from_event(None, None), None);
+        for (message, code) in [("3", 3), ("", 0), ("None", 0), ("fatal", 1)] {
+            let mut e = ExceptionStop::from_info(&json!({"exceptionId": "SystemExit", "description": message}));
+            e.note_system_exit();
+            assert_eq!(e.exit_code, Some(code), "{message:?}");
+        }
+        let mut e = ExceptionStop::from_info(&json!({"exceptionId": "SystemExit", "description": "3"}));
+        e.note_system_exit();
+        assert_eq!(
+            e.summary(),
+            "SystemExit(3): the program called sys.exit; `continue` lets the program exit with code 3"
+        );
     }
 }

@@ -9,6 +9,9 @@ use serde_json::{json, Value};
 use super::{find_on_path, shell_quote, AdapterError, ChildSessions, Host, Quirks, Recipe, ResolveInput, Transport};
 use crate::dap::spawn::AdapterCommand;
 
+#[path = "debugpy_fastpath.rs"]
+pub mod fastpath;
+
 /// dapmux's name for the adapter.
 pub const NAME: &str = "debugpy";
 
@@ -182,14 +185,17 @@ fn explicit_python(adapter_args: Option<&Value>) -> Option<String> {
     }
 }
 
-/// The full recipe: `<python> -m debugpy.adapter` over stdio, cwd = the launch cwd if given.
-/// Errors: [`AdapterError::NotFound`] when no interpreter is found. A missing debugpy module is
+/// The full recipe: `<python> -m debugpy.adapter` over stdio, cwd = the launch cwd if given;
+/// with the fast path on (the default, see [`fastpath`]) `<python> -c <bootstrap>`, which runs
+/// the same module the same way after tuning the adapter's sockets. Errors: [`AdapterError::NotFound`] when no interpreter is found. A missing debugpy module is
 /// only known once the adapter runs: see [`missing_debugpy`].
 pub fn recipe(input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
     let python = resolve_python(input, host)?;
+    let fast = fastpath::enabled(host);
+    log::debug!("debugpy fast path {}", if fast { "requested" } else { "off (DAPMUX_DEBUGPY_FASTPATH)" });
     let command = AdapterCommand {
         program: python.path.clone().into_os_string(),
-        args: vec![OsString::from("-m"), OsString::from("debugpy.adapter")],
+        args: fastpath::adapter_args(fast),
         cwd: launch_dir(input.cwd, host),
         env: vec![
             // Python ≥ 3.11 with frozen modules makes pydevd print a multi-line warning into the
@@ -337,12 +343,21 @@ mod tests {
         let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("/srv/app")) };
         let Ok(recipe) = recipe(input, &host) else { panic!("no recipe") };
         assert_eq!(recipe.command.program, OsString::from("/opt/dp/python"));
-        assert_eq!(recipe.command.args, vec![OsString::from("-m"), OsString::from("debugpy.adapter")]);
+        assert_eq!(recipe.command.args, fastpath::adapter_args(true));
         assert_eq!(recipe.command.cwd, Some(PathBuf::from("/srv/app")));
         assert_eq!(recipe.transport, Transport::Stdio);
         assert_eq!(recipe.install_command, "/opt/dp/python -m pip install debugpy");
         assert_eq!(recipe.launch_defaults["console"], "internalConsole");
         assert_eq!(recipe.quirks.terminate_debuggee_capability, "supportsTerminateDebuggee");
+    }
+
+    #[test]
+    fn fast_path_off_runs_the_stock_module() {
+        let mut host = full_host();
+        host.vars.insert(fastpath::ENV, "0");
+        let input = ResolveInput { adapter_args: None, cwd: None };
+        let Ok(recipe) = recipe(input, &host) else { panic!("no recipe") };
+        assert_eq!(recipe.command.args, vec![OsString::from("-m"), OsString::from("debugpy.adapter")]);
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! Adapter recipes: one file per adapter, each producing plain data (command, transport, defaults, quirks), plus adapter selection; no process is started here and nothing blocks beyond `stat` calls.
+//! Adapter recipes: one file per adapter, each producing plain data (command, transport, defaults, quirks), plus adapter selection; no process is started here and nothing blocks beyond `stat` calls and small bounded reads (the ELF probe, rustup's settings).
 //!
 //! Quirks are data fields, read where the behaviour is handled (session choreography, exception
 //! filter mapping, output filtering), never `if adapter == "…"` checks.
 
 pub mod debugpy;
+pub mod delve;
+pub mod elf;
+pub mod lldb;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -19,17 +22,18 @@ use super::spawn::AdapterCommand;
 pub enum Transport {
     /// DAP on the adapter's stdin/stdout.
     Stdio,
-    /// DAP over TCP to 127.0.0.1 (issue 7; no recipe uses it yet).
+    /// DAP over TCP to 127.0.0.1 (Delve); the connect is driven by [`crate::dap::tcp`].
     Tcp {
         /// How the port becomes known.
         port: PortDiscovery,
     },
 }
 
-/// How a TCP adapter's port is learned (issue 7).
+/// How a TCP adapter's port is learned; see [`crate::dap::tcp::PortScanner`] and
+/// [`crate::dap::tcp::choose_port`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PortDiscovery {
-    /// The adapter prints a line starting with `prefix` followed by `host:port` on stdout or
+    /// The adapter prints a line containing `prefix` followed by `host:port` on stdout or
     /// stderr (Delve: `DAP server listening at: `).
     AnnouncedLine {
         /// The text before `host:port`.
@@ -130,29 +134,165 @@ pub struct Recipe {
     pub install_command: String,
 }
 
+/// How a finished debuggee's exit code becomes known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitReport {
+    /// A DAP `exited` event with `exitCode` (before `terminated`).
+    ExitedEvent,
+    /// No `exited` event: after `terminated` dapmux sends `disconnect`, and the adapter prints
+    /// the status in a console `output` event containing `marker` followed by the decimal code
+    /// (Delve: `Process 1234 has exited with status 7`). Parse with [`parse_exit_report`].
+    ConsoleAfterDisconnect {
+        /// The text right before the code.
+        marker: &'static str,
+    },
+}
+
+/// Where the debuggee's stdout/stderr arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebuggeeOutput {
+    /// As DAP `output` events (categories `stdout`/`stderr`).
+    OutputEvents,
+    /// As DAP `output` events, but from a pseudo-terminal: one `stdout` stream with stderr
+    /// merged into it and `\r\n` line ends (strip the `\r` when assembling lines).
+    OutputEventsFromPty,
+    /// On the adapter's own stdout and stderr pipes, not as `output` events: the session reads
+    /// them as categories `stdout`/`stderr` (after the port announcement, for TCP adapters).
+    AdapterPipes,
+}
+
+/// Quirks about a debuggee's life (entry, exit, output, processes), as data for the session
+/// layer. Kept apart from [`Quirks`] so that existing recipes build unchanged; one value per
+/// [`AdapterKind`] from [`AdapterKind::runtime_quirks`]. [`RuntimeQuirks::STANDARD`] is a
+/// spec-following adapter (debugpy fits it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeQuirks {
+    /// "Stop on entry" means: launch with the adapter's stop-on-entry off, set a temporary
+    /// function breakpoint on this function during the configuration phase, and remove it at
+    /// the first stop (DESIGN §4). `None`: the adapter's own stop-on-entry is used.
+    pub entry_function: Option<&'static str>,
+    /// Reasons the adapter's *own* entry stop may carry (they are passed through unchanged;
+    /// dapmux never synthesises `entry`, CASES C14).
+    pub adapter_entry_reasons: &'static [&'static str],
+    /// The name of a placeholder thread the adapter reports at its own entry stop, on which
+    /// `stackTrace` fails: not a real thread to focus.
+    pub placeholder_thread: Option<&'static str>,
+    /// A `stopped` may arrive before the response to the request that caused it (the request
+    /// still succeeds; the stop wins).
+    pub stop_before_response: bool,
+    /// Where the debuggee's output arrives.
+    pub debuggee_output: DebuggeeOutput,
+    /// How the exit code is learned.
+    pub exit_report: ExitReport,
+    /// The adapter exits by itself after answering `disconnect`.
+    pub exits_after_disconnect: bool,
+    /// The adapter serves a single DAP connection for its whole life.
+    pub single_client: bool,
+    /// Frame ids and `variablesReference`s repeat at every stop (minted handles are mandatory,
+    /// DESIGN §5).
+    pub reuses_ids_across_stops: bool,
+    /// The adapter puts the debuggee (and helpers, [`RuntimeQuirks::helper_processes`]) in
+    /// process groups of their own: killing the adapter's group does not reach them, so their
+    /// pids must be recorded (DESIGN §2).
+    pub debuggee_own_process_group: bool,
+    /// Names (`/proc/<pid>/stat` comm, 15 bytes max) of helper processes the adapter starts.
+    pub helper_processes: &'static [&'static str],
+    /// Text that starts a crash report of the adapter itself; from the first line containing
+    /// one, the rest of the adapter's output (events or stderr) is one diagnostic, not program
+    /// output.
+    pub crash_markers: &'static [&'static str],
+    /// `launch` may compile the program first (seconds to minutes): its response deserves a
+    /// longer timeout than other requests, and a failure carries the compiler's words.
+    pub launch_builds: bool,
+}
+
+impl RuntimeQuirks {
+    /// A spec-following adapter.
+    pub const STANDARD: RuntimeQuirks = RuntimeQuirks {
+        entry_function: None,
+        adapter_entry_reasons: &["entry"],
+        placeholder_thread: None,
+        stop_before_response: false,
+        debuggee_output: DebuggeeOutput::OutputEvents,
+        exit_report: ExitReport::ExitedEvent,
+        exits_after_disconnect: true,
+        single_client: false,
+        reuses_ids_across_stops: false,
+        debuggee_own_process_group: false,
+        helper_processes: &[],
+        crash_markers: &[],
+        launch_builds: false,
+    };
+
+    /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
+    pub fn is_crash_report(&self, text: &str) -> bool {
+        self.crash_markers.iter().any(|m| text.contains(m))
+    }
+}
+
+/// The exit code in an [`ExitReport::ConsoleAfterDisconnect`] line: the decimal number right
+/// after `marker` (a leading `-` allowed). `None` when the line is something else.
+pub fn parse_exit_report(marker: &str, line: &str) -> Option<i64> {
+    let rest = &line[line.find(marker)? + marker.len()..];
+    let end = rest
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(rest.len(), |(i, _)| i);
+    rest[..end].parse().ok()
+}
+
 /// The adapters dapmux has recipes for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AdapterKind {
     /// debugpy (Python).
     Debugpy,
+    /// lldb-dap (C, C++, Rust, Swift: native ELF programs).
+    Lldb,
+    /// Delve (Go), over TCP.
+    Delve,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
-    pub const ALL: &'static [AdapterKind] = &[AdapterKind::Debugpy];
+    pub const ALL: &'static [AdapterKind] = &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve];
 
     /// dapmux's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
         match self {
             AdapterKind::Debugpy => debugpy::NAME,
+            AdapterKind::Lldb => lldb::NAME,
+            AdapterKind::Delve => delve::NAME,
         }
     }
 
-    /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy).
+    /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy,
+    /// `lldb-dap` lldb, `go`/`dlv` delve).
     pub fn from_name(name: &str) -> Option<AdapterKind> {
         match name.to_ascii_lowercase().as_str() {
             "debugpy" | "python" | "py" => Some(AdapterKind::Debugpy),
+            "lldb" | "lldb-dap" => Some(AdapterKind::Lldb),
+            "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
             _ => None,
+        }
+    }
+
+    /// The adapter's quirks about entry, exit, output and processes.
+    pub fn runtime_quirks(self) -> RuntimeQuirks {
+        match self {
+            AdapterKind::Debugpy => RuntimeQuirks::STANDARD,
+            AdapterKind::Lldb => lldb::runtime_quirks(),
+            AdapterKind::Delve => delve::runtime_quirks(),
+        }
+    }
+
+    /// The command that installs the adapter when no recipe can be resolved at all (`doctor`,
+    /// `install`: printed, never run). debugpy's depends on the interpreter found; this is the
+    /// generic form.
+    pub fn install_command(self) -> &'static str {
+        match self {
+            AdapterKind::Debugpy => "python3 -m pip install debugpy",
+            AdapterKind::Lldb => lldb::INSTALL,
+            AdapterKind::Delve => delve::INSTALL,
         }
     }
 }
@@ -218,17 +358,35 @@ impl fmt::Display for AdapterError {
 impl std::error::Error for AdapterError {}
 
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
-/// debugpy; native ELF and Go come later). Errors: [`AdapterError::Unknown`],
-/// [`AdapterError::NotInferred`].
-pub fn select(adapter: Option<&str>, program: Option<&str>) -> Result<AdapterKind, AdapterError> {
+/// debugpy; `.go` or a directory holding `.go` files or `go.mod` → delve; an ELF executable →
+/// delve when Go built it, else lldb). Errors: [`AdapterError::Unknown`],
+/// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
+pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) -> Result<AdapterKind, AdapterError> {
     if let Some(name) = adapter {
         return AdapterKind::from_name(name).ok_or_else(|| AdapterError::Unknown { name: name.to_string() });
     }
-    let ext = program.and_then(|p| Path::new(p).extension()).and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let not_inferred = || AdapterError::NotInferred { program: program.map(str::to_string) };
+    let Some(program) = program else { return Err(not_inferred()) };
+    let path = Path::new(program);
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {
-        Some("py" | "pyw") => Ok(AdapterKind::Debugpy),
-        _ => Err(AdapterError::NotInferred { program: program.map(str::to_string) }),
+        Some("py" | "pyw") => return Ok(AdapterKind::Debugpy),
+        Some("go") => return Ok(AdapterKind::Delve),
+        _ => {}
     }
+    if delve::is_package_dir(path, host) {
+        return Ok(AdapterKind::Delve);
+    }
+    match elf::probe(path, host) {
+        Some(facts) if facts.go => Ok(AdapterKind::Delve),
+        Some(_) => Ok(AdapterKind::Lldb),
+        None => Err(not_inferred()),
+    }
+}
+
+/// [`select_on`] against the real file system.
+pub fn select(adapter: Option<&str>, program: Option<&str>) -> Result<AdapterKind, AdapterError> {
+    select_on(adapter, program, &RealHost)
 }
 
 /// What a recipe is resolved against: the agent's arguments.
@@ -249,6 +407,24 @@ pub trait Host {
     fn is_executable(&self, path: &Path) -> bool;
     /// dapmux's working directory.
     fn cwd(&self) -> Option<PathBuf>;
+    /// Up to `len` bytes of `path` from byte `offset` (fewer at the end of the file); `None`
+    /// when unreadable. Callers keep `len` small (the ELF probe: ≤ 64 KiB). Default: nothing.
+    fn read_range(&self, _path: &Path, _offset: u64, _len: usize) -> Option<Vec<u8>> {
+        None
+    }
+    /// Whether `path` is a regular file (follows symlinks). Default: no.
+    fn is_file(&self, _path: &Path) -> bool {
+        false
+    }
+    /// Whether `path` is a directory (follows symlinks). Default: no.
+    fn is_dir(&self, _path: &Path) -> bool {
+        false
+    }
+    /// The names in directory `path`, at most `cap` of them, unsorted; empty when unreadable.
+    /// Default: empty.
+    fn list_dir(&self, _path: &Path, _cap: usize) -> Vec<OsString> {
+        Vec::new()
+    }
 }
 
 /// The real process environment and file system (`stat` only).
@@ -267,12 +443,53 @@ impl Host for RealHost {
     fn cwd(&self) -> Option<PathBuf> {
         std::env::current_dir().ok()
     }
+
+    fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(path).ok()?;
+        if !file.metadata().ok()?.is_file() {
+            return None; // a FIFO or device would block or never end
+        }
+        file.seek(SeekFrom::Start(offset)).ok()?;
+        let mut out = Vec::with_capacity(len.min(64 * 1024));
+        file.take(len as u64).read_to_end(&mut out).ok()?;
+        Some(out)
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        std::fs::metadata(path).map(|m| m.is_file()).unwrap_or(false)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
+    }
+
+    fn list_dir(&self, path: &Path, cap: usize) -> Vec<OsString> {
+        let Ok(dir) = std::fs::read_dir(path) else { return Vec::new() };
+        dir.take(cap).flatten().map(|e| e.file_name()).collect()
+    }
 }
 
-/// Builds the recipe for `kind`. Errors: [`AdapterError::NotFound`] with the install command.
+/// Builds the recipe for `kind` without looking at the program (lldb: no Rust formatters;
+/// delve: `mode` left to the agent). Prefer [`recipe_for_program`]. Errors:
+/// [`AdapterError::NotFound`] with the install command.
 pub fn recipe(kind: AdapterKind, input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
+    recipe_for_program(kind, None, input, host)
+}
+
+/// Builds the recipe for `kind` and the absolute `program` (lldb: rustc's formatters for a
+/// Rust binary; delve: `mode` and the build directory). Errors: [`AdapterError::NotFound`]
+/// with the install command.
+pub fn recipe_for_program(
+    kind: AdapterKind,
+    program: Option<&Path>,
+    input: ResolveInput<'_>,
+    host: &dyn Host,
+) -> Result<Recipe, AdapterError> {
     match kind {
         AdapterKind::Debugpy => debugpy::recipe(input, host),
+        AdapterKind::Lldb => lldb::recipe(program, input, host),
+        AdapterKind::Delve => delve::recipe(program, input, host),
     }
 }
 
@@ -326,7 +543,7 @@ mod tests {
         let err = select(None, Some("a.out"));
         assert_eq!(err, Err(AdapterError::NotInferred { program: Some("a.out".into()) }));
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(text, "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy)");
+        assert_eq!(text, "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve)");
     }
 
     #[test]

@@ -61,7 +61,7 @@ fn launch_schema() -> Value {
             "args": {"type": "array", "items": {"type": "string"}, "description": "Command-line arguments."},
             "cwd": {"type": "string", "description": "Working directory (default: dapmux's)."},
             "env": {"type": "object", "properties": {}, "description": "Extra environment variables."},
-            "adapter": {"type": "string", "description": "Adapter name (debugpy); default inferred from the program."},
+            "adapter": {"type": "string", "description": "Adapter name (debugpy, or a custom adapter from the config file); default inferred from the program."},
             "stop_on_entry": {"type": "boolean", "description": "Stop before the first line (default: true when no breakpoints are given)."},
             "breakpoints": {
                 "type": "array",
@@ -121,7 +121,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         b.path = super::breakpoints::absolute(&b.path);
     }
     let has_breakpoints = cx.sessions.pending_breakpoints.files().any(|(_, set)| !set.is_empty());
-    let plan = match plan::launch(&args, has_breakpoints) {
+    let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),
     };

@@ -1,0 +1,213 @@
+//! The user's configuration file: custom stdio DAP adapters (DESIGN §6). Read once at start from
+//! `--config`, `$DAPMUX_CONFIG` or `$XDG_CONFIG_HOME/dapmux/config.json` (`~/.config/…` when
+//! unset) — never from the project being debugged, which could otherwise make dapmux run its
+//! commands (see SECURITY.md). Parsing only; nothing here spawns.
+//!
+//! ```json
+//! {"adapters": {"mydbg": {"command": "/opt/mydbg/bin/dap", "args": ["--stdio"],
+//!   "env": {"MYDBG_LOG": "0"}, "launch_defaults": {"type": "mydbg"}, "extensions": [".my"]}}}
+//! ```
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::dap::adapters::AdapterKind;
+
+/// Largest config file read (bytes): it is read once, synchronously, before the loop starts.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A custom adapter: a program speaking DAP on its stdin/stdout.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomAdapter {
+    /// The executable: an absolute path, a path relative to the config file's directory (when it
+    /// contains a `/`), or a bare name looked up on `PATH`.
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for the adapter (on top of dapmux's).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Merged under the DAP `launch` arguments (the agent's `adapter_args` win).
+    #[serde(default)]
+    pub launch_defaults: Map<String, Value>,
+    /// File extensions (with the dot, e.g. `.foo`) whose programs this adapter debugs when
+    /// `launch` names no adapter. They take precedence over the built-in inference.
+    #[serde(default)]
+    pub extensions: Vec<String>,
+}
+
+/// The parsed configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    /// Custom adapters by name.
+    pub adapters: BTreeMap<String, CustomAdapter>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    adapters: BTreeMap<String, CustomAdapter>,
+}
+
+/// Why a config file could not be used (one sentence, naming the file).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Where the configuration comes from, and whether the user named it explicitly (then a missing
+/// file is an error; the default location may simply not exist).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    pub explicit: bool,
+}
+
+/// Picks the file: `flag` (`--config`), else `$DAPMUX_CONFIG`, else
+/// `$XDG_CONFIG_HOME/dapmux/config.json`, else `$HOME/.config/dapmux/config.json`.
+/// Never the working directory.
+pub fn locate(flag: Option<&Path>, var: impl Fn(&str) -> Option<OsString>) -> Option<Location> {
+    if let Some(p) = flag {
+        return Some(Location { path: p.to_path_buf(), explicit: true });
+    }
+    if let Some(p) = var("DAPMUX_CONFIG").filter(|v| !v.is_empty()) {
+        return Some(Location { path: PathBuf::from(p), explicit: true });
+    }
+    let base = match var("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        _ => PathBuf::from(var("HOME").filter(|v| !v.is_empty())?).join(".config"),
+    };
+    Some(Location { path: base.join("dapmux/config.json"), explicit: false })
+}
+
+/// Reads and validates the file at `loc`. A default location that does not exist gives an empty
+/// config. Errors: unreadable, too large, not JSON, unknown keys, invalid entries.
+pub fn load(loc: &Location) -> Result<Config, ConfigError> {
+    let path = &loc.path;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !loc.explicit => return Ok(Config::default()),
+        Err(e) => return Err(ConfigError(format!("cannot read config file {}: {e}", path.display()))),
+    };
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError(format!("config file {} is over {MAX_CONFIG_BYTES} bytes", path.display())));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("cannot read config file {}: {e}", path.display())))?;
+    let mut config = parse(&text).map_err(|e| ConfigError(format!("config file {}: {e}", path.display())))?;
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    for a in config.adapters.values_mut() {
+        if a.command.contains('/') && Path::new(&a.command).is_relative() {
+            a.command = dir.join(&a.command).to_string_lossy().into_owned();
+        }
+    }
+    Ok(config)
+}
+
+/// Parses and validates config text. Errors: one sentence saying what is wrong and where.
+pub fn parse(text: &str) -> Result<Config, String> {
+    let file: File = serde_json::from_str(text).map_err(|e| format!("not a valid dapmux config: {e}"))?;
+    for (name, a) in &file.adapters {
+        let ok_name = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+        if !ok_name {
+            return Err(format!("adapter name {name:?} must be letters, digits, `_`, `-` or `.`"));
+        }
+        if AdapterKind::from_name(name).is_some() {
+            return Err(format!("adapter name {name:?} is a built-in adapter; choose another name"));
+        }
+        if a.command.trim().is_empty() {
+            return Err(format!("adapter {name:?} has an empty `command`"));
+        }
+        if let Some(bad) = a.extensions.iter().find(|e| !e.starts_with('.') || e.len() < 2) {
+            return Err(format!("adapter {name:?}: extension {bad:?} must start with a dot, like \".foo\""));
+        }
+    }
+    Ok(Config { adapters: file.adapters })
+}
+
+impl Config {
+    /// The custom adapter named `name` (exact match).
+    pub fn by_name(&self, name: &str) -> Option<(&str, &CustomAdapter)> {
+        self.adapters.get_key_value(name).map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The custom adapter declaring `program`'s extension (case-insensitive), if any.
+    pub fn by_program(&self, program: &str) -> Option<(&str, &CustomAdapter)> {
+        let ext = Path::new(program).extension()?.to_str()?.to_ascii_lowercase();
+        self.adapters
+            .iter()
+            .find(|(_, a)| a.extensions.iter().any(|e| e[1..].eq_ignore_ascii_case(&ext)))
+            .map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Custom adapter names, for error messages.
+    pub fn names(&self) -> Vec<&str> {
+        self.adapters.keys().map(String::as_str).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))
+    }
+
+    #[test]
+    fn locates_flag_then_env_then_xdg_then_home_never_cwd() {
+        let flag = Path::new("/etc/x.json");
+        let all = [("DAPMUX_CONFIG", "/e/c.json"), ("XDG_CONFIG_HOME", "/x"), ("HOME", "/h")];
+        let at = |p: &str, explicit| Some(Location { path: PathBuf::from(p), explicit });
+        assert_eq!(locate(Some(flag), vars(&all)), at("/etc/x.json", true));
+        assert_eq!(locate(None, vars(&all)), at("/e/c.json", true));
+        assert_eq!(locate(None, vars(&all[1..])), at("/x/dapmux/config.json", false));
+        // A relative XDG_CONFIG_HOME is invalid by the spec and ignored.
+        assert_eq!(
+            locate(None, vars(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/h")])),
+            at("/h/.config/dapmux/config.json", false)
+        );
+        assert_eq!(locate(None, vars(&[])), None);
+    }
+
+    #[test]
+    fn parses_adapters_and_rejects_bad_entries_with_a_reason() {
+        let c = parse(
+            r#"{"adapters": {"fake": {"command": "python3", "args": ["a.py"], "env": {"K": "v"},
+               "launch_defaults": {"type": "fake"}, "extensions": [".Foo"]}}}"#,
+        )
+        .unwrap_or_default();
+        assert_eq!(c.by_name("fake").map(|(_, a)| a.args.clone()), Some(vec!["a.py".to_owned()]));
+        assert_eq!(c.by_program("/w/prog.foo").map(|(n, _)| n), Some("fake"));
+        assert_eq!(c.by_program("/w/prog.py"), None);
+        assert_eq!(parse("{}").map(|c| c.adapters.len()), Ok(0));
+        let err = |text: &str| parse(text).err().unwrap_or_default();
+        assert!(err("[").starts_with("not a valid dapmux config"));
+        assert!(err(r#"{"adapters": {"x": {"command": "c", "argz": []}}}"#).contains("unknown field `argz`"));
+        assert!(err(r#"{"adapters": {"x": {}}}"#).contains("missing field `command`"));
+        assert_eq!(err(r#"{"adapters": {"x": {"command": " "}}}"#), "adapter \"x\" has an empty `command`");
+        assert!(err(r#"{"adapters": {"debugpy": {"command": "c"}}}"#).contains("built-in"));
+        assert!(err(r#"{"adapters": {"a b": {"command": "c"}}}"#).contains("must be letters"));
+        assert!(err(r#"{"adapters": {"x": {"command": "c", "extensions": ["foo"]}}}"#).contains("start with a dot"));
+    }
+
+    #[test]
+    fn a_missing_default_file_is_empty_but_a_missing_named_one_is_an_error() {
+        let path = PathBuf::from("/nonexistent-dapmux/config.json");
+        assert_eq!(load(&Location { path: path.clone(), explicit: false }), Ok(Config::default()));
+        let e = load(&Location { path, explicit: true }).err().map(|e| e.0).unwrap_or_default();
+        assert!(e.starts_with("cannot read config file /nonexistent-dapmux/config.json"), "{e}");
+    }
+}

@@ -1,0 +1,197 @@
+//! An MCP agent for integration tests: drives the built dapmux over pipes with `tools/call` and
+//! `resources/read`, reads the DAP log, and checks processes through `/proc` with deadlines.
+#![allow(dead_code)] // each test crate uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{venv_python, Dapmux};
+use dapmux::dap::spawn::{self, Pid};
+
+/// How long processes of a session may outlive its end (issue 4: "within 2 s").
+pub const HYGIENE: Duration = Duration::from_secs(2);
+
+/// A tool result: its text, its `structuredContent`, and whether it is an error.
+#[derive(Debug, Clone)]
+pub struct Res {
+    pub text: String,
+    pub s: Value,
+    pub is_error: bool,
+}
+
+impl Res {
+    /// The error code of an error result (`structuredContent.error.code`).
+    pub fn code(&self) -> &str {
+        self.s["error"]["code"].as_str().unwrap_or("")
+    }
+}
+
+/// One dapmux with an initialized MCP connection.
+pub struct Agent {
+    pub d: Dapmux,
+    next_id: i64,
+}
+
+impl Agent {
+    /// dapmux with `DAPMUX_PYTHON` set to the test venv (debugpy installed).
+    pub fn start() -> Agent {
+        Agent::start_with(|_| {})
+    }
+
+    pub fn start_with(configure: impl FnOnce(&mut Command)) -> Agent {
+        let python = debugpy_python();
+        let mut d = Dapmux::spawn_with(|cmd| {
+            // No user config leaks in: the default location points nowhere.
+            cmd.env("DAPMUX_PYTHON", &python)
+                .env_remove("VIRTUAL_ENV")
+                .env_remove("DAPMUX_CONFIG")
+                .env("XDG_CONFIG_HOME", "/nonexistent-dapmux-config");
+            configure(cmd);
+        });
+        d.initialize("2025-11-25");
+        Agent { d, next_id: 100 }
+    }
+
+    /// Sends a request and returns the response with its id, skipping notifications.
+    pub fn rpc(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.d.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let msg = self.d.recv();
+            if msg.get("id") == Some(&json!(id)) {
+                return msg;
+            }
+            assert!(msg.get("id").is_none(), "a response to another request: {msg}");
+        }
+    }
+
+    /// `tools/call`; the result whatever `isError` says.
+    pub fn call(&mut self, tool: &str, args: Value) -> Res {
+        let msg = self.rpc("tools/call", json!({"name": tool, "arguments": args}));
+        let r = &msg["result"];
+        assert!(r.is_object(), "{tool}: no result: {msg}");
+        Res {
+            text: r["content"][0]["text"].as_str().unwrap_or_default().to_owned(),
+            s: r["structuredContent"].clone(),
+            is_error: r["isError"] == json!(true),
+        }
+    }
+
+    /// `tools/call` that must succeed.
+    pub fn ok(&mut self, tool: &str, args: Value) -> Res {
+        let r = self.call(tool, args.clone());
+        assert!(!r.is_error, "{tool} {args} failed: {}\nstderr:\n{}", r.text, self.d.stderr());
+        r
+    }
+
+    /// The text of a resource.
+    pub fn resource(&mut self, uri: &str) -> String {
+        let msg = self.rpc("resources/read", json!({"uri": uri}));
+        msg["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("resources/read {uri}: {msg}"))
+            .to_owned()
+    }
+
+    /// The session's DAP log (`dapmux://session/{id}/dap-log`), one value per message.
+    pub fn dap_log(&mut self, session: &str) -> Vec<Value> {
+        let text = self.resource(&format!("dapmux://session/{session}/dap-log"));
+        text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("dap-log line {l}: {e}"))).collect()
+    }
+
+    /// The session's entry in `sessions`.
+    pub fn session(&mut self, id: &str) -> Value {
+        let r = self.ok("sessions", json!({}));
+        r.s["sessions"]
+            .as_array()
+            .and_then(|l| l.iter().find(|s| s["session"] == json!(id)).cloned())
+            .unwrap_or_else(|| panic!("no session {id} in {}", r.s))
+    }
+
+    /// Every process below dapmux now (adapters, launchers, debuggees, the watchdog).
+    pub fn descendants(&self) -> Vec<Pid> {
+        spawn::descendants(self.d.pid(), &[]).iter().map(|p| p.pid).collect()
+    }
+}
+
+/// The interpreter with debugpy (the test venv); fails with the install command if debugpy is
+/// missing.
+pub fn debugpy_python() -> PathBuf {
+    let python = venv_python();
+    let ok = Command::new(&python).args(["-c", "import debugpy"]).status().is_ok_and(|s| s.success());
+    assert!(ok, "test dependency missing: debugpy in {} (run scripts/install-test-deps)", python.display());
+    python
+}
+
+/// The absolute path of a fixture under `tests/fixtures/`.
+pub fn fixture(rel: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel);
+    assert!(p.exists(), "fixture {} missing", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+/// Whether `pid` is alive (zombies count as dead: nobody may reap an orphan in a container).
+pub fn alive(pid: Pid) -> bool {
+    spawn::is_running(pid, None)
+}
+
+/// Polls until none of `pids` is alive; fails naming the survivors after `within`.
+pub fn assert_all_gone(pids: &[Pid], within: Duration, what: &str) {
+    let end = Instant::now() + within;
+    loop {
+        let left: Vec<Pid> = pids.iter().copied().filter(|&p| alive(p)).collect();
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() >= end {
+            let names: Vec<String> = left
+                .iter()
+                .map(|p| {
+                    let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+                    format!("{p} {}", String::from_utf8_lossy(&cmd).replace('\0', " "))
+                })
+                .collect();
+            panic!("{what}: still alive after {within:?}: {names:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Polls `cond` every 10 ms until it holds; false after `within`.
+pub fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + within;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The `command`s of the DAP requests dapmux sent, in order.
+pub fn sent_commands(log: &[Value]) -> Vec<String> {
+    log.iter()
+        .filter(|e| e["dir"] == json!("to_adapter") && e["message"]["type"] == json!("request"))
+        .filter_map(|e| e["message"]["command"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// stdout lines of an `output` result, in order.
+pub fn lines_of(r: &Res, category: &str) -> Vec<String> {
+    r.s["entries"]
+        .as_array()
+        .map(|es| {
+            es.iter()
+                .filter(|e| e["category"] == json!(category))
+                .flat_map(|e| e["text"].as_str().unwrap_or_default().lines().map(str::to_owned).collect::<Vec<_>>())
+                .collect()
+        })
+        .unwrap_or_default()
+}

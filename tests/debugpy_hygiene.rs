@@ -1,0 +1,92 @@
+//! No orphans (issue 4, DESIGN §2, CASES C18): after `disconnect`, stdin EOF (the client died),
+//! SIGTERM and SIGKILL of dapmux, no adapter, launcher or debuggee of the session is alive within
+//! 2 s, checked through `/proc`; and a second dapmux launches fine afterwards.
+
+mod agent;
+mod common;
+
+use std::time::Duration;
+
+use agent::{alive, assert_all_gone, fixture, Agent, HYGIENE};
+use dapmux::dap::spawn::Pid;
+use dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use serde_json::json;
+
+/// How long dapmux may take to exit after EOF or SIGTERM (DESIGN §2: ~3 s).
+const EXIT: Duration = Duration::from_secs(4);
+
+/// A session with sleeper.py running (its `continue` answered `running`), and every process of
+/// it: the debuggee (the session's `pid`, from the DAP `process` event) and all of dapmux's
+/// descendants except, when `with_watchdog` is false, the watchdog (it lives as long as dapmux).
+fn running_session(a: &mut Agent, with_watchdog: bool) -> (Pid, Vec<Pid>) {
+    let program = fixture("py/sleeper.py");
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 4}]}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = a.ok("continue", json!({"wait_ms": 50}));
+    assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+    let pid = a.session("s1")["pid"].as_i64().unwrap_or_else(|| panic!("no debuggee pid in sessions")) as Pid;
+    let tree: Vec<Pid> = a.descendants().into_iter().filter(|&p| with_watchdog || !is_watchdog(p)).collect();
+    assert!(tree.contains(&pid), "the debuggee {pid} is not below dapmux: {tree:?}");
+    assert!(tree.len() >= 3, "adapter, launcher and debuggee expected: {tree:?}");
+    assert!(alive(pid));
+    (pid, tree)
+}
+
+fn is_watchdog(pid: Pid) -> bool {
+    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
+}
+
+/// A fresh dapmux can launch and stop at a breakpoint (nothing left over blocks it).
+fn second_launch_works() {
+    let mut a = Agent::start();
+    let program = fixture("py/app.py");
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 2}]}));
+    assert_eq!((r.s["state"].clone(), r.s["stop"]["location"]["line"].clone()), (json!("stopped"), json!(2)));
+}
+
+#[test]
+fn disconnect_leaves_no_adapter_and_no_debuggee() {
+    let mut a = Agent::start();
+    let (_, tree) = running_session(&mut a, false);
+    let r = a.ok("disconnect", json!({}));
+    // debugpy reports the killed debuggee's exit (code 247 = -SIGKILL) before it goes.
+    assert!(["exited", "terminated"].contains(&r.s["state"].as_str().unwrap_or_default()), "{}", r.text);
+    assert_all_gone(&tree, HYGIENE, "after disconnect");
+    // The session stays listed while its adapter is alive, and leaves the table once it is gone.
+    let gone = agent::eventually(HYGIENE, || a.ok("sessions", json!({})).s["sessions"] == json!([]));
+    assert!(gone, "a disconnected session leaves the table: {}", a.ok("sessions", json!({})).s);
+}
+
+/// CASES C18 for debugpy: the MCP client dies (stdin EOF, stdout closed) while the debuggee runs.
+#[test]
+fn client_death_leaves_nothing_and_a_second_dapmux_launches() {
+    let mut a = Agent::start();
+    let (_, tree) = running_session(&mut a, true);
+    a.d.close_stdin();
+    a.d.close_stdout();
+    a.d.assert_clean_exit(EXIT);
+    assert_all_gone(&tree, HYGIENE, "after stdin EOF");
+    second_launch_works();
+}
+
+#[test]
+fn sigterm_leaves_nothing() {
+    let mut a = Agent::start();
+    let (_, tree) = running_session(&mut a, true);
+    a.d.signal(libc::SIGTERM);
+    a.d.assert_clean_exit(EXIT);
+    assert_all_gone(&tree, HYGIENE, "after SIGTERM");
+}
+
+/// dapmux gets no chance to clean up: PR_SET_PDEATHSIG takes the adapter, the watchdog takes the
+/// debuggee it recorded from the `process` event.
+#[test]
+fn sigkill_of_dapmux_leaves_nothing() {
+    let mut a = Agent::start();
+    let (debuggee, tree) = running_session(&mut a, true);
+    a.d.signal(libc::SIGKILL);
+    assert!(a.d.wait_exit(EXIT).is_some(), "dapmux survived SIGKILL");
+    assert_all_gone(&[debuggee], HYGIENE, "the debuggee after SIGKILL of dapmux");
+    assert_all_gone(&tree, HYGIENE, "after SIGKILL of dapmux");
+}

@@ -1,0 +1,219 @@
+//! A scripted adapter (`tests/fixtures/fake_adapter.py`) declared as a custom adapter in a config
+//! file, for what no real adapter does on demand: `initialized` before the initialize response
+//! with string seqs (CASES C05), a launch error after configurationDone (C11), garbage between
+//! frames, a crash mid-session. Also the config file itself: `--config`, `$DAPMUX_CONFIG`,
+//! `$XDG_CONFIG_HOME/dapmux/config.json`, and clear errors for bad files.
+
+mod agent;
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use agent::{assert_all_gone, debugpy_python, fixture, sent_commands, Agent, HYGIENE};
+use common::bin;
+use serde_json::{json, Value};
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("dapmux-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A config declaring one fake adapter per scenario (`fake` is `plain` and owns `.fake`).
+fn config_json() -> Value {
+    let python = debugpy_python();
+    let script = fixture("fake_adapter.py");
+    let entry = |scenario: &str| json!({"command": python, "args": [script, scenario]});
+    let mut plain = entry("plain");
+    plain["extensions"] = json!([".fake"]);
+    plain["launch_defaults"] = json!({"fakeDefault": 1, "stopOnEntry": "overridden by dapmux"});
+    json!({"adapters": {
+        "fake": plain, "fake-c05": entry("c05"), "fake-c11": entry("c11"),
+        "fake-garbage": entry("garbage"), "fake-crash": entry("crash")
+    }})
+}
+
+fn write_config(dir: &TempDir, rel: &str) -> PathBuf {
+    let path = dir.0.join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("config dir");
+    std::fs::write(&path, config_json().to_string()).expect("write config");
+    path
+}
+
+fn with_config_flag(tag: &str) -> (Agent, TempDir) {
+    let dir = TempDir::new(tag);
+    let path = write_config(&dir, "c.json");
+    let a = Agent::start_with(|cmd| {
+        cmd.arg("--config").arg(&path);
+    });
+    (a, dir)
+}
+
+/// CASES C05: the early `initialized` is remembered (string seqs accepted), configuration starts
+/// once both it and the initialize response are in, and the session runs normally.
+#[test]
+fn c05_initialized_before_the_initialize_response_with_string_seqs() {
+    let (mut a, _dir) = with_config_flag("c05");
+    let program = fixture("prog.fake");
+    let r = a.ok(
+        "launch",
+        json!({"program": program, "adapter": "fake-c05", "breakpoints": [{"path": program, "line": 3}]}),
+    );
+    assert_eq!((r.s["adapter"].clone(), r.s["state"].clone()), (json!("fake-c05"), json!("stopped")), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(3), "{}", r.text);
+
+    let log = a.dap_log("s1");
+    let from = |what: &str| {
+        log.iter()
+            .position(|e| {
+                e["dir"] == "from_adapter"
+                    && (e["message"]["event"] == json!(what) || e["message"]["command"] == json!(what))
+            })
+            .unwrap_or_else(|| panic!("no {what} from the adapter in the log"))
+    };
+    assert!(from("initialized") < from("initialize"), "the adapter's order is kept in the log");
+    assert_eq!(log[from("initialized")]["message"]["seq"], json!("1"));
+    assert_eq!(
+        sent_commands(&log)[..5],
+        ["initialize", "launch", "setBreakpoints", "setExceptionBreakpoints", "configurationDone"]
+    );
+    let r = a.ok("continue", json!({}));
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(0)), "{}", r.text);
+    assert!(r.text.contains("hello from fake"), "{}", r.text);
+}
+
+/// Selected by extension; launch_defaults sit under dapmux's own arguments; garbage between
+/// frames loses no message.
+#[test]
+fn garbage_between_frames_loses_nothing_and_extensions_pick_the_adapter() {
+    let dir = TempDir::new("garbage");
+    let path = write_config(&dir, "c.json");
+    let mut a = Agent::start_with(|cmd| {
+        cmd.env("DAPMUX_CONFIG", &path);
+    });
+    let r = a.ok("launch", json!({"program": fixture("prog.fake")}));
+    assert_eq!((r.s["adapter"].clone(), r.s["stop"]["reason"].clone()), (json!("fake"), json!("entry")), "{}", r.text);
+    let log = a.dap_log("s1");
+    let launch = log.iter().find(|e| e["message"]["command"] == "launch").expect("launch in the log");
+    assert_eq!(launch["message"]["arguments"]["fakeDefault"], json!(1));
+    assert_eq!(launch["message"]["arguments"]["stopOnEntry"], json!(true));
+
+    let r = a.ok("launch", json!({"program": fixture("prog.fake"), "adapter": "fake-garbage", "stop_on_entry": true}));
+    assert_eq!((r.s["session"].clone(), r.s["stop"]["reason"].clone()), (json!("s2"), json!("entry")), "{}", r.text);
+    let r = a.ok("continue", json!({"session": "s2"}));
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(0)), "{}", r.text);
+    let out = a.ok("output", json!({"session": "s2", "category": "stdout"}));
+    assert_eq!(agent::lines_of(&out, "stdout"), ["hello from fake"]);
+}
+
+/// CASES C11: an error response to `launch` that arrives after configurationDone ends the wait
+/// at once with the adapter's own words, and the adapter is stopped.
+#[test]
+fn c11_a_launch_error_after_configuration_done_ends_the_wait_at_once() {
+    let (mut a, _dir) = with_config_flag("c11");
+    let before = a.descendants();
+    let started = Instant::now();
+    let r = a.call("launch", json!({"program": fixture("prog.fake"), "adapter": "fake-c11", "wait_ms": 20000}));
+    let took = started.elapsed();
+    assert!(r.is_error, "{}", r.text);
+    assert_eq!(r.code(), "adapter_error", "{}", r.text);
+    assert!(r.text.contains("cannot launch") && r.text.contains("prog.fake: no such file"), "{}", r.text);
+    assert!(took < Duration::from_secs(5), "the launch error took {took:?}");
+    let log = a.dap_log("s1");
+    assert!(sent_commands(&log).contains(&"configurationDone".to_owned()));
+    let adapters: Vec<i32> = a.descendants().into_iter().filter(|p| !before.contains(p)).collect();
+    assert_all_gone(&adapters, HYGIENE, "the failed adapter");
+    let s = a.session("s1");
+    assert_eq!(s["state"], json!("terminated"), "{s}");
+}
+
+/// An adapter that dies mid-session fails the waiting call with `disconnected` and its stderr;
+/// the server keeps serving.
+#[test]
+fn an_adapter_crash_mid_session_fails_the_wait_with_its_stderr() {
+    let (mut a, _dir) = with_config_flag("crash");
+    let r = a.ok("launch", json!({"program": fixture("prog.fake"), "adapter": "fake-crash"}));
+    assert_eq!(r.s["stop"]["reason"], json!("entry"), "{}", r.text);
+    let r = a.call("continue", json!({}));
+    assert!(r.is_error, "{}", r.text);
+    assert_eq!(r.code(), "disconnected", "{}", r.text);
+    assert!(r.text.contains("simulated crash in continue"), "{}", r.text);
+    assert_eq!(a.session("s1")["state"], json!("terminated"));
+    let r = a.ok("launch", json!({"program": fixture("prog.fake"), "adapter": "fake"}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+}
+
+#[test]
+fn the_xdg_config_is_used_and_unknown_names_list_custom_adapters() {
+    let dir = TempDir::new("xdg");
+    write_config(&dir, "dapmux/config.json");
+    let mut a = Agent::start_with(|cmd| {
+        cmd.env("XDG_CONFIG_HOME", &dir.0);
+    });
+    let r = a.call("launch", json!({"program": fixture("prog.fake"), "adapter": "nope"}));
+    assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
+    assert!(r.text.contains("custom adapters from the config file: fake, fake-c05"), "{}", r.text);
+    let r = a.ok("launch", json!({"program": fixture("prog.fake")}));
+    assert_eq!(r.s["adapter"], json!("fake"), "{}", r.text);
+}
+
+#[test]
+fn a_named_config_that_is_missing_or_invalid_stops_dapmux_with_the_reason() {
+    let dir = TempDir::new("badconfig");
+    let bad = dir.0.join("bad.json");
+    std::fs::write(&bad, r#"{"adapters": {"x": {"command": "c", "argz": []}}}"#).expect("write");
+    let missing = dir.0.join("missing.json");
+    for (args, env, expected) in [
+        (vec!["--config".to_owned(), bad.display().to_string()], None, "unknown field `argz`"),
+        (vec![], Some(bad.display().to_string()), "unknown field `argz`"),
+        (vec![format!("--config={}", missing.display())], None, "cannot read config file"),
+    ] {
+        let mut cmd = Command::new(bin());
+        cmd.args(&args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        match &env {
+            Some(v) => cmd.env("DAPMUX_CONFIG", v),
+            None => cmd.env_remove("DAPMUX_CONFIG"),
+        };
+        let out = cmd.output().expect("run dapmux");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "nothing on stdout");
+    }
+}
+
+/// A debuggee in its own session, which its adapter never kills: the watchdog (fed from the DAP
+/// `process` event) kills it when dapmux is SIGKILLed, and `disconnect` kills it too.
+#[test]
+fn a_debuggee_the_adapter_leaves_behind_dies_with_dapmux_and_on_disconnect() {
+    let (mut a, _dir) = with_config_flag("watchdog");
+    let args = json!({"program": fixture("prog.fake"), "adapter": "fake", "adapter_args": {"spawnDebuggee": true}});
+    a.ok("launch", args.clone());
+    let first = a.session("s1")["pid"].as_i64().expect("debuggee pid from the process event") as i32;
+    assert!(agent::alive(first));
+    a.ok("disconnect", json!({}));
+    assert_all_gone(&[first], HYGIENE, "the debuggee after disconnect");
+
+    a.ok("launch", args);
+    let second = a.session("s2")["pid"].as_i64().expect("debuggee pid") as i32;
+    let tree = a.descendants();
+    assert!(tree.contains(&second), "{tree:?}");
+    a.d.signal(libc::SIGKILL);
+    assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "dapmux survived SIGKILL");
+    assert_all_gone(&[second], HYGIENE, "the debuggee after SIGKILL of dapmux (watchdog)");
+    assert_all_gone(&tree, HYGIENE, "everything dapmux started, after its SIGKILL");
+}
