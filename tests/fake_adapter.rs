@@ -43,7 +43,8 @@ fn config_json() -> Value {
     plain["launch_defaults"] = json!({"fakeDefault": 1, "stopOnEntry": "overridden by dapmux"});
     json!({"adapters": {
         "fake": plain, "fake-c05": entry("c05"), "fake-c11": entry("c11"),
-        "fake-garbage": entry("garbage"), "fake-crash": entry("crash")
+        "fake-garbage": entry("garbage"), "fake-crash": entry("crash"),
+        "fake-stopfirst": entry("stopfirst")
     }})
 }
 
@@ -216,4 +217,45 @@ fn a_debuggee_the_adapter_leaves_behind_dies_with_dapmux_and_on_disconnect() {
     assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "dapmux survived SIGKILL");
     assert_all_gone(&[second], HYGIENE, "the debuggee after SIGKILL of dapmux (watchdog)");
     assert_all_gone(&tree, HYGIENE, "everything dapmux started, after its SIGKILL");
+}
+
+/// A `stopped` event that arrives before the response to the `next` that caused it (lldb-dap,
+/// Delve) leaves the session stopped at the new line — the late response does not flip it back
+/// to running, and the step's result is the stop.
+#[test]
+fn a_stop_before_the_step_response_leaves_the_session_stopped_at_the_new_line() {
+    let (mut a, _dir) = with_config_flag("stopfirst");
+    let program = fixture("py/app.py");
+    let r = a.ok(
+        "launch",
+        json!({"program": program, "adapter": "fake-stopfirst", "breakpoints": [{"path": program, "line": 40}]}),
+    );
+    assert_eq!(
+        (r.s["state"].clone(), r.s["stop"]["location"]["line"].clone()),
+        (json!("stopped"), json!(40)),
+        "{}",
+        r.text
+    );
+    let r = a.ok("step", json!({}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    assert_eq!(r.s["stop"]["reason"], json!("step"));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(41), "{}", r.text);
+    // The late response changed nothing: still stopped at 41, and inspection works.
+    let s = a.session("s1");
+    assert_eq!((s["state"].clone(), s["stop"]["location"]["line"].clone()), (json!("stopped"), json!(41)), "{s}");
+    let log = a.dap_log("s1");
+    let from: Vec<String> = log
+        .iter()
+        .filter(|e| e["dir"] == json!("from_adapter"))
+        .map(|e| {
+            format!(
+                "{}:{}",
+                e["message"]["type"].as_str().unwrap_or(""),
+                e["message"]["event"].as_str().or(e["message"]["command"].as_str()).unwrap_or("")
+            )
+        })
+        .collect();
+    let stop = from.iter().rposition(|m| m == "event:stopped").expect("a stopped event");
+    let resp = from.iter().rposition(|m| m == "response:next").expect("a next response");
+    assert!(stop < resp, "the fake adapter sends the stop first: {from:?}");
 }

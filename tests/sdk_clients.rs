@@ -86,3 +86,20 @@ fn mcp_inspector_cli_lists_the_tools() {
         .collect();
     assert!(names.contains(&"sessions"), "tools: {names:?}");
 }
+
+/// A whole debugging scenario driven by the official MCP Python SDK against real debugpy
+/// (issue 5): launch with a breakpoint, context, evaluate, step, continue to the exit, output.
+#[test]
+fn official_python_sdk_drives_a_whole_debugging_scenario() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = common::venv_python();
+    let mut cmd = Command::new(&python);
+    cmd.arg(root.join("tests/python/sdk_debug.py")).arg(common::bin()).arg(root.join("tests/fixtures")).arg(&python);
+    let output = run_with_timeout(cmd, Duration::from_secs(120));
+    assert!(output.status.success(), "{}", describe(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("all SDK debugging checks passed"),
+        "{}",
+        describe(&output)
+    );
+}
