@@ -59,7 +59,8 @@ impl Server {
     /// Carries out every queued session action, answers finished calls, writes DAP bytes.
     pub(super) fn process_actions(&mut self, now: Instant) {
         for call in self.mcp.take_cancelled() {
-            debug!("call {call:?} cancelled by the client");
+            debug!("call {call:?} cancelled by the client; its wait ends, the program is not touched");
+            self.sessions.cancel(call);
         }
         if self.sessions.next_deadline().is_some_and(|d| d <= now) {
             self.sessions.on_timer(now);
@@ -75,6 +76,10 @@ impl Server {
                 }
                 Action::StopAdapter { session } => self.stop_adapter(session, now),
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
+                Action::Progress { call, progress, message } => {
+                    let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+                    self.mcp.progress(call, progress, None, Some(&message), cx);
+                }
             }
             // Completing a call or spawning may queue more actions; the loop takes them too.
         }

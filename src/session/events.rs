@@ -82,6 +82,16 @@ impl Session {
                 }
             }
             "breakpoint" => self.breakpoints.on_event(&body),
+            "invalidated" => {
+                let areas: Vec<&str> = body
+                    .get("areas")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                self.revision += 1;
+                self.handles.invalidated(&areas);
+                self.var_cache.clear();
+            }
             _ => {}
         }
     }
@@ -90,6 +100,8 @@ impl Session {
         self.output.flush();
         let stop = Stop::from_event(body);
         self.revision += 1;
+        self.handles.resumed();
+        self.var_cache.clear();
         self.state = RunState::Stopped;
         self.stop_ready = false;
         if stop.thread.is_some() {
@@ -252,6 +264,19 @@ impl Session {
                     self.done.push((call, out));
                 }
             }
+            Origin::Pause { call } => {
+                if let Some(msg) = failure {
+                    self.waiters.retain(|w| w.call != call);
+                    self.done.push((call, ToolResult::error(code, msg)));
+                }
+            }
+            Origin::Inspect { call, op, revision } => {
+                let result = match failure {
+                    None => Ok(body),
+                    Some(msg) => Err((code, msg)),
+                };
+                self.finish(call, op, result, revision, now);
+            }
             Origin::Terminate { call } => {
                 if let Some(msg) = failure {
                     self.waiters.retain(|w| w.call != call);
@@ -309,14 +334,16 @@ impl Session {
         }
     }
 
-    /// Answers every wait that is satisfied: a stop whose location is known, or the end.
+    /// Answers every wait that is satisfied (a stop whose location is known, the end, output).
     pub(super) fn complete_waiters(&mut self) {
-        let satisfied = (self.state == RunState::Stopped && self.stop_ready) || self.state.is_over();
-        if !satisfied {
+        if self.waiters.is_empty() {
             return;
         }
-        for w in std::mem::take(&mut self.waiters) {
-            let out = self.result(w.verb, false);
+        let (done, keep): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.waiters).into_iter().partition(|w| self.satisfies(w));
+        self.waiters = keep;
+        for w in done {
+            let out = self.wait_result(&w, true);
             self.done.push((w.call, out));
         }
     }
@@ -325,6 +352,8 @@ impl Session {
         if self.state == RunState::Stopped {
             self.revision += 1;
         }
+        self.handles.resumed();
+        self.var_cache.clear();
         self.state = RunState::Running;
         self.stop = None;
         self.stop_ready = false;

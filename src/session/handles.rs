@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// First handle handed out; small numbers are left free so a raw adapter id (often 1, 2, 3…)
 /// passed by mistake is recognisably not a handle.
@@ -68,108 +69,79 @@ impl fmt::Display for HandleError {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     kind: Kind,
-    session: usize,
     adapter_id: i64,
     epoch: u64,
 }
 
-/// The handle table of the whole process.
+/// The one counter every session mints from: handles are unique across sessions and never
+/// reused for the life of the process.
+static NEXT: AtomicU32 = AtomicU32::new(FIRST);
+
+/// One session's handles.
 #[derive(Debug, Default)]
 pub struct Handles {
-    next: u32,
-    entries: HashMap<u32, Entry>,
-    /// Per session: current epoch per area, and the handles minted for it (to purge on bump).
-    sessions: HashMap<usize, SessionHandles>,
-}
-
-#[derive(Debug, Default)]
-struct SessionHandles {
+    /// Current epoch per area (`stacks`, `variables`).
     epochs: [u64; 2],
-    minted: Vec<u32>,
+    entries: HashMap<u32, Entry>,
     /// Dedupe within an epoch: the same adapter id asked twice gets the same handle.
     by_adapter_id: HashMap<(Kind, i64), u32>,
 }
 
 impl Handles {
     pub fn new() -> Handles {
-        Handles { next: FIRST, ..Handles::default() }
+        Handles::default()
     }
 
-    /// The handle for `adapter_id` of `kind` in `session`'s current epoch (the same handle when
-    /// asked again before the epoch moves). `None` once 2^31 handles were minted.
-    pub fn mint(&mut self, session: usize, kind: Kind, adapter_id: i64) -> Option<u32> {
-        let next = &mut self.next;
-        let s = self.sessions.entry(session).or_default();
-        if let Some(&h) = s.by_adapter_id.get(&(kind, adapter_id)) {
+    /// The handle for `adapter_id` of `kind` in the current epoch (the same handle when asked
+    /// again before the epoch moves). `None` once 2^31 handles were minted by the process.
+    pub fn mint(&mut self, kind: Kind, adapter_id: i64) -> Option<u32> {
+        if let Some(&h) = self.by_adapter_id.get(&(kind, adapter_id)) {
             return Some(h);
         }
-        if *next < FIRST {
-            *next = FIRST;
-        }
-        if *next >= LIMIT {
-            return None;
-        }
-        let h = *next;
-        *next += 1;
-        let epoch = s.epochs[kind.area()];
-        s.minted.push(h);
-        s.by_adapter_id.insert((kind, adapter_id), h);
-        self.entries.insert(h, Entry { kind, session, adapter_id, epoch });
+        let h = NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| (n < LIMIT).then_some(n + 1)).ok()?;
+        self.by_adapter_id.insert((kind, adapter_id), h);
+        self.entries.insert(h, Entry { kind, adapter_id, epoch: self.epochs[kind.area()] });
         Some(h)
     }
 
-    /// The adapter id behind `handle`, if it is a live `kind` handle of `session`.
-    pub fn resolve(&self, session: usize, kind: Kind, handle: i64) -> Result<i64, HandleError> {
+    /// True when `handle` was minted by this session and is still remembered (live or stale).
+    pub fn knows(&self, handle: i64) -> bool {
+        u32::try_from(handle).is_ok_and(|h| self.entries.contains_key(&h))
+    }
+
+    /// The adapter id behind `handle`, if it is a live `kind` handle of this session.
+    pub fn resolve(&self, kind: Kind, handle: i64) -> Result<i64, HandleError> {
         let h = u32::try_from(handle).map_err(|_| HandleError::Unknown)?;
         let Some(e) = self.entries.get(&h) else {
             // Minted once (handles are never reused) but forgotten since: it is stale.
-            let minted = (FIRST..self.next).contains(&h);
+            let minted = (FIRST..NEXT.load(Ordering::Relaxed)).contains(&h);
             return Err(if minted { HandleError::Stale } else { HandleError::Unknown });
         };
-        if e.session != session {
-            return Err(HandleError::OtherSession);
-        }
         if e.kind != kind {
             return Err(HandleError::WrongKind { is: e.kind });
         }
-        let current = self.sessions.get(&session).map_or(0, |s| s.epochs[kind.area()]);
-        if e.epoch != current {
+        if e.epoch != self.epochs[kind.area()] {
             return Err(HandleError::Stale);
         }
         Ok(e.adapter_id)
     }
 
-    /// The program ran: every handle of `session` goes stale.
-    pub fn resumed(&mut self, session: usize) {
-        self.bump(session, &[Kind::Frame, Kind::Variables]);
+    /// The program ran: every handle goes stale.
+    pub fn resumed(&mut self) {
+        self.bump(&[Kind::Frame, Kind::Variables]);
     }
 
     /// A DAP `invalidated` event (DAP § Events: Invalidated): `areas` as the adapter sent them
-    /// (`all`, `stacks`, `threads`, `variables`; absent means `all`).
-    pub fn invalidated(&mut self, session: usize, areas: &[&str]) {
+    /// (`all`, `stacks`, `threads`, `variables`; none means `all`).
+    pub fn invalidated(&mut self, areas: &[&str]) {
         let mut kinds = Vec::new();
-        if areas.is_empty() || areas.contains(&"all") {
-            kinds.extend([Kind::Frame, Kind::Variables]);
-        }
-        if areas.contains(&"stacks") || areas.contains(&"threads") {
-            kinds.push(Kind::Frame);
+        if areas.is_empty() || areas.contains(&"all") || areas.contains(&"stacks") || areas.contains(&"threads") {
             // Scopes hang off frames: their references go with them.
+            kinds.extend([Kind::Frame, Kind::Variables]);
+        } else if areas.contains(&"variables") {
             kinds.push(Kind::Variables);
         }
-        if areas.contains(&"variables") {
-            kinds.push(Kind::Variables);
-        }
-        kinds.dedup();
-        self.bump(session, &kinds);
-    }
-
-    /// The session is gone: forget its handles (they then read as unknown).
-    pub fn forget_session(&mut self, session: usize) {
-        if let Some(s) = self.sessions.remove(&session) {
-            for h in s.minted {
-                self.entries.remove(&h);
-            }
-        }
+        self.bump(&kinds);
     }
 
     /// Handles currently remembered (for caps and tests).
@@ -181,25 +153,15 @@ impl Handles {
         self.entries.is_empty()
     }
 
-    fn bump(&mut self, session: usize, kinds: &[Kind]) {
-        let Some(s) = self.sessions.get_mut(&session) else { return };
+    fn bump(&mut self, kinds: &[Kind]) {
         for k in kinds {
-            s.epochs[k.area()] += 1;
+            self.epochs[k.area()] += 1;
         }
-        s.by_adapter_id.retain(|(k, _), _| !kinds.contains(k));
-        // Stale entries are kept as stale (so the agent hears `target_invalidated`, not
-        // "unknown"), but only until the next bump of the same area: memory stays bounded by
-        // two epochs' worth of handles per session.
-        let epochs = s.epochs;
-        let entries = &mut self.entries;
-        s.minted.retain(|h| match entries.get(h) {
-            Some(e) if e.epoch + 1 < epochs[e.kind.area()] => {
-                entries.remove(h);
-                false
-            }
-            Some(_) => true,
-            None => false,
-        });
+        self.by_adapter_id.retain(|(k, _), _| !kinds.contains(k));
+        // Stale entries are kept as stale (the agent hears `target_invalidated`, not "unknown")
+        // until the next bump of the same area: memory stays bounded by two epochs' worth.
+        let epochs = self.epochs;
+        self.entries.retain(|_, e| e.epoch + 1 >= epochs[e.kind.area()]);
     }
 }
 
@@ -208,62 +170,61 @@ mod tests {
     use super::*;
 
     #[test]
-    fn handles_are_unique_and_resolve_to_the_adapter_id() {
-        let mut h = Handles::new();
-        let a = h.mint(0, Kind::Frame, 1).unwrap_or(0);
-        let b = h.mint(0, Kind::Variables, 1).unwrap_or(0);
-        let c = h.mint(1, Kind::Frame, 1).unwrap_or(0);
+    fn handles_are_unique_across_sessions_and_resolve_to_the_adapter_id() {
+        let (mut s0, mut s1) = (Handles::new(), Handles::new());
+        let a = s0.mint(Kind::Frame, 1).unwrap_or(0);
+        let b = s0.mint(Kind::Variables, 1).unwrap_or(0);
+        let c = s1.mint(Kind::Frame, 1).unwrap_or(0);
         assert!(a >= FIRST && a != b && b != c && a != c);
-        assert_eq!(h.mint(0, Kind::Frame, 1), Some(a), "same id, same epoch: same handle");
-        assert_eq!(h.resolve(0, Kind::Frame, a.into()), Ok(1));
-        assert_eq!(h.resolve(0, Kind::Variables, a.into()), Err(HandleError::WrongKind { is: Kind::Frame }));
-        assert_eq!(h.resolve(1, Kind::Frame, a.into()), Err(HandleError::OtherSession));
-        assert_eq!(h.resolve(0, Kind::Frame, 7), Err(HandleError::Unknown));
-        assert_eq!(h.resolve(0, Kind::Frame, -1), Err(HandleError::Unknown));
+        assert_eq!(s0.mint(Kind::Frame, 1), Some(a), "same id, same epoch: same handle");
+        assert_eq!(s0.resolve(Kind::Frame, a.into()), Ok(1));
+        assert_eq!(s0.resolve(Kind::Variables, a.into()), Err(HandleError::WrongKind { is: Kind::Frame }));
+        assert!(s0.knows(a.into()) && !s1.knows(a.into()));
+        assert_eq!(s0.resolve(Kind::Frame, 7), Err(HandleError::Unknown));
+        assert_eq!(s0.resolve(Kind::Frame, -1), Err(HandleError::Unknown));
     }
 
     #[test]
     fn a_resume_makes_every_handle_stale_and_reused_adapter_ids_get_new_handles() {
         let mut h = Handles::new();
-        let frame = h.mint(0, Kind::Frame, 1).unwrap_or(0);
-        let vars = h.mint(0, Kind::Variables, 5).unwrap_or(0);
-        h.resumed(0);
-        assert_eq!(h.resolve(0, Kind::Frame, frame.into()), Err(HandleError::Stale));
-        assert_eq!(h.resolve(0, Kind::Variables, vars.into()), Err(HandleError::Stale));
+        let frame = h.mint(Kind::Frame, 1).unwrap_or(0);
+        let vars = h.mint(Kind::Variables, 5).unwrap_or(0);
+        h.resumed();
+        assert_eq!(h.resolve(Kind::Frame, frame.into()), Err(HandleError::Stale));
+        assert_eq!(h.resolve(Kind::Variables, vars.into()), Err(HandleError::Stale));
         // lldb-dap hands out frame id 1 again at the next stop: a new handle, never the old one.
-        let again = h.mint(0, Kind::Frame, 1).unwrap_or(0);
+        let again = h.mint(Kind::Frame, 1).unwrap_or(0);
         assert_ne!(again, frame);
-        assert_eq!(h.resolve(0, Kind::Frame, again.into()), Ok(1));
+        assert_eq!(h.resolve(Kind::Frame, again.into()), Ok(1));
     }
 
     #[test]
     fn invalidated_drops_only_the_named_areas() {
         let mut h = Handles::new();
-        let frame = h.mint(0, Kind::Frame, 1).unwrap_or(0);
-        let vars = h.mint(0, Kind::Variables, 5).unwrap_or(0);
-        h.invalidated(0, &["variables"]);
-        assert_eq!(h.resolve(0, Kind::Frame, frame.into()), Ok(1));
-        assert_eq!(h.resolve(0, Kind::Variables, vars.into()), Err(HandleError::Stale));
-        h.invalidated(0, &[]);
-        assert_eq!(h.resolve(0, Kind::Frame, frame.into()), Err(HandleError::Stale));
+        let frame = h.mint(Kind::Frame, 1).unwrap_or(0);
+        let vars = h.mint(Kind::Variables, 5).unwrap_or(0);
+        h.invalidated(&["variables"]);
+        assert_eq!(h.resolve(Kind::Frame, frame.into()), Ok(1));
+        assert_eq!(h.resolve(Kind::Variables, vars.into()), Err(HandleError::Stale));
+        h.invalidated(&[]);
+        assert_eq!(h.resolve(Kind::Frame, frame.into()), Err(HandleError::Stale));
     }
 
     #[test]
     fn memory_stays_bounded_across_many_stops() {
         let mut h = Handles::new();
+        let first = h.mint(Kind::Variables, 0).unwrap_or(0);
         for _ in 0..1000 {
             for id in 0..50 {
-                h.mint(0, Kind::Variables, id);
+                h.mint(Kind::Variables, id);
             }
-            h.resumed(0);
+            h.resumed();
         }
         assert!(h.len() <= 100, "only the last two epochs are remembered, got {}", h.len());
         assert_eq!(
-            h.resolve(0, Kind::Variables, FIRST.into()),
+            h.resolve(Kind::Variables, first.into()),
             Err(HandleError::Stale),
             "a forgotten handle reads as stale"
         );
-        h.forget_session(0);
-        assert!(h.is_empty());
     }
 }

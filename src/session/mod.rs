@@ -6,8 +6,10 @@
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
 pub mod breakpoints;
+pub mod control;
 mod events;
 pub mod handles;
+pub mod inspect;
 pub mod output;
 pub mod plan;
 pub mod snapshot;
@@ -23,6 +25,7 @@ use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::protocol::initialize_arguments;
 use crate::dap::spawn::AdapterCommand;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
+use control::{Until, Waiter};
 pub use events::breakpoints_json;
 use events::{group_by_path, last_lines, map_filters, wait_duration};
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
@@ -57,6 +60,8 @@ pub enum Action {
     StopAdapter { session: SessionKey },
     /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
     RecordDebuggee { pid: i64 },
+    /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
+    Progress { call: CallKey, progress: f64, message: String },
 }
 
 /// Who a DAP request's answer goes to.
@@ -87,6 +92,16 @@ pub enum Origin {
     },
     Terminate {
         call: CallKey,
+    },
+    /// `pause`: its failure fails the call's wait.
+    Pause {
+        call: CallKey,
+    },
+    /// An inspection tool's request; `revision` is the session's when it was sent.
+    Inspect {
+        call: CallKey,
+        op: inspect::Op,
+        revision: u64,
     },
 }
 
@@ -152,15 +167,6 @@ pub struct AdapterPlan {
     pub launch_arguments: Value,
 }
 
-/// A wait behind an MCP call: `launch`, `continue` (and later `step`, `wait`).
-#[derive(Debug)]
-struct Waiter {
-    call: CallKey,
-    deadline: Instant,
-    /// The result's first line, e.g. "launched" or "continued".
-    verb: &'static str,
-}
-
 /// The start-up choreography's progress (DESIGN §5).
 #[derive(Debug, Default)]
 struct Startup {
@@ -193,6 +199,15 @@ pub struct Session {
     pub breakpoints: BreakpointStore,
     pub exception_filters: Option<Vec<String>>,
     pub focus_thread: Option<i64>,
+    /// Thread ids from the last `threads` response.
+    pub known_threads: Vec<i64>,
+    /// Frame ids and variable references handed to the agent (DESIGN §5).
+    pub handles: handles::Handles,
+    /// Children of variable containers fetched this revision (adapter ref → revision, children):
+    /// dapmux pages them itself, from one fetch per revision.
+    var_cache: std::collections::HashMap<i64, (u64, Vec<Value>)>,
+    /// Watch expressions (id, expression), evaluated by `context` and at stops.
+    pub watches: Vec<(u32, String)>,
     pub debuggee_pid: Option<i64>,
     client: DapClient<Origin>,
     plan: AdapterPlan,
@@ -322,11 +337,15 @@ impl Sessions {
             breakpoints,
             exception_filters: args.exception_filters,
             focus_thread: None,
+            known_threads: Vec::new(),
+            handles: handles::Handles::new(),
+            var_cache: std::collections::HashMap::new(),
+            watches: Vec::new(),
             debuggee_pid: None,
             client: DapClient::new(config),
             plan,
             startup: Startup::default(),
-            waiters: vec![Waiter { call, deadline: now + wait, verb: "launched" }],
+            waiters: vec![Waiter::new(call, now, wait, "launched", Until::Stop, 0)],
             stderr_tail: Vec::new(),
             adapter_alive: false,
             closing: false,
@@ -410,7 +429,7 @@ impl Sessions {
     pub fn next_deadline(&self) -> Option<Instant> {
         self.slab
             .iter()
-            .flat_map(|(_, s)| s.client.next_deadline().into_iter().chain(s.waiters.iter().map(|w| w.deadline)))
+            .flat_map(|(_, s)| s.client.next_deadline().into_iter().chain(s.waiters.iter().map(Waiter::next_deadline)))
             .min()
     }
 
@@ -419,12 +438,7 @@ impl Sessions {
         for (_, s) in self.slab.iter_mut() {
             s.client.on_timer(now);
             s.pump(now, &mut self.actions);
-            let (due, keep): (Vec<_>, Vec<_>) = s.waiters.drain(..).partition(|w| w.deadline <= now);
-            s.waiters = keep;
-            for w in due {
-                let output = s.result(w.verb, true);
-                self.actions.push_back(Action::Complete { call: w.call, output });
-            }
+            s.tick_waiters(now, &mut self.actions);
         }
     }
 
@@ -451,10 +465,8 @@ impl Sessions {
             self.actions.push_back(Action::Complete { call, output: e });
             return;
         }
-        let thread = thread.or(s.focus_thread).or(s.stop.as_ref().and_then(|st| st.thread)).unwrap_or(0);
-        s.mark_running();
-        s.waiters.push(Waiter { call, deadline: now + wait_duration(wait_ms), verb: "continued" });
-        s.send("continue", Some(json!({ "threadId": thread })), Origin::Resume { call }, now);
+        let thread = s.thread_for(thread).unwrap_or(0);
+        s.resume_with("continue", json!({ "threadId": thread }), call, wait_duration(wait_ms), "continued", now);
         s.pump(now, &mut self.actions);
     }
 
@@ -561,7 +573,8 @@ impl Sessions {
         if !supported || !s.adapter_alive || s.state.is_over() {
             return self.disconnect(key, Some(true), call, now);
         }
-        s.waiters.push(Waiter { call, deadline: now + DEFAULT_WAIT, verb: "terminated" });
+        let since = s.revision;
+        s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
         s.send("terminate", Some(json!({})), Origin::Terminate { call }, now);
         s.pump(now, &mut self.actions);
     }
@@ -618,7 +631,7 @@ impl Session {
     /// A request that never went out: its owner learns why.
     fn failed_origin(&mut self, origin: Origin, msg: String) {
         match origin {
-            Origin::Resume { call } | Origin::Terminate { call } => {
+            Origin::Resume { call } | Origin::Terminate { call } | Origin::Pause { call } => {
                 self.waiters.retain(|w| w.call != call);
                 self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
@@ -629,6 +642,7 @@ impl Session {
                 let out = self.result("disconnected", false);
                 self.done.push((call, out));
             }
+            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg))),
             _ => {}
         }
     }

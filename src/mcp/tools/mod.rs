@@ -5,6 +5,8 @@
 //! [`ToolCx`], and answers with an [`Outcome`] (MCP 2025-11-25 § Server › Tools).
 
 mod breakpoints;
+mod control;
+mod inspect;
 mod output;
 mod run;
 mod sessions;
@@ -103,7 +105,8 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 4] = [run::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS];
+    let groups: [&'static [Tool]; 6] =
+        [run::TOOLS, control::TOOLS, inspect::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS];
     groups.iter().flat_map(|g| g.iter()).collect()
 }
 

@@ -1,0 +1,166 @@
+//! Tool group "control": `step`, `pause`, `wait` — execution control beyond `continue`. Each
+//! answers at the next stop, the exit, or after `wait_ms`, honestly saying when it ran out.
+
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use crate::session::control::{StepKind, Until};
+
+const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "step",
+        title: "Step",
+        description: "Step over, in or out (back when supported) on the focus thread; returns where it stopped.",
+        input_schema: step_schema,
+        annotations: CONTROL,
+        handler: step,
+    },
+    Tool {
+        name: "pause",
+        title: "Pause",
+        description: "Interrupt a running session and return where it stopped.",
+        input_schema: pause_schema,
+        annotations: CONTROL,
+        handler: pause,
+    },
+    Tool {
+        name: "wait",
+        title: "Wait for the program",
+        description: "Wait for the next stop, the exit or new output (e.g. after a call answered `running`); at once if it already happened after since_revision.",
+        input_schema: wait_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: wait,
+    },
+];
+
+fn session_prop() -> Value {
+    json!({"type": "string", "description": "Session id; default: the most recent live session."})
+}
+
+fn wait_prop() -> Value {
+    json!({"type": "integer", "description": "Max wait in ms (default 10000, max 50000)."})
+}
+
+fn step_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "kind": {"type": "string", "enum": ["over", "in", "out", "back"], "description": "Default over."},
+            "granularity": {"type": "string", "enum": ["statement", "line", "instruction"]},
+            "thread": {"type": "integer"},
+            "wait_ms": wait_prop()
+        }
+    })
+}
+
+fn pause_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop(), "thread": {"type": "integer"}, "wait_ms": wait_prop()}})
+}
+
+fn wait_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "for": {"type": "string", "enum": ["stop", "exit", "output"], "description": "Default stop; an exit satisfies every kind."},
+            "since_revision": {"type": "integer", "description": "Return at once if the session stopped after this revision."},
+            "wait_ms": wait_prop()
+        }
+    })
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepArgs {
+    session: Option<String>,
+    kind: Option<String>,
+    granularity: Option<String>,
+    thread: Option<i64>,
+    wait_ms: Option<u64>,
+}
+
+fn step(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: StepArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let kind = match a.kind.as_deref().map(StepKind::parse) {
+        None => StepKind::Over,
+        Some(Some(k)) => k,
+        Some(None) => {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                "kind must be one of over, in, out, back.",
+            ))
+        }
+    };
+    if let Some(g) = a.granularity.as_deref() {
+        if !matches!(g, "statement" | "line" | "instruction") {
+            let msg = "granularity must be one of statement, line, instruction.";
+            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    }
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.step(key, kind, a.granularity, a.thread, a.wait_ms, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PauseArgs {
+    session: Option<String>,
+    thread: Option<i64>,
+    wait_ms: Option<u64>,
+}
+
+fn pause(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: PauseArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.pause(key, a.thread, a.wait_ms, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WaitArgs {
+    session: Option<String>,
+    #[serde(rename = "for")]
+    until: Option<String>,
+    since_revision: Option<u64>,
+    wait_ms: Option<u64>,
+}
+
+fn wait(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: WaitArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let until = match a.until.as_deref().map(Until::parse) {
+        None => Until::Stop,
+        Some(Some(u)) => u,
+        Some(None) => {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                "for must be one of stop, exit, output.",
+            ))
+        }
+    };
+    let key = match session_key(cx, a.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.wait(key, until, a.since_revision, a.wait_ms, cx.call, cx.now);
+    Outcome::Pending
+}

@@ -1,0 +1,367 @@
+//! Tool group "inspect": what a stopped program looks like — `context` (the one-call answer),
+//! `threads`, `select_thread`, `stack_trace`, `scopes`, `variables`, `evaluate`,
+//! `exception_info`, `watch`, `capabilities`. Frame ids and variable refs are dapmux handles;
+//! one from before the program ran again is refused with `target_invalidated`.
+
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use crate::session::inspect::{Page, Target};
+
+/// Evaluating may run code in the debuggee, so it is not read-only.
+const EVAL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
+const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "context",
+        title: "Where am I",
+        description: "One call for a stopped session: location, source around the line, top frames, locals and watches.",
+        input_schema: context_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: context,
+    },
+    Tool {
+        name: "evaluate",
+        title: "Evaluate an expression",
+        description: "Evaluate an expression in a frame of the stopped program (default: the top frame of the focus thread).",
+        input_schema: evaluate_schema,
+        annotations: EVAL,
+        handler: evaluate,
+    },
+    Tool {
+        name: "variables",
+        title: "Read variables",
+        description: "Children of a variables ref (from context, scopes, evaluate or variables), paged with total and next start.",
+        input_schema: variables_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: variables,
+    },
+    Tool {
+        name: "stack_trace",
+        title: "Stack trace",
+        description: "Frames of a thread (default: the focus thread) with frame ids for other calls.",
+        input_schema: stack_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: stack_trace,
+    },
+    Tool {
+        name: "scopes",
+        title: "Scopes of a frame",
+        description: "Scopes (locals, globals, registers…) of a frame, each with a variables ref.",
+        input_schema: frame_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: scopes,
+    },
+    Tool {
+        name: "threads",
+        title: "Threads",
+        description: "Threads of the stopped program; the focus thread is marked.",
+        input_schema: session_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: threads,
+    },
+    Tool {
+        name: "select_thread",
+        title: "Select the focus thread",
+        description: "Make a thread the default for later stack, step and evaluate calls.",
+        input_schema: select_schema,
+        annotations: SETTING,
+        handler: select_thread,
+    },
+    Tool {
+        name: "exception_info",
+        title: "Exception details",
+        description: "The exception a thread stopped on: type, message and traceback.",
+        input_schema: thread_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: exception_info,
+    },
+    Tool {
+        name: "watch",
+        title: "Watch expressions",
+        description: "Add or remove watch expressions; `context` evaluates them at every stop.",
+        input_schema: watch_schema,
+        annotations: SETTING,
+        handler: watch,
+    },
+    Tool {
+        name: "capabilities",
+        title: "Adapter capabilities",
+        description: "What the session's adapter supports and which dapmux tools work with it.",
+        input_schema: session_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: capabilities,
+    },
+];
+
+fn session_prop() -> Value {
+    json!({"type": "string", "description": "Session id; default: the most recent live session."})
+}
+
+fn session_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop()}})
+}
+
+fn frame_prop() -> Value {
+    json!({"type": "integer", "description": "Frame id from context or stack_trace (default: top frame)."})
+}
+
+fn context_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "frame": frame_prop(),
+            "thread": {"type": "integer"},
+            "source_lines": {"type": "integer", "description": "Lines shown on each side of the current line (default 5)."},
+            "max_variables": {"type": "integer", "description": "Most locals shown (default 30)."}
+        }
+    })
+}
+
+fn evaluate_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "expression": {"type": "string"},
+            "frame": frame_prop(),
+            "thread": {"type": "integer"},
+            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default repl; clipboard gives untruncated values where the adapter supports it."}
+        },
+        "required": ["expression"]
+    })
+}
+
+fn variables_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "ref": {"type": "integer", "description": "A variables ref from an earlier result."},
+            "start": {"type": "integer", "description": "First child to return (default 0)."},
+            "count": {"type": "integer", "description": "Children per page (default 100, max 500)."},
+            "filter": {"type": "string", "enum": ["indexed", "named"]}
+        },
+        "required": ["ref"]
+    })
+}
+
+fn stack_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "thread": {"type": "integer"},
+            "start": {"type": "integer", "description": "First frame (default 0)."},
+            "levels": {"type": "integer", "description": "Frames to return (default 20)."}
+        }
+    })
+}
+
+fn frame_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop(), "frame": frame_prop(), "thread": {"type": "integer"}}})
+}
+
+fn thread_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop(), "thread": {"type": "integer"}}})
+}
+
+fn select_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop(), "thread": {"type": "integer"}}, "required": ["thread"]})
+}
+
+fn watch_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "add": {"type": "array", "items": {"type": "string"}, "description": "Expressions to watch."},
+            "remove": {"type": "array", "items": {"type": "integer"}, "description": "Watch ids to drop."}
+        }
+    })
+}
+
+macro_rules! args {
+    ($t:ty, $args:expr) => {
+        match parse_args::<$t>($args) {
+            Ok(a) => a,
+            Err(e) => return Outcome::Done(e),
+        }
+    };
+}
+
+macro_rules! key {
+    ($cx:expr, $session:expr) => {
+        match session_key($cx, $session) {
+            Ok(k) => k,
+            Err(e) => return Outcome::Done(e),
+        }
+    };
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextArgs {
+    session: Option<String>,
+    frame: Option<i64>,
+    thread: Option<i64>,
+    source_lines: Option<usize>,
+    max_variables: Option<usize>,
+}
+
+fn context(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(ContextArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    let target = Target { thread: a.thread, frame: a.frame };
+    cx.sessions.context(key, target, a.source_lines, a.max_variables, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EvaluateArgs {
+    session: Option<String>,
+    expression: String,
+    frame: Option<i64>,
+    thread: Option<i64>,
+    context: Option<String>,
+}
+
+fn evaluate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(EvaluateArgs, args);
+    if let Some(c) = a.context.as_deref() {
+        if !matches!(c, "repl" | "watch" | "hover" | "clipboard" | "variables") {
+            let msg = "context must be one of repl, watch, hover, clipboard.";
+            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    }
+    if a.expression.trim().is_empty() {
+        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
+    }
+    let key = key!(cx, a.session.as_deref());
+    let target = Target { thread: a.thread, frame: a.frame };
+    cx.sessions.evaluate(key, a.expression, target, a.context, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VariablesArgs {
+    session: Option<String>,
+    #[serde(rename = "ref")]
+    reference: i64,
+    start: Option<usize>,
+    count: Option<usize>,
+    filter: Option<String>,
+}
+
+fn variables(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(VariablesArgs, args);
+    if let Some(f) = a.filter.as_deref() {
+        if !matches!(f, "indexed" | "named") {
+            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "filter must be indexed or named."));
+        }
+    }
+    let key = key!(cx, a.session.as_deref());
+    let page = Page { start: a.start, count: a.count, filter: a.filter };
+    cx.sessions.variables(key, a.reference, page, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StackArgs {
+    session: Option<String>,
+    thread: Option<i64>,
+    start: Option<u64>,
+    levels: Option<u64>,
+}
+
+fn stack_trace(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(StackArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    let levels = a.levels.unwrap_or(20).clamp(1, 200);
+    cx.sessions.stack_trace(key, a.thread, a.start.unwrap_or(0), levels, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrameArgs {
+    session: Option<String>,
+    frame: Option<i64>,
+    thread: Option<i64>,
+}
+
+fn scopes(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(FrameArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    cx.sessions.scopes(key, Target { thread: a.thread, frame: a.frame }, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    session: Option<String>,
+}
+
+fn threads(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(SessionArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    cx.sessions.threads(key, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SelectArgs {
+    session: Option<String>,
+    thread: i64,
+}
+
+fn select_thread(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(SelectArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    cx.sessions.select_thread(key, a.thread, cx.call);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThreadArgs {
+    session: Option<String>,
+    thread: Option<i64>,
+}
+
+fn exception_info(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(ThreadArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    cx.sessions.exception_info(key, a.thread, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WatchArgs {
+    session: Option<String>,
+    #[serde(default)]
+    add: Vec<String>,
+    #[serde(default)]
+    remove: Vec<u32>,
+}
+
+fn watch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(WatchArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    Outcome::Done(cx.sessions.watch(key, a.add, &a.remove))
+}
+
+fn capabilities(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a = args!(SessionArgs, args);
+    let key = key!(cx, a.session.as_deref());
+    cx.sessions.capabilities(key, cx.call);
+    Outcome::Pending
+}

@@ -1,0 +1,674 @@
+//! Inspecting a stopped session (DESIGN §4–§5): threads, stack traces, scopes, variables with
+//! paging, evaluate, and the one-call `context`. Frame ids and variable references go out as
+//! handles minted by dapmux ([`super::handles`]) and are checked before anything is sent.
+//!
+//! A request's [`Op`] travels in its DAP origin; when the response arrives, [`Session::finish`]
+//! turns it into the tool result — or, for multi-step operations (`context`, a default frame),
+//! sends the next request carrying the updated `Op`.
+
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::handles::{HandleError, Kind};
+use super::snapshot::put;
+use super::{CallKey, ErrorCode, Origin, Session, ToolResult};
+
+/// Most variables one `variables` page returns (default page: [`DEFAULT_PAGE`]).
+pub const MAX_PAGE: usize = 500;
+pub const DEFAULT_PAGE: usize = 100;
+/// Most characters of one value shown in text (the structured value is cut the same way).
+const VALUE_CHARS: usize = 300;
+/// Most characters of a tool result's text (DESIGN §9); past it the page ends early.
+pub const RESULT_CHARS: usize = 20_000;
+/// Default source lines around the current line in `context`, and its cap.
+pub const DEFAULT_SOURCE_LINES: usize = 5;
+const MAX_SOURCE_LINES: usize = 50;
+/// Default locals shown by `context`, and its cap.
+pub const DEFAULT_CONTEXT_VARS: usize = 30;
+const MAX_CONTEXT_VARS: usize = 200;
+/// Frames shown by `context`.
+const CONTEXT_FRAMES: u64 = 5;
+/// Source files larger than this are not read for `context` (bytes).
+const MAX_SOURCE_FILE: u64 = 4 << 20;
+
+/// What an inspection request is doing; carried in its DAP origin.
+#[derive(Debug)]
+pub enum Op {
+    Threads,
+    StackTrace {
+        thread: i64,
+        start: u64,
+        levels: u64,
+    },
+    /// `scopes` of a frame; `frame` is `None` until the top frame was fetched.
+    Scopes {
+        thread: i64,
+        frame: Option<i64>,
+    },
+    Variables(VarQuery),
+    Evaluate {
+        thread: i64,
+        frame: Option<i64>,
+        expression: String,
+        context: String,
+    },
+    Context(Box<ContextJob>),
+    ExceptionInfo {
+        thread: i64,
+    },
+}
+
+/// A `variables` request: the adapter's reference (already resolved) and the page wanted.
+#[derive(Debug, Clone)]
+pub struct VarQuery {
+    pub handle: i64,
+    pub reference: i64,
+    pub start: usize,
+    pub count: usize,
+    pub filter: Option<String>,
+}
+
+/// The `context` tool's progress through its requests.
+#[derive(Debug, Default)]
+pub struct ContextJob {
+    pub thread: i64,
+    pub source_lines: usize,
+    pub max_variables: usize,
+    frames: Vec<Value>,
+    /// The frame to show (index into `frames`), when the agent chose one.
+    pub frame_handle: Option<i64>,
+    /// The locals scope: its name, its variables, its adapter reference.
+    locals: Option<(String, Vec<Value>, i64)>,
+    watches_started: bool,
+    watches: Vec<(String, Result<String, String>)>,
+    pending_watches: Vec<String>,
+}
+
+/// The page a `variables` call asks for (all optional: from 0, [`DEFAULT_PAGE`] children, all).
+#[derive(Debug, Default, Clone)]
+pub struct Page {
+    pub start: Option<usize>,
+    pub count: Option<usize>,
+    /// `indexed` or `named`.
+    pub filter: Option<String>,
+}
+
+/// Arguments shared by inspection tools: a thread and a frame handle, both optional.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Target {
+    pub thread: Option<i64>,
+    pub frame: Option<i64>,
+}
+
+impl Session {
+    /// The thread inspection applies to: the one given, else the focus thread, else the stop's.
+    pub(super) fn thread_for(&self, thread: Option<i64>) -> Option<i64> {
+        thread.or(self.focus_thread).or_else(|| self.stop.as_ref().and_then(|s| s.thread))
+    }
+
+    /// Resolves a handle argument, or explains why it cannot be used (`target_invalidated`
+    /// names the revision; nothing is sent to the adapter).
+    pub(super) fn resolve_handle(&self, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
+        self.handles.resolve(kind, handle).map_err(|e| match e {
+            HandleError::Stale => ToolResult::error(
+                ErrorCode::TargetInvalidated,
+                format!(
+                    "{} {handle} is from an earlier stop; {} is now at rev {}. Call `context` or `stack_trace` again for fresh ids.",
+                    kind.as_str(),
+                    self.id,
+                    self.revision
+                ),
+            ),
+            other => ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!("{} {handle} is not valid for {}: {other}. Use an id from a recent result.", kind.as_str(), self.id),
+            ),
+        })
+    }
+
+    /// Starts an inspection operation: sends its first request.
+    pub(super) fn start_op(&mut self, call: CallKey, op: Op, now: Instant) {
+        let (command, args) = match &op {
+            Op::Threads => ("threads", None),
+            Op::StackTrace { thread, start, levels } => {
+                ("stackTrace", Some(json!({ "threadId": thread, "startFrame": start, "levels": levels })))
+            }
+            Op::Scopes { thread, frame: None } | Op::Evaluate { thread, frame: None, .. } => {
+                ("stackTrace", Some(json!({ "threadId": thread, "startFrame": 0, "levels": 1 })))
+            }
+            Op::Scopes { frame: Some(f), .. } => ("scopes", Some(json!({ "frameId": f }))),
+            Op::Evaluate { frame: Some(f), expression, context, .. } => {
+                ("evaluate", Some(json!({ "expression": expression, "frameId": f, "context": context })))
+            }
+            Op::Variables(q) => {
+                if let Some((_, vars)) = self.var_cache.get(&q.reference) {
+                    let vars = vars.clone();
+                    let out = self.variables_page(q, &vars);
+                    self.done.push((call, out));
+                    return;
+                }
+                ("variables", Some(json!({ "variablesReference": q.reference })))
+            }
+            Op::Context(job) => {
+                ("stackTrace", Some(json!({ "threadId": job.thread, "startFrame": 0, "levels": CONTEXT_FRAMES })))
+            }
+            Op::ExceptionInfo { thread } => ("exceptionInfo", Some(json!({ "threadId": thread }))),
+        };
+        let revision = self.revision;
+        self.send(command, args, Origin::Inspect { call, op, revision }, now);
+    }
+
+    /// A response to an inspection request arrived (`Err` carries the failure's code and words).
+    pub(super) fn finish(
+        &mut self,
+        call: CallKey,
+        op: Op,
+        result: Result<Value, (ErrorCode, String)>,
+        revision: u64,
+        now: Instant,
+    ) {
+        if revision != self.revision {
+            let msg =
+                format!("{} ran while the request was in flight (now rev {}); ask again.", self.id, self.revision);
+            self.done.push((call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
+            return;
+        }
+        let body = match result {
+            Ok(b) => b,
+            Err((code, msg)) => {
+                // A context whose scopes, locals or a watch failed still answers with the rest.
+                if let Op::Context(mut job) = op {
+                    if job.watches_started && !job.pending_watches.is_empty() {
+                        let expr = job.pending_watches.remove(0);
+                        job.watches.push((expr, Err(msg)));
+                        return self.context_next(call, job, now);
+                    }
+                    if !job.frames.is_empty() {
+                        job.locals = Some((String::new(), Vec::new(), 0));
+                        return self.context_next(call, job, now);
+                    }
+                }
+                self.done.push((call, ToolResult::error(code, msg)));
+                return;
+            }
+        };
+        let out = match op {
+            Op::Threads => self.threads_result(&body),
+            Op::StackTrace { thread, start, .. } => self.stack_result(thread, start, &body),
+            Op::Scopes { thread, frame: None } => match top_frame_id(&body) {
+                Some(f) => return self.start_op(call, Op::Scopes { thread, frame: Some(f) }, now),
+                None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
+            },
+            Op::Scopes { .. } => self.scopes_result(&body),
+            Op::Evaluate { thread, frame: None, expression, context } => match top_frame_id(&body) {
+                Some(f) => {
+                    return self.start_op(call, Op::Evaluate { thread, frame: Some(f), expression, context }, now)
+                }
+                None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
+            },
+            Op::Evaluate { expression, .. } => self.evaluate_result(&expression, &body),
+            Op::Variables(q) => {
+                let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+                let out = self.variables_page(&q, &vars);
+                self.var_cache.insert(q.reference, (self.revision, vars));
+                out
+            }
+            Op::Context(job) => return self.context_step(call, job, body, now),
+            Op::ExceptionInfo { .. } => exception_result(&body),
+        };
+        self.done.push((call, out));
+    }
+
+    fn threads_result(&mut self, body: &Value) -> ToolResult {
+        let threads = body.get("threads").and_then(Value::as_array).cloned().unwrap_or_default();
+        self.known_threads = threads.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let focus = self.thread_for(None);
+        let mut text = format!("{} threads ({}):", self.id, threads.len());
+        let mut list = Vec::new();
+        for t in &threads {
+            let id = t.get("id").and_then(Value::as_i64).unwrap_or(0);
+            let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+            let mark = if Some(id) == focus { " (focus)" } else { "" };
+            text.push_str(&format!("\n  {id} {name}{mark}"));
+            list.push(json!({ "id": id, "name": name, "focus": Some(id) == focus }));
+        }
+        ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "threads": list }))
+    }
+
+    fn frames_json(&mut self, frames: &[Value]) -> Vec<Value> {
+        frames
+            .iter()
+            .map(|f| {
+                let mut m = Map::new();
+                let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
+                put(&mut m, "frame", self.handles.mint(Kind::Frame, id).map(Value::from));
+                put(&mut m, "function", f.get("name").cloned());
+                let src = &f["source"];
+                put(&mut m, "path", src.get("path").or_else(|| src.get("name")).cloned());
+                put(&mut m, "line", f.get("line").cloned());
+                put(&mut m, "column", f.get("column").cloned());
+                Value::Object(m)
+            })
+            .collect()
+    }
+
+    fn stack_result(&mut self, thread: i64, start: u64, body: &Value) -> ToolResult {
+        let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
+        let total = body.get("totalFrames").and_then(Value::as_u64);
+        let list = self.frames_json(&frames);
+        let mut text = format!("{} thread {thread} · rev {}", self.id, self.revision);
+        for (i, f) in list.iter().enumerate() {
+            text.push_str(&format!("\n  #{} {}", start as usize + i, frame_line(f)));
+        }
+        let mut structured = json!({ "session": self.id, "revision": self.revision, "thread": thread, "frames": list });
+        if let Some(t) = total {
+            structured["total_frames"] = t.into();
+            let next = start + frames.len() as u64;
+            if next < t {
+                text.push_str(&format!("\n  … {} more frames (call stack_trace with start={next})", t - next));
+            }
+        }
+        ToolResult::ok(text, structured)
+    }
+
+    fn scopes_result(&mut self, body: &Value) -> ToolResult {
+        let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut text = format!("{} scopes · rev {}", self.id, self.revision);
+        let mut list = Vec::new();
+        for s in &scopes {
+            let name = s.get("name").and_then(Value::as_str).unwrap_or("?");
+            let reference = s.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+            let handle = if reference > 0 { self.handles.mint(Kind::Variables, reference) } else { None };
+            let expensive = s.get("expensive").and_then(Value::as_bool).unwrap_or(false);
+            text.push_str(&format!(
+                "\n  {name}{}{}",
+                handle.map(|h| format!(" [ref {h}]")).unwrap_or_default(),
+                if expensive { " (expensive)" } else { "" }
+            ));
+            let mut m = Map::new();
+            m.insert("name".into(), name.into());
+            put(&mut m, "ref", handle.map(Value::from));
+            put(&mut m, "named", s.get("namedVariables").cloned());
+            put(&mut m, "indexed", s.get("indexedVariables").cloned());
+            if expensive {
+                m.insert("expensive".into(), true.into());
+            }
+            list.push(Value::Object(m));
+        }
+        ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "scopes": list }))
+    }
+
+    /// One variable for a result: name, value (cut to [`VALUE_CHARS`]), type, and a `ref` handle
+    /// when it has children.
+    fn variable_json(&mut self, v: &Value) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), v.get("name").cloned().unwrap_or(Value::Null));
+        let value = v.get("value").or_else(|| v.get("result")).and_then(Value::as_str).unwrap_or("");
+        let (value, cut) = clip(value, VALUE_CHARS);
+        m.insert("value".into(), value.into());
+        if cut {
+            m.insert("value_truncated".into(), true.into());
+        }
+        put(&mut m, "type", v.get("type").cloned().filter(|t| t.as_str().is_some_and(|s| !s.is_empty())));
+        let reference = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+        if reference > 0 {
+            put(&mut m, "ref", self.handles.mint(Kind::Variables, reference).map(Value::from));
+            put(&mut m, "named", v.get("namedVariables").cloned());
+            put(&mut m, "indexed", v.get("indexedVariables").cloned());
+        }
+        put(&mut m, "evaluate_name", v.get("evaluateName").cloned());
+        Value::Object(m)
+    }
+
+    /// A page of a container's children, cut to the page size and to [`RESULT_CHARS`] of text,
+    /// with the total and the `start` to ask for next (DESIGN §5: dapmux pages itself).
+    fn variables_page(&mut self, q: &VarQuery, all: &[Value]) -> ToolResult {
+        let filtered: Vec<&Value> = all
+            .iter()
+            .filter(|v| match q.filter.as_deref() {
+                Some("indexed") => v.get("name").and_then(Value::as_str).is_some_and(is_index_name),
+                Some("named") => !v.get("name").and_then(Value::as_str).is_some_and(is_index_name),
+                _ => true,
+            })
+            .collect();
+        let total = filtered.len();
+        let mut text = String::new();
+        let mut list = Vec::new();
+        let mut end = q.start.min(total);
+        for v in filtered.iter().skip(q.start).take(q.count.min(MAX_PAGE)) {
+            let j = self.variable_json(v);
+            let line = variable_line(&j);
+            if text.len() + line.len() > RESULT_CHARS && !list.is_empty() {
+                break;
+            }
+            text.push_str("\n  ");
+            text.push_str(&line);
+            list.push(j);
+            end += 1;
+        }
+        let mut head = format!(
+            "{} ref {} · {}–{} of {} · rev {}",
+            self.id,
+            q.handle,
+            q.start.min(total),
+            end,
+            total,
+            self.revision
+        );
+        let mut structured = json!({
+            "session": self.id, "revision": self.revision, "ref": q.handle,
+            "start": q.start, "total": total, "variables": list,
+        });
+        // debugpy lists the first 100 items of a big container, then `more` (a ref holding the
+        // rest) and `len()`: say the real length so the agent knows what `more` holds.
+        let length = all
+            .iter()
+            .find(|v| v.get("name").and_then(Value::as_str) == Some("len()"))
+            .and_then(|v| v.get("value").and_then(Value::as_str))
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(n) = length {
+            head.push_str(&format!(" · length {n}"));
+            structured["length"] = n.into();
+        }
+        if end < total {
+            head.push_str(&format!(" (truncated: call variables with start={end} for more)"));
+            structured["truncated"] = true.into();
+            structured["next_start"] = end.into();
+        }
+        ToolResult::ok(format!("{head}{text}"), structured)
+    }
+
+    fn evaluate_result(&mut self, expression: &str, body: &Value) -> ToolResult {
+        let mut j = self.variable_json(body);
+        if let Some(m) = j.as_object_mut() {
+            m.remove("name");
+            m.insert("expression".into(), expression.into());
+        }
+        let value = j.get("value").and_then(Value::as_str).unwrap_or("").to_owned();
+        let mut text = format!("{expression} = {value}");
+        if let Some(t) = j.get("type").and_then(Value::as_str) {
+            text.push_str(&format!("  ({t})"));
+        }
+        if let Some(r) = j.get("ref") {
+            text.push_str(&format!("  [ref {r}]"));
+        }
+        j["session"] = self.id.clone().into();
+        j["revision"] = self.revision.into();
+        ToolResult::ok(text, j)
+    }
+
+    fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
+        if job.frames.is_empty() {
+            job.frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
+            if job.frames.is_empty() {
+                let msg = format!("thread {} has no frames", job.thread);
+                self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                return;
+            }
+            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
+            let revision = self.revision;
+            self.send(
+                "scopes",
+                Some(json!({ "frameId": id })),
+                Origin::Inspect { call, op: Op::Context(job), revision },
+                now,
+            );
+            return;
+        }
+        if job.watches_started {
+            if !job.pending_watches.is_empty() {
+                let expr = job.pending_watches.remove(0);
+                let value = body.get("result").and_then(Value::as_str).unwrap_or("").to_owned();
+                job.watches.push((expr, Ok(value)));
+            }
+        } else if job.locals.is_none() {
+            let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
+            // The first scope that is cheap (debugpy, lldb-dap and Delve all call it "Locals").
+            let scope = scopes.iter().find(|s| !s.get("expensive").and_then(Value::as_bool).unwrap_or(false));
+            let named =
+                scope.and_then(|s| Some((s.get("name")?.as_str()?.to_owned(), s.get("variablesReference")?.as_i64()?)));
+            match named {
+                Some((name, reference)) if reference > 0 => {
+                    job.locals = Some((name, Vec::new(), reference));
+                    let args = json!({ "variablesReference": reference });
+                    let revision = self.revision;
+                    self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
+                    return;
+                }
+                _ => job.locals = Some((String::new(), Vec::new(), 0)),
+            }
+        } else if let Some((_, list, reference)) = &mut job.locals {
+            let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+            self.var_cache.insert(*reference, (self.revision, vars.clone()));
+            *list = vars;
+        }
+        self.context_next(call, job, now)
+    }
+
+    fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a Value {
+        let chosen = job
+            .frame_handle
+            .and_then(|h| self.handles.resolve(Kind::Frame, h).ok())
+            .and_then(|id| job.frames.iter().find(|f| f.get("id").and_then(Value::as_i64) == Some(id)));
+        chosen.unwrap_or(&job.frames[0])
+    }
+
+    /// Sends the next watch evaluation, or writes the `context` result.
+    fn context_next(&mut self, call: CallKey, mut job: Box<ContextJob>, now: Instant) {
+        if !job.watches_started {
+            job.watches_started = true;
+            job.pending_watches = self.watches.iter().map(|w| w.1.clone()).collect();
+        }
+        if let Some(expr) = job.pending_watches.first().cloned() {
+            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
+            let args = json!({ "expression": expr, "frameId": id, "context": "watch" });
+            let revision = self.revision;
+            self.send("evaluate", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
+            return;
+        }
+        let out = self.context_result(&job);
+        self.done.push((call, out));
+    }
+
+    fn context_result(&mut self, job: &ContextJob) -> ToolResult {
+        let mut text = self.headline();
+        let frames = self.frames_json(&job.frames);
+        let top = self.context_frame(job).clone();
+        let loc = super::snapshot::Location::from_frame(&top);
+        let mut structured = self.snapshot_json();
+        let frame_handle = frames
+            .iter()
+            .zip(&job.frames)
+            .find(|(_, f)| f.get("id") == top.get("id"))
+            .and_then(|(j, _)| j.get("frame").cloned());
+        // Source excerpt, read from disk (bounded) when the frame has a path.
+        if let (Some(path), Some(line)) = (&loc.path, loc.line) {
+            if let Some((excerpt, lines)) = source_excerpt(path, line as usize, job.source_lines) {
+                text.push('\n');
+                text.push_str(&excerpt);
+                structured["source"] = json!({ "path": path, "line": line, "lines": lines });
+            }
+        }
+        if frames.len() > 1 {
+            text.push_str("\nstack:");
+            for (i, f) in frames.iter().enumerate() {
+                text.push_str(&format!("\n  #{i} {}", frame_line(f)));
+            }
+        }
+        structured["frames"] = Value::Array(frames);
+        if let Some(m) = structured.as_object_mut() {
+            put(m, "frame", frame_handle);
+        }
+        if let Some((scope, vars, reference)) = &job.locals {
+            if !scope.is_empty() {
+                let shown: Vec<Value> = vars
+                    .iter()
+                    .filter(|v| !is_noise(v))
+                    .take(job.max_variables)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(|v| self.variable_json(v))
+                    .collect();
+                let total = vars.iter().filter(|v| !is_noise(v)).count();
+                text.push_str(&format!("\n{}:", scope.to_lowercase()));
+                for v in &shown {
+                    text.push_str(&format!("\n  {}", variable_line(v)));
+                }
+                if total > shown.len() {
+                    text.push_str(&format!("\n  … {} more (call variables with the scope's ref)", total - shown.len()));
+                }
+                let locals_ref = self.handles.mint(Kind::Variables, *reference);
+                structured["locals"] = json!({ "scope": scope, "ref": locals_ref, "total": total, "variables": shown });
+            }
+        }
+        if !job.watches.is_empty() {
+            text.push_str("\nwatches:");
+            let mut list = Vec::new();
+            for (expr, r) in &job.watches {
+                match r {
+                    Ok(v) => {
+                        text.push_str(&format!("\n  {expr} = {}", clip(v, VALUE_CHARS).0));
+                        list.push(json!({ "expression": expr, "value": clip(v, VALUE_CHARS).0 }));
+                    }
+                    Err(e) => {
+                        text.push_str(&format!("\n  {expr}: error: {e}"));
+                        list.push(json!({ "expression": expr, "error": e }));
+                    }
+                }
+            }
+            structured["watches"] = Value::Array(list);
+        }
+        ToolResult::ok(text, structured)
+    }
+}
+
+fn top_frame_id(body: &Value) -> Option<i64> {
+    body.get("stackFrames")?.as_array()?.first()?.get("id")?.as_i64()
+}
+
+/// `total() at app.py:12 [frame 1004]`
+fn frame_line(f: &Value) -> String {
+    let mut s = f.get("function").and_then(Value::as_str).unwrap_or("?").to_owned();
+    if let Some(p) = f.get("path").and_then(Value::as_str) {
+        s.push_str(&format!(" at {}", p.rsplit('/').next().unwrap_or(p)));
+        if let Some(l) = f.get("line") {
+            s.push_str(&format!(":{l}"));
+        }
+    }
+    if let Some(h) = f.get("frame") {
+        s.push_str(&format!(" [frame {h}]"));
+    }
+    s
+}
+
+/// `x = 3 (int)` or `items = [1, 2] (list) [ref 1012]`
+fn variable_line(v: &Value) -> String {
+    let mut s = format!(
+        "{} = {}",
+        v.get("name").and_then(Value::as_str).unwrap_or("?"),
+        v.get("value").and_then(Value::as_str).unwrap_or("")
+    );
+    if let Some(t) = v.get("type").and_then(Value::as_str) {
+        s.push_str(&format!(" ({t})"));
+    }
+    if let Some(r) = v.get("ref") {
+        s.push_str(&format!(" [ref {r}]"));
+    }
+    s
+}
+
+/// debugpy groups dunder and special entries under these names; `context` hides them.
+fn is_noise(v: &Value) -> bool {
+    let name = v.get("name").and_then(Value::as_str).unwrap_or("");
+    matches!(name, "special variables" | "function variables" | "class variables" | "protected variables")
+        || (name.starts_with("__") && name.ends_with("__"))
+}
+
+fn is_index_name(name: &str) -> bool {
+    let n = name.trim_start_matches('[').trim_end_matches(']');
+    !n.is_empty() && (n.bytes().all(|b| b.is_ascii_digit()) || n.starts_with("0x"))
+}
+
+fn exception_result(body: &Value) -> ToolResult {
+    let id = body.get("exceptionId").and_then(Value::as_str).unwrap_or("?");
+    let desc = body.get("description").and_then(Value::as_str).unwrap_or("");
+    let mut text = format!("{id}: {desc}");
+    if let Some(st) = body.get("details").and_then(|d| d.get("stackTrace")).and_then(Value::as_str) {
+        text.push('\n');
+        text.push_str(&clip(st, 4000).0);
+    }
+    ToolResult::ok(text, body.clone())
+}
+
+/// Cuts `s` to `max` characters on a char boundary; says whether it cut.
+pub(super) fn clip(s: &str, max: usize) -> (String, bool) {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => (format!("{}…", &s[..i]), true),
+        None => (s.to_owned(), false),
+    }
+}
+
+/// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
+/// lines as JSON. `None` when the file cannot be read or is too large.
+fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<Value>)> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SOURCE_FILE {
+        return None;
+    }
+    let text = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let around = around.min(MAX_SOURCE_LINES);
+    let first = line.saturating_sub(around).max(1);
+    let mut out = String::new();
+    let mut lines = Vec::new();
+    for (i, l) in text.lines().enumerate().skip(first - 1).take(2 * around + 1) {
+        let n = i + 1;
+        let mark = if n == line { "→" } else { " " };
+        let l = clip(l, 200).0;
+        out.push_str(&format!("{mark}{n:>5}  {l}\n"));
+        lines.push(json!({ "line": n, "text": l }));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some((out.trim_end().to_owned(), lines))
+}
+
+impl ContextJob {
+    pub fn new(thread: i64, frame: Option<i64>, source_lines: Option<usize>, max_variables: Option<usize>) -> Self {
+        ContextJob {
+            thread,
+            frame_handle: frame,
+            source_lines: source_lines.unwrap_or(DEFAULT_SOURCE_LINES).min(MAX_SOURCE_LINES),
+            max_variables: max_variables.unwrap_or(DEFAULT_CONTEXT_VARS).min(MAX_CONTEXT_VARS),
+            ..ContextJob::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_cuts_on_char_boundaries() {
+        assert_eq!(clip("héllo", 2), ("hé…".to_owned(), true));
+        assert_eq!(clip("hé", 2), ("hé".to_owned(), false));
+    }
+
+    #[test]
+    fn index_names() {
+        assert!(is_index_name("0") && is_index_name("[12]") && is_index_name("0x1f"));
+        assert!(!is_index_name("len()") && !is_index_name("x"));
+    }
+
+    #[test]
+    fn frame_and_variable_lines_read_at_a_glance() {
+        let f = json!({"frame": 1004, "function": "total", "path": "/w/app.py", "line": 12});
+        assert_eq!(frame_line(&f), "total at app.py:12 [frame 1004]");
+        let v = json!({"name": "items", "value": "[1, 2]", "type": "list", "ref": 1012});
+        assert_eq!(variable_line(&v), "items = [1, 2] (list) [ref 1012]");
+    }
+}
