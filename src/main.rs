@@ -94,7 +94,8 @@ fn help() -> String {
         let env = flag.env.map(|e| format!(" [env: {e}]")).unwrap_or_default();
         text.push_str(&format!("  {:<18} {}{}\n", flag.usage, flag.help, env));
     }
-    text.push_str("\nLogs go to stderr only; stdout carries nothing but MCP messages.\n");
+    text.push_str("\nThe server logs to stderr only; its stdout carries nothing but MCP messages.\n");
+    text.push_str("`dapmux <subcommand> --help` tells more about a subcommand.\n");
     text
 }
 

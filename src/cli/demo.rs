@@ -231,7 +231,8 @@ impl Server {
             Ok(Some(status)) => format!(" (the server exited: {status})"),
             _ => String::new(),
         };
-        let log = if log.trim().is_empty() { String::new() } else { format!("\nserver log:\n{}", super::tail(&log, 20)) };
+        let log =
+            if log.trim().is_empty() { String::new() } else { format!("\nserver log:\n{}", super::tail(&log, 20)) };
         Failure(format!("{what}{exited}{log}"))
     }
 
@@ -296,7 +297,8 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     )?;
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     let info = &init["serverInfo"];
-    println!( // stdout-ok
+    println!(
+        // stdout-ok
         "server: {} {} over stdio (MCP {})",
         info["name"].as_str().unwrap_or("?"),
         info["version"].as_str().unwrap_or("?"),
@@ -304,8 +306,7 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     );
 
     say(&format!("Launch with a breakpoint on the line that computes the result (line {line})."));
-    let launched =
-        server.tool("launch", json!({"program": path, "breakpoints": [{"path": path, "line": line}]}))?;
+    let launched = server.tool("launch", json!({"program": path, "breakpoints": [{"path": path, "line": line}]}))?;
     if launched["state"] != json!("stopped") || launched["stop"]["location"]["line"] != json!(line) {
         return Err(Failure(format!("expected a stop at line {line}, got {}", launched["stop"])));
     }
@@ -313,10 +314,14 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     say("Where are we, and what do the locals hold?");
     server.tool("context", json!({}))?;
 
-    say("`total` is the sum of the lines. What would the lines cost without any discount?");
-    let full = number(&server.tool("evaluate", json!({"expression": "sum(price * quantity for _, price, quantity in items)"}))?, "the full price")?;
-    say("And `total` itself, which this line is about to return through apply_discount?");
+    say("What would the basket cost without any discount?");
+    let full = number(
+        &server.tool("evaluate", json!({"expression": "sum(price * quantity for _, price, quantity in items)"}))?,
+        "the full price",
+    )?;
+    say("And `total`, the sum of the lines?");
     let summed = number(&server.tool("evaluate", json!({"expression": "total"}))?, "total")?;
+    say("That is already 10% off. What does this line return, then?");
     let returned = number(
         &server.tool("evaluate", json!({"expression": "apply_discount(total, discount_percent)"}))?,
         "the returned value",
@@ -328,11 +333,12 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
         )));
     }
 
-    say("Step over the return: back in main(), the return value is visible.");
+    say("Step over the return: back in main(), with the value order_total() returned.");
     let stepped = server.tool("step", json!({"kind": "over"}))?;
     if stepped["state"] != json!("stopped") {
         return Err(Failure(format!("expected a stop after the step, got state {}", stepped["state"])));
     }
+    server.tool("context", json!({"source_lines": 1}))?;
 
     say("Run to the end.");
     let ended = server.tool("continue", json!({}))?;
@@ -351,7 +357,8 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     server.tool("disconnect", json!({}))?;
     server.shut_down()?;
 
-    println!( // stdout-ok
+    println!(
+        // stdout-ok
         "\ndiagnosis: the 10% discount is applied twice — order_total() discounts every line (line {item_line}) \
          and then discounts their sum again (line {line}): {full:.2} → {summed:.2} → {returned:.2}. \
          Fix: `return total`."

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::install::{self, Python, Source};
 use crate::dap::adapters::debugpy::{self, PythonSource};
-use crate::dap::adapters::{delve, lldb, AdapterKind, RealHost, ResolveInput};
+use crate::dap::adapters::{delve, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
 
 /// How long `<tool> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
@@ -54,8 +54,12 @@ pub fn report() -> String {
     for kind in AdapterKind::ALL {
         let row = match kind {
             AdapterKind::Debugpy => debugpy_row(data.as_deref()),
-            AdapterKind::Lldb => tool_row(kind.name(), lldb::find_adapter(&RealHost), lldb::ENV_OVERRIDE, &["--version"]),
-            AdapterKind::Delve => tool_row(kind.name(), delve::find_adapter(&RealHost), delve::ENV_OVERRIDE, &["version"]),
+            AdapterKind::Lldb => {
+                tool_row(kind.name(), lldb::find_adapter(&RealHost), lldb::ENV_OVERRIDE, &["--version"])
+            }
+            AdapterKind::Delve => {
+                tool_row(kind.name(), delve::find_adapter(&RealHost), delve::ENV_OVERRIDE, &["version"])
+            }
         };
         let status = if row.found { "ok" } else { "missing" };
         out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
@@ -82,6 +86,10 @@ fn debugpy_row(data: Option<&Path>) -> Row {
     let mut row = Row { name: debugpy::NAME, found: false, summary: String::new(), notes: Vec::new() };
     let installed = data.and_then(install::installed_in);
     match debugpy::resolve_python(ResolveInput::default(), &RealHost) {
+        Err(AdapterError::NotFound { detail, install, .. }) => {
+            row.summary = detail;
+            row.notes.push(format!("install: {install}"));
+        }
         Err(e) => row.summary = e.to_string(),
         Ok(interp) => {
             let python = Python { path: interp.path.clone(), pythonpath: None, source: Source::Path };
@@ -90,7 +98,7 @@ fn debugpy_row(data: Option<&Path>) -> Row {
                 None => row.summary = format!("{} ({why}) does not run", interp.path.display()),
                 Some((py, Some(version))) => {
                     row.found = true;
-                    row.summary = format!("debugpy {version}, Python {py}: {} ({why})", interp.path.display());
+                    row.summary = format!("debugpy {version}, Python {py} at {} ({why})", interp.path.display());
                 }
                 Some((py, None)) => {
                     row.summary = format!("Python {py} at {} ({why}) has no debugpy", interp.path.display());
@@ -111,7 +119,7 @@ fn debugpy_row(data: Option<&Path>) -> Row {
         } else {
             // The server finds what the MCP client's configuration points it at.
             row.found = true;
-            row.summary = format!("debugpy {version}: {} ({})", python.path.display(), python.source.describe());
+            row.summary = format!("debugpy {version} at {} ({})", python.path.display(), python.source.describe());
             row.notes.push(format!("the server uses it when its env has: {}", env.join(" ")));
         }
     }
@@ -121,12 +129,12 @@ fn debugpy_row(data: Option<&Path>) -> Row {
 /// lldb-dap and Delve: the path found, the rule that found it, and its version.
 fn tool_row(
     name: &'static str,
-    found: Result<PathBuf, crate::dap::adapters::AdapterError>,
+    found: Result<PathBuf, AdapterError>,
     env_override: &str,
     version_args: &[&str],
 ) -> Row {
     match found {
-        Err(crate::dap::adapters::AdapterError::NotFound { detail, install, .. }) => {
+        Err(AdapterError::NotFound { detail, install, .. }) => {
             Row { name, found: false, summary: detail, notes: vec![format!("install: {install}")] }
         }
         Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
@@ -135,7 +143,7 @@ fn tool_row(
                 .and_then(|r| super::version_in(&format!("{}{}", r.stdout, r.stderr)))
                 .unwrap_or_else(|| "version unknown".to_string());
             let why = found_by(&path, env_override);
-            Row { name, found: true, summary: format!("{version}: {} ({why})", path.display()), notes: Vec::new() }
+            Row { name, found: true, summary: format!("{version} at {} ({why})", path.display()), notes: Vec::new() }
         }
     }
 }

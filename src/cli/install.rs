@@ -223,7 +223,10 @@ fn this_distro_pip_command() -> String {
 
 /// The command that installs debugpy the way [`install_debugpy`] would, for `--no-install`.
 pub fn install_hint(data: &Path) -> String {
-    format!("dapmux install debugpy   (does: python3 -m venv {0}/venv && {0}/venv/bin/python -m pip install debugpy)", data.display())
+    format!(
+        "dapmux install debugpy   (does: python3 -m venv {0}/venv && {0}/venv/bin/python -m pip install debugpy)",
+        data.display()
+    )
 }
 
 /// What [`install_debugpy`] did.
@@ -267,10 +270,8 @@ pub fn install_debugpy(data: &Path) -> Result<Installed, InstallError> {
         let command = this_distro_pip_command().replace("python3-pip", "python3 python3-pip");
         return Err(InstallError::NoPython { command });
     };
-    std::fs::create_dir_all(data).map_err(|e| InstallError::Failed {
-        step: format!("mkdir -p {}", data.display()),
-        tail: format!("    {e}"),
-    })?;
+    std::fs::create_dir_all(data)
+        .map_err(|e| InstallError::Failed { step: format!("mkdir -p {}", data.display()), tail: format!("    {e}") })?;
     let venv = data.join("venv");
     let venv_py = venv_python(data);
     eprintln!("dapmux: installing debugpy into a private venv: {}", venv.display());
@@ -294,7 +295,15 @@ pub fn install_debugpy(data: &Path) -> Result<Installed, InstallError> {
     let pydeps = pydeps_dir(data);
     eprintln!("dapmux: python3 cannot make a venv (no ensurepip); installing with pip --target {}", pydeps.display());
     // `--target` also skips PEP 668's externally-managed check: nothing system-wide changes.
-    step(Process::new(&python3).args(["-m", "pip", "install"]).args(PIP_QUIET).arg("--upgrade").arg("--target").arg(&pydeps).arg("debugpy"))?;
+    step(
+        Process::new(&python3)
+            .args(["-m", "pip", "install"])
+            .args(PIP_QUIET)
+            .arg("--upgrade")
+            .arg("--target")
+            .arg(&pydeps)
+            .arg("debugpy"),
+    )?;
     verified(Python { path: python3, pythonpath: Some(pydeps), source: Source::DataPydeps })
 }
 
@@ -346,10 +355,12 @@ fn install_debugpy_command() -> u8 {
                 println!("  with PYTHONPATH={}", dir.display()); // stdout-ok
             }
             let env = client_env(python);
-            let json: Vec<String> = env.iter().map(|(k, v)| format!("\"{k}\": {}", serde_json::Value::from(v.as_str()))).collect();
+            let json: Vec<String> =
+                env.iter().map(|(k, v)| format!("\"{k}\": {}", serde_json::Value::from(v.as_str()))).collect();
             println!("Give it to dapmux in your MCP client's configuration:"); // stdout-ok
             println!("  \"env\": {{{}}}", json.join(", ")); // stdout-ok
-            let toml: Vec<String> = env.iter().map(|(k, v)| format!("{k} = {}", serde_json::Value::from(v.as_str()))).collect();
+            let toml: Vec<String> =
+                env.iter().map(|(k, v)| format!("{k} = {}", serde_json::Value::from(v.as_str()))).collect();
             println!("  (Codex: env = {{ {} }})", toml.join(", ")); // stdout-ok
             0
         }
@@ -396,8 +407,11 @@ mod tests {
     fn client_env_adds_pythonpath_only_for_pydeps() {
         let venv = Python { path: PathBuf::from("/d/venv/bin/python"), pythonpath: None, source: Source::DataVenv };
         assert_eq!(client_env(&venv), vec![("DAPMUX_PYTHON", "/d/venv/bin/python".to_string())]);
-        let pydeps =
-            Python { path: PathBuf::from("/usr/bin/python3"), pythonpath: Some("/d/pydeps".into()), source: Source::DataPydeps };
+        let pydeps = Python {
+            path: PathBuf::from("/usr/bin/python3"),
+            pythonpath: Some("/d/pydeps".into()),
+            source: Source::DataPydeps,
+        };
         assert_eq!(
             client_env(&pydeps),
             vec![("DAPMUX_PYTHON", "/usr/bin/python3".to_string()), ("PYTHONPATH", "/d/pydeps".to_string())]

@@ -43,6 +43,8 @@ pub struct Subcommand {
     pub usage: &'static str,
     /// What it does, in one line.
     pub help: &'static str,
+    /// More, for `dapmux <subcommand> --help`.
+    pub details: &'static str,
 }
 
 /// Every subcommand, in `--help` order.
@@ -50,19 +52,34 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         name: "demo",
         usage: "demo [--no-install]",
-        help: "debug a small buggy Python program through dapmux's own MCP server, step by step \
-               (installs debugpy into dapmux's data dir if needed; --no-install prints the command instead)",
+        help: "debug a small buggy Python program through dapmux's own MCP server, step by step",
+        details: "Writes an embedded Python program with a bug to a temporary directory, starts this binary as an\n\
+                  MCP server over pipes and debugs the program with tools/call as an agent would: launch with a\n\
+                  breakpoint, context, evaluate, step, continue, output; then names the bug.\n\
+                  Python with debugpy is taken from $DAPMUX_PYTHON, $VIRTUAL_ENV, dapmux's data dir\n\
+                  ($XDG_DATA_HOME/dapmux, default ~/.local/share/dapmux) or python3; without one, debugpy is\n\
+                  installed into the data dir first (like `dapmux install debugpy`).\n\n\
+                  Options:\n  --no-install   print the install command instead of installing; exit 1\n\n\
+                  Environment (for tests): DAPMUX_DEMO_FORCE_INSTALL=1 ignores every interpreter outside the data\n\
+                  dir, so the install path runs even where python3 has debugpy.",
     },
     Subcommand {
         name: "doctor",
         usage: "doctor",
-        help: "which debug adapters dapmux would use (path, version, why) and how to install the missing ones",
+        help: "which debug adapters would be used (path, version, why), install commands for the rest",
+        details: "For debugpy, lldb-dap and Delve: what the server would start (path, version, and the rule or\n\
+                  variable that chose it), or the exact install command. Always exits 0.",
     },
     Subcommand {
         name: "install",
         usage: "install <adapter>",
-        help: "install an adapter: debugpy into a private venv in dapmux's data dir; \
-               for lldb and delve, print the package command",
+        help: "install an adapter (debugpy: into a private venv in dapmux's data dir)",
+        details: "debugpy: `python3 -m venv <data>/venv` and pip install debugpy there (idempotent); when venv or\n\
+                  ensurepip is missing, `pip install --target <data>/pydeps`; when pip is missing, prints the\n\
+                  distribution's package command. Prints the DAPMUX_PYTHON to put in the MCP client's env.\n\
+                  <data> is $XDG_DATA_HOME/dapmux, default ~/.local/share/dapmux.\n\
+                  lldb, delve: prints the package command (exit 1), or where it is installed (exit 0).\n\
+                  Unknown adapter: exit 2.",
     },
 ];
 
@@ -119,7 +136,7 @@ pub fn run(command: &Command) -> u8 {
         Command::Install { adapter } => install::run(adapter),
         Command::Help { name } => {
             let Some(sub) = SUBCOMMANDS.iter().find(|s| s.name == *name) else { return 2 };
-            println!("Usage: dapmux {}\n\n{}", sub.usage, sub.help); // stdout-ok
+            println!("Usage: dapmux {}\n\n{}.\n\n{}", sub.usage, sub.help, sub.details); // stdout-ok
             0
         }
     }
