@@ -133,12 +133,16 @@ pub fn installed_in(data: &Path) -> Option<(Python, String)> {
 pub fn find_with_debugpy(data: &Path, data_only: bool, skipped: &mut Vec<String>) -> Option<(Python, String)> {
     let env_path = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let early = [
-        (env_path("DAPMUX_PYTHON").and_then(|p| find_on_path(&p.to_string_lossy(), &RealHost)), Source::DapmuxPython),
+        (env_path("DAPMUX_PYTHON"), Source::DapmuxPython),
         (env_path("VIRTUAL_ENV").map(|v| v.join("bin/python")), Source::VirtualEnv),
     ];
     if !data_only {
         for (path, source) in early {
             let Some(path) = path else { continue };
+            let Some(path) = find_on_path(&path.to_string_lossy(), &RealHost) else {
+                skipped.push(format!("{} ({}) is not an executable", path.display(), source.describe()));
+                continue;
+            };
             let python = Python { path, pythonpath: None, source };
             match python.debugpy_version() {
                 Some(version) => return Some((python, version)),
