@@ -354,7 +354,9 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
         return Err(Failure(format!("the output does not show the total {returned:.2}: {printed:?}")));
     }
 
-    server.tool("disconnect", json!({}))?;
+    // No `disconnect`: the program has exited, and closing the server's stdin (what an agent's
+    // client does when it quits) ends every session and the adapter.
+    say("Done: closing the server's stdin ends every session, as when the agent's client quits.");
     server.shut_down()?;
 
     println!(
