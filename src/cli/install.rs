@@ -263,7 +263,8 @@ fn step(cmd: &mut Process) -> Result<(), InstallError> {
 
 const PIP_QUIET: [&str; 3] = ["--quiet", "--disable-pip-version-check", "--no-input"];
 
-/// Installs debugpy into `data` (idempotent): a venv at `<data>/venv` with pip; when
+/// Installs debugpy into `data` (idempotent): a venv at `<data>/venv` (seeing python3's own
+/// packages) with pip; when
 /// `venv`/`ensurepip` is missing, `python3 -m pip install --target <data>/pydeps`; when pip is
 /// missing too, [`InstallError::NoPip`] with the distribution's command. Progress goes to stderr.
 pub fn install_debugpy(data: &Path) -> Result<Installed, InstallError> {
@@ -280,12 +281,14 @@ pub fn install_debugpy(data: &Path) -> Result<Installed, InstallError> {
     let venv_py = venv_python(data);
     eprintln!("dapmux: installing debugpy into a private venv: {}", venv.display());
     // A venv left by an interrupted earlier run is reused when its pip works, else recreated.
+    // `--system-site-packages`: debugpy runs the program with this interpreter (unless the launch
+    // says `python`), so the program still sees the packages installed for python3.
     let pip_works = |py: &Path| {
         crate::cli::run_with_timeout(Process::new(py).args(["-m", "pip", "--version"]), PROBE_TIMEOUT)
             .is_some_and(|r| r.success)
     };
     let venv_ready = venv_py.exists() && pip_works(&venv_py)
-        || step(Process::new(&python3).args(["-m", "venv", "--clear"]).arg(&venv)).is_ok();
+        || step(Process::new(&python3).args(["-m", "venv", "--clear", "--system-site-packages"]).arg(&venv)).is_ok();
     if venv_ready {
         step(Process::new(&venv_py).args(["-m", "pip", "install"]).args(PIP_QUIET).arg("debugpy"))?;
         let python = Python { path: venv_py, pythonpath: None, source: Source::DataVenv };
