@@ -1,7 +1,8 @@
 //! dapmux as a library: every sans-IO core (framing, JSON-RPC, MCP, DAP, sessions) plus the one
-//! IO shell (`server`). The binary in `src/main.rs` is a thin wrapper; integration tests and
+//! IO shell (`server`), and the first-run CLI subcommands (`cli`, never reached from the server). The binary in `src/main.rs` is a thin wrapper; integration tests and
 //! benchmarks use these modules directly. See `ARCHITECTURE.md` for the code map and invariants.
 
+pub mod cli;
 pub mod config;
 pub mod dap;
 pub mod io_buf;

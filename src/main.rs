@@ -1,5 +1,6 @@
-//! The dapmux binary: arguments, logging to stderr, then the server. Nothing here speaks a
-//! protocol, and nothing here writes to stdout except `--version` and `--help`.
+//! The dapmux binary: arguments, logging to stderr, then the server or a first-run subcommand
+//! (`demo`, `doctor`, `install`, in `dapmux::cli`). Nothing here speaks a protocol; only
+//! `--version`, `--help` and the subcommands write to stdout, never the server.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -43,6 +44,8 @@ enum Command {
     Serve,
     Help,
     Version,
+    /// A first-run subcommand (`demo`, `doctor`, `install`); see `dapmux::cli`.
+    Cli(dapmux::cli::Command),
 }
 
 /// Options shared by every command.
@@ -80,7 +83,11 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "--log" => options.log = Some(value("--log")?),
             "--no-debugpy-fastpath" => options.no_debugpy_fastpath = true,
             "--config" => options.config = Some(value("--config")?.into()),
-            // Subcommands (`demo`, `doctor`, `install`) are matched here as they land.
+            // Subcommands take the rest of the command line; flags before them still apply.
+            word if dapmux::cli::is_subcommand(word) => {
+                command = Command::Cli(dapmux::cli::parse(word, args.by_ref())?);
+                break;
+            }
             _ if name.starts_with('-') => return Err(format!("unknown flag {name}")),
             _ => return Err(format!("unknown subcommand {name}")),
         }
@@ -91,14 +98,20 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
 fn help() -> String {
     let mut text = format!(
         "dapmux {} — a debugger for AI agents: MCP on stdio, DAP to real debug adapters\n\n\
-         Usage: dapmux [options]    run the MCP server on stdin/stdout\n\nOptions:\n",
+         Usage: dapmux [options]    run the MCP server on stdin/stdout\n       \
+         dapmux <subcommand>  first-run helpers (not the server)\n\nSubcommands:\n",
         env!("CARGO_PKG_VERSION")
     );
+    for sub in dapmux::cli::SUBCOMMANDS {
+        text.push_str(&format!("  {:<20} {}\n", sub.usage, sub.help));
+    }
+    text.push_str("\nOptions:\n");
     for flag in FLAGS {
         let env = flag.env.map(|e| format!(" [env: {e}]")).unwrap_or_default();
         text.push_str(&format!("  {:<22} {}{}\n", flag.usage, flag.help, env));
     }
-    text.push_str("\nLogs go to stderr only; stdout carries nothing but MCP messages.\n");
+    text.push_str("\nThe server logs to stderr only; its stdout carries nothing but MCP messages.\n");
+    text.push_str("`dapmux <subcommand> --help` tells more about a subcommand.\n");
     text
 }
 
@@ -160,6 +173,10 @@ fn main() -> ExitCode {
     match command {
         Command::Help => print_stdout(&help()),
         Command::Version => print_stdout(&format!("dapmux {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Cli(sub) => {
+            init_logging(&options);
+            ExitCode::from(dapmux::cli::run(&sub))
+        }
         Command::Serve => {
             init_logging(&options);
             if options.no_debugpy_fastpath {
@@ -212,6 +229,11 @@ mod tests {
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));
         check(&["serve"], Err("unknown subcommand serve"));
+        let demo = dapmux::cli::Command::Demo { no_install: true };
+        check(&["demo", "--no-install"], Ok((Command::Cli(demo), Options::default())));
+        let doctor = Ok((Command::Cli(dapmux::cli::Command::Doctor), Options { log: Some("debug".into()) }));
+        check(&["--log", "debug", "doctor"], doctor);
+        check(&["doctor", "--log=debug"], Err("doctor: unexpected argument --log=debug; usage: dapmux doctor"));
     }
 
     #[test]
@@ -222,6 +244,9 @@ mod tests {
             if let Some(env) = flag.env {
                 assert!(text.contains(env), "{env}");
             }
+        }
+        for sub in dapmux::cli::SUBCOMMANDS {
+            assert!(text.contains(sub.usage), "{}", sub.usage);
         }
     }
 }

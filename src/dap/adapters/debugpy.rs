@@ -94,6 +94,9 @@ pub enum PythonSource {
     VirtualEnv,
     /// `.venv/bin/python` under the launch cwd.
     DotVenv,
+    /// dapmux's private venv (`dapmux install debugpy`): `$XDG_DATA_HOME/dapmux/venv`, else
+    /// `~/.local/share/dapmux/venv`.
+    DataVenv,
     /// `python3` on `$PATH`.
     Path,
 }
@@ -154,15 +157,27 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
             return Ok(Interpreter { path: p, source: PythonSource::DotVenv });
         }
     }
+    if let Some(p) = data_venv_python(host).filter(|p| host.is_executable(p)) {
+        return Ok(Interpreter { path: p, source: PythonSource::DataVenv });
+    }
     if let Some(p) = find_on_path("python3", host) {
         return Ok(Interpreter { path: p, source: PythonSource::Path });
     }
     Err(AdapterError::NotFound {
         adapter: NAME,
-        detail: "no Python interpreter found (adapter_args.python, DAPMUX_PYTHON, VIRTUAL_ENV, .venv, python3 on PATH)"
+        detail: "no Python interpreter found (adapter_args.python, DAPMUX_PYTHON, VIRTUAL_ENV, .venv, dapmux's venv, python3 on PATH)"
             .to_string(),
         install: NO_PYTHON_INSTALL.to_string(),
     })
+}
+
+/// The interpreter of dapmux's private venv, where `dapmux install debugpy` puts debugpy:
+/// `$XDG_DATA_HOME/dapmux/venv/bin/python` (an absolute `XDG_DATA_HOME` only, per the XDG spec),
+/// else `$HOME/.local/share/dapmux/venv/bin/python`.
+pub fn data_venv_python(host: &dyn Host) -> Option<PathBuf> {
+    let xdg = host.var("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
+    let base = xdg.or_else(|| host.var("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/share")))?;
+    Some(base.join("dapmux/venv/bin/python"))
 }
 
 /// The launch cwd made absolute against dapmux's cwd (or dapmux's cwd when none was given).
@@ -302,6 +317,16 @@ mod tests {
         // No launch cwd: dapmux's own cwd.
         assert_eq!(resolve(&host, None, None), Ok(("/home/u/proj/.venv/bin/python".into(), PythonSource::DotVenv)));
         assert_eq!(resolve(&host, None, Some("/elsewhere")), Ok(("/usr/bin/python3".into(), PythonSource::Path)));
+        // dapmux's private venv (`dapmux install debugpy`) comes before python3 on PATH.
+        host.vars.insert("XDG_DATA_HOME", "/data");
+        host.exes.insert("/data/dapmux/venv/bin/python");
+        let data = Ok(("/data/dapmux/venv/bin/python".into(), PythonSource::DataVenv));
+        assert_eq!(resolve(&host, None, Some("/elsewhere")), data);
+        host.vars.insert("XDG_DATA_HOME", "relative/is/ignored");
+        host.vars.insert("HOME", "/home/u");
+        host.exes.insert("/home/u/.local/share/dapmux/venv/bin/python");
+        let home = Ok(("/home/u/.local/share/dapmux/venv/bin/python".into(), PythonSource::DataVenv));
+        assert_eq!(resolve(&host, None, Some("/elsewhere")), home);
     }
 
     #[test]

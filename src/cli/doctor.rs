@@ -1,0 +1,164 @@
+//! `dapmux doctor`: a report of what the server would use for each adapter recipe (path,
+//! version, which rule picked it) or the exact install command, plus facts about this binary.
+//! CLI only: runs `<tool> --version` and Python probes with deadlines. Always exits 0.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::time::Duration;
+
+use super::install::{self, Python, Source};
+use crate::dap::adapters::debugpy::{self, PythonSource};
+use crate::dap::adapters::{delve, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
+
+/// How long `<tool> --version` may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// One adapter's line in the report.
+struct Row {
+    name: &'static str,
+    found: bool,
+    /// What would be used, or what is missing.
+    summary: String,
+    /// Further lines (install command, hints).
+    notes: Vec<String>,
+}
+
+/// `dapmux doctor`: prints the report; 0 always (it is a report, not a check).
+pub fn run() -> u8 {
+    print!("{}", report()); // stdout-ok
+    0
+}
+
+/// The whole report as text.
+pub fn report() -> String {
+    let mut out = String::new();
+    let linkage = if cfg!(target_feature = "crt-static") { "statically linked" } else { "dynamically linked" };
+    out.push_str(&format!(
+        "dapmux {} ({}-{}, {linkage})\n",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    ));
+    if let Ok(exe) = std::env::current_exe() {
+        out.push_str(&format!("  binary    {}\n", exe.display()));
+    }
+    let data = super::data_dir();
+    match &data {
+        Some(d) => {
+            let state = if d.is_dir() { "" } else { " (not created yet)" };
+            out.push_str(&format!("  data dir  {}{state}\n", d.display()));
+        }
+        None => out.push_str("  data dir  none: neither $XDG_DATA_HOME nor $HOME is set\n"),
+    }
+    out.push_str("\nadapters\n");
+    for kind in AdapterKind::ALL {
+        let row = match kind {
+            AdapterKind::Debugpy => debugpy_row(data.as_deref()),
+            AdapterKind::Lldb => {
+                tool_row(kind.name(), lldb::find_adapter(&RealHost), lldb::ENV_OVERRIDE, &["--version"])
+            }
+            AdapterKind::Delve => {
+                tool_row(kind.name(), delve::find_adapter(&RealHost), delve::ENV_OVERRIDE, &["version"])
+            }
+        };
+        let status = if row.found { "ok" } else { "missing" };
+        out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
+        for note in row.notes {
+            out.push_str(&format!("  {:<8} {:<8} {note}\n", "", ""));
+        }
+    }
+    out
+}
+
+fn python_source(source: PythonSource) -> &'static str {
+    match source {
+        PythonSource::AdapterArgs => "adapter_args.python",
+        PythonSource::DapmuxPython => "from $DAPMUX_PYTHON",
+        PythonSource::VirtualEnv => "from $VIRTUAL_ENV",
+        PythonSource::DotVenv => "./.venv of the launch directory",
+        PythonSource::DataVenv => "dapmux's private venv (dapmux install debugpy)",
+        PythonSource::Path => "python3 on PATH",
+    }
+}
+
+/// debugpy: the interpreter the server would resolve (no launch `cwd`: this directory), whether
+/// it imports debugpy, and what `dapmux install debugpy` left in the data dir.
+fn debugpy_row(data: Option<&Path>) -> Row {
+    let mut row = Row { name: debugpy::NAME, found: false, summary: String::new(), notes: Vec::new() };
+    let installed = data.and_then(install::installed_in);
+    match debugpy::resolve_python(ResolveInput::default(), &RealHost) {
+        Err(AdapterError::NotFound { detail, install, .. }) => {
+            row.summary = detail;
+            row.notes.push(format!("install: {install}"));
+        }
+        Err(e) => row.summary = e.to_string(),
+        Ok(interp) => {
+            let python = Python { path: interp.path.clone(), pythonpath: None, source: Source::Path };
+            let why = python_source(interp.source);
+            match python.probe() {
+                None => row.summary = format!("{} ({why}) does not run", interp.path.display()),
+                Some((py, Some(version))) => {
+                    row.found = true;
+                    row.summary = format!("debugpy {version}, Python {py} at {} ({why})", interp.path.display());
+                }
+                Some((py, None)) => {
+                    row.summary = format!("Python {py} at {} ({why}) has no debugpy", interp.path.display());
+                }
+            }
+            if !row.found && installed.is_none() {
+                row.notes.push(format!(
+                    "install: dapmux install debugpy   (or: {})",
+                    debugpy::install_command(&interp.path)
+                ));
+            }
+        }
+    }
+    if let Some((python, version)) = installed {
+        let env: Vec<String> = install::client_env(&python).iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if row.found {
+            row.notes.push(format!("also installed by dapmux: debugpy {version} ({})", env.join(" ")));
+        } else {
+            // The server finds what the MCP client's configuration points it at.
+            row.found = true;
+            row.summary = format!("debugpy {version} at {} ({})", python.path.display(), python.source.describe());
+            row.notes.push(format!("the server uses it when its env has: {}", env.join(" ")));
+        }
+    }
+    row
+}
+
+/// lldb-dap and Delve: the path found, the rule that found it, and its version.
+fn tool_row(
+    name: &'static str,
+    found: Result<PathBuf, AdapterError>,
+    env_override: &str,
+    version_args: &[&str],
+) -> Row {
+    match found {
+        Err(AdapterError::NotFound { detail, install, .. }) => {
+            Row { name, found: false, summary: detail, notes: vec![format!("install: {install}")] }
+        }
+        Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
+        Ok(path) => {
+            let version = super::run_with_timeout(Process::new(&path).args(version_args), VERSION_TIMEOUT)
+                .and_then(|r| super::version_in(&format!("{}{}", r.stdout, r.stderr)))
+                .unwrap_or_else(|| "version unknown".to_string());
+            let why = found_by(&path, env_override);
+            Row { name, found: true, summary: format!("{version} at {} ({why})", path.display()), notes: Vec::new() }
+        }
+    }
+}
+
+/// Which rule found `path`: the override variable, `PATH`, or a well-known directory.
+fn found_by(path: &Path, env_override: &str) -> String {
+    if std::env::var_os(env_override).is_some_and(|v| !v.is_empty()) {
+        return format!("from ${env_override}");
+    }
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let on_path = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d == dir));
+    if on_path {
+        "on PATH".to_string()
+    } else {
+        format!("found in {}", dir.display())
+    }
+}
