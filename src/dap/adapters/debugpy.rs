@@ -176,7 +176,8 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
 /// else `$HOME/.local/share/dapmux/venv/bin/python`.
 pub fn data_venv_python(host: &dyn Host) -> Option<PathBuf> {
     let xdg = host.var("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
-    let base = xdg.or_else(|| host.var("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/share")))?;
+    let base =
+        xdg.or_else(|| host.var("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/share")))?;
     Some(base.join("dapmux/venv/bin/python"))
 }
 
