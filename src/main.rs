@@ -231,7 +231,10 @@ mod tests {
         check(&["serve"], Err("unknown subcommand serve"));
         let demo = dapmux::cli::Command::Demo { no_install: true };
         check(&["demo", "--no-install"], Ok((Command::Cli(demo), Options::default())));
-        let doctor = Ok((Command::Cli(dapmux::cli::Command::Doctor), Options { log: Some("debug".into()), ..Options::default() }));
+        let doctor = Ok((
+            Command::Cli(dapmux::cli::Command::Doctor),
+            Options { log: Some("debug".into()), ..Options::default() },
+        ));
         check(&["--log", "debug", "doctor"], doctor);
         check(&["doctor", "--log=debug"], Err("doctor: unexpected argument --log=debug; usage: dapmux doctor"));
     }

@@ -277,3 +277,33 @@ fn program_output_in_order_after_exit() {
     let resource = a.resource("dapmux://session/s1/output");
     assert!(resource.contains("line 0\nline 1\nline 2\nresult=6\n"), "{resource}");
 }
+
+/// Natural agent mistakes get answers that say what happened (fresh-user findings): relative
+/// breakpoint paths follow the launch `cwd` like `program` does; an exception filter the adapter
+/// does not have is reported, not silently dropped; a thread that does not exist is refused; a
+/// program ended by `disconnect` is not reported as exiting on its own.
+#[test]
+fn relative_paths_unknown_filters_unknown_threads_and_ended_by_dapmux_are_explicit() {
+    let mut a = Agent::start();
+    let dir = fixture("py");
+    let r = a.ok(
+        "launch",
+        json!({"program": "loop.py", "cwd": dir, "breakpoints": [{"path": "loop.py", "line": 7}],
+               "exception_filters": ["uncaught", "nope"]}),
+    );
+    assert_eq!(
+        (r.s["state"].clone(), r.s["stop"]["location"]["line"].clone()),
+        (json!("stopped"), json!(7)),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("warning: exception filter `nope` is not one of debugpy's"), "{}", r.text);
+    let bad = a.call("continue", json!({"thread": 987654}));
+    assert!(bad.is_error && bad.code() == "invalid_argument" && bad.text.contains("987654"), "{}", bad.text);
+    assert_eq!(a.session("s1")["state"], json!("stopped"), "a refused call leaves the session as it was");
+    let r = a.ok("disconnect", json!({}));
+    if r.s["state"] == json!("exited") {
+        assert_eq!(r.s["ended_by_dapmux"], json!(true), "{}", r.s);
+        assert!(r.text.contains("ended by dapmux"), "{}", r.text);
+    }
+}

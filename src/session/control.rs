@@ -223,6 +223,9 @@ impl Sessions {
         now: Instant,
     ) {
         let Some(s) = self.stopped(key, call) else { return };
+        if let Err(e) = s.check_thread(thread) {
+            return self.complete(call, e);
+        }
         if kind == StepKind::Back && !s.client.capabilities().is_some_and(|c| c.supports_step_back) {
             let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.adapter);
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
@@ -317,6 +320,10 @@ impl Sessions {
     }
 
     fn thread_arg(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey) -> Option<i64> {
+        if let Some(Err(e)) = self.slab.get(key).map(|s| s.check_thread(thread)) {
+            self.complete(call, e);
+            return None;
+        }
         let t = self.slab.get(key).and_then(|s| s.thread_for(thread));
         if t.is_none() {
             self.complete(

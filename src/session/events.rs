@@ -52,6 +52,7 @@ impl Session {
             "continued" if self.state == RunState::Stopped => self.mark_running(),
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
+                self.ended_by_dapmux |= self.closing;
                 self.state = RunState::Exited;
                 self.stop = None;
             }
@@ -121,11 +122,37 @@ impl Session {
         let thread = stop.thread.or(self.focus_thread);
         self.stop = Some(stop);
         match thread {
-            Some(t) => self.fetch_stop_details(t, revision, now),
+            Some(t) => {
+                self.fetch_stop_details(t, revision, now);
+                // Thread ids, so later calls naming a thread are checked against the real ones.
+                self.stop_pending += 1;
+                self.send("threads", None, Origin::ThreadList { revision }, now);
+            }
             None => {
                 self.stop_pending = 1;
                 self.send("threads", None, Origin::StopThreads { revision }, now)
             }
+        }
+    }
+
+    /// Remembers the thread ids of a `threads` response.
+    fn note_threads(&mut self, body: &Value) {
+        if let Some(list) = body.get("threads").and_then(Value::as_array) {
+            self.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        }
+    }
+
+    /// `Err` naming the threads when `thread` is given and is not one of the session's.
+    pub(super) fn check_thread(&self, thread: Option<i64>) -> Result<(), ToolResult> {
+        match thread {
+            Some(t) if !self.known_threads.is_empty() && !self.known_threads.contains(&t) => {
+                let known: Vec<String> = self.known_threads.iter().map(i64::to_string).collect();
+                Err(ToolResult::error(
+                    ErrorCode::InvalidArgument,
+                    format!("{} has no thread {t}; its threads are [{}] (see `threads`).", self.id, known.join(", ")),
+                ))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -269,7 +296,14 @@ impl Session {
                     self.stop_detail_done();
                 }
             }
+            Origin::ThreadList { revision } => {
+                self.note_threads(&body);
+                if revision == self.revision {
+                    self.stop_detail_done();
+                }
+            }
             Origin::StopThreads { revision } => {
+                self.note_threads(&body);
                 if revision == self.revision {
                     let first = body
                         .get("threads")
@@ -343,7 +377,16 @@ impl Session {
         let caps = self.client.capabilities().cloned().unwrap_or_default();
         let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
         let filters: Vec<String> = match &self.exception_filters {
-            Some(asked) => asked.iter().filter_map(|f| map_filter(f, &known)).collect(),
+            Some(asked) => {
+                for f in asked.iter().filter(|f| map_filter(f, &known).is_none()) {
+                    self.warnings.push(format!(
+                        "exception filter `{f}` is not one of {}'s [{}]; it was ignored",
+                        self.adapter,
+                        known.join(", ")
+                    ));
+                }
+                asked.iter().filter_map(|f| map_filter(f, &known)).collect()
+            }
             // A `default` is only a hint to the client: debugpy stops on nothing until told.
             None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),
         };
@@ -429,6 +472,30 @@ impl Session {
             text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
         }
         let mut snap = self.snapshot_json();
+        if !self.warnings.is_empty() {
+            let warnings = std::mem::take(&mut self.warnings);
+            for w in &warnings {
+                text.push_str(&format!("\nwarning: {w}"));
+            }
+            snap["warnings"] = json!(warnings);
+        }
+        if verb == "launched" && !self.state.is_over() {
+            // Breakpoints the adapter already refused: say so now, not only when the run ends.
+            let refused: Vec<String> = self
+                .breakpoints
+                .files()
+                .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
+                .filter(|(_, e)| e.bound.as_ref().is_some_and(|b| !b.verified))
+                .map(|(p, e)| {
+                    let why = e.bound.as_ref().and_then(|b| b.message.clone()).unwrap_or_default();
+                    format!("{}:{} ({why})", short(p), e.requested.line)
+                })
+                .collect();
+            if !refused.is_empty() {
+                text.push_str(&format!("\n{} breakpoint(s) not verified: {}", refused.len(), refused.join(", ")));
+                snap["unverified_breakpoints"] = json!(refused);
+            }
+        }
         if self.state.is_over() {
             let never = self.breakpoints.never_verified();
             if !never.is_empty() {
@@ -484,6 +551,9 @@ impl Session {
                 if let Some(code) = self.exit_code {
                     s.push_str(&format!(" with code {code}"));
                 }
+                if self.ended_by_dapmux {
+                    s.push_str(" (ended by dapmux: disconnect/terminate)");
+                }
             }
             _ => {}
         }
@@ -500,6 +570,9 @@ impl Session {
         m.insert("revision".into(), self.revision.into());
         put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
         put(&mut m, "exit_code", self.exit_code.map(Value::from));
+        if self.ended_by_dapmux {
+            m.insert("ended_by_dapmux".into(), true.into());
+        }
         Value::Object(m)
     }
 

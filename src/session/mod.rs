@@ -98,6 +98,10 @@ pub enum Origin {
     Terminate {
         call: CallKey,
     },
+    /// A `threads` refresh at a stop (for validating thread arguments).
+    ThreadList {
+        revision: u64,
+    },
     /// `pause`: its failure fails the call's wait.
     Pause {
         call: CallKey,
@@ -229,6 +233,11 @@ pub struct Session {
     closing: bool,
     /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
     pub failure: Option<String>,
+    /// Notes for the next result (e.g. an exception filter the adapter does not have).
+    warnings: Vec<String>,
+    /// The program ended because dapmux ended it (`disconnect`, `terminate`, shutdown): its exit
+    /// code is the kill's, not the program's own.
+    pub ended_by_dapmux: bool,
     /// `disconnect` was called: the session leaves the table once its adapter is gone.
     disconnected: bool,
     /// `disconnect` calls answered when the adapter is gone.
@@ -373,6 +382,8 @@ impl Sessions {
             adapter_alive: false,
             closing: false,
             failure: None,
+            warnings: Vec::new(),
+            ended_by_dapmux: false,
             disconnected: false,
             disconnect_calls: Vec::new(),
             done: Vec::new(),
@@ -502,7 +513,7 @@ impl Sessions {
     /// `continue`: resumes the stopped session and waits for the next stop or the exit.
     pub fn resume(&mut self, key: SessionKey, thread: Option<i64>, wait_ms: Option<u64>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        if let Err(e) = s.require_stopped() {
+        if let Err(e) = s.require_stopped().and_then(|()| s.check_thread(thread)) {
             self.actions.push_back(Action::Complete { call, output: e });
             return;
         }
@@ -623,6 +634,7 @@ impl Sessions {
             return self.disconnect(key, Some(true), call, now);
         }
         let since = s.revision;
+        s.ended_by_dapmux = true;
         s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
         s.send("terminate", Some(json!({})), Origin::Terminate { call }, now);
         s.pump(now, &mut self.actions);

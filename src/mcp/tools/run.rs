@@ -117,8 +117,16 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(a) => a,
         Err(e) => return Outcome::Done(e),
     };
+    // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
+    // when one is given, else against dapmux's working directory.
+    let base = args.cwd.as_deref().map(super::breakpoints::absolute);
     for b in &mut args.breakpoints {
-        b.path = super::breakpoints::absolute(&b.path);
+        b.path = match &base {
+            Some(dir) if std::path::Path::new(&b.path).is_relative() => {
+                std::path::Path::new(dir).join(&b.path).to_string_lossy().into_owned()
+            }
+            _ => super::breakpoints::absolute(&b.path),
+        };
     }
     let has_breakpoints = cx.sessions.pending_breakpoints.files().any(|(_, set)| !set.is_empty());
     let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
