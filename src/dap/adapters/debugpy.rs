@@ -141,8 +141,10 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
         };
         return found.map(|path| Interpreter { path, source }).ok_or_else(|| AdapterError::NotFound {
             adapter: NAME,
-            detail: format!("{what} = {value:?} is not an executable Python interpreter"),
-            install: NO_PYTHON_INSTALL.to_string(),
+            detail: format!(
+                "{what} = {value:?} is not an executable Python interpreter; point it at one (or unset it to let dapmux choose)"
+            ),
+            install: "dapmux install debugpy".to_string(),
         });
     }
     if let Some(venv) = host.var("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
@@ -349,7 +351,10 @@ mod tests {
         let host = full_host();
         let err = resolve(&host, Some(json!({"python": "/nope/python"})), None);
         let Err(AdapterError::NotFound { detail, .. }) = err else { panic!("{err:?}") };
-        assert_eq!(detail, "adapter_args.python = \"/nope/python\" is not an executable Python interpreter");
+        assert_eq!(
+            detail,
+            "adapter_args.python = \"/nope/python\" is not an executable Python interpreter; point it at one (or unset it to let dapmux choose)"
+        );
         let mut host = full_host();
         host.vars.insert("DAPMUX_PYTHON", "/nope/python");
         assert_eq!(resolve(&host, None, None).map_err(|e| e.code()), Err("adapter_not_found"));
