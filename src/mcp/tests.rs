@@ -250,7 +250,7 @@ fn batches_are_answered_as_one_array_under_2025_03_26() {
         ],
         &[
             &init_answer("2025-03-26"),
-            r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{"content":[{"text":"No debug sessions. Start one with launch or attach.","type":"text"}],"structuredContent":{"sessions":[]}}},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: nope is not a method dapmux serves"}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message must be a JSON object"}}]"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{"content":[{"text":"No debug sessions. Start one with launch.","type":"text"}],"structuredContent":{"sessions":[]}}},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: nope is not a method dapmux serves"}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message must be a JSON object"}}]"#,
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: empty batch"}}"#,
         ],
     );
@@ -291,7 +291,7 @@ fn tools_call_sessions_returns_text_and_structured_content() {
     check(
         &[r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sessions","arguments":{}}}"#],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"No debug sessions. Start one with launch or attach.","type":"text"}],"structuredContent":{"sessions":[]}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"No debug sessions. Start one with launch.","type":"text"}],"structuredContent":{"sessions":[]}}}"#,
         ],
     );
 }
@@ -385,7 +385,7 @@ fn modern_tools_list_and_call() {
             &format!(
                 r#"{{"jsonrpc":"2.0","id":1,"result":{{$SMETA,"cacheScope":"public","resultType":"complete","tools":{tools},"ttlMs":3600000}}}}"#
             ),
-            r#"{"jsonrpc":"2.0","id":2,"result":{$SMETA,"content":[{"text":"No debug sessions. Start one with launch or attach.","type":"text"}],"resultType":"complete","structuredContent":{"sessions":[]}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{$SMETA,"content":[{"text":"No debug sessions. Start one with launch.","type":"text"}],"resultType":"complete","structuredContent":{"sessions":[]}}}"#,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: nope"}}"#,
         ],
     );
@@ -461,7 +461,7 @@ fn modern_requests_do_not_need_or_change_legacy_state() {
         &mut mcp,
         &[r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{$META,"name":"sessions"}}"#],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"result":{$SMETA,"content":[{"text":"No debug sessions. Start one with launch or attach.","type":"text"}],"resultType":"complete","structuredContent":{"sessions":[]}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{$SMETA,"content":[{"text":"No debug sessions. Start one with launch.","type":"text"}],"resultType":"complete","structuredContent":{"sessions":[]}}}"#,
         ],
     );
     assert_eq!(mcp.negotiated_version(), None);

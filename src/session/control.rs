@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::inspect::{ContextJob, Op, Page, Target, VarQuery, DEFAULT_PAGE, MAX_PAGE};
+use super::inspect::{ContextJob, Op, Page, Target, VarQuery, DEFAULT_PAGE};
 use super::snapshot::RunState;
 use super::{Action, CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 use crate::session::handles::Kind;
@@ -309,14 +309,34 @@ impl Sessions {
     /// Resolves a `frame` handle argument on a stopped session; `Err` answers the call.
     fn frame_arg(&mut self, key: SessionKey, frame: Option<i64>, call: CallKey) -> Result<Option<i64>, ()> {
         let Some(f) = frame else { return Ok(None) };
-        let Some(s) = self.slab.get(key) else { return Err(()) };
-        match s.resolve_handle(Kind::Frame, f) {
+        match self.handle_arg(key, Kind::Frame, f) {
             Ok(id) => Ok(Some(id)),
             Err(e) => {
                 self.complete(call, e);
                 Err(())
             }
         }
+    }
+
+    /// Resolves a handle for `key`; one minted by another session says which.
+    fn handle_arg(&self, key: SessionKey, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
+        let Some(s) = self.slab.get(key) else {
+            return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+        };
+        s.resolve_handle(kind, handle).map_err(|e| {
+            match self.slab.iter().find(|(k, other)| *k != key && other.handles.knows(handle)) {
+                Some((_, owner)) => ToolResult::error(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "{} {handle} belongs to session {}; pass \"session\": \"{}\".",
+                        kind.as_str(),
+                        owner.id,
+                        owner.id
+                    ),
+                ),
+                None => e,
+            }
+        })
     }
 
     fn thread_arg(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey) -> Option<i64> {
@@ -381,8 +401,10 @@ impl Sessions {
 
     pub fn variables(&mut self, key: SessionKey, handle: i64, page: Page, call: CallKey, now: Instant) {
         let Page { start, count, filter } = page;
-        let Some(s) = self.stopped(key, call) else { return };
-        let reference = match s.resolve_handle(Kind::Variables, handle) {
+        if self.stopped(key, call).is_none() {
+            return;
+        }
+        let reference = match self.handle_arg(key, Kind::Variables, handle) {
             Ok(r) => r,
             Err(e) => return self.complete(call, e),
         };
@@ -390,7 +412,7 @@ impl Sessions {
             handle,
             reference,
             start: start.unwrap_or(0),
-            count: count.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE),
+            count: count.unwrap_or(DEFAULT_PAGE).max(1),
             filter,
         };
         self.inspect(key, call, Op::Variables(q), now);
@@ -438,6 +460,14 @@ impl Sessions {
 
     pub fn exception_info(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey, now: Instant) {
         let Some(s) = self.stopped(key, call) else { return };
+        let reason = s.stop.as_ref().map(|st| st.reason.clone()).unwrap_or_default();
+        if reason != "exception" {
+            let msg = format!(
+                "{} stopped for {reason}, not on an exception; exception_info applies to exception stops.",
+                s.id
+            );
+            return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
         if !s.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
             let msg = format!("{} has no exceptionInfo request; the stop's text is in the snapshot.", s.adapter);
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
@@ -482,7 +512,7 @@ impl Sessions {
             .collect();
         let names: Vec<&str> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.as_str()).collect();
         let text = format!(
-            "{} ({})\nsupported: {}\nnot supported: {}\nexception filters: [{}]",
+            "{} ({}) DAP capabilities\nthe adapter supports: {}\nit does not support: {}\nexception filters: [{}]",
             s.id,
             s.adapter,
             yes.join(", "),
@@ -516,7 +546,14 @@ impl Sessions {
         let unknown: Vec<String> =
             remove.iter().filter(|id| !s.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
         if !unknown.is_empty() {
-            return ToolResult::error(ErrorCode::InvalidArgument, format!("no watch with id {}.", unknown.join(", ")));
+            let known: Vec<String> = s.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
+            let msg = format!(
+                "{} has no watch with id {}; its watches are [{}].",
+                s.id,
+                unknown.join(", "),
+                known.join(", ")
+            );
+            return ToolResult::error(ErrorCode::InvalidArgument, msg);
         }
         s.watches.retain(|w| !remove.contains(&w.0));
         for expr in add.into_iter().filter(|e| !e.trim().is_empty()) {

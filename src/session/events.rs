@@ -26,10 +26,15 @@ impl Session {
                 }
                 Output::Event(e) => self.on_event(e, now, actions),
                 Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
-                Output::StartDebugging { id, .. } => {
-                    // Child sessions come with a later issue; declining keeps the adapter unblocked.
+                Output::StartDebugging { id, configuration, .. } => {
+                    // Child sessions come with a later issue; declining keeps the adapter unblocked,
+                    // and the agent hears that a child process runs undebugged.
                     let answer = ReverseAnswer::Failure { message: "dapmux does not open child sessions yet".into() };
                     let _ = self.client.respond(id, answer, now);
+                    let name = configuration.get("name").and_then(Value::as_str).unwrap_or("a child process");
+                    self.warnings.push(format!(
+                        "the program started a child process ({name}); dapmux does not debug child processes yet, so its breakpoints will not hit"
+                    ));
                 }
                 Output::RunInTerminal { id, .. } => {
                     let answer =
@@ -495,6 +500,26 @@ impl Session {
                 text.push_str(&format!("\n{} breakpoint(s) not verified: {}", refused.len(), refused.join(", ")));
                 snap["unverified_breakpoints"] = json!(refused);
             }
+            let moved: Vec<String> = self
+                .breakpoints
+                .files()
+                .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
+                .filter(|(_, e)| e.moved())
+                .map(|(p, e)| {
+                    let to = e.bound.as_ref().and_then(|b| b.line).unwrap_or(e.requested.line);
+                    format!("{}:{} → line {to}", short(p), e.requested.line)
+                })
+                .collect();
+            if !moved.is_empty() {
+                text.push_str(&format!("\n{} breakpoint(s) moved by the adapter: {}", moved.len(), moved.join(", ")));
+                snap["moved_breakpoints"] = json!(moved);
+            }
+        }
+        if self.state == RunState::Exited && self.exit_code.is_some_and(|c| c != 0) && !self.ended_by_dapmux {
+            if let Some(last) = self.output.last_line(Category::Stderr) {
+                text.push_str(&format!("\nlast stderr line: {last}"));
+                snap["last_stderr_line"] = json!(last);
+            }
         }
         if self.state.is_over() {
             let never = self.breakpoints.never_verified();
@@ -513,6 +538,12 @@ impl Session {
         let cursor = self.output.cursor();
         if !tail.is_empty() || dropped > 0 {
             text.push_str("\noutput:\n");
+            if truncated > 0 || dropped > 0 {
+                text.push_str(&format!(
+                    "(… {} earlier bytes not shown here; call `output` for everything)\n",
+                    truncated
+                ));
+            }
             text.push_str(&tail);
             let mut o = Map::new();
             o.insert("text".into(), tail.into());
@@ -638,6 +669,8 @@ pub fn breakpoints_json(set: &[Entry]) -> Value {
                     put(&mut m, "message", b.message.clone().map(Value::from));
                 }
                 put(&mut m, "condition", e.requested.condition.clone().map(Value::from));
+                put(&mut m, "hit_condition", e.requested.hit_condition.clone().map(Value::from));
+                put(&mut m, "log_message", e.requested.log_message.clone().map(Value::from));
                 Value::Object(m)
             })
             .collect(),

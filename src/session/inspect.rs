@@ -371,6 +371,13 @@ impl Session {
             head.push_str(&format!(" · length {n}"));
             structured["length"] = n.into();
         }
+        if q.count > MAX_PAGE {
+            head.push_str(&format!(" (count capped at {MAX_PAGE})"));
+        }
+        // debugpy puts the items past its first 100 under a `more` child: point at it.
+        if let Some(more) = list.iter().find(|v| v["name"] == "more").and_then(|v| v.get("ref")) {
+            text.push_str(&format!("\n  (the remaining items are under `more`: call variables with ref={more})"));
+        }
         if end < total {
             head.push_str(&format!(" (truncated: call variables with start={end} for more)"));
             structured["truncated"] = true.into();
@@ -473,6 +480,9 @@ impl Session {
 
     fn context_result(&mut self, job: &ContextJob) -> ToolResult {
         let mut text = self.headline();
+        if self.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
+            text.push_str(&format!("\nshowing thread {} (the focus thread)", job.thread));
+        }
         let frames = self.frames_json(&job.frames);
         let top = self.context_frame(job).clone();
         let loc = super::snapshot::Location::from_frame(&top);
@@ -490,7 +500,7 @@ impl Session {
                 structured["source"] = json!({ "path": path, "line": line, "lines": lines });
             }
         }
-        if frames.len() > 1 {
+        if !frames.is_empty() {
             text.push_str("\nstack:");
             for (i, f) in frames.iter().enumerate() {
                 text.push_str(&format!("\n  #{i} {}", frame_line(f)));

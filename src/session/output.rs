@@ -212,28 +212,54 @@ impl OutputRing {
         Read { entries, dropped, next_cursor, more }
     }
 
-    /// The text since `cursor` joined in arrival order, keeping only the last `max` bytes; returns
-    /// `(text, truncated_bytes, dropped_entries)`.
+    /// The text since `cursor` joined in arrival order, every line of a non-stdout entry
+    /// labelled (`[stderr] `, `[console] `, `[adapter] `), keeping only the last `max` bytes on
+    /// a line start where possible; returns `(text, truncated_bytes, dropped_entries)`.
     pub fn tail_since(&self, cursor: u64, max: usize) -> (String, usize, u64) {
         let read = self.read(cursor, None, usize::MAX);
-        let total: usize = read.entries.iter().map(|e| e.text.len()).sum();
-        let mut text = String::with_capacity(total.min(max));
-        let mut skip = total.saturating_sub(max);
-        let truncated = skip;
-        for e in read.entries {
-            if skip >= e.text.len() {
-                skip -= e.text.len();
-                continue;
-            }
-            let mut at = skip;
-            while !e.text.is_char_boundary(at) {
-                at += 1;
-            }
-            text.push_str(&e.text[at..]);
-            skip = 0;
+        let mut all = String::new();
+        for e in &read.entries {
+            all.push_str(&labelled(e));
         }
-        (text, truncated, read.dropped)
+        let mut cut = all.len().saturating_sub(max);
+        while !all.is_char_boundary(cut) {
+            cut += 1;
+        }
+        // Start on a whole line when one begins within the kept part.
+        if cut > 0 && all.as_bytes().get(cut - 1) != Some(&b'\n') {
+            if let Some(nl) = all[cut..].find('\n').filter(|nl| cut + nl + 1 < all.len()) {
+                cut += nl + 1;
+            }
+        }
+        (all[cut..].to_owned(), cut, read.dropped)
     }
+
+    /// The last non-empty line of `category` still held (e.g. the exception line a program
+    /// printed on stderr before exiting).
+    pub fn last_line(&self, category: Category) -> Option<String> {
+        let partial = self.partial.iter().find(|(c, _)| *c == category).map(|(_, t)| t.as_str());
+        let entries = self.entries.iter().rev().filter(|e| e.category == category).map(|e| e.text.as_str());
+        partial
+            .into_iter()
+            .chain(entries)
+            .find_map(|t| t.lines().rev().find(|l| !l.trim().is_empty()))
+            .map(str::to_owned)
+    }
+}
+
+/// An entry's text as shown to the agent: stdout as is, other categories with every line
+/// labelled, so interleaved streams stay readable.
+pub fn labelled(e: &Entry) -> String {
+    if e.category == Category::Stdout {
+        return e.text.clone();
+    }
+    let label = format!("[{}] ", e.category.as_str());
+    let mut out = String::with_capacity(e.text.len() + 16);
+    for line in e.text.split_inclusive('\n') {
+        out.push_str(&label);
+        out.push_str(line);
+    }
+    out
 }
 
 #[cfg(test)]

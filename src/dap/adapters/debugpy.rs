@@ -246,7 +246,10 @@ pub fn missing_debugpy(python: &Path, stderr_tail: &str, exit: Option<ExitStatus
     missing.then(|| AdapterError::NotFound {
         adapter: NAME,
         detail: format!("the debugpy module is not installed for {}", python.display()),
-        install: install_command(python),
+        install: format!(
+            "{} (or `dapmux install debugpy` for a private copy dapmux finds by itself)",
+            install_command(python)
+        ),
     })
 }
 
@@ -402,7 +405,7 @@ mod tests {
             Some((
                 "adapter_not_found",
                 "debugpy: the debugpy module is not installed for /opt/my env/bin/python; install it with: \
-                 '/opt/my env/bin/python' -m pip install debugpy"
+                 '/opt/my env/bin/python' -m pip install debugpy (or `dapmux install debugpy` for a private copy dapmux finds by itself)"
                     .to_string()
             ))
         );

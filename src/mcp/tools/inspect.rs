@@ -88,7 +88,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "capabilities",
         title: "Adapter capabilities",
-        description: "What the session's adapter supports and which dapmux tools work with it.",
+        description: "What the session's adapter supports (its DAP capabilities) and its exception filters.",
         input_schema: session_schema,
         annotations: Annotations::READ_ONLY,
         handler: capabilities,

@@ -74,10 +74,11 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
             more = true;
             break;
         }
-        if category.is_none() && e.category != Category::Stdout {
-            text.push_str(&format!("[{}] ", e.category.as_str()));
+        if category.is_none() {
+            text.push_str(&crate::session::output::labelled(e));
+        } else {
+            text.push_str(&e.text);
         }
-        text.push_str(&e.text);
         if !e.text.ends_with('\n') {
             text.push('\n');
         }

@@ -20,7 +20,7 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
         text.push_str(&format!("{} · {} · {}\n", s.headline(), s.adapter, s.program));
     }
     if text.is_empty() {
-        text = "No debug sessions. Start one with launch or attach.".into();
+        text = "No debug sessions. Start one with launch.".into();
     }
     Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), cx.sessions.list_json()))
 }
