@@ -90,3 +90,40 @@ fn sigkill_of_dapmux_leaves_nothing() {
     assert_all_gone(&[debuggee], HYGIENE, "the debuggee after SIGKILL of dapmux");
     assert_all_gone(&tree, HYGIENE, "after SIGKILL of dapmux");
 }
+
+/// A debuggee's child that left its process group and session and ignores SIGTERM (a daemon
+/// the program forked) dies with the session too: after `disconnect`, and — once a walk of the
+/// process tree recorded it with the watchdog — after SIGKILL of dapmux.
+#[test]
+fn a_forked_setsid_child_that_ignores_sigterm_does_not_survive() {
+    for kill_dapmux in [false, true] {
+        let dir = std::env::temp_dir().join(format!("dapmux-forker-{}-{kill_dapmux}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let pidfile = dir.join("child.pid");
+        let mut a = Agent::start();
+        let args =
+            json!({"program": fixture("py/forker.py"), "args": [pidfile], "stop_on_entry": false, "wait_ms": 1500});
+        let r = a.ok("launch", args);
+        assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+        let mut child = None;
+        assert!(
+            agent::eventually(Duration::from_secs(10), || {
+                child = std::fs::read_to_string(&pidfile).ok().and_then(|s| s.trim().parse::<Pid>().ok());
+                child.is_some()
+            }),
+            "the program never wrote its child's pid"
+        );
+        let child = child.unwrap_or(0);
+        assert!(alive(child));
+        if kill_dapmux {
+            // Let one walk of the process tree (every 2 s) record the child with the watchdog.
+            std::thread::sleep(Duration::from_millis(2500));
+            a.d.signal(libc::SIGKILL);
+        } else {
+            a.ok("disconnect", json!({}));
+        }
+        assert_all_gone(&[child], Duration::from_secs(4), "the forked child");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -44,7 +44,7 @@ fn config_json() -> Value {
     json!({"adapters": {
         "fake": plain, "fake-c05": entry("c05"), "fake-c11": entry("c11"),
         "fake-garbage": entry("garbage"), "fake-crash": entry("crash"),
-        "fake-stopfirst": entry("stopfirst")
+        "fake-stopfirst": entry("stopfirst"), "fake-deaf": entry("deaf")
     }})
 }
 
@@ -258,4 +258,64 @@ fn a_stop_before_the_step_response_leaves_the_session_stopped_at_the_new_line() 
     let stop = from.iter().rposition(|m| m == "event:stopped").expect("a stopped event");
     let resp = from.iter().rposition(|m| m == "response:next").expect("a next response");
     assert!(stop < resp, "the fake adapter sends the stop first: {from:?}");
+}
+
+/// An adapter that never answers `disconnect` (and ignores SIGTERM) does not hold the agent for
+/// the request timeout: the answer comes within the grace period and the adapter is killed.
+#[test]
+fn a_disconnect_the_adapter_never_answers_ends_within_the_grace_period() {
+    let (mut a, _dir) = with_config_flag("deaf");
+    let program = fixture("py/app.py");
+    let r = a.ok("launch", json!({"program": program, "adapter": "fake-deaf", "stop_on_entry": true}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let adapters = a.descendants();
+    let started = std::time::Instant::now();
+    let r = a.ok("disconnect", json!({}));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "answered after {:?}: {}",
+        started.elapsed(),
+        r.text
+    );
+    agent::assert_all_gone(&adapters_only(&adapters), std::time::Duration::from_secs(5), "the deaf adapter");
+}
+
+/// `launch` and `disconnect` in one write: both are answered exactly once, the adapter that was
+/// about to start is stopped, and the next session is not disturbed by it.
+#[test]
+fn launch_and_disconnect_in_one_write_are_both_answered_and_leave_nothing() {
+    let (mut a, _dir) = with_config_flag("race");
+    let program = fixture("py/app.py");
+    let launch = json!({"jsonrpc": "2.0", "id": 801, "method": "tools/call",
+        "params": {"name": "launch", "arguments": {"program": program, "adapter": "fake", "stop_on_entry": true}}});
+    let disconnect =
+        json!({"jsonrpc": "2.0", "id": 802, "method": "tools/call", "params": {"name": "disconnect", "arguments": {}}});
+    a.d.send_bytes(format!("{launch}\n{disconnect}\n").as_bytes());
+    let mut answered = std::collections::BTreeMap::new();
+    while answered.len() < 2 {
+        let msg = a.d.recv();
+        if let Some(id) = msg["id"].as_i64() {
+            assert!(answered.insert(id, msg.clone()).is_none(), "answered twice: {msg}");
+        }
+    }
+    assert_eq!(answered.keys().copied().collect::<Vec<_>>(), [801, 802]);
+    let own = |pids: Vec<i32>| pids.into_iter().filter(|p| !is_watchdog(*p)).collect::<Vec<_>>();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !own(a.descendants()).is_empty() && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(own(a.descendants()).is_empty(), "no adapter left: {:?}", own(a.descendants()));
+    // The next session works normally.
+    let r = a.ok("launch", json!({"program": program, "adapter": "fake", "stop_on_entry": true}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = a.ok("continue", json!({}));
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(0)), "{}", r.text);
+}
+
+fn is_watchdog(pid: i32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains("__watchdog"))
+}
+
+fn adapters_only(pids: &[i32]) -> Vec<i32> {
+    pids.iter().copied().filter(|p| !is_watchdog(*p)).collect()
 }

@@ -329,26 +329,76 @@ impl Response {
         let error = self.body.as_ref().and_then(|b| b.get("error"));
         if let Some(format) = error.and_then(|e| e.get("format")).and_then(Value::as_str) {
             if !format.is_empty() {
-                return substitute(format, error.and_then(|e| e.get("variables")));
+                return redact_secrets(&substitute(format, error.and_then(|e| e.get("variables"))));
             }
         }
         match &self.message {
-            Some(m) if !m.is_empty() => m.clone(),
+            Some(m) if !m.is_empty() => redact_secrets(&clip_text(m, MAX_ERROR_TEXT)),
             _ => format!("`{}` failed", self.command),
         }
     }
 }
 
-/// Replaces `{name}` in `format` by the variable's value (DAP § Types `Message.format`).
+/// Most bytes of an adapter's error text dapmux keeps (a hostile `format` with many large
+/// `variables` must not expand without bound).
+pub const MAX_ERROR_TEXT: usize = 4096;
+
+fn clip_text(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} more bytes cut)", &s[..cut], s.len() - cut)
+}
+
+/// Command-line options whose value is a secret (debugpy passes its access tokens this way;
+/// adapters echo their command lines in errors).
+const SECRET_OPTIONS: &[&str] = &["--adapter-access-token", "--server-access-token", "--client-access-token"];
+
+/// Replaces the values of known secret options (`--adapter-access-token X`, `…=X`) with
+/// `[redacted]`.
+pub fn redact_secrets(text: &str) -> String {
+    if !SECRET_OPTIONS.iter().any(|o| text.contains(o)) {
+        return text.to_owned();
+    }
+    let mut out = text.to_owned();
+    for opt in SECRET_OPTIONS {
+        let mut from = 0;
+        while let Some(i) = out[from..].find(opt).map(|i| i + from) {
+            let mut start = i + opt.len();
+            let bytes = out.as_bytes();
+            while start < out.len() && matches!(bytes[start], b' ' | b'=' | b'"' | b'\'' | b',') {
+                start += 1;
+            }
+            let end = out[start..]
+                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ']' | ')'))
+                .map_or(out.len(), |e| start + e);
+            if end > start {
+                out.replace_range(start..end, "[redacted]");
+            }
+            from = (start + "[redacted]".len()).min(out.len());
+        }
+    }
+    out
+}
+
+/// Replaces `{name}` in `format` by the variable's value (DAP § Types `Message.format`); the
+/// result is cut at [`MAX_ERROR_TEXT`].
 fn substitute(format: &str, variables: Option<&Value>) -> String {
-    let mut out = String::with_capacity(format.len());
+    let mut out = String::with_capacity(format.len().min(MAX_ERROR_TEXT));
     let mut rest = format;
     while let Some(open) = rest.find('{') {
+        if out.len() > MAX_ERROR_TEXT {
+            return clip_text(&out, MAX_ERROR_TEXT);
+        }
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let Some(close) = after.find('}') else {
             out.push_str(&rest[open..]);
-            return out;
+            return clip_text(&out, MAX_ERROR_TEXT);
         };
         let name = &after[..close];
         match variables.and_then(|v| v.get(name)) {
@@ -359,7 +409,38 @@ fn substitute(format: &str, variables: Option<&Value>) -> String {
         rest = &after[close + 1..];
     }
     out.push_str(rest);
-    out
+    clip_text(&out, MAX_ERROR_TEXT)
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::*;
+
+    #[test]
+    fn a_format_bomb_is_cut_and_tokens_are_redacted() {
+        let r = Response {
+            seq: Seq::new(2),
+            request_seq: Seq::new(1),
+            success: false,
+            command: "launch".into(),
+            message: None,
+            body: Some(
+                serde_json::json!({"error": {"format": "{a}".repeat(20_000), "variables": {"a": "x".repeat(100_000)}}}),
+            ),
+        };
+        let text = r.error_text();
+        assert!(text.len() < MAX_ERROR_TEXT + 64, "{}", text.len());
+        assert!(text.ends_with("more bytes cut)"), "{}", &text[text.len() - 40..]);
+        let cmd = "failed: python -m debugpy.launcher --adapter-access-token 0123abcd --port 5";
+        assert_eq!(
+            redact_secrets(cmd),
+            "failed: python -m debugpy.launcher --adapter-access-token [redacted] --port 5"
+        );
+        assert_eq!(
+            redact_secrets("[\"--adapter-access-token=ab\", \"x\"]"),
+            "[\"--adapter-access-token=[redacted]\", \"x\"]"
+        );
+    }
 }
 
 /// DAP § Types `ExceptionBreakpointsFilter`, the fields dapmux reads.

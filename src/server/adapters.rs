@@ -22,6 +22,10 @@ const PIPE_CHUNK: usize = 64 * 1024;
 /// Reads of one adapter pipe per wake-up before other sources get a turn (4 MiB); the pipe is
 /// put on the ready list and read again next turn.
 const READS_PER_WAKE: usize = 64;
+/// How often the process tree below running adapters is walked for pids to track.
+pub(super) const WALK_EVERY: Duration = Duration::from_secs(1);
+/// Most processes tracked per adapter.
+const MAX_TRACKED: usize = 1024;
 /// Time between SIGTERM to an adapter's process group and SIGKILL.
 pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
 
@@ -51,8 +55,11 @@ pub(super) struct AdapterIo {
     stderr_ready: bool,
     exit: Option<ExitStatus>,
     /// Debuggee pids to stop along with the adapter (launched sessions only).
-    debuggees: Vec<Pid>,
+    /// Processes below the adapter, as (pid, start time): a recycled pid is never signalled.
+    debuggees: Vec<(Pid, u64)>,
     stopping: bool,
+    /// The session let go of this adapter (it was released): its output is drained and dropped.
+    detached: bool,
 }
 
 impl Server {
@@ -75,6 +82,19 @@ impl Server {
                     }
                 }
                 Action::StopAdapter { session } => self.stop_adapter(session, now),
+                Action::TrackProcesses => self.walk_descendants(),
+                Action::Release { session } => {
+                    if self.adapter_of.contains_key(&session) {
+                        self.stop_adapter(session, now);
+                        if let Some(akey) = self.adapter_of.remove(&session) {
+                            if let Some(io) = self.adapters.get_mut(akey) {
+                                // Its remaining bytes and its exit no longer belong to any session.
+                                io.detached = true;
+                            }
+                        }
+                    }
+                    self.sessions.remove(session);
+                }
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
@@ -124,6 +144,7 @@ impl Server {
             exit: None,
             debuggees: Vec::new(),
             stopping: false,
+            detached: false,
         };
         let registry = self.poll.registry();
         let registered = (|| -> io::Result<()> {
@@ -189,11 +210,13 @@ impl Server {
                 };
                 let Some(pipe) = pipe.filter(|_| ready) else { break };
                 let session = io.session;
+                let detached = io.detached;
                 match pipe.read(&mut buf) {
                     Ok(0) => {
                         self.close_pipe(akey, which, now);
                         break;
                     }
+                    Ok(_) if detached => {}
                     Ok(n) => match which {
                         PipeKind::Stdout => self.sessions.on_adapter_bytes(session, &buf[..n], now),
                         _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
@@ -245,9 +268,11 @@ impl Server {
                 if let Some(mut p) = io.stdout.take() {
                     let _ = registry.deregister(&mut p);
                 }
-                let session = io.session;
+                let (session, detached) = (io.session, io.detached);
                 // The DAP stream is over: the session learns it (with the stderr read so far).
-                self.sessions.on_adapter_closed(session, now);
+                if !detached {
+                    self.sessions.on_adapter_closed(session, now);
+                }
             }
             PipeKind::Stderr => {
                 if let Some(mut p) = io.stderr.take() {
@@ -303,16 +328,43 @@ impl Server {
             }
         }
         // Remember it with the adapter that launched it, to stop it along with the adapter.
+        self.walk_descendants();
+    }
+
+    /// Records every process below each running adapter (debuggees, launchers, lldb-server,
+    /// the debuggee's own children — also those that left its process group or session) with
+    /// its adapter and the watchdog, so none outlives the session. Run at a `process` event,
+    /// every [`WALK_EVERY`] while adapters run, and before an adapter is stopped. Bounded by
+    /// `spawn::PROC_SCAN_CAP`; reads only small `/proc/<pid>/stat` files.
+    pub(super) fn walk_descendants(&mut self) {
+        if self.adapters.is_empty() {
+            return;
+        }
+        let prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
         for (_, io) in self.adapters.iter_mut() {
-            if spawn::descendants(io.pid, &[]).iter().any(|p| p.pid == pid) && !io.debuggees.contains(&pid) {
-                io.debuggees.push(pid);
+            if io.detached || io.exit.is_some() {
+                continue;
             }
+            for p in spawn::descendants(io.pid, &prune) {
+                if io.debuggees.iter().any(|d| d.0 == p.pid) {
+                    continue;
+                }
+                io.debuggees.push((p.pid, p.start_time));
+                if let Some(w) = self.watchdog.as_mut() {
+                    if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
+                        debug!("watchdog: cannot record pid {}: {e}", p.pid);
+                    }
+                }
+            }
+            // Bounded: a fork bomb cannot grow the list past the cap.
+            io.debuggees.truncate(MAX_TRACKED);
         }
     }
 
     /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
     /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then.
     pub(super) fn stop_adapter(&mut self, session: SessionKey, now: Instant) {
+        self.walk_descendants();
         let Some(&akey) = self.adapter_of.get(&session) else { return };
         let Some(io) = self.adapters.get_mut(akey) else { return };
         if io.stopping {
@@ -329,7 +381,10 @@ impl Server {
         if io.exit.is_none() {
             let _ = spawn::terminate_group(io.pgid);
         }
-        for &pid in &io.debuggees {
+        for &(pid, start) in &io.debuggees {
+            if !spawn::is_running(pid, Some(start)) {
+                continue;
+            }
             // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
             unsafe { libc::kill(pid, libc::SIGTERM) };
         }
@@ -347,7 +402,10 @@ impl Server {
             debug!("adapter pid {pid} outlived its grace period; SIGKILL");
             let _ = spawn::kill_group(io.pgid);
         }
-        for &d in &io.debuggees {
+        for &(d, start) in &io.debuggees {
+            if !spawn::is_running(d, Some(start)) {
+                continue;
+            }
             // SAFETY: as above.
             unsafe { libc::kill(d, libc::SIGKILL) };
         }
@@ -411,7 +469,10 @@ impl Server {
         if spawn::group_exists(io.pgid) {
             let _ = spawn::kill_group(io.pgid);
         }
-        for d in io.debuggees {
+        for (d, start) in io.debuggees {
+            if !spawn::is_running(d, Some(start)) {
+                continue;
+            }
             // SAFETY: as above.
             unsafe { libc::kill(d, libc::SIGKILL) };
         }
@@ -421,7 +482,10 @@ impl Server {
     pub(super) fn kill_all_adapters(&mut self) {
         for (_, io) in self.adapters.iter() {
             let _ = spawn::kill_group(io.pgid);
-            for &d in &io.debuggees {
+            for &(d, start) in &io.debuggees {
+                if !spawn::is_running(d, Some(start)) {
+                    continue;
+                }
                 // SAFETY: as above.
                 unsafe { libc::kill(d, libc::SIGKILL) };
             }

@@ -96,6 +96,8 @@ enum TimerEvent {
     KillAdapter { key: usize, pid: Pid },
     /// Shutdown has waited long enough for sessions to disconnect.
     ShutdownGrace,
+    /// Time to walk the process tree below running adapters (`adapters::WALK_EVERY`).
+    WalkDescendants,
 }
 
 /// How stdin is read.
@@ -138,6 +140,8 @@ struct Server {
     /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
     watchdog: Option<Watchdog>,
     grace_expired: bool,
+    /// A `WalkDescendants` timer is pending.
+    walk_armed: bool,
     timers: Timers<TimerEvent>,
     signals: Signals,
     reader: LineReader,
@@ -224,6 +228,7 @@ impl Server {
             pipe_buf: Vec::new(),
             watchdog,
             grace_expired: false,
+            walk_armed: false,
             timers: Timers::new(),
             signals,
             reader,
@@ -252,6 +257,7 @@ impl Server {
             self.read_ready_adapters(now);
             self.pump_stdin(now);
             self.process_actions(now);
+            self.arm_walk(now);
             self.flush_stdout(now);
             if self.out.over_cap() != self.stdin_paused {
                 self.stdin_paused = !self.stdin_paused;
@@ -316,6 +322,11 @@ impl Server {
                     }
                 }
                 TimerEvent::KillAdapter { key, pid } => self.kill_adapter(key, pid),
+                TimerEvent::WalkDescendants => {
+                    self.walk_armed = false;
+                    self.walk_descendants();
+                    self.arm_walk(now);
+                }
                 TimerEvent::ShutdownGrace => {
                     if !self.adapters_gone() {
                         warn!("sessions did not end within {SHUTDOWN_GRACE:?}; killing their adapters");
@@ -496,6 +507,16 @@ impl Server {
                 warn!("{e}; not waiting for stdout");
                 self.flush_expired = true;
             }
+        }
+    }
+
+    /// Keeps one `WalkDescendants` timer pending while adapters run.
+    fn arm_walk(&mut self, now: Instant) {
+        if self.walk_armed || self.adapters.is_empty() {
+            return;
+        }
+        if self.timers.insert(now + adapters::WALK_EVERY, TimerEvent::WalkDescendants).is_ok() {
+            self.walk_armed = true;
         }
     }
 

@@ -9,7 +9,9 @@ use serde_json::{json, Map, Value};
 use super::breakpoints::{Entry, SourceBreakpoint};
 use super::output::Category;
 use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
-use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_CAP, SNAPSHOT_TAIL};
+use super::{
+    Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX, SNAPSHOT_TAIL,
+};
 use crate::dap::client::{Outcome, Output, ReverseAnswer};
 use crate::dap::protocol::Event;
 
@@ -18,11 +20,26 @@ impl Session {
     pub(super) fn pump(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
         while let Some(out) = self.client.poll_output() {
             match out {
-                Output::Log(entry) => {
-                    if self.dap_log.len() == DAP_LOG_CAP {
-                        self.dap_log.pop_front();
+                Output::Log(mut entry) => {
+                    if entry.json.len() > DAP_LOG_ENTRY_MAX {
+                        // A huge message (a 30 MB variables response, a flood of output) is
+                        // logged as its size and head: the log stays readable and bounded.
+                        let mut cut = 1024.min(entry.json.len());
+                        while !entry.json.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        let head = &entry.json[..cut];
+                        entry.json =
+                            json!({ "dapmux_truncated": true, "bytes": entry.json.len(), "head": head }).to_string();
                     }
+                    self.dap_log_bytes += entry.json.len();
                     self.dap_log.push_back(entry);
+                    while self.dap_log.len() > DAP_LOG_CAP || self.dap_log_bytes > DAP_LOG_BYTES {
+                        match self.dap_log.pop_front() {
+                            Some(old) => self.dap_log_bytes -= old.json.len(),
+                            None => break,
+                        }
+                    }
                 }
                 Output::Event(e) => self.on_event(e, now, actions),
                 Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
@@ -620,6 +637,11 @@ impl Session {
             out.push_str(&format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{}}}\n", e.json));
         }
         out
+    }
+
+    /// The launch `cwd`, when the launch gave one.
+    pub fn cwd(&self) -> Option<String> {
+        self.plan.launch_arguments.get("cwd").and_then(Value::as_str).map(str::to_owned)
     }
 
     /// One entry of `sessions`.

@@ -41,6 +41,10 @@ pub const MAX_WAIT: Duration = Duration::from_millis(50_000);
 pub const DISCONNECT_GRACE: Duration = Duration::from_millis(2_000);
 /// DAP messages kept per session for the `dap-log` resource (DESIGN §9).
 pub const DAP_LOG_CAP: usize = 5_000;
+/// ... and at most this many bytes of message text per session.
+pub const DAP_LOG_BYTES: usize = 8 << 20;
+/// A logged message longer than this is kept as its size and first KiB (bytes).
+pub const DAP_LOG_ENTRY_MAX: usize = 64 << 10;
 /// Adapter stderr kept for error messages (bytes).
 const STDERR_TAIL: usize = 8 << 10;
 
@@ -61,6 +65,13 @@ pub enum Action {
     StopAdapter { session: SessionKey },
     /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
     RecordDebuggee { pid: i64 },
+    /// Record the processes below every adapter now (before a `disconnect` reaches one: the
+    /// debuggee's children become orphans once it is gone, and can no longer be told apart).
+    TrackProcesses,
+    /// The session is done with its adapter: stop the adapter if it still runs, stop delivering
+    /// its events, then drop the session with [`Sessions::remove`]. Removal goes through the IO
+    /// shell so a slab key is never reused while an adapter could still deliver to it.
+    Release { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
 }
@@ -208,6 +219,8 @@ pub struct Session {
     /// The output cursor when the last result was written.
     result_cursor: u64,
     pub dap_log: VecDeque<client::LogEntry>,
+    /// Bytes of message text in `dap_log` (capped at [`DAP_LOG_BYTES`]).
+    dap_log_bytes: usize,
     /// When the session was created (DAP log times are relative to it).
     pub started: Instant,
     pub breakpoints: BreakpointStore,
@@ -365,6 +378,7 @@ impl Sessions {
             output: OutputRing::default(),
             result_cursor: 0,
             dap_log: VecDeque::new(),
+            dap_log_bytes: 0,
             started: now,
             breakpoints,
             exception_filters: args.exception_filters,
@@ -473,7 +487,7 @@ impl Sessions {
         }
         s.pump(now, &mut self.actions);
         if s.disconnected {
-            self.remove(key);
+            self.actions.push_back(Action::Release { session: key });
         }
     }
 
@@ -602,9 +616,19 @@ impl Sessions {
     pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         if !s.adapter_alive {
+            // Not started yet (its spawn may still be queued) or already gone: end it here; the
+            // IO shell stops an adapter that starts meanwhile before the session is dropped.
+            if !s.state.is_over() {
+                s.closing = true;
+                s.ended_by_dapmux = true;
+                s.failure = Some(format!("{} was disconnected before its adapter started", s.id));
+                s.state = RunState::Terminated;
+                s.fail_waiters(ErrorCode::Disconnected);
+                s.pump(now, &mut self.actions);
+            }
             let output = s.result("disconnected", false);
-            self.remove(key);
             self.actions.push_back(Action::Complete { call, output });
+            self.actions.push_back(Action::Release { session: key });
             return;
         }
         s.disconnected = true;
@@ -617,6 +641,7 @@ impl Sessions {
         }
         s.closing = true;
         let terminate = terminate_debuggee.unwrap_or(true);
+        self.actions.push_back(Action::TrackProcesses);
         s.send(
             "disconnect",
             Some(json!({ "restart": false, "terminateDebuggee": terminate })),
@@ -652,6 +677,7 @@ impl Sessions {
 
     /// Asks every live adapter to end (shutdown): launched debuggees terminated.
     pub fn shutdown(&mut self, now: Instant) {
+        self.actions.push_back(Action::TrackProcesses);
         for (key, s) in self.slab.iter_mut() {
             if s.adapter_alive && !s.closing {
                 s.closing = true;
@@ -681,7 +707,10 @@ impl Sessions {
 
 impl Session {
     fn send(&mut self, command: &str, arguments: Option<Value>, origin: Origin, now: Instant) {
-        if let Err(refused) = self.client.request(command, arguments, origin, now, None) {
+        // `disconnect` gets a short timeout: an adapter that does not answer it is killed after
+        // the grace period instead of holding the agent for the full request timeout.
+        let timeout = (command == "disconnect").then_some(DISCONNECT_GRACE);
+        if let Err(refused) = self.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);
             log::warn!("{}: {msg}", self.id);

@@ -117,6 +117,9 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         hit_condition: None,
         log_message: None,
     }));
+    if let Some(msg) = bad_path(&a.path) {
+        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    }
     if list.iter().any(|b| b.line == 0) {
         return Outcome::Done(ToolResult::error(
             ErrorCode::InvalidArgument,
@@ -131,7 +134,14 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         },
         None => cx.sessions.resolve(None).ok(),
     };
-    let path = absolute(&a.path);
+    // A relative path means what it meant at launch: against the session's `cwd`, if it had one.
+    let cwd = key.and_then(|k| cx.sessions.get(k)).and_then(|s| s.cwd());
+    let path = match cwd {
+        Some(dir) if std::path::Path::new(&a.path).is_relative() => {
+            std::path::Path::new(&dir).join(&a.path).to_string_lossy().into_owned()
+        }
+        _ => absolute(&a.path),
+    };
     cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now);
     Outcome::Pending
 }
@@ -220,4 +230,13 @@ pub(crate) fn absolute(path: &str) -> String {
         Ok(cwd) => cwd.join(p).to_string_lossy().into_owned(),
         Err(_) => path.to_owned(),
     }
+}
+
+/// Why a source path argument cannot be used, if it cannot (empty, or a NUL byte, which no file
+/// name holds and which breaks adapters that pass it to the OS).
+pub(crate) fn bad_path(path: &str) -> Option<String> {
+    if path.trim().is_empty() {
+        return Some("path is empty; give the source file's path.".into());
+    }
+    path.contains('\0').then(|| "path contains a NUL byte; no file name can.".into())
 }

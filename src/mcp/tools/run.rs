@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, Outcome, Tool, ToolCx};
+use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::{plan, LaunchArgs};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
@@ -117,6 +117,16 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(a) => a,
         Err(e) => return Outcome::Done(e),
     };
+    for b in &args.breakpoints {
+        if let Some(msg) = super::breakpoints::bad_path(&b.path)
+            .or_else(|| (b.breakpoint.line == 0).then(|| "lines are 1-based; line 0 does not exist.".to_owned()))
+        {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!("breakpoint {}:{}: {msg}", b.path, b.breakpoint.line),
+            ));
+        }
+    }
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against dapmux's working directory.
     let base = args.cwd.as_deref().map(super::breakpoints::absolute);
