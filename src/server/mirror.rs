@@ -76,7 +76,7 @@ impl MirrorIo {
             Ok(v) if !v.trim().is_empty() => match v.trim().parse::<IpAddr>() {
                 Ok(ip) => {
                     if !ip.is_loopback() {
-                        warn!(
+                        info!(
                             "mirror listeners will bind to {ip}, not loopback: anyone who can reach it and holds a token can read and evaluate code in exposed sessions"
                         );
                     }
