@@ -334,5 +334,6 @@ fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
     ide.event(c6, "terminated");
     assert!(ide.closed(c6));
     let stderr = a.d.stderr();
-    assert!(stderr.contains("mirror client") && !stderr.contains(&token2), "trace log without the token");
+    assert!(stderr.contains("mirror client") && stderr.contains("[redacted]"), "the attach was traced, redacted");
+    assert!(!stderr.contains(&token2), "trace log without the token");
 }
