@@ -337,3 +337,71 @@ fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
     assert!(stderr.contains("mirror client") && stderr.contains("[redacted]"), "the attach was traced, redacted");
     assert!(!stderr.contains(&token2), "trace log without the token");
 }
+
+/// `point.c`: stopped at line 5 (`p.x = p.x + 1;`), with `struct point p = {3, 4}` in scope.
+const C_SOURCE: &str = "struct point { int x; int y; };\nint main(void) {\n    struct point p = { 3, 4 };\n    int sum = 0;\n    p.x = p.x + 1;\n    sum = p.x + p.y;\n    return sum - 8;\n}\n";
+
+#[test]
+fn the_same_attach_works_on_a_real_lldb_dap_session() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mirror-lldb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let source = dir.join("point.c");
+    std::fs::write(&source, C_SOURCE).expect("write C");
+    let program = dir.join("point");
+    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
+    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
+
+    let mut a = Agent::start();
+    let source = source.to_string_lossy().into_owned();
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": source, "line": 5}], "wait_ms": 30_000}));
+    assert_eq!(stopped_line(&r), json!(5), "{}", r.text);
+    let id = r.s["session"].as_str().expect("id").to_owned();
+    let exposed = a.ok("expose_session", json!({}));
+    assert_eq!(exposed.s["launch_json"]["type"], json!("lldb-dap"));
+    let (port, token) = expose(&mut a, &id);
+
+    let mut ide = Ide::start();
+    let (c, caps) = ide.attach(port, &token);
+    assert_eq!(caps["supportsSetVariable"], json!(false), "lldb-dap has it; the mirror masks it: {caps}");
+    assert_eq!(caps["exceptionBreakpointFilters"], json!([]));
+    let stop = ide.event(c, "stopped");
+    let thread = stop["body"]["threadId"].as_i64().expect("threadId");
+    let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 5}));
+    assert_eq!(st["stackFrames"][0]["line"], json!(5), "{st}");
+    let frame = st["stackFrames"][0]["id"].as_i64().expect("frame");
+    let scopes = ide.ok(c, "scopes", json!({"frameId": frame}));
+    let locals = scopes["scopes"][0]["variablesReference"].as_i64().expect("locals");
+    let vars = ide.ok(c, "variables", json!({"variablesReference": locals}));
+    let p = vars["variables"].as_array().and_then(|l| l.iter().find(|v| v["name"] == json!("p")).cloned());
+    let p = p.unwrap_or_else(|| panic!("p in {vars}"));
+    let p_ref = p["variablesReference"].as_i64().expect("p ref");
+    let fields = ide.ok(c, "variables", json!({"variablesReference": p_ref}));
+    let x = fields["variables"].as_array().and_then(|l| l.iter().find(|v| v["name"] == json!("x")).cloned());
+    assert_eq!(x.map(|x| x["value"].clone()), Some(json!("3")), "{fields}");
+    let e = ide.ok(c, "evaluate", json!({"expression": "p.x + p.y", "frameId": frame, "context": "watch"}));
+    assert_eq!(e["result"], json!("7"), "{e}");
+    let r = ide.request(c, "next", json!({"threadId": thread}));
+    assert_eq!(r["ok"], json!(false), "{r}");
+
+    // lldb-dap reuses its ids at every stop: the old reference must fail, not show new data.
+    let r = a.ok("step", json!({"kind": "over"}));
+    assert_eq!(stopped_line(&r), json!(6), "{}", r.text);
+    ide.event(c, "continued");
+    ide.event(c, "stopped");
+    let stale = ide.request(c, "variables", json!({"variablesReference": p_ref}));
+    assert_eq!(stale["ok"], json!(false), "{stale}");
+    let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}));
+    let frame = st["stackFrames"][0]["id"].as_i64().expect("frame");
+    let e = ide.ok(c, "evaluate", json!({"expression": "p.x", "frameId": frame, "context": "watch"}));
+    assert_eq!(e["result"], json!("4"), "{e}");
+
+    let r = a.ok("continue", json!({"wait_ms": 30_000}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    ide.event(c, "terminated");
+    assert!(ide.closed(c));
+    let n = ide.events(c).as_array().map_or(0, |l| l.iter().filter(|e| e["event"] == json!("terminated")).count());
+    assert_eq!(n, 1);
+    assert!(ide.refused(port));
+    let _ = std::fs::remove_dir_all(&dir);
+}
