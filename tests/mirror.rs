@@ -171,7 +171,11 @@ fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
     let thread = stop["body"]["threadId"].as_i64().expect("threadId");
 
     // Soft-succeeded configuration.
-    let bps = ide.ok(c, "setBreakpoints", json!({"source": {"path": fixture("py/mirror_me.py")}, "breakpoints": [{"line": 4}]}));
+    let bps = ide.ok(
+        c,
+        "setBreakpoints",
+        json!({"source": {"path": fixture("py/mirror_me.py")}, "breakpoints": [{"line": 4}]}),
+    );
     assert_eq!(bps["breakpoints"][0]["verified"], json!(false), "{bps}");
     assert!(bps["breakpoints"][0]["message"].as_str().is_some_and(|m| m.contains("read-only")), "{bps}");
     ide.ok(c, "setExceptionBreakpoints", json!({"filters": []}));
@@ -219,7 +223,8 @@ fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
     let stop = ide.event(c, "stopped");
     let events = ide.events(c);
     let kinds: Vec<&str> = events.as_array().unwrap().iter().filter_map(|e| e["event"].as_str()).collect();
-    let (cont, last_stop) = (kinds.iter().rposition(|k| *k == "continued"), kinds.iter().rposition(|k| *k == "stopped"));
+    let (cont, last_stop) =
+        (kinds.iter().rposition(|k| *k == "continued"), kinds.iter().rposition(|k| *k == "stopped"));
     assert!(cont < last_stop, "continued before stopped: {kinds:?}");
     let thread = stop["body"]["threadId"].as_i64().unwrap_or(thread);
     let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}));
@@ -294,7 +299,8 @@ fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
         assert!(list.iter().all(|r| r["ok"] == json!(true)), "{answers}");
     }
     // Both started from seq 1 (initialize) — the same request_seqs, answered to each.
-    let seqs = |v: &Value| v["responses"].as_array().unwrap().iter().map(|r| r["request_seq"].clone()).collect::<Vec<_>>();
+    let seqs =
+        |v: &Value| v["responses"].as_array().unwrap().iter().map(|r| r["request_seq"].clone()).collect::<Vec<_>>();
     assert_eq!(seqs(&one), seqs(&two), "independent seq spaces");
 
     // A fifth connection is refused (four are in: c1, c2 and two more).
@@ -354,7 +360,8 @@ fn the_same_attach_works_on_a_real_lldb_dap_session() {
 
     let mut a = Agent::start();
     let source = source.to_string_lossy().into_owned();
-    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": source, "line": 5}], "wait_ms": 30_000}));
+    let r =
+        a.ok("launch", json!({"program": program, "breakpoints": [{"path": source, "line": 5}], "wait_ms": 30_000}));
     assert_eq!(stopped_line(&r), json!(5), "{}", r.text);
     let id = r.s["session"].as_str().expect("id").to_owned();
     let exposed = a.ok("expose_session", json!({}));

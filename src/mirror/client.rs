@@ -348,7 +348,11 @@ impl ClientCore {
         }
         log::trace!("{}: -> {}", self.name, log_text(frame_body(&self.out[start..])));
         if self.outbound().len() > CLIENT_OUT_CAP {
-            log::info!("{}: not reading its socket ({} bytes pending); disconnecting", self.name, self.outbound().len());
+            log::info!(
+                "{}: not reading its socket ({} bytes pending); disconnecting",
+                self.name,
+                self.outbound().len()
+            );
             self.overflowed = true;
             self.closing = true;
         }

@@ -218,7 +218,13 @@ impl Server {
             .registry()
             .register(&mut socket, tok, Interest::READABLE)
             .map_err(|e| format!("cannot watch the listener: {e}"))?;
-        entry.insert(Listener { session, session_id: session_id.clone(), socket, token: token.clone(), clients: Vec::new() });
+        entry.insert(Listener {
+            session,
+            session_id: session_id.clone(),
+            socket,
+            token: token.clone(),
+            clients: Vec::new(),
+        });
         info!("{session_id}: mirror listening on {}:{port}", self.mirror.bind);
         if let Some(s) = self.sessions.get_mut(session) {
             s.mirror.endpoint = Some(Endpoint { host: self.mirror.bind.to_string(), port, token });

@@ -154,7 +154,8 @@ impl Session {
                 self.mirror.last_stop = None;
                 self.mirror.note_event(&e.event, e.body.clone());
             }
-            "output" if e.body.as_ref().and_then(|b| b.get("category")).and_then(Value::as_str) == Some("telemetry") => {}
+            "output"
+                if e.body.as_ref().and_then(|b| b.get("category")).and_then(Value::as_str) == Some("telemetry") => {}
             name if FANNED_OUT.contains(&name) => self.mirror.note_event(name, e.body.clone()),
             _ => {}
         }

@@ -65,7 +65,8 @@ fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Err(e) => return Outcome::Done(e),
     };
     if args.control {
-        let msg = "control mirrors are not supported yet; call expose_session without `control` for a read-only mirror.";
+        let msg =
+            "control mirrors are not supported yet; call expose_session without `control` for a read-only mirror.";
         return Outcome::Done(ToolResult::error(ErrorCode::Unsupported, msg));
     }
     let key = match session_key(cx, args.session.as_deref()) {
@@ -79,7 +80,8 @@ fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         let msg = format!("{} has {}; there is nothing left to look at. `launch` again first.", s.id, s.state.as_str());
         return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
     }
-    if s.raw_capabilities().is_none() {
+    let starting = s.state == crate::session::snapshot::RunState::Starting;
+    if starting || s.raw_capabilities().is_none() {
         let msg = format!("{} is still starting; call expose_session again once it stopped or runs.", s.id);
         return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
     }

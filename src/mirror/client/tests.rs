@@ -124,7 +124,11 @@ fn reads_are_forwarded_control_is_refused_quietly_and_breakpoints_soft_succeed()
 fn forwarded_answers_carry_each_request_seq_also_out_of_order() {
     let (now, mut host) = (Instant::now(), FakeHost::default());
     let mut c = attached(now, &mut host);
-    c.receive(&[frame(10, "threads", json!({})), frame(11, "evaluate", json!({"expression": "x"}))].concat(), now, &mut host);
+    c.receive(
+        &[frame(10, "threads", json!({})), frame(11, "evaluate", json!({"expression": "x"}))].concat(),
+        now,
+        &mut host,
+    );
     let answer = |command: &str| Response {
         seq: Seq::new(0),
         request_seq: Seq::new(0),
@@ -143,7 +147,10 @@ fn forwarded_answers_carry_each_request_seq_also_out_of_order() {
 
 #[test]
 fn late_join_stop_follows_configuration_done_or_the_fallback_once() {
-    let (now, mut host) = (Instant::now(), FakeHost { stop: Some(json!({"reason": "breakpoint", "threadId": 1})), ..FakeHost::default() });
+    let (now, mut host) = (
+        Instant::now(),
+        FakeHost { stop: Some(json!({"reason": "breakpoint", "threadId": 1})), ..FakeHost::default() },
+    );
     let mut c = attached(now, &mut host);
     c.receive(&frame(3, "configurationDone", json!({})), now, &mut host);
     let out = written(&mut c);
