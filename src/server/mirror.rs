@@ -174,7 +174,6 @@ impl Server {
         for k in keys {
             self.settle_client(k, now);
         }
-        self.write_adapters();
     }
 
     fn listener_of(&self, session: SessionKey) -> Option<usize> {
