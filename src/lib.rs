@@ -8,6 +8,7 @@ pub mod dap;
 pub mod io_buf;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mirror;
 pub mod server;
 pub mod session;
 pub mod timer;

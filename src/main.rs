@@ -33,6 +33,11 @@ const FLAGS: &[Flag] = &[
         env: Some("DAPMUX_CONFIG"),
         help: "JSON config file with custom adapters; default $XDG_CONFIG_HOME/dapmux/config.json (never a project-local file)",
     },
+    Flag {
+        usage: "--mirror-bind <ip>",
+        env: Some("DAPMUX_MIRROR_BIND"),
+        help: "IP address IDE mirror listeners bind to; default 127.0.0.1. Anything else exposes sessions beyond this machine (see SECURITY.md)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -56,6 +61,8 @@ struct Options {
     no_debugpy_fastpath: bool,
     /// `--config`: the custom-adapter config file.
     config: Option<std::path::PathBuf>,
+    /// `--mirror-bind`: published to the server as `DAPMUX_MIRROR_BIND`.
+    mirror_bind: Option<String>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -83,6 +90,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "--log" => options.log = Some(value("--log")?),
             "--no-debugpy-fastpath" => options.no_debugpy_fastpath = true,
             "--config" => options.config = Some(value("--config")?.into()),
+            "--mirror-bind" => options.mirror_bind = Some(value("--mirror-bind")?),
             // Subcommands take the rest of the command line; flags before them still apply.
             word if dapmux::cli::is_subcommand(word) => {
                 command = Command::Cli(dapmux::cli::parse(word, args.by_ref())?);
@@ -184,6 +192,25 @@ fn main() -> ExitCode {
                 // thread) exists, so nothing reads the environment concurrently.
                 std::env::set_var(dapmux::dap::adapters::debugpy::fastpath::ENV, "0");
             }
+            let bind = options.mirror_bind.clone().or_else(|| std::env::var(dapmux::mirror::BIND_ENV).ok());
+            if let Some(bind) = bind.filter(|b| !b.trim().is_empty()) {
+                match bind.trim().parse::<std::net::IpAddr>() {
+                    // Read by the server; set before it (or any other thread) exists.
+                    Ok(ip) => {
+                        if !ip.is_loopback() {
+                            eprintln!(
+                                "dapmux: WARNING: --mirror-bind {ip}: exposed sessions will accept connections from other machines; \
+                                 the mirror token is then all that stands between them and code execution in your program"
+                            );
+                        }
+                        std::env::set_var(dapmux::mirror::BIND_ENV, ip.to_string());
+                    }
+                    Err(_) => {
+                        eprintln!("dapmux: --mirror-bind needs an IP address (no host names), got {bind:?}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             let config = match load_config(&options) {
                 Ok(c) => c,
                 Err(message) => {
@@ -225,6 +252,10 @@ mod tests {
             Ok((Command::Serve, Options { config: Some("/c.json".into()), ..Options::default() })),
         );
         check(&["--config"], Err("--config needs a value"));
+        check(
+            &["--mirror-bind", "0.0.0.0"],
+            Ok((Command::Serve, Options { mirror_bind: Some("0.0.0.0".into()), ..Options::default() })),
+        );
         check(&["--log"], Err("--log needs a value"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));

@@ -791,10 +791,49 @@ fn start_debugging_arguments(arguments: Option<Value>) -> Option<(String, Value)
     }
 }
 
-/// The DAP log's text for one message body. Redaction of `mirrorToken`/`token` string values
-/// (DESIGN §7) belongs here: it is the only place log text is made.
-fn log_text(body: &[u8]) -> String {
-    String::from_utf8_lossy(body).into_owned()
+/// The DAP log's text for one message body, with the string value of every `mirrorToken` or
+/// `token` key (at any depth, any case) replaced by `"[redacted]"` (DESIGN §7: a mirror token
+/// is an execution capability). The only place DAP log text is made; the mirror's own trace
+/// lines use it too. Bodies that mention no token are returned as they are, byte for byte.
+pub fn log_text(body: &[u8]) -> String {
+    let mentions = body.windows(5).any(|w| w.eq_ignore_ascii_case(b"token"));
+    if !mentions {
+        return String::from_utf8_lossy(body).into_owned();
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(mut v) => {
+            redact(&mut v, 0);
+            serde_json::to_string(&v).unwrap_or_else(|_| REDACTED_MESSAGE.to_owned())
+        }
+        // Not JSON: it cannot be shown safely.
+        Err(_) => REDACTED_MESSAGE.to_owned(),
+    }
+}
+
+/// What stands for a message that mentions a token but cannot be parsed.
+const REDACTED_MESSAGE: &str = "\"[unparsable message that mentions a token: redacted]\"";
+/// Nesting followed by [`redact`]; deeper values are cut (JSON from serde is capped at 128).
+const REDACT_DEPTH: usize = 128;
+
+fn redact(v: &mut Value, depth: usize) {
+    if depth > REDACT_DEPTH {
+        *v = Value::String("[redacted: too deep]".into());
+        return;
+    }
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                let key = k.to_ascii_lowercase();
+                if (key == "token" || key == "mirrortoken") && child.is_string() {
+                    *child = Value::String("[redacted]".into());
+                } else {
+                    redact(child, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|c| redact(c, depth + 1)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll};
 
 mod adapters;
+mod mirror;
 
 use std::collections::HashMap;
 
@@ -98,6 +99,8 @@ enum TimerEvent {
     ShutdownGrace,
     /// Time to walk the process tree below running adapters (`adapters::WALK_EVERY`).
     WalkDescendants,
+    /// A mirror client's deadline (slab key, and its serial to detect reuse).
+    MirrorClient { key: usize, serial: u64 },
 }
 
 /// How stdin is read.
@@ -163,6 +166,8 @@ struct Server {
     flush_deadline: Option<TimerId>,
     flush_expired: bool,
     force_exit: bool,
+    /// Mirror listeners and clients (DESIGN §7).
+    mirror: mirror::MirrorIo,
     /// Restores the original file status flags of stdin and stdout on exit.
     _flags: Vec<FdFlags>,
 }
@@ -245,6 +250,7 @@ impl Server {
             flush_deadline: None,
             flush_expired: false,
             force_exit: false,
+            mirror: mirror::MirrorIo::new(),
             _flags: flags,
         })
     }
@@ -258,6 +264,7 @@ impl Server {
             self.pump_stdin(now);
             self.process_actions(now);
             self.arm_walk(now);
+            self.pump_mirrors(now);
             self.flush_stdout(now);
             if self.out.over_cap() != self.stdin_paused {
                 self.stdin_paused = !self.stdin_paused;
@@ -306,7 +313,9 @@ impl Server {
     fn on_dynamic(&mut self, kind: Kind, key: usize, event: &Event, now: Instant) {
         match kind {
             Kind::AdapterPipe => self.on_adapter_pipe(key, event, now),
-            Kind::AdapterStream | Kind::MirrorListener | Kind::MirrorClient => {
+            Kind::MirrorListener => self.on_mirror_listener(key, now),
+            Kind::MirrorClient => self.on_mirror_client(key, event, now),
+            Kind::AdapterStream => {
                 trace!("event for vacant {kind:?} key {key} ignored");
             }
         }
@@ -327,6 +336,7 @@ impl Server {
                     self.walk_descendants();
                     self.arm_walk(now);
                 }
+                TimerEvent::MirrorClient { key, serial } => self.on_mirror_timer(key, serial, now),
                 TimerEvent::ShutdownGrace => {
                     if !self.adapters_gone() {
                         warn!("sessions did not end within {SHUTDOWN_GRACE:?}; killing their adapters");

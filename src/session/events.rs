@@ -41,7 +41,11 @@ impl Session {
                         }
                     }
                 }
-                Output::Event(e) => self.on_event(e, now, actions),
+                Output::Event(e) => {
+                    let copy = e.clone();
+                    self.on_event(e, now, actions);
+                    self.mirror_event(&copy);
+                }
                 Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
                 Output::StartDebugging { id, configuration, .. } => {
                     // Child sessions come with a later issue; declining keeps the adapter unblocked,
@@ -205,6 +209,9 @@ impl Session {
     }
 
     fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
+        if let Origin::Mirror(f) = origin {
+            return self.mirror_completed(f, outcome);
+        }
         let failure = match &outcome {
             Outcome::Success(_) => None,
             other => Some(other.to_string()),
@@ -284,6 +291,9 @@ impl Session {
                 }
             }
             Origin::Resume { call } => {
+                if failure.is_none() {
+                    self.mirror_resumed();
+                }
                 if let Some(msg) = failure {
                     // The adapter refused to resume: the session is still where it was.
                     self.waiters.retain(|w| w.call != call);
@@ -381,6 +391,8 @@ impl Session {
                     self.done.push((call, ToolResult::error(code, msg)));
                 }
             }
+            // Taken before `outcome` is consumed (above).
+            Origin::Mirror(_) => {}
         }
     }
 
@@ -653,6 +665,10 @@ impl Session {
         }
         if let Some(f) = &self.failure {
             v["failure"] = f.clone().into();
+        }
+        if let Some(e) = &self.mirror.endpoint {
+            // Never the token (DESIGN §7).
+            v["mirror"] = json!({ "host": e.host, "port": e.port });
         }
         v
     }

@@ -10,6 +10,7 @@ pub mod control;
 mod events;
 pub mod handles;
 pub mod inspect;
+pub mod mirror;
 pub mod output;
 pub mod plan;
 pub mod snapshot;
@@ -123,6 +124,8 @@ pub enum Origin {
         op: inspect::Op,
         revision: u64,
     },
+    /// A mirror client's read-only request (DESIGN §7); the answer goes back to that client.
+    Mirror(mirror::Forwarded),
 }
 
 /// A start-up step, named in timeouts.
@@ -257,6 +260,8 @@ pub struct Session {
     disconnect_calls: Vec<CallKey>,
     /// Calls answered inside a session method; `pump` moves them to the action queue.
     done: Vec<(CallKey, ToolResult)>,
+    /// The IDE mirror's view of this session (DESIGN §7).
+    pub mirror: mirror::Tap,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -401,6 +406,7 @@ impl Sessions {
             disconnected: false,
             disconnect_calls: Vec::new(),
             done: Vec::new(),
+            mirror: mirror::Tap::default(),
         };
         let command = session.plan.command.clone();
         entry.insert(session);

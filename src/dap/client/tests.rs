@@ -678,3 +678,21 @@ fn surfaced_reverse_requests_are_forgotten_on_close() {
     assert_eq!(c.respond(id, ReverseAnswer::ok(), t0()), Err(RespondError::Closed));
     assert!(c.outbound().is_empty());
 }
+
+#[test]
+fn log_text_redacts_token_values_and_leaves_other_messages_byte_for_byte() {
+    let plain = br#"{"seq":1,"type":"request","command":"threads"}"#;
+    assert_eq!(log_text(plain), String::from_utf8_lossy(plain));
+    let secret = "a1b2c3d4e5f6";
+    let body = format!(
+        r#"{{"seq":2,"type":"request","command":"attach","arguments":{{"mirrorToken":"{secret}","nested":[{{"Token":"{secret}"}}],"token":7,"tokens":"{secret}x"}}}}"#
+    );
+    let text = log_text(body.as_bytes());
+    assert!(!text.contains(&format!("\"{secret}\"")), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("still JSON");
+    assert_eq!(v["arguments"]["mirrorToken"], "[redacted]");
+    assert_eq!(v["arguments"]["nested"][0]["Token"], "[redacted]");
+    assert_eq!(v["arguments"]["token"], 7, "only string values are secrets");
+    assert_eq!(v["arguments"]["tokens"], format!("{secret}x"), "other keys stay");
+    assert!(!log_text(format!("not json mirrorToken {secret}").as_bytes()).contains(secret));
+}

@@ -7,6 +7,7 @@
 mod breakpoints;
 mod control;
 mod inspect;
+mod mirror;
 mod output;
 mod run;
 mod sessions;
@@ -105,8 +106,8 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 6] =
-        [run::TOOLS, control::TOOLS, inspect::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS];
+    let groups: [&'static [Tool]; 7] =
+        [run::TOOLS, control::TOOLS, inspect::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS, mirror::TOOLS];
     groups.iter().flat_map(|g| g.iter()).collect()
 }
 

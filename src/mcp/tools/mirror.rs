@@ -1,0 +1,114 @@
+//! Tool group "mirror" (DESIGN §7): `expose_session` and `unexpose_session`. Handlers only read
+//! and queue; the IO shell binds and closes the listener. Must not: open sockets or log tokens.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+
+const EXPOSE: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "expose_session",
+        title: "Let a person look (IDE mirror)",
+        description: "Open a token-gated, read-only DAP endpoint on a session for an IDE; returns host, port, token and a VS Code launch.json entry.",
+        input_schema: expose_schema,
+        annotations: EXPOSE,
+        handler: expose,
+    },
+    Tool {
+        name: "unexpose_session",
+        title: "Close the IDE mirror",
+        description: "Close a session's mirror endpoint; attached IDEs see the session end.",
+        input_schema: session_schema,
+        annotations: EXPOSE,
+        handler: unexpose,
+    },
+];
+
+fn session_prop() -> Value {
+    json!({"type": "string", "description": "Session id; default: the most recent live session."})
+}
+
+fn session_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop()}})
+}
+
+fn expose_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "control": {"type": "boolean", "description": "Let the IDE control execution (not supported yet; default false)."}
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExposeArgs {
+    session: Option<String>,
+    #[serde(default)]
+    control: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    session: Option<String>,
+}
+
+fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let args: ExposeArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    if args.control {
+        let msg =
+            "control mirrors are not supported yet; call expose_session without `control` for a read-only mirror.";
+        return Outcome::Done(ToolResult::error(ErrorCode::Unsupported, msg));
+    }
+    let key = match session_key(cx, args.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    let Some(s) = cx.sessions.get(key) else {
+        return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+    };
+    if s.state.is_over() {
+        let msg = format!("{} has {}; there is nothing left to look at. `launch` again first.", s.id, s.state.as_str());
+        return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
+    }
+    let starting = s.state == crate::session::snapshot::RunState::Starting;
+    if starting || s.raw_capabilities().is_none() {
+        let msg = format!("{} is still starting; call expose_session again once it stopped or runs.", s.id);
+        return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
+    }
+    if let Some(e) = &s.mirror.endpoint {
+        // Idempotent: the same endpoint and token.
+        return Outcome::Done(crate::mirror::expose_result(&s.id, &s.vscode_type(), e));
+    }
+    cx.sessions.request_expose(key, cx.call);
+    Outcome::Pending
+}
+
+fn unexpose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let args: SessionArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    let key = match session_key(cx, args.session.as_deref()) {
+        Ok(k) => k,
+        Err(e) => return Outcome::Done(e),
+    };
+    let id = cx.sessions.get(key).map(|s| s.id.clone()).unwrap_or_default();
+    // The listener closes before this answer is written (same loop turn).
+    let closed = cx.sessions.request_unexpose(key);
+    let text = if closed {
+        format!("{id}: mirror closed; attached IDEs were told the session ended.")
+    } else {
+        format!("{id} was not exposed; nothing to close.")
+    };
+    Outcome::Done(ToolResult::ok(text, json!({ "session": id, "closed": closed })))
+}

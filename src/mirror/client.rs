@@ -1,0 +1,367 @@
+//! One mirror client (an IDE speaking DAP to dapmux), sans-IO: decodes its requests, applies the
+//! policy ([`super::policy`]), answers the handshake itself, hands read-only requests to its
+//! [`Host`] (the session), and encodes responses and events into a capped write buffer.
+//! Must not: touch its socket, read the clock, or know how forwarding works.
+//!
+//! States: `Handshake` (until a good `attach`/`launch`) → `Ready` → closing (after `disconnect`,
+//! a bad token, `terminated`, or the auth deadline). A client over the connection cap is
+//! `Refused`: its first request is answered with the reason, then it closes.
+
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::{policy, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, LATE_JOIN_FALLBACK, MAX_CLIENTS, MAX_IN_FLIGHT};
+use crate::dap::client::log_text;
+use crate::dap::framing::{self, Decoder, Encoder};
+use crate::dap::protocol::{Event, Message, Request, Response, Seq};
+
+/// What a client needs from the session it mirrors.
+pub trait Host {
+    /// The adapter's capabilities as it reported them (`None` before its `initialize` answer).
+    fn capabilities(&self) -> Option<Map<String, Value>>;
+    /// Sends a read-only request to the adapter on the client's behalf; the answer comes back
+    /// later through [`ClientCore::complete`] with `request_seq`.
+    fn forward(&mut self, request_seq: i64, command: &str, arguments: Option<Value>);
+    /// The body of a `stopped` event mirroring the session's last stop, when it is stopped now.
+    fn late_join_stop(&self) -> Option<Value>;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Handshake,
+    /// Attached. `late_join` is true until the client was shown where the session stands.
+    Ready {
+        late_join: bool,
+    },
+    Refused,
+}
+
+/// One client's protocol state. See the module documentation.
+pub struct ClientCore {
+    /// For log lines, e.g. `s1 mirror client 2`.
+    name: String,
+    token: Token,
+    state: State,
+    decoder: Decoder,
+    encoder: Encoder,
+    /// Encoded frames not yet written; `out[out_head..]` is pending. Cap: [`CLIENT_OUT_CAP`].
+    out: Vec<u8>,
+    out_head: usize,
+    seq: i64,
+    auth_deadline: Option<Instant>,
+    late_join_at: Option<Instant>,
+    /// Forwarded requests not answered yet. Cap: [`MAX_IN_FLIGHT`].
+    in_flight: usize,
+    closing: bool,
+    overflowed: bool,
+    terminated_sent: bool,
+}
+
+impl ClientCore {
+    /// A client accepted at `now`, which must attach with `token` before `auth_deadline`.
+    pub fn new(name: String, token: Token, auth_deadline: Instant) -> ClientCore {
+        ClientCore {
+            name,
+            token,
+            state: State::Handshake,
+            decoder: Decoder::with_max_body(CLIENT_MAX_BODY),
+            encoder: Encoder::new(),
+            out: Vec::new(),
+            out_head: 0,
+            seq: 0,
+            auth_deadline: Some(auth_deadline),
+            late_join_at: None,
+            in_flight: 0,
+            closing: false,
+            overflowed: false,
+            terminated_sent: false,
+        }
+    }
+
+    /// A client over the connection cap: its first request is refused with the reason.
+    pub fn refused(name: String, deadline: Instant) -> ClientCore {
+        let mut c = ClientCore::new(name, Token::from_text(""), deadline);
+        c.state = State::Refused;
+        c
+    }
+
+    /// Bytes read from the client's socket.
+    pub fn receive(&mut self, bytes: &[u8], now: Instant, host: &mut dyn Host) {
+        if self.closing {
+            return;
+        }
+        let mut requests = Vec::new();
+        let mut decoder = std::mem::take(&mut self.decoder);
+        decoder.feed(bytes, |frame| match frame {
+            Ok(body) => {
+                log::trace!("{}: <- {}", self.name, log_text(body));
+                match framing::parse_body(body).ok().map(Message::from_value) {
+                    Some(Ok(parsed)) => {
+                        if let Message::Request(r) = parsed.message {
+                            requests.push(r);
+                        }
+                    }
+                    _ => log::debug!("{}: skipped a message that is not DAP", self.name),
+                }
+            }
+            Err(d) => log::debug!("{}: {d}", self.name),
+        });
+        self.decoder = decoder;
+        for r in requests {
+            if self.closing {
+                break;
+            }
+            self.on_request(r, now, host);
+        }
+    }
+
+    fn on_request(&mut self, r: Request, now: Instant, host: &mut dyn Host) {
+        let seq = r.seq.get();
+        let command = r.command.as_str();
+        if self.state == State::Refused {
+            let msg = format!("this session's mirror already serves {MAX_CLIENTS} clients; close one and try again");
+            self.error(seq, command, &msg, true);
+            self.closing = true;
+            return;
+        }
+        match (command, self.state) {
+            ("initialize", _) => {
+                let caps = host.capabilities().unwrap_or_default();
+                self.respond(seq, command, Some(super::masked_capabilities(&caps)));
+            }
+            ("attach" | "launch", State::Handshake) => {
+                let given = r.arguments.as_ref().and_then(|a| a.get("mirrorToken")).and_then(Value::as_str);
+                match given {
+                    Some(t) if self.token.matches(t) => {
+                        log::info!("{}: attached", self.name);
+                        self.respond(seq, command, None);
+                        self.state = State::Ready { late_join: true };
+                        self.auth_deadline = None;
+                        self.late_join_at = Some(now + LATE_JOIN_FALLBACK);
+                        self.event("initialized", None);
+                    }
+                    other => {
+                        let why = if other.is_some() { "wrong" } else { "missing" };
+                        log::info!("{}: {command} refused: {why} mirrorToken", self.name);
+                        let msg = format!(
+                            "dapmux mirror: {why} `mirrorToken` in the {command} configuration; use the token `expose_session` returned"
+                        );
+                        self.error(seq, command, &msg, true);
+                        self.closing = true;
+                    }
+                }
+            }
+            ("attach" | "launch", _) => self.respond(seq, command, None),
+            ("disconnect", _) => {
+                self.respond(seq, command, None);
+                self.closing = true;
+            }
+            ("cancel", _) => self.respond(seq, command, None),
+            (_, State::Handshake) => {
+                let msg = "dapmux mirror: attach with the `mirrorToken` first";
+                self.error(seq, command, msg, true);
+            }
+            ("configurationDone", _) => {
+                self.respond(seq, command, None);
+                self.late_join(host);
+            }
+            ("setBreakpoints" | "setFunctionBreakpoints" | "setDataBreakpoints" | "setInstructionBreakpoints", _) => {
+                let args = r.arguments.as_ref();
+                let n = args
+                    .and_then(|a| a.get("breakpoints").and_then(Value::as_array).map(Vec::len))
+                    .or_else(|| args.and_then(|a| a.get("lines")).and_then(Value::as_array).map(Vec::len))
+                    .unwrap_or(0);
+                let one = json!({
+                    "verified": false,
+                    "message": "dapmux mirror is read-only: breakpoints belong to the agent's session",
+                });
+                self.respond(seq, command, Some(json!({ "breakpoints": vec![one; n] })));
+            }
+            ("setExceptionBreakpoints", _) => self.respond(seq, command, None),
+            _ => match policy(command) {
+                Policy::Forward if self.in_flight >= MAX_IN_FLIGHT => {
+                    let msg = format!("dapmux mirror: {MAX_IN_FLIGHT} requests already in flight");
+                    self.error(seq, command, &msg, false);
+                }
+                Policy::Forward => {
+                    self.in_flight += 1;
+                    host.forward(seq, command, r.arguments);
+                }
+                Policy::Local | Policy::Reject => {
+                    let msg = format!("dapmux mirror is read-only: `{command}` is refused (the agent has control)");
+                    self.error(seq, command, &msg, false);
+                }
+            },
+        }
+    }
+
+    /// Sends the late-join `stopped` once, when the session is stopped.
+    fn late_join(&mut self, host: &mut dyn Host) {
+        self.late_join_at = None;
+        if let State::Ready { late_join: true } = self.state {
+            self.state = State::Ready { late_join: false };
+            if let Some(body) = host.late_join_stop() {
+                self.event("stopped", Some(body));
+            }
+        }
+    }
+
+    /// A forwarded request was answered (ids already translated by the session).
+    pub fn complete(&mut self, request_seq: i64, response: Response) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.closing {
+            return;
+        }
+        let r = Response { seq: self.next_seq(), request_seq: Seq::new(request_seq), ..response };
+        self.push(&Message::Response(r));
+    }
+
+    /// An event of the session, fanned out (only to attached clients). After `terminated` the
+    /// client closes.
+    pub fn event(&mut self, event: &str, body: Option<Value>) {
+        if self.closing || self.terminated_sent {
+            return;
+        }
+        if event != "initialized" && !matches!(self.state, State::Ready { .. }) {
+            return;
+        }
+        if matches!(event, "stopped" | "continued") {
+            // The client sees the session's real state from here on.
+            self.late_join_at = None;
+            self.state = State::Ready { late_join: false };
+        }
+        let e = Event { seq: self.next_seq(), event: event.to_owned(), body };
+        self.push(&Message::Event(e));
+        if event == "terminated" {
+            self.terminated_sent = true;
+            self.closing = true;
+        }
+    }
+
+    /// The mirror closes (unexpose, session end): `terminated` once to an attached client, then
+    /// the socket closes after its buffer is written.
+    pub fn terminate(&mut self) {
+        if matches!(self.state, State::Ready { .. }) && !self.terminated_sent {
+            self.event("terminated", None);
+        }
+        self.closing = true;
+    }
+
+    /// The socket is gone: nothing more is written; the client is to be dropped.
+    pub fn abort(&mut self) {
+        self.closing = true;
+        self.out.clear();
+        self.out_head = 0;
+    }
+
+    /// The earliest deadline (auth timeout, late-join fallback).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        match (self.auth_deadline, self.late_join_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Fires the deadlines at or before `now`.
+    pub fn on_timer(&mut self, now: Instant, host: &mut dyn Host) {
+        if self.auth_deadline.is_some_and(|d| d <= now) {
+            self.auth_deadline = None;
+            log::info!("{}: no attach in time; closing", self.name);
+            self.closing = true;
+        }
+        if self.late_join_at.is_some_and(|d| d <= now) {
+            self.late_join(host);
+        }
+    }
+
+    /// Bytes to write to the socket.
+    pub fn outbound(&self) -> &[u8] {
+        &self.out[self.out_head..]
+    }
+
+    /// Marks `n` bytes of [`ClientCore::outbound`] as written.
+    pub fn consume(&mut self, n: usize) {
+        self.out_head = (self.out_head + n).min(self.out.len());
+        if self.out_head == self.out.len() {
+            self.out.clear();
+            self.out_head = 0;
+        } else if self.out_head > (64 << 10) && self.out_head * 2 > self.out.len() {
+            self.out.drain(..self.out_head);
+            self.out_head = 0;
+        }
+    }
+
+    /// True once the client should be closed when its buffer is written.
+    pub fn closing(&self) -> bool {
+        self.closing
+    }
+
+    /// True when the client stopped reading and its buffer went over [`CLIENT_OUT_CAP`].
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    pub fn is_attached(&self) -> bool {
+        matches!(self.state, State::Ready { .. })
+    }
+
+    fn next_seq(&mut self) -> Seq {
+        self.seq += 1;
+        Seq::new(self.seq)
+    }
+
+    fn respond(&mut self, request_seq: i64, command: &str, body: Option<Value>) {
+        let r = Response {
+            seq: self.next_seq(),
+            request_seq: Seq::new(request_seq),
+            success: true,
+            command: command.to_owned(),
+            message: None,
+            body,
+        };
+        self.push(&Message::Response(r));
+    }
+
+    /// An error response; `show_user` says whether the IDE should show it (DAP `Message.showUser`).
+    fn error(&mut self, request_seq: i64, command: &str, message: &str, show_user: bool) {
+        let r = Response {
+            seq: self.next_seq(),
+            request_seq: Seq::new(request_seq),
+            success: false,
+            command: command.to_owned(),
+            message: Some(message.to_owned()),
+            body: Some(json!({ "error": { "id": 1, "format": message, "showUser": show_user } })),
+        };
+        self.push(&Message::Response(r));
+    }
+
+    fn push(&mut self, msg: &Message) {
+        if self.overflowed {
+            return;
+        }
+        let start = self.out.len();
+        if let Err(e) = self.encoder.encode_into(msg, &mut self.out) {
+            log::warn!("{}: could not encode a message: {e}", self.name);
+            self.out.truncate(start);
+            return;
+        }
+        log::trace!("{}: -> {}", self.name, log_text(frame_body(&self.out[start..])));
+        if self.outbound().len() > CLIENT_OUT_CAP {
+            log::info!(
+                "{}: not reading its socket ({} bytes pending); disconnecting",
+                self.name,
+                self.outbound().len()
+            );
+            self.overflowed = true;
+            self.closing = true;
+        }
+    }
+}
+
+fn frame_body(frame: &[u8]) -> &[u8] {
+    frame.windows(4).position(|w| w == b"\r\n\r\n").map_or(frame, |i| &frame[i + 4..])
+}
+
+#[cfg(test)]
+mod tests;

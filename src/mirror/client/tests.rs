@@ -1,0 +1,229 @@
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use super::*;
+use crate::dap::framing::Decoder;
+
+#[derive(Default)]
+struct FakeHost {
+    forwarded: Vec<(i64, String, Option<Value>)>,
+    stop: Option<Value>,
+}
+
+impl Host for FakeHost {
+    fn capabilities(&self) -> Option<Map<String, Value>> {
+        json!({"supportsSetVariable": true, "supportsEvaluateForHovers": true}).as_object().cloned()
+    }
+    fn forward(&mut self, request_seq: i64, command: &str, arguments: Option<Value>) {
+        self.forwarded.push((request_seq, command.to_owned(), arguments));
+    }
+    fn late_join_stop(&self) -> Option<Value> {
+        self.stop.clone()
+    }
+}
+
+const TOKEN: &str = "secret-token";
+
+fn client(now: Instant) -> ClientCore {
+    ClientCore::new("test client".into(), Token::from_text(TOKEN), now + Duration::from_secs(30))
+}
+
+fn frame(seq: i64, command: &str, arguments: Value) -> Vec<u8> {
+    let body = json!({"seq": seq, "type": "request", "command": command, "arguments": arguments}).to_string();
+    let mut out = Vec::new();
+    framing::write_frame(&mut out, body.as_bytes());
+    out
+}
+
+/// Every message the client wrote so far (and consumes them).
+fn written(c: &mut ClientCore) -> Vec<Value> {
+    let bytes = c.outbound().to_vec();
+    c.consume(bytes.len());
+    let mut out = Vec::new();
+    Decoder::new().feed(&bytes, |f| out.push(framing::parse_body(f.expect("frame")).expect("json")));
+    out
+}
+
+fn attached(now: Instant, host: &mut FakeHost) -> ClientCore {
+    let mut c = client(now);
+    c.receive(&frame(1, "initialize", json!({})), now, host);
+    c.receive(&frame(2, "attach", json!({"mirrorToken": TOKEN})), now, host);
+    written(&mut c);
+    c
+}
+
+#[test]
+fn the_handshake_masks_capabilities_and_sends_initialized_after_a_good_attach() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = client(now);
+    c.receive(&frame(1, "initialize", json!({})), now, &mut host);
+    c.receive(&frame(2, "attach", json!({"mirrorToken": TOKEN})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!(out[0]["request_seq"], 1);
+    assert_eq!(out[0]["body"]["supportsSetVariable"], false);
+    assert_eq!(out[0]["body"]["supportsEvaluateForHovers"], true);
+    assert_eq!((out[1]["request_seq"].clone(), out[1]["success"].clone()), (json!(2), json!(true)));
+    assert_eq!(out[2]["event"], "initialized");
+    assert!(c.is_attached() && !c.closing() && c.next_deadline() == Some(now + LATE_JOIN_FALLBACK));
+}
+
+#[test]
+fn a_wrong_or_missing_token_is_an_error_shown_to_the_user_then_the_client_closes() {
+    for args in [json!({"mirrorToken": "nope"}), json!({}), json!({"mirrorToken": 7})] {
+        let (now, mut host) = (Instant::now(), FakeHost::default());
+        let mut c = client(now);
+        c.receive(&frame(1, "attach", args.clone()), now, &mut host);
+        let out = written(&mut c);
+        assert_eq!(out.len(), 1, "{args}: {out:?}");
+        assert_eq!(out[0]["success"], false);
+        assert_eq!(out[0]["body"]["error"]["showUser"], true);
+        assert!(!out[0].to_string().contains(TOKEN));
+        assert!(c.closing() && !c.is_attached(), "{args}");
+        // Nothing more is read once closing.
+        c.receive(&frame(2, "threads", json!({})), now, &mut host);
+        assert!(written(&mut c).is_empty() && host.forwarded.is_empty());
+    }
+}
+
+#[test]
+fn requests_before_attach_are_refused_and_the_auth_deadline_closes_the_client() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = client(now);
+    c.receive(&frame(1, "threads", json!({})), now, &mut host);
+    assert_eq!(written(&mut c)[0]["success"], false);
+    assert!(host.forwarded.is_empty());
+    assert_eq!(c.next_deadline(), Some(now + Duration::from_secs(30)));
+    c.on_timer(now + Duration::from_secs(29), &mut host);
+    assert!(!c.closing());
+    c.on_timer(now + Duration::from_secs(30), &mut host);
+    assert!(c.closing());
+}
+
+#[test]
+fn reads_are_forwarded_control_is_refused_quietly_and_breakpoints_soft_succeed() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    c.receive(&frame(3, "stackTrace", json!({"threadId": 1})), now, &mut host);
+    assert_eq!(host.forwarded, vec![(3, "stackTrace".to_owned(), Some(json!({"threadId": 1})))]);
+    for (seq, command) in [(4, "continue"), (5, "next"), (6, "setVariable"), (7, "restart"), (8, "somethingNew")] {
+        c.receive(&frame(seq, command, json!({})), now, &mut host);
+        let out = written(&mut c);
+        assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(seq), json!(false)));
+        assert_eq!(out[0]["body"]["error"]["showUser"], false, "{command} is refused quietly");
+    }
+    assert_eq!(host.forwarded.len(), 1, "nothing else reached the session");
+    c.receive(&frame(9, "setBreakpoints", json!({"breakpoints": [{"line": 1}, {"line": 2}]})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!(out[0]["success"], true);
+    assert_eq!(out[0]["body"]["breakpoints"].as_array().map(Vec::len), Some(2));
+    assert_eq!(out[0]["body"]["breakpoints"][1]["verified"], false);
+}
+
+#[test]
+fn forwarded_answers_carry_each_request_seq_also_out_of_order() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    c.receive(
+        &[frame(10, "threads", json!({})), frame(11, "evaluate", json!({"expression": "x"}))].concat(),
+        now,
+        &mut host,
+    );
+    let answer = |command: &str| Response {
+        seq: Seq::new(0),
+        request_seq: Seq::new(0),
+        success: true,
+        command: command.to_owned(),
+        message: None,
+        body: Some(json!({})),
+    };
+    c.complete(11, answer("evaluate"));
+    c.complete(10, answer("threads"));
+    let out = written(&mut c);
+    assert_eq!((out[0]["request_seq"].clone(), out[0]["command"].clone()), (json!(11), json!("evaluate")));
+    assert_eq!((out[1]["request_seq"].clone(), out[1]["command"].clone()), (json!(10), json!("threads")));
+    assert!(out[1]["seq"].as_i64() > out[0]["seq"].as_i64(), "the client's own seq keeps increasing");
+}
+
+#[test]
+fn late_join_stop_follows_configuration_done_or_the_fallback_once() {
+    let (now, mut host) = (
+        Instant::now(),
+        FakeHost { stop: Some(json!({"reason": "breakpoint", "threadId": 1})), ..FakeHost::default() },
+    );
+    let mut c = attached(now, &mut host);
+    c.receive(&frame(3, "configurationDone", json!({})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!(out[0]["command"], "configurationDone");
+    assert_eq!((out[1]["event"].clone(), out[1]["body"]["reason"].clone()), (json!("stopped"), json!("breakpoint")));
+    c.on_timer(now + Duration::from_secs(5), &mut host);
+    assert!(written(&mut c).is_empty(), "only once");
+
+    // A client that skips configurationDone gets it after the fallback.
+    let mut c = attached(now, &mut host);
+    c.on_timer(now + LATE_JOIN_FALLBACK - Duration::from_millis(1), &mut host);
+    assert!(written(&mut c).is_empty());
+    c.on_timer(now + LATE_JOIN_FALLBACK, &mut host);
+    assert_eq!(written(&mut c)[0]["event"], "stopped");
+
+    // A real stop before the handshake ends replaces the synthesized one.
+    let mut c = attached(now, &mut host);
+    c.event("stopped", Some(json!({"reason": "step"})));
+    c.receive(&frame(3, "configurationDone", json!({})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!(out.iter().filter(|m| m["event"] == "stopped").count(), 1, "{out:?}");
+}
+
+#[test]
+fn terminated_is_sent_exactly_once_and_only_to_attached_clients() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    c.event("terminated", None);
+    c.terminate();
+    c.event("output", Some(json!({"output": "late"})));
+    let out = written(&mut c);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(c.closing());
+    let mut pending = client(now);
+    pending.event("output", Some(json!({"output": "x"})));
+    pending.terminate();
+    assert!(written(&mut pending).is_empty(), "a client that never attached hears nothing");
+}
+
+#[test]
+fn a_client_that_does_not_read_is_cut_off_at_the_cap() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let chunk = "x".repeat(64 << 10);
+    for _ in 0..(CLIENT_OUT_CAP / chunk.len() + 2) {
+        c.event("output", Some(json!({"category": "stdout", "output": chunk})));
+    }
+    assert!(c.overflowed() && c.closing());
+    assert!(c.outbound().len() <= CLIENT_OUT_CAP + chunk.len() + 200, "{}", c.outbound().len());
+}
+
+#[test]
+fn content_length_counts_bytes_for_non_ascii_bodies() {
+    // CASES C01: the mirror's writer.
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    c.event("output", Some(json!({"category": "stdout", "output": "héllo ✓ 变量\n"})));
+    let bytes = c.outbound().to_vec();
+    let text = String::from_utf8(bytes.clone()).expect("utf-8");
+    let (header, body) = text.split_once("\r\n\r\n").expect("header");
+    let n: usize = header.trim_start_matches("Content-Length: ").parse().expect("length");
+    assert_eq!(n, body.len());
+    assert!(n > body.chars().count());
+    assert_eq!(written(&mut c)[0]["body"]["output"], "héllo ✓ 变量\n");
+}
+
+#[test]
+fn a_refused_client_hears_why_then_closes() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = ClientCore::refused("fifth".into(), now + Duration::from_secs(1));
+    c.receive(&frame(1, "initialize", json!({})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!(out[0]["success"], false);
+    assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("4 clients")));
+    assert!(c.closing());
+}

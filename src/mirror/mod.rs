@@ -1,0 +1,286 @@
+//! The IDE mirror (DESIGN §7, v1 read-only), sans-IO: the request policy, the masked
+//! capabilities, tokens, the VS Code snippet, and the per-client state machine ([`client`]).
+//! Must not: touch sockets or the clock (the server owns the listener and client fds, in its
+//! slabs), or send anything to an adapter itself (forwarding goes through the session's DAP
+//! connection, see `session::mirror`).
+
+pub mod client;
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::mcp::tools::ToolResult;
+
+/// Most clients one exposed session serves at once (DESIGN §9); a fifth is refused.
+pub const MAX_CLIENTS: usize = 4;
+/// Connections beyond [`MAX_CLIENTS`] kept just long enough to tell the IDE why it was refused;
+/// past this many, a new connection is closed at once.
+pub const MAX_REFUSED: usize = 4;
+/// Time a client has to `attach` with the right token (DESIGN §9).
+pub const AUTH_TIMEOUT: Duration = Duration::from_secs(30);
+/// Environment variable that shortens [`AUTH_TIMEOUT`], in milliseconds. For tests.
+pub const AUTH_TIMEOUT_ENV: &str = "DAPMUX_MIRROR_AUTH_TIMEOUT_MS";
+/// Environment variable (and `--mirror-bind`) naming the IP address listeners bind to.
+pub const BIND_ENV: &str = "DAPMUX_MIRROR_BIND";
+/// A client that attached but never sent `configurationDone` gets its late-join `stopped` after
+/// this long (DESIGN §7).
+pub const LATE_JOIN_FALLBACK: Duration = Duration::from_secs(1);
+/// Bytes waiting to be written to one client; past it the client is disconnected (it is not
+/// reading its socket) instead of growing memory.
+pub const CLIENT_OUT_CAP: usize = 8 << 20;
+/// Largest request body a client may send (bytes); larger frames are skipped.
+pub const CLIENT_MAX_BODY: usize = 1 << 20;
+/// Forwarded requests of one client waiting for the adapter; more are refused at once.
+pub const MAX_IN_FLIGHT: usize = 64;
+/// Random bytes in a token (DESIGN §7); shown as 48 hex digits.
+pub const TOKEN_BYTES: usize = 24;
+
+/// A mirror token. Its `Debug` and `Display` never show the secret, so it cannot reach a log by
+/// accident; [`Token::reveal`] is for the `expose_session` result only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// A fresh token: [`TOKEN_BYTES`] bytes from the OS (`getrandom`), hex-encoded.
+    ///
+    /// Errors: the OS random source failed (the caller reports it; no weaker fallback).
+    pub fn generate() -> Result<Token, getrandom::Error> {
+        let mut bytes = [0u8; TOKEN_BYTES];
+        getrandom::getrandom(&mut bytes)?;
+        Ok(Token(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+    }
+
+    /// A token with known text (tests).
+    pub fn from_text(text: &str) -> Token {
+        Token(text.to_owned())
+    }
+
+    /// The secret, for the one place that hands it out (the `expose_session` result).
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `given` is this token, in time that does not depend on where they differ.
+    pub fn matches(&self, given: &str) -> bool {
+        constant_time_eq::constant_time_eq(self.0.as_bytes(), given.as_bytes())
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token([redacted])")
+    }
+}
+
+/// Where an exposed session listens, and its token.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+    pub token: Token,
+}
+
+/// What the mirror does with a client's request (DESIGN §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Answered by the mirror itself (handshake, soft-succeeded configuration, `disconnect`,
+    /// `cancel`).
+    Local,
+    /// Sent to the adapter through the session's connection, ids translated through handles.
+    Forward,
+    /// Refused quietly (`showUser: false`): execution control, writes, anything unlisted.
+    Reject,
+}
+
+/// Requests that only read state: forwarded to the adapter. (`evaluate` can run code in the
+/// debuggee: forwarded all the same, as DESIGN §7 says; SECURITY.md explains the consequence.)
+pub const FORWARDED: &[&str] = &[
+    "threads",
+    "stackTrace",
+    "scopes",
+    "variables",
+    "source",
+    "evaluate",
+    "exceptionInfo",
+    "loadedSources",
+    "modules",
+    "completions",
+    "readMemory",
+    "disassemble",
+];
+
+/// Requests the mirror answers itself.
+pub const LOCAL: &[&str] = &[
+    "initialize",
+    "attach",
+    "launch",
+    "configurationDone",
+    "setBreakpoints",
+    "setFunctionBreakpoints",
+    "setDataBreakpoints",
+    "setInstructionBreakpoints",
+    "setExceptionBreakpoints",
+    "disconnect",
+    "cancel",
+];
+
+/// The policy for a request `command` (default deny).
+pub fn policy(command: &str) -> Policy {
+    if LOCAL.contains(&command) {
+        Policy::Local
+    } else if FORWARDED.contains(&command) {
+        Policy::Forward
+    } else {
+        Policy::Reject
+    }
+}
+
+/// Capabilities passed through to the IDE as the adapter reported them: they only describe
+/// reading. Every other boolean is forced false; every other non-boolean key is dropped.
+const READ_ONLY_CAPABILITIES: &[&str] = &[
+    "supportsEvaluateForHovers",
+    "supportsCompletionsRequest",
+    "completionTriggerCharacters",
+    "supportsModulesRequest",
+    "additionalModuleColumns",
+    "supportsLoadedSourcesRequest",
+    "supportsExceptionInfoRequest",
+    "supportsReadMemoryRequest",
+    "supportsDisassembleRequest",
+    "supportsDelayedStackTraceLoading",
+    "supportsValueFormattingOptions",
+    "supportsClipboardContext",
+    "supportedChecksumAlgorithms",
+    "supportsANSIStyling",
+];
+
+/// The `initialize` response body for a mirror client: the adapter's capabilities with every
+/// control feature off (restart, step back, set variable/expression, goto, terminate,
+/// breakpoints of every kind, cancel…), `exceptionBreakpointFilters: []`, and
+/// `supportsConfigurationDoneRequest: true` (the mirror answers it).
+pub fn masked_capabilities(raw: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    for (key, value) in raw {
+        if READ_ONLY_CAPABILITIES.contains(&key.as_str()) {
+            out.insert(key.clone(), value.clone());
+        } else if value.is_boolean() {
+            out.insert(key.clone(), Value::Bool(false));
+        }
+    }
+    out.insert("supportsConfigurationDoneRequest".into(), Value::Bool(true));
+    out.insert("exceptionBreakpointFilters".into(), json!([]));
+    Value::Object(out)
+}
+
+/// The VS Code `launch.json` entry that attaches to `endpoint` (`debug_type` is the adapter's
+/// VS Code debug type: `debugpy`, `lldb-dap`, `go`, …).
+pub fn vscode_snippet(session: &str, debug_type: &str, endpoint: &Endpoint) -> Value {
+    json!({
+        "name": format!("dapmux {session} (read-only mirror)"),
+        "type": debug_type,
+        "request": "attach",
+        "debugServer": endpoint.port,
+        "mirrorToken": endpoint.token.reveal(),
+    })
+}
+
+/// The `expose_session` result: the endpoint and token, and the snippet ready to paste.
+pub fn expose_result(session: &str, debug_type: &str, endpoint: &Endpoint) -> ToolResult {
+    let snippet = vscode_snippet(session, debug_type, endpoint);
+    let pretty = serde_json::to_string_pretty(&snippet).unwrap_or_default();
+    let text = format!(
+        "{session} mirrored read-only on {}:{} (token: anyone with it can read state and evaluate code).\n\
+         VS Code launch.json configuration (needs the `{debug_type}` extension):\n{pretty}",
+        endpoint.host, endpoint.port
+    );
+    let structured = json!({
+        "session": session,
+        "host": endpoint.host,
+        "port": endpoint.port,
+        "token": endpoint.token.reveal(),
+        "launch_json": snippet,
+    });
+    ToolResult::ok(text, structured)
+}
+
+/// The auth timeout: [`AUTH_TIMEOUT`], or [`AUTH_TIMEOUT_ENV`] milliseconds when set (tests).
+pub fn auth_timeout() -> Duration {
+    std::env::var(AUTH_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(AUTH_TIMEOUT, Duration::from_millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_48_hex_digits_unique_and_never_printed() {
+        let (a, b) = (Token::generate().unwrap(), Token::generate().unwrap());
+        assert_eq!(a.reveal().len(), 2 * TOKEN_BYTES);
+        assert!(a.reveal().bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+        assert!(a.matches(a.reveal()) && !a.matches(b.reveal()) && !a.matches(""));
+        assert!(!format!("{a:?}").contains(a.reveal()));
+        let e = Endpoint { host: "127.0.0.1".into(), port: 1, token: a.clone() };
+        assert!(!format!("{e:?}").contains(a.reveal()));
+    }
+
+    #[test]
+    fn policy_forwards_reads_answers_handshake_and_denies_the_rest() {
+        for c in ["threads", "stackTrace", "scopes", "variables", "evaluate", "source", "modules"] {
+            assert_eq!(policy(c), Policy::Forward, "{c}");
+        }
+        for c in ["initialize", "attach", "setBreakpoints", "configurationDone", "disconnect", "cancel"] {
+            assert_eq!(policy(c), Policy::Local, "{c}");
+        }
+        for c in
+            ["continue", "next", "stepIn", "stepOut", "pause", "setVariable", "setExpression", "restart", "goto", "x"]
+        {
+            assert_eq!(policy(c), Policy::Reject, "{c}");
+        }
+    }
+
+    #[test]
+    fn masked_capabilities_turn_every_control_feature_off() {
+        let raw = json!({
+            "supportsConfigurationDoneRequest": true, "supportsSetVariable": true, "supportsStepBack": true,
+            "supportsRestartRequest": true, "supportsGotoTargetsRequest": true, "supportsSetExpression": true,
+            "supportsTerminateRequest": true, "supportsEvaluateForHovers": true, "supportsCancelRequest": true,
+            "supportsExceptionInfoRequest": true, "supportsSomethingNew": true,
+            "exceptionBreakpointFilters": [{"filter": "raised", "label": "Raised"}],
+            "breakpointModes": [{"mode": "hw"}],
+        });
+        let masked = masked_capabilities(raw.as_object().unwrap());
+        for off in [
+            "supportsSetVariable",
+            "supportsStepBack",
+            "supportsRestartRequest",
+            "supportsGotoTargetsRequest",
+            "supportsSetExpression",
+            "supportsTerminateRequest",
+            "supportsCancelRequest",
+            "supportsSomethingNew",
+        ] {
+            assert_eq!(masked[off], json!(false), "{off}");
+        }
+        assert_eq!(masked["supportsEvaluateForHovers"], json!(true));
+        assert_eq!(masked["supportsExceptionInfoRequest"], json!(true));
+        assert_eq!(masked["supportsConfigurationDoneRequest"], json!(true));
+        assert_eq!(masked["exceptionBreakpointFilters"], json!([]));
+        assert!(masked.get("breakpointModes").is_none());
+    }
+
+    #[test]
+    fn the_snippet_is_a_vscode_attach_configuration() {
+        let e = Endpoint { host: "127.0.0.1".into(), port: 4711, token: Token::from_text("abc") };
+        let s = vscode_snippet("s1", "debugpy", &e);
+        assert_eq!(s["request"], "attach");
+        assert_eq!(s["debugServer"], 4711);
+        assert_eq!(s["mirrorToken"], "abc");
+        assert_eq!(s["type"], "debugpy");
+    }
+}

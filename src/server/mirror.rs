@@ -1,0 +1,455 @@
+//! The IDE mirror's sockets as sources of the loop (DESIGN §7): one listener per exposed session
+//! and its clients, each in a slab under token kinds `MirrorListener`/`MirrorClient`. Binds,
+//! accepts, reads and writes; the protocol is `mirror::client::ClientCore` and the session's
+//! side is `session::mirror`. Must not: decide policy or touch a session's DAP state itself.
+
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use log::{debug, info, trace, warn};
+use mio::event::Event;
+use mio::net::{TcpListener, TcpStream};
+use mio::Interest;
+use serde_json::{Map, Value};
+use slab::Slab;
+
+use super::{Server, TimerEvent};
+use crate::mcp::tools::{ErrorCode, ToolResult};
+use crate::mcp::Context;
+use crate::mirror::client::{ClientCore, Host};
+use crate::mirror::{self, Endpoint, Token, MAX_CLIENTS, MAX_REFUSED};
+use crate::session::mirror::{ClientRef, Note, Request};
+use crate::session::{SessionKey, Sessions};
+use crate::timer::TimerId;
+use crate::token::{self, Kind};
+
+/// Bytes read from a client per `read` call.
+const READ_CHUNK: usize = 16 * 1024;
+/// Reads of one client per wake-up (1 MiB); edge-triggered, so a client left with data is read
+/// again on the next turn through `readable`.
+const READS_PER_WAKE: usize = 64;
+/// Connections accepted per listener wake-up.
+const ACCEPTS_PER_WAKE: usize = 16;
+/// How long a closing client (its last words queued) may take to read them.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// An exposed session's listener.
+pub(super) struct Listener {
+    session: SessionKey,
+    /// The session's agent-facing id: a slab key reused by a later session is not this one.
+    session_id: String,
+    socket: TcpListener,
+    token: Token,
+    /// Client slab keys.
+    clients: Vec<usize>,
+}
+
+/// A connected client.
+pub(super) struct Client {
+    listener: usize,
+    session: SessionKey,
+    serial: u64,
+    stream: TcpStream,
+    core: ClientCore,
+    readable: bool,
+    writable: bool,
+    timer: Option<TimerId>,
+    /// Set once the client is closing: it is dropped at this time even if it never read.
+    close_by: Option<Instant>,
+}
+
+/// The mirror's sources (owned by the server).
+pub(super) struct MirrorIo {
+    listeners: Slab<Listener>,
+    clients: Slab<Client>,
+    next_serial: u64,
+    bind: IpAddr,
+    auth_timeout: Duration,
+    buf: Vec<u8>,
+}
+
+impl MirrorIo {
+    /// Reads `DAPMUX_MIRROR_BIND` (set by `--mirror-bind`; default 127.0.0.1) and the auth timeout.
+    pub(super) fn new() -> MirrorIo {
+        let bind = match std::env::var(mirror::BIND_ENV) {
+            Ok(v) if !v.trim().is_empty() => match v.trim().parse::<IpAddr>() {
+                Ok(ip) => {
+                    if !ip.is_loopback() {
+                        info!(
+                            "mirror listeners will bind to {ip}, not loopback: anyone who can reach it and holds a token can read and evaluate code in exposed sessions"
+                        );
+                    }
+                    ip
+                }
+                Err(_) => {
+                    warn!("{} is not an IP address; mirrors stay on 127.0.0.1", mirror::BIND_ENV);
+                    IpAddr::V4(Ipv4Addr::LOCALHOST)
+                }
+            },
+            _ => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        };
+        MirrorIo {
+            listeners: Slab::new(),
+            clients: Slab::new(),
+            next_serial: 1,
+            bind,
+            auth_timeout: mirror::auth_timeout(),
+            buf: vec![0; READ_CHUNK],
+        }
+    }
+}
+
+/// The session as a client's [`Host`].
+struct SessionHost<'a> {
+    sessions: &'a mut Sessions,
+    session: SessionKey,
+    client: ClientRef,
+    now: Instant,
+}
+
+impl Host for SessionHost<'_> {
+    fn capabilities(&self) -> Option<Map<String, Value>> {
+        self.sessions.get(self.session).and_then(|s| s.raw_capabilities())
+    }
+
+    fn forward(&mut self, request_seq: i64, command: &str, arguments: Option<Value>) {
+        self.sessions.mirror_forward(self.session, self.client, request_seq, command, arguments, self.now);
+    }
+
+    fn late_join_stop(&self) -> Option<Value> {
+        self.sessions.get(self.session).and_then(|s| s.mirror_late_join_stop())
+    }
+}
+
+impl Server {
+    /// Once per loop turn: carries out expose/unexpose requests, delivers session notes to the
+    /// clients, closes mirrors whose session ended, and writes what clients have pending.
+    pub(super) fn pump_mirrors(&mut self, now: Instant) {
+        let mut work: Vec<(SessionKey, Vec<Request>)> = Vec::new();
+        let mut notes = Vec::new();
+        let mut ended = Vec::new();
+        for (key, s) in self.sessions.taps() {
+            let requests = s.mirror.take_requests();
+            if !requests.is_empty() {
+                work.push((key, requests));
+            }
+            if s.mirror.endpoint.is_some() {
+                notes.push((key, s.mirror.take_notes()));
+                let restarted = s.state == crate::session::snapshot::RunState::Starting;
+                if s.state.is_over() || restarted || self.shutdown.is_some() {
+                    ended.push(key);
+                }
+            }
+        }
+        for (key, requests) in work {
+            for r in requests {
+                match r {
+                    Request::Expose { call } => self.expose(key, call, now),
+                    Request::Unexpose => self.close_listener_of(key, now),
+                }
+            }
+        }
+        for (key, list) in notes {
+            let Some(lkey) = self.listener_of(key) else { continue };
+            for note in list {
+                self.deliver(lkey, note);
+            }
+        }
+        for key in ended {
+            self.close_listener_of(key, now);
+        }
+        // Listeners whose session left the table.
+        let orphans: Vec<usize> = self
+            .mirror
+            .listeners
+            .iter()
+            .filter(|(_, l)| self.sessions.get(l.session).map_or(true, |s| s.id != l.session_id))
+            .map(|(k, _)| k)
+            .collect();
+        for l in orphans {
+            self.close_listener(l, now);
+        }
+        let keys: Vec<usize> = self.mirror.clients.iter().map(|(k, _)| k).collect();
+        for k in keys {
+            self.settle_client(k, now);
+        }
+    }
+
+    fn listener_of(&self, session: SessionKey) -> Option<usize> {
+        let id = &self.sessions.get(session)?.id;
+        self.mirror.listeners.iter().find(|(_, l)| l.session == session && &l.session_id == id).map(|(k, _)| k)
+    }
+
+    /// Binds a listener for `session` and answers `call` with the endpoint.
+    fn expose(&mut self, session: SessionKey, call: crate::mcp::CallKey, now: Instant) {
+        let result = self.bind_listener(session);
+        let output = match result {
+            Ok(()) => match self.sessions.get(session) {
+                Some(s) => match &s.mirror.endpoint {
+                    Some(e) => mirror::expose_result(&s.id, &s.vscode_type(), e),
+                    None => ToolResult::error(ErrorCode::Disconnected, "the mirror closed at once"),
+                },
+                None => ToolResult::error(ErrorCode::SessionNotFound, "the session ended before its mirror opened"),
+            },
+            Err(msg) => ToolResult::error(ErrorCode::AdapterError, msg),
+        };
+        let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+        if !self.mcp.complete(call, output, cx) {
+            debug!("expose_session answer dropped: the call was cancelled");
+        }
+    }
+
+    fn bind_listener(&mut self, session: SessionKey) -> Result<(), String> {
+        let Some(s) = self.sessions.get(session) else { return Err("the session ended".into()) };
+        if s.mirror.endpoint.is_some() {
+            return Ok(()); // A second expose in the same turn: idempotent.
+        }
+        let session_id = s.id.clone();
+        let token = Token::generate().map_err(|e| format!("no random token from the OS: {e}"))?;
+        let mut socket = TcpListener::bind(SocketAddr::new(self.mirror.bind, 0))
+            .map_err(|e| format!("cannot listen on {}: {e}", self.mirror.bind))?;
+        let port = socket.local_addr().map_err(|e| format!("cannot read the listener's port: {e}"))?.port();
+        let entry = self.mirror.listeners.vacant_entry();
+        let key = entry.key();
+        let tok = token::encode(Kind::MirrorListener, key).ok_or("token space exhausted")?;
+        self.poll
+            .registry()
+            .register(&mut socket, tok, Interest::READABLE)
+            .map_err(|e| format!("cannot watch the listener: {e}"))?;
+        entry.insert(Listener {
+            session,
+            session_id: session_id.clone(),
+            socket,
+            token: token.clone(),
+            clients: Vec::new(),
+        });
+        info!("{session_id}: mirror listening on {}:{port}", self.mirror.bind);
+        if let Some(s) = self.sessions.get_mut(session) {
+            s.mirror.endpoint = Some(Endpoint { host: self.mirror.bind.to_string(), port, token });
+        }
+        Ok(())
+    }
+
+    /// Closes `session`'s listener, if any: the port refuses connections from now on, clients
+    /// get `terminated` and close once it is written.
+    fn close_listener_of(&mut self, session: SessionKey, now: Instant) {
+        if let Some(s) = self.sessions.get_mut(session) {
+            s.mirror.endpoint = None;
+            let _ = s.mirror.take_notes();
+        }
+        let keys: Vec<usize> =
+            self.mirror.listeners.iter().filter(|(_, l)| l.session == session).map(|(k, _)| k).collect();
+        for k in keys {
+            self.close_listener(k, now);
+        }
+    }
+
+    fn close_listener(&mut self, lkey: usize, now: Instant) {
+        if !self.mirror.listeners.contains(lkey) {
+            return;
+        }
+        let mut l = self.mirror.listeners.remove(lkey);
+        let _ = self.poll.registry().deregister(&mut l.socket);
+        info!("{}: mirror closed", l.session_id);
+        for c in l.clients {
+            if let Some(client) = self.mirror.clients.get_mut(c) {
+                client.core.terminate();
+                client.close_by.get_or_insert(now + CLOSE_GRACE);
+            }
+            self.settle_client(c, now);
+        }
+    }
+
+    fn deliver(&mut self, lkey: usize, note: Note) {
+        let Some(l) = self.mirror.listeners.get(lkey) else { return };
+        match note {
+            Note::Event { event, body } => {
+                for &c in &l.clients {
+                    if let Some(client) = self.mirror.clients.get_mut(c) {
+                        client.core.event(&event, body.clone());
+                    }
+                }
+            }
+            Note::Response { client, request_seq, response } => {
+                match self.mirror.clients.get_mut(client.key).filter(|c| c.serial == client.serial) {
+                    Some(c) => c.core.complete(request_seq, response),
+                    None => trace!("mirror: answer for a client that left"),
+                }
+            }
+        }
+    }
+
+    /// Events on a listener: accept every pending connection (up to a cap per wake-up).
+    pub(super) fn on_mirror_listener(&mut self, lkey: usize, now: Instant) {
+        for _ in 0..ACCEPTS_PER_WAKE {
+            let Some(l) = self.mirror.listeners.get_mut(lkey) else { return };
+            let (mut stream, peer) = match l.socket.accept() {
+                Ok(s) => s,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    debug!("mirror accept failed: {e}");
+                    return;
+                }
+            };
+            let attached = l.clients.len();
+            let refused_now = attached >= MAX_CLIENTS;
+            if attached >= MAX_CLIENTS + MAX_REFUSED {
+                info!("{}: mirror connection from {peer} closed: too many connections", l.session_id);
+                continue;
+            }
+            let _ = stream.set_nodelay(true);
+            let serial = self.mirror.next_serial;
+            self.mirror.next_serial += 1;
+            let name = format!("{} mirror client {serial}", l.session_id);
+            let deadline = now + self.mirror.auth_timeout;
+            let core = if refused_now {
+                info!("{name} from {peer}: refused, the mirror already serves {MAX_CLIENTS} clients");
+                ClientCore::refused(name, deadline)
+            } else {
+                info!("{name}: connected from {peer}");
+                ClientCore::new(name, l.token.clone(), deadline)
+            };
+            let session = l.session;
+            let entry = self.mirror.clients.vacant_entry();
+            let ckey = entry.key();
+            let Some(tok) = token::encode(Kind::MirrorClient, ckey) else { return };
+            if let Err(e) = self.poll.registry().register(&mut stream, tok, Interest::READABLE | Interest::WRITABLE) {
+                warn!("cannot watch a mirror client: {e}");
+                continue;
+            }
+            entry.insert(Client {
+                listener: lkey,
+                session,
+                serial,
+                stream,
+                core,
+                readable: true,
+                writable: true,
+                timer: None,
+                close_by: None,
+            });
+            if let Some(l) = self.mirror.listeners.get_mut(lkey) {
+                l.clients.push(ckey);
+            }
+            self.settle_client(ckey, now);
+        }
+    }
+
+    /// Events on a client socket.
+    pub(super) fn on_mirror_client(&mut self, ckey: usize, event: &Event, now: Instant) {
+        let Some(c) = self.mirror.clients.get_mut(ckey) else {
+            trace!("event for vacant mirror client {ckey} ignored");
+            return;
+        };
+        if event.is_readable() || event.is_read_closed() || event.is_error() {
+            c.readable = true;
+        }
+        if event.is_writable() {
+            c.writable = true;
+        }
+        self.read_client(ckey, now);
+        self.settle_client(ckey, now);
+        self.write_adapters();
+    }
+
+    fn read_client(&mut self, ckey: usize, now: Instant) {
+        let MirrorIo { clients, buf, .. } = &mut self.mirror;
+        let Some(c) = clients.get_mut(ckey) else { return };
+        let client = ClientRef { key: ckey, serial: c.serial };
+        for _ in 0..READS_PER_WAKE {
+            if !c.readable || c.core.closing() {
+                return;
+            }
+            match c.stream.read(buf) {
+                Ok(0) => {
+                    debug!("mirror client {} closed its socket", c.serial);
+                    c.readable = false;
+                    c.core.abort();
+                    c.close_by = Some(now);
+                    return;
+                }
+                Ok(n) => {
+                    let mut host = SessionHost { sessions: &mut self.sessions, session: c.session, client, now };
+                    c.core.receive(&buf[..n], now, &mut host);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => c.readable = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    debug!("reading mirror client {} failed: {e}", c.serial);
+                    c.core.abort();
+                    c.close_by = Some(now);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Writes a client's pending bytes, re-arms its timer, and drops it when it is done.
+    fn settle_client(&mut self, ckey: usize, now: Instant) {
+        let Some(c) = self.mirror.clients.get_mut(ckey) else { return };
+        while c.writable && !c.core.outbound().is_empty() {
+            match c.stream.write(c.core.outbound()) {
+                Ok(0) => break,
+                Ok(n) => c.core.consume(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => c.writable = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    debug!("writing mirror client {} failed: {e}", c.serial);
+                    c.core.abort();
+                    c.close_by = Some(now);
+                    break;
+                }
+            }
+        }
+        if c.core.closing() {
+            c.close_by.get_or_insert(now + CLOSE_GRACE);
+        }
+        let drained = c.core.outbound().is_empty();
+        let done = c.core.overflowed() || (c.core.closing() && drained) || c.close_by.is_some_and(|t| t <= now);
+        if done {
+            self.drop_client(ckey);
+            return;
+        }
+        let want = match (c.core.next_deadline(), c.close_by) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if c.timer.map(TimerId::deadline) != want {
+            if let Some(old) = c.timer.take() {
+                self.timers.cancel(old);
+            }
+            if let Some(at) = want {
+                let event = TimerEvent::MirrorClient { key: ckey, serial: c.serial };
+                c.timer = self.timers.insert(at, event).ok();
+            }
+        }
+    }
+
+    /// A client's deadline passed (auth timeout, late-join fallback, close grace).
+    pub(super) fn on_mirror_timer(&mut self, ckey: usize, serial: u64, now: Instant) {
+        let MirrorIo { clients, .. } = &mut self.mirror;
+        let Some(c) = clients.get_mut(ckey).filter(|c| c.serial == serial) else { return };
+        c.timer = None;
+        let client = ClientRef { key: ckey, serial };
+        let mut host = SessionHost { sessions: &mut self.sessions, session: c.session, client, now };
+        c.core.on_timer(now, &mut host);
+        self.settle_client(ckey, now);
+    }
+
+    fn drop_client(&mut self, ckey: usize) {
+        if !self.mirror.clients.contains(ckey) {
+            return;
+        }
+        let mut c = self.mirror.clients.remove(ckey);
+        let _ = self.poll.registry().deregister(&mut c.stream);
+        if let Some(t) = c.timer.take() {
+            self.timers.cancel(t);
+        }
+        if let Some(l) = self.mirror.listeners.get_mut(c.listener) {
+            l.clients.retain(|&k| k != ckey);
+        }
+        debug!("mirror client {} closed", c.serial);
+    }
+}

@@ -1,0 +1,327 @@
+//! A session's side of the IDE mirror (DESIGN §7), sans-IO: what the mirror clients are told
+//! (events in order, a `continued` synthesized when the agent's resume succeeded without one,
+//! the last stop for late joiners), and forwarding their read-only requests through the
+//! session's DAP connection with frame ids and variable references translated through the
+//! session's handles (§5). Must not: touch sockets, or let a mirror client change the session.
+//!
+//! The IO shell (`server/mirror.rs`) drains [`Tap::take_notes`] every loop turn and delivers them
+//! to the clients; it also carries out expose/unexpose requests the tools queue here.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::handles::Kind;
+use super::snapshot::RunState;
+use super::{CallKey, Origin, Session, SessionKey, Sessions};
+use crate::dap::adapters::AdapterKind;
+use crate::dap::client::Outcome;
+use crate::dap::protocol::{Event, Response, Seq};
+use crate::mirror::Endpoint;
+
+/// Notes waiting for the IO shell; it drains them every loop turn, so this only bounds one
+/// turn's worth (an event flood from the adapter). Past it, events are dropped and counted;
+/// responses are always kept.
+pub const MAX_NOTES: usize = 16_384;
+
+/// Identifies a mirror client across slab-key reuse: its slab key and a serial never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientRef {
+    pub key: usize,
+    pub serial: u64,
+}
+
+/// A mirror client's request in flight to the adapter (the DAP origin of a forwarded request).
+#[derive(Debug)]
+pub struct Forwarded {
+    pub client: ClientRef,
+    /// The client's own `seq` (its `request_seq` on the way back).
+    pub request_seq: i64,
+    pub command: String,
+    /// The session's revision when it was sent: ids in a reply from an older one are not minted.
+    pub revision: u64,
+}
+
+/// Something for the mirror clients of a session.
+#[derive(Debug)]
+pub enum Note {
+    /// An event for every attached client, in order.
+    Event { event: String, body: Option<Value> },
+    /// The answer to one client's forwarded request (`seq`/`request_seq` are set by the client).
+    Response { client: ClientRef, request_seq: i64, response: Response },
+}
+
+/// What the agent asked of the mirror, for the IO shell.
+#[derive(Debug)]
+pub enum Request {
+    /// Open a listener and answer `call` with the endpoint.
+    Expose { call: CallKey },
+    /// Close the listener (clients get `terminated`).
+    Unexpose,
+}
+
+/// A session's mirror state.
+#[derive(Debug, Default)]
+pub struct Tap {
+    /// Set by the IO shell once the listener is bound.
+    pub endpoint: Option<Endpoint>,
+    requests: Vec<Request>,
+    notes: VecDeque<Note>,
+    dropped: u64,
+    /// The last `stopped` body and the revision it came at; `None` while running.
+    last_stop: Option<(u64, Value)>,
+}
+
+impl Tap {
+    /// Notes for the clients, oldest first.
+    pub fn take_notes(&mut self) -> VecDeque<Note> {
+        if self.dropped > 0 {
+            log::warn!("mirror: dropped {} events in one turn (flood)", self.dropped);
+            self.dropped = 0;
+        }
+        std::mem::take(&mut self.notes)
+    }
+
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.requests)
+    }
+
+    /// Whether a listener is open or asked for.
+    pub fn exposed_or_pending(&self) -> bool {
+        self.endpoint.is_some() || self.requests.iter().any(|r| matches!(r, Request::Expose { .. }))
+    }
+
+    fn note_event(&mut self, event: &str, body: Option<Value>) {
+        if self.endpoint.is_none() {
+            return;
+        }
+        if self.notes.len() >= MAX_NOTES {
+            self.dropped += 1;
+            return;
+        }
+        self.notes.push_back(Note::Event { event: event.to_owned(), body });
+    }
+
+    fn note_response(&mut self, client: ClientRef, request_seq: i64, response: Response) {
+        self.notes.push_back(Note::Response { client, request_seq, response });
+    }
+}
+
+/// Events the clients see (besides the ones dapmux synthesizes).
+const FANNED_OUT: &[&str] =
+    &["stopped", "continued", "output", "thread", "exited", "terminated", "module", "loadedSource", "invalidated"];
+
+/// Requests whose replies carry frame ids or variable references.
+const MINTS_IDS: &[&str] = &["stackTrace", "scopes", "variables", "evaluate"];
+
+impl Session {
+    /// The session's VS Code debug type (`debugpy`, `lldb-dap`, `go`; a custom adapter's name).
+    pub fn vscode_type(&self) -> String {
+        match self.plan.kind {
+            Some(AdapterKind::Debugpy) => "debugpy".into(),
+            Some(AdapterKind::Lldb) => "lldb-dap".into(),
+            Some(AdapterKind::Delve) => "go".into(),
+            None => self.plan.name.clone(),
+        }
+    }
+
+    /// The adapter's capabilities as it reported them.
+    pub fn raw_capabilities(&self) -> Option<serde_json::Map<String, Value>> {
+        self.client.capabilities().map(|c| c.raw.clone())
+    }
+
+    /// Called for every adapter event, after the session reacted to it.
+    pub(super) fn mirror_event(&mut self, e: &Event) {
+        match e.event.as_str() {
+            "stopped" => {
+                let mut body = e.body.clone().unwrap_or_else(|| json!({}));
+                // The IDE never set these breakpoints: their ids mean nothing to it.
+                if let Some(m) = body.as_object_mut() {
+                    m.remove("hitBreakpointIds");
+                }
+                if let Some((rev, _)) = &self.mirror.last_stop {
+                    // The program ran since the clients saw the last stop, and nobody said so.
+                    if self.revision > rev + 1 {
+                        let thread = body.get("threadId").cloned();
+                        self.mirror.note_event("continued", Some(continued_body(thread)));
+                    }
+                }
+                self.mirror.last_stop = Some((self.revision, body.clone()));
+                self.mirror.note_event("stopped", Some(body));
+            }
+            "continued" | "exited" | "terminated" => {
+                self.mirror.last_stop = None;
+                self.mirror.note_event(&e.event, e.body.clone());
+            }
+            "output"
+                if e.body.as_ref().and_then(|b| b.get("category")).and_then(Value::as_str) == Some("telemetry") => {}
+            name if FANNED_OUT.contains(&name) => self.mirror.note_event(name, e.body.clone()),
+            _ => {}
+        }
+    }
+
+    /// The agent's resume (`continue`, a step) succeeded: clients that last saw a stop hear
+    /// `continued`, unless the adapter said so already or the program stopped again first.
+    pub(super) fn mirror_resumed(&mut self) {
+        if self.state != RunState::Running {
+            return;
+        }
+        if let Some((_, body)) = self.mirror.last_stop.take() {
+            self.mirror.note_event("continued", Some(continued_body(body.get("threadId").cloned())));
+        }
+    }
+
+    /// The `stopped` body a client attaching now should see, when the session is stopped.
+    pub fn mirror_late_join_stop(&self) -> Option<Value> {
+        if self.state != RunState::Stopped {
+            return None;
+        }
+        if let Some((_, body)) = &self.mirror.last_stop {
+            return Some(body.clone());
+        }
+        let stop = self.stop.as_ref()?;
+        let mut body = json!({ "reason": stop.reason, "allThreadsStopped": true });
+        if let Some(t) = stop.thread {
+            body["threadId"] = t.into();
+        }
+        Some(body)
+    }
+
+    /// A forwarded request was answered: ids in the reply become handles, then the client hears it.
+    pub(super) fn mirror_completed(&mut self, f: Forwarded, outcome: Outcome) {
+        let Forwarded { client, request_seq, command, revision } = f;
+        let response = match outcome {
+            Outcome::Success(mut r) if revision == self.revision || !MINTS_IDS.contains(&command.as_str()) => {
+                if let Some(body) = r.body.as_mut() {
+                    self.mint_reply_ids(&command, body);
+                }
+                r
+            }
+            Outcome::Success(_) => failure(
+                &command,
+                format!("the program ran while `{command}` was in flight (now rev {}); ask again", self.revision),
+            ),
+            Outcome::Error { message, response } => Response { body: response.body, ..failure(&command, message) },
+            other => failure(&command, other.to_string()),
+        };
+        self.mirror.note_response(client, request_seq, response);
+    }
+
+    /// Replaces the adapter's frame ids and variable references in a reply by handles.
+    fn mint_reply_ids(&mut self, command: &str, body: &mut Value) {
+        let (list, kind, field) = match command {
+            "stackTrace" => ("stackFrames", Kind::Frame, "id"),
+            "scopes" => ("scopes", Kind::Variables, "variablesReference"),
+            "variables" => ("variables", Kind::Variables, "variablesReference"),
+            "evaluate" => return self.mint_field(body, Kind::Variables, "variablesReference"),
+            _ => return,
+        };
+        if let Some(items) = body.get_mut(list).and_then(Value::as_array_mut) {
+            for item in items {
+                self.mint_field(item, kind, field);
+            }
+        }
+    }
+
+    fn mint_field(&mut self, item: &mut Value, kind: Kind, field: &str) {
+        let Some(id) = item.get(field).and_then(Value::as_i64) else { return };
+        if kind == Kind::Variables && id <= 0 {
+            return;
+        }
+        let handle = self.handles.mint(kind, id).map_or(0, i64::from);
+        item[field] = handle.into();
+    }
+
+    /// Translates the handles in a client's arguments into the adapter's ids (§5: a stale one is
+    /// refused before anything is sent).
+    fn unmint_arguments(&self, command: &str, arguments: &mut Option<Value>) -> Result<(), String> {
+        let (kind, field) = match command {
+            "scopes" | "evaluate" | "completions" => (Kind::Frame, "frameId"),
+            "variables" => (Kind::Variables, "variablesReference"),
+            _ => return Ok(()),
+        };
+        let Some(args) = arguments.as_mut() else { return Ok(()) };
+        let Some(handle) = args.get(field).and_then(Value::as_i64) else { return Ok(()) };
+        match self.handles.resolve(kind, handle) {
+            Ok(id) => {
+                args[field] = id.into();
+                Ok(())
+            }
+            Err(e) => Err(format!("{} {handle}: {e}; ask again for fresh ids", kind.as_str())),
+        }
+    }
+}
+
+fn continued_body(thread: Option<Value>) -> Value {
+    let mut body = json!({ "allThreadsContinued": true });
+    if let Some(t) = thread {
+        body["threadId"] = t;
+    }
+    body
+}
+
+/// A failed response for a client (seq fields are set by the client).
+fn failure(command: &str, message: String) -> Response {
+    Response {
+        seq: Seq::new(0),
+        request_seq: Seq::new(0),
+        success: false,
+        command: command.to_owned(),
+        body: Some(json!({ "error": { "id": 2, "format": message, "showUser": false } })),
+        message: Some(message),
+    }
+}
+
+impl Sessions {
+    /// Queues an expose (the IO shell binds the listener and answers `call`).
+    pub fn request_expose(&mut self, key: SessionKey, call: CallKey) {
+        if let Some(s) = self.slab.get_mut(key) {
+            s.mirror.requests.push(Request::Expose { call });
+        }
+    }
+
+    /// Queues an unexpose; true when there was something to close.
+    pub fn request_unexpose(&mut self, key: SessionKey) -> bool {
+        let Some(s) = self.slab.get_mut(key) else { return false };
+        let open = s.mirror.exposed_or_pending();
+        if open {
+            s.mirror.requests.push(Request::Unexpose);
+        }
+        open
+    }
+
+    /// Every session's mirror state, for the IO shell.
+    pub fn taps(&mut self) -> impl Iterator<Item = (SessionKey, &mut Session)> {
+        self.slab.iter_mut()
+    }
+
+    pub fn get_mut(&mut self, key: SessionKey) -> Option<&mut Session> {
+        self.slab.get_mut(key)
+    }
+
+    /// A mirror client's read-only request for session `key`: ids translated, then sent through
+    /// the session's DAP connection. Failures are answered to the client through the notes.
+    pub fn mirror_forward(
+        &mut self,
+        key: SessionKey,
+        client: ClientRef,
+        request_seq: i64,
+        command: &str,
+        mut arguments: Option<Value>,
+        now: Instant,
+    ) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if let Err(msg) = s.unmint_arguments(command, &mut arguments) {
+            s.mirror.note_response(client, request_seq, failure(command, msg));
+            return;
+        }
+        let origin =
+            Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.revision });
+        if let Err(refused) = s.client.request(command, arguments, origin, now, None) {
+            let msg = format!("dapmux could not send `{command}`: {}", refused.error);
+            s.mirror.note_response(client, request_seq, failure(command, msg));
+        }
+        s.pump(now, &mut self.actions);
+    }
+}
