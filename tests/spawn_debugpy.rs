@@ -135,10 +135,9 @@ fn python_without_debugpy_maps_to_adapter_not_found() {
     assert_eq!(
         err.to_string(),
         format!(
-            "debugpy: the debugpy module is not installed for {}; install it with: {}",
+            "debugpy: the debugpy module is not installed for {}; install it with: {} (or `dapmux install debugpy` for a private copy dapmux finds by itself)",
             python.display(),
             debugpy::install_command(&python)
         )
     );
-    assert!(err.to_string().ends_with(" -m pip install debugpy"));
 }
