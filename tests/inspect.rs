@@ -221,3 +221,30 @@ fn progress_during_a_long_continue_and_a_cancelled_wait_gets_no_response() {
     assert_eq!(p.s["state"], json!("stopped"), "the session still works: {}", p.text);
     a.ok("disconnect", json!({}));
 }
+
+/// A client subscribed to `dapmux://session/{id}/state` hears of every stop, resume and exit
+/// (MCP `notifications/resources/updated`); the resource then reads the new state.
+#[test]
+fn subscribers_hear_of_state_changes() {
+    let mut a = Agent::start();
+    let r = a.rpc("resources/subscribe", json!({"uri": "dapmux://session/s1/state"}));
+    assert!(r.get("result").is_some(), "{r}");
+    let program = fixture("py/loop.py");
+    a.d.send_json(&json!({"jsonrpc": "2.0", "id": 700, "method": "tools/call",
+        "params": {"name": "launch", "arguments": {"program": program, "breakpoints": [{"path": program, "line": 7}]}}}));
+    let mut updates = 0;
+    loop {
+        let msg = a.d.recv();
+        if msg["method"] == json!("notifications/resources/updated") {
+            assert_eq!(msg["params"]["uri"], json!("dapmux://session/s1/state"), "{msg}");
+            updates += 1;
+            continue;
+        }
+        assert_eq!(msg["id"], json!(700), "{msg}");
+        break;
+    }
+    assert!(updates >= 1, "the stop was announced");
+    let state: Value = serde_json::from_str(&a.resource("dapmux://session/s1/state")).expect("json");
+    assert_eq!(state["state"], json!("stopped"), "{state}");
+    a.ok("disconnect", json!({}));
+}

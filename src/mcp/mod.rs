@@ -11,7 +11,7 @@
 
 mod dispatch;
 pub mod eras;
-mod resources;
+pub mod resources;
 pub mod tools;
 
 #[cfg(test)]
@@ -181,11 +181,21 @@ impl Mcp {
     /// Invalid UTF-8 or JSON → `-32700` with `"id": null`; an array → a batch (only when
     /// 2025-03-26 was negotiated, else one `-32600`).
     pub fn handle_line(&mut self, line: &[u8], cx: &mut Context<'_>) {
-        let parsed = std::str::from_utf8(line).ok().and_then(|t| Some((t, serde_json::from_str::<Value>(t).ok()?)));
-        let Some((text, value)) = parsed else {
-            log::debug!("unparsable line of {} bytes", line.len());
-            emit_error(cx, None, &RpcError::new(PARSE_ERROR, "Parse error: the line is not valid JSON"));
-            return;
+        let parsed = match std::str::from_utf8(line) {
+            Err(e) => Err(format!("Parse error: the line is not valid UTF-8 (at byte {})", e.valid_up_to())),
+            Ok(t) => serde_json::from_str::<Value>(t).map(|v| (t, v)).map_err(|e| {
+                // serde_json's own words say what is wrong: a syntax error, trailing characters
+                // (two messages on one line), a number out of range, recursion past 128 levels.
+                format!("Parse error: the line is not valid JSON ({e})")
+            }),
+        };
+        let (text, value) = match parsed {
+            Ok(p) => p,
+            Err(message) => {
+                log::debug!("unparsable line of {} bytes", line.len());
+                emit_error(cx, None, &RpcError::new(PARSE_ERROR, &message));
+                return;
+            }
         };
         let span = Span::trimmed(text);
         match value {

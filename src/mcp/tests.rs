@@ -156,8 +156,8 @@ fn malformed_json_is_a_parse_error_and_the_next_line_is_served() {
     check(
         &[r#"{"jsonrpc":"2.0","id":1,"method":"ping""#, "not json", r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#],
         &[
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}"#,
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON (EOF while parsing an object at line 1 column 39)"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON (expected ident at line 1 column 2)"}}"#,
             r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
         ],
     );
@@ -169,7 +169,9 @@ fn malformed_json_is_a_parse_error_and_the_next_line_is_served() {
     );
     assert_eq!(
         lines(out),
-        [r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}"#]
+        [
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid UTF-8 (at byte 6)"}}"#
+        ]
     );
 }
 

@@ -83,6 +83,11 @@ impl Server {
                 }
                 Action::StopAdapter { session } => self.stop_adapter(session, now),
                 Action::TrackProcesses => self.walk_descendants(),
+                Action::StateChanged { session } => {
+                    let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+                    self.mcp.resource_updated(&format!("dapmux://session/{session}/state"), cx);
+                    self.mcp.resource_updated(crate::mcp::resources::SESSIONS_URI, cx);
+                }
                 Action::Release { session } => {
                     if self.adapter_of.contains_key(&session) {
                         self.stop_adapter(session, now);
@@ -118,7 +123,7 @@ impl Server {
                     SpawnError::NotFound { program } => (
                         ErrorCode::AdapterNotFound,
                         format!(
-                            "the adapter program {} was not found; run `dapmux doctor` for install commands",
+                            "the adapter program {} (or the interpreter on its #! line) was not found; run `dapmux doctor` for install commands",
                             program.to_string_lossy()
                         ),
                     ),

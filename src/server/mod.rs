@@ -326,7 +326,9 @@ impl Server {
             match event {
                 TimerEvent::FlushDeadline => {
                     if self.flush_deadline == Some(id) {
-                        warn!("stdout accepted nothing for {FLUSH_STALL:?}; dropping {} bytes", self.out.pending());
+                        if self.out.pending() > 0 {
+                            warn!("stdout accepted nothing for {FLUSH_STALL:?}; dropping {} bytes", self.out.pending());
+                        }
                         self.flush_expired = true;
                     }
                 }
@@ -502,6 +504,9 @@ impl Server {
         // period; whatever is left afterwards is killed.
         self.sessions.shutdown(now);
         self.process_actions(now);
+        // Open `subscriptions/listen` requests get their final answer (MCP 2026-07-28).
+        let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
+        self.mcp.close_subscriptions(cx);
         if self.timers.insert(now + SHUTDOWN_GRACE, TimerEvent::ShutdownGrace).is_err() {
             self.grace_expired = true;
         }

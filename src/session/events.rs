@@ -62,11 +62,18 @@ impl Session {
                         ReverseAnswer::Failure { message: "runInTerminal is not supported by this client".into() };
                     let _ = self.client.respond(id, answer, now);
                 }
-                Output::Diagnostic(d) => log::warn!("{}: {d}", self.id),
+                // The client already logged it (at warn); the session only notes it for tracing.
+                Output::Diagnostic(d) => log::debug!("{}: {d}", self.id),
             }
         }
         for (call, output) in self.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
+        }
+        // Subscribers of `dapmux://session/{id}/state` hear of every stop, resume and exit.
+        let now_seen = (self.state, self.revision);
+        if self.last_announced != Some(now_seen) {
+            self.last_announced = Some(now_seen);
+            actions.push_back(Action::StateChanged { session: self.id.clone() });
         }
     }
 
@@ -505,6 +512,16 @@ impl Session {
         if timed_out && self.state == RunState::Running {
             text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
         }
+        if timed_out && self.state == RunState::Starting {
+            let step = if !self.startup.launch_sent {
+                "the adapter has not answered `initialize`"
+            } else if !self.startup.configured {
+                "the adapter has not sent `initialized` yet (it may be building or starting the program)"
+            } else {
+                "the adapter has not answered `launch` yet"
+            };
+            text.push_str(&format!(" (still starting when the wait ended: {step}; call `wait` to keep waiting)"));
+        }
         let mut snap = self.snapshot_json();
         if !self.warnings.is_empty() {
             let warnings = std::mem::take(&mut self.warnings);
@@ -596,8 +613,8 @@ impl Session {
             RunState::Stopped => {
                 if let Some(stop) = &self.stop {
                     s.push_str(&format!(" ({})", stop.reason));
-                    if let Some(loc) = &stop.location {
-                        s.push_str(&format!(" at {}", loc.short()));
+                    if let Some(loc) = stop.location.as_ref().map(|l| l.short()).filter(|l| !l.is_empty()) {
+                        s.push_str(&format!(" at {loc}"));
                     }
                     if let Some(t) = stop.thread {
                         s.push_str(&format!(" · thread {t}"));

@@ -66,6 +66,9 @@ pub enum Action {
     StopAdapter { session: SessionKey },
     /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
     RecordDebuggee { pid: i64 },
+    /// The session's state or revision changed: `dapmux://session/{id}/state` (and
+    /// `dapmux://sessions`) subscribers are told.
+    StateChanged { session: String },
     /// Record the processes below every adapter now (before a `disconnect` reaches one: the
     /// debuggee's children become orphans once it is gone, and can no longer be told apart).
     TrackProcesses,
@@ -254,6 +257,8 @@ pub struct Session {
     /// The program ended because dapmux ended it (`disconnect`, `terminate`, shutdown): its exit
     /// code is the kill's, not the program's own.
     pub ended_by_dapmux: bool,
+    /// The (state, revision) last announced to resource subscribers.
+    last_announced: Option<(RunState, u64)>,
     /// `disconnect` was called: the session leaves the table once its adapter is gone.
     disconnected: bool,
     /// `disconnect` calls answered when the adapter is gone.
@@ -403,6 +408,7 @@ impl Sessions {
             failure: None,
             warnings: Vec::new(),
             ended_by_dapmux: false,
+            last_announced: None,
             disconnected: false,
             disconnect_calls: Vec::new(),
             done: Vec::new(),
