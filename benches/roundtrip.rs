@@ -259,13 +259,17 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
             let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
             dap.request("variables", json!({"variablesReference": vref}))?;
             s.add("context", t);
+            // `step` and `continue` through dapmux answer with where the program stopped, so the
+            // raw client asks for the top frame too (what any client needs to know the line).
             let t = Instant::now();
             dap.request("next", json!({"threadId": thread}))?;
             dap.event("stopped")?;
+            dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
             s.add("step", t);
             let t = Instant::now();
             dap.request("continue", json!({"threadId": thread}))?;
             dap.event("stopped")?;
+            dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
             s.add("continue", t);
         }
     }

@@ -316,6 +316,10 @@ impl Session {
                     if let Some(frame) = body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()) {
                         if let Some(stop) = &mut self.stop {
                             stop.location = Some(Location::from_frame(frame));
+                            // The top frame of this stop: `evaluate`/`scopes` without a frame use
+                            // it directly instead of asking for the stack again.
+                            self.top_frame =
+                                stop.thread.zip(frame.get("id").and_then(Value::as_i64)).map(|(t, f)| (revision, t, f));
                         }
                     }
                     self.stop_detail_done();

@@ -107,6 +107,11 @@ impl Session {
         thread.or(self.focus_thread).or_else(|| self.stop.as_ref().and_then(|s| s.thread))
     }
 
+    /// The adapter id of `thread`'s top frame at this stop, when the stop already fetched it.
+    pub(super) fn known_top_frame(&self, thread: i64) -> Option<i64> {
+        self.top_frame.filter(|(rev, t, _)| *rev == self.revision && *t == thread).map(|(_, _, f)| f)
+    }
+
     /// Resolves a handle argument, or explains why it cannot be used (`target_invalidated`
     /// names the revision; nothing is sent to the adapter).
     pub(super) fn resolve_handle(&self, kind: Kind, handle: i64) -> Result<i64, ToolResult> {

@@ -257,6 +257,8 @@ pub struct Session {
     /// The program ended because dapmux ended it (`disconnect`, `terminate`, shutdown): its exit
     /// code is the kill's, not the program's own.
     pub ended_by_dapmux: bool,
+    /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
+    top_frame: Option<(u64, i64, i64)>,
     /// The (state, revision) last announced to resource subscribers.
     last_announced: Option<(RunState, u64)>,
     /// `disconnect` was called: the session leaves the table once its adapter is gone.
@@ -409,6 +411,7 @@ impl Sessions {
             warnings: Vec::new(),
             ended_by_dapmux: false,
             last_announced: None,
+            top_frame: None,
             disconnected: false,
             disconnect_calls: Vec::new(),
             done: Vec::new(),
