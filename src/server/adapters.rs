@@ -11,8 +11,12 @@ use mio::event::Event;
 use mio::unix::pipe;
 use mio::Interest;
 
+use super::streams::CONNECT_TIMEOUT;
 use super::{Server, TimerEvent};
+use crate::config::PORT_PLACEHOLDER;
+use crate::dap::adapters::{PortDiscovery, Transport};
 use crate::dap::spawn::{self, Pid, SpawnError};
+use crate::dap::tcp::{self, Connector, PortScanner, Scan};
 use crate::mcp::Context;
 use crate::session::{Action, ErrorCode, SessionKey};
 use crate::token::{self, Kind};
@@ -24,6 +28,8 @@ const PIPE_CHUNK: usize = 64 * 1024;
 const READS_PER_WAKE: usize = 64;
 /// Time between SIGTERM to an adapter's process group and SIGKILL.
 pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
+/// Processes recorded per adapter from walks of its descendants (lldb-server, the inferior).
+const MAX_RECORDED_DESCENDANTS: usize = 64;
 
 /// Which of an adapter's pipes a token names (low two bits of the key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +59,15 @@ pub(super) struct AdapterIo {
     /// Debuggee pids to stop along with the adapter (launched sessions only).
     debuggees: Vec<Pid>,
     stopping: bool,
+    /// DAP flows on stdin/stdout (a stdio adapter); otherwise over the stream `stream`, and
+    /// stdout/stderr are the adapter's (and, per its recipe, the debuggee's) output.
+    dap_on_pipes: bool,
+    /// The TCP stream (key in `Server::streams`) this adapter serves.
+    stream: Option<usize>,
+    /// Port announcement scanners for stdout and stderr, until one finds the port.
+    scanners: Option<[PortScanner; 2]>,
+    /// The session's temporary directory, removed once the adapter is gone.
+    scratch_dir: Option<std::path::PathBuf>,
 }
 
 impl Server {
@@ -67,7 +82,14 @@ impl Server {
         }
         while let Some(action) = self.sessions.next_action() {
             match action {
-                Action::Spawn { session, command } => self.spawn(session, &command, now),
+                Action::Spawn { session, command, transport } => self.spawn(session, command, &transport, now),
+                Action::Connect { session, addr } => {
+                    let key = self.open_stream(session, Connector::new(addr, now, CONNECT_TIMEOUT), None);
+                    if let Some(step) = self.streams.get_mut(key).map(|s| s.start(now)) {
+                        self.drive_stream(key, step, now);
+                    }
+                }
+                Action::RecordDescendants { session } => self.record_descendants(session),
                 Action::Complete { call, output } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     if !self.mcp.complete(call, output, cx) {
@@ -83,15 +105,42 @@ impl Server {
             }
             // Completing a call or spawning may queue more actions; the loop takes them too.
         }
-        self.write_adapters();
+        self.write_adapters(now);
     }
 
-    fn spawn(&mut self, session: SessionKey, command: &spawn::AdapterCommand, now: Instant) {
+    fn spawn(&mut self, session: SessionKey, mut command: spawn::AdapterCommand, transport: &Transport, now: Instant) {
         if self.shutdown.is_some() {
             self.sessions.on_spawn_failed(session, ErrorCode::Disconnected, "dapmux is shutting down".into());
             return;
         }
-        let spawned = match spawn::spawn_adapter(command) {
+        // A TCP adapter: where its port comes from.
+        let mut connector = None;
+        let mut scanners = None;
+        match transport {
+            Transport::Stdio => {}
+            Transport::Tcp { port: PortDiscovery::Chosen } => {
+                let port = match tcp::choose_port() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let msg = format!("cannot choose a port for the adapter: {e}");
+                        self.sessions.on_spawn_failed(session, ErrorCode::AdapterError, msg);
+                        return;
+                    }
+                };
+                for arg in &mut command.args {
+                    if let Some(text) = arg.to_str().filter(|t| t.contains(PORT_PLACEHOLDER)) {
+                        *arg = text.replace(PORT_PLACEHOLDER, &port.to_string()).into();
+                    }
+                }
+                let addr = std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port));
+                connector = Some(Connector::new(addr, now, CONNECT_TIMEOUT));
+            }
+            Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix } } => {
+                connector = Some(Connector::awaiting_port(now, CONNECT_TIMEOUT));
+                scanners = Some([PortScanner::new(prefix), PortScanner::new(prefix)]);
+            }
+        }
+        let spawned = match spawn::spawn_adapter(&command) {
             Ok(s) => s,
             Err(e) => {
                 let (code, msg) = match &e {
@@ -124,6 +173,10 @@ impl Server {
             exit: None,
             debuggees: Vec::new(),
             stopping: false,
+            dap_on_pipes: connector.is_none(),
+            stream: None,
+            scanners,
+            scratch_dir: self.sessions.scratch_dir(session).map(Into::into),
         };
         let registry = self.poll.registry();
         let registered = (|| -> io::Result<()> {
@@ -152,8 +205,65 @@ impl Server {
             self.stop_adapter(session, now);
             return;
         }
-        self.sessions.on_spawned(session, now);
+        match connector {
+            None => self.sessions.on_spawned(session, now),
+            Some(connector) => {
+                let skey = self.open_stream(session, connector, Some(key));
+                if let Some(io) = self.adapters.get_mut(key) {
+                    io.stream = Some(skey);
+                }
+                if matches!(transport, Transport::Tcp { port: PortDiscovery::Chosen }) {
+                    if let Some(step) = self.streams.get_mut(skey).map(|s| s.start(now)) {
+                        self.drive_stream(skey, step, now);
+                    }
+                }
+            }
+        }
         self.read_adapter(key, now);
+    }
+
+    /// Output of a TCP adapter (not DAP): scanned for the port announcement until found, and
+    /// handed to the session as output (`which` says the pipe).
+    fn adapter_output(&mut self, akey: usize, which: PipeKind, bytes: &[u8], now: Instant) {
+        let Some(io) = self.adapters.get_mut(akey) else { return };
+        let session = io.session;
+        let mut rest = bytes;
+        if let Some(scanners) = io.scanners.as_mut() {
+            let scanner = &mut scanners[if which == PipeKind::Stdout { 0 } else { 1 }];
+            match scanner.feed(bytes) {
+                Scan::Pending => {}
+                Scan::Found { addr, consumed } => {
+                    io.scanners = None;
+                    let (announcement, after) = bytes.split_at(consumed);
+                    self.pipe_output(session, which, announcement);
+                    rest = after;
+                    if let Some(skey) = self.adapters.get(akey).and_then(|io| io.stream) {
+                        if let Some(step) = self.streams.get_mut(skey).map(|s| s.port_known(addr, now)) {
+                            self.drive_stream(skey, step, now);
+                        }
+                    }
+                }
+                Scan::GaveUp => {
+                    io.scanners = None;
+                    if let Some(skey) = io.stream {
+                        if let Some(step) = self.streams.get_mut(skey).map(|s| s.no_announcement()) {
+                            self.drive_stream(skey, step, now);
+                        }
+                    }
+                }
+            }
+        }
+        self.pipe_output(session, which, rest);
+    }
+
+    fn pipe_output(&mut self, session: SessionKey, which: PipeKind, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        match which {
+            PipeKind::Stdout => self.sessions.on_adapter_stdout(session, bytes),
+            _ => self.sessions.on_adapter_stderr(session, bytes),
+        }
     }
 
     /// Events on an adapter pipe.
@@ -189,11 +299,13 @@ impl Server {
                 };
                 let Some(pipe) = pipe.filter(|_| ready) else { break };
                 let session = io.session;
+                let dap_on_pipes = io.dap_on_pipes;
                 match pipe.read(&mut buf) {
                     Ok(0) => {
                         self.close_pipe(akey, which, now);
                         break;
                     }
+                    Ok(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
                     Ok(n) => match which {
                         PipeKind::Stdout => self.sessions.on_adapter_bytes(session, &buf[..n], now),
                         _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
@@ -246,8 +358,10 @@ impl Server {
                     let _ = registry.deregister(&mut p);
                 }
                 let session = io.session;
-                // The DAP stream is over: the session learns it (with the stderr read so far).
-                self.sessions.on_adapter_closed(session, now);
+                if io.dap_on_pipes {
+                    // The DAP stream is over: the session learns it (with the stderr read so far).
+                    self.sessions.on_adapter_closed(session, now);
+                }
             }
             PipeKind::Stderr => {
                 if let Some(mut p) = io.stderr.take() {
@@ -264,8 +378,11 @@ impl Server {
     }
 
     /// Writes every session's pending DAP bytes to its adapter's stdin.
-    pub(super) fn write_adapters(&mut self) {
+    pub(super) fn write_adapters(&mut self, now: Instant) {
         for session in self.sessions.with_outbound() {
+            if self.write_stream(session, now) {
+                continue;
+            }
             let Some(&akey) = self.adapter_of.get(&session) else { continue };
             let Some(io) = self.adapters.get_mut(akey) else { continue };
             let Some(stdin) = io.stdin.as_mut().filter(|_| io.stdin_writable) else { continue };
@@ -310,17 +427,43 @@ impl Server {
         }
     }
 
-    /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
-    /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then.
-    pub(super) fn stop_adapter(&mut self, session: SessionKey, now: Instant) {
+    /// Records every live descendant of the session's adapter (lldb-server, an inferior in a
+    /// process group of its own) with the watchdog and with the adapter, to stop them along
+    /// with it. One bounded `/proc` walk ([`spawn::descendants`]).
+    fn record_descendants(&mut self, session: SessionKey) {
         let Some(&akey) = self.adapter_of.get(&session) else { return };
+        let Some(io) = self.adapters.get_mut(akey) else { return };
+        for st in spawn::descendants(io.pid, &[]) {
+            if io.debuggees.len() >= MAX_RECORDED_DESCENDANTS || io.debuggees.contains(&st.pid) {
+                continue;
+            }
+            debug!("recording pid {} (below adapter pid {})", st.pid, io.pid);
+            io.debuggees.push(st.pid);
+            if let Some(w) = self.watchdog.as_mut() {
+                if let Err(e) = w.record_with_start_time(st.pid, st.start_time) {
+                    debug!("watchdog: cannot record pid {}: {e}", st.pid);
+                }
+            }
+        }
+    }
+
+    /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
+    /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then. A TCP
+    /// connection without a process of dapmux's behind it is simply closed.
+    pub(super) fn stop_adapter(&mut self, session: SessionKey, now: Instant) {
+        let Some(&akey) = self.adapter_of.get(&session) else {
+            if let Some(&skey) = self.stream_of.get(&session) {
+                self.close_stream(skey, true, now);
+            }
+            return;
+        };
         let Some(io) = self.adapters.get_mut(akey) else { return };
         if io.stopping {
             return;
         }
         io.stopping = true;
         // Let the adapter read what is already queued (its disconnect) before stdin closes.
-        let pending = self.sessions.outbound(session).len();
+        let pending = if io.dap_on_pipes { self.sessions.outbound(session).len() } else { 0 };
         if pending == 0 {
             if let Some(mut p) = io.stdin.take() {
                 let _ = self.poll.registry().deregister(&mut p);
@@ -370,6 +513,16 @@ impl Server {
                         }
                         // Whatever it wrote before exiting is still in the pipes: read it first.
                         self.read_adapter(akey, now);
+                        // A TCP adapter that exits before accepting the connection: say why.
+                        let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
+                        if let Some((skey, session)) = stream {
+                            let stderr = self.sessions.stderr_tail(session);
+                            let step =
+                                self.streams.get_mut(skey).and_then(|s| s.adapter_exited(&status.to_string(), &stderr));
+                            if let Some(step) = step {
+                                self.drive_stream(skey, step, now);
+                            }
+                        }
                         if let Some(io) = self.adapters.get(akey) {
                             let session = io.session;
                             if io.stdout.is_some() {
@@ -407,6 +560,12 @@ impl Server {
         if self.adapter_of.get(&io.session) == Some(&akey) {
             self.adapter_of.remove(&io.session);
         }
+        if let Some(dir) = io.scratch_dir.take() {
+            // Only dapmux's own temporary directory (a build's output), a few files.
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                debug!("cannot remove {}: {e}", dir.display());
+            }
+        }
         // Its process group may still hold a debuggee that ignored SIGTERM.
         if spawn::group_exists(io.pgid) {
             let _ = spawn::kill_group(io.pgid);
@@ -430,6 +589,6 @@ impl Server {
 
     /// True when no adapter process is left.
     pub(super) fn adapters_gone(&self) -> bool {
-        self.adapters.is_empty()
+        self.adapters.is_empty() && self.streams.is_empty()
     }
 }

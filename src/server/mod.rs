@@ -17,6 +17,7 @@ use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll};
 
 mod adapters;
+mod streams;
 
 use std::collections::HashMap;
 
@@ -31,6 +32,7 @@ use crate::session::{SessionKey, Sessions};
 use crate::timer::{TimerId, Timers};
 use crate::token::{self, Kind, Source};
 use adapters::AdapterIo;
+use streams::StreamIo;
 
 /// Bytes read from stdin per `read` call.
 const READ_CHUNK: usize = 64 * 1024;
@@ -96,6 +98,9 @@ enum TimerEvent {
     KillAdapter { key: usize, pid: Pid },
     /// Shutdown has waited long enough for sessions to disconnect.
     ShutdownGrace,
+    /// A TCP connector's deadline (stream slab key): a retry's backoff, an attempt's or the
+    /// whole connect's timeout.
+    Connect { key: usize },
 }
 
 /// How stdin is read.
@@ -133,6 +138,11 @@ struct Server {
     /// Running adapter processes (token kind `AdapterPipe`, key = slab key × 4 + pipe).
     adapters: Slab<AdapterIo>,
     adapter_of: HashMap<SessionKey, usize>,
+    /// DAP connections over TCP (token kind `AdapterStream`), with or without an adapter
+    /// process behind them. A session's DAP transport is its adapter's pipes when it has no
+    /// entry here, else this stream.
+    streams: Slab<StreamIo>,
+    stream_of: HashMap<SessionKey, usize>,
     /// Reused read buffer for adapter pipes.
     pipe_buf: Vec<u8>,
     /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
@@ -221,6 +231,8 @@ impl Server {
             sessions: Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config),
             adapters: Slab::new(),
             adapter_of: HashMap::new(),
+            streams: Slab::new(),
+            stream_of: HashMap::new(),
             pipe_buf: Vec::new(),
             watchdog,
             grace_expired: false,
@@ -250,6 +262,7 @@ impl Server {
             let now = Instant::now();
             self.fire_timers(now);
             self.read_ready_adapters(now);
+            self.read_ready_streams(now);
             self.pump_stdin(now);
             self.process_actions(now);
             self.flush_stdout(now);
@@ -263,7 +276,7 @@ impl Server {
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
             }
-            let timeout = if self.stdin_has_work() || self.adapters_have_work() {
+            let timeout = if self.stdin_has_work() || self.adapters_have_work() || self.streams_have_work() {
                 Some(Duration::ZERO)
             } else {
                 let sessions = self.sessions.next_deadline().map(|d| d.saturating_duration_since(now));
@@ -300,7 +313,8 @@ impl Server {
     fn on_dynamic(&mut self, kind: Kind, key: usize, event: &Event, now: Instant) {
         match kind {
             Kind::AdapterPipe => self.on_adapter_pipe(key, event, now),
-            Kind::AdapterStream | Kind::MirrorListener | Kind::MirrorClient => {
+            Kind::AdapterStream => self.on_adapter_stream(key, event, now),
+            Kind::MirrorListener | Kind::MirrorClient => {
                 trace!("event for vacant {kind:?} key {key} ignored");
             }
         }
@@ -322,6 +336,7 @@ impl Server {
                     }
                     self.grace_expired = true;
                 }
+                TimerEvent::Connect { key } => self.on_connect_timer(key, id, now),
             }
         }
     }
@@ -480,6 +495,20 @@ impl Server {
         // Disconnect every session (launched debuggees are terminated) and give them a grace
         // period; whatever is left afterwards is killed.
         self.sessions.shutdown(now);
+        // Sessions still connecting to their adapter have nothing to disconnect: stop them.
+        let connecting: Vec<(usize, SessionKey, bool)> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| !s.is_connected())
+            .map(|(k, s)| (k, s.session(), s.process.is_some()))
+            .collect();
+        for (key, session, has_process) in connecting {
+            if has_process {
+                self.stop_adapter(session, now);
+            } else {
+                self.close_stream(key, true, now);
+            }
+        }
         self.process_actions(now);
         if self.timers.insert(now + SHUTDOWN_GRACE, TimerEvent::ShutdownGrace).is_err() {
             self.grace_expired = true;

@@ -10,6 +10,7 @@ use super::breakpoints::{Entry, SourceBreakpoint};
 use super::output::Category;
 use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
 use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_CAP, SNAPSHOT_TAIL};
+use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{Outcome, Output, ReverseAnswer};
 use crate::dap::protocol::Event;
 
@@ -48,7 +49,14 @@ impl Session {
         let body = e.body.unwrap_or(Value::Null);
         match e.event.as_str() {
             "initialized" if self.startup.launch_sent => self.configure(now),
-            "stopped" => self.on_stopped(&body, now),
+            "stopped" => {
+                if self.plan.runtime.debuggee_own_process_group && !self.descendants_recorded {
+                    // Helpers (lldb-server) may start after the `process` event: walk again.
+                    self.descendants_recorded = true;
+                    actions.push_back(Action::RecordDescendants { session: self.key });
+                }
+                self.on_stopped(&body, now)
+            }
             "continued" if self.state == RunState::Stopped => self.mark_running(),
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
@@ -57,6 +65,16 @@ impl Session {
                 self.stop = None;
             }
             "terminated" => {
+                let report_after_disconnect =
+                    matches!(self.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
+                if report_after_disconnect && self.exit_code.is_none() && !self.closing && self.adapter_alive {
+                    // Delve: no `exited`; the status is printed once `disconnect` is sent. The
+                    // waits end when the disconnect is answered, with the code read meanwhile.
+                    self.awaiting_exit_report = true;
+                    self.closing = true;
+                    self.send("disconnect", Some(json!({ "restart": false })), Origin::Disconnect { call: None }, now);
+                    return;
+                }
                 if !self.state.is_over() {
                     self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
                 }
@@ -70,9 +88,25 @@ impl Session {
             }
             "output" => {
                 let category = body.get("category").and_then(Value::as_str);
-                if let (Some(c), Some(text)) =
-                    (Category::from_dap(category), body.get("output").and_then(Value::as_str))
+                let Some(text) = body.get("output").and_then(Value::as_str) else { return };
+                if self.crashed {
+                    self.keep_stderr(text.as_bytes());
+                    return;
+                }
+                if self.plan.runtime.is_crash_report(text) {
+                    self.keep_stderr(text.as_bytes());
+                    self.note_crash(text);
+                    return;
+                }
+                if let (ExitReport::ConsoleAfterDisconnect { marker }, Some("console" | "important") | None) =
+                    (self.plan.runtime.exit_report, category)
                 {
+                    if let Some(code) = parse_exit_report(marker, text) {
+                        self.exit_code = Some(code);
+                        self.ended_by_dapmux |= self.closing && !self.awaiting_exit_report;
+                    }
+                }
+                if let Some(c) = Category::from_dap(category) {
                     self.output.push(c, text);
                 }
             }
@@ -80,6 +114,9 @@ impl Session {
                 if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
                     self.debuggee_pid = Some(pid);
                     actions.push_back(Action::RecordDebuggee { pid });
+                }
+                if self.plan.runtime.debuggee_own_process_group {
+                    actions.push_back(Action::RecordDescendants { session: self.key });
                 }
             }
             "breakpoint" => self.breakpoints.on_event(&body),
@@ -117,6 +154,17 @@ impl Session {
         if stop.thread.is_some() {
             self.focus_thread = stop.thread;
         }
+        if self.entry_breakpoint {
+            // The temporary entry breakpoint did its job (or another stop came first): remove it
+            // so it never fires again (a recursive `main`, a restart).
+            self.entry_breakpoint = false;
+            self.send(
+                "setFunctionBreakpoints",
+                Some(json!({ "breakpoints": [] })),
+                Origin::EntryBreakpoint { remove: true },
+                now,
+            );
+        }
         self.breakpoints.on_hit(&stop.hit_breakpoints);
         let revision = self.revision;
         let thread = stop.thread.or(self.focus_thread);
@@ -135,11 +183,33 @@ impl Session {
         }
     }
 
-    /// Remembers the thread ids of a `threads` response.
+    /// Remembers the thread ids of a `threads` response. A placeholder thread
+    /// ([`crate::dap::adapters::RuntimeQuirks::placeholder_thread`], Delve's "Dummy") never
+    /// stays the focus while a real thread exists.
     fn note_threads(&mut self, body: &Value) {
-        if let Some(list) = body.get("threads").and_then(Value::as_array) {
-            self.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let Some(list) = body.get("threads").and_then(Value::as_array) else { return };
+        self.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let placeholder = self.plan.runtime.placeholder_thread;
+        let is_placeholder = |t: &Value| placeholder.is_some() && t.get("name").and_then(Value::as_str) == placeholder;
+        let focus_is_placeholder =
+            list.iter().any(|t| is_placeholder(t) && t.get("id").and_then(Value::as_i64) == self.focus_thread);
+        if focus_is_placeholder {
+            if let Some(real) =
+                list.iter().find(|t| !is_placeholder(t)).and_then(|t| t.get("id").and_then(Value::as_i64))
+            {
+                self.focus_thread = Some(real);
+            }
         }
+    }
+
+    /// The first thread of a `threads` response that is not a placeholder (else the first).
+    fn first_real_thread(&self, body: &Value) -> Option<i64> {
+        let list = body.get("threads").and_then(Value::as_array)?;
+        let placeholder = self.plan.runtime.placeholder_thread;
+        list.iter()
+            .find(|t| placeholder.is_none() || t.get("name").and_then(Value::as_str) != placeholder)
+            .or_else(|| list.first())
+            .and_then(|t| t.get("id").and_then(Value::as_i64))
     }
 
     /// `Err` naming the threads when `thread` is given and is not one of the session's.
@@ -200,7 +270,8 @@ impl Session {
             Origin::Startup(Step::Initialize) => match failure {
                 None => {
                     let args = self.plan.launch_arguments.clone();
-                    self.send("launch", Some(args), Origin::Startup(Step::Launch), now);
+                    let timeout = self.plan.runtime.launch_timeout();
+                    self.send_with_timeout("launch", Some(args), Origin::Startup(Step::Launch), now, timeout);
                     self.startup.launch_sent = true;
                     if self.client.initialized() {
                         self.configure(now);
@@ -305,11 +376,7 @@ impl Session {
             Origin::StopThreads { revision } => {
                 self.note_threads(&body);
                 if revision == self.revision {
-                    let first = body
-                        .get("threads")
-                        .and_then(Value::as_array)
-                        .and_then(|t| t.first())
-                        .and_then(|t| t["id"].as_i64());
+                    let first = self.first_real_thread(&body);
                     match first {
                         Some(t) => {
                             self.focus_thread = Some(t);
@@ -323,6 +390,11 @@ impl Session {
                 }
             }
             Origin::Disconnect { call } => {
+                if std::mem::take(&mut self.awaiting_exit_report) {
+                    // The exit status (if the adapter printed it) was read from its output.
+                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                    self.stop = None;
+                }
                 if !self.state.is_over() {
                     self.state = RunState::Terminated;
                 }
@@ -357,6 +429,19 @@ impl Session {
                 if let Some(msg) = failure {
                     self.waiters.retain(|w| w.call != call);
                     self.done.push((call, ToolResult::error(code, msg)));
+                }
+            }
+            Origin::EntryBreakpoint { remove } => {
+                let verified = body
+                    .get("breakpoints")
+                    .and_then(Value::as_array)
+                    .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)));
+                if !remove && (failure.is_some() || !verified) {
+                    let name = self.plan.entry_function.unwrap_or("main");
+                    let why = failure.unwrap_or_else(|| "not verified".into());
+                    self.warnings.push(format!(
+                        "stop on entry: the adapter did not set the breakpoint on `{name}` ({why}); the program may run to its end"
+                    ));
                 }
             }
         }
@@ -398,6 +483,22 @@ impl Session {
                 Origin::SetExceptionBreakpoints { call: None },
                 now,
             );
+        }
+        if let Some(name) = self.plan.entry_function {
+            if caps.supports_function_breakpoints {
+                self.entry_breakpoint = true;
+                self.send(
+                    "setFunctionBreakpoints",
+                    Some(json!({ "breakpoints": [{ "name": name }] })),
+                    Origin::EntryBreakpoint { remove: false },
+                    now,
+                );
+            } else {
+                self.warnings.push(format!(
+                    "stop on entry: {} has no function breakpoints, so it cannot stop at `{name}`",
+                    self.adapter
+                ));
+            }
         }
         if caps.supports_configuration_done_request {
             self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
