@@ -2,6 +2,7 @@
 //! results written to waiting calls. Sans-IO; called from `Session::pump`.
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -299,10 +300,40 @@ impl Session {
                     self.state = RunState::Running;
                 }
             }
+            Origin::SetBreakpointsRetry { path, alias, call } => {
+                let verified = failure.is_none() && any_verified(&body);
+                if verified {
+                    self.breakpoints.on_response(&path, Ok(&body));
+                    self.path_aliases.insert(path.clone(), alias);
+                }
+                match call {
+                    Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
+                    None => {
+                        self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
+                        self.configuration_step_done(now);
+                    }
+                }
+            }
             Origin::SetBreakpoints { path, call } => {
                 match &failure {
                     None => self.breakpoints.on_response(&path, Ok(&body)),
                     Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
+                }
+                let none_verified = failure.is_none()
+                    && !any_verified(&body)
+                    && !self.breakpoints.get(&path).is_empty()
+                    && !self.path_aliases.contains_key(&path);
+                if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
+                    // The adapter may know the file only under its other spelling (debug info
+                    // written through a symlink, or around it): try that before reporting.
+                    let mut args = self.breakpoints.set_breakpoints_arguments(&path);
+                    args["source"]["path"] = alias.clone().into();
+                    self.send("setBreakpoints", Some(args), Origin::SetBreakpointsRetry { path, alias, call }, now);
+                    return;
+                }
+                if call.is_none() {
+                    self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
+                    self.configuration_step_done(now);
                 }
                 if let Some(call) = call {
                     let output = match failure {
@@ -456,7 +487,8 @@ impl Session {
         self.startup.configured = true;
         let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
         for path in paths {
-            let args = self.breakpoints.set_breakpoints_arguments(&path);
+            self.startup.breakpoints_pending += 1;
+            let args = self.breakpoint_arguments(&path);
             self.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: None }, now);
         }
         let caps = self.client.capabilities().cloned().unwrap_or_default();
@@ -500,9 +532,20 @@ impl Session {
                 ));
             }
         }
-        if caps.supports_configuration_done_request {
-            self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
+        // configurationDone waits for the breakpoints' answers (and retries under another
+        // spelling), as VS Code does, so a retried breakpoint still hits in the first lines.
+        self.startup.configuration_done_due = caps.supports_configuration_done_request;
+        self.configuration_step_done(now);
+    }
+
+    /// One configuration-phase `setBreakpoints` answer is in (or none was pending): send
+    /// `configurationDone` once all are.
+    fn configuration_step_done(&mut self, now: Instant) {
+        if self.startup.breakpoints_pending > 0 || !self.startup.configuration_done_due {
+            return;
         }
+        self.startup.configuration_done_due = false;
+        self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
     }
 
     fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
@@ -721,6 +764,48 @@ pub(super) fn map_filter(f: &str, known: &[String]) -> Option<String> {
 /// Maps every filter, or names the first unknown one.
 pub(super) fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, String> {
     filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
+}
+
+/// Whether a `setBreakpoints` response verified any breakpoint.
+fn any_verified(body: &Value) -> bool {
+    body.get("breakpoints")
+        .and_then(Value::as_array)
+        .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)))
+}
+
+impl Session {
+    /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
+    pub(super) fn breakpoint_arguments(&self, path: &str) -> Value {
+        let mut args = self.breakpoints.set_breakpoints_arguments(path);
+        if let Some(alias) = self.path_aliases.get(path) {
+            args["source"]["path"] = alias.clone().into();
+        }
+        args
+    }
+
+    /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
+    /// else, when it lies under the real path of the program's or cwd's directory as given
+    /// (a symlinked project), the same file under that directory as given. `stat`s only.
+    fn other_spelling(&self, path: &str) -> Option<String> {
+        let given = Path::new(path);
+        let real = std::fs::canonicalize(given).ok()?;
+        if real != given {
+            return Some(real.to_string_lossy().into_owned());
+        }
+        let args = &self.plan.launch_arguments;
+        let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
+        let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
+        for base in [program_dir, cwd].into_iter().flatten() {
+            let Ok(real_base) = std::fs::canonicalize(base) else { continue };
+            if real_base == base {
+                continue;
+            }
+            if let Ok(rest) = real.strip_prefix(&real_base) {
+                return Some(base.join(rest).to_string_lossy().into_owned());
+            }
+        }
+        None
+    }
 }
 
 pub fn breakpoints_json(set: &[Entry]) -> Value {

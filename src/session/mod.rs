@@ -82,6 +82,13 @@ pub enum Origin {
         path: String,
         call: Option<CallKey>,
     },
+    /// `setBreakpoints` for `path` sent again under the file's other spelling (through or
+    /// around a symlink) after the adapter verified none of them (CASES C22).
+    SetBreakpointsRetry {
+        path: String,
+        alias: String,
+        call: Option<CallKey>,
+    },
     SetExceptionBreakpoints {
         call: Option<CallKey>,
     },
@@ -211,6 +218,10 @@ struct Startup {
     configured: bool,
     /// The launch response: `None` until it arrives.
     launch_result: Option<Result<(), String>>,
+    /// Configuration-phase `setBreakpoints` requests not answered yet.
+    breakpoints_pending: usize,
+    /// `configurationDone` is sent once `breakpoints_pending` reaches 0.
+    configuration_done_due: bool,
 }
 
 /// One debug session: one adapter connection and what dapmux knows about its debuggee.
@@ -282,6 +293,9 @@ pub struct Session {
     pipes_are_program_output: bool,
     /// The adapter's descendants were recorded at the first stop.
     descendants_recorded: bool,
+    /// Breakpoint files the adapter accepts only under another spelling (path as given →
+    /// the spelling sent), learned by a retry (CASES C22).
+    path_aliases: std::collections::HashMap<String, String>,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -430,6 +444,7 @@ impl Sessions {
             crashed: false,
             pipes_are_program_output: false,
             descendants_recorded: false,
+            path_aliases: std::collections::HashMap::new(),
         };
         let command = session.plan.command.clone();
         let transport = session.plan.transport.clone();
@@ -625,7 +640,7 @@ impl Sessions {
         };
         s.breakpoints.apply(&path, mode, list);
         if s.startup.configured {
-            let args = s.breakpoints.set_breakpoints_arguments(&path);
+            let args = s.breakpoint_arguments(&path);
             s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: Some(call) }, now);
             s.pump(now, &mut self.actions);
         } else {
@@ -807,7 +822,9 @@ impl Session {
                 self.waiters.retain(|w| w.call != call);
                 self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
-            Origin::SetBreakpoints { call: Some(call), .. } | Origin::SetExceptionBreakpoints { call: Some(call) } => {
+            Origin::SetBreakpoints { call: Some(call), .. }
+            | Origin::SetBreakpointsRetry { call: Some(call), .. }
+            | Origin::SetExceptionBreakpoints { call: Some(call) } => {
                 self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
             Origin::Disconnect { call: Some(call) } => {
