@@ -13,6 +13,8 @@ pub mod inspect;
 pub mod output;
 pub mod plan;
 pub mod snapshot;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
