@@ -39,7 +39,14 @@ pub struct CustomAdapter {
     /// `launch` names no adapter. They take precedence over the built-in inference.
     #[serde(default)]
     pub extensions: Vec<String>,
+    /// `true`: the adapter speaks DAP over TCP on a port dapmux chooses and passes in `args`
+    /// as `{port}` (CASES C13: codelldb `--port {port}`); ready once a connect succeeds.
+    #[serde(default)]
+    pub tcp: Option<bool>,
 }
+
+/// The placeholder in a TCP adapter's `args` replaced by the port dapmux chose.
+pub const PORT_PLACEHOLDER: &str = "{port}";
 
 /// The parsed configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -130,6 +137,9 @@ pub fn parse(text: &str) -> Result<Config, String> {
         if a.command.trim().is_empty() {
             return Err(format!("adapter {name:?} has an empty `command`"));
         }
+        if a.tcp == Some(true) && !a.args.iter().any(|arg| arg.contains(PORT_PLACEHOLDER)) {
+            return Err(format!("adapter {name:?}: a `tcp` adapter needs `{PORT_PLACEHOLDER}` in its `args`"));
+        }
         if let Some(bad) = a.extensions.iter().find(|e| !e.starts_with('.') || e.len() < 2) {
             return Err(format!("adapter {name:?}: extension {bad:?} must start with a dot, like \".foo\""));
         }
@@ -201,6 +211,7 @@ mod tests {
         assert!(err(r#"{"adapters": {"debugpy": {"command": "c"}}}"#).contains("built-in"));
         assert!(err(r#"{"adapters": {"a b": {"command": "c"}}}"#).contains("must be letters"));
         assert!(err(r#"{"adapters": {"x": {"command": "c", "extensions": ["foo"]}}}"#).contains("start with a dot"));
+        assert!(err(r#"{"adapters": {"x": {"command": "c", "tcp": true}}}"#).contains("needs `{port}`"));
     }
 
     #[test]

@@ -61,6 +61,14 @@ pub struct Context<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CallKey(u64);
 
+impl CallKey {
+    /// A key for session-layer unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(n: u64) -> CallKey {
+        CallKey(n)
+    }
+}
+
 /// A JSON-RPC error answer: `{"code", "message", "data"?}` (JSON-RPC 2.0 § 5.1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RpcError {

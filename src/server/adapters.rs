@@ -11,8 +11,12 @@ use mio::event::Event;
 use mio::unix::pipe;
 use mio::Interest;
 
+use super::streams::CONNECT_TIMEOUT;
 use super::{Server, TimerEvent};
+use crate::config::PORT_PLACEHOLDER;
+use crate::dap::adapters::{PortDiscovery, Transport};
 use crate::dap::spawn::{self, Pid, SpawnError};
+use crate::dap::tcp::{self, Connector, PortScanner, Scan};
 use crate::mcp::Context;
 use crate::session::{Action, ErrorCode, SessionKey};
 use crate::token::{self, Kind};
@@ -28,6 +32,7 @@ pub(super) const WALK_EVERY: Duration = Duration::from_secs(1);
 const MAX_TRACKED: usize = 1024;
 /// Time between SIGTERM to an adapter's process group and SIGKILL.
 pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
+/// Processes recorded per adapter from walks of its descendants (lldb-server, the inferior).
 
 /// Which of an adapter's pipes a token names (low two bits of the key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +65,15 @@ pub(super) struct AdapterIo {
     stopping: bool,
     /// The session let go of this adapter (it was released): its output is drained and dropped.
     detached: bool,
+    /// DAP flows on stdin/stdout (a stdio adapter); otherwise over the stream `stream`, and
+    /// stdout/stderr are the adapter's (and, per its recipe, the debuggee's) output.
+    dap_on_pipes: bool,
+    /// The TCP stream (key in `Server::streams`) this adapter serves.
+    stream: Option<usize>,
+    /// Port announcement scanners for stdout and stderr, until one finds the port.
+    scanners: Option<[PortScanner; 2]>,
+    /// The session's temporary directory, removed once the adapter is gone.
+    scratch_dir: Option<std::path::PathBuf>,
 }
 
 impl Server {
@@ -74,7 +88,14 @@ impl Server {
         }
         while let Some(action) = self.sessions.next_action() {
             match action {
-                Action::Spawn { session, command } => self.spawn(session, &command, now),
+                Action::Spawn { session, command, transport } => self.spawn(session, command, &transport, now),
+                Action::Connect { session, addr } => {
+                    let key = self.open_stream(session, Connector::new(addr, now, CONNECT_TIMEOUT), None);
+                    if let Some(step) = self.streams.get_mut(key).map(|s| s.start(now)) {
+                        self.drive_stream(key, step, now);
+                    }
+                }
+                Action::RecordDescendants { session } => self.record_descendants(session),
                 Action::Complete { call, output } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     if !self.mcp.complete(call, output, cx) {
@@ -89,6 +110,11 @@ impl Server {
                     self.mcp.resource_updated(crate::mcp::resources::SESSIONS_URI, cx);
                 }
                 Action::Release { session } => {
+                    // Its DAP stream (a TCP adapter's, or an attach's) closes without telling the
+                    // session, which is about to go.
+                    if let Some(&skey) = self.stream_of.get(&session) {
+                        self.close_stream(skey, false, now);
+                    }
                     if self.adapter_of.contains_key(&session) {
                         self.stop_adapter(session, now);
                         if let Some(akey) = self.adapter_of.remove(&session) {
@@ -108,15 +134,42 @@ impl Server {
             }
             // Completing a call or spawning may queue more actions; the loop takes them too.
         }
-        self.write_adapters();
+        self.write_adapters(now);
     }
 
-    fn spawn(&mut self, session: SessionKey, command: &spawn::AdapterCommand, now: Instant) {
+    fn spawn(&mut self, session: SessionKey, mut command: spawn::AdapterCommand, transport: &Transport, now: Instant) {
         if self.shutdown.is_some() {
             self.sessions.on_spawn_failed(session, ErrorCode::Disconnected, "dapmux is shutting down".into());
             return;
         }
-        let spawned = match spawn::spawn_adapter(command) {
+        // A TCP adapter: where its port comes from.
+        let mut connector = None;
+        let mut scanners = None;
+        match transport {
+            Transport::Stdio => {}
+            Transport::Tcp { port: PortDiscovery::Chosen } => {
+                let port = match tcp::choose_port() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let msg = format!("cannot choose a port for the adapter: {e}");
+                        self.sessions.on_spawn_failed(session, ErrorCode::AdapterError, msg);
+                        return;
+                    }
+                };
+                for arg in &mut command.args {
+                    if let Some(text) = arg.to_str().filter(|t| t.contains(PORT_PLACEHOLDER)) {
+                        *arg = text.replace(PORT_PLACEHOLDER, &port.to_string()).into();
+                    }
+                }
+                let addr = std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port));
+                connector = Some(Connector::new(addr, now, CONNECT_TIMEOUT));
+            }
+            Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix } } => {
+                connector = Some(Connector::awaiting_port(now, CONNECT_TIMEOUT));
+                scanners = Some([PortScanner::new(prefix), PortScanner::new(prefix)]);
+            }
+        }
+        let spawned = match spawn::spawn_adapter(&command) {
             Ok(s) => s,
             Err(e) => {
                 let (code, msg) = match &e {
@@ -150,6 +203,10 @@ impl Server {
             debuggees: Vec::new(),
             stopping: false,
             detached: false,
+            dap_on_pipes: connector.is_none(),
+            stream: None,
+            scanners,
+            scratch_dir: self.sessions.scratch_dir(session).map(Into::into),
         };
         let registry = self.poll.registry();
         let registered = (|| -> io::Result<()> {
@@ -178,8 +235,65 @@ impl Server {
             self.stop_adapter(session, now);
             return;
         }
-        self.sessions.on_spawned(session, now);
+        match connector {
+            None => self.sessions.on_spawned(session, now),
+            Some(connector) => {
+                let skey = self.open_stream(session, connector, Some(key));
+                if let Some(io) = self.adapters.get_mut(key) {
+                    io.stream = Some(skey);
+                }
+                if matches!(transport, Transport::Tcp { port: PortDiscovery::Chosen }) {
+                    if let Some(step) = self.streams.get_mut(skey).map(|s| s.start(now)) {
+                        self.drive_stream(skey, step, now);
+                    }
+                }
+            }
+        }
         self.read_adapter(key, now);
+    }
+
+    /// Output of a TCP adapter (not DAP): scanned for the port announcement until found, and
+    /// handed to the session as output (`which` says the pipe).
+    fn adapter_output(&mut self, akey: usize, which: PipeKind, bytes: &[u8], now: Instant) {
+        let Some(io) = self.adapters.get_mut(akey) else { return };
+        let session = io.session;
+        let mut rest = bytes;
+        if let Some(scanners) = io.scanners.as_mut() {
+            let scanner = &mut scanners[if which == PipeKind::Stdout { 0 } else { 1 }];
+            match scanner.feed(bytes) {
+                Scan::Pending => {}
+                Scan::Found { addr, consumed } => {
+                    io.scanners = None;
+                    let (announcement, after) = bytes.split_at(consumed);
+                    self.pipe_output(session, which, announcement);
+                    rest = after;
+                    if let Some(skey) = self.adapters.get(akey).and_then(|io| io.stream) {
+                        if let Some(step) = self.streams.get_mut(skey).map(|s| s.port_known(addr, now)) {
+                            self.drive_stream(skey, step, now);
+                        }
+                    }
+                }
+                Scan::GaveUp => {
+                    io.scanners = None;
+                    if let Some(skey) = io.stream {
+                        if let Some(step) = self.streams.get_mut(skey).map(|s| s.no_announcement()) {
+                            self.drive_stream(skey, step, now);
+                        }
+                    }
+                }
+            }
+        }
+        self.pipe_output(session, which, rest);
+    }
+
+    fn pipe_output(&mut self, session: SessionKey, which: PipeKind, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        match which {
+            PipeKind::Stdout => self.sessions.on_adapter_stdout(session, bytes),
+            _ => self.sessions.on_adapter_stderr(session, bytes),
+        }
     }
 
     /// Events on an adapter pipe.
@@ -216,12 +330,14 @@ impl Server {
                 let Some(pipe) = pipe.filter(|_| ready) else { break };
                 let session = io.session;
                 let detached = io.detached;
+                let dap_on_pipes = io.dap_on_pipes;
                 match pipe.read(&mut buf) {
                     Ok(0) => {
                         self.close_pipe(akey, which, now);
                         break;
                     }
                     Ok(_) if detached => {}
+                    Ok(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
                     Ok(n) => match which {
                         PipeKind::Stdout => self.sessions.on_adapter_bytes(session, &buf[..n], now),
                         _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
@@ -274,8 +390,8 @@ impl Server {
                     let _ = registry.deregister(&mut p);
                 }
                 let (session, detached) = (io.session, io.detached);
-                // The DAP stream is over: the session learns it (with the stderr read so far).
-                if !detached {
+                if io.dap_on_pipes && !detached {
+                    // The DAP stream is over: the session learns it (with the stderr read so far).
                     self.sessions.on_adapter_closed(session, now);
                 }
             }
@@ -294,8 +410,11 @@ impl Server {
     }
 
     /// Writes every session's pending DAP bytes to its adapter's stdin.
-    pub(super) fn write_adapters(&mut self) {
+    pub(super) fn write_adapters(&mut self, now: Instant) {
         for session in self.sessions.with_outbound() {
+            if self.write_stream(session, now) {
+                continue;
+            }
             let Some(&akey) = self.adapter_of.get(&session) else { continue };
             let Some(io) = self.adapters.get_mut(akey) else { continue };
             let Some(stdin) = io.stdin.as_mut().filter(|_| io.stdin_writable) else { continue };
@@ -366,18 +485,31 @@ impl Server {
         }
     }
 
+    /// Records every live descendant of the session's adapter (lldb-server, an inferior in a
+    /// process group of its own) with the watchdog and with the adapter, to stop them along
+    /// with it: one walk of every adapter's tree ([`Server::walk_descendants`]).
+    fn record_descendants(&mut self, _session: SessionKey) {
+        self.walk_descendants();
+    }
+
     /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
-    /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then.
+    /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then. A TCP
+    /// connection without a process of dapmux's behind it is simply closed.
     pub(super) fn stop_adapter(&mut self, session: SessionKey, now: Instant) {
         self.walk_descendants();
-        let Some(&akey) = self.adapter_of.get(&session) else { return };
+        let Some(&akey) = self.adapter_of.get(&session) else {
+            if let Some(&skey) = self.stream_of.get(&session) {
+                self.close_stream(skey, true, now);
+            }
+            return;
+        };
         let Some(io) = self.adapters.get_mut(akey) else { return };
         if io.stopping {
             return;
         }
         io.stopping = true;
         // Let the adapter read what is already queued (its disconnect) before stdin closes.
-        let pending = self.sessions.outbound(session).len();
+        let pending = if io.dap_on_pipes { self.sessions.outbound(session).len() } else { 0 };
         if pending == 0 {
             if let Some(mut p) = io.stdin.take() {
                 let _ = self.poll.registry().deregister(&mut p);
@@ -433,6 +565,16 @@ impl Server {
                         }
                         // Whatever it wrote before exiting is still in the pipes: read it first.
                         self.read_adapter(akey, now);
+                        // A TCP adapter that exits before accepting the connection: say why.
+                        let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
+                        if let Some((skey, session)) = stream {
+                            let stderr = self.sessions.stderr_tail(session);
+                            let step =
+                                self.streams.get_mut(skey).and_then(|s| s.adapter_exited(&status.to_string(), &stderr));
+                            if let Some(step) = step {
+                                self.drive_stream(skey, step, now);
+                            }
+                        }
                         if let Some(io) = self.adapters.get(akey) {
                             let session = io.session;
                             if io.stdout.is_some() {
@@ -470,6 +612,12 @@ impl Server {
         if self.adapter_of.get(&io.session) == Some(&akey) {
             self.adapter_of.remove(&io.session);
         }
+        if let Some(dir) = io.scratch_dir.take() {
+            // Only dapmux's own temporary directory (a build's output), a few files.
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                debug!("cannot remove {}: {e}", dir.display());
+            }
+        }
         // Its process group may still hold a debuggee that ignored SIGTERM.
         if spawn::group_exists(io.pgid) {
             let _ = spawn::kill_group(io.pgid);
@@ -499,6 +647,6 @@ impl Server {
 
     /// True when no adapter process is left.
     pub(super) fn adapters_gone(&self) -> bool {
-        self.adapters.is_empty()
+        self.adapters.is_empty() && self.streams.is_empty()
     }
 }

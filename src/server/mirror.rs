@@ -351,7 +351,7 @@ impl Server {
         }
         self.read_client(ckey, now);
         self.settle_client(ckey, now);
-        self.write_adapters();
+        self.write_adapters(now);
     }
 
     fn read_client(&mut self, ckey: usize, now: Instant) {

@@ -18,6 +18,7 @@ use mio::{Events, Interest, Poll};
 
 mod adapters;
 mod mirror;
+mod streams;
 
 use std::collections::HashMap;
 
@@ -32,6 +33,7 @@ use crate::session::{SessionKey, Sessions};
 use crate::timer::{TimerId, Timers};
 use crate::token::{self, Kind, Source};
 use adapters::AdapterIo;
+use streams::StreamIo;
 
 /// Bytes read from stdin per `read` call.
 const READ_CHUNK: usize = 64 * 1024;
@@ -101,6 +103,9 @@ enum TimerEvent {
     WalkDescendants,
     /// A mirror client's deadline (slab key, and its serial to detect reuse).
     MirrorClient { key: usize, serial: u64 },
+    /// A TCP connector's deadline (stream slab key): a retry's backoff, an attempt's or the
+    /// whole connect's timeout.
+    Connect { key: usize },
 }
 
 /// How stdin is read.
@@ -138,6 +143,11 @@ struct Server {
     /// Running adapter processes (token kind `AdapterPipe`, key = slab key × 4 + pipe).
     adapters: Slab<AdapterIo>,
     adapter_of: HashMap<SessionKey, usize>,
+    /// DAP connections over TCP (token kind `AdapterStream`), with or without an adapter
+    /// process behind them. A session's DAP transport is its adapter's pipes when it has no
+    /// entry here, else this stream.
+    streams: Slab<StreamIo>,
+    stream_of: HashMap<SessionKey, usize>,
     /// Reused read buffer for adapter pipes.
     pipe_buf: Vec<u8>,
     /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
@@ -230,6 +240,8 @@ impl Server {
             sessions: Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config),
             adapters: Slab::new(),
             adapter_of: HashMap::new(),
+            streams: Slab::new(),
+            stream_of: HashMap::new(),
             pipe_buf: Vec::new(),
             watchdog,
             grace_expired: false,
@@ -261,6 +273,7 @@ impl Server {
             let now = Instant::now();
             self.fire_timers(now);
             self.read_ready_adapters(now);
+            self.read_ready_streams(now);
             self.pump_stdin(now);
             self.process_actions(now);
             self.arm_walk(now);
@@ -276,7 +289,7 @@ impl Server {
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
             }
-            let timeout = if self.stdin_has_work() || self.adapters_have_work() {
+            let timeout = if self.stdin_has_work() || self.adapters_have_work() || self.streams_have_work() {
                 Some(Duration::ZERO)
             } else {
                 let sessions = self.sessions.next_deadline().map(|d| d.saturating_duration_since(now));
@@ -315,9 +328,7 @@ impl Server {
             Kind::AdapterPipe => self.on_adapter_pipe(key, event, now),
             Kind::MirrorListener => self.on_mirror_listener(key, now),
             Kind::MirrorClient => self.on_mirror_client(key, event, now),
-            Kind::AdapterStream => {
-                trace!("event for vacant {kind:?} key {key} ignored");
-            }
+            Kind::AdapterStream => self.on_adapter_stream(key, event, now),
         }
     }
 
@@ -345,6 +356,7 @@ impl Server {
                     }
                     self.grace_expired = true;
                 }
+                TimerEvent::Connect { key } => self.on_connect_timer(key, id, now),
             }
         }
     }
@@ -503,6 +515,20 @@ impl Server {
         // Disconnect every session (launched debuggees are terminated) and give them a grace
         // period; whatever is left afterwards is killed.
         self.sessions.shutdown(now);
+        // Sessions still connecting to their adapter have nothing to disconnect: stop them.
+        let connecting: Vec<(usize, SessionKey, bool)> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| !s.is_connected())
+            .map(|(k, s)| (k, s.session(), s.process.is_some()))
+            .collect();
+        for (key, session, has_process) in connecting {
+            if has_process {
+                self.stop_adapter(session, now);
+            } else {
+                self.close_stream(key, true, now);
+            }
+        }
         self.process_actions(now);
         // Open `subscriptions/listen` requests get their final answer (MCP 2026-07-28).
         let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };

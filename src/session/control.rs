@@ -434,7 +434,8 @@ impl Sessions {
         let Ok(frame) = self.frame_arg(key, target.frame, call) else { return };
         let Some(thread) = self.thread_arg(key, target.thread, call) else { return };
         let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
-        let context = context.unwrap_or_else(|| "repl".into());
+        let default = self.slab.get(key).map_or("repl", |s| s.plan.runtime.evaluate_context);
+        let context = context.unwrap_or_else(|| default.into());
         self.inspect(key, call, Op::Evaluate { thread, frame, expression, context }, now);
     }
 

@@ -2,6 +2,7 @@
 //! results written to waiting calls. Sans-IO; called from `Session::pump`.
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -12,6 +13,7 @@ use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
 use super::{
     Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX, SNAPSHOT_TAIL,
 };
+use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{Outcome, Output, ReverseAnswer};
 use crate::dap::protocol::Event;
 
@@ -81,7 +83,14 @@ impl Session {
         let body = e.body.unwrap_or(Value::Null);
         match e.event.as_str() {
             "initialized" if self.startup.launch_sent => self.configure(now),
-            "stopped" => self.on_stopped(&body, now),
+            "stopped" => {
+                if self.plan.runtime.debuggee_own_process_group && !self.descendants_recorded {
+                    // Helpers (lldb-server) may start after the `process` event: walk again.
+                    self.descendants_recorded = true;
+                    actions.push_back(Action::RecordDescendants { session: self.key });
+                }
+                self.on_stopped(&body, now)
+            }
             "continued" if self.state == RunState::Stopped => self.mark_running(),
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
@@ -90,6 +99,16 @@ impl Session {
                 self.stop = None;
             }
             "terminated" => {
+                let report_after_disconnect =
+                    matches!(self.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
+                if report_after_disconnect && self.exit_code.is_none() && !self.closing && self.adapter_alive {
+                    // Delve: no `exited`; the status is printed once `disconnect` is sent. The
+                    // waits end when the disconnect is answered, with the code read meanwhile.
+                    self.awaiting_exit_report = true;
+                    self.closing = true;
+                    self.send("disconnect", Some(json!({ "restart": false })), Origin::Disconnect { call: None }, now);
+                    return;
+                }
                 if !self.state.is_over() {
                     self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
                 }
@@ -103,9 +122,25 @@ impl Session {
             }
             "output" => {
                 let category = body.get("category").and_then(Value::as_str);
-                if let (Some(c), Some(text)) =
-                    (Category::from_dap(category), body.get("output").and_then(Value::as_str))
+                let Some(text) = body.get("output").and_then(Value::as_str) else { return };
+                if self.crashed {
+                    self.keep_stderr(text.as_bytes());
+                    return;
+                }
+                if self.plan.runtime.is_crash_report(text) {
+                    self.keep_stderr(text.as_bytes());
+                    self.note_crash(text);
+                    return;
+                }
+                if let (ExitReport::ConsoleAfterDisconnect { marker }, Some("console" | "important") | None) =
+                    (self.plan.runtime.exit_report, category)
                 {
+                    if let Some(code) = parse_exit_report(marker, text) {
+                        self.exit_code = Some(code);
+                        self.ended_by_dapmux |= self.closing && !self.awaiting_exit_report;
+                    }
+                }
+                if let Some(c) = Category::from_dap(category) {
                     self.output.push(c, text);
                 }
             }
@@ -113,6 +148,9 @@ impl Session {
                 if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
                     self.debuggee_pid = Some(pid);
                     actions.push_back(Action::RecordDebuggee { pid });
+                }
+                if self.plan.runtime.debuggee_own_process_group {
+                    actions.push_back(Action::RecordDescendants { session: self.key });
                 }
             }
             "breakpoint" => self.breakpoints.on_event(&body),
@@ -150,6 +188,17 @@ impl Session {
         if stop.thread.is_some() {
             self.focus_thread = stop.thread;
         }
+        if self.entry_breakpoint {
+            // The temporary entry breakpoint did its job (or another stop came first): remove it
+            // so it never fires again (a recursive `main`, a restart).
+            self.entry_breakpoint = false;
+            self.send(
+                "setFunctionBreakpoints",
+                Some(json!({ "breakpoints": [] })),
+                Origin::EntryBreakpoint { remove: true },
+                now,
+            );
+        }
         self.breakpoints.on_hit(&stop.hit_breakpoints);
         let revision = self.revision;
         let thread = stop.thread.or(self.focus_thread);
@@ -168,11 +217,33 @@ impl Session {
         }
     }
 
-    /// Remembers the thread ids of a `threads` response.
+    /// Remembers the thread ids of a `threads` response. A placeholder thread
+    /// ([`crate::dap::adapters::RuntimeQuirks::placeholder_thread`], Delve's "Dummy") never
+    /// stays the focus while a real thread exists.
     fn note_threads(&mut self, body: &Value) {
-        if let Some(list) = body.get("threads").and_then(Value::as_array) {
-            self.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let Some(list) = body.get("threads").and_then(Value::as_array) else { return };
+        self.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let placeholder = self.plan.runtime.placeholder_thread;
+        let is_placeholder = |t: &Value| placeholder.is_some() && t.get("name").and_then(Value::as_str) == placeholder;
+        let focus_is_placeholder =
+            list.iter().any(|t| is_placeholder(t) && t.get("id").and_then(Value::as_i64) == self.focus_thread);
+        if focus_is_placeholder {
+            if let Some(real) =
+                list.iter().find(|t| !is_placeholder(t)).and_then(|t| t.get("id").and_then(Value::as_i64))
+            {
+                self.focus_thread = Some(real);
+            }
         }
+    }
+
+    /// The first thread of a `threads` response that is not a placeholder (else the first).
+    fn first_real_thread(&self, body: &Value) -> Option<i64> {
+        let list = body.get("threads").and_then(Value::as_array)?;
+        let placeholder = self.plan.runtime.placeholder_thread;
+        list.iter()
+            .find(|t| placeholder.is_none() || t.get("name").and_then(Value::as_str) != placeholder)
+            .or_else(|| list.first())
+            .and_then(|t| t.get("id").and_then(Value::as_i64))
     }
 
     /// `Err` naming the threads when `thread` is given and is not one of the session's.
@@ -236,7 +307,8 @@ impl Session {
             Origin::Startup(Step::Initialize) => match failure {
                 None => {
                     let args = self.plan.launch_arguments.clone();
-                    self.send("launch", Some(args), Origin::Startup(Step::Launch), now);
+                    let timeout = self.plan.runtime.launch_timeout();
+                    self.send_with_timeout("launch", Some(args), Origin::Startup(Step::Launch), now, timeout);
                     self.startup.launch_sent = true;
                     if self.client.initialized() {
                         self.configure(now);
@@ -264,10 +336,40 @@ impl Session {
                     self.state = RunState::Running;
                 }
             }
+            Origin::SetBreakpointsRetry { path, alias, call } => {
+                let verified = failure.is_none() && any_verified(&body);
+                if verified {
+                    self.breakpoints.on_response(&path, Ok(&body));
+                    self.path_aliases.insert(path.clone(), alias);
+                }
+                match call {
+                    Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
+                    None => {
+                        self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
+                        self.configuration_step_done(now);
+                    }
+                }
+            }
             Origin::SetBreakpoints { path, call } => {
                 match &failure {
                     None => self.breakpoints.on_response(&path, Ok(&body)),
                     Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
+                }
+                let none_verified = failure.is_none()
+                    && !any_verified(&body)
+                    && !self.breakpoints.get(&path).is_empty()
+                    && !self.path_aliases.contains_key(&path);
+                if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
+                    // The adapter may know the file only under its other spelling (debug info
+                    // written through a symlink, or around it): try that before reporting.
+                    let mut args = self.breakpoints.set_breakpoints_arguments(&path);
+                    args["source"]["path"] = alias.clone().into();
+                    self.send("setBreakpoints", Some(args), Origin::SetBreakpointsRetry { path, alias, call }, now);
+                    return;
+                }
+                if call.is_none() {
+                    self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
+                    self.configuration_step_done(now);
                 }
                 if let Some(call) = call {
                     let output = match failure {
@@ -348,11 +450,7 @@ impl Session {
             Origin::StopThreads { revision } => {
                 self.note_threads(&body);
                 if revision == self.revision {
-                    let first = body
-                        .get("threads")
-                        .and_then(Value::as_array)
-                        .and_then(|t| t.first())
-                        .and_then(|t| t["id"].as_i64());
+                    let first = self.first_real_thread(&body);
                     match first {
                         Some(t) => {
                             self.focus_thread = Some(t);
@@ -366,6 +464,11 @@ impl Session {
                 }
             }
             Origin::Disconnect { call } => {
+                if std::mem::take(&mut self.awaiting_exit_report) {
+                    // The exit status (if the adapter printed it) was read from its output.
+                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                    self.stop = None;
+                }
                 if !self.state.is_over() {
                     self.state = RunState::Terminated;
                 }
@@ -404,6 +507,19 @@ impl Session {
             }
             // Taken before `outcome` is consumed (above).
             Origin::Mirror(_) => {}
+            Origin::EntryBreakpoint { remove } => {
+                let verified = body
+                    .get("breakpoints")
+                    .and_then(Value::as_array)
+                    .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)));
+                if !remove && (failure.is_some() || !verified) {
+                    let name = self.plan.entry_function.unwrap_or("main");
+                    let why = failure.unwrap_or_else(|| "not verified".into());
+                    self.warnings.push(format!(
+                        "stop on entry: the adapter did not set the breakpoint on `{name}` ({why}); the program may run to its end"
+                    ));
+                }
+            }
         }
     }
 
@@ -416,7 +532,8 @@ impl Session {
         self.startup.configured = true;
         let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
         for path in paths {
-            let args = self.breakpoints.set_breakpoints_arguments(&path);
+            self.startup.breakpoints_pending += 1;
+            let args = self.breakpoint_arguments(&path);
             self.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: None }, now);
         }
         let caps = self.client.capabilities().cloned().unwrap_or_default();
@@ -444,9 +561,36 @@ impl Session {
                 now,
             );
         }
-        if caps.supports_configuration_done_request {
-            self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
+        if let Some(name) = self.plan.entry_function {
+            if caps.supports_function_breakpoints {
+                self.entry_breakpoint = true;
+                self.send(
+                    "setFunctionBreakpoints",
+                    Some(json!({ "breakpoints": [{ "name": name }] })),
+                    Origin::EntryBreakpoint { remove: false },
+                    now,
+                );
+            } else {
+                self.warnings.push(format!(
+                    "stop on entry: {} has no function breakpoints, so it cannot stop at `{name}`",
+                    self.adapter
+                ));
+            }
         }
+        // configurationDone waits for the breakpoints' answers (and retries under another
+        // spelling), as VS Code does, so a retried breakpoint still hits in the first lines.
+        self.startup.configuration_done_due = caps.supports_configuration_done_request;
+        self.configuration_step_done(now);
+    }
+
+    /// One configuration-phase `setBreakpoints` answer is in (or none was pending): send
+    /// `configurationDone` once all are.
+    fn configuration_step_done(&mut self, now: Instant) {
+        if self.startup.breakpoints_pending > 0 || !self.startup.configuration_done_due {
+            return;
+        }
+        self.startup.configuration_done_due = false;
+        self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
     }
 
     fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
@@ -710,6 +854,48 @@ pub(super) fn map_filter(f: &str, known: &[String]) -> Option<String> {
 /// Maps every filter, or names the first unknown one.
 pub(super) fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, String> {
     filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
+}
+
+/// Whether a `setBreakpoints` response verified any breakpoint.
+fn any_verified(body: &Value) -> bool {
+    body.get("breakpoints")
+        .and_then(Value::as_array)
+        .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)))
+}
+
+impl Session {
+    /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
+    pub(super) fn breakpoint_arguments(&self, path: &str) -> Value {
+        let mut args = self.breakpoints.set_breakpoints_arguments(path);
+        if let Some(alias) = self.path_aliases.get(path) {
+            args["source"]["path"] = alias.clone().into();
+        }
+        args
+    }
+
+    /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
+    /// else, when it lies under the real path of the program's or cwd's directory as given
+    /// (a symlinked project), the same file under that directory as given. `stat`s only.
+    fn other_spelling(&self, path: &str) -> Option<String> {
+        let given = Path::new(path);
+        let real = std::fs::canonicalize(given).ok()?;
+        if real != given {
+            return Some(real.to_string_lossy().into_owned());
+        }
+        let args = &self.plan.launch_arguments;
+        let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
+        let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
+        for base in [program_dir, cwd].into_iter().flatten() {
+            let Ok(real_base) = std::fs::canonicalize(base) else { continue };
+            if real_base == base {
+                continue;
+            }
+            if let Ok(rest) = real.strip_prefix(&real_base) {
+                return Some(base.join(rest).to_string_lossy().into_owned());
+            }
+        }
+        None
+    }
 }
 
 pub fn breakpoints_json(set: &[Entry]) -> Value {

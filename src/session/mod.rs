@@ -14,6 +14,8 @@ pub mod mirror;
 pub mod output;
 pub mod plan;
 pub mod snapshot;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -22,7 +24,7 @@ use serde_json::{json, Map, Value};
 use slab::Slab;
 
 use crate::config::Config;
-use crate::dap::adapters::{AdapterKind, Quirks};
+use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::protocol::initialize_arguments;
 use crate::dap::spawn::AdapterCommand;
@@ -58,8 +60,12 @@ pub use crate::mcp::CallKey;
 /// Work for the IO shell.
 #[derive(Debug)]
 pub enum Action {
-    /// Start the session's adapter; answer with [`Sessions::on_spawned`] or [`Sessions::on_spawn_failed`].
-    Spawn { session: SessionKey, command: AdapterCommand },
+    /// Start the session's adapter and open its DAP transport (its stdio, or a TCP connection
+    /// to it); once DAP can flow call [`Sessions::on_spawned`], else [`Sessions::on_spawn_failed`].
+    Spawn { session: SessionKey, command: AdapterCommand, transport: Transport },
+    /// Open a DAP connection over TCP to a server already listening (no process of dapmux's
+    /// behind it: `attach {connect}`, child sessions); then as for `Spawn`.
+    Connect { session: SessionKey, addr: std::net::SocketAddr },
     /// Answer the MCP call.
     Complete { call: CallKey, output: ToolResult },
     /// Stop the adapter: close its stdin, SIGTERM its process group, SIGKILL after a grace period.
@@ -76,6 +82,10 @@ pub enum Action {
     /// its events, then drop the session with [`Sessions::remove`]. Removal goes through the IO
     /// shell so a slab key is never reused while an adapter could still deliver to it.
     Release { session: SessionKey },
+    /// The adapter puts its debuggee and helpers in process groups of their own: record every
+    /// live descendant of the session's adapter process with the watchdog and stop them with
+    /// the adapter (DESIGN §2).
+    RecordDescendants { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
 }
@@ -87,6 +97,13 @@ pub enum Origin {
     /// `setBreakpoints` for `path` (start-up or a tool call).
     SetBreakpoints {
         path: String,
+        call: Option<CallKey>,
+    },
+    /// `setBreakpoints` for `path` sent again under the file's other spelling (through or
+    /// around a symlink) after the adapter verified none of them (CASES C22).
+    SetBreakpointsRetry {
+        path: String,
+        alias: String,
         call: Option<CallKey>,
     },
     SetExceptionBreakpoints {
@@ -121,6 +138,11 @@ pub enum Origin {
     Pause {
         call: CallKey,
     },
+    /// The temporary function breakpoint that makes "stop on entry" stop at `main`
+    /// (`remove`: the request that clears it at the first stop).
+    EntryBreakpoint {
+        remove: bool,
+    },
     /// An inspection tool's request; `revision` is the session's when it was sent.
     Inspect {
         call: CallKey,
@@ -147,6 +169,7 @@ impl client::Origin for Origin {
             Origin::Startup(Step::ConfigurationDone) => Some("configurationDone"),
             Origin::SetBreakpoints { call: None, .. } => Some("setBreakpoints (configuration phase)"),
             Origin::SetExceptionBreakpoints { call: None } => Some("setExceptionBreakpoints (configuration phase)"),
+            Origin::EntryBreakpoint { remove: false } => Some("setFunctionBreakpoints (entry function)"),
             _ => None,
         }
     }
@@ -191,6 +214,17 @@ pub struct AdapterPlan {
     pub kind: Option<AdapterKind>,
     /// The adapter's deviations from plain DAP (custom adapters: [`Quirks::STANDARD`]).
     pub quirks: Quirks,
+    /// Its quirks about entry, exit, output and processes ([`RuntimeQuirks::STANDARD`] for
+    /// custom adapters).
+    pub runtime: RuntimeQuirks,
+    /// How DAP flows: the adapter's stdio, or TCP to it.
+    pub transport: Transport,
+    /// "Stop on entry" as a temporary function breakpoint on this function, removed at the
+    /// first stop ([`RuntimeQuirks::entry_function`]; `None` when not stopping on entry).
+    pub entry_function: Option<&'static str>,
+    /// A temporary directory dapmux created for this launch (a build's output); removed when
+    /// the session's adapter is gone.
+    pub scratch_dir: Option<std::path::PathBuf>,
     pub command: AdapterCommand,
     /// The DAP `launch` arguments, complete.
     pub launch_arguments: Value,
@@ -203,6 +237,10 @@ struct Startup {
     configured: bool,
     /// The launch response: `None` until it arrives.
     launch_result: Option<Result<(), String>>,
+    /// Configuration-phase `setBreakpoints` requests not answered yet.
+    breakpoints_pending: usize,
+    /// `configurationDone` is sent once `breakpoints_pending` reaches 0.
+    configuration_done_due: bool,
 }
 
 /// One debug session: one adapter connection and what dapmux knows about its debuggee.
@@ -269,6 +307,22 @@ pub struct Session {
     done: Vec<(CallKey, ToolResult)>,
     /// The IDE mirror's view of this session (DESIGN §7).
     pub mirror: mirror::Tap,
+    /// The entry function breakpoint is set and not yet removed.
+    entry_breakpoint: bool,
+    /// `terminated` came from an adapter that reports the exit only after `disconnect`
+    /// ([`crate::dap::adapters::ExitReport::ConsoleAfterDisconnect`]): the waits end when the
+    /// disconnect is answered, with the exit code read meanwhile.
+    awaiting_exit_report: bool,
+    /// The adapter's output started a crash report: the rest is kept in the stderr tail only.
+    crashed: bool,
+    /// The adapter's own stdout/stderr now carry the debuggee's output
+    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`], after the port announcement).
+    pipes_are_program_output: bool,
+    /// The adapter's descendants were recorded at the first stop.
+    descendants_recorded: bool,
+    /// Breakpoint files the adapter accepts only under another spelling (path as given →
+    /// the spelling sent), learned by a retry (CASES C22).
+    path_aliases: std::collections::HashMap<String, String>,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -416,14 +470,22 @@ impl Sessions {
             disconnect_calls: Vec::new(),
             done: Vec::new(),
             mirror: mirror::Tap::default(),
+            entry_breakpoint: false,
+            awaiting_exit_report: false,
+            crashed: false,
+            pipes_are_program_output: false,
+            descendants_recorded: false,
+            path_aliases: std::collections::HashMap::new(),
         };
         let command = session.plan.command.clone();
+        let transport = session.plan.transport.clone();
         entry.insert(session);
         self.latest = Some(key);
-        self.actions.push_back(Action::Spawn { session: key, command });
+        self.actions.push_back(Action::Spawn { session: key, command, transport });
     }
 
-    /// The adapter process is running and its pipes are registered: start the choreography.
+    /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
+    /// start the choreography.
     pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.adapter_alive = true;
@@ -449,15 +511,49 @@ impl Sessions {
         s.pump(now, &mut self.actions);
     }
 
-    /// Bytes from the adapter's stderr: kept as a tail for error messages and as `adapter` output.
+    /// Bytes from the adapter's stderr: kept as a tail for error messages, and as `adapter`
+    /// output — or as the debuggee's `stderr` once the adapter's pipes carry program output
+    /// ([`Sessions::on_adapter_listening`]).
     pub fn on_adapter_stderr(&mut self, key: SessionKey, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        s.stderr_tail.extend_from_slice(bytes);
-        if s.stderr_tail.len() > STDERR_TAIL {
-            let cut = s.stderr_tail.len() - STDERR_TAIL;
-            s.stderr_tail.drain(..cut);
+        s.keep_stderr(bytes);
+        if s.crashed {
+            return;
         }
-        s.output.push(Category::Adapter, &String::from_utf8_lossy(bytes));
+        let text = String::from_utf8_lossy(bytes);
+        if s.plan.runtime.is_crash_report(&text) {
+            s.note_crash(&text);
+            return;
+        }
+        let category = if s.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
+        s.output.push(category, &text);
+    }
+
+    /// Bytes from the stdout of an adapter whose DAP flows over TCP: the debuggee's `stdout`
+    /// once the adapter's pipes carry program output, else `adapter` output.
+    pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let category = if s.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
+        s.output.push(category, &String::from_utf8_lossy(bytes));
+    }
+
+    /// A TCP adapter announced its port (or accepted the connection to a chosen one): from now
+    /// on its stdout and stderr are the debuggee's, when its recipe says so
+    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]).
+    pub fn on_adapter_listening(&mut self, key: SessionKey) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.pipes_are_program_output =
+            s.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
+    }
+
+    /// The adapter's stderr so far (the tail dapmux keeps), for error messages.
+    pub fn stderr_tail(&self, key: SessionKey) -> String {
+        self.slab.get(key).map(Session::stderr_text).unwrap_or_default()
+    }
+
+    /// The session's temporary directory, to remove once its adapter is gone.
+    pub fn scratch_dir(&self, key: SessionKey) -> Option<&std::path::Path> {
+        self.slab.get(key).and_then(|s| s.plan.scratch_dir.as_deref())
     }
 
     /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
@@ -575,7 +671,7 @@ impl Sessions {
         };
         s.breakpoints.apply(&path, mode, list);
         if s.startup.configured {
-            let args = s.breakpoints.set_breakpoints_arguments(&path);
+            let args = s.breakpoint_arguments(&path);
             s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: Some(call) }, now);
             s.pump(now, &mut self.actions);
         } else {
@@ -725,12 +821,44 @@ impl Session {
         // `disconnect` gets a short timeout: an adapter that does not answer it is killed after
         // the grace period instead of holding the agent for the full request timeout.
         let timeout = (command == "disconnect").then_some(DISCONNECT_GRACE);
+        self.send_with_timeout(command, arguments, origin, now, timeout);
+    }
+
+    /// [`Session::send`] with a timeout other than the client's default.
+    fn send_with_timeout(
+        &mut self,
+        command: &str,
+        arguments: Option<Value>,
+        origin: Origin,
+        now: Instant,
+        timeout: Option<Duration>,
+    ) {
         if let Err(refused) = self.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);
             log::warn!("{}: {msg}", self.id);
             self.failed_origin(refused.origin, msg);
         }
+    }
+
+    fn keep_stderr(&mut self, bytes: &[u8]) {
+        self.stderr_tail.extend_from_slice(bytes);
+        if self.stderr_tail.len() > STDERR_TAIL {
+            let cut = self.stderr_tail.len() - STDERR_TAIL;
+            self.stderr_tail.drain(..cut);
+        }
+    }
+
+    /// The adapter's output started a crash report ([`RuntimeQuirks::crash_markers`]): one
+    /// diagnostic in the output, the report itself only in the stderr tail (shown when the
+    /// session ends), instead of hundreds of output entries.
+    pub(super) fn note_crash(&mut self, first: &str) {
+        self.crashed = true;
+        let line = first.lines().find(|l| self.plan.runtime.is_crash_report(l)).unwrap_or(first).trim();
+        self.output.push(
+            Category::Adapter,
+            &format!("{} crashed ({line}); the rest of its crash report is not shown as output\n", self.adapter),
+        );
     }
 
     /// A request that never went out: its owner learns why.
@@ -740,7 +868,9 @@ impl Session {
                 self.waiters.retain(|w| w.call != call);
                 self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
-            Origin::SetBreakpoints { call: Some(call), .. } | Origin::SetExceptionBreakpoints { call: Some(call) } => {
+            Origin::SetBreakpoints { call: Some(call), .. }
+            | Origin::SetBreakpointsRetry { call: Some(call), .. }
+            | Origin::SetExceptionBreakpoints { call: Some(call) } => {
                 self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
             }
             Origin::Disconnect { call: Some(call) } => {

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
 use crate::config::{Config, CustomAdapter};
-use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, RealHost, ResolveInput};
+use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport};
 use crate::dap::spawn::AdapterCommand;
 
 /// Keys of `adapter_args` that configure dapmux's choice of adapter, not the DAP arguments.
@@ -57,10 +57,29 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     let kind = adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(|e| tool_error(e, config))?;
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref() };
-    let recipe = adapters::recipe(kind, input, &RealHost).map_err(|e| tool_error(e, config))?;
-
-    let ours = our_arguments(args, &program_str, cwd.as_deref(), recipe.quirks.stop_on_entry_key, stop_on_entry);
+    let recipe =
+        adapters::recipe_for_program(kind, Some(&program), input, &RealHost).map_err(|e| tool_error(e, config))?;
+    let runtime = kind.runtime_quirks();
+    // "Entry" of a native or Go program is its `main` (DESIGN §4): a temporary function
+    // breakpoint set in the configuration phase, not the adapter's stop in the loader.
+    let entry_function = runtime.entry_function.filter(|_| stop_on_entry && !args.no_debug);
+    let adapter_stop_on_entry = stop_on_entry && entry_function.is_none();
+    let ours =
+        our_arguments(args, &program_str, cwd.as_deref(), recipe.quirks.stop_on_entry_key, adapter_stop_on_entry);
     let mut launch = adapters::merge_arguments(&recipe.launch_defaults, Some(&Value::Object(ours)));
+    let mut scratch_dir = None;
+    if let Some((key, file)) = runtime.build_output.filter(|(key, _)| !args.adapter_args.contains_key(*key)) {
+        // The built binary goes into a directory dapmux owns and removes with the session,
+        // never into the user's tree (where a killed adapter would leave it).
+        let dir = make_scratch_dir().map_err(|e| {
+            ToolResult::error(
+                ErrorCode::AdapterError,
+                format!("cannot create a temporary directory for the build: {e}"),
+            )
+        })?;
+        launch[key] = dir.join(file).to_string_lossy().into_owned().into();
+        scratch_dir = Some(dir);
+    }
     let extra: Map<String, Value> = args
         .adapter_args
         .iter()
@@ -73,9 +92,31 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         name: recipe.name.to_owned(),
         kind: Some(kind),
         quirks: recipe.quirks,
+        runtime,
+        transport: recipe.transport,
+        entry_function,
+        scratch_dir,
         command: recipe.command,
         launch_arguments: launch,
     })
+}
+
+/// A fresh private directory under the system's temporary directory (mode 0700).
+fn make_scratch_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::temp_dir();
+    let mut last = None;
+    for _ in 0..8 {
+        let mut bytes = [0u8; 6];
+        getrandom::getrandom(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let dir = base.join(format!("dapmux-build-{}-{tag}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no name left"))) // infallible: the loop ran
 }
 
 /// The DAP `launch` arguments dapmux itself sets from the tool's arguments.
@@ -116,12 +157,26 @@ fn custom_plan(
     let quirks = Quirks::STANDARD;
     let mut command = AdapterCommand::new(&adapter.command);
     command.args = adapter.args.iter().map(Into::into).collect();
+    let transport = match adapter.tcp {
+        Some(true) => Transport::Tcp { port: adapters::PortDiscovery::Chosen },
+        _ => Transport::Stdio,
+    };
     command.env = adapter.env.iter().map(|(k, v)| (k.into(), Some(v.into()))).collect();
     let ours = our_arguments(args, program, cwd, quirks.stop_on_entry_key, stop_on_entry);
     let defaults = Value::Object(adapter.launch_defaults.clone());
     let mut launch = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
     launch = adapters::merge_arguments(&launch, Some(&Value::Object(args.adapter_args.clone())));
-    AdapterPlan { name: name.to_owned(), kind: None, quirks, command, launch_arguments: launch }
+    AdapterPlan {
+        name: name.to_owned(),
+        kind: None,
+        quirks,
+        runtime: RuntimeQuirks::STANDARD,
+        transport,
+        entry_function: None,
+        scratch_dir: None,
+        command,
+        launch_arguments: launch,
+    }
 }
 
 /// Explains an adapter that exited during start-up, from its stderr tail, when the recipe knows

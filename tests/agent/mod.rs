@@ -43,10 +43,17 @@ impl Agent {
 
     pub fn start_with(configure: impl FnOnce(&mut Command)) -> Agent {
         let python = debugpy_python();
+        Agent::start_plain(|cmd| {
+            cmd.env("DAPMUX_PYTHON", &python);
+            configure(cmd);
+        })
+    }
+
+    /// dapmux without debugpy requirements (native and Go adapters), no user config.
+    pub fn start_plain(configure: impl FnOnce(&mut Command)) -> Agent {
         let mut d = Dapmux::spawn_with(|cmd| {
             // No user config leaks in: the default location points nowhere.
-            cmd.env("DAPMUX_PYTHON", &python)
-                .env_remove("VIRTUAL_ENV")
+            cmd.env_remove("VIRTUAL_ENV")
                 .env_remove("DAPMUX_CONFIG")
                 .env("XDG_CONFIG_HOME", "/nonexistent-dapmux-config");
             configure(cmd);
@@ -194,4 +201,49 @@ pub fn lines_of(r: &Res, category: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Runs a build tool in `dir`; a missing tool fails the test with the package that provides it.
+pub fn build(cmd: &mut Command, package: &str) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}; install it with: apt-get install {package}"));
+    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A fresh scratch directory for one test under cargo's test temp dir.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Fails (never skips) when an adapter is missing, naming the package.
+pub fn require(program: &str, package: &str) {
+    let found =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file())).unwrap_or(false);
+    assert!(found, "test dependency missing: {program}; install it with: apt-get install {package}");
+}
+
+/// Names of a `variables` list.
+pub fn var_names(vars: &Value) -> Vec<String> {
+    vars.as_array()
+        .map(|l| l.iter().filter_map(|v| v["name"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+/// The value of variable `name` in a `variables` list.
+pub fn var_value(vars: &Value, name: &str) -> String {
+    vars.as_array()
+        .and_then(|l| l.iter().find(|v| v["name"] == json!(name)))
+        .and_then(|v| v["value"].as_str())
+        .unwrap_or_else(|| panic!("no variable {name} in {vars}"))
+        .to_owned()
+}
+
+/// The handle (`ref`) of variable `name` in a `variables` list.
+pub fn var_ref(vars: &Value, name: &str) -> Value {
+    vars.as_array()
+        .and_then(|l| l.iter().find(|v| v["name"] == json!(name)))
+        .map(|v| v["ref"].clone())
+        .unwrap_or_else(|| panic!("no variable {name} in {vars}"))
 }

@@ -106,6 +106,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         crash_markers: &[],
         // `debug`/`test` modes run `go build` inside `launch`.
         launch_builds: true,
+        // 1.20.2: `output` names the built binary (default `./__debug_bin` in the cwd).
+        build_output: Some(("output", "__debug_bin")),
+        evaluate_context: "repl",
     }
 }
 

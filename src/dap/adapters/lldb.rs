@@ -124,6 +124,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // stderr arrived as hundreds of `output` events).
         crash_markers: &["PLEASE submit a bug report", "Stack dump:"],
         launch_builds: false,
+        build_output: None,
+        // 22.1.8: `repl` runs `a+b` as an expression command and answers `(int) $0 = 7`.
+        evaluate_context: "watch",
     }
 }
 

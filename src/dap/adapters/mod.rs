@@ -202,9 +202,21 @@ pub struct RuntimeQuirks {
     /// output.
     pub crash_markers: &'static [&'static str],
     /// `launch` may compile the program first (seconds to minutes): its response deserves a
-    /// longer timeout than other requests, and a failure carries the compiler's words.
+    /// longer timeout than other requests ([`BUILD_LAUNCH_TIMEOUT`]), and a failure carries the
+    /// compiler's words.
     pub launch_builds: bool,
+    /// The launch argument naming where a build puts the binary, and the file name dapmux gives
+    /// it inside a temporary directory it owns (Delve: `output`, `__debug_bin`; by default it
+    /// lands in the user's tree, and stays there when dlv is killed).
+    pub build_output: Option<(&'static str, &'static str)>,
+    /// The `evaluate` context used when the agent names none (lldb-dap treats `repl` input as
+    /// a debugger command and answers `(int) $0 = 7`; `watch` gives the value itself).
+    pub evaluate_context: &'static str,
 }
+
+/// The `launch` request's timeout for adapters whose `launch` builds the program
+/// ([`RuntimeQuirks::launch_builds`]): a cold `go build` takes 10+ s, a big module minutes.
+pub const BUILD_LAUNCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl RuntimeQuirks {
     /// A spec-following adapter.
@@ -222,11 +234,19 @@ impl RuntimeQuirks {
         helper_processes: &[],
         crash_markers: &[],
         launch_builds: false,
+        build_output: None,
+        evaluate_context: "repl",
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
     pub fn is_crash_report(&self, text: &str) -> bool {
         self.crash_markers.iter().any(|m| text.contains(m))
+    }
+
+    /// The timeout of the `launch` request: [`BUILD_LAUNCH_TIMEOUT`] when it builds, else the
+    /// client's default (`None`).
+    pub fn launch_timeout(&self) -> Option<std::time::Duration> {
+        self.launch_builds.then_some(BUILD_LAUNCH_TIMEOUT)
     }
 }
 

@@ -1,0 +1,116 @@
+//! Session-layer behaviour driven by adapter quirks, sans-IO: DAP bytes in, output and actions out.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::output::Category;
+use super::{Action, AdapterPlan, LaunchArgs, Sessions};
+use crate::dap::adapters::{lldb, AdapterKind, Transport};
+use crate::dap::framing::Encoder;
+use crate::dap::spawn::AdapterCommand;
+use crate::mcp::CallKey;
+
+fn frame(msg: &Value) -> Vec<u8> {
+    Encoder::new().encode(msg).unwrap_or_default()
+}
+
+fn lldb_session(now: Instant) -> Sessions {
+    let mut sessions = Sessions::default();
+    let plan = AdapterPlan {
+        name: "lldb".into(),
+        kind: Some(AdapterKind::Lldb),
+        quirks: lldb::quirks(),
+        runtime: lldb::runtime_quirks(),
+        transport: Transport::Stdio,
+        entry_function: None,
+        scratch_dir: None,
+        command: AdapterCommand::new("lldb-dap"),
+        launch_arguments: json!({"program": "/p"}),
+    };
+    let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
+    sessions.launch(args, plan, CallKey::for_test(1), now);
+    sessions.on_spawned(0, now);
+    while sessions.next_action().is_some() {}
+    sessions
+}
+
+fn output_event(seq: i64, category: &str, text: &str) -> Vec<u8> {
+    frame(&json!({"seq": seq, "type": "event", "event": "output", "body": {"category": category, "output": text}}))
+}
+
+/// Older lldb-dap crashed on shutdown and its crash report arrived as hundreds of `output`
+/// events: the output shows the program's lines and one diagnostic, the report stays in the
+/// stderr tail (for the error message).
+#[test]
+fn a_crash_report_becomes_one_diagnostic() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    s.on_adapter_bytes(0, &output_event(1, "stdout", "hello\r\n"), now);
+    s.on_adapter_bytes(0, &output_event(2, "stderr", "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the crash backtrace.\n"), now);
+    for i in 0..300 {
+        s.on_adapter_bytes(
+            0,
+            &output_event(3 + i, "stderr", &format!("#{i} 0x0000 llvm::sys::PrintStackTrace\n")),
+            now,
+        );
+    }
+    s.on_adapter_stderr(0, b"Stack dump:\n0. Program arguments: lldb-dap\n");
+    let session = s.get(0).expect("session");
+    let read = session.output.read(0, None, 1000);
+    let texts: Vec<(Category, &str)> = read.entries.iter().map(|e| (e.category, e.text.as_str())).collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert_eq!(texts[0], (Category::Stdout, "hello\n"), "CRLF normalised");
+    assert_eq!(texts[1].0, Category::Adapter);
+    assert!(texts[1].1.starts_with("lldb crashed (PLEASE submit a bug report"), "{texts:?}");
+    assert!(s.stderr_tail(0).contains("Program arguments: lldb-dap"));
+}
+
+/// Delve sends no `exited`: on `terminated` dapmux disconnects, reads the status from the
+/// console line that follows, and ends the wait with the exit code once `disconnect` is answered.
+#[test]
+fn delve_exit_code_is_read_after_disconnect() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let plan = AdapterPlan {
+        name: "delve".into(),
+        kind: Some(AdapterKind::Delve),
+        quirks: crate::dap::adapters::delve::quirks(),
+        runtime: crate::dap::adapters::delve::runtime_quirks(),
+        transport: Transport::Stdio,
+        entry_function: None,
+        scratch_dir: None,
+        command: AdapterCommand::new("dlv"),
+        launch_arguments: json!({"program": "/p"}),
+    };
+    let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
+    s.launch(args, plan, CallKey::for_test(1), now);
+    s.on_spawned(0, now);
+    while s.next_action().is_some() {}
+    let sent = |s: &mut Sessions| {
+        let bytes = s.outbound(0).to_vec();
+        s.consume(0, bytes.len());
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    sent(&mut s);
+    s.on_adapter_bytes(0, &frame(&json!({"seq": 1, "type": "event", "event": "terminated"})), now);
+    let out = sent(&mut s);
+    assert!(out.contains("\"command\":\"disconnect\""), "{out}");
+    assert!(s.next_action().is_none(), "the launch wait goes on until the status is known");
+    s.on_adapter_bytes(0, &output_event(2, "console", "Process 17 has exited with status 7\n"), now);
+    let seq: i64 = out
+        .split("\"seq\":")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let response = json!({"seq": 3, "type": "response", "request_seq": seq, "command": "disconnect", "success": true});
+    s.on_adapter_bytes(0, &frame(&response), now);
+    let done = std::iter::from_fn(|| s.next_action()).find_map(|a| match a {
+        Action::Complete { output, .. } => Some(output),
+        _ => None,
+    });
+    let text = done.map(|o| o.text).unwrap_or_default();
+    assert!(text.starts_with("s1 exited with code 7"), "{text}");
+    assert!(!text.contains("ended by dapmux"), "{text}");
+}

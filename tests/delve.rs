@@ -1,0 +1,136 @@
+//! Delve over TCP through the built binary (issue 7): a Go program built with
+//! `-gcflags='all=-N -l'` (`mode: exec`) and a `.go` file (`mode: debug`, built by dlv):
+//! breakpoint, `context`, `evaluate`, `step`, program output in order (dlv's own stdout and
+//! stderr), the exit code read after `disconnect`, stop on entry at `main.main`, no
+//! `__debug_bin` in the project, and no dlv left. Fails when Delve is missing
+//! (`apt-get install delve golang-go`).
+
+mod agent;
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use agent::{build, require, scratch, var_value, Agent, Res};
+use serde_json::{json, Value};
+
+const GO_SOURCE: &str = r#"package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func add(a, b int) int {
+	c := a + b
+	return c
+}
+
+func main() {
+	x, y := 3, 4
+	s := add(x, y)
+	fmt.Println("sum", s)
+	fmt.Fprintln(os.Stderr, "to stderr")
+	fmt.Println("last line")
+	os.Exit(7)
+}
+"#;
+
+/// GOCACHE/GOPATH shared by every Go test (and dlv's builds), so builds stay warm.
+fn go_env(cmd: &mut Command) -> &mut Command {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
+    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
+}
+
+struct Fixtures {
+    dir: PathBuf,
+    bin: PathBuf,
+}
+
+fn fixtures() -> &'static Fixtures {
+    static F: OnceLock<Fixtures> = OnceLock::new();
+    F.get_or_init(|| {
+        require("dlv", "delve golang-go");
+        let dir = scratch("delve");
+        std::fs::write(dir.join("main.go"), GO_SOURCE).expect("write Go");
+        std::fs::write(dir.join("go.mod"), "module example.com/hello\n\ngo 1.19\n").expect("write go.mod");
+        let bin = dir.join("hello");
+        let mut cmd = Command::new("go");
+        go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+        build(&mut cmd, "golang-go");
+        Fixtures { dir, bin }
+    })
+}
+
+fn path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn at(r: &Res) -> (Value, Value) {
+    (r.s["stop"]["location"]["line"].clone(), r.s["stop"]["location"]["function"].clone())
+}
+
+fn agent() -> Agent {
+    Agent::start_plain(|cmd| {
+        go_env(cmd);
+    })
+}
+
+/// The exit was read from dlv's console after `disconnect`, output came in order, and dlv left.
+fn ran_to_exit(a: &mut Agent, r: &Res) {
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(7)), "{}", r.text);
+    assert!(r.s.get("ended_by_dapmux").is_none(), "the program ended by itself: {}", r.text);
+    let out = a.ok("output", json!({}));
+    assert_eq!(agent::lines_of(&out, "stdout"), ["sum 7", "last line"], "{}", out.text);
+    assert_eq!(agent::lines_of(&out, "stderr"), ["to stderr"], "{}", out.text);
+    let gone = agent::eventually(Duration::from_secs(5), || {
+        a.descendants().iter().all(|&p| {
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            !String::from_utf8_lossy(&cmd).contains("dlv")
+        })
+    });
+    assert!(gone, "dlv is gone after the exit");
+}
+
+#[test]
+fn exec_mode_breakpoint_context_evaluate_step_output_exit() {
+    let f = fixtures();
+    let source = path(&f.dir.join("main.go"));
+    let mut a = agent();
+    let r = a
+        .ok("launch", json!({"program": path(&f.bin), "breakpoints": [{"path": source, "line": 9}], "wait_ms": 50000}));
+    assert_eq!(r.s["adapter"], json!("delve"), "{}", r.text);
+    assert_eq!(at(&r), (json!(9), json!("main.add")), "{}", r.text);
+    let c = a.ok("context", json!({}));
+    assert!(c.text.contains("→    9  \tc := a + b"), "{}", c.text);
+    assert_eq!(var_value(&c.s["locals"]["variables"], "a"), "3", "{}", c.text);
+    let e = a.ok("evaluate", json!({"expression": "a + b"}));
+    assert_eq!(e.s["value"], json!("7"), "{}", e.text);
+    let r = a.ok("step", json!({"kind": "over"}));
+    assert_eq!(at(&r), (json!(10), json!("main.add")), "{}", r.text);
+    let r = a.ok("step", json!({"kind": "out"}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("main.main"), "{}", r.text);
+    let r = a.ok("continue", json!({}));
+    ran_to_exit(&mut a, &r);
+}
+
+#[test]
+fn debug_mode_builds_stops_at_main_main_and_leaves_no_debug_bin() {
+    let f = fixtures();
+    let mut a = agent();
+    let r = a.ok("launch", json!({"program": path(&f.dir.join("main.go")), "wait_ms": 50000}));
+    assert_eq!(at(&r), (json!(13), json!("main.main")), "stop on entry is main.main: {}", r.text);
+    assert_eq!(r.s["stop"]["reason"], json!("function breakpoint"), "Delve's own words: {}", r.text);
+    let log = a.dap_log("s1");
+    let launch = log.iter().find(|e| e["message"]["command"] == json!("launch")).expect("launch sent");
+    let output = launch["message"]["arguments"]["output"].as_str().unwrap_or_default().to_owned();
+    assert!(output.ends_with("__debug_bin") && !output.starts_with(&path(&f.dir)), "{output}");
+    assert_eq!(launch["message"]["arguments"]["mode"], json!("debug"));
+    let r = a.ok("continue", json!({}));
+    ran_to_exit(&mut a, &r);
+    let leftovers: Vec<_> = std::fs::read_dir(&f.dir).expect("ls").flatten().map(|e| e.file_name()).collect();
+    assert!(!leftovers.iter().any(|n| n.to_string_lossy().contains("__debug_bin")), "{leftovers:?}");
+    assert!(agent::eventually(Duration::from_secs(5), || !Path::new(&output).parent().is_some_and(Path::exists)));
+}
