@@ -63,6 +63,8 @@ pub struct Dapmux {
     stdout: Option<ChildStdout>,
     buf: Vec<u8>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Collects stderr until EOF (dapmux and its watchdog both hold the pipe).
+    stderr_reader: Option<thread::JoinHandle<()>>,
 }
 
 impl Dapmux {
@@ -80,7 +82,7 @@ impl Dapmux {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let mut err_pipe = child.stderr.take().expect("stderr is piped");
         let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             let mut chunk = [0u8; 4096];
             while let Ok(n) = err_pipe.read(&mut chunk) {
                 if n == 0 {
@@ -89,7 +91,14 @@ impl Dapmux {
                 sink.lock().unwrap().extend_from_slice(&chunk[..n]);
             }
         });
-        Dapmux { stdin: child.stdin.take(), stdout: child.stdout.take(), child, buf: Vec::new(), stderr }
+        Dapmux {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            child,
+            buf: Vec::new(),
+            stderr,
+            stderr_reader: Some(stderr_reader),
+        }
     }
 
     /// The process id.
@@ -219,6 +228,12 @@ impl Dapmux {
         match self.wait_exit(timeout) {
             Some(status) => assert_eq!(status.code(), Some(0), "exit status {status}; stderr:\n{}", self.stderr()),
             None => panic!("dapmux still running after {timeout:?}; stderr:\n{}", self.stderr()),
+        }
+        // Everything dapmux logged is in once its stderr reached EOF (the watchdog, which shares
+        // the pipe, exits right after dapmux).
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while self.stderr_reader.as_ref().is_some_and(|h| !h.is_finished()) && std::time::Instant::now() < end {
+            thread::sleep(Duration::from_millis(10));
         }
     }
 }
