@@ -29,6 +29,11 @@ const FLAGS: &[Flag] = &[
         help: "run debugpy's adapter stock, without the TCP_NODELAY/TCP_QUICKACK fast path (env: 0 = off)",
     },
     Flag {
+        usage: "--tools <core|full>",
+        env: Some("DAPMUX_TOOLS"),
+        help: "which tools tools/list offers: `full` (default) or `core` (the 14 everyday ones, for clients with a small context budget)",
+    },
+    Flag {
         usage: "--config <path>",
         env: Some("DAPMUX_CONFIG"),
         help: "JSON config file with custom adapters; default $XDG_CONFIG_HOME/dapmux/config.json (never a project-local file)",
@@ -63,6 +68,8 @@ struct Options {
     config: Option<std::path::PathBuf>,
     /// `--mirror-bind`: published to the server as `DAPMUX_MIRROR_BIND`.
     mirror_bind: Option<String>,
+    /// `--tools`: published to the server as `DAPMUX_TOOLS`.
+    tools: Option<String>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -91,6 +98,13 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "--no-debugpy-fastpath" => options.no_debugpy_fastpath = true,
             "--config" => options.config = Some(value("--config")?.into()),
             "--mirror-bind" => options.mirror_bind = Some(value("--mirror-bind")?),
+            "--tools" => {
+                let set = value("--tools")?;
+                if !matches!(set.as_str(), "core" | "full") {
+                    return Err(format!("--tools must be `core` or `full`, not `{set}`"));
+                }
+                options.tools = Some(set);
+            }
             // Subcommands take the rest of the command line; flags before them still apply.
             word if dapmux::cli::is_subcommand(word) => {
                 command = Command::Cli(dapmux::cli::parse(word, args.by_ref())?);
@@ -191,6 +205,10 @@ fn main() -> ExitCode {
                 // The debugpy recipe reads this variable; set before the server (and any other
                 // thread) exists, so nothing reads the environment concurrently.
                 std::env::set_var(dapmux::dap::adapters::debugpy::fastpath::ENV, "0");
+            }
+            if let Some(set) = &options.tools {
+                // Read by the server when it builds its tool list; set before it exists.
+                std::env::set_var(dapmux::mcp::TOOLS_ENV, set);
             }
             let bind = options.mirror_bind.clone().or_else(|| std::env::var(dapmux::mirror::BIND_ENV).ok());
             if let Some(bind) = bind.filter(|b| !b.trim().is_empty()) {

@@ -307,3 +307,34 @@ fn cli_version_help_and_unknown_flags() {
     assert!(bad.stdout.is_empty());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown flag --no-such-flag"));
 }
+
+/// `--tools core` (and `DAPMUX_TOOLS=core`) lists only the everyday tools, in a smaller
+/// `tools/list`; a tool outside the set cannot be called.
+#[test]
+fn tools_core_lists_the_everyday_tools_only() {
+    let list = |configure: &dyn Fn(&mut Command)| {
+        let mut dapmux = Dapmux::spawn_with(|cmd| configure(cmd));
+        dapmux.initialize("2025-11-25");
+        let r = dapmux.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+        let names: Vec<String> =
+            r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+        let call = dapmux.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "capabilities", "arguments": {}}}));
+        (names, r["result"].to_string().len(), call)
+    };
+    let (full, full_len, _) = list(&|_| {});
+    let (core, core_len, call) = list(&|cmd| {
+        cmd.arg("--tools").arg("core");
+    });
+    let (env_core, _, _) = list(&|cmd| {
+        cmd.env("DAPMUX_TOOLS", "core");
+    });
+    assert!(full.len() > core.len() && core_len < full_len, "{full:?} vs {core:?}");
+    assert_eq!(core, env_core);
+    for name in &core {
+        assert!(dapmux::mcp::CORE_TOOLS.contains(&name.as_str()), "{name} is not a core tool");
+    }
+    assert!(core.contains(&"context".to_owned()) && !core.contains(&"capabilities".to_owned()));
+    assert_eq!(call["error"]["code"], json!(-32602), "a tool outside the set is unknown: {call}");
+    assert!(full_len <= 16 * 1024, "tools/list is {full_len} bytes");
+}

@@ -45,7 +45,47 @@ pub const INSTRUCTIONS: &str = "dapmux debugs programs through real debug adapte
 Golden path: launch with the program and breakpoints (it returns at the first stop); \
 context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
-continuing again; disconnect when done. sessions lists every session.";
+continuing again; disconnect when done. sessions lists every session; every tool's `session` \
+argument defaults to the most recent live one.";
+
+/// The environment variable (and `--tools` flag) choosing the tool set: `core` or `full`.
+pub const TOOLS_ENV: &str = "DAPMUX_TOOLS";
+
+/// The tools of `--tools core` (DESIGN §4): what an agent needs every day.
+pub const CORE_TOOLS: &[&str] = &[
+    "launch",
+    "attach",
+    "sessions",
+    "disconnect",
+    "set_breakpoints",
+    "breakpoints",
+    "continue",
+    "step",
+    "pause",
+    "wait",
+    "context",
+    "variables",
+    "evaluate",
+    "output",
+];
+
+/// Which tools the server offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolSet {
+    Full,
+    Core,
+}
+
+impl ToolSet {
+    /// `core` → [`ToolSet::Core`]; anything else (unset, `full`) → [`ToolSet::Full`].
+    pub fn from_env_value(value: Option<&str>) -> ToolSet {
+        if value.is_some_and(|v| v.trim() == "core") {
+            ToolSet::Core
+        } else {
+            ToolSet::Full
+        }
+    }
+}
 
 /// What the MCP layer needs from its caller for one input.
 pub struct Context<'a> {
@@ -160,8 +200,18 @@ impl Default for Mcp {
 impl Mcp {
     /// A server with every built-in tool, nothing negotiated, nothing pending.
     pub fn new() -> Mcp {
+        Mcp::with_tool_set(ToolSet::Full)
+    }
+
+    /// A server offering `set` of the tools (DESIGN §4 `--tools core|full`). Tools outside the
+    /// set are neither listed nor callable.
+    pub fn with_tool_set(set: ToolSet) -> Mcp {
+        let mut registry = tools::registry();
+        if set == ToolSet::Core {
+            registry.retain(|t| CORE_TOOLS.contains(&t.name));
+        }
         Mcp {
-            tools: tools::registry(),
+            tools: registry,
             negotiated: None,
             initialized: false,
             log_level: None,

@@ -236,7 +236,9 @@ impl Server {
         }
         Ok(Server {
             poll,
-            mcp: Mcp::new(),
+            mcp: Mcp::with_tool_set(crate::mcp::ToolSet::from_env_value(
+                std::env::var(crate::mcp::TOOLS_ENV).ok().as_deref(),
+            )),
             sessions: Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config),
             adapters: Slab::new(),
             adapter_of: HashMap::new(),

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
 
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
@@ -12,8 +12,8 @@ const SETTING: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_breakpoints",
-        title: "Set source breakpoints",
-        description: "Set breakpoints in one file (mode replace, add or remove); reports per breakpoint whether it was verified and the line it bound to. Without a live session they apply at the next launch.",
+        title: "Set breakpoints",
+        description: "Set a file's breakpoints; says which were verified and where they bound. Without a session they wait for launch.",
         input_schema: set_schema,
         annotations: SETTING,
         handler: set_breakpoints,
@@ -21,7 +21,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "breakpoints",
         title: "List breakpoints",
-        description: "List every breakpoint with its current verification, flagging those never bound.",
+        description: "Every breakpoint with its verification.",
         input_schema: session_only_schema,
         annotations: Annotations::READ_ONLY,
         handler: list,
@@ -29,23 +29,19 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_exception_breakpoints",
         title: "Set exception filters",
-        description: "Choose which exceptions stop the program, by the adapter's filter ids (debugpy: raised, uncaught, userUnhandled).",
+        description: "Which exceptions stop the program, by the adapter's filter ids.",
         input_schema: exception_schema,
         annotations: SETTING,
         handler: set_exception_breakpoints,
     },
 ];
 
-fn session_prop() -> Value {
-    json!({"type": "string", "description": "Session id such as s1; default: the most recent live session."})
-}
-
 fn set_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "path": {"type": "string", "description": "Source file path."},
+            "path": {"type": "string"},
             "breakpoints": {
                 "type": "array",
                 "items": {
@@ -60,7 +56,7 @@ fn set_schema() -> Value {
                     "required": ["line"]
                 }
             },
-            "lines": {"type": "array", "items": {"type": "integer"}, "description": "Shorthand for breakpoints given only by line."},
+            "lines": {"type": "array", "items": {"type": "integer"}, "description": "Shorthand: lines only."},
             "mode": {"type": "string", "enum": ["replace", "add", "remove"], "description": "Default replace."}
         },
         "required": ["path"]
@@ -76,7 +72,7 @@ fn exception_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "filters": {"type": "array", "items": {"type": "string"}, "description": "Filter ids; [] stops on no exception."}
+            "filters": {"type": "array", "items": {"type": "string"}, "description": "Filter ids; [] = none."}
         },
         "required": ["filters"]
     })

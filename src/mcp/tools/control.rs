@@ -3,7 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use super::{
+    parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
+};
 use crate::session::control::{StepKind, Until};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
@@ -12,7 +14,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "step",
         title: "Step",
-        description: "Step over, in or out (back when supported) on the focus thread; returns where it stopped.",
+        description: "Step over, in or out on the focus thread; returns where it stopped.",
         input_schema: step_schema,
         annotations: CONTROL,
         handler: step,
@@ -20,28 +22,20 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "pause",
         title: "Pause",
-        description: "Interrupt a running session and return where it stopped.",
+        description: "Interrupt a running program; returns where it stopped.",
         input_schema: pause_schema,
         annotations: CONTROL,
         handler: pause,
     },
     Tool {
         name: "wait",
-        title: "Wait for the program",
-        description: "Wait for the next stop, the exit or new output (e.g. after a call answered `running`); at once if it already happened after since_revision.",
+        title: "Wait",
+        description: "Wait for the next stop, exit or output without resuming.",
         input_schema: wait_schema,
         annotations: Annotations::READ_ONLY,
         handler: wait,
     },
 ];
-
-fn session_prop() -> Value {
-    json!({"type": "string", "description": "Session id; default: the most recent live session."})
-}
-
-fn wait_prop() -> Value {
-    json!({"type": "integer", "description": "Max wait in ms (default 10000, max 50000)."})
-}
 
 fn step_schema() -> Value {
     json!({
@@ -65,8 +59,8 @@ fn wait_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "for": {"type": "string", "enum": ["stop", "exit", "output"], "description": "Default stop; an exit satisfies every kind."},
-            "since_revision": {"type": "integer", "description": "Return at once if the session stopped after this revision."},
+            "for": {"type": "string", "enum": ["stop", "exit", "output"], "description": "Default stop."},
+            "since_revision": {"type": "integer", "description": "Answer at once if stopped after this rev."},
             "wait_ms": wait_prop()
         }
     })

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::inspect::{Page, Target};
 
 /// Evaluating may run code in the debuggee, so it is not read-only.
@@ -16,23 +16,23 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "context",
         title: "Where am I",
-        description: "One call for a stopped session: location, source around the line, top frames, locals and watches.",
+        description: "Where it stopped: source, frames, locals, watches.",
         input_schema: context_schema,
         annotations: Annotations::READ_ONLY,
         handler: context,
     },
     Tool {
         name: "evaluate",
-        title: "Evaluate an expression",
-        description: "Evaluate an expression in a frame of the stopped program (default: the top frame of the focus thread).",
+        title: "Evaluate",
+        description: "Evaluate an expression in a frame of the stopped program.",
         input_schema: evaluate_schema,
         annotations: EVAL,
         handler: evaluate,
     },
     Tool {
         name: "variables",
-        title: "Read variables",
-        description: "Children of a variables ref (from context, scopes, evaluate or variables), paged with total and next start.",
+        title: "Variables",
+        description: "Children of a variables ref, paged (total and next start).",
         input_schema: variables_schema,
         annotations: Annotations::READ_ONLY,
         handler: variables,
@@ -40,7 +40,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "stack_trace",
         title: "Stack trace",
-        description: "Frames of a thread (default: the focus thread) with frame ids for other calls.",
+        description: "Frames of a thread, with frame ids.",
         input_schema: stack_schema,
         annotations: Annotations::READ_ONLY,
         handler: stack_trace,
@@ -48,7 +48,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "scopes",
         title: "Scopes of a frame",
-        description: "Scopes (locals, globals, registers…) of a frame, each with a variables ref.",
+        description: "Scopes of a frame, each with a variables ref.",
         input_schema: frame_schema,
         annotations: Annotations::READ_ONLY,
         handler: scopes,
@@ -56,7 +56,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "threads",
         title: "Threads",
-        description: "Threads of the stopped program; the focus thread is marked.",
+        description: "Threads of the stopped program.",
         input_schema: session_schema,
         annotations: Annotations::READ_ONLY,
         handler: threads,
@@ -64,7 +64,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "select_thread",
         title: "Select the focus thread",
-        description: "Make a thread the default for later stack, step and evaluate calls.",
+        description: "Make a thread the default for later calls.",
         input_schema: select_schema,
         annotations: SETTING,
         handler: select_thread,
@@ -72,7 +72,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "exception_info",
         title: "Exception details",
-        description: "The exception a thread stopped on: type, message and traceback.",
+        description: "The exception a thread stopped on, with its traceback.",
         input_schema: thread_schema,
         annotations: Annotations::READ_ONLY,
         handler: exception_info,
@@ -80,7 +80,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "watch",
         title: "Watch expressions",
-        description: "Add or remove watch expressions; `context` evaluates them at every stop.",
+        description: "Add or remove watch expressions (shown by context).",
         input_schema: watch_schema,
         annotations: SETTING,
         handler: watch,
@@ -88,23 +88,19 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "capabilities",
         title: "Adapter capabilities",
-        description: "What the session's adapter supports (its DAP capabilities) and its exception filters.",
+        description: "The adapter's DAP capabilities and exception filters.",
         input_schema: session_schema,
         annotations: Annotations::READ_ONLY,
         handler: capabilities,
     },
 ];
 
-fn session_prop() -> Value {
-    json!({"type": "string", "description": "Session id; default: the most recent live session."})
-}
-
 fn session_schema() -> Value {
     json!({"type": "object", "properties": {"session": session_prop()}})
 }
 
 fn frame_prop() -> Value {
-    json!({"type": "integer", "description": "Frame id from context or stack_trace (default: top frame)."})
+    json!({"type": "integer", "description": "Frame id (default: top frame)."})
 }
 
 fn context_schema() -> Value {
@@ -114,8 +110,8 @@ fn context_schema() -> Value {
             "session": session_prop(),
             "frame": frame_prop(),
             "thread": {"type": "integer"},
-            "source_lines": {"type": "integer", "description": "Lines shown on each side of the current line (default 5)."},
-            "max_variables": {"type": "integer", "description": "Most locals shown (default 30)."}
+            "source_lines": {"type": "integer", "description": "Lines each side (default 5)."},
+            "max_variables": {"type": "integer", "description": "Default 30."}
         }
     })
 }
@@ -128,7 +124,7 @@ fn evaluate_schema() -> Value {
             "expression": {"type": "string"},
             "frame": frame_prop(),
             "thread": {"type": "integer"},
-            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default repl; clipboard gives untruncated values where the adapter supports it."}
+            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default repl."}
         },
         "required": ["expression"]
     })
@@ -139,9 +135,9 @@ fn variables_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "ref": {"type": "integer", "description": "A variables ref from an earlier result."},
-            "start": {"type": "integer", "description": "First child to return (default 0)."},
-            "count": {"type": "integer", "description": "Children per page (default 100, max 500)."},
+            "ref": {"type": "integer", "description": "From an earlier result."},
+            "start": {"type": "integer", "description": "Default 0."},
+            "count": {"type": "integer", "description": "Default 100, max 500."},
             "filter": {"type": "string", "enum": ["indexed", "named"]}
         },
         "required": ["ref"]
@@ -154,8 +150,8 @@ fn stack_schema() -> Value {
         "properties": {
             "session": session_prop(),
             "thread": {"type": "integer"},
-            "start": {"type": "integer", "description": "First frame (default 0)."},
-            "levels": {"type": "integer", "description": "Frames to return (default 20)."}
+            "start": {"type": "integer", "description": "Default 0."},
+            "levels": {"type": "integer", "description": "Default 20."}
         }
     })
 }

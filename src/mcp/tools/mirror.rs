@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 
 const EXPOSE: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
 
@@ -12,7 +12,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "expose_session",
         title: "Let a person look (IDE mirror)",
-        description: "Open a token-gated, read-only DAP endpoint on a session for an IDE; returns host, port, token and a VS Code launch.json entry.",
+        description: "Let an IDE attach read-only to a session; returns port, token and a VS Code launch.json entry.",
         input_schema: expose_schema,
         annotations: EXPOSE,
         handler: expose,
@@ -20,16 +20,12 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "unexpose_session",
         title: "Close the IDE mirror",
-        description: "Close a session's mirror endpoint; attached IDEs see the session end.",
+        description: "Close a session's IDE endpoint.",
         input_schema: session_schema,
         annotations: EXPOSE,
         handler: unexpose,
     },
 ];
-
-fn session_prop() -> Value {
-    json!({"type": "string", "description": "Session id; default: the most recent live session."})
-}
 
 fn session_schema() -> Value {
     json!({"type": "object", "properties": {"session": session_prop()}})

@@ -49,8 +49,8 @@ pub enum Outcome {
     Pending,
 }
 
-/// Behaviour hints for clients (MCP 2025-11-25 § Tools › ToolAnnotations). dapmux tools only
-/// touch local debuggees, so `openWorldHint` is always `false`.
+/// Behaviour hints for clients (MCP 2025-11-25 § Tools › ToolAnnotations). `openWorldHint` is
+/// left at its default (true): a debuggee may do anything, including talk to the world.
 #[derive(Clone, Copy, Debug)]
 pub struct Annotations {
     pub read_only: bool,
@@ -63,11 +63,20 @@ pub struct Annotations {
 impl Annotations {
     pub const READ_ONLY: Annotations = Annotations { read_only: true, destructive: false, idempotent: true };
 
+    /// Only the hints that differ from the spec's defaults (`readOnlyHint` false,
+    /// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true): agents pay for
+    /// every byte of `tools/list`.
     fn to_value(self) -> Value {
-        let mut v = json!({"readOnlyHint": self.read_only, "openWorldHint": false});
-        if !self.read_only {
-            crate::jsonrpc::insert(&mut v, "destructiveHint", Value::Bool(self.destructive));
-            crate::jsonrpc::insert(&mut v, "idempotentHint", Value::Bool(self.idempotent));
+        let mut v = json!({});
+        if self.read_only {
+            crate::jsonrpc::insert(&mut v, "readOnlyHint", Value::Bool(true));
+        } else {
+            if !self.destructive {
+                crate::jsonrpc::insert(&mut v, "destructiveHint", Value::Bool(false));
+            }
+            if self.idempotent {
+                crate::jsonrpc::insert(&mut v, "idempotentHint", Value::Bool(true));
+            }
         }
         v
     }
@@ -198,4 +207,15 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(args: &Map<String, Value>) -> 
 /// Resolves the optional `session` argument (DESIGN §4: default the most recent live session).
 pub fn session_key(cx: &ToolCx<'_>, id: Option<&str>) -> Result<crate::session::SessionKey, ToolResult> {
     cx.sessions.resolve(id)
+}
+
+/// The `session` argument every session tool takes (DESIGN §4: default the most recent live one,
+/// said once in the server's instructions rather than in every schema).
+pub fn session_prop() -> Value {
+    json!({"type": "string"})
+}
+
+/// The `wait_ms` argument of waiting tools (DESIGN §3: default 10 000, cap 50 000).
+pub fn wait_prop() -> Value {
+    json!({"type": "integer", "description": "ms (default 10000, max 50000)"})
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::output::Category;
 
 /// Most entries one `output` call returns.
@@ -12,8 +12,8 @@ const MAX_TEXT: usize = 20_000;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "output",
-    title: "Read program output",
-    description: "Read the session's output (stdout, stderr, console, adapter) from a cursor; also after the program exited. Says how much was dropped.",
+    title: "Output",
+    description: "The program's output from a cursor, also after it exited.",
     input_schema: schema,
     annotations: Annotations::READ_ONLY,
     handler: output,
@@ -23,10 +23,10 @@ fn schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "session": {"type": "string", "description": "Session id such as s1; default: the most recent live session."},
-            "since": {"type": "integer", "description": "Cursor from a previous result (default 0: from the start)."},
+            "session": session_prop(),
+            "since": {"type": "integer", "description": "Cursor (default 0)."},
             "category": {"type": "string", "enum": ["stdout", "stderr", "console", "adapter"]},
-            "limit": {"type": "integer", "description": "Most entries to return (default 200)."}
+            "limit": {"type": "integer", "description": "Default 200."}
         }
     })
 }

@@ -4,7 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{parse_args, session_key, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use super::{
+    parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
+};
 use crate::session::{plan, LaunchArgs};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
@@ -13,16 +15,16 @@ const ENDING: Annotations = Annotations { read_only: false, destructive: true, i
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "launch",
-        title: "Launch a program under the debugger",
-        description: "Start `program` under a debug adapter (inferred from the file, e.g. .py → debugpy) with breakpoints applied before it runs; returns at the first stop, the exit, or after wait_ms.",
+        title: "Launch",
+        description: "Run a program under its debugger, breakpoints set first; returns at the first stop or exit.",
         input_schema: launch_schema,
         annotations: CONTROL,
         handler: launch,
     },
     Tool {
         name: "continue",
-        title: "Continue execution",
-        description: "Resume a stopped session and wait up to wait_ms for the next stop or the exit; on timeout it answers `running` (then call `wait`).",
+        title: "Continue",
+        description: "Resume until the next stop or exit; after wait_ms it answers `running`.",
         input_schema: continue_schema,
         annotations: CONTROL,
         handler: resume,
@@ -30,7 +32,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "disconnect",
         title: "End a session",
-        description: "End the session: a launched debuggee is terminated (unless terminate_debuggee is false) and the adapter process is stopped.",
+        description: "End the session; a launched program is terminated.",
         input_schema: disconnect_schema,
         annotations: ENDING,
         handler: disconnect,
@@ -38,34 +40,26 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "terminate",
         title: "Terminate the debuggee",
-        description: "Ask the debuggee to terminate gracefully (DAP terminate), falling back to disconnect.",
+        description: "Ask the program to terminate gracefully, else disconnect.",
         input_schema: session_only_schema,
         annotations: ENDING,
         handler: terminate,
     },
 ];
 
-fn session_prop() -> Value {
-    json!({"type": "string", "description": "Session id such as s1; default: the most recent live session."})
-}
-
-fn wait_prop() -> Value {
-    json!({"type": "integer", "description": "How long to wait for a stop or exit, in ms (default 10000, max 50000)."})
-}
-
 fn launch_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "program": {"type": "string", "description": "Path of the program or script to debug."},
-            "args": {"type": "array", "items": {"type": "string"}, "description": "Command-line arguments."},
-            "cwd": {"type": "string", "description": "Working directory (default: dapmux's)."},
-            "env": {"type": "object", "properties": {}, "description": "Extra environment variables."},
-            "adapter": {"type": "string", "description": "Adapter name (debugpy, or a custom adapter from the config file); default inferred from the program."},
-            "stop_on_entry": {"type": "boolean", "description": "Stop before the first line (default: true when no breakpoints are given)."},
+            "program": {"type": "string"},
+            "args": {"type": "array", "items": {"type": "string"}},
+            "cwd": {"type": "string"},
+            "env": {"type": "object", "properties": {}},
+            "adapter": {"type": "string", "description": "debugpy, lldb, delve, custom (default: by program)."},
+            "stop_on_entry": {"type": "boolean", "description": "Default: if no breakpoints."},
             "breakpoints": {
                 "type": "array",
-                "description": "Breakpoints applied before the program runs.",
+
                 "items": {
                     "type": "object",
                     "properties": {
@@ -78,9 +72,9 @@ fn launch_schema() -> Value {
                     "required": ["path", "line"]
                 }
             },
-            "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Exception filters (debugpy: raised, uncaught, userUnhandled; default: the adapter's defaults)."},
-            "no_debug": {"type": "boolean", "description": "Run without debugging (output still captured)."},
-            "adapter_args": {"type": "object", "properties": {}, "description": "Merged into the DAP launch arguments."},
+            "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Default: the adapter's."},
+            "no_debug": {"type": "boolean"},
+            "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP launch args."},
             "wait_ms": wait_prop()
         },
         "required": ["program"]
@@ -92,7 +86,7 @@ fn continue_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "thread": {"type": "integer", "description": "Thread to resume (default: the focus thread)."},
+            "thread": {"type": "integer", "description": "Default: the focus thread."},
             "wait_ms": wait_prop()
         }
     })
@@ -103,7 +97,7 @@ fn disconnect_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "terminate_debuggee": {"type": "boolean", "description": "Kill the debuggee (default: true for launched programs)."}
+            "terminate_debuggee": {"type": "boolean", "description": "Default: true for launched programs."}
         }
     })
 }

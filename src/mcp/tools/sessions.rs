@@ -6,8 +6,8 @@ use super::{no_arguments, Annotations, Outcome, Tool, ToolCx, ToolResult};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "sessions",
-    title: "List debug sessions",
-    description: "List all debug sessions, including exited and child sessions, with state, program and adapter.",
+    title: "Sessions",
+    description: "All sessions with state, program and adapter.",
     input_schema: no_arguments,
     annotations: Annotations::READ_ONLY,
     handler: sessions,
