@@ -88,6 +88,9 @@ pub enum Action {
     RecordDescendants { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
+    /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
+    /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
+    OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
 }
 
 /// Who a DAP request's answer goes to.
@@ -165,7 +168,7 @@ impl client::Origin for Origin {
     fn step(&self) -> Option<&'static str> {
         match self {
             Origin::Startup(Step::Initialize) => Some("initialize"),
-            Origin::Startup(Step::Launch) => Some("launch (waiting for its response)"),
+            Origin::Startup(Step::Launch) => Some("launch/attach (waiting for its response)"),
             Origin::Startup(Step::ConfigurationDone) => Some("configurationDone"),
             Origin::SetBreakpoints { call: None, .. } => Some("setBreakpoints (configuration phase)"),
             Origin::SetExceptionBreakpoints { call: None } => Some("setExceptionBreakpoints (configuration phase)"),
@@ -194,6 +197,27 @@ pub struct LaunchArgs {
     pub no_debug: bool,
     #[serde(default)]
     pub adapter_args: Map<String, Value>,
+    pub wait_ms: Option<u64>,
+}
+
+/// What a new session starts with, whatever opened it.
+struct Start {
+    /// What `sessions` shows as the program (for an attach: the pid or the address).
+    program: String,
+    breakpoints: BreakpointStore,
+    exception_filters: Option<Vec<String>>,
+}
+
+/// The `attach` tool's arguments, checked (see `mcp::tools::run`).
+#[derive(Clone, Debug, Default)]
+pub struct AttachStart {
+    /// `pid 4242` or `127.0.0.1:5678`, shown as the session's program.
+    pub target: String,
+    pub pid: Option<i64>,
+    /// The host the agent named for `connect`.
+    pub connect_host: Option<String>,
+    pub breakpoints: Vec<LaunchBreakpoint>,
+    pub exception_filters: Option<Vec<String>>,
     pub wait_ms: Option<u64>,
 }
 
@@ -226,8 +250,13 @@ pub struct AdapterPlan {
     /// the session's adapter is gone.
     pub scratch_dir: Option<std::path::PathBuf>,
     pub command: AdapterCommand,
-    /// The DAP `launch` arguments, complete.
+    /// The DAP request that starts the session: `launch` or `attach`.
+    pub request: &'static str,
+    /// The DAP `launch` (or `attach`) arguments, complete.
     pub launch_arguments: Value,
+    /// `attach {connect}` and child sessions: DAP flows over a TCP connection to a server
+    /// already listening, with no process of dapmux's behind it (nothing is spawned).
+    pub connect: Option<std::net::SocketAddr>,
 }
 
 /// The start-up choreography's progress (DESIGN §5).
@@ -323,6 +352,28 @@ pub struct Session {
     /// Breakpoint files the adapter accepts only under another spelling (path as given →
     /// the spelling sent), learned by a retry (CASES C22).
     path_aliases: std::collections::HashMap<String, String>,
+    /// The session that opened this one through `startDebugging`: (slab key, id). The id
+    /// guards against a reused slab key once the parent is gone.
+    pub parent: Option<(SessionKey, String)>,
+    /// The debuggee is dapmux's to end: a `launch` and its child sessions. False for `attach`
+    /// (and its children): the attached process is the user's, never killed or recorded.
+    pub owns_debuggee: bool,
+    /// Where an `attach {connect}` went, as the agent named it (children may follow a
+    /// `connect` back to the same host).
+    pub attach_target: Option<String>,
+    /// Child stops not yet shown in a result of this session (DESIGN §5 child sessions).
+    child_stops: Vec<ChildStop>,
+    /// The revision of this session's last stop announced to its parent.
+    stop_told_parent: u64,
+}
+
+/// A child session's stop, reported in its parent's next result.
+#[derive(Clone, Debug)]
+struct ChildStop {
+    key: SessionKey,
+    revision: u64,
+    headline: String,
+    snapshot: Value,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -362,9 +413,183 @@ impl Sessions {
         Sessions { config, ..Sessions::new(request_timeout) }
     }
 
-    /// The next action for the IO shell, oldest first.
-    pub fn next_action(&mut self) -> Option<Action> {
+    /// The next action for the IO shell, oldest first. Child sessions are opened here, and
+    /// when the queue runs dry the parent/child bookkeeping runs ([`Sessions::sweep_children`]),
+    /// which may queue more.
+    pub fn next_action(&mut self, now: Instant) -> Option<Action> {
+        // Each round either hands out an action or sweeps once; a sweep that queues nothing ends it.
+        for _ in 0..MAX_SESSIONS * 4 {
+            match self.actions.pop_front() {
+                Some(Action::OpenChild { parent, id, request, configuration }) => {
+                    self.open_child(parent, id, request, configuration, now);
+                }
+                Some(action) => {
+                    if let Action::StateChanged { session } = &action {
+                        // The default session is the one that most recently stopped (or started).
+                        let stopped = self.slab.iter().find(|(_, s)| s.id == *session && s.state == RunState::Stopped);
+                        if let Some((key, _)) = stopped {
+                            self.latest = Some(key);
+                        }
+                    }
+                    return Some(action);
+                }
+                None => {
+                    self.sweep_children(now);
+                    if self.actions.is_empty() {
+                        return None;
+                    }
+                }
+            }
+        }
         self.actions.pop_front()
+    }
+
+    /// A `startDebugging` from `parent`'s adapter (DESIGN §5): answered at once (CASES C07),
+    /// then a child session connects to the configuration's `connect` address and attaches
+    /// with the configuration verbatim; the parent's breakpoints and exception filters are
+    /// replayed in its configuration phase. Declined (with a warning for the agent) when the
+    /// configuration has no usable address or the table is full.
+    fn open_child(
+        &mut self,
+        parent: SessionKey,
+        id: client::ReverseId,
+        request: String,
+        configuration: Value,
+        now: Instant,
+    ) {
+        let full = self.room().is_err();
+        let Some(p) = self.slab.get_mut(parent) else { return };
+        let verdict = if full {
+            Err(format!("{MAX_SESSIONS} sessions exist"))
+        } else if p.closing || p.state.is_over() {
+            Err(format!("{} is ending", p.id))
+        } else {
+            plan::child_address(&configuration, p.attach_target.as_deref())
+        };
+        let addr = match verdict {
+            Ok(addr) => addr,
+            Err(why) => {
+                let name = configuration.get("name").and_then(Value::as_str).unwrap_or("a child process");
+                let answer = client::ReverseAnswer::Failure { message: format!("dapmux cannot debug it: {why}") };
+                let _ = p.client.respond(id, answer, now);
+                p.warnings.push(format!("the program started {name}, which dapmux cannot debug ({why}); its breakpoints will not hit"));
+                p.pump(now, &mut self.actions);
+                return;
+            }
+        };
+        let _ = p.client.respond(id, client::ReverseAnswer::ok(), now);
+        let mut breakpoints = BreakpointStore::default();
+        for (path, set) in p.breakpoints.files() {
+            breakpoints.apply(path, Mode::Replace, set.iter().map(|e| e.requested.clone()).collect());
+        }
+        let mut plan = p.plan.clone();
+        plan.request = if request == "launch" { "launch" } else { "attach" };
+        plan.launch_arguments = configuration;
+        plan.connect = Some(addr);
+        plan.entry_function = None;
+        plan.scratch_dir = None;
+        let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
+        let start =
+            Start { program: p.program.clone(), breakpoints, exception_filters: p.exception_filters.clone() };
+        let (owns, target, parent_id) = (p.owns_debuggee, p.attach_target.clone(), p.id.clone());
+        p.pump(now, &mut self.actions);
+        let key = self.open(start, plan, None, Some((parent, parent_id)), owns, now);
+        if let Some(c) = self.slab.get_mut(key) {
+            c.debuggee_pid = pid;
+            c.attach_target = target;
+            log::info!("{}: child session of {} for {}", c.id, c.parent.as_ref().map_or("", |p| p.1.as_str()), addr);
+        }
+    }
+
+    /// Whether `child`'s parent is still in the table (the same session, not a reused key).
+    fn parent_of(&self, child: &Session) -> Option<SessionKey> {
+        let (key, id) = child.parent.as_ref()?;
+        self.slab.get(*key).filter(|p| p.id == *id).map(|_| *key)
+    }
+
+    /// Parent/child bookkeeping after every turn: a child's new stop goes to its parent's
+    /// waits (and becomes the default session); a child whose parent ends, is disconnected or
+    /// left the table is disconnected too, and leaves the table with its parent.
+    fn sweep_children(&mut self, now: Instant) {
+        let children: Vec<SessionKey> =
+            self.slab.iter().filter(|(_, s)| s.parent.is_some()).map(|(k, _)| k).collect();
+        for key in children {
+            let Some(c) = self.slab.get(key) else { continue };
+            let parent = self.parent_of(c);
+            let stopped_new = c.state == RunState::Stopped && c.stop_ready && c.revision > c.stop_told_parent;
+            let stop = stopped_new.then(|| (c.revision, c.headline(), c.snapshot_json()));
+            let (alive, closing, child_id) = (c.adapter_alive, c.closing, c.id.clone());
+            let parent_ending = match parent.and_then(|p| self.slab.get(p)) {
+                None => true,
+                Some(p) => p.closing || p.state.is_over(),
+            };
+            let parent_disconnected = parent.and_then(|p| self.slab.get(p)).is_none_or(|p| p.disconnected);
+            if let (Some((revision, headline, snapshot)), Some(pkey)) = (stop, parent) {
+                if let Some(c) = self.slab.get_mut(key) {
+                    c.stop_told_parent = revision;
+                }
+                self.latest = Some(key);
+                if let Some(p) = self.slab.get_mut(pkey) {
+                    p.child_stops.retain(|s| s.key != key);
+                    p.child_stops.push(ChildStop { key, revision, headline, snapshot });
+                    p.complete_waiters();
+                    p.pump(now, &mut self.actions);
+                }
+            }
+            if parent_ending && alive && !closing {
+                let terminate = self.slab.get(key).is_some_and(|c| c.owns_debuggee);
+                log::debug!("{child_id}: its parent ended; disconnecting it");
+                self.end_child(key, terminate, now);
+            }
+            if let Some(c) = self.slab.get_mut(key) {
+                // It leaves the table with its parent: now if its connection is gone, else once
+                // it is (`on_adapter_closed`).
+                if parent_disconnected && !c.disconnected {
+                    c.disconnected = true;
+                    if !c.adapter_alive {
+                        self.actions.push_back(Action::Release { session: key });
+                    }
+                }
+            }
+        }
+        // A parent forgets stops of children that ran on meanwhile.
+        let stopped: Vec<(SessionKey, u64)> = self
+            .slab
+            .iter()
+            .filter(|(_, s)| s.state == RunState::Stopped)
+            .map(|(k, s)| (k, s.revision))
+            .collect();
+        for (_, s) in self.slab.iter_mut() {
+            s.child_stops.retain(|c| stopped.contains(&(c.key, c.revision)));
+        }
+    }
+
+    /// Disconnects a child session without a call (its parent is going): its debuggee is
+    /// terminated when it is dapmux's (`terminate`).
+    fn end_child(&mut self, key: SessionKey, terminate: bool, now: Instant) {
+        let Some(c) = self.slab.get_mut(key) else { return };
+        if c.closing || !c.adapter_alive {
+            return;
+        }
+        c.closing = true;
+        c.ended_by_dapmux = true;
+        c.send(
+            "disconnect",
+            Some(json!({ "restart": false, "terminateDebuggee": terminate })),
+            Origin::Disconnect { call: None },
+            now,
+        );
+        c.pump(now, &mut self.actions);
+    }
+
+    /// Live child sessions of `key`.
+    fn children_of(&self, key: SessionKey) -> Vec<SessionKey> {
+        let Some(id) = self.slab.get(key).map(|s| s.id.clone()) else { return Vec::new() };
+        self.slab
+            .iter()
+            .filter(|(_, c)| c.parent.as_ref().is_some_and(|(k, i)| *k == key && *i == id))
+            .map(|(k, _)| k)
+            .collect()
     }
 
     /// Sessions, oldest first.
@@ -410,31 +635,73 @@ impl Sessions {
     /// Starts a launch: a new session in `starting`, its adapter to spawn. The call is answered at
     /// the first stop, the exit, or after `wait_ms` (then honestly `running`).
     pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallKey, now: Instant) {
-        let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
-        if self.slab.len() >= MAX_SESSIONS {
-            let msg = format!(
-                "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then launch again."
-            );
-            self.actions
-                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
-            return;
+        if let Err(output) = self.room() {
+            return self.actions.push_back(Action::Complete { call, output });
         }
-        let id = format!("s{}", self.next_id);
-        self.next_id += 1;
-        let mut config = ClientConfig::new(format!("{id} {}", plan.name));
-        config.request_timeout = self.request_timeout;
         let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
         for (path, set) in group_by_path(args.breakpoints) {
             breakpoints.apply(&path, Mode::Add, set);
         }
-        let wait = wait_duration(args.wait_ms);
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
+        let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
+        let key = self.open(start, plan, Some(waiter), None, true, now);
+        self.latest = Some(key);
+    }
+
+    /// Starts an attach (`attach` tool): like a launch, with the DAP `attach` request, a
+    /// debuggee that is never dapmux's to end, and a call answered once attached (or at a
+    /// first stop, or after `wait_ms`). `target` is what the session shows as its program.
+    pub fn attach(&mut self, args: AttachStart, plan: AdapterPlan, call: CallKey, now: Instant) {
+        if let Err(output) = self.room() {
+            return self.actions.push_back(Action::Complete { call, output });
+        }
+        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        for (path, set) in group_by_path(args.breakpoints) {
+            breakpoints.apply(&path, Mode::Add, set);
+        }
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
+        let start = Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters };
+        let key = self.open(start, plan, Some(waiter), None, false, now);
+        if let Some(s) = self.slab.get_mut(key) {
+            s.attach_target = args.connect_host;
+            s.debuggee_pid = args.pid;
+        }
+        self.latest = Some(key);
+    }
+
+    /// `Err` with the tool result to give when the table is full.
+    fn room(&self) -> Result<(), ToolResult> {
+        if self.slab.len() < MAX_SESSIONS {
+            return Ok(());
+        }
+        let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
+        let msg =
+            format!("{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then start again.");
+        Err(ToolResult::error(ErrorCode::InvalidArgument, msg))
+    }
+
+    /// Creates a session in `starting` and queues what opens its transport: `Connect` for a
+    /// server already listening, else `Spawn`.
+    fn open(
+        &mut self,
+        start: Start,
+        plan: AdapterPlan,
+        waiter: Option<Waiter>,
+        parent: Option<(SessionKey, String)>,
+        owns_debuggee: bool,
+        now: Instant,
+    ) -> SessionKey {
+        let id = format!("s{}", self.next_id);
+        self.next_id += 1;
+        let mut config = ClientConfig::new(format!("{id} {}", plan.name));
+        config.request_timeout = self.request_timeout;
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
             id,
             key,
             adapter: plan.name.clone(),
-            program: args.program.clone(),
+            program: start.program,
             state: RunState::Starting,
             revision: 0,
             stop: None,
@@ -446,8 +713,8 @@ impl Sessions {
             dap_log: VecDeque::new(),
             dap_log_bytes: 0,
             started: now,
-            breakpoints,
-            exception_filters: args.exception_filters,
+            breakpoints: start.breakpoints,
+            exception_filters: start.exception_filters,
             focus_thread: None,
             known_threads: Vec::new(),
             handles: handles::Handles::new(),
@@ -457,7 +724,7 @@ impl Sessions {
             client: DapClient::new(config),
             plan,
             startup: Startup::default(),
-            waiters: vec![Waiter::new(call, now, wait, "launched", Until::Stop, 0)],
+            waiters: waiter.into_iter().collect(),
             stderr_tail: Vec::new(),
             adapter_alive: false,
             closing: false,
@@ -476,12 +743,23 @@ impl Sessions {
             pipes_are_program_output: false,
             descendants_recorded: false,
             path_aliases: std::collections::HashMap::new(),
+            parent,
+            owns_debuggee,
+            attach_target: None,
+            child_stops: Vec::new(),
+            stop_told_parent: 0,
         };
-        let command = session.plan.command.clone();
-        let transport = session.plan.transport.clone();
+        let action = match session.plan.connect {
+            Some(addr) => Action::Connect { session: key, addr },
+            None => Action::Spawn {
+                session: key,
+                command: session.plan.command.clone(),
+                transport: session.plan.transport.clone(),
+            },
+        };
         entry.insert(session);
-        self.latest = Some(key);
-        self.actions.push_back(Action::Spawn { session: key, command, transport });
+        self.actions.push_back(action);
+        key
     }
 
     /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
@@ -672,8 +950,19 @@ impl Sessions {
         s.breakpoints.apply(&path, mode, list);
         if s.startup.configured {
             let args = s.breakpoint_arguments(&path);
-            s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: Some(call) }, now);
+            let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
+            s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path: path.clone(), call: Some(call) }, now);
             s.pump(now, &mut self.actions);
+            // Child sessions debug the same program: they get the file's new set too.
+            for child in self.children_of(key.unwrap_or(usize::MAX)) {
+                let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
+                c.breakpoints.apply(&path, Mode::Replace, set.clone());
+                if c.startup.configured {
+                    let args = c.breakpoint_arguments(&path);
+                    c.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path: path.clone(), call: None }, now);
+                    c.pump(now, &mut self.actions);
+                }
+            }
         } else {
             let text = format!(
                 "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
@@ -725,6 +1014,18 @@ impl Sessions {
     /// `disconnect`: ends the session (terminating a launched debuggee unless told otherwise),
     /// then the adapter's process group goes.
     pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallKey, now: Instant) {
+        // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
+        let terminate_default = self.slab.get(key).is_some_and(|s| s.owns_debuggee);
+        for child in self.children_of(key) {
+            if let Some(c) = self.slab.get_mut(child) {
+                c.disconnected = true;
+                if !c.adapter_alive {
+                    self.actions.push_back(Action::Release { session: child });
+                    continue;
+                }
+            }
+            self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
+        }
         let Some(s) = self.slab.get_mut(key) else { return };
         if !s.adapter_alive {
             // Not started yet (its spawn may still be queued) or already gone: end it here; the
@@ -751,7 +1052,8 @@ impl Sessions {
             return;
         }
         s.closing = true;
-        let terminate = terminate_debuggee.unwrap_or(true);
+        // An attached process is the user's: detach unless the agent asks otherwise.
+        let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
         s.send(
             "disconnect",
@@ -794,7 +1096,7 @@ impl Sessions {
                 s.closing = true;
                 s.send(
                     "disconnect",
-                    Some(json!({ "terminateDebuggee": true })),
+                    Some(json!({ "terminateDebuggee": s.owns_debuggee })),
                     Origin::Disconnect { call: None },
                     now,
                 );
@@ -809,10 +1111,27 @@ impl Sessions {
         self.slab.iter().all(|(_, s)| !s.adapter_alive)
     }
 
-    /// The JSON for `sessions` and `dapmux://sessions`.
+    /// The JSON for `sessions` and `dapmux://sessions`: children right after their parent.
     pub fn list_json(&self) -> Value {
-        let list: Vec<Value> = self.slab.iter().map(|(_, s)| s.summary_json()).collect();
+        let list: Vec<Value> = self.listed().into_iter().map(|(_, s)| s.summary_json()).collect();
         json!({ "sessions": list })
+    }
+
+    /// Sessions for listing, each followed by its children (depth, session).
+    pub fn listed(&self) -> Vec<(usize, &Session)> {
+        let mut out = Vec::new();
+        let roots = self.slab.iter().filter(|(_, s)| self.parent_of(s).is_none());
+        let mut stack: Vec<(usize, SessionKey)> = roots.map(|(k, _)| (0, k)).collect();
+        stack.reverse();
+        // Bounded by the table's size: each session is pushed once, by its one parent.
+        while let Some((depth, key)) = stack.pop() {
+            let Some(s) = self.slab.get(key) else { continue };
+            out.push((depth, s));
+            let mut kids = self.children_of(key);
+            kids.reverse();
+            stack.extend(kids.into_iter().map(|k| (depth + 1, k)));
+        }
+        out
     }
 }
 

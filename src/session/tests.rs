@@ -26,12 +26,14 @@ fn lldb_session(now: Instant) -> Sessions {
         entry_function: None,
         scratch_dir: None,
         command: AdapterCommand::new("lldb-dap"),
+        request: "launch",
         launch_arguments: json!({"program": "/p"}),
+        connect: None,
     };
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     sessions.launch(args, plan, CallKey::for_test(1), now);
     sessions.on_spawned(0, now);
-    while sessions.next_action().is_some() {}
+    while sessions.next_action(now).is_some() {}
     sessions
 }
 
@@ -81,12 +83,14 @@ fn delve_exit_code_is_read_after_disconnect() {
         entry_function: None,
         scratch_dir: None,
         command: AdapterCommand::new("dlv"),
+        request: "launch",
         launch_arguments: json!({"program": "/p"}),
+        connect: None,
     };
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     s.launch(args, plan, CallKey::for_test(1), now);
     s.on_spawned(0, now);
-    while s.next_action().is_some() {}
+    while s.next_action(now).is_some() {}
     let sent = |s: &mut Sessions| {
         let bytes = s.outbound(0).to_vec();
         s.consume(0, bytes.len());
@@ -96,7 +100,7 @@ fn delve_exit_code_is_read_after_disconnect() {
     s.on_adapter_bytes(0, &frame(&json!({"seq": 1, "type": "event", "event": "terminated"})), now);
     let out = sent(&mut s);
     assert!(out.contains("\"command\":\"disconnect\""), "{out}");
-    assert!(s.next_action().is_none(), "the launch wait goes on until the status is known");
+    assert!(s.next_action(now).is_none(), "the launch wait goes on until the status is known");
     s.on_adapter_bytes(0, &output_event(2, "console", "Process 17 has exited with status 7\n"), now);
     let seq: i64 = out
         .split("\"seq\":")
@@ -106,7 +110,7 @@ fn delve_exit_code_is_read_after_disconnect() {
         .unwrap_or(0);
     let response = json!({"seq": 3, "type": "response", "request_seq": seq, "command": "disconnect", "success": true});
     s.on_adapter_bytes(0, &frame(&response), now);
-    let done = std::iter::from_fn(|| s.next_action()).find_map(|a| match a {
+    let done = std::iter::from_fn(|| s.next_action(now)).find_map(|a| match a {
         Action::Complete { output, .. } => Some(output),
         _ => None,
     });
