@@ -325,7 +325,8 @@ impl Session {
                 }
                 Some(msg) => {
                     self.startup.launch_result = Some(Err(msg.clone()));
-                    let mut why = format!("{} failed: {msg}", self.plan.request);
+                    // `msg` already names the request: "`attach` failed: <the adapter's words>".
+                    let mut why = msg.clone();
                     if let Some(hint) = self.attach_hint() {
                         why.push_str(&format!(" ({hint})"));
                     }
