@@ -163,7 +163,11 @@ fn attach_by_pid_or_a_clear_ptrace_error() {
     let r = a.call("attach", json!({"pid": pid, "wait_ms": START, "breakpoints": [{"path": program, "line": 5}]}));
     if !ptrace_permitted() {
         assert_eq!((r.is_error, r.code()), (true, "unsupported"), "{}", r.text);
-        assert!(r.text.contains("/proc/sys/kernel/yama/ptrace_scope") && r.text.contains("CAP_SYS_PTRACE"), "{}", r.text);
+        assert!(
+            r.text.contains("/proc/sys/kernel/yama/ptrace_scope") && r.text.contains("CAP_SYS_PTRACE"),
+            "{}",
+            r.text
+        );
         assert!(alive(pid));
         return;
     }

@@ -109,11 +109,14 @@ fn waiting_on_the_parent_ends_at_a_child_stop() {
     let mut a = Agent::start();
     let program = fixture("py/mp.py");
     // Stop in the parent first (line 6), then continue it into the child's breakpoint.
-    let r = a.ok(
-        "launch",
-        json!({"program": program, "breakpoints": [{"path": program, "line": 6}], "wait_ms": START}),
+    let r =
+        a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 6}], "wait_ms": START}));
+    assert_eq!(
+        (r.s["session"].clone(), r.s["stop"]["location"]["line"].clone()),
+        (json!("s1"), json!(6)),
+        "{}",
+        r.text
     );
-    assert_eq!((r.s["session"].clone(), r.s["stop"]["location"]["line"].clone()), (json!("s1"), json!(6)), "{}", r.text);
     a.ok("set_breakpoints", json!({"session": "s1", "path": program, "breakpoints": [{"line": 3}]}));
     let r = a.ok("continue", json!({"session": "s1", "wait_ms": START}));
     assert!(r.text.starts_with("s2 stopped (breakpoint) at mp.py:3"), "{}", r.text);

@@ -32,7 +32,6 @@ pub(super) const WALK_EVERY: Duration = Duration::from_secs(1);
 const MAX_TRACKED: usize = 1024;
 /// Time between SIGTERM to an adapter's process group and SIGKILL.
 pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
-/// Processes recorded per adapter from walks of its descendants (lldb-server, the inferior).
 
 /// Which of an adapter's pipes a token names (low two bits of the key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

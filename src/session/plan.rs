@@ -457,7 +457,10 @@ mod attach_tests {
         assert_eq!(start.target, "127.0.0.1:5678");
         let both = AttachArgs { pid: Some(1), ..args };
         assert!(attach(&both, &Config::default()).is_err());
-        let dns = AttachArgs { connect: Some(ConnectArg { host: Some("db.internal".into()), port: 1 }), ..AttachArgs::default() };
+        let dns = AttachArgs {
+            connect: Some(ConnectArg { host: Some("db.internal".into()), port: 1 }),
+            ..AttachArgs::default()
+        };
         let err = attach(&dns, &Config::default()).err().map(|e| e.text).unwrap_or_default();
         assert!(err.contains("no DNS"), "{err}");
     }
