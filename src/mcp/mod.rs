@@ -45,7 +45,9 @@ pub const INSTRUCTIONS: &str = "dapmux debugs programs through real debug adapte
 Golden path: launch with the program and breakpoints (it returns at the first stop); \
 context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
-continuing again; disconnect when done. sessions lists every session.";
+continuing again; disconnect when done. sessions lists every session. attach joins a running \
+program (pid, or connect to a debug server). A child process the program starts becomes its own \
+session (s2, …): a result that starts with its stop names it; pass that session id to inspect it.";
 
 /// What the MCP layer needs from its caller for one input.
 pub struct Context<'a> {
