@@ -46,7 +46,9 @@ Golden path: launch with the program and breakpoints (it returns at the first st
 context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
 continuing again; disconnect when done. sessions lists every session; every tool's `session` \
-argument defaults to the most recent live one.";
+argument defaults to the most recent live one. attach joins a running program (pid, or connect to \
+a debug server). A child process the program starts becomes its own session (s2, …): a result \
+that starts with its stop names it; pass that session id to inspect it.";
 
 /// The environment variable (and `--tools` flag) choosing the tool set: `core` or `full`.
 pub const TOOLS_ENV: &str = "DAPMUX_TOOLS";

@@ -85,7 +85,7 @@ impl Server {
         if self.sessions.next_deadline().is_some_and(|d| d <= now) {
             self.sessions.on_timer(now);
         }
-        while let Some(action) = self.sessions.next_action() {
+        while let Some(action) = self.sessions.next_action(now) {
             match action {
                 Action::Spawn { session, command, transport } => self.spawn(session, command, &transport, now),
                 Action::Connect { session, addr } => {
@@ -126,6 +126,8 @@ impl Server {
                     self.sessions.remove(session);
                 }
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
+                // Handled by `Sessions::next_action` itself.
+                Action::OpenChild { .. } => {}
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     self.mcp.progress(call, progress, None, Some(&message), cx);

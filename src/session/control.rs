@@ -24,6 +24,8 @@ pub enum Until {
     Exit,
     /// New output (or a stop, or the end).
     Output,
+    /// The end of the start-up: the attach answered (or a stop, or the end).
+    Attached,
 }
 
 impl Until {
@@ -79,10 +81,14 @@ impl Session {
             return true;
         }
         let stopped = self.state == RunState::Stopped && self.stop_ready && self.revision > w.since;
+        // A child session's stop ends the parent's waits for a stop: the agent waiting on the
+        // parent hears of it (the result names the child).
+        let child_stopped = !self.child_stops.is_empty();
         match w.until {
-            Until::Stop => stopped,
+            Until::Stop => stopped || child_stopped,
             Until::Exit => false,
-            Until::Output => stopped || w.output_cursor.is_some_and(|c| self.output.cursor() > c),
+            Until::Output => stopped || child_stopped || w.output_cursor.is_some_and(|c| self.output.cursor() > c),
+            Until::Attached => stopped || child_stopped || self.state == RunState::Running,
         }
     }
 
@@ -150,6 +156,7 @@ fn until_name(u: Until) -> &'static str {
         Until::Stop => "next stop",
         Until::Exit => "exit",
         Until::Output => "next output",
+        Until::Attached => "attach",
     }
 }
 

@@ -49,15 +49,10 @@ impl Session {
                     self.mirror_event(&copy);
                 }
                 Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
-                Output::StartDebugging { id, configuration, .. } => {
-                    // Child sessions come with a later issue; declining keeps the adapter unblocked,
-                    // and the agent hears that a child process runs undebugged.
-                    let answer = ReverseAnswer::Failure { message: "dapmux does not open child sessions yet".into() };
-                    let _ = self.client.respond(id, answer, now);
-                    let name = configuration.get("name").and_then(Value::as_str).unwrap_or("a child process");
-                    self.warnings.push(format!(
-                        "the program started a child process ({name}); dapmux does not debug child processes yet, so its breakpoints will not hit"
-                    ));
+                Output::StartDebugging { id, request, configuration } => {
+                    // Opening a child needs the whole session table: `Sessions::next_action`
+                    // answers the reverse request and opens the child in this same turn.
+                    actions.push_back(Action::OpenChild { parent: self.key, id, request, configuration });
                 }
                 Output::RunInTerminal { id, .. } => {
                     let answer =
@@ -147,7 +142,10 @@ impl Session {
             "process" => {
                 if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
                     self.debuggee_pid = Some(pid);
-                    actions.push_back(Action::RecordDebuggee { pid });
+                    // An attached process is the user's: never recorded, so never killed.
+                    if self.owns_debuggee {
+                        actions.push_back(Action::RecordDebuggee { pid });
+                    }
                 }
                 if self.plan.runtime.debuggee_own_process_group {
                     actions.push_back(Action::RecordDescendants { session: self.key });
@@ -308,7 +306,8 @@ impl Session {
                 None => {
                     let args = self.plan.launch_arguments.clone();
                     let timeout = self.plan.runtime.launch_timeout();
-                    self.send_with_timeout("launch", Some(args), Origin::Startup(Step::Launch), now, timeout);
+                    let request = self.plan.request;
+                    self.send_with_timeout(request, Some(args), Origin::Startup(Step::Launch), now, timeout);
                     self.startup.launch_sent = true;
                     if self.client.initialized() {
                         self.configure(now);
@@ -322,10 +321,16 @@ impl Session {
                     if self.state == RunState::Starting {
                         self.state = RunState::Running;
                     }
+                    self.complete_waiters();
                 }
                 Some(msg) => {
                     self.startup.launch_result = Some(Err(msg.clone()));
-                    self.fail_start(code, format!("launch failed: {msg}"), actions);
+                    // `msg` already names the request: "`attach` failed: <the adapter's words>".
+                    let mut why = msg.clone();
+                    if let Some(hint) = self.attach_hint() {
+                        why.push_str(&format!(" ({hint})"));
+                    }
+                    self.fail_start(code, why, actions);
                 }
             },
             Origin::Startup(Step::ConfigurationDone) => {
@@ -334,6 +339,7 @@ impl Session {
                 }
                 if self.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
                     self.state = RunState::Running;
+                    self.complete_waiters();
                 }
             }
             Origin::SetBreakpointsRetry { path, alias, call } => {
@@ -593,6 +599,14 @@ impl Session {
         self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
     }
 
+    /// For a failed attach by pid: what usually stops it (ptrace permission).
+    fn attach_hint(&self) -> Option<&'static str> {
+        let by_pid = self.plan.request == "attach"
+            && self.plan.connect.is_none()
+            && self.plan.launch_arguments.get(self.plan.quirks.attach_pid_key).is_some();
+        by_pid.then_some(super::plan::PTRACE_HINT)
+    }
+
     fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
         if self.failure.is_none() {
             self.failure = Some(msg);
@@ -657,6 +671,19 @@ impl Session {
     /// result; `structuredContent` carries the snapshot (DESIGN §4). Advances the output cursor.
     pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolResult {
         let mut text = self.headline();
+        let child_stops = std::mem::take(&mut self.child_stops);
+        if !child_stops.is_empty() {
+            // The line that matters is the child's stop: it leads, the parent's state follows.
+            let lines: Vec<&str> = child_stops.iter().map(|c| c.headline.as_str()).collect();
+            text = format!(
+                "{}\n(child session of {}: pass its `session` id to inspect or resume it)\n{text}",
+                lines.join("\n"),
+                self.id
+            );
+        }
+        if verb == "attached" && self.state == RunState::Running {
+            text.push_str(" (attached; call `wait` for a breakpoint, or `pause`)");
+        }
         if timed_out && self.state == RunState::Running {
             text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
         }
@@ -666,11 +693,19 @@ impl Session {
             } else if !self.startup.configured {
                 "the adapter has not sent `initialized` yet (it may be building or starting the program)"
             } else {
-                "the adapter has not answered `launch` yet"
+                if self.plan.request == "attach" {
+                    "the adapter has not answered `attach` yet"
+                } else {
+                    "the adapter has not answered `launch` yet"
+                }
             };
             text.push_str(&format!(" (still starting when the wait ended: {step}; call `wait` to keep waiting)"));
         }
         let mut snap = self.snapshot_json();
+        if !child_stops.is_empty() {
+            let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
+            snap["child_stops"] = Value::Array(list);
+        }
         if !self.warnings.is_empty() {
             let warnings = std::mem::take(&mut self.warnings);
             for w in &warnings {
@@ -816,6 +851,11 @@ impl Session {
         out
     }
 
+    /// The DAP request that started the session: `launch` or `attach`.
+    pub fn plan_request(&self) -> &'static str {
+        self.plan.request
+    }
+
     /// The launch `cwd`, when the launch gave one.
     pub fn cwd(&self) -> Option<String> {
         self.plan.launch_arguments.get("cwd").and_then(Value::as_str).map(str::to_owned)
@@ -825,6 +865,10 @@ impl Session {
     pub fn summary_json(&self) -> Value {
         let mut v = self.snapshot_json();
         v["program"] = self.program.clone().into();
+        v["request"] = self.plan.request.into();
+        if let Some((_, parent)) = &self.parent {
+            v["parent"] = parent.clone().into();
+        }
         if let Some(pid) = self.debuggee_pid {
             v["pid"] = pid.into();
         }

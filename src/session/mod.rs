@@ -6,6 +6,7 @@
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
 pub mod breakpoints;
+mod children;
 pub mod control;
 mod events;
 pub mod handles;
@@ -29,6 +30,7 @@ use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::protocol::initialize_arguments;
 use crate::dap::spawn::AdapterCommand;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
+use children::ChildStop;
 use control::{Until, Waiter};
 pub use events::breakpoints_json;
 use events::{group_by_path, last_lines, map_filters, wait_duration};
@@ -88,6 +90,9 @@ pub enum Action {
     RecordDescendants { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
+    /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
+    /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
+    OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
 }
 
 /// Who a DAP request's answer goes to.
@@ -165,7 +170,7 @@ impl client::Origin for Origin {
     fn step(&self) -> Option<&'static str> {
         match self {
             Origin::Startup(Step::Initialize) => Some("initialize"),
-            Origin::Startup(Step::Launch) => Some("launch (waiting for its response)"),
+            Origin::Startup(Step::Launch) => Some("launch/attach (waiting for its response)"),
             Origin::Startup(Step::ConfigurationDone) => Some("configurationDone"),
             Origin::SetBreakpoints { call: None, .. } => Some("setBreakpoints (configuration phase)"),
             Origin::SetExceptionBreakpoints { call: None } => Some("setExceptionBreakpoints (configuration phase)"),
@@ -194,6 +199,27 @@ pub struct LaunchArgs {
     pub no_debug: bool,
     #[serde(default)]
     pub adapter_args: Map<String, Value>,
+    pub wait_ms: Option<u64>,
+}
+
+/// What a new session starts with, whatever opened it.
+struct Start {
+    /// What `sessions` shows as the program (for an attach: the pid or the address).
+    program: String,
+    breakpoints: BreakpointStore,
+    exception_filters: Option<Vec<String>>,
+}
+
+/// The `attach` tool's arguments, checked (see `mcp::tools::run`).
+#[derive(Clone, Debug, Default)]
+pub struct AttachStart {
+    /// `pid 4242` or `127.0.0.1:5678`, shown as the session's program.
+    pub target: String,
+    pub pid: Option<i64>,
+    /// The host the agent named for `connect`.
+    pub connect_host: Option<String>,
+    pub breakpoints: Vec<LaunchBreakpoint>,
+    pub exception_filters: Option<Vec<String>>,
     pub wait_ms: Option<u64>,
 }
 
@@ -226,8 +252,13 @@ pub struct AdapterPlan {
     /// the session's adapter is gone.
     pub scratch_dir: Option<std::path::PathBuf>,
     pub command: AdapterCommand,
-    /// The DAP `launch` arguments, complete.
+    /// The DAP request that starts the session: `launch` or `attach`.
+    pub request: &'static str,
+    /// The DAP `launch` (or `attach`) arguments, complete.
     pub launch_arguments: Value,
+    /// `attach {connect}` and child sessions: DAP flows over a TCP connection to a server
+    /// already listening, with no process of dapmux's behind it (nothing is spawned).
+    pub connect: Option<std::net::SocketAddr>,
 }
 
 /// The start-up choreography's progress (DESIGN §5).
@@ -323,6 +354,19 @@ pub struct Session {
     /// Breakpoint files the adapter accepts only under another spelling (path as given →
     /// the spelling sent), learned by a retry (CASES C22).
     path_aliases: std::collections::HashMap<String, String>,
+    /// The session that opened this one through `startDebugging`: (slab key, id). The id
+    /// guards against a reused slab key once the parent is gone.
+    pub parent: Option<(SessionKey, String)>,
+    /// The debuggee is dapmux's to end: a `launch` and its child sessions. False for `attach`
+    /// (and its children): the attached process is the user's, never killed or recorded.
+    pub owns_debuggee: bool,
+    /// Where an `attach {connect}` went, as the agent named it (children may follow a
+    /// `connect` back to the same host).
+    pub attach_target: Option<String>,
+    /// Child stops not yet shown in a result of this session (DESIGN §5 child sessions).
+    child_stops: Vec<ChildStop>,
+    /// The revision of this session's last stop announced to its parent.
+    stop_told_parent: u64,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -362,8 +406,34 @@ impl Sessions {
         Sessions { config, ..Sessions::new(request_timeout) }
     }
 
-    /// The next action for the IO shell, oldest first.
-    pub fn next_action(&mut self) -> Option<Action> {
+    /// The next action for the IO shell, oldest first. Child sessions are opened here, and
+    /// when the queue runs dry the parent/child bookkeeping runs ([`Sessions::sweep_children`]),
+    /// which may queue more.
+    pub fn next_action(&mut self, now: Instant) -> Option<Action> {
+        // Each round either hands out an action or sweeps once; a sweep that queues nothing ends it.
+        for _ in 0..MAX_SESSIONS * 4 {
+            match self.actions.pop_front() {
+                Some(Action::OpenChild { parent, id, request, configuration }) => {
+                    self.open_child(parent, id, request, configuration, now);
+                }
+                Some(action) => {
+                    if let Action::StateChanged { session } = &action {
+                        // The default session is the one that most recently stopped (or started).
+                        let stopped = self.slab.iter().find(|(_, s)| s.id == *session && s.state == RunState::Stopped);
+                        if let Some((key, _)) = stopped {
+                            self.latest = Some(key);
+                        }
+                    }
+                    return Some(action);
+                }
+                None => {
+                    self.sweep_children(now);
+                    if self.actions.is_empty() {
+                        return None;
+                    }
+                }
+            }
+        }
         self.actions.pop_front()
     }
 
@@ -410,31 +480,74 @@ impl Sessions {
     /// Starts a launch: a new session in `starting`, its adapter to spawn. The call is answered at
     /// the first stop, the exit, or after `wait_ms` (then honestly `running`).
     pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallKey, now: Instant) {
-        let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
-        if self.slab.len() >= MAX_SESSIONS {
-            let msg = format!(
-                "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then launch again."
-            );
-            self.actions
-                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
-            return;
+        if let Err(output) = self.room() {
+            return self.actions.push_back(Action::Complete { call, output });
         }
-        let id = format!("s{}", self.next_id);
-        self.next_id += 1;
-        let mut config = ClientConfig::new(format!("{id} {}", plan.name));
-        config.request_timeout = self.request_timeout;
         let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
         for (path, set) in group_by_path(args.breakpoints) {
             breakpoints.apply(&path, Mode::Add, set);
         }
-        let wait = wait_duration(args.wait_ms);
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
+        let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
+        let key = self.open(start, plan, Some(waiter), None, true, now);
+        self.latest = Some(key);
+    }
+
+    /// Starts an attach (`attach` tool): like a launch, with the DAP `attach` request, a
+    /// debuggee that is never dapmux's to end, and a call answered once attached (or at a
+    /// first stop, or after `wait_ms`). `target` is what the session shows as its program.
+    pub fn attach(&mut self, args: AttachStart, plan: AdapterPlan, call: CallKey, now: Instant) {
+        if let Err(output) = self.room() {
+            return self.actions.push_back(Action::Complete { call, output });
+        }
+        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        for (path, set) in group_by_path(args.breakpoints) {
+            breakpoints.apply(&path, Mode::Add, set);
+        }
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
+        let start = Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters };
+        let key = self.open(start, plan, Some(waiter), None, false, now);
+        if let Some(s) = self.slab.get_mut(key) {
+            s.attach_target = args.connect_host;
+            s.debuggee_pid = args.pid;
+        }
+        self.latest = Some(key);
+    }
+
+    /// `Err` with the tool result to give when the table is full.
+    fn room(&self) -> Result<(), ToolResult> {
+        if self.slab.len() < MAX_SESSIONS {
+            return Ok(());
+        }
+        let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
+        let msg = format!(
+            "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then start again."
+        );
+        Err(ToolResult::error(ErrorCode::InvalidArgument, msg))
+    }
+
+    /// Creates a session in `starting` and queues what opens its transport: `Connect` for a
+    /// server already listening, else `Spawn`.
+    fn open(
+        &mut self,
+        start: Start,
+        plan: AdapterPlan,
+        waiter: Option<Waiter>,
+        parent: Option<(SessionKey, String)>,
+        owns_debuggee: bool,
+        now: Instant,
+    ) -> SessionKey {
+        let id = format!("s{}", self.next_id);
+        self.next_id += 1;
+        let mut config = ClientConfig::new(format!("{id} {}", plan.name));
+        config.request_timeout = self.request_timeout;
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
             id,
             key,
             adapter: plan.name.clone(),
-            program: args.program.clone(),
+            program: start.program,
             state: RunState::Starting,
             revision: 0,
             stop: None,
@@ -446,8 +559,8 @@ impl Sessions {
             dap_log: VecDeque::new(),
             dap_log_bytes: 0,
             started: now,
-            breakpoints,
-            exception_filters: args.exception_filters,
+            breakpoints: start.breakpoints,
+            exception_filters: start.exception_filters,
             focus_thread: None,
             known_threads: Vec::new(),
             handles: handles::Handles::new(),
@@ -457,7 +570,7 @@ impl Sessions {
             client: DapClient::new(config),
             plan,
             startup: Startup::default(),
-            waiters: vec![Waiter::new(call, now, wait, "launched", Until::Stop, 0)],
+            waiters: waiter.into_iter().collect(),
             stderr_tail: Vec::new(),
             adapter_alive: false,
             closing: false,
@@ -476,12 +589,23 @@ impl Sessions {
             pipes_are_program_output: false,
             descendants_recorded: false,
             path_aliases: std::collections::HashMap::new(),
+            parent,
+            owns_debuggee,
+            attach_target: None,
+            child_stops: Vec::new(),
+            stop_told_parent: 0,
         };
-        let command = session.plan.command.clone();
-        let transport = session.plan.transport.clone();
+        let action = match session.plan.connect {
+            Some(addr) => Action::Connect { session: key, addr },
+            None => Action::Spawn {
+                session: key,
+                command: session.plan.command.clone(),
+                transport: session.plan.transport.clone(),
+            },
+        };
         entry.insert(session);
-        self.latest = Some(key);
-        self.actions.push_back(Action::Spawn { session: key, command, transport });
+        self.actions.push_back(action);
+        key
     }
 
     /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
@@ -672,8 +796,24 @@ impl Sessions {
         s.breakpoints.apply(&path, mode, list);
         if s.startup.configured {
             let args = s.breakpoint_arguments(&path);
-            s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: Some(call) }, now);
+            let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
+            s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path: path.clone(), call: Some(call) }, now);
             s.pump(now, &mut self.actions);
+            // Child sessions debug the same program: they get the file's new set too.
+            for child in self.children_of(key.unwrap_or(usize::MAX)) {
+                let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
+                c.breakpoints.apply(&path, Mode::Replace, set.clone());
+                if c.startup.configured {
+                    let args = c.breakpoint_arguments(&path);
+                    c.send(
+                        "setBreakpoints",
+                        Some(args),
+                        Origin::SetBreakpoints { path: path.clone(), call: None },
+                        now,
+                    );
+                    c.pump(now, &mut self.actions);
+                }
+            }
         } else {
             let text = format!(
                 "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
@@ -725,6 +865,18 @@ impl Sessions {
     /// `disconnect`: ends the session (terminating a launched debuggee unless told otherwise),
     /// then the adapter's process group goes.
     pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallKey, now: Instant) {
+        // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
+        let terminate_default = self.slab.get(key).is_some_and(|s| s.owns_debuggee);
+        for child in self.children_of(key) {
+            if let Some(c) = self.slab.get_mut(child) {
+                c.disconnected = true;
+                if !c.adapter_alive {
+                    self.actions.push_back(Action::Release { session: child });
+                    continue;
+                }
+            }
+            self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
+        }
         let Some(s) = self.slab.get_mut(key) else { return };
         if !s.adapter_alive {
             // Not started yet (its spawn may still be queued) or already gone: end it here; the
@@ -751,7 +903,8 @@ impl Sessions {
             return;
         }
         s.closing = true;
-        let terminate = terminate_debuggee.unwrap_or(true);
+        // An attached process is the user's: detach unless the agent asks otherwise.
+        let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
         s.send(
             "disconnect",
@@ -794,7 +947,7 @@ impl Sessions {
                 s.closing = true;
                 s.send(
                     "disconnect",
-                    Some(json!({ "terminateDebuggee": true })),
+                    Some(json!({ "terminateDebuggee": s.owns_debuggee })),
                     Origin::Disconnect { call: None },
                     now,
                 );
@@ -809,9 +962,9 @@ impl Sessions {
         self.slab.iter().all(|(_, s)| !s.adapter_alive)
     }
 
-    /// The JSON for `sessions` and `dapmux://sessions`.
+    /// The JSON for `sessions` and `dapmux://sessions`: children right after their parent.
     pub fn list_json(&self) -> Value {
-        let list: Vec<Value> = self.slab.iter().map(|(_, s)| s.summary_json()).collect();
+        let list: Vec<Value> = self.listed().into_iter().map(|(_, s)| s.summary_json()).collect();
         json!({ "sessions": list })
     }
 }

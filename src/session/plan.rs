@@ -97,7 +97,9 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         entry_function,
         scratch_dir,
         command: recipe.command,
+        request: "launch",
         launch_arguments: launch,
+        connect: None,
     })
 }
 
@@ -175,7 +177,9 @@ fn custom_plan(
         entry_function: None,
         scratch_dir: None,
         command,
+        request: "launch",
         launch_arguments: launch,
+        connect: None,
     }
 }
 
@@ -207,4 +211,257 @@ fn absolute(path: &str) -> PathBuf {
         return p.to_path_buf();
     }
     std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// What an attach by pid needs from the kernel, named in errors (`attach {pid}`).
+pub const PTRACE_HINT: &str = "attaching by pid needs ptrace permission: /proc/sys/kernel/yama/ptrace_scope must be 0 \
+(or dapmux needs CAP_SYS_PTRACE, which containers drop by default: `--cap-add SYS_PTRACE`); debugpy also needs gdb";
+
+/// `connect` of the `attach` tool.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectArg {
+    /// An IP literal or `localhost` (default `127.0.0.1`); never resolved through DNS.
+    pub host: Option<String>,
+    pub port: u16,
+}
+
+/// Arguments of the `attach` tool (DESIGN §4).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachArgs {
+    pub pid: Option<i64>,
+    pub connect: Option<ConnectArg>,
+    pub adapter: Option<String>,
+    #[serde(default)]
+    pub adapter_args: Map<String, Value>,
+    #[serde(default)]
+    pub breakpoints: Vec<super::LaunchBreakpoint>,
+    pub exception_filters: Option<Vec<String>>,
+    pub wait_ms: Option<u64>,
+}
+
+/// Builds the plan for an `attach` call, and what the session starts with.
+///
+/// `connect`: DAP goes straight to the server listening there (`python -m debugpy --listen`):
+/// nothing is spawned. `pid`: the adapter is spawned as for a launch and sent
+/// `attach {<pid key>: pid}`. Either way the DAP `attach` arguments are the recipe's attach
+/// defaults (custom adapters: their `launch_defaults`) < dapmux's < `adapter_args`.
+///
+/// Errors (as tool results): `invalid_argument` (neither or both of `pid`/`connect`, a host
+/// that is not an IP literal or `localhost`, no such process, unknown adapter),
+/// `unsupported` (ptrace not permitted: [`PTRACE_HINT`]), `adapter_not_found`.
+pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super::AttachStart), ToolResult> {
+    let invalid = |msg: String| ToolResult::error(ErrorCode::InvalidArgument, msg);
+    let name = args.adapter.as_deref().unwrap_or("debugpy");
+    let (target, mut ours, connect) = match (&args.connect, args.pid) {
+        (Some(c), None) => {
+            let host = c.host.as_deref().unwrap_or("127.0.0.1");
+            let ip = parse_host(host).ok_or_else(|| {
+                invalid(format!("connect.host `{host}` is not an IP address or `localhost` (dapmux does no DNS lookups)."))
+            })?;
+            if c.port == 0 {
+                return Err(invalid("connect.port must be the port the debug server listens on (1-65535).".into()));
+            }
+            let addr = std::net::SocketAddr::new(ip, c.port);
+            let mut ours = Map::new();
+            ours.insert("connect".into(), json!({ "host": ip.to_string(), "port": c.port }));
+            (addr.to_string(), ours, Some(addr))
+        }
+        (None, Some(pid)) => {
+            if pid <= 0 || !Path::new(&format!("/proc/{pid}")).exists() {
+                return Err(invalid(format!("there is no process {pid}; pass the pid of a running process.")));
+            }
+            if let Some(why) = ptrace_refused() {
+                return Err(ToolResult::error(ErrorCode::Unsupported, format!("cannot attach to pid {pid}: {why}.")));
+            }
+            (format!("pid {pid}"), Map::new(), None)
+        }
+        _ => {
+            return Err(invalid(
+                "pass exactly one of `pid` (a running process) or `connect {host, port}` (a debug server listening, e.g. `python -m debugpy --listen 5678`).".into(),
+            ))
+        }
+    };
+    ours.insert("request".into(), "attach".into());
+    let (mut plan, defaults) = match config.by_name(name) {
+        Some((name, adapter)) => {
+            let mut command = AdapterCommand::new(&adapter.command);
+            command.args = adapter.args.iter().map(Into::into).collect();
+            command.env = adapter.env.iter().map(|(k, v)| (k.into(), Some(v.into()))).collect();
+            let plan = AdapterPlan {
+                name: name.to_owned(),
+                kind: None,
+                quirks: Quirks::STANDARD,
+                runtime: RuntimeQuirks::STANDARD,
+                transport: if adapter.tcp == Some(true) {
+                    Transport::Tcp { port: adapters::PortDiscovery::Chosen }
+                } else {
+                    Transport::Stdio
+                },
+                entry_function: None,
+                scratch_dir: None,
+                command,
+                request: "attach",
+                launch_arguments: Value::Null,
+                connect,
+            };
+            (plan, Value::Object(adapter.launch_defaults.clone()))
+        }
+        None => {
+            let kind = adapters::select(Some(name), None).map_err(|e| tool_error(e, config))?;
+            let (command, transport, quirks) = if connect.is_some() {
+                // Nothing to spawn: the server is the adapter.
+                (AdapterCommand::new(kind.name()), Transport::Stdio, kind.quirks())
+            } else {
+                let adapter_args = Value::Object(args.adapter_args.clone());
+                let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: None };
+                let recipe = adapters::recipe(kind, input, &RealHost).map_err(|e| tool_error(e, config))?;
+                (recipe.command, recipe.transport, recipe.quirks)
+            };
+            let plan = AdapterPlan {
+                name: kind.name().to_owned(),
+                kind: Some(kind),
+                quirks,
+                runtime: kind.runtime_quirks(),
+                transport,
+                entry_function: None,
+                scratch_dir: None,
+                command,
+                request: "attach",
+                launch_arguments: Value::Null,
+                connect,
+            };
+            (plan, kind.attach_defaults())
+        }
+    };
+    if let Some(pid) = args.pid {
+        ours.insert(plan.quirks.attach_pid_key.into(), pid.into());
+    }
+    let extra: Map<String, Value> = args
+        .adapter_args
+        .iter()
+        .filter(|(k, _)| plan.kind.is_none() || !RECIPE_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let merged = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
+    plan.launch_arguments = adapters::merge_arguments(&merged, Some(&Value::Object(extra)));
+    let start = super::AttachStart {
+        target,
+        pid: args.pid,
+        connect_host: args.connect.as_ref().map(|c| c.host.clone().unwrap_or_else(|| "127.0.0.1".into())),
+        breakpoints: args.breakpoints.clone(),
+        exception_filters: args.exception_filters.clone(),
+        wait_ms: args.wait_ms,
+    };
+    Ok((plan, start))
+}
+
+/// An IP literal, or `localhost` (127.0.0.1). Never a DNS lookup (DESIGN §2).
+pub fn parse_host(host: &str) -> Option<std::net::IpAddr> {
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    host.trim_start_matches('[').trim_end_matches(']').parse().ok()
+}
+
+/// Why the kernel will refuse ptrace to a process that is not dapmux's descendant, if it
+/// will: Yama's `ptrace_scope` ≥ 1 without `CAP_SYS_PTRACE` (3: never). Two small `/proc` reads.
+pub fn ptrace_refused() -> Option<String> {
+    let scope: u8 = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()?;
+    if scope == 0 {
+        return None;
+    }
+    if scope < 3 && has_cap_sys_ptrace() {
+        return None;
+    }
+    Some(format!(
+        "the kernel does not let dapmux's debugger ptrace a process it did not start (/proc/sys/kernel/yama/ptrace_scope is {scope}); {PTRACE_HINT}"
+    ))
+}
+
+/// Whether dapmux runs with `CAP_SYS_PTRACE` (bit 19 of `CapEff` in `/proc/self/status`).
+fn has_cap_sys_ptrace() -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|caps| caps & (1 << 19) != 0)
+}
+
+/// Where a child session's `startDebugging` configuration says to connect (`connect
+/// {host, port}`), if dapmux will follow it: a loopback address or `localhost`, an unspecified
+/// one (a listener on every interface, reached on loopback), or the host the agent itself
+/// named for the root's `attach {connect}`. Anything else is refused: a configuration from
+/// an adapter must not send dapmux (and the breakpoints it replays) to another machine.
+pub fn child_address(configuration: &Value, agent_host: Option<&str>) -> Result<std::net::SocketAddr, String> {
+    let connect = configuration.get("connect").ok_or("its configuration has no `connect` address")?;
+    let host = connect.get("host").and_then(Value::as_str).unwrap_or("127.0.0.1");
+    let port = connect
+        .get("port")
+        .and_then(Value::as_u64)
+        .and_then(|p| u16::try_from(p).ok())
+        .filter(|p| *p != 0)
+        .ok_or("its `connect` has no valid port")?;
+    let ip = parse_host(host).ok_or_else(|| format!("its `connect` host `{host}` is not an IP address"))?;
+    let agent_ip = agent_host.and_then(parse_host);
+    let ip = match ip {
+        std::net::IpAddr::V4(v4) if v4.is_unspecified() => std::net::Ipv4Addr::LOCALHOST.into(),
+        std::net::IpAddr::V6(v6) if v6.is_unspecified() => std::net::Ipv6Addr::LOCALHOST.into(),
+        ip if ip.is_loopback() || Some(ip) == agent_ip => ip,
+        ip => return Err(format!("its `connect` host {ip} is not on this machine")),
+    };
+    Ok(std::net::SocketAddr::new(ip, port))
+}
+
+#[cfg(test)]
+mod attach_tests {
+    use super::*;
+
+    #[test]
+    fn child_addresses_stay_on_loopback_or_the_agents_host() {
+        let cfg = |host: &str| json!({"connect": {"host": host, "port": 4711}});
+        assert_eq!(child_address(&cfg("127.0.0.1"), None), Ok("127.0.0.1:4711".parse().unwrap()));
+        assert_eq!(child_address(&cfg("localhost"), None), Ok("127.0.0.1:4711".parse().unwrap()));
+        assert_eq!(child_address(&cfg("0.0.0.0"), None), Ok("127.0.0.1:4711".parse().unwrap()));
+        assert_eq!(child_address(&cfg("::1"), None), Ok("[::1]:4711".parse().unwrap()));
+        assert!(child_address(&cfg("10.1.2.3"), None).is_err());
+        assert!(child_address(&cfg("example.com"), None).is_err());
+        assert_eq!(child_address(&cfg("10.1.2.3"), Some("10.1.2.3")), Ok("10.1.2.3:4711".parse().unwrap()));
+        assert!(child_address(&json!({"name": "x"}), None).is_err());
+        assert!(child_address(&json!({"connect": {"host": "127.0.0.1", "port": 0}}), None).is_err());
+    }
+
+    #[test]
+    fn hosts_are_ip_literals_or_localhost() {
+        assert_eq!(parse_host("localhost"), Some("127.0.0.1".parse().unwrap()));
+        assert_eq!(parse_host("[::1]"), Some("::1".parse().unwrap()));
+        assert_eq!(parse_host("192.168.0.7"), Some("192.168.0.7".parse().unwrap()));
+        assert_eq!(parse_host("db.internal"), None);
+    }
+
+    #[test]
+    fn attach_by_connect_spawns_nothing_and_sends_attach() {
+        let args = AttachArgs {
+            connect: Some(ConnectArg { host: Some("localhost".into()), port: 5678 }),
+            adapter_args: json!({"justMyCode": false}).as_object().cloned().unwrap_or_default(),
+            ..AttachArgs::default()
+        };
+        let (plan, start) = attach(&args, &Config::default()).unwrap();
+        assert_eq!(plan.connect, Some("127.0.0.1:5678".parse().unwrap()));
+        assert_eq!(plan.request, "attach");
+        assert_eq!(plan.launch_arguments["request"], "attach");
+        assert_eq!(plan.launch_arguments["connect"], json!({"host": "127.0.0.1", "port": 5678}));
+        assert_eq!(plan.launch_arguments["justMyCode"], false);
+        assert_eq!(start.target, "127.0.0.1:5678");
+        let both = AttachArgs { pid: Some(1), ..args };
+        assert!(attach(&both, &Config::default()).is_err());
+        let dns = AttachArgs {
+            connect: Some(ConnectArg { host: Some("db.internal".into()), port: 1 }),
+            ..AttachArgs::default()
+        };
+        let err = attach(&dns, &Config::default()).err().map(|e| e.text).unwrap_or_default();
+        assert!(err.contains("no DNS"), "{err}");
+    }
 }

@@ -26,12 +26,14 @@ fn lldb_session(now: Instant) -> Sessions {
         entry_function: None,
         scratch_dir: None,
         command: AdapterCommand::new("lldb-dap"),
+        request: "launch",
         launch_arguments: json!({"program": "/p"}),
+        connect: None,
     };
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     sessions.launch(args, plan, CallKey::for_test(1), now);
     sessions.on_spawned(0, now);
-    while sessions.next_action().is_some() {}
+    while sessions.next_action(now).is_some() {}
     sessions
 }
 
@@ -81,12 +83,14 @@ fn delve_exit_code_is_read_after_disconnect() {
         entry_function: None,
         scratch_dir: None,
         command: AdapterCommand::new("dlv"),
+        request: "launch",
         launch_arguments: json!({"program": "/p"}),
+        connect: None,
     };
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     s.launch(args, plan, CallKey::for_test(1), now);
     s.on_spawned(0, now);
-    while s.next_action().is_some() {}
+    while s.next_action(now).is_some() {}
     let sent = |s: &mut Sessions| {
         let bytes = s.outbound(0).to_vec();
         s.consume(0, bytes.len());
@@ -96,7 +100,7 @@ fn delve_exit_code_is_read_after_disconnect() {
     s.on_adapter_bytes(0, &frame(&json!({"seq": 1, "type": "event", "event": "terminated"})), now);
     let out = sent(&mut s);
     assert!(out.contains("\"command\":\"disconnect\""), "{out}");
-    assert!(s.next_action().is_none(), "the launch wait goes on until the status is known");
+    assert!(s.next_action(now).is_none(), "the launch wait goes on until the status is known");
     s.on_adapter_bytes(0, &output_event(2, "console", "Process 17 has exited with status 7\n"), now);
     let seq: i64 = out
         .split("\"seq\":")
@@ -106,11 +110,48 @@ fn delve_exit_code_is_read_after_disconnect() {
         .unwrap_or(0);
     let response = json!({"seq": 3, "type": "response", "request_seq": seq, "command": "disconnect", "success": true});
     s.on_adapter_bytes(0, &frame(&response), now);
-    let done = std::iter::from_fn(|| s.next_action()).find_map(|a| match a {
+    let done = std::iter::from_fn(|| s.next_action(now)).find_map(|a| match a {
         Action::Complete { output, .. } => Some(output),
         _ => None,
     });
     let text = done.map(|o| o.text).unwrap_or_default();
     assert!(text.starts_with("s1 exited with code 7"), "{text}");
     assert!(!text.contains("ended by dapmux"), "{text}");
+}
+
+/// CASES C07: a `startDebugging` is answered `success: true` at once and opens a child session
+/// over `Action::Connect` to its loopback `connect` address; one pointing at another machine is
+/// declined, and the agent is told.
+#[test]
+fn start_debugging_opens_a_child_or_declines_a_remote_address() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let pending = s.outbound(0).len();
+    s.consume(0, pending);
+    let request = |seq: i64, host: &str| {
+        frame(&json!({"seq": seq, "type": "request", "command": "startDebugging", "arguments": {
+            "request": "attach",
+            "configuration": {"name": "Subprocess 9", "subProcessId": 9, "connect": {"host": host, "port": 4711}}}}))
+    };
+    s.on_adapter_bytes(0, &request(1, "127.0.0.1"), now);
+    let actions: Vec<Action> = std::iter::from_fn(|| s.next_action(now)).collect();
+    let connect = actions.iter().find_map(|a| match a {
+        Action::Connect { session, addr } => Some((*session, *addr)),
+        _ => None,
+    });
+    let (child, addr) = connect.expect("a Connect action for the child");
+    assert_eq!(addr, "127.0.0.1:4711".parse().expect("addr"));
+    let answer = String::from_utf8_lossy(s.outbound(0)).into_owned();
+    assert!(answer.contains(r#""command":"startDebugging""#) && answer.contains(r#""success":true"#), "{answer}");
+    let c = s.get(child).expect("child session");
+    assert_eq!((c.id.as_str(), c.parent.as_ref().map(|p| p.1.as_str())), ("s2", Some("s1")));
+    assert_eq!(c.debuggee_pid, Some(9));
+    let pending = s.outbound(0).len();
+    s.consume(0, pending);
+
+    s.on_adapter_bytes(0, &request(2, "10.9.8.7"), now);
+    let actions: Vec<Action> = std::iter::from_fn(|| s.next_action(now)).collect();
+    assert!(!actions.iter().any(|a| matches!(a, Action::Connect { .. })), "{actions:?}");
+    let answer = String::from_utf8_lossy(s.outbound(0)).into_owned();
+    assert!(answer.contains(r#""success":false"#) && answer.contains("not on this machine"), "{answer}");
 }

@@ -93,6 +93,8 @@ pub fn quirks() -> Quirks {
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
         stop_on_entry_key: "stopOnEntry",
+        // 22.1.8: `attach {pid}`.
+        attach_pid_key: "pid",
     }
 }
 

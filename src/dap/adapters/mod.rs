@@ -85,6 +85,8 @@ pub struct Quirks {
     pub dropped_events: &'static [&'static str],
     /// The launch argument meaning "stop at entry".
     pub stop_on_entry_key: &'static str,
+    /// The `attach` argument naming the process to attach to by pid.
+    pub attach_pid_key: &'static str,
 }
 
 impl Quirks {
@@ -103,6 +105,7 @@ impl Quirks {
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
         stop_on_entry_key: "stopOnEntry",
+        attach_pid_key: "processId",
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
@@ -302,6 +305,24 @@ impl AdapterKind {
             AdapterKind::Debugpy => RuntimeQuirks::STANDARD,
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
+        }
+    }
+
+    /// The adapter's deviations from plain DAP (the same as its resolved recipe's).
+    pub fn quirks(self) -> Quirks {
+        match self {
+            AdapterKind::Debugpy => debugpy::quirks(),
+            AdapterKind::Lldb => lldb::quirks(),
+            AdapterKind::Delve => delve::quirks(),
+        }
+    }
+
+    /// The DAP `attach` arguments dapmux sends under the agent's (the same as its recipe's).
+    pub fn attach_defaults(self) -> Value {
+        match self {
+            AdapterKind::Debugpy => debugpy::attach_defaults(),
+            AdapterKind::Lldb => lldb::attach_defaults(),
+            AdapterKind::Delve => delve::attach_defaults(),
         }
     }
 

@@ -1,5 +1,5 @@
-//! Tool group "run": start, resume and end sessions (`launch`, `continue`, `disconnect`,
-//! `terminate`). Handlers validate arguments and hand the work to the session manager, which
+//! Tool group "run": start, resume and end sessions (`launch`, `attach`, `continue`,
+//! `disconnect`, `terminate`). Handlers validate arguments and hand the work to the session manager, which
 //! answers the call later (at a stop, the exit, or the end of `wait_ms`).
 
 use serde_json::{json, Map, Value};
@@ -20,6 +20,14 @@ pub const TOOLS: &[Tool] = &[
         input_schema: launch_schema,
         annotations: CONTROL,
         handler: launch,
+    },
+    Tool {
+        name: "attach",
+        title: "Attach",
+        description: "Attach to a running process by pid, or to a debug server at connect; dapmux never kills it.",
+        input_schema: attach_schema,
+        annotations: CONTROL,
+        handler: attach,
     },
     Tool {
         name: "continue",
@@ -81,6 +89,26 @@ fn launch_schema() -> Value {
     })
 }
 
+fn attach_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "pid": {"type": "integer", "description": "Needs ptrace permission."},
+            "connect": {
+                "type": "object",
+                "description": "A listening debug server (host default 127.0.0.1).",
+                "properties": {"host": {"type": "string"}, "port": {"type": "integer"}},
+                "required": ["port"]
+            },
+            "adapter": {"type": "string", "description": "Default debugpy."},
+            "breakpoints": launch_schema()["properties"]["breakpoints"].clone(),
+            "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Default: the adapter's."},
+            "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP attach args."},
+            "wait_ms": wait_prop()
+        }
+    })
+}
+
 fn continue_schema() -> Value {
     json!({
         "type": "object",
@@ -97,7 +125,7 @@ fn disconnect_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "terminate_debuggee": {"type": "boolean", "description": "Default: true for launched programs."}
+            "terminate_debuggee": {"type": "boolean", "description": "Default: true when launched, false when attached."}
         }
     })
 }
@@ -138,6 +166,30 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Err(e) => return Outcome::Done(e),
     };
     cx.sessions.launch(args, plan, cx.call, cx.now);
+    Outcome::Pending
+}
+
+fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let mut args: plan::AttachArgs = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Done(e),
+    };
+    for b in &mut args.breakpoints {
+        if let Some(msg) = super::breakpoints::bad_path(&b.path)
+            .or_else(|| (b.breakpoint.line == 0).then(|| "lines are 1-based; line 0 does not exist.".to_owned()))
+        {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!("breakpoint {}:{}: {msg}", b.path, b.breakpoint.line),
+            ));
+        }
+        b.path = super::breakpoints::absolute(&b.path);
+    }
+    let (plan, start) = match plan::attach(&args, &cx.sessions.config) {
+        Ok(p) => p,
+        Err(e) => return Outcome::Done(e),
+    };
+    cx.sessions.attach(start, plan, cx.call, cx.now);
     Outcome::Pending
 }
 

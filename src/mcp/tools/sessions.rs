@@ -16,8 +16,11 @@ pub const TOOLS: &[Tool] = &[Tool {
 /// `sessions` → one line per session plus `structuredContent: {"sessions": [...]}`.
 fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
     let mut text = String::new();
-    for (_, s) in cx.sessions.iter() {
-        text.push_str(&format!("{} · {} · {}\n", s.headline(), s.adapter, s.program));
+    for (depth, s) in cx.sessions.listed() {
+        let indent = "  ".repeat(depth);
+        let request = if s.plan_request() == "attach" { " · attached" } else { "" };
+        let parent = s.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
+        text.push_str(&format!("{indent}{} · {} · {}{request}{parent}\n", s.headline(), s.adapter, s.program));
     }
     if text.is_empty() {
         text = "No debug sessions. Start one with launch.".into();
