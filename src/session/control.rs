@@ -144,6 +144,7 @@ impl Session {
     ) {
         let since = self.revision + 1;
         self.mark_running();
+        self.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
         w.output_cursor = Some(self.output.cursor());
         self.waiters.push(w);

@@ -86,7 +86,12 @@ impl Session {
                 }
                 self.on_stopped(&body, now)
             }
-            "continued" if self.state == RunState::Stopped => self.mark_running(),
+            "continued" => {
+                self.resume_unacked = false;
+                if self.state == RunState::Stopped {
+                    self.mark_running();
+                }
+            }
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
                 self.ended_by_dapmux |= self.closing;
@@ -167,6 +172,7 @@ impl Session {
     }
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
+        self.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);
         if stop.reason == "exception" {
@@ -407,6 +413,7 @@ impl Session {
             }
             Origin::Resume { call } => {
                 if failure.is_none() {
+                    self.resume_unacked = false;
                     self.mirror_resumed();
                 }
                 if let Some(msg) = failure {
@@ -686,6 +693,9 @@ impl Session {
         }
         if timed_out && self.state == RunState::Running {
             text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
+            if self.resume_unacked {
+                text.push_str("\nnote: the adapter has not acknowledged the resume yet; it may be busy or hung");
+            }
         }
         if timed_out && self.state == RunState::Starting {
             let step = if !self.startup.launch_sent {

@@ -328,6 +328,8 @@ pub struct Session {
     pub ended_by_dapmux: bool,
     /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
     top_frame: Option<(u64, i64, i64)>,
+    /// A resume was sent and neither its response nor a `continued`/`stopped` came yet.
+    resume_unacked: bool,
     /// The (state, revision) last announced to resource subscribers.
     last_announced: Option<(RunState, u64)>,
     /// `disconnect` was called: the session leaves the table once its adapter is gone.
@@ -578,6 +580,7 @@ impl Sessions {
             warnings: Vec::new(),
             ended_by_dapmux: false,
             last_announced: None,
+            resume_unacked: false,
             top_frame: None,
             disconnected: false,
             disconnect_calls: Vec::new(),
