@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod mirror;
 pub mod output;
 pub mod plan;
+mod render;
 pub mod snapshot;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,233 @@
+//! How a session reads to the agent: the result of an execution tool (headline, warnings,
+//! breakpoint notes, output tail), the snapshot JSON, the `sessions` entry and the DAP log text.
+
+use serde_json::{json, Map, Value};
+
+use super::events::short;
+use super::output::Category;
+use super::snapshot::{put, RunState, Stop};
+use super::{Session, ToolResult, SNAPSHOT_TAIL};
+
+impl Session {
+    pub(super) fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr_tail).trim_end().to_owned()
+    }
+
+    /// The result of an execution tool: the one line that matters, then output since the last
+    /// result; `structuredContent` carries the snapshot (DESIGN §4). Advances the output cursor.
+    pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolResult {
+        let mut text = self.headline();
+        let child_stops = std::mem::take(&mut self.child_stops);
+        if !child_stops.is_empty() {
+            // The line that matters is the child's stop: it leads, the parent's state follows.
+            let lines: Vec<&str> = child_stops.iter().map(|c| c.headline.as_str()).collect();
+            text = format!(
+                "{}\n(child session of {}: pass its `session` id to inspect or resume it)\n{text}",
+                lines.join("\n"),
+                self.id
+            );
+        }
+        if verb == "attached" && self.state == RunState::Running {
+            text.push_str(" (attached; call `wait` for a breakpoint, or `pause`)");
+        }
+        if timed_out && self.state == RunState::Running {
+            text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
+            if self.resume_unacked {
+                text.push_str("\nnote: the adapter has not acknowledged the resume yet; it may be busy or hung");
+            }
+        }
+        if timed_out && self.state == RunState::Starting {
+            let step = if !self.startup.launch_sent {
+                "the adapter has not answered `initialize`"
+            } else if !self.startup.configured {
+                "the adapter has not sent `initialized` yet (it may be building or starting the program)"
+            } else {
+                if self.plan.request == "attach" {
+                    "the adapter has not answered `attach` yet"
+                } else {
+                    "the adapter has not answered `launch` yet"
+                }
+            };
+            text.push_str(&format!(" (still starting when the wait ended: {step}; call `wait` to keep waiting)"));
+        }
+        let mut snap = self.snapshot_json();
+        if !child_stops.is_empty() {
+            let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
+            snap["child_stops"] = Value::Array(list);
+        }
+        if !self.warnings.is_empty() {
+            let warnings = std::mem::take(&mut self.warnings);
+            for w in &warnings {
+                text.push_str(&format!("\nwarning: {w}"));
+            }
+            snap["warnings"] = json!(warnings);
+        }
+        if verb == "launched" && !self.state.is_over() {
+            // Breakpoints the adapter already refused: say so now, not only when the run ends.
+            let refused: Vec<String> = self
+                .breakpoints
+                .files()
+                .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
+                .filter(|(_, e)| e.bound.as_ref().is_some_and(|b| !b.verified))
+                .map(|(p, e)| {
+                    let why = e.bound.as_ref().and_then(|b| b.message.clone()).unwrap_or_default();
+                    format!("{}:{} ({why})", short(p), e.requested.line)
+                })
+                .collect();
+            if !refused.is_empty() {
+                text.push_str(&format!("\n{} breakpoint(s) not verified: {}", refused.len(), refused.join(", ")));
+                snap["unverified_breakpoints"] = json!(refused);
+            }
+            let moved: Vec<String> = self
+                .breakpoints
+                .files()
+                .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
+                .filter(|(_, e)| e.moved())
+                .map(|(p, e)| {
+                    let to = e.bound.as_ref().and_then(|b| b.line).unwrap_or(e.requested.line);
+                    format!("{}:{} → line {to}", short(p), e.requested.line)
+                })
+                .collect();
+            if !moved.is_empty() {
+                text.push_str(&format!("\n{} breakpoint(s) moved by the adapter: {}", moved.len(), moved.join(", ")));
+                snap["moved_breakpoints"] = json!(moved);
+            }
+        }
+        if self.state == RunState::Exited && self.exit_code.is_some_and(|c| c != 0) && !self.ended_by_dapmux {
+            if let Some(last) = self.output.last_line(Category::Stderr) {
+                text.push_str(&format!("\nlast stderr line: {last}"));
+                snap["last_stderr_line"] = json!(last);
+            }
+        }
+        if self.state.is_over() {
+            let never = self.breakpoints.never_verified();
+            if !never.is_empty() {
+                let list: Vec<String> =
+                    never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
+                text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
+                snap["unverified_breakpoints"] = json!(list);
+            }
+            if let Some(f) = &self.failure {
+                text.push_str(&format!("\n{f}"));
+            }
+        }
+        self.output.flush();
+        let (tail, truncated, dropped) = self.output.tail_since(self.result_cursor, SNAPSHOT_TAIL);
+        let cursor = self.output.cursor();
+        if !tail.is_empty() || dropped > 0 {
+            text.push_str("\noutput:\n");
+            if truncated > 0 || dropped > 0 {
+                text.push_str(&format!(
+                    "(… {} earlier bytes not shown here; call `output` for everything)\n",
+                    truncated
+                ));
+            }
+            text.push_str(&tail);
+            let mut o = Map::new();
+            o.insert("text".into(), tail.into());
+            o.insert("cursor".into(), cursor.into());
+            if truncated > 0 {
+                o.insert("truncated_bytes".into(), truncated.into());
+            }
+            if dropped > 0 {
+                o.insert("dropped".into(), dropped.into());
+            }
+            snap["output"] = Value::Object(o);
+        }
+        self.result_cursor = cursor;
+        ToolResult::ok(text.trim_end().to_owned(), snap)
+    }
+
+    /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`
+    pub fn headline(&self) -> String {
+        let mut s = format!("{} {}", self.id, self.state.as_str());
+        match self.state {
+            RunState::Stopped => {
+                if let Some(stop) = &self.stop {
+                    s.push_str(&format!(" ({})", stop.reason));
+                    if let Some(loc) = stop.location.as_ref().map(|l| l.short()).filter(|l| !l.is_empty()) {
+                        s.push_str(&format!(" at {loc}"));
+                    }
+                    if let Some(t) = stop.thread {
+                        s.push_str(&format!(" · thread {t}"));
+                    }
+                    if let Some(e) = &stop.exception {
+                        s.push_str(&format!(" · {}", e.summary()));
+                    }
+                }
+            }
+            RunState::Exited => {
+                if let Some(code) = self.exit_code {
+                    s.push_str(&format!(" with code {code}"));
+                }
+                if self.ended_by_dapmux {
+                    s.push_str(" (ended by dapmux: disconnect/terminate)");
+                }
+            }
+            _ => {}
+        }
+        s.push_str(&format!(" · rev {}", self.revision));
+        s
+    }
+
+    /// The snapshot (DESIGN §4) without the output part.
+    pub fn snapshot_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("session".into(), self.id.clone().into());
+        m.insert("adapter".into(), self.adapter.clone().into());
+        m.insert("state".into(), self.state.as_str().into());
+        m.insert("revision".into(), self.revision.into());
+        put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
+        put(&mut m, "exit_code", self.exit_code.map(Value::from));
+        if self.ended_by_dapmux {
+            m.insert("ended_by_dapmux".into(), true.into());
+        }
+        Value::Object(m)
+    }
+
+    /// The DAP log as NDJSON: `{"ms": <since session start>, "dir": "to_adapter"|"from_adapter",
+    /// "message": {…}}` per line, oldest first (DESIGN §8).
+    pub fn dap_log_ndjson(&self) -> String {
+        let mut out = String::new();
+        for e in &self.dap_log {
+            let ms = e.at.saturating_duration_since(self.started).as_secs_f64() * 1000.0;
+            let dir = match e.direction {
+                crate::dap::client::Direction::ToAdapter => "to_adapter",
+                crate::dap::client::Direction::FromAdapter => "from_adapter",
+            };
+            out.push_str(&format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{}}}\n", e.json));
+        }
+        out
+    }
+
+    /// The DAP request that started the session: `launch` or `attach`.
+    pub fn plan_request(&self) -> &'static str {
+        self.plan.request
+    }
+
+    /// The launch `cwd`, when the launch gave one.
+    pub fn cwd(&self) -> Option<String> {
+        self.plan.launch_arguments.get("cwd").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    /// One entry of `sessions`.
+    pub fn summary_json(&self) -> Value {
+        let mut v = self.snapshot_json();
+        v["program"] = self.program.clone().into();
+        v["request"] = self.plan.request.into();
+        if let Some((_, parent)) = &self.parent {
+            v["parent"] = parent.clone().into();
+        }
+        if let Some(pid) = self.debuggee_pid {
+            v["pid"] = pid.into();
+        }
+        if let Some(f) = &self.failure {
+            v["failure"] = f.clone().into();
+        }
+        if let Some(e) = &self.mirror.endpoint {
+            // Never the token (DESIGN §7).
+            v["mirror"] = json!({ "host": e.host, "port": e.port });
+        }
+        v
+    }
+}
