@@ -5,6 +5,7 @@
 //! the [`Action`]s queued here (spawn an adapter, answer an MCP call, stop an adapter). After any
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
+mod adapter_io;
 pub mod breakpoints;
 mod children;
 pub mod control;
@@ -12,6 +13,7 @@ mod events;
 pub mod handles;
 pub mod inspect;
 pub mod mirror;
+mod ops;
 pub mod output;
 pub mod plan;
 mod render;
@@ -22,19 +24,18 @@ mod tests;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use slab::Slab;
 
 use crate::config::Config;
 use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
-use crate::dap::protocol::initialize_arguments;
 use crate::dap::spawn::AdapterCommand;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
 use children::ChildStop;
 use control::{Until, Waiter};
 pub use events::breakpoints_json;
-use events::{group_by_path, last_lines, map_filters, wait_duration};
+use events::{group_by_path, wait_duration};
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
 use snapshot::{RunState, Stop};
 
@@ -612,124 +613,6 @@ impl Sessions {
         key
     }
 
-    /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
-    /// start the choreography.
-    pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        s.adapter_alive = true;
-        let args = initialize_arguments(&s.plan.name, false);
-        s.send("initialize", Some(args), Origin::Startup(Step::Initialize), now);
-        s.pump(now, &mut self.actions);
-    }
-
-    /// The adapter could not be started: the launch fails with `reason`.
-    pub fn on_spawn_failed(&mut self, key: SessionKey, code: ErrorCode, reason: String) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        s.state = RunState::Terminated;
-        s.failure = Some(reason.clone());
-        for w in s.waiters.drain(..) {
-            self.actions.push_back(Action::Complete { call: w.call, output: ToolResult::error(code, reason.clone()) });
-        }
-    }
-
-    /// Bytes from the adapter's DAP stream.
-    pub fn on_adapter_bytes(&mut self, key: SessionKey, bytes: &[u8], now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        s.client.receive(bytes, now);
-        s.pump(now, &mut self.actions);
-    }
-
-    /// Bytes from the adapter's stderr: kept as a tail for error messages, and as `adapter`
-    /// output — or as the debuggee's `stderr` once the adapter's pipes carry program output
-    /// ([`Sessions::on_adapter_listening`]).
-    pub fn on_adapter_stderr(&mut self, key: SessionKey, bytes: &[u8]) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        s.keep_stderr(bytes);
-        if s.crashed {
-            return;
-        }
-        let text = String::from_utf8_lossy(bytes);
-        if s.plan.runtime.is_crash_report(&text) {
-            s.note_crash(&text);
-            return;
-        }
-        let category = if s.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
-        s.output.push(category, &text);
-    }
-
-    /// Bytes from the stdout of an adapter whose DAP flows over TCP: the debuggee's `stdout`
-    /// once the adapter's pipes carry program output, else `adapter` output.
-    pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        let category = if s.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
-        s.output.push(category, &String::from_utf8_lossy(bytes));
-    }
-
-    /// A TCP adapter announced its port (or accepted the connection to a chosen one): from now
-    /// on its stdout and stderr are the debuggee's, when its recipe says so
-    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]).
-    pub fn on_adapter_listening(&mut self, key: SessionKey) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        s.pipes_are_program_output =
-            s.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
-    }
-
-    /// The adapter's stderr so far (the tail dapmux keeps), for error messages.
-    pub fn stderr_tail(&self, key: SessionKey) -> String {
-        self.slab.get(key).map(Session::stderr_text).unwrap_or_default()
-    }
-
-    /// The session's temporary directory, to remove once its adapter is gone.
-    pub fn scratch_dir(&self, key: SessionKey) -> Option<&std::path::Path> {
-        self.slab.get(key).and_then(|s| s.plan.scratch_dir.as_deref())
-    }
-
-    /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
-    pub fn on_adapter_closed(&mut self, key: SessionKey, now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        if !s.adapter_alive && s.client.is_closed() {
-            return;
-        }
-        s.adapter_alive = false;
-        let tail = s.stderr_text();
-        if !s.state.is_over() && !s.closing && s.failure.is_none() {
-            // Explain a known start-up failure (debugpy missing) before the pending requests fail
-            // with a bare "connection closed".
-            if let Some(why) = plan::explain_early_exit(&s.plan, &tail) {
-                s.failure = Some(why);
-                s.state = RunState::Terminated;
-                s.fail_waiters(ErrorCode::AdapterNotFound);
-            }
-        }
-        s.client.on_closed(&tail);
-        s.pump(now, &mut self.actions);
-        if !s.state.is_over() {
-            if s.failure.is_none() && !s.closing {
-                let mapped = plan::explain_early_exit(&s.plan, &tail);
-                let why = match &mapped {
-                    Some(m) => m.clone(),
-                    None if tail.is_empty() => "the adapter exited unexpectedly".to_owned(),
-                    None => format!("the adapter exited unexpectedly; its stderr ended with: {}", last_lines(&tail, 5)),
-                };
-                s.failure = Some(why);
-                let code = if mapped.is_some() { ErrorCode::AdapterNotFound } else { ErrorCode::Disconnected };
-                s.state = RunState::Terminated;
-                s.fail_waiters(code);
-            } else {
-                s.state = RunState::Terminated;
-            }
-        }
-        s.complete_waiters();
-        for call in std::mem::take(&mut s.disconnect_calls) {
-            let output = s.result("disconnected", false);
-            s.done.push((call, output));
-        }
-        s.pump(now, &mut self.actions);
-        if s.disconnected {
-            self.actions.push_back(Action::Release { session: key });
-        }
-    }
-
     /// The earliest deadline of any session (request timeouts, waits).
     pub fn next_deadline(&self) -> Option<Instant> {
         self.slab
@@ -761,215 +644,6 @@ impl Sessions {
     /// Keys of sessions that have bytes to write.
     pub fn with_outbound(&self) -> Vec<SessionKey> {
         self.slab.iter().filter(|(_, s)| !s.client.outbound().is_empty()).map(|(k, _)| k).collect()
-    }
-
-    /// `continue`: resumes the stopped session and waits for the next stop or the exit.
-    pub fn resume(&mut self, key: SessionKey, thread: Option<i64>, wait_ms: Option<u64>, call: CallKey, now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        if let Err(e) = s.require_stopped().and_then(|()| s.check_thread(thread)) {
-            self.actions.push_back(Action::Complete { call, output: e });
-            return;
-        }
-        let thread = s.thread_for(thread).unwrap_or(0);
-        s.resume_with("continue", json!({ "threadId": thread }), call, wait_duration(wait_ms), "continued", now);
-        s.pump(now, &mut self.actions);
-    }
-
-    /// `set_breakpoints`: updates the file's set and, when a session is live, sends it.
-    pub fn set_breakpoints(
-        &mut self,
-        key: Option<SessionKey>,
-        path: String,
-        mode: Mode,
-        list: Vec<SourceBreakpoint>,
-        call: CallKey,
-        now: Instant,
-    ) {
-        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
-        let Some(s) = live else {
-            self.pending_breakpoints.apply(&path, mode, list);
-            let set = self.pending_breakpoints.get(&path);
-            let text = format!(
-                "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch`.",
-                set.len()
-            );
-            let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(set) });
-            self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
-            return;
-        };
-        s.breakpoints.apply(&path, mode, list);
-        if s.startup.configured {
-            let args = s.breakpoint_arguments(&path);
-            let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
-            s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path: path.clone(), call: Some(call) }, now);
-            s.pump(now, &mut self.actions);
-            // Child sessions debug the same program: they get the file's new set too.
-            for child in self.children_of(key.unwrap_or(usize::MAX)) {
-                let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
-                c.breakpoints.apply(&path, Mode::Replace, set.clone());
-                if c.startup.configured {
-                    let args = c.breakpoint_arguments(&path);
-                    c.send(
-                        "setBreakpoints",
-                        Some(args),
-                        Origin::SetBreakpoints { path: path.clone(), call: None },
-                        now,
-                    );
-                    c.pump(now, &mut self.actions);
-                }
-            }
-        } else {
-            let text = format!(
-                "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
-                s.id
-            );
-            let structured =
-                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
-            self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
-        }
-    }
-
-    /// `set_exception_breakpoints`: validates the filters against the adapter's, then sends them.
-    pub fn set_exception_breakpoints(&mut self, key: SessionKey, filters: Vec<String>, call: CallKey, now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        let known: Vec<String> = s
-            .client
-            .capabilities()
-            .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
-            .unwrap_or_default();
-        let mapped = match map_filters(&filters, &known) {
-            Ok(m) => m,
-            Err(bad) => {
-                let msg = format!(
-                    "unknown exception filter `{bad}` for {}; its filters are: [{}].",
-                    s.adapter,
-                    known.join(", ")
-                );
-                self.actions
-                    .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
-                return;
-            }
-        };
-        s.exception_filters = Some(mapped.clone());
-        if s.startup.configured && !s.state.is_over() {
-            s.send(
-                "setExceptionBreakpoints",
-                Some(json!({ "filters": mapped })),
-                Origin::SetExceptionBreakpoints { call: Some(call) },
-                now,
-            );
-            s.pump(now, &mut self.actions);
-        } else {
-            let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
-            self.actions
-                .push_back(Action::Complete { call, output: ToolResult::ok(text, json!({ "filters": mapped })) });
-        }
-    }
-
-    /// `disconnect`: ends the session (terminating a launched debuggee unless told otherwise),
-    /// then the adapter's process group goes.
-    pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallKey, now: Instant) {
-        // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
-        let terminate_default = self.slab.get(key).is_some_and(|s| s.owns_debuggee);
-        for child in self.children_of(key) {
-            if let Some(c) = self.slab.get_mut(child) {
-                c.disconnected = true;
-                if !c.adapter_alive {
-                    self.actions.push_back(Action::Release { session: child });
-                    continue;
-                }
-            }
-            self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
-        }
-        let Some(s) = self.slab.get_mut(key) else { return };
-        if !s.adapter_alive {
-            // Not started yet (its spawn may still be queued) or already gone: end it here; the
-            // IO shell stops an adapter that starts meanwhile before the session is dropped.
-            if !s.state.is_over() {
-                s.closing = true;
-                s.ended_by_dapmux = true;
-                s.failure = Some(format!("{} was disconnected before its adapter started", s.id));
-                s.state = RunState::Terminated;
-                s.fail_waiters(ErrorCode::Disconnected);
-                s.pump(now, &mut self.actions);
-            }
-            let output = s.result("disconnected", false);
-            self.actions.push_back(Action::Complete { call, output });
-            self.actions.push_back(Action::Release { session: key });
-            return;
-        }
-        s.disconnected = true;
-        if s.closing {
-            // A disconnect is already under way (the debuggee ended, or an earlier call): answer
-            // once the adapter is gone, and make sure it goes.
-            s.disconnect_calls.push(call);
-            self.actions.push_back(Action::StopAdapter { session: key });
-            return;
-        }
-        s.closing = true;
-        // An attached process is the user's: detach unless the agent asks otherwise.
-        let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
-        self.actions.push_back(Action::TrackProcesses);
-        s.send(
-            "disconnect",
-            Some(json!({ "restart": false, "terminateDebuggee": terminate })),
-            Origin::Disconnect { call: Some(call) },
-            now,
-        );
-        s.pump(now, &mut self.actions);
-    }
-
-    /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
-    pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
-        let supported = s.client.capabilities().is_some_and(|c| c.supports_terminate_request);
-        if !supported || !s.adapter_alive || s.state.is_over() {
-            return self.disconnect(key, Some(true), call, now);
-        }
-        let since = s.revision;
-        s.ended_by_dapmux = true;
-        s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
-        s.send("terminate", Some(json!({})), Origin::Terminate { call }, now);
-        s.pump(now, &mut self.actions);
-    }
-
-    /// Drops an ended session from the table.
-    pub fn remove(&mut self, key: SessionKey) {
-        if self.slab.contains(key) {
-            self.slab.remove(key);
-        }
-        if self.latest == Some(key) {
-            self.latest = None;
-        }
-    }
-
-    /// Asks every live adapter to end (shutdown): launched debuggees terminated.
-    pub fn shutdown(&mut self, now: Instant) {
-        self.actions.push_back(Action::TrackProcesses);
-        for (key, s) in self.slab.iter_mut() {
-            if s.adapter_alive && !s.closing {
-                s.closing = true;
-                s.send(
-                    "disconnect",
-                    Some(json!({ "terminateDebuggee": s.owns_debuggee })),
-                    Origin::Disconnect { call: None },
-                    now,
-                );
-                s.pump(now, &mut self.actions);
-                let _ = key;
-            }
-        }
-    }
-
-    /// True when no adapter is alive any more.
-    pub fn all_closed(&self) -> bool {
-        self.slab.iter().all(|(_, s)| !s.adapter_alive)
-    }
-
-    /// The JSON for `sessions` and `dapmux://sessions`: children right after their parent.
-    pub fn list_json(&self) -> Value {
-        let list: Vec<Value> = self.listed().into_iter().map(|(_, s)| s.summary_json()).collect();
-        json!({ "sessions": list })
     }
 }
 

@@ -1,0 +1,128 @@
+//! What the IO shell tells the session table about transports: open, failed, bytes, stderr, closed.
+
+use super::*;
+use crate::dap::protocol::initialize_arguments;
+use events::last_lines;
+use output::Category;
+use snapshot::RunState;
+use std::time::Instant;
+
+impl Sessions {
+    /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
+    /// start the choreography.
+    pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.adapter_alive = true;
+        let args = initialize_arguments(&s.plan.name, false);
+        s.send("initialize", Some(args), Origin::Startup(Step::Initialize), now);
+        s.pump(now, &mut self.actions);
+    }
+
+    /// The adapter could not be started: the launch fails with `reason`.
+    pub fn on_spawn_failed(&mut self, key: SessionKey, code: ErrorCode, reason: String) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.state = RunState::Terminated;
+        s.failure = Some(reason.clone());
+        for w in s.waiters.drain(..) {
+            self.actions.push_back(Action::Complete { call: w.call, output: ToolResult::error(code, reason.clone()) });
+        }
+    }
+
+    /// Bytes from the adapter's DAP stream.
+    pub fn on_adapter_bytes(&mut self, key: SessionKey, bytes: &[u8], now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.client.receive(bytes, now);
+        s.pump(now, &mut self.actions);
+    }
+
+    /// Bytes from the adapter's stderr: kept as a tail for error messages, and as `adapter`
+    /// output — or as the debuggee's `stderr` once the adapter's pipes carry program output
+    /// ([`Sessions::on_adapter_listening`]).
+    pub fn on_adapter_stderr(&mut self, key: SessionKey, bytes: &[u8]) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.keep_stderr(bytes);
+        if s.crashed {
+            return;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        if s.plan.runtime.is_crash_report(&text) {
+            s.note_crash(&text);
+            return;
+        }
+        let category = if s.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
+        s.output.push(category, &text);
+    }
+
+    /// Bytes from the stdout of an adapter whose DAP flows over TCP: the debuggee's `stdout`
+    /// once the adapter's pipes carry program output, else `adapter` output.
+    pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let category = if s.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
+        s.output.push(category, &String::from_utf8_lossy(bytes));
+    }
+
+    /// A TCP adapter announced its port (or accepted the connection to a chosen one): from now
+    /// on its stdout and stderr are the debuggee's, when its recipe says so
+    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]).
+    pub fn on_adapter_listening(&mut self, key: SessionKey) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.pipes_are_program_output =
+            s.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
+    }
+
+    /// The adapter's stderr so far (the tail dapmux keeps), for error messages.
+    pub fn stderr_tail(&self, key: SessionKey) -> String {
+        self.slab.get(key).map(Session::stderr_text).unwrap_or_default()
+    }
+
+    /// The session's temporary directory, to remove once its adapter is gone.
+    pub fn scratch_dir(&self, key: SessionKey) -> Option<&std::path::Path> {
+        self.slab.get(key).and_then(|s| s.plan.scratch_dir.as_deref())
+    }
+
+    /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
+    pub fn on_adapter_closed(&mut self, key: SessionKey, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if !s.adapter_alive && s.client.is_closed() {
+            return;
+        }
+        s.adapter_alive = false;
+        let tail = s.stderr_text();
+        if !s.state.is_over() && !s.closing && s.failure.is_none() {
+            // Explain a known start-up failure (debugpy missing) before the pending requests fail
+            // with a bare "connection closed".
+            if let Some(why) = plan::explain_early_exit(&s.plan, &tail) {
+                s.failure = Some(why);
+                s.state = RunState::Terminated;
+                s.fail_waiters(ErrorCode::AdapterNotFound);
+            }
+        }
+        s.client.on_closed(&tail);
+        s.pump(now, &mut self.actions);
+        if !s.state.is_over() {
+            if s.failure.is_none() && !s.closing {
+                let mapped = plan::explain_early_exit(&s.plan, &tail);
+                let why = match &mapped {
+                    Some(m) => m.clone(),
+                    None if tail.is_empty() => "the adapter exited unexpectedly".to_owned(),
+                    None => format!("the adapter exited unexpectedly; its stderr ended with: {}", last_lines(&tail, 5)),
+                };
+                s.failure = Some(why);
+                let code = if mapped.is_some() { ErrorCode::AdapterNotFound } else { ErrorCode::Disconnected };
+                s.state = RunState::Terminated;
+                s.fail_waiters(code);
+            } else {
+                s.state = RunState::Terminated;
+            }
+        }
+        s.complete_waiters();
+        for call in std::mem::take(&mut s.disconnect_calls) {
+            let output = s.result("disconnected", false);
+            s.done.push((call, output));
+        }
+        s.pump(now, &mut self.actions);
+        if s.disconnected {
+            self.actions.push_back(Action::Release { session: key });
+        }
+    }
+}
