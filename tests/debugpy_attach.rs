@@ -104,9 +104,18 @@ fn attach_by_connect_stops_at_a_breakpoint_and_detach_leaves_the_process_running
     let bad = a.ok("breakpoints", json!({}));
     assert!(bad.text.contains("gone.py"), "{}", bad.text);
 
+    // The program's prints reach the agent (debugpy's redirectOutput is asked for).
+    let r = a.ok("continue", json!({}));
+    let r = if r.s["state"] == json!("stopped") { r } else { a.ok("wait", json!({"for": "stop", "wait_ms": START})) };
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let out = a.ok("output", json!({}));
+    assert!(out.s["entries"].as_array().is_some_and(|e| !e.is_empty()), "attach output is captured: {}", out.text);
+    a.ok("set_breakpoints", json!({"path": program, "lines": []}));
+
     let pid = target.0.id() as Pid;
     let r = a.ok("disconnect", json!({}));
     assert!(!r.text.contains("ended by dapmux"), "{}", r.text);
+    assert!(r.text.contains("detached; the program keeps running"), "{}", r.text);
     assert!(alive(pid), "the attached process survives the detach");
     // ... and finishes on its own, its breakpoint gone.
     let status = exit_within(&mut target.0, Duration::from_secs(30)).expect("the detached program ends by itself");
@@ -131,6 +140,13 @@ fn attach_refuses_a_host_name_and_a_missing_target() {
     assert!(r.text.contains("pid") && r.text.contains("connect"), "{}", r.text);
     let r = a.call("attach", json!({"pid": i32::MAX}));
     assert_eq!(r.code(), "invalid_argument", "{}", r.text);
+    // Nothing listens on the port: a quick error naming the address, not a slow "starting".
+    let port = free_port();
+    let started = Instant::now();
+    let r = a.call("attach", json!({"connect": {"port": port}, "wait_ms": 20000}));
+    assert!(r.is_error, "{}", r.text);
+    assert!(started.elapsed() < Duration::from_secs(8), "answered after {:?}", started.elapsed());
+    assert!(r.text.contains(&format!("127.0.0.1:{port}")) && r.text.contains("debugpy --listen"), "{}", r.text);
 }
 
 /// Whether this machine lets a process of ours ptrace one it did not start (what the kernel

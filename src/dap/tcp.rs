@@ -262,6 +262,11 @@ pub struct Connector {
 }
 
 impl Connector {
+    /// The address being connected to, once known.
+    pub fn addr(&self) -> Option<SocketAddr> {
+        self.addr
+    }
+
     /// A connector for a known address (a port dapmux chose): the first step is
     /// [`Step::Connect`] from [`Connector::start`]. Gives up at `now + timeout`.
     pub fn new(addr: SocketAddr, now: Instant, timeout: Duration) -> Connector {

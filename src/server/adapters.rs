@@ -11,7 +11,7 @@ use mio::event::Event;
 use mio::unix::pipe;
 use mio::Interest;
 
-use super::streams::CONNECT_TIMEOUT;
+use super::streams::{CONNECT_TIMEOUT, LISTENING_CONNECT_TIMEOUT};
 use super::{Server, TimerEvent};
 use crate::config::PORT_PLACEHOLDER;
 use crate::dap::adapters::{PortDiscovery, Transport};
@@ -89,7 +89,7 @@ impl Server {
             match action {
                 Action::Spawn { session, command, transport } => self.spawn(session, command, &transport, now),
                 Action::Connect { session, addr } => {
-                    let key = self.open_stream(session, Connector::new(addr, now, CONNECT_TIMEOUT), None);
+                    let key = self.open_stream(session, Connector::new(addr, now, LISTENING_CONNECT_TIMEOUT), None);
                     if let Some(step) = self.streams.get_mut(key).map(|s| s.start(now)) {
                         self.drive_stream(key, step, now);
                     }

@@ -23,6 +23,10 @@ use crate::token::{self, Kind};
 /// How long an adapter has to announce its port and accept the connection (the adapter's
 /// start, not the program's build: Delve builds inside `launch`, later).
 pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a connection to a server that is already meant to be listening (`attach
+/// {connect}`, a child session's `connect`) may take: refused connects are retried only
+/// briefly, so a wrong port fails fast instead of looking like a slow start.
+pub(super) const LISTENING_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Bytes read from a stream per `read` call.
 const STREAM_CHUNK: usize = 64 * 1024;
 /// Reads of one stream per wake-up before other sources get a turn (4 MiB).
@@ -120,7 +124,15 @@ impl Server {
                     None
                 }
                 Step::Failed(error) => {
-                    let msg = format!("cannot connect to the adapter: {error}");
+                    let msg = if sio.process.is_none() {
+                        format!(
+                            "nothing accepted a DAP connection at {} ({error}); start the program under a debug server first (e.g. `python -m debugpy --listen {} your_program.py`) or check the host and port",
+                            sio.connector.addr().map_or_else(|| "the given address".to_owned(), |a| a.to_string()),
+                            sio.connector.addr().map_or_else(|| "HOST:PORT".to_owned(), |a| a.to_string()),
+                        )
+                    } else {
+                        format!("cannot connect to the adapter: {error}")
+                    };
                     warn!("{msg}");
                     self.close_stream(key, false, now);
                     self.sessions.on_spawn_failed(session, ErrorCode::AdapterError, msg);

@@ -614,6 +614,12 @@ impl Session {
 
     fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
         if self.failure.is_none() {
+            // Adapters often put the real reason in their output ("Build error: Check the debug
+            // console"): the agent has no console, so the last lines come with the error.
+            self.output.flush();
+            let (tail, _, _) = self.output.tail_since(0, 1200);
+            let tail = last_lines(tail.trim_end(), 8);
+            let msg = if tail.is_empty() { msg } else { format!("{msg}\n{} output ended with:\n{tail}", self.id) };
             self.failure = Some(msg);
         }
         self.state = RunState::Terminated;
@@ -763,8 +769,10 @@ fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> Tool
             }
             Some(b) if b.verified => text.push_str(&format!("\n  line {line}: verified")),
             Some(b) => text.push_str(&format!(
-                "\n  line {line}: NOT verified{}",
-                b.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+                "\n  line {line}: NOT verified ({})",
+                b.message.as_deref().unwrap_or(
+                    "the adapter gave no reason: is the file part of the program, and was it built with debug info?"
+                )
             )),
             None => text.push_str(&format!("\n  line {line}: no answer yet")),
         }

@@ -70,7 +70,11 @@ impl Session {
                 .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
                 .filter(|(_, e)| e.bound.as_ref().is_some_and(|b| !b.verified))
                 .map(|(p, e)| {
-                    let why = e.bound.as_ref().and_then(|b| b.message.clone()).unwrap_or_default();
+                    let why = e
+                        .bound
+                        .as_ref()
+                        .and_then(|b| b.message.clone())
+                        .unwrap_or_else(|| "no reason given by the adapter".into());
                     format!("{}:{} ({why})", short(p), e.requested.line)
                 })
                 .collect();
@@ -163,6 +167,9 @@ impl Session {
                 if self.ended_by_dapmux {
                     s.push_str(" (ended by dapmux: disconnect/terminate)");
                 }
+            }
+            RunState::Terminated if !self.owns_debuggee && self.closing && self.failure.is_none() => {
+                s.push_str(" (detached; the program keeps running)");
             }
             _ => {}
         }

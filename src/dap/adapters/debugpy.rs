@@ -82,6 +82,8 @@ pub fn attach_defaults() -> Value {
         "justMyCode": true,
         "subProcess": true,
         "showReturnValue": true,
+        // The program's prints reach the agent as `output` events (and still its own stdout).
+        "redirectOutput": true,
     })
 }
 

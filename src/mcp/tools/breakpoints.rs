@@ -178,7 +178,7 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
                 Some(b) if b.verified && e.moved() => format!("verified, moved to line {}", b.line.unwrap_or(0)),
                 Some(b) if b.verified => "verified".to_owned(),
                 Some(b) => {
-                    format!("NOT verified{}", b.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default())
+                    format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter"))
                 }
             };
             let hit = if e.hit { " · hit" } else { "" };
