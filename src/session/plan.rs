@@ -107,6 +107,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
 fn make_scratch_dir() -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
+    remove_stale_scratch_dirs(&base);
     let mut last = None;
     for _ in 0..8 {
         let mut bytes = [0u8; 6];
@@ -119,6 +120,23 @@ fn make_scratch_dir() -> std::io::Result<PathBuf> {
         }
     }
     Err(last.unwrap_or_else(|| std::io::Error::other("no name left"))) // infallible: the loop ran
+}
+
+/// Most temporary-directory entries looked at for stale scratch directories.
+const STALE_SCAN_CAP: usize = 10_000;
+
+/// Removes scratch directories left by a dapmux that was SIGKILLed (its pid, in the name, no
+/// longer runs): a killed dapmux cannot clean up after itself, the next one does.
+fn remove_stale_scratch_dirs(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten().take(STALE_SCAN_CAP) {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("dapmux-build-")) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The DAP `launch` arguments dapmux itself sets from the tool's arguments.
