@@ -297,8 +297,8 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     )?;
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     let info = &init["serverInfo"];
-    println!(
-        // stdout-ok
+    #[rustfmt::skip]
+    println!( // stdout-ok
         "server: {} {} over stdio (MCP {})",
         info["name"].as_str().unwrap_or("?"),
         info["version"].as_str().unwrap_or("?"),
@@ -359,8 +359,8 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     say("Done: closing the server's stdin ends every session, as when the agent's client quits.");
     server.shut_down()?;
 
-    println!(
-        // stdout-ok
+    #[rustfmt::skip]
+    println!( // stdout-ok
         "\ndiagnosis: the 10% discount is applied twice — order_total() discounts every line (line {item_line}) \
          and then discounts their sum again (line {line}): {full:.2} → {summed:.2} → {returned:.2}. \
          Fix: `return total`."
