@@ -235,10 +235,13 @@ impl ClientCore {
         }
         let command = response.command.clone();
         let r = Response { seq: self.next_seq(), request_seq: Seq::new(request_seq), ..response };
+        if self.overflowed {
+            return;
+        }
         let start = self.out.len();
-        self.push(&Message::Response(r));
+        self.encode(&Message::Response(r));
         let size = self.out.len().saturating_sub(start);
-        if size > MAX_RESPONSE && !self.overflowed {
+        if size > MAX_RESPONSE {
             // Too large to pass on: the IDE hears why instead of being disconnected.
             self.out.truncate(start);
             log::info!("{}: answer to {request_seq} is {size} bytes; refused", self.name);
@@ -246,7 +249,9 @@ impl ClientCore {
                 "value too large for the mirror ({size} bytes, at most {MAX_RESPONSE}); ask for a smaller part of it"
             );
             self.error(request_seq, &command, &msg, false);
+            return;
         }
+        self.check_overflow();
     }
 
     /// An event of the session, fanned out (only to attached clients). After `terminated` the
@@ -377,6 +382,12 @@ impl ClientCore {
         if self.overflowed {
             return;
         }
+        self.encode(msg);
+        self.check_overflow();
+    }
+
+    /// Appends `msg`'s frame to the write buffer (no cap check: see [`ClientCore::check_overflow`]).
+    fn encode(&mut self, msg: &Message) {
         let start = self.out.len();
         if let Err(e) = self.encoder.encode_into(msg, &mut self.out) {
             log::warn!("{}: could not encode a message: {e}", self.name);
@@ -384,6 +395,10 @@ impl ClientCore {
             return;
         }
         log::trace!("{}: -> {}", self.name, log_text(frame_body(&self.out[start..])));
+    }
+
+    /// Past [`CLIENT_OUT_CAP`] pending bytes the client is not reading: it is cut off.
+    fn check_overflow(&mut self) {
         if self.outbound().len() > CLIENT_OUT_CAP {
             log::info!(
                 "{}: not reading its socket ({} bytes pending); disconnecting",

@@ -299,21 +299,24 @@ fn a_half_closed_client_still_gets_its_answers_then_closes() {
 fn an_answer_too_large_for_the_client_becomes_an_error_response() {
     let (now, mut host) = (Instant::now(), FakeHost::default());
     let mut c = attached(now, &mut host);
-    c.receive(&frame(3, "evaluate", json!({"expression": "big"})), now, &mut host);
-    let big = Response {
-        seq: Seq::new(0),
-        request_seq: Seq::new(0),
-        success: true,
-        command: "evaluate".into(),
-        message: None,
-        body: Some(json!({"result": "x".repeat(MAX_RESPONSE + 1), "variablesReference": 0})),
-    };
-    c.complete(3, big);
-    assert!(!c.overflowed() && !c.closing());
-    let out = written(&mut c);
-    assert_eq!(out.len(), 1);
-    assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(3), json!(false)));
-    assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("too large for the mirror")), "{}", out[0]);
+    // Over the per-answer limit, and over the whole write buffer's cap.
+    for size in [MAX_RESPONSE + 1, CLIENT_OUT_CAP + 1] {
+        c.receive(&frame(3, "evaluate", json!({"expression": "big"})), now, &mut host);
+        let big = Response {
+            seq: Seq::new(0),
+            request_seq: Seq::new(0),
+            success: true,
+            command: "evaluate".into(),
+            message: None,
+            body: Some(json!({"result": "x".repeat(size), "variablesReference": 0})),
+        };
+        c.complete(3, big);
+        assert!(!c.overflowed() && !c.closing(), "{size}");
+        let out = written(&mut c);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(3), json!(false)));
+        assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("too large for the mirror")), "{}", out[0]);
+    }
 }
 
 #[test]
