@@ -4,15 +4,17 @@
 //! the mirror, control refused, the agent's step seen as `continued` then `stopped`, stale
 //! references refused, one `terminated` at the exit; tokens (wrong, missing, auth timeout), the
 //! client cap, concurrent clients with their own seq spaces, unexpose and re-expose, and no
-//! token in any log.
+//! token in any log. A bare TCP client ([`Raw`]) covers what the scripted IDE cannot do:
+//! connection bursts, half-close, malformed and pipelined requests.
 
 mod agent;
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use agent::{fixture, Agent};
 use serde_json::{json, Value};
@@ -411,4 +413,254 @@ fn the_same_attach_works_on_a_real_lldb_dap_session() {
     assert_eq!(n, 1);
     assert!(ide.refused(port));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bare DAP client over TCP.
+struct Raw {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    /// Events seen while waiting for responses, in order.
+    events: Vec<Value>,
+}
+
+impl Raw {
+    fn connect(port: u64) -> Raw {
+        let port = u16::try_from(port).expect("port");
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the mirror");
+        Raw { stream, buf: Vec::new(), events: Vec::new() }
+    }
+
+    fn frame(body: &[u8]) -> Vec<u8> {
+        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        out.extend_from_slice(body);
+        out
+    }
+
+    fn request_frame(seq: i64, command: &str, args: Value) -> Vec<u8> {
+        let body = json!({"seq": seq, "type": "request", "command": command, "arguments": args});
+        Raw::frame(body.to_string().as_bytes())
+    }
+
+    fn send(&mut self, seq: i64, command: &str, args: Value) {
+        self.stream.write_all(&Raw::request_frame(seq, command, args)).expect("write to the mirror");
+    }
+
+    /// The next message, or `None` at EOF or after `within`.
+    fn next(&mut self, within: Duration) -> Option<Value> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
+                let len: usize = header
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Content-Length: "))
+                    .and_then(|n| n.trim().parse().ok())
+                    .expect("Content-Length");
+                if self.buf.len() >= end + 4 + len {
+                    let body: Vec<u8> = self.buf.drain(..end + 4 + len).skip(end + 4).collect();
+                    return Some(serde_json::from_slice(&body).expect("JSON body"));
+                }
+            }
+            let left = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+            self.stream.set_read_timeout(Some(left)).expect("timeout");
+            let mut chunk = [0u8; 64 * 1024];
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                    return None
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The response to `request_seq` (events on the way are kept).
+    fn response(&mut self, request_seq: i64) -> Value {
+        loop {
+            let m = self.next(IDE_TIMEOUT).unwrap_or_else(|| panic!("no response to {request_seq}"));
+            if m["type"] == json!("event") {
+                self.events.push(m);
+            } else if m["request_seq"] == json!(request_seq) {
+                return m;
+            }
+        }
+    }
+
+    fn call(&mut self, seq: i64, command: &str, args: Value) -> Value {
+        self.send(seq, command, args);
+        self.response(seq)
+    }
+
+    fn attach(port: u64, token: &str) -> Raw {
+        let mut c = Raw::connect(port);
+        assert_eq!(c.call(1, "initialize", json!({"adapterID": "debugpy"}))["success"], json!(true));
+        let r = c.call(2, "attach", json!({"mirrorToken": token}));
+        assert_eq!(r["success"], json!(true), "{r}");
+        c
+    }
+
+    /// Waits for event `name`; the events before it are kept.
+    fn event(&mut self, name: &str) -> Value {
+        if let Some(i) = self.events.iter().position(|e| e["event"] == json!(name)) {
+            return self.events.remove(i);
+        }
+        loop {
+            let m = self.next(IDE_TIMEOUT).unwrap_or_else(|| panic!("no `{name}`; events: {:?}", self.events));
+            if m["event"] == json!(name) {
+                return m;
+            }
+            self.events.push(m);
+        }
+    }
+
+    /// True when the server closed the socket within `within`.
+    fn closed_within(&mut self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            self.stream.set_read_timeout(Some(Duration::from_millis(100))).expect("timeout");
+            let mut chunk = [0u8; 4096];
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(_) => return true,
+            }
+        }
+        false
+    }
+}
+
+fn message(r: &Value) -> String {
+    r["message"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_agent() {
+    let mut a = Agent::start_with(|c| {
+        c.env("RUST_LOG", "trace");
+    });
+    let id = stopped_session(&mut a);
+    let (port, token) = expose(&mut a, &id);
+
+    // Twenty idle connections queued while dapmux is stopped (more than one wake-up's worth),
+    // then the IDE: it is accepted and attaches; the oldest idle ones were evicted.
+    a.d.signal(libc::SIGSTOP);
+    let mut idle: Vec<Raw> = (0..20).map(|_| Raw::connect(port)).collect();
+    let mut ide = Raw::connect(port);
+    ide.send(1, "initialize", json!({"adapterID": "debugpy"}));
+    ide.send(2, "attach", json!({"mirrorToken": token}));
+    a.d.signal(libc::SIGCONT);
+    assert_eq!(ide.response(1)["success"], json!(true));
+    assert_eq!(ide.response(2)["success"], json!(true), "the IDE gets in past a burst of idle connections");
+    assert!(idle[0].closed_within(Duration::from_secs(5)), "the oldest idle connection was evicted");
+    // Idle connections do not count against the 4 attached clients; a fifth attached one does.
+    let mut others: Vec<Raw> = (0..3).map(|_| Raw::attach(port, &token)).collect();
+    let mut fifth = Raw::connect(port);
+    let r = fifth.call(1, "initialize", json!({"adapterID": "debugpy"}));
+    assert!(r["success"] == json!(false) && message(&r).contains("4 clients"), "{r}");
+    others.truncate(1);
+    idle.clear();
+
+    // debugpy advertises no loadedSources and has no readMemory/disassemble: refused at once,
+    // and the agent's own requests are not held up behind them.
+    for (seq, command, args) in [
+        (3, "loadedSources", json!({})),
+        (4, "readMemory", json!({"memoryReference": "0x0", "count": 16})),
+        (5, "disassemble", json!({"memoryReference": "0x0", "instructionCount": 4})),
+    ] {
+        let r = ide.call(seq, command, args);
+        assert!(r["success"] == json!(false) && message(&r).contains("does not support"), "{r}");
+    }
+    let t = Instant::now();
+    a.ok("context", json!({"session": id}));
+    assert!(t.elapsed() < Duration::from_secs(5), "the agent waited {:?}", t.elapsed());
+
+    // Ids that are not integers never reach the adapter untranslated.
+    for (seq, command, args) in
+        [(6, "variables", json!({"variablesReference": 2.0})), (7, "scopes", json!({"frameId": "1000"}))]
+    {
+        let r = ide.call(seq, command, args);
+        assert!(r["success"] == json!(false) && message(&r).contains("integer"), "{r}");
+    }
+    // A request without a command still gets an answer to its seq.
+    ide.stream.write_all(&Raw::frame(br#"{"seq":8,"type":"request"}"#)).expect("write");
+    assert_eq!(ide.response(8)["success"], json!(false));
+
+    // A handle from another session's mirror says whose it is.
+    let program = fixture("py/mirror_me.py");
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 3}]}));
+    let id2 = r.s["session"].as_str().expect("second session").to_owned();
+    let (port2, token2) = expose(&mut a, &id2);
+    let mut other = Raw::attach(port2, &token2);
+    let thread = other.call(3, "threads", json!({}))["body"]["threads"][0]["id"].clone();
+    let st = other.call(4, "stackTrace", json!({"threadId": thread, "levels": 1}));
+    let frame = st["body"]["stackFrames"][0]["id"].clone();
+    let r = ide.call(9, "scopes", json!({"frameId": frame}));
+    assert!(r["success"] == json!(false) && message(&r).contains(&format!("belongs to session {id2}")), "{r}");
+    drop(other);
+
+    // A client that half-closes after pipelining still gets every answer, then the socket closes.
+    let mut half = others.pop().expect("an attached client");
+    let batch = [Raw::request_frame(10, "threads", json!({})), Raw::request_frame(11, "modules", json!({}))].concat();
+    half.stream.write_all(&batch).expect("write");
+    half.stream.shutdown(Shutdown::Write).expect("half-close");
+    assert_eq!(half.response(10)["success"], json!(true));
+    assert_eq!(half.response(11)["command"], json!("modules"));
+    assert!(half.closed_within(Duration::from_secs(5)), "closed once answered");
+
+    // Mirror traffic has its own budget: pipelined 1 MB evaluates are refused while the adapter
+    // is behind, and the agent's calls go through meanwhile.
+    let expr = format!("1 #{}", "x".repeat(1_000_000 - 100));
+    let blast: Vec<u8> = (0..24)
+        .flat_map(|i| Raw::request_frame(100 + i, "evaluate", json!({"expression": expr, "context": "watch"})))
+        .collect();
+    let mut writer = ide.stream.try_clone().expect("clone");
+    let sender = std::thread::spawn(move || writer.write_all(&blast).is_ok());
+    for _ in 0..5 {
+        let r = a.call("context", json!({"session": id}));
+        assert!(!r.is_error, "the agent's call failed under mirror load: {}", r.text);
+    }
+    assert!(sender.join().expect("writer"), "dapmux read the whole burst");
+    // They complete out of order: refusals at once, evaluations later.
+    let mut answers = Vec::new();
+    while answers.len() < 24 {
+        let m = ide.next(IDE_TIMEOUT).unwrap_or_else(|| panic!("{} of 24 answers", answers.len()));
+        if m["command"] == json!("evaluate") {
+            answers.push(m);
+        }
+    }
+    let busy = answers.iter().filter(|r| message(r).contains("busy")).count();
+    assert!(busy > 0, "some were refused for the mirror's budget");
+    for r in &answers {
+        assert!(r["success"] == json!(true) || message(r).contains("busy"), "{r}");
+    }
+
+    // The agent steps: exactly one `continued` before the next `stopped`.
+    ide.events.clear();
+    a.ok("step", json!({"session": id, "kind": "over"}));
+    ide.event("stopped");
+    let continued = ide.events.iter().filter(|e| e["event"] == json!("continued")).count();
+    assert_eq!(continued, 1, "{:?}", ide.events);
+
+    // unexpose and expose in one write: the expose answers with a new, live endpoint.
+    let unexpose = json!({"jsonrpc": "2.0", "id": "u", "method": "tools/call",
+        "params": {"name": "unexpose_session", "arguments": {"session": id}}});
+    let expose_again = json!({"jsonrpc": "2.0", "id": "e", "method": "tools/call",
+        "params": {"name": "expose_session", "arguments": {"session": id}}});
+    a.d.send_bytes(format!("{unexpose}\n{expose_again}\n").as_bytes());
+    let mut fresh = None;
+    while fresh.is_none() {
+        let m = a.d.recv();
+        if m["id"] == json!("e") {
+            fresh = Some(m["result"]["structuredContent"].clone());
+        }
+    }
+    let fresh = fresh.unwrap_or_default();
+    let (port3, token3) = (fresh["port"].as_u64().expect("port"), fresh["token"].as_str().expect("token"));
+    assert!(port3 != port && token3 != token, "{fresh}");
+    Raw::attach(port3, token3);
+    let listed = a.ok("sessions", json!({}));
+    assert!(listed.text.contains(&format!("mirror 127.0.0.1:{port3}")), "{}", listed.text);
+    assert_no_token(&mut a, &id, &[&token, token3]);
 }

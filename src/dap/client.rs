@@ -791,18 +791,23 @@ fn start_debugging_arguments(arguments: Option<Value>) -> Option<(String, Value)
     }
 }
 
-/// The DAP log's text for one message body, with the string value of every `mirrorToken` or
-/// `token` key (at any depth, any case) replaced by `"[redacted]"` (DESIGN §7: a mirror token
-/// is an execution capability). The only place DAP log text is made; the mirror's own trace
-/// lines use it too. Bodies that mention no token are returned as they are, byte for byte.
+/// The DAP log's text for one message body, with the value (of any type) of every `mirrorToken`
+/// or `token` key (at any depth, any case, compared after JSON unescaping) replaced by
+/// `"[redacted]"` (DESIGN §7: a mirror token is an execution capability). The only place DAP log
+/// text is made; the mirror's own trace lines use it too. Bodies without such a key are returned
+/// as they are, byte for byte; one that may hold one but is not JSON is replaced whole.
 pub fn log_text(body: &[u8]) -> String {
-    let mentions = body.windows(5).any(|w| w.eq_ignore_ascii_case(b"token"));
+    // A key can spell `token` with JSON escapes (`mirror\u0054oken`): any escape means parsing.
+    let mentions = body.windows(5).any(|w| w.eq_ignore_ascii_case(b"token")) || body.windows(2).any(|w| w == b"\\u");
     if !mentions {
         return String::from_utf8_lossy(body).into_owned();
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(mut v) => {
-            redact(&mut v, 0);
+            if !redact(&mut v, 0) {
+                // Nothing was redacted: the bytes as they came (escapes and all).
+                return String::from_utf8_lossy(body).into_owned();
+            }
             serde_json::to_string(&v).unwrap_or_else(|_| REDACTED_MESSAGE.to_owned())
         }
         // Not JSON: it cannot be shown safely.
@@ -815,25 +820,33 @@ const REDACTED_MESSAGE: &str = "\"[unparsable message that mentions a token: red
 /// Nesting followed by [`redact`]; deeper values are cut (JSON from serde is capped at 128).
 const REDACT_DEPTH: usize = 128;
 
-fn redact(v: &mut Value, depth: usize) {
+/// Replaces every value (of any type) under a `token`/`mirrorToken` key (compared after JSON
+/// unescaping, ASCII case-insensitive) by `[redacted]`; true when anything was replaced.
+fn redact(v: &mut Value, depth: usize) -> bool {
     if depth > REDACT_DEPTH {
         *v = Value::String("[redacted: too deep]".into());
-        return;
+        return true;
     }
+    let mut any = false;
     match v {
         Value::Object(map) => {
             for (k, child) in map.iter_mut() {
-                let key = k.to_ascii_lowercase();
-                if (key == "token" || key == "mirrortoken") && child.is_string() {
+                if k.eq_ignore_ascii_case("token") || k.eq_ignore_ascii_case("mirrorToken") {
                     *child = Value::String("[redacted]".into());
+                    any = true;
                 } else {
-                    redact(child, depth + 1);
+                    any |= redact(child, depth + 1);
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|c| redact(c, depth + 1)),
+        Value::Array(items) => {
+            for c in items {
+                any |= redact(c, depth + 1);
+            }
+        }
         _ => {}
     }
+    any
 }
 
 #[cfg(test)]

@@ -4,14 +4,18 @@
 //! Must not: touch its socket, read the clock, or know how forwarding works.
 //!
 //! States: `Handshake` (until a good `attach`/`launch`) → `Ready` → closing (after `disconnect`,
-//! a bad token, `terminated`, or the auth deadline). A client over the connection cap is
-//! `Refused`: its first request is answered with the reason, then it closes.
+//! a bad token, `terminated`, or the auth deadline). When [`MAX_CLIENTS`] others are attached, an
+//! `initialize` or `attach` is answered with the reason, then the client closes. A client that
+//! half-closes its socket still gets the answers to what it asked, then closes.
 
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::{policy, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, LATE_JOIN_FALLBACK, MAX_CLIENTS, MAX_IN_FLIGHT};
+use super::{
+    forward_refusal, policy, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, LATE_JOIN_FALLBACK, MAX_CLIENTS,
+    MAX_IN_FLIGHT, MAX_RESPONSE,
+};
 use crate::dap::client::log_text;
 use crate::dap::framing::{self, Decoder, Encoder};
 use crate::dap::protocol::{Event, Message, Request, Response, Seq};
@@ -25,6 +29,8 @@ pub trait Host {
     fn forward(&mut self, request_seq: i64, command: &str, arguments: Option<Value>);
     /// The body of a `stopped` event mirroring the session's last stop, when it is stopped now.
     fn late_join_stop(&self) -> Option<Value>;
+    /// How many other clients of the same mirror are attached (against [`MAX_CLIENTS`]).
+    fn other_attached_clients(&self) -> usize;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +40,6 @@ enum State {
     Ready {
         late_join: bool,
     },
-    Refused,
 }
 
 /// One client's protocol state. See the module documentation.
@@ -54,6 +59,9 @@ pub struct ClientCore {
     /// Forwarded requests not answered yet. Cap: [`MAX_IN_FLIGHT`].
     in_flight: usize,
     closing: bool,
+    /// The client half-closed its socket: nothing more is read; it closes once the answers to
+    /// its forwarded requests are written.
+    read_eof: bool,
     overflowed: bool,
     terminated_sent: bool,
 }
@@ -74,16 +82,10 @@ impl ClientCore {
             late_join_at: None,
             in_flight: 0,
             closing: false,
+            read_eof: false,
             overflowed: false,
             terminated_sent: false,
         }
-    }
-
-    /// A client over the connection cap: its first request is refused with the reason.
-    pub fn refused(name: String, deadline: Instant) -> ClientCore {
-        let mut c = ClientCore::new(name, Token::from_text(""), deadline);
-        c.state = State::Refused;
-        c
     }
 
     /// Bytes read from the client's socket.
@@ -96,30 +98,43 @@ impl ClientCore {
         decoder.feed(bytes, |frame| match frame {
             Ok(body) => {
                 log::trace!("{}: <- {}", self.name, log_text(body));
-                match framing::parse_body(body).ok().map(Message::from_value) {
-                    Some(Ok(parsed)) => {
-                        if let Message::Request(r) = parsed.message {
-                            requests.push(r);
-                        }
-                    }
-                    _ => log::debug!("{}: skipped a message that is not DAP", self.name),
-                }
+                requests.push(classify(body));
             }
-            Err(d) => log::debug!("{}: {d}", self.name),
+            // Oversized bodies and garbage: the decoder resynchronises; no seq is known to answer.
+            Err(d) => log::info!("{}: skipped bytes: {d}", self.name),
         });
         self.decoder = decoder;
         for r in requests {
             if self.closing {
                 break;
             }
-            self.on_request(r, now, host);
+            match r {
+                Incoming::Request(r) => self.on_request(r, now, host),
+                Incoming::Other => {}
+                Incoming::Malformed { seq: Some((seq, command)), why } => {
+                    log::info!("{}: malformed request {seq}: {why}", self.name);
+                    let msg = format!("dapmux mirror: malformed request: {why}");
+                    self.error(seq, &command, &msg, false);
+                }
+                Incoming::Malformed { seq: None, why } => {
+                    log::info!("{}: skipped a message that is not a DAP request: {why}", self.name)
+                }
+            }
         }
+    }
+
+    /// The client half-closed its socket (read EOF): nothing more comes; it closes once the
+    /// answers to its forwarded requests are written.
+    pub fn finish_reading(&mut self) {
+        self.read_eof = true;
     }
 
     fn on_request(&mut self, r: Request, now: Instant, host: &mut dyn Host) {
         let seq = r.seq.get();
         let command = r.command.as_str();
-        if self.state == State::Refused {
+        let joining = matches!((command, self.state), ("initialize" | "attach" | "launch", State::Handshake));
+        if joining && host.other_attached_clients() >= MAX_CLIENTS {
+            log::info!("{}: refused, the mirror already serves {MAX_CLIENTS} clients", self.name);
             let msg = format!("this session's mirror already serves {MAX_CLIENTS} clients; close one and try again");
             self.error(seq, command, &msg, true);
             self.closing = true;
@@ -185,6 +200,11 @@ impl ClientCore {
                     self.error(seq, command, &msg, false);
                 }
                 Policy::Forward => {
+                    let caps = host.capabilities().unwrap_or_default();
+                    if let Some(msg) = forward_refusal(command, r.arguments.as_ref(), &caps) {
+                        self.error(seq, command, &msg, false);
+                        return;
+                    }
                     self.in_flight += 1;
                     host.forward(seq, command, r.arguments);
                 }
@@ -213,8 +233,25 @@ impl ClientCore {
         if self.closing {
             return;
         }
+        let command = response.command.clone();
         let r = Response { seq: self.next_seq(), request_seq: Seq::new(request_seq), ..response };
-        self.push(&Message::Response(r));
+        if self.overflowed {
+            return;
+        }
+        let start = self.out.len();
+        self.encode(&Message::Response(r));
+        let size = self.out.len().saturating_sub(start);
+        if size > MAX_RESPONSE {
+            // Too large to pass on: the IDE hears why instead of being disconnected.
+            self.out.truncate(start);
+            log::info!("{}: answer to {request_seq} is {size} bytes; refused", self.name);
+            let msg = format!(
+                "value too large for the mirror ({size} bytes, at most {MAX_RESPONSE}); ask for a smaller part of it"
+            );
+            self.error(request_seq, &command, &msg, false);
+            return;
+        }
+        self.check_overflow();
     }
 
     /// An event of the session, fanned out (only to attached clients). After `terminated` the
@@ -294,7 +331,12 @@ impl ClientCore {
 
     /// True once the client should be closed when its buffer is written.
     pub fn closing(&self) -> bool {
-        self.closing
+        self.closing || (self.read_eof && self.in_flight == 0)
+    }
+
+    /// True when the client half-closed and waits for answers.
+    pub fn reading_done(&self) -> bool {
+        self.read_eof
     }
 
     /// True when the client stopped reading and its buffer went over [`CLIENT_OUT_CAP`].
@@ -340,6 +382,12 @@ impl ClientCore {
         if self.overflowed {
             return;
         }
+        self.encode(msg);
+        self.check_overflow();
+    }
+
+    /// Appends `msg`'s frame to the write buffer (no cap check: see [`ClientCore::check_overflow`]).
+    fn encode(&mut self, msg: &Message) {
         let start = self.out.len();
         if let Err(e) = self.encoder.encode_into(msg, &mut self.out) {
             log::warn!("{}: could not encode a message: {e}", self.name);
@@ -347,6 +395,10 @@ impl ClientCore {
             return;
         }
         log::trace!("{}: -> {}", self.name, log_text(frame_body(&self.out[start..])));
+    }
+
+    /// Past [`CLIENT_OUT_CAP`] pending bytes the client is not reading: it is cut off.
+    fn check_overflow(&mut self) {
         if self.outbound().len() > CLIENT_OUT_CAP {
             log::info!(
                 "{}: not reading its socket ({} bytes pending); disconnecting",
@@ -356,6 +408,35 @@ impl ClientCore {
             self.overflowed = true;
             self.closing = true;
         }
+    }
+}
+
+/// A decoded frame, sorted.
+enum Incoming {
+    Request(Request),
+    /// A response or event from the client: nothing to do.
+    Other,
+    /// Not a usable request; `seq` (and the command, when given) when one can be answered.
+    Malformed {
+        seq: Option<(i64, String)>,
+        why: String,
+    },
+}
+
+fn classify(body: &[u8]) -> Incoming {
+    let value = match framing::parse_body(body) {
+        Ok(v) => v,
+        Err(e) => return Incoming::Malformed { seq: None, why: format!("invalid JSON: {e}") },
+    };
+    let seq = value.get("seq").and_then(Value::as_i64);
+    let command = value.get("command").and_then(Value::as_str).unwrap_or("").to_owned();
+    let is_request = value.get("type").and_then(Value::as_str) == Some("request");
+    match Message::from_value(value) {
+        Ok(parsed) => match parsed.message {
+            Message::Request(r) => Incoming::Request(r),
+            _ => Incoming::Other,
+        },
+        Err(e) => Incoming::Malformed { seq: seq.filter(|_| is_request).map(|s| (s, command)), why: e.to_string() },
     }
 }
 

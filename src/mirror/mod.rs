@@ -13,11 +13,13 @@ use serde_json::{json, Map, Value};
 
 use crate::mcp::tools::ToolResult;
 
-/// Most clients one exposed session serves at once (DESIGN §9); a fifth is refused.
+/// Most attached clients one exposed session serves at once (DESIGN §9); a fifth is refused
+/// at its `initialize`/`attach`. Connections still in the handshake do not count.
 pub const MAX_CLIENTS: usize = 4;
-/// Connections beyond [`MAX_CLIENTS`] kept just long enough to tell the IDE why it was refused;
-/// past this many, a new connection is closed at once.
-pub const MAX_REFUSED: usize = 4;
+/// Connections of one listener that have not attached yet (handshake, or closing after a refusal).
+/// A new connection at this cap evicts the oldest of them, so idle connections cannot keep an IDE
+/// that connects and attaches promptly out.
+pub const MAX_HANDSHAKING: usize = 8;
 /// Time a client has to `attach` with the right token (DESIGN §9).
 pub const AUTH_TIMEOUT: Duration = Duration::from_secs(30);
 /// Environment variable that shortens [`AUTH_TIMEOUT`], in milliseconds. For tests.
@@ -34,6 +36,17 @@ pub const CLIENT_OUT_CAP: usize = 8 << 20;
 pub const CLIENT_MAX_BODY: usize = 1 << 20;
 /// Forwarded requests of one client waiting for the adapter; more are refused at once.
 pub const MAX_IN_FLIGHT: usize = 64;
+/// Largest forwarded answer (encoded bytes) passed on to a client; a larger one becomes an error
+/// response instead (it would not fit [`CLIENT_OUT_CAP`] with room for events).
+pub const MAX_RESPONSE: usize = CLIENT_OUT_CAP / 2;
+/// Timeout of a request forwarded for a client (the agent's own requests have 30 s): an IDE is
+/// told sooner that the adapter did not answer.
+pub const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bytes queued to the adapter above which mirror requests are refused (an error response to the
+/// IDE), so mirror traffic can never fill the session's outbound buffer
+/// (`dap::client::OUTBOUND_HIGH_WATER`, 16 MiB) and make the agent's requests fail. One request
+/// body is at most [`CLIENT_MAX_BODY`], so the mirror's share stays under 5 MiB.
+pub const FORWARD_OUTBOUND_BUDGET: usize = 4 << 20;
 /// Random bytes in a token (DESIGN §7); shown as 48 hex digits.
 pub const TOKEN_BYTES: usize = 24;
 
@@ -135,6 +148,56 @@ pub fn policy(command: &str) -> Policy {
     } else {
         Policy::Reject
     }
+}
+
+/// Forwarded requests the adapter must advertise before one reaches it: an adapter that lacks the
+/// capability may never answer (debugpy's pydevd drops `readMemory`, and its adapter then
+/// blocks every later request), so these are refused locally instead.
+const NEEDS_CAPABILITY: &[(&str, &str)] = &[
+    ("loadedSources", "supportsLoadedSourcesRequest"),
+    ("modules", "supportsModulesRequest"),
+    ("readMemory", "supportsReadMemoryRequest"),
+    ("disassemble", "supportsDisassembleRequest"),
+    ("completions", "supportsCompletionsRequest"),
+    ("exceptionInfo", "supportsExceptionInfoRequest"),
+];
+
+/// Argument fields holding ids (handles or the adapter's thread and source ids): integers only,
+/// so none can slip past handle translation as `2.0` or `"1000"`.
+const ID_FIELDS: &[&str] = &["frameId", "variablesReference", "threadId", "sourceReference"];
+
+/// Why a request the policy forwards must not reach this adapter (`caps`: its raw
+/// capabilities), as a message for the IDE; `None` when it may be sent. Refused: arguments that
+/// are not an object, a non-integer id field ([`ID_FIELDS`], also `source.sourceReference`), a
+/// command whose capability the adapter does not advertise ([`NEEDS_CAPABILITY`]), and `source`
+/// without a `sourceReference` > 0 (DAP § Requests Source: the client reads a path itself).
+pub fn forward_refusal(command: &str, arguments: Option<&Value>, caps: &Map<String, Value>) -> Option<String> {
+    let args = match arguments {
+        None => None,
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => return Some(format!("dapmux mirror: the arguments of `{command}` must be an object")),
+    };
+    let nested = args.and_then(|a| a.get("source")).and_then(|s| s.get("sourceReference"));
+    let fields = ID_FIELDS.iter().filter_map(|f| args.and_then(|a| a.get(*f)).map(|v| (*f, v)));
+    for (field, value) in fields.chain(nested.map(|v| ("source.sourceReference", v))) {
+        if value.as_i64().is_none() {
+            return Some(format!("dapmux mirror: `{field}` must be an integer, not {value}"));
+        }
+    }
+    if let Some((_, flag)) = NEEDS_CAPABILITY.iter().find(|(c, _)| *c == command) {
+        if caps.get(*flag) != Some(&Value::Bool(true)) {
+            return Some(format!("the adapter does not support `{command}` (no {flag})"));
+        }
+    }
+    if command == "source" {
+        let reference = args.and_then(|a| a.get("sourceReference")).or(nested).and_then(Value::as_i64);
+        if !reference.is_some_and(|r| r > 0) {
+            return Some(
+                "dapmux mirror forwards `source` only for a `sourceReference` > 0; open the path itself".into(),
+            );
+        }
+    }
+    None
 }
 
 /// Capabilities passed through to the IDE as the adapter reported them: they only describe
@@ -241,6 +304,44 @@ mod tests {
             ["continue", "next", "stepIn", "stepOut", "pause", "setVariable", "setExpression", "restart", "goto", "x"]
         {
             assert_eq!(policy(c), Policy::Reject, "{c}");
+        }
+    }
+
+    #[test]
+    fn unsupported_commands_and_non_integer_ids_are_refused_before_forwarding() {
+        let debugpy = json!({"supportsLoadedSourcesRequest": false, "supportsModulesRequest": true,
+            "supportsExceptionInfoRequest": true, "supportsCompletionsRequest": true});
+        let caps = debugpy.as_object().unwrap();
+        let check = |command: &str, args: Value| forward_refusal(command, Some(&args), caps);
+        for command in ["loadedSources", "readMemory", "disassemble"] {
+            let why = check(command, json!({})).unwrap_or_else(|| panic!("{command} must be refused"));
+            assert!(why.contains("does not support"), "{why}");
+        }
+        assert!(forward_refusal("readMemory", None, &Map::new()).is_some());
+        for (command, args) in [
+            ("modules", json!({})),
+            ("exceptionInfo", json!({"threadId": 1})),
+            ("completions", json!({"frameId": 1000, "text": "x", "column": 1})),
+            ("variables", json!({"variablesReference": 1001})),
+            ("evaluate", json!({"expression": "1"})),
+            ("source", json!({"sourceReference": 3})),
+            ("source", json!({"source": {"sourceReference": 3}})),
+        ] {
+            assert_eq!(check(command, args.clone()), None, "{command} {args}");
+        }
+        assert_eq!(forward_refusal("threads", None, caps), None);
+        for (command, args) in [
+            ("variables", json!({"variablesReference": 2.0})),
+            ("scopes", json!({"frameId": "1000"})),
+            ("evaluate", json!({"expression": "s", "frameId": 1.5})),
+            ("stackTrace", json!({"threadId": null})),
+            ("variables", json!({"variablesReference": 18446744073709551615u64})),
+            ("source", json!({"source": {"sourceReference": "3"}})),
+            ("source", json!({"source": {"path": "/x.py"}})),
+            ("source", json!({"sourceReference": 0})),
+            ("threads", json!([1])),
+        ] {
+            assert!(check(command, args.clone()).is_some(), "{command} {args} must be refused");
         }
     }
 

@@ -18,7 +18,7 @@ use super::{Server, TimerEvent};
 use crate::mcp::tools::{ErrorCode, ToolResult};
 use crate::mcp::Context;
 use crate::mirror::client::{ClientCore, Host};
-use crate::mirror::{self, Endpoint, Token, MAX_CLIENTS, MAX_REFUSED};
+use crate::mirror::{self, Endpoint, Token, FORWARD_TIMEOUT, MAX_HANDSHAKING};
 use crate::session::mirror::{ClientRef, Note, Request};
 use crate::session::{SessionKey, Sessions};
 use crate::timer::TimerId;
@@ -29,7 +29,9 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Reads of one client per wake-up (1 MiB); edge-triggered, so a client left with data is read
 /// again on the next turn through `readable`.
 const READS_PER_WAKE: usize = 64;
-/// Connections accepted per listener wake-up.
+/// Connections accepted per listener per loop turn. The listener is edge-triggered: one left with
+/// connections queued keeps its `ready` flag and is accepted from again next turn
+/// ([`Server::mirrors_have_work`] makes that turn come at once).
 const ACCEPTS_PER_WAKE: usize = 16;
 /// How long a closing client (its last words queued) may take to read them.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
@@ -41,8 +43,10 @@ pub(super) struct Listener {
     session_id: String,
     socket: TcpListener,
     token: Token,
-    /// Client slab keys.
+    /// Client slab keys, oldest first.
     clients: Vec<usize>,
+    /// Connections may be waiting: accept until `WouldBlock`.
+    ready: bool,
 }
 
 /// A connected client.
@@ -106,6 +110,8 @@ struct SessionHost<'a> {
     session: SessionKey,
     client: ClientRef,
     now: Instant,
+    /// Other clients of the same listener that are attached.
+    others_attached: usize,
 }
 
 impl Host for SessionHost<'_> {
@@ -120,12 +126,22 @@ impl Host for SessionHost<'_> {
     fn late_join_stop(&self) -> Option<Value> {
         self.sessions.get(self.session).and_then(|s| s.mirror_late_join_stop())
     }
+
+    fn other_attached_clients(&self) -> usize {
+        self.others_attached
+    }
+}
+
+/// Attached clients of `listener` other than `ckey`.
+fn others_attached(clients: &Slab<Client>, listener: usize, ckey: usize) -> usize {
+    clients.iter().filter(|(k, c)| *k != ckey && c.listener == listener && c.core.is_attached()).count()
 }
 
 impl Server {
     /// Once per loop turn: carries out expose/unexpose requests, delivers session notes to the
     /// clients, closes mirrors whose session ended, and writes what clients have pending.
     pub(super) fn pump_mirrors(&mut self, now: Instant) {
+        self.read_ready_mirrors(now);
         let mut work: Vec<(SessionKey, Vec<Request>)> = Vec::new();
         let mut notes = Vec::new();
         let mut ended = Vec::new();
@@ -223,6 +239,7 @@ impl Server {
             socket,
             token: token.clone(),
             clients: Vec::new(),
+            ready: false,
         });
         info!("{session_id}: mirror listening on {}:{port}", self.mirror.bind);
         if let Some(s) = self.sessions.get_mut(session) {
@@ -280,38 +297,56 @@ impl Server {
         }
     }
 
-    /// Events on a listener: accept every pending connection (up to a cap per wake-up).
+    /// Events on a listener: accept pending connections (up to [`ACCEPTS_PER_WAKE`] this turn;
+    /// the rest next turn, see `ready`).
     pub(super) fn on_mirror_listener(&mut self, lkey: usize, now: Instant) {
+        if let Some(l) = self.mirror.listeners.get_mut(lkey) {
+            l.ready = true;
+        }
+        self.accept_clients(lkey, now);
+        self.write_adapters(now);
+    }
+
+    fn accept_clients(&mut self, lkey: usize, now: Instant) {
         for _ in 0..ACCEPTS_PER_WAKE {
             let Some(l) = self.mirror.listeners.get_mut(lkey) else { return };
             let (mut stream, peer) = match l.socket.accept() {
                 Ok(s) => s,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    l.ready = false;
+                    return;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    // E.g. EMFILE: the connection stays queued; try again next turn.
                     debug!("mirror accept failed: {e}");
                     return;
                 }
             };
-            let attached = l.clients.len();
-            let refused_now = attached >= MAX_CLIENTS;
-            if attached >= MAX_CLIENTS + MAX_REFUSED {
-                info!("{}: mirror connection from {peer} closed: too many connections", l.session_id);
-                continue;
+            let (session, token) = (l.session, l.token.clone());
+            let name_prefix = l.session_id.clone();
+            // Connections that have not attached have their own cap: the oldest goes, so idle
+            // connections cannot keep out an IDE that attaches promptly.
+            let waiting: Vec<usize> = l
+                .clients
+                .iter()
+                .copied()
+                .filter(|&k| self.mirror.clients.get(k).is_some_and(|c| !c.core.is_attached()))
+                .collect();
+            if waiting.len() >= MAX_HANDSHAKING {
+                let oldest = waiting[0];
+                if let Some(c) = self.mirror.clients.get_mut(oldest) {
+                    info!("{name_prefix} mirror client {}: evicted, not attached and a new connection came", c.serial);
+                    c.core.abort();
+                }
+                self.drop_client(oldest);
             }
             let _ = stream.set_nodelay(true);
             let serial = self.mirror.next_serial;
             self.mirror.next_serial += 1;
-            let name = format!("{} mirror client {serial}", l.session_id);
-            let deadline = now + self.mirror.auth_timeout;
-            let core = if refused_now {
-                info!("{name} from {peer}: refused, the mirror already serves {MAX_CLIENTS} clients");
-                ClientCore::refused(name, deadline)
-            } else {
-                info!("{name}: connected from {peer}");
-                ClientCore::new(name, l.token.clone(), deadline)
-            };
-            let session = l.session;
+            let name = format!("{name_prefix} mirror client {serial}");
+            info!("{name}: connected from {peer}");
+            let core = ClientCore::new(name, token, now + self.mirror.auth_timeout);
             let entry = self.mirror.clients.vacant_entry();
             let ckey = entry.key();
             let Some(tok) = token::encode(Kind::MirrorClient, ckey) else { return };
@@ -333,7 +368,38 @@ impl Server {
             if let Some(l) = self.mirror.listeners.get_mut(lkey) {
                 l.clients.push(ckey);
             }
+            self.read_client(ckey, now);
             self.settle_client(ckey, now);
+        }
+    }
+
+    /// Whether a listener or a client was left with work by a per-turn cap (the loop then polls
+    /// without waiting).
+    pub(super) fn mirrors_have_work(&self) -> bool {
+        self.mirror.listeners.iter().any(|(_, l)| l.ready)
+            || self.mirror.clients.iter().any(|(_, c)| c.readable && !c.core.closing() && !c.core.reading_done())
+    }
+
+    /// Comes back to listeners and clients left with work by the per-turn caps.
+    fn read_ready_mirrors(&mut self, now: Instant) {
+        let listeners: Vec<usize> = self.mirror.listeners.iter().filter(|(_, l)| l.ready).map(|(k, _)| k).collect();
+        for &l in &listeners {
+            self.accept_clients(l, now);
+        }
+        let clients: Vec<usize> = self
+            .mirror
+            .clients
+            .iter()
+            .filter(|(_, c)| c.readable && !c.core.closing() && !c.core.reading_done())
+            .map(|(k, _)| k)
+            .collect();
+        let any = !listeners.is_empty() || !clients.is_empty();
+        for k in clients {
+            self.read_client(k, now);
+            self.settle_client(k, now);
+        }
+        if any {
+            self.write_adapters(now);
         }
     }
 
@@ -356,22 +422,31 @@ impl Server {
 
     fn read_client(&mut self, ckey: usize, now: Instant) {
         let MirrorIo { clients, buf, .. } = &mut self.mirror;
+        let Some(listener) = clients.get(ckey).map(|c| c.listener) else { return };
+        let others = others_attached(clients, listener, ckey);
         let Some(c) = clients.get_mut(ckey) else { return };
         let client = ClientRef { key: ckey, serial: c.serial };
         for _ in 0..READS_PER_WAKE {
-            if !c.readable || c.core.closing() {
+            if !c.readable || c.core.closing() || c.core.reading_done() {
                 return;
             }
             match c.stream.read(buf) {
                 Ok(0) => {
-                    debug!("mirror client {} closed its socket", c.serial);
+                    // Half-closed: what it asked is still answered, then it closes.
+                    debug!("mirror client {} closed its socket for writing", c.serial);
                     c.readable = false;
-                    c.core.abort();
-                    c.close_by = Some(now);
+                    c.core.finish_reading();
+                    c.close_by.get_or_insert(now + FORWARD_TIMEOUT + CLOSE_GRACE);
                     return;
                 }
                 Ok(n) => {
-                    let mut host = SessionHost { sessions: &mut self.sessions, session: c.session, client, now };
+                    let mut host = SessionHost {
+                        sessions: &mut self.sessions,
+                        session: c.session,
+                        client,
+                        now,
+                        others_attached: others,
+                    };
                     c.core.receive(&buf[..n], now, &mut host);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => c.readable = false,
@@ -430,10 +505,13 @@ impl Server {
     /// A client's deadline passed (auth timeout, late-join fallback, close grace).
     pub(super) fn on_mirror_timer(&mut self, ckey: usize, serial: u64, now: Instant) {
         let MirrorIo { clients, .. } = &mut self.mirror;
-        let Some(c) = clients.get_mut(ckey).filter(|c| c.serial == serial) else { return };
+        let Some(listener) = clients.get(ckey).filter(|c| c.serial == serial).map(|c| c.listener) else { return };
+        let others = others_attached(clients, listener, ckey);
+        let Some(c) = clients.get_mut(ckey) else { return };
         c.timer = None;
         let client = ClientRef { key: ckey, serial };
-        let mut host = SessionHost { sessions: &mut self.sessions, session: c.session, client, now };
+        let mut host =
+            SessionHost { sessions: &mut self.sessions, session: c.session, client, now, others_attached: others };
         c.core.on_timer(now, &mut host);
         self.settle_client(ckey, now);
     }

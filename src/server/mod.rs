@@ -291,7 +291,8 @@ impl Server {
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
             }
-            let timeout = if self.stdin_has_work() || self.adapters_have_work() || self.streams_have_work() {
+            let busy = self.stdin_has_work() || self.adapters_have_work() || self.streams_have_work();
+            let timeout = if busy || self.mirrors_have_work() {
                 Some(Duration::ZERO)
             } else {
                 let sessions = self.sessions.next_deadline().map(|d| d.saturating_duration_since(now));

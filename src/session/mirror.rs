@@ -18,7 +18,7 @@ use super::{CallKey, Origin, Session, SessionKey, Sessions};
 use crate::dap::adapters::AdapterKind;
 use crate::dap::client::Outcome;
 use crate::dap::protocol::{Event, Response, Seq};
-use crate::mirror::Endpoint;
+use crate::mirror::{Endpoint, FORWARD_OUTBOUND_BUDGET, FORWARD_TIMEOUT};
 
 /// Notes waiting for the IO shell; it drains them every loop turn, so this only bounds one
 /// turn's worth (an event flood from the adapter). Past it, events are dropped and counted;
@@ -71,6 +71,9 @@ pub struct Tap {
     dropped: u64,
     /// The last `stopped` body and the revision it came at; `None` while running.
     last_stop: Option<(u64, Value)>,
+    /// The clients were told `continued` since the last `stopped` (one `continued` per resume,
+    /// whether the adapter sent it, dapmux synthesized it, or both happened).
+    told_running: bool,
 }
 
 impl Tap {
@@ -87,6 +90,12 @@ impl Tap {
         std::mem::take(&mut self.requests)
     }
 
+    /// The endpoint to hand out: none while an unexpose is queued (it is about to close).
+    pub fn open_endpoint(&self) -> Option<&Endpoint> {
+        let closing = self.requests.iter().any(|r| matches!(r, Request::Unexpose));
+        self.endpoint.as_ref().filter(|_| !closing)
+    }
+
     /// Whether a listener is open or asked for.
     pub fn exposed_or_pending(&self) -> bool {
         self.endpoint.is_some() || self.requests.iter().any(|r| matches!(r, Request::Expose { .. }))
@@ -99,6 +108,11 @@ impl Tap {
         if self.notes.len() >= MAX_NOTES {
             self.dropped += 1;
             return;
+        }
+        match event {
+            "continued" => self.told_running = true,
+            "stopped" => self.told_running = false,
+            _ => {}
         }
         self.notes.push_back(Note::Event { event: event.to_owned(), body });
     }
@@ -142,7 +156,7 @@ impl Session {
                 }
                 if let Some((rev, _)) = &self.mirror.last_stop {
                     // The program ran since the clients saw the last stop, and nobody said so.
-                    if self.revision > rev + 1 {
+                    if self.revision > rev + 1 && !self.mirror.told_running {
                         let thread = body.get("threadId").cloned();
                         self.mirror.note_event("continued", Some(continued_body(thread)));
                     }
@@ -150,6 +164,8 @@ impl Session {
                 self.mirror.last_stop = Some((self.revision, body.clone()));
                 self.mirror.note_event("stopped", Some(body));
             }
+            // dapmux already synthesized it for this resume (the adapter answered the step first).
+            "continued" if self.mirror.told_running => self.mirror.last_stop = None,
             "continued" | "exited" | "terminated" => {
                 self.mirror.last_stop = None;
                 self.mirror.note_event(&e.event, e.body.clone());
@@ -168,7 +184,9 @@ impl Session {
             return;
         }
         if let Some((_, body)) = self.mirror.last_stop.take() {
-            self.mirror.note_event("continued", Some(continued_body(body.get("threadId").cloned())));
+            if !self.mirror.told_running {
+                self.mirror.note_event("continued", Some(continued_body(body.get("threadId").cloned())));
+            }
         }
     }
 
@@ -234,23 +252,38 @@ impl Session {
     }
 
     /// Translates the handles in a client's arguments into the adapter's ids (§5: a stale one is
-    /// refused before anything is sent).
-    fn unmint_arguments(&self, command: &str, arguments: &mut Option<Value>) -> Result<(), String> {
+    /// refused before anything is sent). Errors carry the handle for [`Sessions::mirror_forward`]
+    /// to say which session it belongs to.
+    fn unmint_arguments(&self, command: &str, arguments: &mut Option<Value>) -> Result<(), UnmintError> {
         let (kind, field) = match command {
             "scopes" | "evaluate" | "completions" => (Kind::Frame, "frameId"),
             "variables" => (Kind::Variables, "variablesReference"),
             _ => return Ok(()),
         };
         let Some(args) = arguments.as_mut() else { return Ok(()) };
-        let Some(handle) = args.get(field).and_then(Value::as_i64) else { return Ok(()) };
+        let Some(raw) = args.get(field) else { return Ok(()) };
+        // The client core refuses these already; never send an id that was not translated.
+        let Some(handle) = raw.as_i64() else {
+            return Err(UnmintError { handle: None, message: format!("`{field}` must be an integer, not {raw}") });
+        };
         match self.handles.resolve(kind, handle) {
             Ok(id) => {
                 args[field] = id.into();
                 Ok(())
             }
-            Err(e) => Err(format!("{} {handle}: {e}; ask again for fresh ids", kind.as_str())),
+            Err(e) => Err(UnmintError {
+                handle: Some((kind, handle)),
+                message: format!("{} {handle}: {e}; ask again for fresh ids", kind.as_str()),
+            }),
         }
     }
+}
+
+/// Why a client's arguments could not be translated.
+struct UnmintError {
+    /// The handle that did not resolve, when it was one.
+    handle: Option<(Kind, i64)>,
+    message: String,
 }
 
 fn continued_body(thread: Option<Value>) -> Value {
@@ -311,14 +344,36 @@ impl Sessions {
         mut arguments: Option<Value>,
         now: Instant,
     ) {
+        let Some(s) = self.slab.get(key) else { return };
+        if let Err(e) = s.unmint_arguments(command, &mut arguments) {
+            let owner = e.handle.and_then(|(_, handle)| {
+                self.slab.iter().find(|(k, other)| *k != key && other.handles.knows(handle)).map(|(_, o)| o.id.clone())
+            });
+            let msg = match (owner, e.handle) {
+                (Some(owner), Some((kind, handle))) => format!(
+                    "{} {handle} belongs to session {owner}, not this one: it came from another session's mirror",
+                    kind.as_str()
+                ),
+                _ => e.message,
+            };
+            if let Some(s) = self.slab.get_mut(key) {
+                s.mirror.note_response(client, request_seq, failure(command, msg));
+            }
+            return;
+        }
         let Some(s) = self.slab.get_mut(key) else { return };
-        if let Err(msg) = s.unmint_arguments(command, &mut arguments) {
+        let queued = s.client.outbound().len();
+        if queued > FORWARD_OUTBOUND_BUDGET {
+            // The agent's requests must always get through: the mirror has its own budget.
+            let msg = format!(
+                "the adapter is busy ({queued} bytes waiting for it); dapmux mirror refused `{command}`, try again shortly"
+            );
             s.mirror.note_response(client, request_seq, failure(command, msg));
             return;
         }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.revision });
-        if let Err(refused) = s.client.request(command, arguments, origin, now, None) {
+        if let Err(refused) = s.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
             let msg = format!("dapmux could not send `{command}`: {}", refused.error);
             s.mirror.note_response(client, request_seq, failure(command, msg));
         }

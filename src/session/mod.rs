@@ -668,7 +668,13 @@ impl Session {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);
             log::warn!("{}: {msg}", self.id);
-            self.failed_origin(refused.origin, msg);
+            // Only a closed connection is `disconnected`; a full queue or pending table is the
+            // adapter not keeping up, and the session lives on.
+            let code = match refused.error {
+                crate::dap::client::RequestError::Closed => ErrorCode::Disconnected,
+                _ => ErrorCode::AdapterError,
+            };
+            self.failed_origin(refused.origin, code, msg);
         }
     }
 
@@ -693,22 +699,22 @@ impl Session {
     }
 
     /// A request that never went out: its owner learns why.
-    fn failed_origin(&mut self, origin: Origin, msg: String) {
+    fn failed_origin(&mut self, origin: Origin, code: ErrorCode, msg: String) {
         match origin {
             Origin::Resume { call } | Origin::Terminate { call } | Origin::Pause { call } => {
                 self.waiters.retain(|w| w.call != call);
-                self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
+                self.done.push((call, ToolResult::error(code, msg)));
             }
             Origin::SetBreakpoints { call: Some(call), .. }
             | Origin::SetBreakpointsRetry { call: Some(call), .. }
             | Origin::SetExceptionBreakpoints { call: Some(call) } => {
-                self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg)));
+                self.done.push((call, ToolResult::error(code, msg)));
             }
             Origin::Disconnect { call: Some(call) } => {
                 let out = self.result("disconnected", false);
                 self.done.push((call, out));
             }
-            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(ErrorCode::Disconnected, msg))),
+            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
             _ => {}
         }
     }

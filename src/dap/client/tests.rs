@@ -692,7 +692,31 @@ fn log_text_redacts_token_values_and_leaves_other_messages_byte_for_byte() {
     let v: serde_json::Value = serde_json::from_str(&text).expect("still JSON");
     assert_eq!(v["arguments"]["mirrorToken"], "[redacted]");
     assert_eq!(v["arguments"]["nested"][0]["Token"], "[redacted]");
-    assert_eq!(v["arguments"]["token"], 7, "only string values are secrets");
+    assert_eq!(v["arguments"]["token"], "[redacted]", "values of any type");
     assert_eq!(v["arguments"]["tokens"], format!("{secret}x"), "other keys stay");
     assert!(!log_text(format!("not json mirrorToken {secret}").as_bytes()).contains(secret));
+}
+
+#[test]
+fn log_text_redacts_escaped_keys_and_wrapped_values() {
+    let secret = "a1b2c3d4e5f6";
+    let escaped_value: String = secret.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+    for arguments in [
+        format!(r#"{{"mirror\u0054oken":"{secret}"}}"#),
+        format!(r#"{{"\u006dirrortoken":"{secret}"}}"#),
+        format!(r#"{{"mirrorToken":["{secret}"]}}"#),
+        format!(r#"{{"mirrorToken":{{"t":"{secret}"}}}}"#),
+        format!(r#"{{"mirrorToken":"{escaped_value}"}}"#),
+        format!(r#"{{"mirrorToken":"{secret}","mirrorToken":"x"}}"#),
+    ] {
+        let body = format!(r#"{{"seq":2,"type":"request","command":"attach","arguments":{arguments}}}"#);
+        let text = log_text(body.as_bytes());
+        assert!(!text.contains(secret) && !text.contains(&escaped_value), "{arguments} logged as {text}");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("still JSON");
+        let args = v["arguments"].as_object().expect("arguments");
+        assert!(args.values().all(|v| v == "[redacted]"), "{text}");
+    }
+    // Escapes without a token key stay byte for byte.
+    let plain = br#"{"seq":1,"type":"event","event":"output","body":{"output":"\u00e9"}}"#;
+    assert_eq!(log_text(plain), String::from_utf8_lossy(plain));
 }

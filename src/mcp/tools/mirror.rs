@@ -81,7 +81,8 @@ fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         let msg = format!("{} is still starting; call expose_session again once it stopped or runs.", s.id);
         return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
     }
-    if let Some(e) = &s.mirror.endpoint {
+    // Not one an unexpose queued in the same turn is about to close: that call gets a new one.
+    if let Some(e) = s.mirror.open_endpoint() {
         // Idempotent: the same endpoint and token.
         return Outcome::Done(crate::mirror::expose_result(&s.id, &s.vscode_type(), e));
     }

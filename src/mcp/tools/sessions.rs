@@ -20,7 +20,9 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
         let indent = "  ".repeat(depth);
         let request = if s.plan_request() == "attach" { " · attached" } else { "" };
         let parent = s.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
-        text.push_str(&format!("{indent}{} · {} · {}{request}{parent}\n", s.headline(), s.adapter, s.program));
+        // The endpoint only, never the token (DESIGN §7).
+        let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
+        text.push_str(&format!("{indent}{} · {} · {}{request}{parent}{mirror}\n", s.headline(), s.adapter, s.program));
     }
     if text.is_empty() {
         text = "No debug sessions. Start one with launch.".into();

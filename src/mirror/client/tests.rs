@@ -9,17 +9,25 @@ use crate::dap::framing::Decoder;
 struct FakeHost {
     forwarded: Vec<(i64, String, Option<Value>)>,
     stop: Option<Value>,
+    others_attached: usize,
 }
 
 impl Host for FakeHost {
     fn capabilities(&self) -> Option<Map<String, Value>> {
-        json!({"supportsSetVariable": true, "supportsEvaluateForHovers": true}).as_object().cloned()
+        // debugpy's: no loadedSources, readMemory or disassemble.
+        json!({"supportsSetVariable": true, "supportsEvaluateForHovers": true, "supportsModulesRequest": true,
+            "supportsLoadedSourcesRequest": false})
+        .as_object()
+        .cloned()
     }
     fn forward(&mut self, request_seq: i64, command: &str, arguments: Option<Value>) {
         self.forwarded.push((request_seq, command.to_owned(), arguments));
     }
     fn late_join_stop(&self) -> Option<Value> {
         self.stop.clone()
+    }
+    fn other_attached_clients(&self) -> usize {
+        self.others_attached
     }
 }
 
@@ -218,12 +226,116 @@ fn content_length_counts_bytes_for_non_ascii_bodies() {
 }
 
 #[test]
-fn a_refused_client_hears_why_then_closes() {
+fn a_client_over_the_attached_cap_hears_why_then_closes() {
+    let now = Instant::now();
+    let mut host = FakeHost { others_attached: MAX_CLIENTS, ..FakeHost::default() };
+    for command in ["initialize", "attach"] {
+        let mut c = client(now);
+        c.receive(&frame(1, command, json!({"mirrorToken": TOKEN})), now, &mut host);
+        let out = written(&mut c);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0]["success"], false);
+        assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("4 clients")), "{out:?}");
+        assert!(c.closing() && !c.is_attached());
+    }
+    // Three attached elsewhere: this one gets in.
+    host.others_attached = MAX_CLIENTS - 1;
+    let c = attached(now, &mut host);
+    assert!(c.is_attached());
+}
+
+#[test]
+fn requests_the_adapter_cannot_answer_are_refused_without_reaching_it() {
     let (now, mut host) = (Instant::now(), FakeHost::default());
-    let mut c = ClientCore::refused("fifth".into(), now + Duration::from_secs(1));
-    c.receive(&frame(1, "initialize", json!({})), now, &mut host);
+    let mut c = attached(now, &mut host);
+    let cases = [
+        (3, "loadedSources", json!({})),
+        (4, "readMemory", json!({"memoryReference": "0x0", "count": 16})),
+        (5, "disassemble", json!({"memoryReference": "0x0", "instructionCount": 1})),
+        (6, "variables", json!({"variablesReference": 2.0})),
+        (7, "scopes", json!({"frameId": "1000"})),
+        (8, "evaluate", json!({"expression": "s", "frameId": 1.0})),
+        (9, "source", json!({"source": {"path": "/x.py"}})),
+    ];
+    for (seq, command, args) in cases {
+        c.receive(&frame(seq, command, args.clone()), now, &mut host);
+        let out = written(&mut c);
+        assert_eq!(out.len(), 1, "{command}: {out:?}");
+        assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(seq), json!(false)), "{args}");
+        assert_eq!(out[0]["command"], command);
+    }
+    assert!(host.forwarded.is_empty(), "{:?}", host.forwarded);
+    c.receive(&frame(10, "modules", json!({})), now, &mut host);
+    c.receive(&frame(11, "variables", json!({"variablesReference": 1001})), now, &mut host);
+    let sent: Vec<&str> = host.forwarded.iter().map(|f| f.1.as_str()).collect();
+    assert_eq!(sent, ["modules", "variables"]);
+}
+
+#[test]
+fn a_half_closed_client_still_gets_its_answers_then_closes() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    c.receive(&[frame(3, "threads", json!({})), frame(4, "modules", json!({}))].concat(), now, &mut host);
+    c.finish_reading();
+    assert!(!c.closing(), "two answers are due");
+    let answer = |command: &str| Response {
+        seq: Seq::new(0),
+        request_seq: Seq::new(0),
+        success: true,
+        command: command.to_owned(),
+        message: None,
+        body: Some(json!({})),
+    };
+    c.complete(3, answer("threads"));
+    assert!(!c.closing());
+    c.complete(4, answer("modules"));
     let out = written(&mut c);
-    assert_eq!(out[0]["success"], false);
-    assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("4 clients")));
+    let seqs: Vec<Value> = out.iter().map(|m| m["request_seq"].clone()).collect();
+    assert_eq!(seqs, [json!(3), json!(4)]);
     assert!(c.closing());
+}
+
+#[test]
+fn an_answer_too_large_for_the_client_becomes_an_error_response() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    // Over the per-answer limit, and over the whole write buffer's cap.
+    for size in [MAX_RESPONSE + 1, CLIENT_OUT_CAP + 1] {
+        c.receive(&frame(3, "evaluate", json!({"expression": "big"})), now, &mut host);
+        let big = Response {
+            seq: Seq::new(0),
+            request_seq: Seq::new(0),
+            success: true,
+            command: "evaluate".into(),
+            message: None,
+            body: Some(json!({"result": "x".repeat(size), "variablesReference": 0})),
+        };
+        c.complete(3, big);
+        assert!(!c.overflowed() && !c.closing(), "{size}");
+        let out = written(&mut c);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(3), json!(false)));
+        assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("too large for the mirror")), "{}", out[0]);
+    }
+}
+
+#[test]
+fn malformed_requests_with_a_seq_get_an_error_response() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let raw = |body: &str| {
+        let mut out = Vec::new();
+        framing::write_frame(&mut out, body.as_bytes());
+        out
+    };
+    c.receive(&raw(r#"{"seq":5,"type":"request","arguments":{}}"#), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(5), json!(false)), "{out:?}");
+    // No seq, not JSON, or not a request: nothing to answer; the client stays.
+    for body in [r#"{"type":"request","command":"threads"}"#, "{nope", r#"{"seq":6,"type":"event","event":"x"}"#] {
+        c.receive(&raw(body), now, &mut host);
+        assert!(written(&mut c).is_empty(), "{body}");
+    }
+    c.receive(&frame(7, "threads", json!({})), now, &mut host);
+    assert_eq!(host.forwarded.len(), 1, "still served");
 }
