@@ -505,8 +505,9 @@ impl Server {
         }
     }
 
-    /// Stops taking work. Hook: a later issue disconnects every session here and lets
-    /// [`Server::ready_to_exit`] wait (with a ~3 s grace deadline) until they are gone.
+    /// Stops taking work: disconnects every session (launched debuggees terminated, attached ones
+    /// detached), answers open subscriptions, and lets [`Server::ready_to_exit`] wait until the
+    /// adapters are gone or [`SHUTDOWN_GRACE`] passed (then they are killed).
     fn begin_shutdown(&mut self, reason: ShutdownReason, now: Instant) {
         if self.shutdown.is_some() {
             return;
