@@ -260,30 +260,13 @@ pub fn missing_debugpy(python: &Path, stderr_tail: &str, exit: Option<ExitStatus
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dap::adapters::test_host::FakeHost;
     use std::collections::{HashMap, HashSet};
     use std::os::unix::process::ExitStatusExt;
 
-    /// A fake host: variables, executable files and a cwd, nothing from the real machine.
-    #[derive(Default)]
-    struct FakeHost {
-        vars: HashMap<&'static str, &'static str>,
-        exes: HashSet<&'static str>,
-    }
-
-    impl Host for FakeHost {
-        fn var(&self, name: &str) -> Option<OsString> {
-            self.vars.get(name).map(OsString::from)
-        }
-        fn is_executable(&self, path: &Path) -> bool {
-            path.to_str().is_some_and(|p| self.exes.contains(p))
-        }
-        fn cwd(&self) -> Option<PathBuf> {
-            Some(PathBuf::from("/home/u/proj"))
-        }
-    }
-
     fn full_host() -> FakeHost {
         FakeHost {
+            cwd: Some("/home/u/proj"),
             vars: HashMap::from([
                 ("DAPMUX_PYTHON", "/opt/dp/python"),
                 ("VIRTUAL_ENV", "/venvs/a"),
@@ -298,6 +281,7 @@ mod tests {
                 "/usr/bin/python3",
                 "/usr/bin/python3.12",
             ]),
+            ..FakeHost::default()
         }
     }
 

@@ -243,39 +243,8 @@ pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) 
 mod tests {
     use super::*;
     use crate::dap::adapters::parse_exit_report;
+    use crate::dap::adapters::test_host::FakeHost;
     use std::collections::{HashMap, HashSet};
-
-    #[derive(Default)]
-    struct FakeHost {
-        vars: HashMap<&'static str, &'static str>,
-        exes: HashSet<&'static str>,
-        files: HashMap<&'static str, &'static [u8]>,
-        dirs: HashSet<&'static str>,
-    }
-
-    impl Host for FakeHost {
-        fn var(&self, name: &str) -> Option<OsString> {
-            self.vars.get(name).map(OsString::from)
-        }
-        fn is_executable(&self, path: &Path) -> bool {
-            path.to_str().is_some_and(|p| self.exes.contains(p))
-        }
-        fn cwd(&self) -> Option<PathBuf> {
-            Some(PathBuf::from("/srv/cwd"))
-        }
-        fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
-            let data = self.files.get(path.to_str()?)?;
-            let start = (offset as usize).min(data.len());
-            Some(data[start..(start + len).min(data.len())].to_vec())
-        }
-        fn is_dir(&self, path: &Path) -> bool {
-            path.to_str().is_some_and(|p| self.dirs.contains(p))
-        }
-        fn list_dir(&self, path: &Path, _cap: usize) -> Vec<OsString> {
-            let prefix = format!("{}/", path.display());
-            self.files.keys().filter_map(|p| p.strip_prefix(&prefix)).map(OsString::from).collect()
-        }
-    }
 
     fn go_host() -> FakeHost {
         FakeHost {
@@ -288,6 +257,7 @@ mod tests {
                 ("/src/notgo/readme.txt", &b"hi"[..]),
             ]),
             dirs: HashSet::from(["/src/app", "/src/notgo"]),
+            ..FakeHost::default()
         }
     }
 

@@ -359,49 +359,8 @@ pub fn recipe(program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{HashMap, HashSet};
-
-    /// A fake host: variables, executable files, plain files with contents, directories.
-    #[derive(Default)]
-    struct FakeHost {
-        vars: HashMap<&'static str, &'static str>,
-        exes: HashSet<&'static str>,
-        files: HashMap<&'static str, &'static [u8]>,
-    }
-
-    impl Host for FakeHost {
-        fn var(&self, name: &str) -> Option<OsString> {
-            self.vars.get(name).map(OsString::from)
-        }
-        fn is_executable(&self, path: &Path) -> bool {
-            path.to_str().is_some_and(|p| self.exes.contains(p))
-        }
-        fn cwd(&self) -> Option<PathBuf> {
-            Some(PathBuf::from("/srv/cwd"))
-        }
-        fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
-            let data = self.files.get(path.to_str()?)?;
-            let start = (offset as usize).min(data.len());
-            Some(data[start..(start + len).min(data.len())].to_vec())
-        }
-        fn is_file(&self, path: &Path) -> bool {
-            path.to_str().is_some_and(|p| self.files.contains_key(p) || self.exes.contains(p))
-        }
-        fn list_dir(&self, path: &Path, cap: usize) -> Vec<OsString> {
-            let prefix = format!("{}/", path.display());
-            let mut names: Vec<OsString> = self
-                .exes
-                .iter()
-                .chain(self.files.keys())
-                .filter_map(|p| p.strip_prefix(&prefix))
-                .map(|rest| OsString::from(rest.split('/').next().unwrap_or(rest)))
-                .collect();
-            names.sort();
-            names.dedup();
-            names.truncate(cap);
-            names
-        }
-    }
+    use crate::dap::adapters::test_host::FakeHost;
+    use std::collections::HashMap;
 
     fn host(path: &'static str, exes: &[&'static str]) -> FakeHost {
         FakeHost { vars: HashMap::from([("PATH", path)]), exes: exes.iter().copied().collect(), ..FakeHost::default() }

@@ -7,6 +7,8 @@ pub mod debugpy;
 pub mod delve;
 pub mod elf;
 pub mod lldb;
+#[cfg(test)]
+pub(crate) mod test_host;
 
 use std::ffi::OsString;
 use std::fmt;
