@@ -2,30 +2,14 @@
 //! from a fresh data directory (so the pip install really runs — it needs PyPI), the demo run to
 //! its end through the real MCP surface, then `doctor` and `install` seeing what was installed.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_dapmux")
-}
+use common::bin;
 
-/// A fresh directory for `$XDG_DATA_HOME`, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("dapmux-test-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::TempDir as Scratch;
 
 /// Runs `dapmux <args>` with only dapmux's data dir able to supply debugpy.
 fn dapmux(xdg: &Path, args: &[&str]) -> Output {

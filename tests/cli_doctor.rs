@@ -1,33 +1,16 @@
 //! `dapmux doctor`, `dapmux install` for packaged adapters, and `--help`, on the built binary.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::{Command, Output};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_dapmux")
-}
+use common::bin;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A fresh, empty directory used as `$HOME` and `$XDG_DATA_HOME`, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("dapmux-test-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::TempDir as Scratch;
 
 /// `dapmux <args>` where no adapter can be found by PATH or override variables: an empty `PATH`
 /// directory, an empty home, no `DAPMUX_*`, Go or venv variables.

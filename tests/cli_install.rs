@@ -3,29 +3,22 @@
 //! refuses `-m venv` (no `ensurepip`) and optionally `-m pip`, and runs the real interpreter for
 //! everything else.
 
+mod common;
+
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_dapmux")
-}
+use common::bin;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A fresh directory holding the fake `python3` (in `bin/`) and the data dir, removed on drop.
-struct Scratch(PathBuf);
+// A fresh directory holding the fake `python3` (in `bin/`) and the data dir, removed on drop.
+use common::TempDir as Scratch;
 
 impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("dapmux-test-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("bin")).expect("create scratch dir");
-        Scratch(dir)
-    }
-
     /// Writes `bin/python3`, refusing the modules in `refused` like a missing package would.
     fn fake_python3(&self, refused: &[&str]) {
         let real = Command::new("python3")
@@ -41,6 +34,7 @@ impl Scratch {
             ));
         }
         script.push_str(&format!("exec '{real}' \"$@\"\n"));
+        std::fs::create_dir_all(self.0.join("bin")).expect("create bin/");
         let path = self.0.join("bin/python3");
         std::fs::write(&path, script).expect("write fake python3");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -61,12 +55,6 @@ impl Scratch {
             .env_remove("PYTHONPATH")
             .output()
             .expect("run dapmux")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -15,23 +15,7 @@ use agent::{assert_all_gone, debugpy_python, fixture, sent_commands, Agent, HYGI
 use common::bin;
 use serde_json::{json, Value};
 
-/// A temporary directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("dapmux-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::TempDir;
 
 /// A config declaring one fake adapter per scenario (`fake` is `plain` and owns `.fake`).
 fn config_json() -> Value {

@@ -268,3 +268,22 @@ pub fn modern_meta(version: &str) -> Value {
 pub fn modern_request(id: Value, method: &str, version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": modern_meta(version)}})
 }
+
+/// A fresh, empty directory under the system's temporary directory (`dapmux-test-<tag>-<pid>`),
+/// removed with everything in it when dropped, however the test ends.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("dapmux-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a temporary directory");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
