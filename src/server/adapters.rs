@@ -94,7 +94,6 @@ impl Server {
                         self.drive_stream(key, step, now);
                     }
                 }
-                Action::RecordDescendants { session } => self.record_descendants(session),
                 Action::Complete { call, output } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     if !self.mcp.complete(call, output, cx) {
@@ -484,13 +483,6 @@ impl Server {
             // Bounded: a fork bomb cannot grow the list past the cap.
             io.debuggees.truncate(MAX_TRACKED);
         }
-    }
-
-    /// Records every live descendant of the session's adapter (lldb-server, an inferior in a
-    /// process group of its own) with the watchdog and with the adapter, to stop them along
-    /// with it: one walk of every adapter's tree ([`Server::walk_descendants`]).
-    fn record_descendants(&mut self, _session: SessionKey) {
-        self.walk_descendants();
     }
 
     /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::breakpoints::{BreakpointStore, Mode};
 use super::snapshot::RunState;
@@ -145,12 +145,7 @@ impl Sessions {
         }
         c.closing = true;
         c.ended_by_dapmux = true;
-        c.send(
-            "disconnect",
-            Some(json!({ "restart": false, "terminateDebuggee": terminate })),
-            Origin::Disconnect { call: None },
-            now,
-        );
+        c.send_disconnect(Some(terminate), Origin::Disconnect { call: None }, now);
         c.pump(now, &mut self.actions);
     }
 

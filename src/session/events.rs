@@ -80,7 +80,7 @@ impl Session {
                 if self.plan.runtime.debuggee_own_process_group && !self.descendants_recorded {
                     // Helpers (lldb-server) may start after the `process` event: walk again.
                     self.descendants_recorded = true;
-                    actions.push_back(Action::RecordDescendants { session: self.key });
+                    actions.push_back(Action::TrackProcesses);
                 }
                 self.on_stopped(&body, now)
             }
@@ -104,7 +104,7 @@ impl Session {
                     // waits end when the disconnect is answered, with the code read meanwhile.
                     self.awaiting_exit_report = true;
                     self.closing = true;
-                    self.send("disconnect", Some(json!({ "restart": false })), Origin::Disconnect { call: None }, now);
+                    self.send_disconnect(None, Origin::Disconnect { call: None }, now);
                     return;
                 }
                 if !self.state.is_over() {
@@ -115,7 +115,7 @@ impl Session {
                 if !self.closing && self.adapter_alive {
                     // The debuggee is gone; let the adapter go too. Output still arriving is kept.
                     self.closing = true;
-                    self.send("disconnect", Some(json!({ "restart": false })), Origin::Disconnect { call: None }, now);
+                    self.send_disconnect(None, Origin::Disconnect { call: None }, now);
                 }
             }
             "output" => {
@@ -151,7 +151,7 @@ impl Session {
                     }
                 }
                 if self.plan.runtime.debuggee_own_process_group {
-                    actions.push_back(Action::RecordDescendants { session: self.key });
+                    actions.push_back(Action::TrackProcesses);
                 }
             }
             "breakpoint" => self.breakpoints.on_event(&body),

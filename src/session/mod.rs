@@ -79,17 +79,14 @@ pub enum Action {
     /// The session's state or revision changed: `dapmux://session/{id}/state` (and
     /// `dapmux://sessions`) subscribers are told.
     StateChanged { session: String },
-    /// Record the processes below every adapter now (before a `disconnect` reaches one: the
-    /// debuggee's children become orphans once it is gone, and can no longer be told apart).
+    /// Record the processes below every adapter now with the watchdog and their adapter (DESIGN
+    /// §2: adapters put debuggees and helpers in process groups of their own; and before a
+    /// `disconnect` reaches one, since a debuggee's children become orphans once it is gone).
     TrackProcesses,
     /// The session is done with its adapter: stop the adapter if it still runs, stop delivering
     /// its events, then drop the session with [`Sessions::remove`]. Removal goes through the IO
     /// shell so a slab key is never reused while an adapter could still deliver to it.
     Release { session: SessionKey },
-    /// The adapter puts its debuggee and helpers in process groups of their own: record every
-    /// live descendant of the session's adapter process with the watchdog and stop them with
-    /// the adapter (DESIGN §2).
-    RecordDescendants { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
     /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
@@ -649,10 +646,18 @@ impl Sessions {
 
 impl Session {
     fn send(&mut self, command: &str, arguments: Option<Value>, origin: Origin, now: Instant) {
-        // `disconnect` gets a short timeout: an adapter that does not answer it is killed after
-        // the grace period instead of holding the agent for the full request timeout.
-        let timeout = (command == "disconnect").then_some(DISCONNECT_GRACE);
-        self.send_with_timeout(command, arguments, origin, now, timeout);
+        self.send_with_timeout(command, arguments, origin, now, None);
+    }
+
+    /// Sends DAP `disconnect` (`terminateDebuggee` as given, no restart) with a short timeout:
+    /// an adapter that does not answer it is stopped after [`DISCONNECT_GRACE`] instead of
+    /// holding the agent for the full request timeout.
+    pub(super) fn send_disconnect(&mut self, terminate_debuggee: Option<bool>, origin: Origin, now: Instant) {
+        let mut args = serde_json::json!({ "restart": false });
+        if let Some(t) = terminate_debuggee {
+            args["terminateDebuggee"] = t.into();
+        }
+        self.send_with_timeout("disconnect", Some(args), origin, now, Some(DISCONNECT_GRACE));
     }
 
     /// [`Session::send`] with a timeout other than the client's default.

@@ -157,12 +157,7 @@ impl Sessions {
         // An attached process is the user's: detach unless the agent asks otherwise.
         let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
-        s.send(
-            "disconnect",
-            Some(json!({ "restart": false, "terminateDebuggee": terminate })),
-            Origin::Disconnect { call: Some(call) },
-            now,
-        );
+        s.send_disconnect(Some(terminate), Origin::Disconnect { call: Some(call) }, now);
         s.pump(now, &mut self.actions);
     }
 
@@ -193,17 +188,12 @@ impl Sessions {
     /// Asks every live adapter to end (shutdown): launched debuggees terminated.
     pub fn shutdown(&mut self, now: Instant) {
         self.actions.push_back(Action::TrackProcesses);
-        for (key, s) in self.slab.iter_mut() {
+        for (_, s) in self.slab.iter_mut() {
             if s.adapter_alive && !s.closing {
                 s.closing = true;
-                s.send(
-                    "disconnect",
-                    Some(json!({ "terminateDebuggee": s.owns_debuggee })),
-                    Origin::Disconnect { call: None },
-                    now,
-                );
+                let terminate = s.owns_debuggee;
+                s.send_disconnect(Some(terminate), Origin::Disconnect { call: None }, now);
                 s.pump(now, &mut self.actions);
-                let _ = key;
             }
         }
     }

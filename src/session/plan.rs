@@ -23,11 +23,8 @@ const RECIPE_KEYS: &[&str] = &["python"];
 /// Errors (as tool results): `invalid_argument` (no such program, unknown adapter, adapter not
 /// inferable), `adapter_not_found` (with the install command).
 pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Result<AdapterPlan, ToolResult> {
-    let cwd = args.cwd.as_deref().map(absolute);
-    let program = match &cwd {
-        Some(dir) if Path::new(&args.program).is_relative() => dir.join(&args.program),
-        _ => absolute(&args.program),
-    };
+    let cwd = args.cwd.as_deref().map(|c| resolve_path(c, None));
+    let program = resolve_path(&args.program, args.cwd.as_deref());
     if !program.exists() {
         return Err(ToolResult::error(
             ErrorCode::InvalidArgument,
@@ -223,12 +220,22 @@ fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
     ToolResult::error(code, format!("{msg}."))
 }
 
-fn absolute(path: &str) -> PathBuf {
+/// `path` made absolute: a relative one is taken against `base` (itself taken against dapmux's
+/// working directory when relative), else against dapmux's working directory. What `program`,
+/// `cwd` and breakpoint paths of `launch`/`attach`/`set_breakpoints` all mean.
+pub fn resolve_path(path: &str, base: Option<&str>) -> PathBuf {
     let p = Path::new(path);
     if p.is_absolute() {
         return p.to_path_buf();
     }
-    std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+    let base = match base {
+        Some(b) => resolve_path(b, None),
+        None => match std::env::current_dir() {
+            Ok(d) => d,
+            Err(_) => return p.to_path_buf(),
+        },
+    };
+    base.join(p)
 }
 
 /// What an attach by pid needs from the kernel, named in errors (`attach {pid}`).

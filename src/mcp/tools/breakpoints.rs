@@ -132,12 +132,7 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     };
     // A relative path means what it meant at launch: against the session's `cwd`, if it had one.
     let cwd = key.and_then(|k| cx.sessions.get(k)).and_then(|s| s.cwd());
-    let path = match cwd {
-        Some(dir) if std::path::Path::new(&a.path).is_relative() => {
-            std::path::Path::new(&dir).join(&a.path).to_string_lossy().into_owned()
-        }
-        _ => absolute(&a.path),
-    };
+    let path = crate::session::plan::resolve_path(&a.path, cwd.as_deref()).to_string_lossy().into_owned();
     cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now);
     Outcome::Pending
 }
@@ -214,18 +209,6 @@ fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> 
     };
     cx.sessions.set_exception_breakpoints(key, a.filters, cx.call, cx.now);
     Outcome::Pending
-}
-
-/// Makes `path` absolute against dapmux's working directory (adapters want absolute paths).
-pub(crate) fn absolute(path: &str) -> String {
-    let p = std::path::Path::new(path);
-    if p.is_absolute() {
-        return path.to_owned();
-    }
-    match std::env::current_dir() {
-        Ok(cwd) => cwd.join(p).to_string_lossy().into_owned(),
-        Err(_) => path.to_owned(),
-    }
 }
 
 /// Why a source path argument cannot be used, if it cannot (empty, or a NUL byte, which no file

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::{
     parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
 };
-use crate::session::{plan, LaunchArgs};
+use crate::session::{plan, LaunchArgs, LaunchBreakpoint};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
 const ENDING: Annotations = Annotations { read_only: false, destructive: true, idempotent: true };
@@ -139,26 +139,10 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(a) => a,
         Err(e) => return Outcome::Done(e),
     };
-    for b in &args.breakpoints {
-        if let Some(msg) = super::breakpoints::bad_path(&b.path)
-            .or_else(|| (b.breakpoint.line == 0).then(|| "lines are 1-based; line 0 does not exist.".to_owned()))
-        {
-            return Outcome::Done(ToolResult::error(
-                ErrorCode::InvalidArgument,
-                format!("breakpoint {}:{}: {msg}", b.path, b.breakpoint.line),
-            ));
-        }
-    }
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against dapmux's working directory.
-    let base = args.cwd.as_deref().map(super::breakpoints::absolute);
-    for b in &mut args.breakpoints {
-        b.path = match &base {
-            Some(dir) if std::path::Path::new(&b.path).is_relative() => {
-                std::path::Path::new(dir).join(&b.path).to_string_lossy().into_owned()
-            }
-            _ => super::breakpoints::absolute(&b.path),
-        };
+    if let Err(e) = prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref()) {
+        return Outcome::Done(e);
     }
     let has_breakpoints = cx.sessions.pending_breakpoints.files().any(|(_, set)| !set.is_empty());
     let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
@@ -174,16 +158,8 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(a) => a,
         Err(e) => return Outcome::Done(e),
     };
-    for b in &mut args.breakpoints {
-        if let Some(msg) = super::breakpoints::bad_path(&b.path)
-            .or_else(|| (b.breakpoint.line == 0).then(|| "lines are 1-based; line 0 does not exist.".to_owned()))
-        {
-            return Outcome::Done(ToolResult::error(
-                ErrorCode::InvalidArgument,
-                format!("breakpoint {}:{}: {msg}", b.path, b.breakpoint.line),
-            ));
-        }
-        b.path = super::breakpoints::absolute(&b.path);
+    if let Err(e) = prepare_breakpoints(&mut args.breakpoints, None) {
+        return Outcome::Done(e);
     }
     let (plan, start) = match plan::attach(&args, &cx.sessions.config) {
         Ok(p) => p,
@@ -251,4 +227,19 @@ fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     };
     cx.sessions.terminate(key, cx.call, cx.now);
     Outcome::Pending
+}
+
+/// Checks the breakpoints given to `launch`/`attach` (a usable path, 1-based lines) and makes
+/// their paths absolute against `cwd` (else dapmux's working directory).
+fn prepare_breakpoints(list: &mut [LaunchBreakpoint], cwd: Option<&str>) -> Result<(), ToolResult> {
+    for b in list.iter_mut() {
+        let problem = super::breakpoints::bad_path(&b.path)
+            .or_else(|| (b.breakpoint.line == 0).then(|| "lines are 1-based; line 0 does not exist.".to_owned()));
+        if let Some(msg) = problem {
+            let msg = format!("breakpoint {}:{}: {msg}", b.path, b.breakpoint.line);
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        b.path = plan::resolve_path(&b.path, cwd).to_string_lossy().into_owned();
+    }
+    Ok(())
 }
