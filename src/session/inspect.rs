@@ -79,7 +79,7 @@ pub struct ContextJob {
     /// The frame to show (index into `frames`), when the agent chose one.
     pub frame_handle: Option<i64>,
     /// The locals scope: its name, its variables, its adapter reference.
-    locals: Option<(String, Vec<Value>, i64)>,
+    locals: Option<(String, std::rc::Rc<Vec<Value>>, i64)>,
     watches_started: bool,
     watches: Vec<(String, Result<String, String>)>,
     pending_watches: Vec<String>,
@@ -148,7 +148,8 @@ impl Session {
             }
             Op::Variables(q) => {
                 if let Some((_, vars)) = self.var_cache.get(&q.reference) {
-                    let vars = vars.clone();
+                    // A shared handle, not a copy: later pages of a big container cost nothing.
+                    let vars = std::rc::Rc::clone(vars);
                     let out = self.variables_page(q, &vars);
                     self.done.push((call, out));
                     return;
@@ -190,7 +191,7 @@ impl Session {
                         return self.context_next(call, job, now);
                     }
                     if !job.frames.is_empty() {
-                        job.locals = Some((String::new(), Vec::new(), 0));
+                        job.locals = Some((String::new(), std::rc::Rc::default(), 0));
                         return self.context_next(call, job, now);
                     }
                 }
@@ -216,7 +217,7 @@ impl Session {
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
                 let out = self.variables_page(&q, &vars);
-                self.var_cache.insert(q.reference, (self.revision, vars));
+                self.var_cache.insert(q.reference, (self.revision, std::rc::Rc::new(vars)));
                 out
             }
             Op::Context(job) => return self.context_step(call, job, body, now),
@@ -442,17 +443,17 @@ impl Session {
                 scope.and_then(|s| Some((s.get("name")?.as_str()?.to_owned(), s.get("variablesReference")?.as_i64()?)));
             match named {
                 Some((name, reference)) if reference > 0 => {
-                    job.locals = Some((name, Vec::new(), reference));
+                    job.locals = Some((name, std::rc::Rc::default(), reference));
                     let args = json!({ "variablesReference": reference });
                     let revision = self.revision;
                     self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
                     return;
                 }
-                _ => job.locals = Some((String::new(), Vec::new(), 0)),
+                _ => job.locals = Some((String::new(), std::rc::Rc::default(), 0)),
             }
         } else if let Some((_, list, reference)) = &mut job.locals {
-            let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
-            self.var_cache.insert(*reference, (self.revision, vars.clone()));
+            let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+            self.var_cache.insert(*reference, (self.revision, std::rc::Rc::clone(&vars)));
             *list = vars;
         }
         self.context_next(call, job, now)

@@ -306,7 +306,7 @@ pub struct Session {
     pub handles: handles::Handles,
     /// Children of variable containers fetched this revision (adapter ref → revision, children):
     /// dapmux pages them itself, from one fetch per revision.
-    var_cache: std::collections::HashMap<i64, (u64, Vec<Value>)>,
+    var_cache: std::collections::HashMap<i64, (u64, std::rc::Rc<Vec<Value>>)>,
     /// Watch expressions (id, expression), evaluated by `context` and at stops.
     pub watches: Vec<(u32, String)>,
     pub debuggee_pid: Option<i64>,
