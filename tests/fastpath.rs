@@ -96,6 +96,72 @@ fn output_exit_codes_and_exceptions_are_the_same_with_the_fast_path_on_and_off()
 }
 
 #[test]
+fn the_program_sees_the_same_arguments_path_cwd_and_environment_with_the_fast_path_on_and_off() {
+    // The fast path starts debugpy's launcher (the debuggee's parent) through a bootstrap too;
+    // nothing the program can observe of its start may change.
+    let program = fixture("surroundings.py");
+    let seen = |mode| {
+        let (exit, stdout, stderr) =
+            run_to_exit(mode, &program, &["two words", "--", "-c"], json!({"DAPMUX_FIXTURE": "x y"}));
+        assert_eq!(exit, json!(0), "{mode:?}: {stderr}");
+        let line = stdout.lines().next().unwrap_or_default().to_string();
+        let mut seen: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{mode:?}: {e}: {stdout}"));
+        // `--no-debugpy-fastpath` reaches the adapter as this variable; it is not the program's.
+        let switch = format!("{}=0", fastpath::ENV);
+        seen["environ"].as_object_mut().map(|e| e.remove(fastpath::ENV));
+        seen["parent_environ"].as_array_mut().map(|e| e.retain(|v| v != switch.as_str()));
+        seen
+    };
+    let on = seen(Mode::Default);
+    let off = seen(Mode::Flag);
+    assert_eq!((&on["parent_runs_bootstrap"], &off["parent_runs_bootstrap"]), (&json!(true), &json!(false)));
+    assert_eq!(on["argv"], json!([program, "two words", "--", "-c"]), "{on}");
+    assert_eq!(on["environ"]["DAPMUX_FIXTURE"], "x y", "{on}");
+    assert!(on["parent_environ"].is_array(), "{on}");
+    for key in ["argv", "path", "cwd", "executable", "flags", "environ", "parent_environ", "main_file"] {
+        assert_eq!(on[key], off[key], "{key} differs with the fast path on");
+    }
+}
+
+#[test]
+fn debugpy_log_files_still_describe_the_environment() {
+    // The fast path builds debugpy's environment report only when a log file records it.
+    let logs = common::TempDir::new("fastpath-logs");
+    let python = venv_python();
+    let mut d = Dapmux::spawn_with(|cmd| {
+        cmd.env("DAPMUX_PYTHON", &python).env_remove(fastpath::ENV).env("DEBUGPY_LOG_DIR", &logs.0);
+    });
+    d.initialize("2025-06-18");
+    let result = call(
+        &mut d,
+        2,
+        "launch",
+        json!({"program": fixture("behaviour.py"), "args": ["ok"], "stop_on_entry": false, "wait_ms": 30000}),
+    );
+    assert_eq!(result["structuredContent"]["state"], "exited", "{result}");
+    d.close_stdin();
+    d.assert_clean_exit(Duration::from_secs(10));
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&logs.0).expect("log dir").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for (prefix, header) in [
+            ("debugpy.adapter-", "debugpy.adapter startup environment:"),
+            ("debugpy.launcher-", "debugpy.launcher startup environment:"),
+        ] {
+            if name.starts_with(prefix) {
+                // The package list comes from importlib.metadata, which the fast path loads lazily.
+                let listed = text.contains("Installed packages:") && text.contains("debugpy==");
+                assert!(text.contains(header) && listed && !text.contains("Error while enumerating"), "{name}:\n{text}");
+                found.push(prefix);
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(found, ["debugpy.adapter-", "debugpy.launcher-"]);
+}
+
+#[test]
 fn the_programs_own_tcp_sockets_keep_nagle() {
     let expected = "client TCP_NODELAY=0\nserver TCP_NODELAY=0\n";
     for mode in [Mode::Default, Mode::Env] {

@@ -97,7 +97,112 @@ def _dapmux_fastpath():
         return original.__func__(cls, sock, *args, **kwargs)
 
     stream_class.from_socket = classmethod(from_socket)
+    # Start-up trims (below): each stands aside on its own when its patch point is missing.
+    for trim in (_lazy_environment, _fast_launcher):
+        try:
+            trim(debugpy)
+        except Exception:
+            pass
     # Silent when on: this line would otherwise open every launch's output the agent reads.
+
+
+def _lazy_environment(debugpy):
+    # debugpy's adapter, launcher and server each call log.describe_environment() at start-up,
+    # which builds a report of sys.path and every installed distribution (importlib.metadata,
+    # ~40 ms) even when no log file will record it. Build it only when some log file records
+    # "info" (DEBUGPY_LOG_DIR, --log-dir, --log-stderr): the same log text, no wasted work.
+    from debugpy.common import log
+
+    original = getattr(log, "describe_environment", None)
+    if not callable(original) or not isinstance(getattr(log, "_levels", None), (set, frozenset)):
+        return
+
+    def describe_environment(header):
+        if "info" in log._levels:
+            original(header)
+
+    log.describe_environment = describe_environment
+
+
+# Run by the launcher process (debugpy's own process that starts the debuggee) as
+# `<python> -c LAUNCHER <launcher dir> <port> -- <debuggee args>`: the same as
+# `<python> <launcher dir> ...` with the environment report made lazy as above. It touches
+# neither os.environ, nor the arguments, nor the working directory the debuggee inherits.
+LAUNCHER = r"""
+import sys
+
+
+def _dapmux_launcher():
+    import os
+    import runpy
+
+    path = sys.argv[1]
+    del sys.argv[0]
+    # `python <dir>` puts <dir> first on sys.path (run_path does that below), never the cwd.
+    if sys.path and sys.path[0] == "":
+        del sys.path[0]
+    try:
+        import importlib
+        import importlib.util
+
+        name = "importlib.metadata"
+        spec = importlib.util.find_spec(name)
+        if name not in sys.modules and spec is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = importlib.util.LazyLoader(spec.loader)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            importlib.metadata = module
+    except Exception:
+        sys.modules.pop("importlib.metadata", None)
+    try:
+        sys.path.insert(0, os.path.join(path, "..", ".."))
+        from debugpy.common import log
+
+        original = log.describe_environment
+        if isinstance(log._levels, (set, frozenset)):
+
+            def describe_environment(header):
+                if "info" in log._levels:
+                    original(header)
+
+            log.describe_environment = describe_environment
+    except Exception:
+        pass
+    finally:
+        del sys.path[0]
+    runpy.run_path(path, run_name="__main__")
+
+
+_dapmux_launcher()
+"""
+
+
+def _fast_launcher(debugpy):
+    # The launcher is started by the adapter as `<launcher python> <launcher dir> <port> -- ...`;
+    # for an internal console, start it as `<launcher python> -c LAUNCHER <launcher dir> ...`.
+    # A terminal console (runInTerminal) is left exactly as debugpy builds it.
+    import inspect
+
+    from debugpy.adapter import launchers
+
+    original = getattr(launchers, "spawn_debuggee", None)
+    try:
+        params = list(inspect.signature(original).parameters)
+    except (TypeError, ValueError):
+        return
+    if params[2:4] != ["python", "launcher_path"] or "console" not in params:
+        return
+    console_at = params.index("console")
+
+    def spawn_debuggee(*args, **kwargs):
+        args = list(args)
+        console = args[console_at] if len(args) > console_at else kwargs.get("console")
+        if len(args) > 3 and console in (None, "internalConsole") and isinstance(args[2], list):
+            args[2] = list(args[2]) + ["-c", LAUNCHER]
+        return original(*args, **kwargs)
+
+    launchers.spawn_debuggee = spawn_debuggee
 
 
 def _upstream_fixed(debugpy):
@@ -120,6 +225,28 @@ def _upstream_fixed(debugpy):
     return "TCP_NODELAY" in text[start : end if end > 0 else len(text)]
 
 
+def _lazy_metadata():
+    # debugpy.common.log imports importlib.metadata (~35 ms: email, zipfile, csv, pathlib...)
+    # only to list installed distributions in the environment report; load it on first use.
+    import importlib
+    import importlib.util
+
+    name = "importlib.metadata"
+    if name in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        importlib.metadata = module
+    except Exception:
+        sys.modules.pop(name, None)
+
+
 def _dapmux_main():
     import importlib.util
     import os
@@ -133,6 +260,7 @@ def _dapmux_main():
     # `python -c` puts "" first on sys.path where `-m` puts the working directory.
     if sys.path and sys.path[0] == "":
         sys.path[0] = os.getcwd()
+    _lazy_metadata()
     # sys.argv is ["-c", <adapter arguments>...]; run_module(alter_sys=True) replaces argv[0]
     # with the module's path, as `-m` does.
     try:
