@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 /// Round trips measured per operation (at a breakpoint, between two hits).
 const ITERS: usize = 15;
 /// Fresh starts measured for spawn → initialize and launch → first breakpoint.
-const STARTS: usize = 3;
+const STARTS: usize = 7;
 /// Concurrent sessions for the second RSS figure.
 const MANY: usize = 10;
 /// The longest any single wait may take before the row reports an error.

@@ -109,7 +109,9 @@ fn the_program_sees_the_same_arguments_path_cwd_and_environment_with_the_fast_pa
         // `--no-debugpy-fastpath` reaches the adapter as this variable; it is not the program's.
         let switch = format!("{}=0", fastpath::ENV);
         seen["environ"].as_object_mut().map(|e| e.remove(fastpath::ENV));
-        seen["parent_environ"].as_array_mut().map(|e| e.retain(|v| v != switch.as_str()));
+        if let Some(e) = seen["parent_environ"].as_array_mut() {
+            e.retain(|v| v != switch.as_str());
+        }
         seen
     };
     let on = seen(Mode::Default);
@@ -152,7 +154,10 @@ fn debugpy_log_files_still_describe_the_environment() {
             if name.starts_with(prefix) {
                 // The package list comes from importlib.metadata, which the fast path loads lazily.
                 let listed = text.contains("Installed packages:") && text.contains("debugpy==");
-                assert!(text.contains(header) && listed && !text.contains("Error while enumerating"), "{name}:\n{text}");
+                assert!(
+                    text.contains(header) && listed && !text.contains("Error while enumerating"),
+                    "{name}:\n{text}"
+                );
                 found.push(prefix);
             }
         }

@@ -248,3 +248,35 @@ fn subscribers_hear_of_state_changes() {
     assert_eq!(state["state"], json!("stopped"), "{state}");
     a.ok("disconnect", json!({}));
 }
+
+/// The preview of a value `variables` lists, by name.
+fn preview_of(vars: &Value, name: &str) -> Option<String> {
+    let v = vars.as_array()?.iter().find(|v| v["name"] == json!(name))?;
+    v["preview"].as_str().map(str::to_owned)
+}
+
+/// Objects with Python's default repr read as their fields in `context`, `evaluate` and
+/// `variables` (one nested level); values that already say something are left as they are.
+#[test]
+fn objects_with_a_default_repr_show_their_fields() {
+    let mut a = Agent::start();
+    let program = fixture("py/objects.py");
+    a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 19}]}));
+    let c = a.ok("context", json!({}));
+    assert!(c.text.contains("\n  p = {x = 3, y = 4} (Point) [ref "), "{}", c.text);
+    assert!(c.text.contains("\n  seg = {a = {x = 1, y = 2}, b = {x = 3, y = 4}} (Segment) [ref "), "{}", c.text);
+    let locals = &c.s["locals"]["variables"];
+    assert_eq!(preview_of(locals, "p").as_deref(), Some("{x = 3, y = 4}"), "{locals}");
+    assert!(agent::var_value(locals, "p").contains("Point object at 0x"), "the adapter's value is kept: {locals}");
+    assert_eq!(preview_of(locals, "table"), None, "a dict's repr says enough: {locals}");
+    assert_eq!(agent::var_value(locals, "table"), "{'k': 1}");
+
+    let e = a.ok("evaluate", json!({"expression": "seg.b"}));
+    assert_eq!(e.s["preview"], json!("{x = 3, y = 4}"), "{}", e.text);
+    assert!(e.text.starts_with("seg.b = {x = 3, y = 4}  (Point)"), "{}", e.text);
+
+    let v = a.ok("variables", json!({"ref": agent::var_ref(locals, "pts")}));
+    assert_eq!(preview_of(&v.s["variables"], "0").as_deref(), Some("{x = 5, y = 6}"), "{}", v.text);
+    assert_eq!(preview_of(&v.s["variables"], "1").as_deref(), Some("{x = 7, y = 8}"), "{}", v.text);
+    a.ok("disconnect", json!({}));
+}

@@ -87,11 +87,23 @@ fn c_breakpoint_context_evaluate_steps_struct_output_exit_and_stale_handles() {
     assert_eq!(r.s["adapter"], json!("lldb"), "{}", r.text);
     assert_eq!(at(&r), (json!(9), json!("main")), "{}", r.text);
     assert_eq!(r.s["stop"]["reason"], json!("breakpoint"));
+    // lldb-dap's two-line greeting on its debug console is not news for the agent.
+    let console = a.ok("output", json!({"category": "console"}));
+    assert!(
+        !console.text.contains("To get started") && !console.text.contains("For more information"),
+        "{}",
+        console.text
+    );
+    assert!(console.text.contains("Attached to process"), "the rest of the console stays: {}", console.text);
 
     let c = a.ok("context", json!({}));
     assert!(c.text.contains("→    9      int s = add(p.x, p.y);"), "the current line is marked:\n{}", c.text);
     let locals = &c.s["locals"]["variables"];
     assert!(var_names(locals).contains(&"p".to_owned()), "{locals}");
+    // lldb-dap's value for a struct is its type name; the preview shows the members.
+    assert!(c.text.contains("\n  p = {x = 3, y = 4} (point) [ref "), "{}", c.text);
+    let e = a.ok("evaluate", json!({"expression": "p"}));
+    assert_eq!(e.s["preview"], json!("{x = 3, y = 4}"), "{}", e.text);
     let old_frame = c.s["frames"][0]["frame"].clone();
     let p = a.ok("variables", json!({"ref": var_ref(locals, "p")}));
     assert_eq!((var_value(&p.s["variables"], "x"), var_value(&p.s["variables"], "y")), ("3".into(), "4".into()));

@@ -138,6 +138,10 @@ impl Session {
                         self.ended_by_dapmux |= self.closing && !self.awaiting_exit_report;
                     }
                 }
+                let banner = self.plan.quirks.console_banner;
+                if category == Some("console") && banner.iter().any(|b| text.starts_with(b)) {
+                    return;
+                }
                 if let Some(c) = Category::from_dap(category) {
                     self.output.push(c, text);
                 }

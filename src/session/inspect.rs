@@ -11,6 +11,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::handles::{HandleError, Kind};
+use super::preview;
 use super::snapshot::put;
 use super::{CallKey, ErrorCode, Origin, Session, ToolResult};
 
@@ -56,6 +57,17 @@ pub enum Op {
     Context(Box<ContextJob>),
     ExceptionInfo {
         thread: i64,
+    },
+    /// Children of containers whose values say nothing (see `preview.rs`), fetched before `then`
+    /// answers: `fetching` is in flight (at `depth` 0 for the result's own values, 1 for their
+    /// members), `rest` follow while `budget` lasts; `body` is `then`'s own response.
+    Preview {
+        fetching: i64,
+        depth: u8,
+        rest: Vec<(i64, u8)>,
+        budget: usize,
+        then: Box<Op>,
+        body: Value,
     },
 }
 
@@ -150,6 +162,10 @@ impl Session {
                 if let Some((_, vars)) = self.var_cache.get(&q.reference) {
                     // A shared handle, not a copy: later pages of a big container cost nothing.
                     let vars = std::rc::Rc::clone(vars);
+                    let missing = self.missing_previews(vars.iter().skip(q.start).take(q.count.min(MAX_PAGE)));
+                    if !missing.is_empty() {
+                        return self.start_previews(call, missing, op, Value::Null, now);
+                    }
                     let out = self.variables_page(q, &vars);
                     self.done.push((call, out));
                     return;
@@ -160,6 +176,7 @@ impl Session {
                 ("stackTrace", Some(json!({ "threadId": job.thread, "startFrame": 0, "levels": CONTEXT_FRAMES })))
             }
             Op::ExceptionInfo { thread } => ("exceptionInfo", Some(json!({ "threadId": thread }))),
+            Op::Preview { fetching, .. } => ("variables", Some(json!({ "variablesReference": fetching }))),
         };
         let revision = self.revision;
         self.send(command, args, Origin::Inspect { call, op, revision }, now);
@@ -179,6 +196,28 @@ impl Session {
                 format!("{} ran while the request was in flight (now rev {}); ask again.", self.id, self.revision);
             self.done.push((call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
             return;
+        }
+        if let Op::Preview { fetching, depth, mut rest, mut budget, then, body } = op {
+            // A failed fetch caches no children, so the value shows as the adapter gave it.
+            let children = result.ok().and_then(|b| b.get("variables").and_then(Value::as_array).cloned());
+            let children = std::rc::Rc::new(children.unwrap_or_default());
+            self.var_cache.insert(fetching, (self.revision, std::rc::Rc::clone(&children)));
+            if depth == 0 {
+                // Members that say nothing either (a struct inside a struct) show one level too.
+                for r in self.missing_previews(children.iter()).into_iter().take(budget) {
+                    rest.insert(0, (r, 1));
+                    budget -= 1;
+                }
+            }
+            if let Some((next, depth)) = rest.pop() {
+                let op = Op::Preview { fetching: next, depth, rest, budget, then, body };
+                return self.start_op(call, op, now);
+            }
+            return match *then {
+                Op::Context(job) => self.context_next(call, job, now),
+                Op::Variables(q) => self.start_op(call, Op::Variables(q), now),
+                other => self.finish(call, other, Ok(body), revision, now),
+            };
         }
         let body = match result {
             Ok(b) => b,
@@ -213,15 +252,22 @@ impl Session {
                 }
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
             },
-            Op::Evaluate { expression, .. } => self.evaluate_result(&expression, &body),
+            Op::Evaluate { ref expression, .. } => {
+                let missing = self.missing_previews(std::iter::once(&body));
+                if !missing.is_empty() {
+                    return self.start_previews(call, missing, op, body, now);
+                }
+                self.evaluate_result(expression, &body)
+            }
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
-                let out = self.variables_page(&q, &vars);
                 self.var_cache.insert(q.reference, (self.revision, std::rc::Rc::new(vars)));
-                out
+                // Served from the cache now, after any previews its page needs.
+                return self.start_op(call, Op::Variables(q), now);
             }
             Op::Context(job) => return self.context_step(call, job, body, now),
             Op::ExceptionInfo { .. } => exception_result(&body),
+            Op::Preview { .. } => return,
         };
         self.done.push((call, out));
     }
@@ -318,6 +364,12 @@ impl Session {
         }
         put(&mut m, "type", v.get("type").cloned().filter(|t| t.as_str().is_some_and(|s| !s.is_empty())));
         let reference = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+        if let Some(children) = preview::wants_preview(v).and_then(|r| self.cached_children(r)) {
+            if !children.is_empty() {
+                let lookup = |r: i64| self.cached_children(r);
+                m.insert("preview".into(), preview::render(&children, &lookup).into());
+            }
+        }
         if reference > 0 {
             put(&mut m, "ref", self.handles.mint(Kind::Variables, reference).map(Value::from));
             put(&mut m, "named", v.get("namedVariables").cloned());
@@ -398,7 +450,7 @@ impl Session {
             m.remove("name");
             m.insert("expression".into(), expression.into());
         }
-        let value = j.get("value").and_then(Value::as_str).unwrap_or("").to_owned();
+        let value = j.get("preview").or_else(|| j.get("value")).and_then(Value::as_str).unwrap_or("").to_owned();
         let mut text = format!("{expression} = {value}");
         if let Some(t) = j.get("type").and_then(Value::as_str) {
             text.push_str(&format!("  ({t})"));
@@ -409,6 +461,36 @@ impl Session {
         j["session"] = self.id.clone().into();
         j["revision"] = self.revision.into();
         ToolResult::ok(text, j)
+    }
+
+    /// Children cached for this revision (a `variables` page or a preview fetched them).
+    fn cached_children(&self, reference: i64) -> Option<std::rc::Rc<Vec<Value>>> {
+        self.var_cache.get(&reference).map(|(_, c)| std::rc::Rc::clone(c))
+    }
+
+    /// References among `vars` that want a preview and are not cached yet (at most
+    /// [`preview::PREVIEW_CONTAINERS`]).
+    fn missing_previews<'a>(&self, vars: impl Iterator<Item = &'a Value>) -> Vec<i64> {
+        let mut refs: Vec<i64> = vars
+            .filter_map(preview::wants_preview)
+            .filter(|r| !self.var_cache.contains_key(r))
+            .take(preview::PREVIEW_CONTAINERS)
+            .collect();
+        refs.dedup();
+        refs
+    }
+
+    /// Fetches the children of `refs` one after another, then answers `then` (see `Op::Preview`).
+    fn start_previews(&mut self, call: CallKey, refs: Vec<i64>, then: Op, body: Value, now: Instant) {
+        let budget = (2 * preview::PREVIEW_CONTAINERS).saturating_sub(refs.len());
+        let mut rest: Vec<(i64, u8)> = refs.into_iter().rev().map(|r| (r, 0)).collect();
+        match rest.pop() {
+            Some((fetching, depth)) => {
+                let op = Op::Preview { fetching, depth, rest, budget, then: Box::new(then), body };
+                self.start_op(call, op, now)
+            }
+            None => self.done.push((call, ToolResult::error(ErrorCode::AdapterError, "nothing to preview"))),
+        }
     }
 
     fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
@@ -454,7 +536,11 @@ impl Session {
         } else if let Some((_, list, reference)) = &mut job.locals {
             let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
             self.var_cache.insert(*reference, (self.revision, std::rc::Rc::clone(&vars)));
-            *list = vars;
+            *list = std::rc::Rc::clone(&vars);
+            let missing = self.missing_previews(vars.iter().filter(|v| !is_noise(v)).take(job.max_variables));
+            if !missing.is_empty() {
+                return self.start_previews(call, missing, Op::Context(job), Value::Null, now);
+            }
         }
         self.context_next(call, job, now)
     }
@@ -581,11 +667,8 @@ fn frame_line(f: &Value) -> String {
 
 /// `x = 3 (int)` or `items = [1, 2] (list) [ref 1012]`
 fn variable_line(v: &Value) -> String {
-    let mut s = format!(
-        "{} = {}",
-        v.get("name").and_then(Value::as_str).unwrap_or("?"),
-        v.get("value").and_then(Value::as_str).unwrap_or("")
-    );
+    let value = v.get("preview").or_else(|| v.get("value")).and_then(Value::as_str).unwrap_or("");
+    let mut s = format!("{} = {}", v.get("name").and_then(Value::as_str).unwrap_or("?"), value);
     if let Some(t) = v.get("type").and_then(Value::as_str) {
         s.push_str(&format!(" ({t})"));
     }

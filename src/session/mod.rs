@@ -16,6 +16,7 @@ pub mod mirror;
 mod ops;
 pub mod output;
 pub mod plan;
+mod preview;
 mod render;
 pub mod snapshot;
 #[cfg(test)]

@@ -77,6 +77,7 @@ pub fn quirks() -> Quirks {
         terminate_debuggee_capability: "supportTerminateDebuggee",
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
+        console_banner: &[],
         stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
         attach_pid_key: "processId",

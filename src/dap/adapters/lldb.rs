@@ -92,6 +92,8 @@ pub fn quirks() -> Quirks {
         terminate_debuggee_capability: "supportTerminateDebuggee",
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
+        // 22.1.8 greets every session with these two lines on the debug console.
+        console_banner: &["To get started with the debug console", "For more information visit https://lldb.llvm.org"],
         stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",

@@ -85,6 +85,9 @@ pub struct Quirks {
     pub dropped_output_categories: &'static [&'static str],
     /// Custom events dropped silently.
     pub dropped_events: &'static [&'static str],
+    /// `console` output lines starting with these are the adapter's greeting, not the
+    /// program's or the session's news: dropped before they reach the output ring.
+    pub console_banner: &'static [&'static str],
     /// The launch argument meaning "stop at entry".
     pub stop_on_entry_key: &'static str,
     /// The `attach` argument naming the process to attach to by pid.
@@ -106,6 +109,7 @@ impl Quirks {
         terminate_debuggee_capability: "supportTerminateDebuggee",
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
+        console_banner: &[],
         stop_on_entry_key: "stopOnEntry",
         attach_pid_key: "processId",
     };
