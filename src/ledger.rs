@@ -170,19 +170,27 @@ impl Ledger {
     /// keeps its line in memory (the last [`MEMORY_CAP`]) and queues it for the file. Returns
     /// its cursor.
     pub fn push(&mut self, record: Record, wall: SystemTime) -> u64 {
-        let mut line = Map::new();
-        line.insert("ts".into(), rfc3339_ms(wall).into());
-        line.insert("session".into(), record.session.clone().into());
-        line.insert("kind".into(), record.kind.as_str().into());
-        for (k, v) in record.facts {
-            if !matches!(k.as_str(), "ts" | "session" | "kind") {
-                line.insert(k, v);
-            }
+        let mut facts = record.facts;
+        for reserved in ["ts", "session", "kind"] {
+            facts.remove(reserved);
         }
-        let mut value = Value::Object(line);
-        crate::dap::client::redact_value(&mut value);
-        clip(&mut value, 0);
-        let line = value.to_string();
+        let mut facts = Value::Object(facts);
+        crate::dap::client::redact_value(&mut facts);
+        clip(&mut facts, 0);
+        // `ts`, `session` and `kind` lead the line (the facts follow in key order).
+        let mut line = format!(
+            "{{\"ts\":\"{}\",\"session\":{},\"kind\":\"{}\"",
+            rfc3339_ms(wall),
+            Value::from(record.session.as_str()),
+            record.kind.as_str()
+        );
+        match facts.to_string().strip_prefix('{') {
+            Some(rest) if rest != "}" => {
+                line.push(',');
+                line.push_str(rest);
+            }
+            _ => line.push('}'),
+        }
         self.last_seq += 1;
         if self.unwritten.len() + line.len() < UNWRITTEN_CAP {
             self.unwritten.push_str(&line);

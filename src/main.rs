@@ -115,7 +115,8 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "--dap-log" => options.dap_log = Some(value("--dap-log")?.into()),
             "--idle-reap-secs" => {
                 let secs = value("--idle-reap-secs")?;
-                let n = secs.parse().map_err(|_| format!("--idle-reap-secs needs a number of seconds, not `{secs}`"))?;
+                let n =
+                    secs.parse().map_err(|_| format!("--idle-reap-secs needs a number of seconds, not `{secs}`"))?;
                 options.idle_reap_secs = Some(n);
             }
             "--tools" => {
@@ -307,10 +308,7 @@ mod tests {
         check(&["--log"], Err("--log needs a value"));
         check(
             &["--dap-log", "/d", "--idle-reap-secs=5"],
-            Ok((
-                Command::Serve,
-                Options { dap_log: Some("/d".into()), idle_reap_secs: Some(5), ..Options::default() },
-            )),
+            Ok((Command::Serve, Options { dap_log: Some("/d".into()), idle_reap_secs: Some(5), ..Options::default() })),
         );
         check(&["--idle-reap-secs", "soon"], Err("--idle-reap-secs needs a number of seconds, not `soon`"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));

@@ -36,7 +36,9 @@ impl Evidence {
     /// `$DAPMUX_DAP_LOG`. Opens nothing yet.
     pub(super) fn from_env() -> Evidence {
         let ledger = match ledger::state_dir(|k| std::env::var_os(k)) {
-            Some(dir) => Some(AppendFile::new(dir.join(ledger::FILE_NAME), "ledger", ledger::ROTATE_AT, WhenFull::Rotate)),
+            Some(dir) => {
+                Some(AppendFile::new(dir.join(ledger::FILE_NAME), "ledger", ledger::ROTATE_AT, WhenFull::Rotate))
+            }
             None => {
                 log::warn!("ledger: no $DAPMUX_STATE_DIR, $XDG_STATE_HOME or $HOME; it is kept in memory only");
                 None

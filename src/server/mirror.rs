@@ -15,9 +15,9 @@ use serde_json::{Map, Value};
 use slab::Slab;
 
 use super::{Server, TimerEvent};
+use crate::ledger::{Kind as LedgerKind, Record};
 use crate::mcp::tools::{ErrorCode, ToolResult};
 use crate::mcp::Context;
-use crate::ledger::{Kind as LedgerKind, Record};
 use crate::mirror::client::{ClientCore, Host};
 use crate::mirror::{self, Endpoint, Token, FORWARD_TIMEOUT, MAX_HANDSHAKING};
 use crate::session::mirror::{ClientRef, Note, Request};

@@ -62,11 +62,14 @@ impl Session {
             Kind::Stop
         };
         let mut record = Record::new(&self.id, kind).with("revision", self.revision);
-        if let Value::Object(facts) = stop.to_json() {
+        if let Value::Object(mut facts) = stop.to_json() {
+            facts.remove("all_threads_stopped");
+            if stop.exception.is_some() {
+                // The exception's type and message say it; the event's words repeat them.
+                facts.remove("text");
+                facts.remove("description");
+            }
             record.facts.extend(facts);
-        }
-        if let Some(e) = &stop.exception {
-            record = record.with("summary", e.summary());
         }
         self.note(record);
     }
@@ -218,3 +221,6 @@ impl Sessions {
         Err(ToolResult::error(ErrorCode::InvalidArgument, msg))
     }
 }
+
+#[cfg(test)]
+mod tests;

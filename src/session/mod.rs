@@ -36,8 +36,8 @@ use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
 use children::ChildStop;
 use control::{Until, Waiter};
 pub use events::breakpoints_json;
-pub use evidence::DEFAULT_IDLE_REAP;
 use events::{group_by_path, wait_duration};
+pub use evidence::DEFAULT_IDLE_REAP;
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
 use snapshot::{RunState, Stop};
 

@@ -204,7 +204,10 @@ impl Session {
         let first_kept = self.dap_log_total.saturating_sub(self.dap_log.len() as u64);
         let mut out = String::new();
         if n < first_kept {
-            out.push_str(&format!("{{\"dapmux\":\"{} messages were dropped before they were written\"}}\n", first_kept - n));
+            out.push_str(&format!(
+                "{{\"dapmux\":\"{} messages were dropped before they were written\"}}\n",
+                first_kept - n
+            ));
         }
         let skip = n.saturating_sub(first_kept) as usize;
         for e in self.dap_log.iter().skip(skip) {
