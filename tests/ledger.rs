@@ -184,7 +184,7 @@ fn an_unwritable_state_dir_leaves_debugging_and_the_ledger_tool_working() {
     let blocker = tmp.0.join("plain-file");
     std::fs::write(&blocker, b"not a directory").expect("write");
     let mut a = Agent::start_with(|cmd| {
-        cmd.env("DAPMUX_STATE_DIR", blocker.join("state"));
+        cmd.env("DAPMUX_STATE_DIR", blocker.join("state")).arg("--dap-log").arg(blocker.join("dap"));
     });
     let program = fixture("py/loop.py");
     let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 7}]}));
@@ -196,6 +196,7 @@ fn an_unwritable_state_dir_leaves_debugging_and_the_ledger_tool_working() {
     a.ok("disconnect", json!({}));
     let stderr = a.d.stderr();
     assert_eq!(stderr.matches("ledger: cannot write").count(), 1, "logged once:\n{stderr}");
+    assert_eq!(stderr.matches("dap-log: cannot write").count(), 1, "logged once:\n{stderr}");
     assert_eq!(std::fs::read(&blocker).expect("read"), b"not a directory");
 }
 
@@ -210,6 +211,7 @@ fn ended_sessions_are_reaped_after_the_idle_time_and_a_stopped_one_stays() {
     let r = a.ok("launch", json!({"program": fixture("py/app.py"), "stop_on_entry": false}));
     assert_eq!((r.s["session"].clone(), r.s["state"].clone()), (json!("s2"), json!("exited")), "{}", r.text);
     let listed = |a: &mut Agent| -> Vec<(String, String)> {
+        std::thread::sleep(Duration::from_millis(50));
         let r = a.ok("sessions", json!({}));
         r.s["sessions"]
             .as_array()

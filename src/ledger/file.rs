@@ -58,6 +58,11 @@ impl AppendFile {
         matches!(self.state, State::Closed | State::Open)
     }
 
+    /// True once a write failed (not when the cap stopped it).
+    pub fn failed(&self) -> bool {
+        self.state == State::Failed
+    }
+
     /// Appends `bytes` (whole lines) in one `write`, rotating or stopping at the cap first.
     /// Errors are logged once and turn the file off; the caller goes on either way.
     pub fn append(&mut self, bytes: &[u8]) {

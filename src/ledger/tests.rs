@@ -167,12 +167,12 @@ fn a_capped_file_ends_with_its_marker_and_a_failed_one_gives_up() {
     file.append(b"{\"b\":22}\n");
     file.append(b"{\"c\":3}\n");
     assert_eq!(read(&path), "{\"a\":1}\n{\"capped\":true}\n");
-    assert!(!file.is_writable());
+    assert!(!file.is_writable() && !file.failed());
 
     // A directory that cannot be created (a regular file is in the way).
     std::fs::write(scratch.0.join("plain"), b"x").expect("write");
     let mut bad = AppendFile::new(scratch.0.join("plain/sub/ledger.jsonl"), "ledger", 100, WhenFull::Rotate);
     bad.append(b"x\n");
-    assert!(!bad.is_writable());
+    assert!(!bad.is_writable() && bad.failed());
     bad.append(b"y\n"); // no second attempt, no panic
 }

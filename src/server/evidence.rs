@@ -110,5 +110,10 @@ impl Server {
             file.append(s.dap_log_lines_after(*count).as_bytes());
         }
         *count = s.dap_log_total;
+        if file.failed() {
+            // Said once (by the file); the directory is not tried again for other sessions.
+            self.evidence.dap_dir = None;
+            self.evidence.dap_files.clear();
+        }
     }
 }
