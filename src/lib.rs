@@ -7,6 +7,7 @@ pub mod config;
 pub mod dap;
 pub mod io_buf;
 pub mod jsonrpc;
+pub mod ledger;
 pub mod mcp;
 pub mod mirror;
 pub mod server;

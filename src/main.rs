@@ -43,6 +43,16 @@ const FLAGS: &[Flag] = &[
         env: Some("DAPMUX_MIRROR_BIND"),
         help: "IP address IDE mirror listeners bind to; default 127.0.0.1. Anything else exposes sessions beyond this machine (see SECURITY.md)",
     },
+    Flag {
+        usage: "--dap-log <dir>",
+        env: Some("DAPMUX_DAP_LOG"),
+        help: "also append every session's DAP messages (secrets redacted) to <dir>/<session>-<time>-<pid>.ndjson",
+    },
+    Flag {
+        usage: "--idle-reap-secs <n>",
+        env: Some("DAPMUX_IDLE_REAP_SECS"),
+        help: "release a session that ended this many seconds ago (default 1800; 0 = keep until disconnected)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -70,6 +80,10 @@ struct Options {
     mirror_bind: Option<String>,
     /// `--tools`: published to the server as `DAPMUX_TOOLS`.
     tools: Option<String>,
+    /// `--dap-log`: published to the server as `DAPMUX_DAP_LOG`.
+    dap_log: Option<std::path::PathBuf>,
+    /// `--idle-reap-secs`: published to the server as `DAPMUX_IDLE_REAP_SECS`.
+    idle_reap_secs: Option<u64>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -98,6 +112,13 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             "--no-debugpy-fastpath" => options.no_debugpy_fastpath = true,
             "--config" => options.config = Some(value("--config")?.into()),
             "--mirror-bind" => options.mirror_bind = Some(value("--mirror-bind")?),
+            "--dap-log" => options.dap_log = Some(value("--dap-log")?.into()),
+            "--idle-reap-secs" => {
+                let secs = value("--idle-reap-secs")?;
+                let n =
+                    secs.parse().map_err(|_| format!("--idle-reap-secs needs a number of seconds, not `{secs}`"))?;
+                options.idle_reap_secs = Some(n);
+            }
             "--tools" => {
                 let set = value("--tools")?;
                 if !matches!(set.as_str(), "core" | "full") {
@@ -133,6 +154,9 @@ fn help() -> String {
         text.push_str(&format!("  {:<22} {}{}\n", flag.usage, flag.help, env));
     }
     text.push_str("\nThe server logs to stderr only; its stdout carries nothing but MCP messages.\n");
+    text.push_str(
+        "The ledger goes to $DAPMUX_STATE_DIR/ledger.jsonl (else $XDG_STATE_HOME/dapmux, else ~/.local/state/dapmux).\n",
+    );
     text.push_str("`dapmux <subcommand> --help` tells more about a subcommand.\n");
     text
 }
@@ -206,6 +230,13 @@ fn main() -> ExitCode {
                 // thread) exists, so nothing reads the environment concurrently.
                 std::env::set_var(dapmux::dap::adapters::debugpy::fastpath::ENV, "0");
             }
+            // Read by the server at start; set before it (or any other thread) exists.
+            if let Some(dir) = &options.dap_log {
+                std::env::set_var(dapmux::server::DAP_LOG_ENV, dir);
+            }
+            if let Some(secs) = options.idle_reap_secs {
+                std::env::set_var(dapmux::server::IDLE_REAP_ENV, secs.to_string());
+            }
             if let Some(set) = &options.tools {
                 // Read by the server when it builds its tool list; set before it exists.
                 std::env::set_var(dapmux::mcp::TOOLS_ENV, set);
@@ -275,6 +306,11 @@ mod tests {
             Ok((Command::Serve, Options { mirror_bind: Some("0.0.0.0".into()), ..Options::default() })),
         );
         check(&["--log"], Err("--log needs a value"));
+        check(
+            &["--dap-log", "/d", "--idle-reap-secs=5"],
+            Ok((Command::Serve, Options { dap_log: Some("/d".into()), idle_reap_secs: Some(5), ..Options::default() })),
+        );
+        check(&["--idle-reap-secs", "soon"], Err("--idle-reap-secs needs a number of seconds, not `soon`"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));
         check(&["serve"], Err("unknown subcommand serve"));

@@ -815,6 +815,13 @@ pub fn log_text(body: &[u8]) -> String {
     }
 }
 
+/// Redacts `value` in place as [`log_text`] does: the value of every `token`/`mirrorToken` key
+/// (any depth, ASCII case ignored) becomes `"[redacted]"`. True when anything was replaced. The
+/// ledger's records go through it too (DESIGN §7, §8).
+pub fn redact_value(value: &mut Value) -> bool {
+    redact(value, 0)
+}
+
 /// What stands for a message that mentions a token but cannot be parsed.
 const REDACTED_MESSAGE: &str = "\"[unparsable message that mentions a token: redacted]\"";
 /// Nesting followed by [`redact`]; deeper values are cut (JSON from serde is capped at 128).

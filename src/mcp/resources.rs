@@ -7,6 +7,8 @@ use crate::session::Sessions;
 
 /// The session list (`application/json`, `{"sessions": [...]}`).
 pub const SESSIONS_URI: &str = "dapmux://sessions";
+/// The ledger's recent records (`application/x-ndjson`, DESIGN §8).
+pub const LEDGER_URI: &str = "dapmux://ledger";
 
 /// `resources/list` result body: `{"resources": [Resource…]}`.
 pub fn list() -> Value {
@@ -16,6 +18,12 @@ pub fn list() -> Value {
         "title": "Debug sessions",
         "description": "Every debug session with its state, program and adapter.",
         "mimeType": "application/json",
+    }, {
+        "uri": LEDGER_URI,
+        "name": "ledger",
+        "title": "Ledger",
+        "description": "Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.",
+        "mimeType": "application/x-ndjson",
     }]})
 }
 
@@ -52,6 +60,9 @@ pub fn read(uri: &str, sessions: &Sessions) -> Option<Value> {
     if uri == SESSIONS_URI {
         let text = sessions.list_json().to_string();
         return Some(content(uri, "application/json", text));
+    }
+    if uri == LEDGER_URI {
+        return Some(content(uri, "application/x-ndjson", sessions.ledger.ndjson()));
     }
     let rest = uri.strip_prefix("dapmux://session/")?;
     let (id, what) = rest.split_once('/')?;

@@ -309,15 +309,17 @@ fn resources_are_listed_read_and_subscribed() {
             r#"{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"dapmux://session/s1/state"}}"#,
             r#"{"jsonrpc":"2.0","id":6,"method":"resources/unsubscribe","params":{"uri":"dapmux://session/s1/state"}}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"warning"}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"dapmux://ledger"}}"#,
         ],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"result":{"resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"dapmux://sessions"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"dapmux://sessions"},{"description":"Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.","mimeType":"application/x-ndjson","name":"ledger","title":"Ledger","uri":"dapmux://ledger"}]}}"#,
             r#"{"jsonrpc":"2.0","id":2,"result":{"resourceTemplates":[{"description":"Snapshot of one session (state, revision, stop, exit code); subscribe to follow stops.","mimeType":"application/json","name":"session-state","title":"Session state","uriTemplate":"dapmux://session/{id}/state"},{"description":"The session's captured program and adapter output.","mimeType":"text/plain","name":"session-output","title":"Program output","uriTemplate":"dapmux://session/{id}/output"},{"description":"Every DAP message of the session, one JSON object per line, secrets redacted.","mimeType":"application/x-ndjson","name":"session-dap-log","title":"DAP message log","uriTemplate":"dapmux://session/{id}/dap-log"}]}}"#,
             r#"{"jsonrpc":"2.0","id":3,"result":{"contents":[{"mimeType":"application/json","text":"{\"sessions\":[]}","uri":"dapmux://sessions"}]}}"#,
             r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"dapmux://session/s9/state"}}}"#,
             r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":6,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"result":{"contents":[{"mimeType":"application/x-ndjson","text":"","uri":"dapmux://ledger"}]}}"#,
         ],
     );
 }
@@ -402,7 +404,7 @@ fn modern_resources() {
             r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{$META,"uri":"dapmux://nothing"}}"#,
         ],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"result":{$SMETA,"cacheScope":"private","resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"dapmux://sessions"}],"resultType":"complete","ttlMs":0}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{$SMETA,"cacheScope":"private","resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"dapmux://sessions"},{"description":"Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.","mimeType":"application/x-ndjson","name":"ledger","title":"Ledger","uri":"dapmux://ledger"}],"resultType":"complete","ttlMs":0}}"#,
             r#"{"jsonrpc":"2.0","id":2,"result":{$SMETA,"cacheScope":"private","contents":[{"mimeType":"application/json","text":"{\"sessions\":[]}","uri":"dapmux://sessions"}],"resultType":"complete","ttlMs":0}}"#,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"dapmux://nothing"}}}"#,
         ],

@@ -122,9 +122,12 @@ impl Server {
                             }
                         }
                     }
+                    // Its last DAP messages reach its `--dap-log` file before it goes.
+                    self.flush_dap_log(session);
                     self.sessions.remove(session);
                 }
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
+                Action::Ledger(record) => self.record(record),
                 // Handled by `Sessions::next_action` itself.
                 Action::OpenChild { .. } => {}
                 Action::Progress { call, progress, message } => {

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use slab::Slab;
 
 use super::{Server, TimerEvent};
+use crate::ledger::{Kind as LedgerKind, Record};
 use crate::mcp::tools::{ErrorCode, ToolResult};
 use crate::mcp::Context;
 use crate::mirror::client::{ClientCore, Host};
@@ -61,6 +62,8 @@ pub(super) struct Client {
     timer: Option<TimerId>,
     /// Set once the client is closing: it is dropped at this time even if it never read.
     close_by: Option<Instant>,
+    /// The session id, once the client attached (its ledger `mirror_client` record was made).
+    attached_to: Option<String>,
 }
 
 /// The mirror's sources (owned by the server).
@@ -245,6 +248,9 @@ impl Server {
         if let Some(s) = self.sessions.get_mut(session) {
             s.mirror.endpoint = Some(Endpoint { host: self.mirror.bind.to_string(), port, token });
         }
+        // The endpoint only: the token never reaches the ledger (DESIGN §7).
+        let host = self.mirror.bind.to_string();
+        self.record(Record::new(session_id, LedgerKind::MirrorExposed).with("host", host).with("port", port));
         Ok(())
     }
 
@@ -364,6 +370,7 @@ impl Server {
                 writable: true,
                 timer: None,
                 close_by: None,
+                attached_to: None,
             });
             if let Some(l) = self.mirror.listeners.get_mut(lkey) {
                 l.clients.push(ckey);
@@ -463,6 +470,7 @@ impl Server {
 
     /// Writes a client's pending bytes, re-arms its timer, and drops it when it is done.
     fn settle_client(&mut self, ckey: usize, now: Instant) {
+        self.note_attached(ckey);
         let Some(c) = self.mirror.clients.get_mut(ckey) else { return };
         while c.writable && !c.core.outbound().is_empty() {
             match c.stream.write(c.core.outbound()) {
@@ -529,5 +537,20 @@ impl Server {
             l.clients.retain(|&k| k != ckey);
         }
         debug!("mirror client {} closed", c.serial);
+        if let Some(id) = c.attached_to {
+            self.record(Record::new(id, LedgerKind::MirrorClient).with("event", "left").with("client", c.serial));
+        }
+    }
+
+    /// A client that attached since the last look gets its ledger record.
+    fn note_attached(&mut self, ckey: usize) {
+        let Some(c) = self.mirror.clients.get_mut(ckey) else { return };
+        if c.attached_to.is_some() || !c.core.is_attached() {
+            return;
+        }
+        let Some(id) = self.mirror.listeners.get(c.listener).map(|l| l.session_id.clone()) else { return };
+        c.attached_to = Some(id.clone());
+        let serial = c.serial;
+        self.record(Record::new(id, LedgerKind::MirrorClient).with("event", "attached").with("client", serial));
     }
 }

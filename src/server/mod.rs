@@ -17,7 +17,10 @@ use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll};
 
 mod adapters;
+mod evidence;
 mod mirror;
+
+pub use evidence::{DAP_LOG_ENV, IDLE_REAP_ENV};
 mod streams;
 
 use std::collections::HashMap;
@@ -178,6 +181,8 @@ struct Server {
     force_exit: bool,
     /// Mirror listeners and clients (DESIGN §7).
     mirror: mirror::MirrorIo,
+    /// The ledger file and `--dap-log` files (DESIGN §8).
+    evidence: evidence::Evidence,
     /// Restores the original file status flags of stdin and stdout on exit.
     _flags: Vec<FdFlags>,
 }
@@ -230,6 +235,8 @@ impl Server {
                 None
             }
         };
+        let mut sessions = Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config);
+        sessions.set_idle_reap(evidence::idle_reap_from_env());
         let mut reader = LineReader::default();
         if stdin_eof {
             reader.finish();
@@ -239,7 +246,7 @@ impl Server {
             mcp: Mcp::with_tool_set(crate::mcp::ToolSet::from_env_value(
                 std::env::var(crate::mcp::TOOLS_ENV).ok().as_deref(),
             )),
-            sessions: Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config),
+            sessions,
             adapters: Slab::new(),
             adapter_of: HashMap::new(),
             streams: Slab::new(),
@@ -265,6 +272,7 @@ impl Server {
             flush_expired: false,
             force_exit: false,
             mirror: mirror::MirrorIo::new(),
+            evidence: evidence::Evidence::from_env(),
             _flags: flags,
         })
     }
@@ -280,6 +288,7 @@ impl Server {
             self.process_actions(now);
             self.arm_walk(now);
             self.pump_mirrors(now);
+            self.flush_evidence();
             self.flush_stdout(now);
             if self.out.over_cap() != self.stdin_paused {
                 self.stdin_paused = !self.stdin_paused;

@@ -34,6 +34,7 @@ impl Session {
                     }
                     self.dap_log_bytes += entry.json.len();
                     self.dap_log.push_back(entry);
+                    self.dap_log_total += 1;
                     while self.dap_log.len() > DAP_LOG_CAP || self.dap_log_bytes > DAP_LOG_BYTES {
                         match self.dap_log.pop_front() {
                             Some(old) => self.dap_log_bytes -= old.json.len(),
@@ -61,6 +62,7 @@ impl Session {
                 Output::Diagnostic(d) => log::debug!("{}: {d}", self.id),
             }
         }
+        self.drain_notes(actions);
         for (call, output) in self.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
         }
@@ -288,6 +290,7 @@ impl Session {
         self.stop_pending = self.stop_pending.saturating_sub(1);
         if self.stop_pending == 0 {
             self.stop_ready = true;
+            self.note_stop();
             self.complete_waiters();
         }
     }
@@ -300,6 +303,7 @@ impl Session {
             Outcome::Success(_) => None,
             other => Some(other.to_string()),
         };
+        self.note_request_error(&outcome);
         let code = match &outcome {
             Outcome::Timeout { .. } => ErrorCode::Timeout,
             Outcome::Disconnected { .. } => ErrorCode::Disconnected,
@@ -356,6 +360,7 @@ impl Session {
                     self.breakpoints.on_response(&path, Ok(&body));
                     self.path_aliases.insert(path.clone(), alias);
                 }
+                self.note_breakpoints(&path, failure.as_deref());
                 match call {
                     Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
                     None => {
@@ -380,6 +385,9 @@ impl Session {
                     args["source"]["path"] = alias.clone().into();
                     self.send("setBreakpoints", Some(args), Origin::SetBreakpointsRetry { path, alias, call }, now);
                     return;
+                }
+                if failure.as_ref().map_or(true, |_| code != ErrorCode::Disconnected) {
+                    self.note_breakpoints(&path, failure.as_deref());
                 }
                 if call.is_none() {
                     self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);

@@ -10,6 +10,7 @@ pub mod breakpoints;
 mod children;
 pub mod control;
 mod events;
+mod evidence;
 pub mod handles;
 pub mod inspect;
 pub mod mirror;
@@ -37,6 +38,7 @@ use children::ChildStop;
 use control::{Until, Waiter};
 pub use events::breakpoints_json;
 use events::{group_by_path, wait_duration};
+pub use evidence::DEFAULT_IDLE_REAP;
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
 use snapshot::{RunState, Stop};
 
@@ -93,6 +95,9 @@ pub enum Action {
     /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
     /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
     OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
+    /// A ledger record (DESIGN §8): the IO shell stamps it with the wall-clock time, keeps it in
+    /// [`Sessions::ledger`] and appends it to the ledger file.
+    Ledger(crate::ledger::Record),
 }
 
 /// Who a DAP request's answer goes to.
@@ -369,6 +374,16 @@ pub struct Session {
     child_stops: Vec<ChildStop>,
     /// The revision of this session's last stop announced to its parent.
     stop_told_parent: u64,
+    /// Ledger records not yet handed to the action queue (drained by `pump`).
+    ledger_out: Vec<crate::ledger::Record>,
+    /// The revision of the last stop recorded in the ledger.
+    ledger_stop_rev: u64,
+    /// When the session was first seen ended (its `session_end` was recorded): idle reaping
+    /// counts from here.
+    ended_at: Option<Instant>,
+    /// DAP messages logged since the session began (the `dap_log` ring keeps the last ones):
+    /// `--dap-log` files follow it.
+    pub dap_log_total: u64,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -382,6 +397,10 @@ pub struct Sessions {
     request_timeout: Duration,
     /// The user's configuration (custom adapters), read once at start.
     pub config: Config,
+    /// The ledger's recent records (DESIGN §8); the IO shell appends them to the file.
+    pub ledger: crate::ledger::Ledger,
+    /// How long an ended session stays before it is released; `None`: until disconnected.
+    idle_reap: Option<Duration>,
 }
 
 impl Default for Sessions {
@@ -400,6 +419,8 @@ impl Sessions {
             actions: VecDeque::new(),
             request_timeout,
             config: Config::default(),
+            ledger: crate::ledger::Ledger::default(),
+            idle_reap: Some(evidence::DEFAULT_IDLE_REAP),
         }
     }
 
@@ -430,6 +451,7 @@ impl Sessions {
                 }
                 None => {
                     self.sweep_children(now);
+                    self.sweep_ended(now);
                     if self.actions.is_empty() {
                         return None;
                     }
@@ -516,18 +538,6 @@ impl Sessions {
         self.latest = Some(key);
     }
 
-    /// `Err` with the tool result to give when the table is full.
-    fn room(&self) -> Result<(), ToolResult> {
-        if self.slab.len() < MAX_SESSIONS {
-            return Ok(());
-        }
-        let live = self.slab.iter().filter(|(_, s)| !s.state.is_over()).count();
-        let msg = format!(
-            "{MAX_SESSIONS} sessions exist ({live} live); `disconnect` one you no longer need, then start again."
-        );
-        Err(ToolResult::error(ErrorCode::InvalidArgument, msg))
-    }
-
     /// Creates a session in `starting` and queues what opens its transport: `Connect` for a
     /// server already listening, else `Spawn`.
     fn open(
@@ -597,7 +607,12 @@ impl Sessions {
             attach_target: None,
             child_stops: Vec::new(),
             stop_told_parent: 0,
+            ledger_out: Vec::new(),
+            ledger_stop_rev: 0,
+            ended_at: None,
+            dap_log_total: 0,
         };
+        self.actions.push_back(Action::Ledger(session.start_record()));
         let action = match session.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
             None => Action::Spawn {
@@ -611,11 +626,12 @@ impl Sessions {
         key
     }
 
-    /// The earliest deadline of any session (request timeouts, waits).
+    /// The earliest deadline of any session (request timeouts, waits, idle reaping).
     pub fn next_deadline(&self) -> Option<Instant> {
         self.slab
             .iter()
             .flat_map(|(_, s)| s.client.next_deadline().into_iter().chain(s.waiters.iter().map(Waiter::next_deadline)))
+            .chain(self.next_reap())
             .min()
     }
 
@@ -626,6 +642,7 @@ impl Sessions {
             s.pump(now, &mut self.actions);
             s.tick_waiters(now, &mut self.actions);
         }
+        self.reap_idle(now);
     }
 
     /// Pending DAP bytes for `key`'s adapter (write them, then [`Sessions::consume`]).

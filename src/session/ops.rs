@@ -178,7 +178,8 @@ impl Sessions {
     /// Drops an ended session from the table.
     pub fn remove(&mut self, key: SessionKey) {
         if self.slab.contains(key) {
-            self.slab.remove(key);
+            let s = self.slab.remove(key);
+            self.note_removed(&s);
         }
         if self.latest == Some(key) {
             self.latest = None;

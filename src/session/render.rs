@@ -195,8 +195,22 @@ impl Session {
     /// The DAP log as NDJSON: `{"ms": <since session start>, "dir": "to_adapter"|"from_adapter",
     /// "message": {…}}` per line, oldest first (DESIGN §8).
     pub fn dap_log_ndjson(&self) -> String {
+        self.dap_log_lines_after(self.dap_log_total.saturating_sub(self.dap_log.len() as u64))
+    }
+
+    /// The DAP log's lines after the first `n` messages the session ever logged (for
+    /// `--dap-log` files), led by a note when some of them already left the ring.
+    pub fn dap_log_lines_after(&self, n: u64) -> String {
+        let first_kept = self.dap_log_total.saturating_sub(self.dap_log.len() as u64);
         let mut out = String::new();
-        for e in &self.dap_log {
+        if n < first_kept {
+            out.push_str(&format!(
+                "{{\"dapmux\":\"{} messages were dropped before they were written\"}}\n",
+                first_kept - n
+            ));
+        }
+        let skip = n.saturating_sub(first_kept) as usize;
+        for e in self.dap_log.iter().skip(skip) {
             let ms = e.at.saturating_duration_since(self.started).as_secs_f64() * 1000.0;
             let dir = match e.direction {
                 crate::dap::client::Direction::ToAdapter => "to_adapter",

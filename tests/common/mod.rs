@@ -77,6 +77,8 @@ impl Dapmux {
     pub fn spawn_with(configure: impl FnOnce(&mut Command)) -> Dapmux {
         let mut cmd = Command::new(bin());
         cmd.env("RUST_LOG", "dapmux=debug").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        // Tests keep their ledger out of the user's state directory (a test may set its own).
+        cmd.env("DAPMUX_STATE_DIR", std::env::temp_dir().join("dapmux-test-state"));
         configure(&mut cmd);
         let mut child = cmd.spawn().expect("spawn dapmux");
         let stderr = Arc::new(Mutex::new(Vec::new()));

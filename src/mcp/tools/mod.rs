@@ -7,6 +7,7 @@
 mod breakpoints;
 mod control;
 mod inspect;
+mod ledger;
 mod mirror;
 mod output;
 mod run;
@@ -117,7 +118,7 @@ pub fn no_arguments() -> Value {
 pub fn registry() -> Vec<&'static Tool> {
     let groups: [&'static [Tool]; 7] =
         [run::TOOLS, control::TOOLS, inspect::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS, mirror::TOOLS];
-    groups.iter().flat_map(|g| g.iter()).collect()
+    groups.iter().flat_map(|g| g.iter()).chain(ledger::TOOLS).collect()
 }
 
 /// Stable error codes of tool results (DESIGN § 10).
