@@ -337,4 +337,29 @@ fn tools_core_lists_the_everyday_tools_only() {
     assert!(core.contains(&"context".to_owned()) && !core.contains(&"capabilities".to_owned()));
     assert_eq!(call["error"]["code"], json!(-32602), "a tool outside the set is unknown: {call}");
     assert!(full_len <= 16 * 1024, "tools/list is {full_len} bytes");
+    assert!(core_len <= 6 * 1024, "core tools/list is {core_len} bytes (DESIGN §3: at most 6 KB)");
+}
+
+/// The core listing leaves advanced arguments out of its schemas, but a call that passes one
+/// is served as in the full set.
+#[test]
+fn tools_core_still_accepts_the_arguments_it_does_not_list() {
+    let mut dapmux = Dapmux::spawn_with(|cmd| {
+        cmd.arg("--tools").arg("core");
+    });
+    dapmux.initialize("2025-11-25");
+    let r = dapmux.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = r["result"]["tools"].as_array().cloned().unwrap_or_default();
+    let launch = tools.iter().find(|t| t["name"] == "launch").cloned().unwrap_or_default();
+    let props = &launch["inputSchema"]["properties"];
+    assert!(props.get("program").is_some() && props.get("adapter_args").is_none(), "{launch}");
+    assert!(tools.iter().all(|t| t.get("title").is_none()), "no titles in the core listing");
+    // `exception_filters` is not listed, yet it is read: an unknown filter is refused by name.
+    let call = dapmux.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "set_breakpoints", "arguments": {"path": "/nonexistent/x.py", "lines": [0]}}}));
+    assert_eq!(call["result"]["isError"], json!(true), "{call}");
+    let call = dapmux.request(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "evaluate", "arguments": {"expression": "1", "context": "no-such-context"}}}));
+    let text = call["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    assert!(text.contains("context"), "the unlisted `context` argument is still validated: {call}");
 }

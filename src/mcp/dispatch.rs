@@ -139,10 +139,7 @@ impl Mcp {
         cx: &mut Context<'_>,
     ) -> Result<Answer, RpcError> {
         match method {
-            "tools/list" => {
-                let tools: Vec<Value> = self.tools.iter().map(|t| t.to_value()).collect();
-                Ok(Answer::Result(json!({ "tools": tools }), Some(CACHE_STATIC)))
-            }
+            "tools/list" => Ok(Answer::Result(self.listing.clone(), Some(CACHE_STATIC))),
             "tools/call" => self.call_tool(req, params, cx),
             "resources/list" => Ok(Answer::Result(resources::list(), Some(CACHE_LIVE))),
             "resources/templates/list" => Ok(Answer::Result(resources::templates(), Some(CACHE_STATIC))),

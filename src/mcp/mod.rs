@@ -45,7 +45,7 @@ pub const INSTRUCTIONS: &str = "dapmux debugs programs through real debug adapte
 Golden path: launch with the program and breakpoints (it returns at the first stop); \
 context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
-continuing again; disconnect when done. sessions lists every session; every tool's `session` \
+continuing again (wait_ms: default 10000, max 50000); disconnect when done. sessions lists every session; every tool's `session` \
 argument defaults to the most recent live one. attach joins a running program (pid, or connect to \
 a debug server). A child process the program starts becomes its own session (s2, …): a result \
 that starts with its stop names it; pass that session id to inspect it.";
@@ -70,6 +70,11 @@ pub const CORE_TOOLS: &[&str] = &[
     "evaluate",
     "output",
 ];
+
+/// Arguments `--tools core` leaves out of the listed schemas (still accepted when passed): the
+/// everyday arguments stay, so the core listing fits DESIGN §3's 6 KB.
+pub const CORE_HIDDEN_ARGS: &[&str] =
+    &["adapter_args", "no_debug", "exception_filters", "console", "granularity", "filter", "context"];
 
 /// Which tools the server offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,6 +182,8 @@ enum Reply {
 /// The MCP server state machine. Feed it lines; it appends answers to `Context::out`.
 pub struct Mcp {
     tools: Vec<&'static tools::Tool>,
+    /// The `tools/list` result for this tool set, built once.
+    listing: Value,
     /// The version `initialize` negotiated, if any (legacy era).
     negotiated: Option<&'static str>,
     /// `notifications/initialized` seen (informational: requests are never gated on it).
@@ -212,8 +219,13 @@ impl Mcp {
         if set == ToolSet::Core {
             registry.retain(|t| CORE_TOOLS.contains(&t.name));
         }
+        let listed: Vec<Value> = registry
+            .iter()
+            .map(|t| if set == ToolSet::Core { t.to_core_value(CORE_HIDDEN_ARGS) } else { t.to_value() })
+            .collect();
         Mcp {
             tools: registry,
+            listing: serde_json::json!({ "tools": listed }),
             negotiated: None,
             initialized: false,
             log_level: None,

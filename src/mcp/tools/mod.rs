@@ -109,6 +109,25 @@ impl Tool {
     }
 }
 
+impl Tool {
+    /// The `Tool` object of `tools/list` under `--tools core`: no `title`, the arguments in
+    /// `hidden` left out of the schema (the handler still accepts them), and `wait_ms`
+    /// undescribed (the server's `instructions` give its default and cap once).
+    pub fn to_core_value(&self, hidden: &[&str]) -> Value {
+        let mut v = self.to_value();
+        if let Some(m) = v.as_object_mut() {
+            m.remove("title");
+        }
+        if let Some(props) = v.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
+            props.retain(|name, _| !hidden.contains(&name.as_str()));
+            if let Some(wait) = props.get_mut("wait_ms").and_then(Value::as_object_mut) {
+                wait.remove("description");
+            }
+        }
+        v
+    }
+}
+
 /// The schema of a tool without arguments.
 pub fn no_arguments() -> Value {
     json!({"type": "object", "properties": {}})
@@ -201,8 +220,34 @@ impl ToolResult {
 /// Parses a call's `arguments` into `T`; a mismatch is an `invalid_argument` result naming the
 /// field, as serde reports it.
 pub fn parse_args<T: serde::de::DeserializeOwned>(args: &Map<String, Value>) -> Result<T, ToolResult> {
-    serde_json::from_value(Value::Object(args.clone()))
-        .map_err(|e| ToolResult::error(ErrorCode::InvalidArgument, format!("{e}; see the tool's input schema.")))
+    serde_json::from_value(Value::Object(args.clone())).map_err(|e| {
+        let text = e.to_string();
+        // serde names a missing field itself, not the one whose value has the wrong shape.
+        let culprit = if text.starts_with("missing field") { None } else { culprit::<T>(args, &text) };
+        let text = match culprit {
+            Some(name) => format!("`{name}`: {text}; see the tool's input schema."),
+            None => format!("{text}; see the tool's input schema."),
+        };
+        ToolResult::error(ErrorCode::InvalidArgument, text)
+    })
+}
+
+/// The argument whose value fails to parse: the one whose removal makes `error` go away (the
+/// call then parses, or only misses that argument). Tried on the error path only, at most
+/// [`CULPRIT_KEYS`] arguments.
+fn culprit<T: serde::de::DeserializeOwned>(args: &Map<String, Value>, error: &str) -> Option<String> {
+    const CULPRIT_KEYS: usize = 32;
+    args.keys().take(CULPRIT_KEYS).find_map(|key| {
+        let mut without = args.clone();
+        without.remove(key);
+        match serde_json::from_value::<T>(Value::Object(without)) {
+            Ok(_) => Some(key.clone()),
+            Err(e) => {
+                let other = e.to_string();
+                (other != error && other.starts_with(&format!("missing field `{key}`"))).then(|| key.clone())
+            }
+        }
+    })
 }
 
 /// Resolves the optional `session` argument (DESIGN §4: default the most recent live session).
@@ -219,4 +264,41 @@ pub fn session_prop() -> Value {
 /// The `wait_ms` argument of waiting tools (DESIGN §3: default 10 000, cap 50 000).
 pub fn wait_prop() -> Value {
     json!({"type": "integer", "description": "ms (default 10000, max 50000)"})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Args {
+        program: String,
+        #[serde(default)]
+        args: Vec<String>,
+        wait_ms: Option<u64>,
+    }
+
+    fn error_of(args: Value) -> String {
+        let Value::Object(map) = args else { unreachable!("test input is an object") };
+        match parse_args::<Args>(&map) {
+            Ok(a) => format!("parsed {a:?}"),
+            Err(r) => r.text,
+        }
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_shape_names_its_argument() {
+        assert_eq!(
+            error_of(json!({"program": "p", "args": "one"})),
+            "invalid_argument: `args`: invalid type: string \"one\", expected a sequence; see the tool's input schema."
+        );
+        assert!(error_of(json!({"program": 5})).starts_with("invalid_argument: `program`: invalid type: integer"));
+        assert!(error_of(json!({"program": "p", "wait_ms": -1})).starts_with("invalid_argument: `wait_ms`: "));
+        // serde already names a missing field.
+        assert_eq!(
+            error_of(json!({"args": []})),
+            "invalid_argument: missing field `program`; see the tool's input schema."
+        );
+    }
 }
