@@ -44,10 +44,21 @@ fn main() {
 }
 "#;
 
+const BUSY_SOURCE: &str = r#"#include <unistd.h>
+int main(void) {
+    volatile unsigned long n = 0;
+    for (;;) {
+        n++;
+        if ((n & 0xfffff) == 0) usleep(1000);
+    }
+}
+"#;
+
 struct Fixtures {
     dir: PathBuf,
     c: PathBuf,
     rust: PathBuf,
+    busy: PathBuf,
 }
 
 /// The programs, compiled once per test binary.
@@ -62,7 +73,10 @@ fn fixtures() -> &'static Fixtures {
         std::fs::write(dir.join("vec.rs"), RUST_SOURCE).expect("write Rust");
         let rust = dir.join("vecprog");
         build(Command::new("rustc").args(["-g", "-o"]).arg(&rust).arg(dir.join("vec.rs")), "rustc (rustup)");
-        Fixtures { dir, c, rust }
+        std::fs::write(dir.join("busy.c"), BUSY_SOURCE).expect("write C");
+        let busy = dir.join("busy");
+        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&busy).arg(dir.join("busy.c")), "gcc");
+        Fixtures { dir, c, rust, busy }
     })
 }
 
@@ -132,6 +146,26 @@ fn c_breakpoint_context_evaluate_steps_struct_output_exit_and_stale_handles() {
     let out = a.ok("output", json!({"category": "stdout"}));
     assert_eq!(agent::lines_of(&out, "stdout"), ["sum=7", "to stderr"], "{}", out.text);
     assert!(!out.text.contains('\r'));
+    a.ok("disconnect", json!({}));
+}
+
+/// lldb-dap 22 interrupts with SIGSTOP and reports `exception` / `signal SIGSTOP`: the reason
+/// passes through (CASES C14), and the result says it is the pause the agent asked for.
+#[test]
+fn a_pause_reads_as_a_pause_not_a_signal() {
+    let f = fixtures();
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": path(&f.busy), "stop_on_entry": false, "wait_ms": 1500}));
+    assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+    for _ in 0..2 {
+        let p = a.ok("pause", json!({}));
+        let stop = &p.s["stop"];
+        assert_eq!((&stop["reason"], &stop["requested_pause"]), (&json!("exception"), &json!(true)), "{}", p.text);
+        assert!(stop.get("exception").is_none(), "nothing was raised: {}", p.s);
+        assert!(p.text.contains("the pause you asked for (signal SIGSTOP)"), "{}", p.text);
+        let c = a.ok("continue", json!({"wait_ms": 200}));
+        assert_eq!(c.s["state"], json!("running"), "{}", c.text);
+    }
     a.ok("disconnect", json!({}));
 }
 

@@ -267,6 +267,7 @@ impl Sessions {
         let t = thread.or(s.focus_thread).unwrap_or(0);
         let since = s.revision;
         s.waiters.push(Waiter::new(call, now, super::wait_duration(wait_ms), "paused", Until::Stop, since));
+        s.pause_sent = true;
         s.send("pause", Some(json!({ "threadId": t })), Origin::Pause { call }, now);
         self.after(key, now);
     }

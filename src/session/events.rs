@@ -179,6 +179,13 @@ impl Session {
         self.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);
+        let paused = std::mem::take(&mut self.pause_sent);
+        if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.plan.quirks.pause_signal) {
+            // The adapter's reason and words pass through unchanged (CASES C14); the result says
+            // this is the pause the agent asked for rather than something the program did.
+            let words = [&stop.description, &stop.text];
+            stop.requested_pause = words.iter().any(|w| w.as_deref().is_some_and(|w| w.contains(signal)));
+        }
         if stop.reason == "exception" {
             stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());
             if self.plan.quirks.exit_stops_as_exception {

@@ -54,7 +54,7 @@ impl Session {
         }
         let Some(stop) = &self.stop else { return };
         self.ledger_stop_rev = self.revision;
-        let kind = if stop.reason == "exception" {
+        let kind = if stop.reason == "exception" && !stop.requested_pause {
             Kind::Exception
         } else if stop.reason.contains("breakpoint") || !stop.hit_breakpoints.is_empty() {
             Kind::BreakpointHit

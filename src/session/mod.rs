@@ -335,6 +335,8 @@ pub struct Session {
     top_frame: Option<(u64, i64, i64)>,
     /// A resume was sent and neither its response nor a `continued`/`stopped` came yet.
     resume_unacked: bool,
+    /// A `pause` was sent and no stop has come since.
+    pause_sent: bool,
     /// The (state, revision) last announced to resource subscribers.
     last_announced: Option<(RunState, u64)>,
     /// `disconnect` was called: the session leaves the table once its adapter is gone.
@@ -590,6 +592,7 @@ impl Sessions {
             warnings: Vec::new(),
             ended_by_dapmux: false,
             last_announced: None,
+            pause_sent: false,
             resume_unacked: false,
             top_frame: None,
             disconnected: false,

@@ -155,7 +155,10 @@ impl Session {
                     if let Some(t) = stop.thread {
                         s.push_str(&format!(" · thread {t}"));
                     }
-                    if let Some(e) = &stop.exception {
+                    if stop.requested_pause {
+                        let words = stop.description.as_deref().or(stop.text.as_deref()).unwrap_or("");
+                        s.push_str(&format!(" · the pause you asked for ({words})"));
+                    } else if let Some(e) = &stop.exception {
                         s.push_str(&format!(" · {}", e.summary()));
                     }
                 }

@@ -101,6 +101,9 @@ pub struct Stop {
     pub location: Option<Location>,
     /// For `reason: exception`: what was raised (from `exceptionInfo`, else the event's text).
     pub exception: Option<ExceptionStop>,
+    /// The adapter reports the agent's `pause` as an exception stop naming its interrupt signal
+    /// (`Quirks::pause_signal`): nothing was raised by the program.
+    pub requested_pause: bool,
 }
 
 /// The exception a stop is about.
@@ -198,6 +201,7 @@ impl Stop {
                 .unwrap_or_default(),
             location: None,
             exception: None,
+            requested_pause: false,
         }
     }
 
@@ -214,7 +218,9 @@ impl Stop {
             m.insert("hit_breakpoints".into(), json!(self.hit_breakpoints));
         }
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
-        if let Some(e) = &self.exception {
+        if self.requested_pause {
+            m.insert("requested_pause".into(), true.into());
+        } else if let Some(e) = &self.exception {
             m.insert("exception".into(), e.to_json());
             put(&mut m, "exit_code", e.exit_code.map(Value::from));
         }

@@ -50,6 +50,7 @@ pub fn quirks() -> Quirks {
         // 1.8.22: custom event listing its sockets, meaningless to agents.
         dropped_events: &["debugpySockets"],
         console_banner: &[],
+        pause_signal: None,
         stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",

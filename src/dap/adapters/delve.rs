@@ -78,6 +78,7 @@ pub fn quirks() -> Quirks {
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
         console_banner: &[],
+        pause_signal: None,
         stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
         attach_pid_key: "processId",

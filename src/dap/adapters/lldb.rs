@@ -94,6 +94,8 @@ pub fn quirks() -> Quirks {
         dropped_events: &[],
         // 22.1.8 greets every session with these two lines on the debug console.
         console_banner: &["To get started with the debug console", "For more information visit https://lldb.llvm.org"],
+        // 22.1.8 interrupts with SIGSTOP and says `exception` / `signal SIGSTOP`.
+        pause_signal: Some("SIGSTOP"),
         stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",

@@ -88,6 +88,9 @@ pub struct Quirks {
     /// `console` output lines starting with these are the adapter's greeting, not the
     /// program's or the session's news: dropped before they reach the output ring.
     pub console_banner: &'static [&'static str],
+    /// A `pause` is reported as an `exception` stop whose words name this signal (it interrupts
+    /// the process with it); dapmux reports it as the `pause` it is.
+    pub pause_signal: Option<&'static str>,
     /// The launch argument meaning "stop at entry".
     pub stop_on_entry_key: &'static str,
     /// The `attach` argument naming the process to attach to by pid.
@@ -110,6 +113,7 @@ impl Quirks {
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
         console_banner: &[],
+        pause_signal: None,
         stop_on_entry_key: "stopOnEntry",
         attach_pid_key: "processId",
     };
