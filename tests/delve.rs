@@ -123,6 +123,9 @@ fn debug_mode_builds_stops_at_main_main_and_leaves_no_debug_bin() {
     let r = a.ok("launch", json!({"program": path(&f.dir.join("main.go")), "wait_ms": 50000}));
     assert_eq!(at(&r), (json!(13), json!("main.main")), "stop on entry is main.main: {}", r.text);
     assert_eq!(r.s["stop"]["reason"], json!("function breakpoint"), "Delve's own words: {}", r.text);
+    // The port announcement is dapmux's business and Delve's console greeting is noise.
+    let all = a.ok("output", json!({}));
+    assert!(!all.text.contains("DAP server listening") && !all.text.contains("dlv help"), "{}", all.text);
     let log = a.dap_log("s1");
     let launch = log.iter().find(|e| e["message"]["command"] == json!("launch")).expect("launch sent");
     let output = launch["message"]["arguments"]["output"].as_str().unwrap_or_default().to_owned();

@@ -268,7 +268,12 @@ impl Server {
                 Scan::Found { addr, consumed } => {
                     io.scanners = None;
                     let (announcement, after) = bytes.split_at(consumed);
-                    self.pipe_output(session, which, announcement);
+                    // The announcement line is dapmux's business, not the agent's: what came
+                    // before it in the same read is still output.
+                    let body = announcement.strip_suffix(b"\n").unwrap_or(announcement);
+                    let line_start = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                    log::debug!("adapter announced {addr}: {}", String::from_utf8_lossy(&body[line_start..]));
+                    self.pipe_output(session, which, &announcement[..line_start]);
                     rest = after;
                     if let Some(skey) = self.adapters.get(akey).and_then(|io| io.stream) {
                         if let Some(step) = self.streams.get_mut(skey).map(|s| s.port_known(addr, now)) {

@@ -77,7 +77,8 @@ pub fn quirks() -> Quirks {
         terminate_debuggee_capability: "supportTerminateDebuggee",
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
-        console_banner: &[],
+        // 1.20: greets the debug console with this line.
+        console_banner: &["Type 'dlv help' for list of commands."],
         pause_signal: None,
         stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
