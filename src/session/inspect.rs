@@ -295,7 +295,8 @@ impl Session {
                 let mut m = Map::new();
                 let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
                 put(&mut m, "frame", self.handles.mint(Kind::Frame, id).map(Value::from));
-                put(&mut m, "function", f.get("name").cloned());
+                let name = f.get("name").and_then(Value::as_str);
+                put(&mut m, "function", name.map(|n| Value::from(super::names::readable_frame_name(n).into_owned())));
                 let src = &f["source"];
                 put(&mut m, "path", src.get("path").or_else(|| src.get("name")).cloned());
                 put(&mut m, "line", f.get("line").cloned());

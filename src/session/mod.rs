@@ -14,6 +14,7 @@ mod evidence;
 pub mod handles;
 pub mod inspect;
 pub mod mirror;
+mod names;
 mod ops;
 pub mod output;
 pub mod plan;

@@ -54,7 +54,10 @@ impl Location {
                 .map(str::to_owned),
             line: frame.get("line").and_then(Value::as_u64).filter(|&l| l > 0),
             column: frame.get("column").and_then(Value::as_u64).filter(|&c| c > 0),
-            function: frame.get("name").and_then(Value::as_str).map(str::to_owned),
+            function: frame
+                .get("name")
+                .and_then(Value::as_str)
+                .map(|n| super::names::readable_frame_name(n).into_owned()),
         }
     }
 
