@@ -9,7 +9,10 @@ mod adapter_io;
 pub mod breakpoints;
 mod children;
 pub mod control;
+pub mod ctl;
+mod edit;
 mod events;
+pub mod function_breakpoints;
 pub mod handles;
 pub mod inspect;
 pub mod mirror;
@@ -17,7 +20,10 @@ mod ops;
 pub mod output;
 pub mod plan;
 mod render;
+mod restart;
+pub mod run_to;
 pub mod snapshot;
+pub mod source;
 #[cfg(test)]
 mod tests;
 
@@ -89,6 +95,10 @@ pub enum Action {
     Release { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
+    /// `restart` without DAP `restart`: stop the session's adapter and let go of it (its bytes and
+    /// exit no longer reach the session); once it is gone, call [`Sessions::on_adapter_replaced`]
+    /// with `id`, which opens the new one.
+    Replace { session: SessionKey, id: String },
     /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
     /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
     OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
@@ -155,6 +165,9 @@ pub enum Origin {
     },
     /// A mirror client's read-only request (DESIGN §7); the answer goes back to that client.
     Mirror(mirror::Forwarded),
+    /// A request of `run_to`, `goto`, `restart`, `set_variable`, `set_expression`,
+    /// `set_function_breakpoints` or `source` ([`ctl`]).
+    Ctl(ctl::Op),
 }
 
 /// A start-up step, named in timeouts.
@@ -368,6 +381,8 @@ pub struct Session {
     child_stops: Vec<ChildStop>,
     /// The revision of this session's last stop announced to its parent.
     stop_told_parent: u64,
+    /// State of `run_to` and `restart` ([`ctl`]).
+    ctl: ctl::State,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -596,6 +611,7 @@ impl Sessions {
             attach_target: None,
             child_stops: Vec::new(),
             stop_told_parent: 0,
+            ctl: ctl::State::default(),
         };
         let action = match session.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
@@ -720,6 +736,7 @@ impl Session {
                 self.done.push((call, out));
             }
             Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
+            Origin::Ctl(op) => self.ctl_failed(op, code, msg),
             _ => {}
         }
     }

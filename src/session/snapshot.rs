@@ -40,6 +40,9 @@ pub struct Location {
     pub line: Option<u64>,
     pub column: Option<u64>,
     pub function: Option<String>,
+    /// The source's `sourceReference` when its text comes from the adapter (DAP `source`),
+    /// not from a file.
+    pub source_ref: Option<i64>,
 }
 
 impl Location {
@@ -55,6 +58,7 @@ impl Location {
             line: frame.get("line").and_then(Value::as_u64).filter(|&l| l > 0),
             column: frame.get("column").and_then(Value::as_u64).filter(|&c| c > 0),
             function: frame.get("name").and_then(Value::as_str).map(str::to_owned),
+            source_ref: source.get("sourceReference").and_then(Value::as_i64).filter(|&r| r > 0),
         }
     }
 
@@ -64,6 +68,7 @@ impl Location {
         put(&mut m, "line", self.line.map(Value::from));
         put(&mut m, "column", self.column.map(Value::from));
         put(&mut m, "function", self.function.as_deref().map(Value::from));
+        put(&mut m, "source_ref", self.source_ref.map(Value::from));
         Value::Object(m)
     }
 
