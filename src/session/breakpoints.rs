@@ -352,6 +352,31 @@ mod tests {
         assert!(s.get("a.py")[0].hit);
     }
 
+    fn func(name: &str) -> FunctionBreakpoint {
+        FunctionBreakpoint { name: name.into(), condition: None, hit_condition: None }
+    }
+
+    #[test]
+    fn function_breakpoints_keep_what_is_known_and_ignore_an_answer_to_an_older_list() {
+        let mut s = BreakpointStore::default();
+        s.set_functions(vec![func("a"), func("b")]);
+        let sent = vec![func("a"), func("b")];
+        s.on_functions_response(&sent, Ok(&json!({"breakpoints": [{"id": 4, "verified": true}, {"verified": false}]})));
+        s.on_hit(&[4]);
+        assert_eq!(s.functions_never_verified().len(), 1);
+        s.set_functions(vec![func("a"), func("c")]);
+        assert!(s.functions()[0].hit && s.functions()[1].bound.is_none(), "a unchanged keeps its state");
+        // The answer to the older list [a, b] arrives late: ignored.
+        s.on_functions_response(&sent, Ok(&json!({"breakpoints": [{"verified": false}, {"verified": true}]})));
+        assert!(s.functions()[0].bound.as_ref().is_some_and(|b| b.verified));
+        assert_eq!(
+            s.function_arguments(Some("main")),
+            json!({"breakpoints": [{"name": "a"}, {"name": "c"}, {"name": "main"}]})
+        );
+        let copy = s.requested_only();
+        assert!(!copy.is_empty() && copy.functions().iter().all(|e| e.bound.is_none() && !e.hit));
+    }
+
     #[test]
     fn a_failed_request_leaves_every_entry_unverified_with_the_reason() {
         let mut s = BreakpointStore::default();

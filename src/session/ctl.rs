@@ -111,6 +111,10 @@ impl Session {
             if c == call {
                 self.ctl.restart_call = None;
                 out.structured["restart"] = how.into();
+                out.text.push_str(match how {
+                    "adapter" => "\n(restarted by the adapter)",
+                    _ => "\n(relaunched: a new adapter and program; the old ones are gone)",
+                });
             }
         }
         self.run_to_annotate(call, out);

@@ -45,7 +45,10 @@ enum Phase {
 #[derive(Debug)]
 pub struct Job {
     pub call: CallKey,
-    revision: u64,
+    /// The frames' epoch when the job started: it moves only when the program runs (or the
+    /// adapter invalidates its stacks), not with the `invalidated` (`variables`) event an adapter
+    /// sends for the change itself (lldb-dap does).
+    frames_epoch: u64,
     target: Subject,
     value: String,
     phase: Phase,
@@ -79,7 +82,8 @@ impl Sessions {
         };
         let Some(s) = self.slab.get_mut(key) else { return };
         let target = Subject::Variable { handle, reference, name };
-        let job = Job { call, revision: s.revision, target, value, phase: Phase::Before, old: None, ack: None };
+        let frames_epoch = s.handles.epoch(HandleKind::Frame);
+        let job = Job { call, frames_epoch, target, value, phase: Phase::Before, old: None, ack: None };
         s.edit_next(job, now);
         self.after(key, now);
     }
@@ -109,7 +113,8 @@ impl Sessions {
         let frame = frame.or_else(|| s.known_top_frame(thread));
         let phase = if frame.is_some() { Phase::Before } else { Phase::Frame };
         let target = Subject::Expression { expression, thread, frame };
-        let job = Job { call, revision: s.revision, target, value, phase, old: None, ack: None };
+        let frames_epoch = s.handles.epoch(HandleKind::Frame);
+        let job = Job { call, frames_epoch, target, value, phase, old: None, ack: None };
         s.edit_next(job, now);
         self.after(key, now);
     }
@@ -149,7 +154,7 @@ impl Session {
     }
 
     pub(super) fn edit_answered(&mut self, job: Job, answer: Answer, now: Instant) {
-        if job.revision != self.revision || self.state != RunState::Stopped {
+        if job.frames_epoch != self.handles.epoch(HandleKind::Frame) || self.state != RunState::Stopped {
             let msg = format!("{} ran while the value was being set (now rev {}); look again.", self.id, self.revision);
             return self.done.push((job.call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
         }
@@ -242,13 +247,22 @@ impl Session {
         }
         j["session"] = self.id.clone().into();
         j["revision"] = self.revision.into();
+        let mut note = None;
         match &job.target {
-            Subject::Variable { handle, name, .. } => {
-                j["ref_of_container"] = (*handle).into();
+            Subject::Variable { handle, reference, name } => {
+                // The container's handle, a new one when the adapter invalidated variables
+                // meanwhile (lldb-dap does after every change).
+                if let Some(h) = self.handles.mint(HandleKind::Variables, *reference) {
+                    j["container_ref"] = h.into();
+                    if i64::from(h) != *handle {
+                        note = Some(format!("\n(the adapter invalidated variables: the container is now ref {h})"));
+                    }
+                }
                 j["name"] = name.clone().into();
             }
             Subject::Expression { expression, .. } => j["expression"] = expression.clone().into(),
         }
+
         let shown = |v: &str| clip(v, VALUE_CHARS).0;
         let mut text;
         match (&now_value, &job.old) {
@@ -286,6 +300,7 @@ impl Session {
         if let Some(r) = j.get("ref") {
             text.push_str(&format!("  [ref {r}]"));
         }
+        text.push_str(&note.unwrap_or_default());
         ToolResult::ok(text, j)
     }
 }

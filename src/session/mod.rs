@@ -10,6 +10,8 @@ pub mod breakpoints;
 mod children;
 pub mod control;
 pub mod ctl;
+#[cfg(test)]
+mod ctl_tests;
 mod edit;
 mod events;
 pub mod function_breakpoints;

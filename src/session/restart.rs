@@ -35,7 +35,9 @@ impl Sessions {
             ))
         } else if s.disconnected {
             Some((ErrorCode::InvalidArgument, format!("{} was disconnected; `launch` the program again.", s.id)))
-        } else if s.ctl.relaunch_pending || s.ctl.restart_call.is_some() {
+        } else if s.ctl.relaunch_pending
+            || s.ctl.restart_call.is_some_and(|(c, _)| s.waiters.iter().any(|w| w.call == c))
+        {
             Some((ErrorCode::InvalidArgument, format!("a restart of {} is under way; call `wait`.", s.id)))
         } else {
             None
