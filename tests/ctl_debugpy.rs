@@ -34,9 +34,9 @@ fn last_sent_lines(a: &mut Agent, path: &str) -> Vec<u64> {
     let log = a.dap_log("s1");
     let last = log
         .iter()
+        .rev()
         .filter(|e| e["dir"] == json!("to_adapter") && e["message"]["command"] == json!("setBreakpoints"))
-        .filter(|e| e["message"]["arguments"]["source"]["path"] == json!(path))
-        .last()
+        .find(|e| e["message"]["arguments"]["source"]["path"] == json!(path))
         .cloned()
         .unwrap_or_else(|| panic!("no setBreakpoints for {path}"));
     let list = last["message"]["arguments"]["breakpoints"].as_array().cloned().unwrap_or_default();
@@ -147,7 +147,7 @@ fn set_variable_reads_back_and_stale_refs_are_refused_before_sending() {
 fn goto_jumps_back_a_line_and_source_shows_the_stop() {
     let mut a = Agent::start();
     let p = program();
-    let r = a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 11}]}));
+    a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 11}]}));
     let r = a.ok("step", json!({}));
     assert_eq!(line(&r), json!(12), "{}", r.text);
     assert_eq!(a.ok("evaluate", json!({"expression": "c"})).s["value"], json!("9"));
@@ -269,4 +269,27 @@ fn restart_relaunches_with_the_same_id_and_breakpoints_and_leaves_no_old_process
     let tree: Vec<Pid> = a.descendants().into_iter().filter(|&p| !is_watchdog(p)).collect();
     a.ok("disconnect", json!({}));
     assert_all_gone(&tree, HYGIENE, "after disconnect");
+}
+
+/// A `run_to` whose wait runs out answers `running` and takes its breakpoint out at once: the
+/// program no longer stops there.
+#[test]
+fn run_to_that_times_out_takes_its_breakpoint_out() {
+    let mut a = Agent::start();
+    let p = fixture("py/sleeper.py");
+    let r = a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 4}]}));
+    assert_eq!(line(&r), json!(4), "{}", r.text);
+    let r = a.ok("run_to", json!({"path": p, "line": 5, "wait_ms": 300}));
+    assert_eq!(
+        (r.s["state"].clone(), r.s["run_to"]["reached"].clone()),
+        (json!("running"), json!(false)),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("sleeper.py:5 not reached yet"), "{}", r.text);
+    let out = agent::eventually(HYGIENE, || last_sent_lines(&mut a, &p) == [4]);
+    assert!(out, "the temporary breakpoint at 5 went out again: {:?}", last_sent_lines(&mut a, &p));
+    let b = a.ok("breakpoints", json!({}));
+    assert_eq!(listed_lines(&b), [(json!(4), json!(true))], "{}", b.text);
+    a.ok("disconnect", json!({}));
 }

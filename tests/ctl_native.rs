@@ -92,6 +92,17 @@ fn lldb_function_breakpoint_set_variable_run_to_and_restart_in_the_adapter() {
     );
     assert!(b.text.contains("function square: verified · hit"), "{}", b.text);
 
+    // The outermost frame has no file: its source (disassembly) comes through DAP `source`.
+    let st = a.ok("stack_trace", json!({}));
+    let frames = st.s["frames"].as_array().cloned().unwrap_or_default();
+    let (source_ref, line) = frames
+        .iter()
+        .find_map(|f| Some((f.get("source_ref")?.clone(), f["line"].as_u64()?)))
+        .unwrap_or_else(|| panic!("a frame with a source_ref: {}", st.s));
+    let dis = a.ok("source", json!({"source_ref": source_ref, "line": line, "around": 1}));
+    assert!(dis.text.starts_with(&format!("source_ref {source_ref} lines")), "{}", dis.text);
+    assert!(dis.text.contains(&format!("→{line:>5}  0x")), "the frame's instruction is marked: {}", dis.text);
+
     // An int local of the first call (v = 0) becomes 7; the function computes with it.
     let c = a.ok("context", json!({}));
     let locals = c.s["locals"]["ref"].clone();

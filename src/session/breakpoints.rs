@@ -245,17 +245,15 @@ impl BreakpointStore {
         let bp = &body["breakpoint"];
         let Some(id) = bp.get("id").and_then(Value::as_i64) else { return };
         let bounds = self.files.values_mut().flatten().map(|e| &mut e.bound);
-        for bound in bounds.chain(self.functions.iter_mut().map(|e| &mut e.bound)) {
-            if let Some(b) = bound {
-                if b.id == Some(id) {
-                    let new = bound_from(bp);
-                    b.verified = new.verified;
-                    if new.line.is_some() {
-                        b.line = new.line;
-                    }
-                    if new.message.is_some() || new.verified {
-                        b.message = new.message;
-                    }
+        for b in bounds.chain(self.functions.iter_mut().map(|e| &mut e.bound)).flatten() {
+            if b.id == Some(id) {
+                let new = bound_from(bp);
+                b.verified = new.verified;
+                if new.line.is_some() {
+                    b.line = new.line;
+                }
+                if new.message.is_some() || new.verified {
+                    b.message = new.message;
                 }
             }
         }

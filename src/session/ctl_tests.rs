@@ -160,8 +160,8 @@ fn the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_
             .unwrap_or_default();
     let removal = log
         .iter()
-        .filter(|m: &&Value| m["command"] == json!("setFunctionBreakpoints") && m["type"] == json!("request"))
-        .last()
+        .rev()
+        .find(|m: &&Value| m["command"] == json!("setFunctionBreakpoints") && m["type"] == json!("request"))
         .cloned()
         .unwrap_or_default();
     assert_eq!(removal["arguments"], json!({"breakpoints": [{"name": "square"}]}), "only the agent's stay");
