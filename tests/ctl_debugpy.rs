@@ -293,3 +293,30 @@ fn run_to_that_times_out_takes_its_breakpoint_out() {
     assert_eq!(listed_lines(&b), [(json!(4), json!(true))], "{}", b.text);
     a.ok("disconnect", json!({}));
 }
+
+/// The agent's conditional breakpoint on the target line would not stop: run_to's breakpoint
+/// takes its place for the run, and the condition is back afterwards.
+#[test]
+fn run_to_a_line_with_a_conditional_breakpoint_stops_there_and_the_condition_comes_back() {
+    let mut a = Agent::start();
+    let p = program();
+    let bps = json!([{"path": p, "line": 9}, {"path": p, "line": 12, "condition": "k == 10"}]);
+    let r = a.ok("launch", json!({"program": p, "breakpoints": bps}));
+    assert_eq!(line(&r), json!(9), "{}", r.text);
+    let r = a.ok("run_to", json!({"path": p, "line": 12}));
+    assert_eq!((line(&r), r.s["run_to"]["reached"].clone()), (json!(12), json!(true)), "{}", r.text);
+    assert_eq!(a.ok("evaluate", json!({"expression": "k"})).s["value"], json!("3"));
+    let log = a.dap_log("s1");
+    let last = log
+        .iter()
+        .rev()
+        .find(|e| e["dir"] == json!("to_adapter") && e["message"]["command"] == json!("setBreakpoints"))
+        .map(|e| e["message"]["arguments"]["breakpoints"].clone())
+        .unwrap_or_default();
+    assert_eq!(last, json!([{"line": 9}, {"line": 12, "condition": "k == 10"}]), "the agent's set again");
+    let r = a.ok("continue", json!({}));
+    assert_eq!(line(&r), json!(9), "the k = 10 round: {}", r.text);
+    let r = a.ok("continue", json!({}));
+    assert_eq!((line(&r), a.ok("evaluate", json!({"expression": "k"})).s["value"].clone()), (json!(12), json!("10")));
+    a.ok("disconnect", json!({}));
+}

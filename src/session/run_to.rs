@@ -35,11 +35,14 @@ pub struct RunTo {
 /// A `run_to` request in flight.
 #[derive(Debug)]
 pub enum Step {
-    /// The file's set plus the temporary breakpoint at `line`; `sent` is the agent's part.
+    /// The file's set with the temporary breakpoint at `line` (at index `temp`: after the
+    /// agent's, or in place of the agent's conditional one on that line); `sent` is the agent's
+    /// set.
     Arm {
         call: CallKey,
         path: String,
         line: u32,
+        temp: usize,
         thread: i64,
         wait: Duration,
         revision: u64,
@@ -79,9 +82,16 @@ impl Sessions {
         };
         let wait = wait_duration(wait_ms);
         let set = s.breakpoints.get(&path);
-        let own = set
-            .iter()
-            .any(|e| e.requested.line == line || e.bound.as_ref().is_some_and(|b| b.verified && b.line == Some(line)));
+        let plain =
+            |b: &SourceBreakpoint| b.condition.is_none() && b.hit_condition.is_none() && b.log_message.is_none();
+        let own = set.iter().any(|e| {
+            let there =
+                e.requested.line == line || e.bound.as_ref().is_some_and(|b| b.verified && b.line == Some(line));
+            there && plain(&e.requested)
+        });
+        // A conditional breakpoint (or log point) of the agent's on that very line may not stop:
+        // the temporary one takes its place in the request until it goes out again.
+        let conditional = set.iter().position(|e| e.requested.line == line);
         if own {
             // The agent's own breakpoint already stops there: nothing temporary to add.
             s.ctl.run_to = Some(RunTo { call, path, line, bound_line: line, id: None, armed: false });
@@ -89,11 +99,15 @@ impl Sessions {
         } else {
             let sent: Vec<SourceBreakpoint> = set.iter().map(|e| e.requested.clone()).collect();
             let mut args = s.breakpoint_arguments(&path);
+            let temp = conditional.unwrap_or(sent.len());
             if let Some(list) = args["breakpoints"].as_array_mut() {
-                list.push(json!({ "line": line }));
+                match list.get_mut(temp) {
+                    Some(entry) => *entry = json!({ "line": line }),
+                    None => list.push(json!({ "line": line })),
+                }
             }
             let revision = s.revision;
-            let step = Step::Arm { call, path, line, thread, wait, revision, sent };
+            let step = Step::Arm { call, path, line, temp, thread, wait, revision, sent };
             s.send("setBreakpoints", Some(args), Origin::Ctl(Op::RunTo(step)), now);
         }
         self.after(key, now);
@@ -138,7 +152,7 @@ impl Session {
                 Ok(body) => self.record_file_answer(&path, &sent, &body),
                 Err((_, msg)) => log::warn!("{}: taking run_to's breakpoint out failed: {msg}", self.id),
             },
-            Step::Arm { call, path, line, thread, wait, revision, sent } => {
+            Step::Arm { call, path, line, temp, thread, wait, revision, sent } => {
                 let body = match answer {
                     Ok(body) => body,
                     Err((code, msg)) => {
@@ -147,7 +161,7 @@ impl Session {
                     }
                 };
                 self.record_file_answer(&path, &sent, &body);
-                let temp = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(sent.len()));
+                let temp = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(temp));
                 let verified = temp.and_then(|t| t.get("verified")).and_then(Value::as_bool) == Some(true);
                 if !verified {
                     self.disarm(&path, now);
