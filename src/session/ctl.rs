@@ -111,10 +111,11 @@ impl Session {
             if c == call {
                 self.ctl.restart_call = None;
                 out.structured["restart"] = how.into();
-                out.text.push_str(match how {
-                    "adapter" => "\n(restarted by the adapter)",
-                    _ => "\n(relaunched: a new adapter and program; the old ones are gone)",
-                });
+                let note = match how {
+                    "adapter" => "(restarted by the adapter)",
+                    _ => "(relaunched: a new adapter and program; the old ones are gone)",
+                };
+                add_note(out, note);
             }
         }
         self.run_to_annotate(call, out);
@@ -155,6 +156,12 @@ impl Session {
         }
         (yes, no)
     }
+}
+
+/// Adds a line to a result's text, before its output section (which comes last).
+pub(super) fn add_note(out: &mut ToolResult, note: &str) {
+    let at = out.text.find("\noutput:\n").unwrap_or(out.text.len());
+    out.text.insert_str(at, &format!("\n{note}"));
 }
 
 fn gate<'a>(supported: bool, tool: &'a str, capability: &'a str) -> Result<&'a str, &'a str> {

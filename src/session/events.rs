@@ -636,7 +636,7 @@ impl Session {
             )),
             RunState::Exited | RunState::Terminated => Err(ToolResult::error(
                 ErrorCode::NotStopped,
-                format!("{} has {}; `launch` again to run it once more.", self.id, self.state.as_str()),
+                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.state.as_str()),
             )),
         }
     }

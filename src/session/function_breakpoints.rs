@@ -28,7 +28,7 @@ impl Sessions {
             self.pending_breakpoints.set_functions(list);
             let set = self.pending_breakpoints.functions();
             let text = format!(
-                "{} function breakpoint(s) saved; no session is live, so they apply at the next `launch`.",
+                "{} function breakpoint(s) saved; no session is live, so they apply at the next `launch` or `restart`.",
                 set.len()
             );
             let structured = json!({ "pending": true, "breakpoints": functions_json(set) });

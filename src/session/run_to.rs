@@ -265,8 +265,7 @@ impl Session {
             text = if text.is_empty() { moved } else { format!("{moved}\n{text}") };
         }
         if !text.is_empty() {
-            out.text.push('\n');
-            out.text.push_str(&text);
+            super::ctl::add_note(out, &text);
         }
         out.structured["run_to"] =
             json!({ "path": rt.path, "line": rt.line, "actual_line": rt.bound_line, "reached": reached });
