@@ -537,9 +537,10 @@ impl Sessions {
         let (tools, missing) = s.tools_available(caps);
         let mut text = format!("{text}\ndapmux tools that work here: {}", tools.join(", "));
         if !missing.is_empty() {
-            let why: Vec<String> = missing.iter().map(|m| format!("{} (needs {})", m["tool"], m["needs"])).collect();
-            text.push_str(&format!("\nnot here: {}", why.join(", ").replace('"', "")));
+            let why: Vec<String> = missing.iter().map(|(tool, needs)| format!("{tool} (needs {needs})")).collect();
+            text.push_str(&format!("\nnot here: {}", why.join(", ")));
         }
+        let missing: Vec<Value> = missing.iter().map(|(tool, needs)| json!({ "tool": tool, "needs": needs })).collect();
         let structured = json!({
             "session": s.id, "adapter": s.adapter, "supported": yes, "unsupported": no,
             "tools": { "available": tools, "unavailable": missing },

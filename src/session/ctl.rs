@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::breakpoints::FunctionBreakpoint;
 use super::{Action, CallKey, ErrorCode, Session, ToolResult};
@@ -123,7 +123,10 @@ impl Session {
 
     /// Which of dapmux's adapter-dependent tools work for this session: the ones that do, and
     /// the others with what they would need.
-    pub(super) fn tools_available(&self, caps: &Capabilities) -> (Vec<String>, Vec<Value>) {
+    pub(super) fn tools_available(
+        &self,
+        caps: &Capabilities,
+    ) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
         let restart = if self.parent.is_some() {
             Err("a child session: restart its parent")
         } else if caps.supports_restart_request {
@@ -133,7 +136,7 @@ impl Session {
         } else {
             Err("supportsRestartRequest (an attached program is not dapmux's to relaunch)")
         };
-        let gated: [(&str, Result<&str, &str>); 8] = [
+        let gated: [(&'static str, Result<&'static str, &'static str>); 8] = [
             ("run_to", Ok("run_to")),
             ("source", Ok("source")),
             ("restart", restart),
@@ -150,8 +153,8 @@ impl Session {
         let mut no = Vec::new();
         for (tool, verdict) in gated {
             match verdict {
-                Ok(label) => yes.push(label.to_owned()),
-                Err(needs) => no.push(json!({ "tool": tool, "needs": needs })),
+                Ok(label) => yes.push(label),
+                Err(needs) => no.push((tool, needs)),
             }
         }
         (yes, no)
@@ -164,7 +167,7 @@ pub(super) fn add_note(out: &mut ToolResult, note: &str) {
     out.text.insert_str(at, &format!("\n{note}"));
 }
 
-fn gate<'a>(supported: bool, tool: &'a str, capability: &'a str) -> Result<&'a str, &'a str> {
+fn gate(supported: bool, tool: &'static str, capability: &'static str) -> Result<&'static str, &'static str> {
     if supported {
         Ok(tool)
     } else {
