@@ -185,7 +185,14 @@ fn delve_run_to_and_a_relaunching_restart_that_rebuilds() {
     assert_eq!(r.s["state"], json!("exited"), "the temporary breakpoint at 15 did not come back: {}", r.text);
     let out = a.ok("output", json!({}));
     assert_eq!(agent::lines_of(&out, "stdout"), ["total 14 n 5"], "one complete run printed: {}", out.text);
+    // Both runs built into dapmux's temporary directory; it goes with the last adapter.
+    let log = a.dap_log("s1");
+    let launch = log.iter().find(|e| e["message"]["command"] == json!("launch")).expect("launch sent");
+    let output = launch["message"]["arguments"]["output"].as_str().unwrap_or_default().to_owned();
+    assert!(output.ends_with("__debug_bin"), "{output}");
     a.ok("disconnect", json!({}));
+    let removed = agent::eventually(Duration::from_secs(5), || !Path::new(&output).parent().is_some_and(Path::exists));
+    assert!(removed, "{output}'s directory is removed after the session");
     let gone = agent::eventually(Duration::from_secs(5), || {
         a.descendants().iter().all(|&p| {
             let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
