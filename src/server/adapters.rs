@@ -73,6 +73,9 @@ pub(super) struct AdapterIo {
     scanners: Option<[PortScanner; 2]>,
     /// The session's temporary directory, removed once the adapter is gone.
     scratch_dir: Option<std::path::PathBuf>,
+    /// A `restart` replaces this adapter: the session (this id) opens the new one once this one
+    /// is gone ([`crate::session::Sessions::on_adapter_replaced`]).
+    replaced_for: Option<String>,
 }
 
 impl Server {
@@ -80,7 +83,7 @@ impl Server {
     pub(super) fn process_actions(&mut self, now: Instant) {
         for call in self.mcp.take_cancelled() {
             debug!("call {call:?} cancelled by the client; its wait ends, the program is not touched");
-            self.sessions.cancel(call);
+            self.sessions.cancel(call, now);
         }
         if self.sessions.next_deadline().is_some_and(|d| d <= now) {
             self.sessions.on_timer(now);
@@ -101,6 +104,7 @@ impl Server {
                     }
                 }
                 Action::StopAdapter { session } => self.stop_adapter(session, now),
+                Action::Replace { session, id } => self.replace_adapter(session, id, now),
                 Action::TrackProcesses => self.walk_descendants(),
                 Action::StateChanged { session } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
@@ -210,6 +214,7 @@ impl Server {
             stream: None,
             scanners,
             scratch_dir: self.sessions.scratch_dir(session).map(Into::into),
+            replaced_for: None,
         };
         let registry = self.poll.registry();
         let registered = (|| -> io::Result<()> {
@@ -414,7 +419,7 @@ impl Server {
                 }
             }
         }
-        self.forget_adapter_if_done(akey);
+        self.forget_adapter_if_done(akey, now);
     }
 
     /// Writes every session's pending DAP bytes to its adapter's stdin.
@@ -584,7 +589,7 @@ impl Server {
                             }
                             let _ = session;
                         }
-                        self.forget_adapter_if_done(akey);
+                        self.forget_adapter_if_done(akey, now);
                     }
                     None => trace!("reaped pid {pid}: {status}"),
                 }
@@ -595,8 +600,32 @@ impl Server {
         }
     }
 
+    /// `restart` by relaunch: stops the session's adapter and lets go of it at once — its bytes
+    /// and its exit no longer reach the session, and its temporary directory stays (the new
+    /// adapter uses it) — then tells the session once the old process is gone (at once when there
+    /// is none), so the old program never overlaps the new one.
+    fn replace_adapter(&mut self, session: SessionKey, id: String, now: Instant) {
+        if let Some(&skey) = self.stream_of.get(&session) {
+            self.close_stream(skey, false, now);
+        }
+        let Some(&akey) = self.adapter_of.get(&session) else {
+            self.sessions.on_adapter_replaced(session, &id, now);
+            return;
+        };
+        self.stop_adapter(session, now);
+        self.adapter_of.remove(&session);
+        if let Some(io) = self.adapters.get_mut(akey) {
+            io.detached = true;
+            // Its stream is closed; the key may soon name the new adapter's.
+            io.stream = None;
+            io.scratch_dir = None;
+            io.replaced_for = Some(id);
+        }
+        self.forget_adapter_if_done(akey, now);
+    }
+
     /// Removes an adapter from the slab once its process was reaped and its pipes are closed.
-    fn forget_adapter_if_done(&mut self, akey: usize) {
+    fn forget_adapter_if_done(&mut self, akey: usize, now: Instant) {
         let Some(io) = self.adapters.get(akey) else { return };
         if io.exit.is_none() || io.stdout.is_some() {
             return;
@@ -629,6 +658,9 @@ impl Server {
             }
             // SAFETY: as above.
             unsafe { libc::kill(d, libc::SIGKILL) };
+        }
+        if let Some(id) = io.replaced_for.take() {
+            self.sessions.on_adapter_replaced(io.session, &id, now);
         }
     }
 

@@ -1,4 +1,5 @@
-//! The per-file source breakpoint sets dapmux keeps, so `add` never clobbers and a relaunch replays.
+//! The per-file source breakpoint sets dapmux keeps, so `add` never clobbers and a relaunch replays,
+//! and the session's function breakpoints (DAP `setFunctionBreakpoints`, also replaced whole).
 //!
 //! DAP's `setBreakpoints` replaces every breakpoint of one source at once (DAP § Requests:
 //! SetBreakpoints), so dapmux owns the full set per path and sends it whole; the adapter's answer
@@ -22,6 +23,25 @@ pub struct SourceBreakpoint {
     pub hit_condition: Option<String>,
     #[serde(default, rename = "logMessage", alias = "log_message", skip_serializing_if = "Option::is_none")]
     pub log_message: Option<String>,
+}
+
+/// A function breakpoint as requested (DAP `FunctionBreakpoint`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionBreakpoint {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    #[serde(default, rename = "hitCondition", alias = "hit_condition", skip_serializing_if = "Option::is_none")]
+    pub hit_condition: Option<String>,
+}
+
+/// One requested function breakpoint and, once the adapter answered, its state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionEntry {
+    pub requested: FunctionBreakpoint,
+    pub bound: Option<Bound>,
+    pub hit: bool,
 }
 
 /// What the adapter said about one breakpoint (DAP `Breakpoint`).
@@ -69,10 +89,12 @@ impl Mode {
     }
 }
 
-/// Every file's breakpoint set, keyed by the path as the agent gave it.
+/// Every file's breakpoint set, keyed by the path as the agent gave it, and the function
+/// breakpoints.
 #[derive(Clone, Debug, Default)]
 pub struct BreakpointStore {
     files: BTreeMap<String, Vec<Entry>>,
+    functions: Vec<FunctionEntry>,
 }
 
 impl BreakpointStore {
@@ -96,6 +118,88 @@ impl BreakpointStore {
             }
             Mode::Remove => set.retain(|e| !list.iter().any(|r| r.line == e.requested.line)),
         }
+    }
+
+    /// The same breakpoints as requested, with nothing known about them yet (for a child session
+    /// or a relaunch, whose adapter answers afresh).
+    pub fn requested_only(&self) -> BreakpointStore {
+        let mut out = BreakpointStore::default();
+        for (path, set) in self.files() {
+            out.apply(path, Mode::Replace, set.iter().map(|e| e.requested.clone()).collect());
+        }
+        out.set_functions(self.functions.iter().map(|e| e.requested.clone()).collect());
+        out
+    }
+
+    /// Takes over `other`'s files (each replacing this store's set of that file) and, when it has
+    /// any, its function breakpoints.
+    pub fn take_over(&mut self, other: BreakpointStore) {
+        for (path, set) in other.files {
+            self.apply(&path, Mode::Replace, set.into_iter().map(|e| e.requested).collect());
+        }
+        if !other.functions.is_empty() {
+            self.set_functions(other.functions.into_iter().map(|e| e.requested).collect());
+        }
+    }
+
+    /// True when no file has a breakpoint and there is no function breakpoint.
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty() && self.files.values().all(Vec::is_empty)
+    }
+
+    /// Replaces the function breakpoints (DAP `setFunctionBreakpoints` replaces them all). An
+    /// entry asked for again unchanged keeps what is known about it.
+    pub fn set_functions(&mut self, list: Vec<FunctionBreakpoint>) {
+        let old = std::mem::take(&mut self.functions);
+        self.functions = list
+            .into_iter()
+            .map(|requested| match old.iter().find(|e| e.requested == requested) {
+                Some(e) => e.clone(),
+                None => FunctionEntry { requested, bound: None, hit: false },
+            })
+            .collect();
+    }
+
+    pub fn functions(&self) -> &[FunctionEntry] {
+        &self.functions
+    }
+
+    /// The arguments of DAP `setFunctionBreakpoints`: every function breakpoint, then `extra`
+    /// (dapmux's temporary entry breakpoint) when given.
+    pub fn function_arguments(&self, extra: Option<&str>) -> Value {
+        let mut list: Vec<Value> = self.functions.iter().map(|e| json!(e.requested)).collect();
+        if let Some(name) = extra {
+            list.push(json!({ "name": name }));
+        }
+        json!({ "breakpoints": list })
+    }
+
+    /// Records a `setFunctionBreakpoints` answer for `sent` (what the request held, in order);
+    /// ignored when the set changed meanwhile (a newer request's answer follows).
+    pub fn on_functions_response(&mut self, sent: &[FunctionBreakpoint], result: Result<&Value, &str>) {
+        let same =
+            sent.len() == self.functions.len() && sent.iter().zip(&self.functions).all(|(s, e)| *s == e.requested);
+        if !same {
+            return;
+        }
+        let answers = match result {
+            Ok(body) => body.get("breakpoints").and_then(Value::as_array).map_or(&[][..], Vec::as_slice),
+            Err(_) => &[][..],
+        };
+        for (i, e) in self.functions.iter_mut().enumerate() {
+            e.bound = Some(match (answers.get(i), result) {
+                (Some(a), _) => bound_from(a),
+                (None, Err(message)) => Bound { message: Some(message.to_owned()), ..Bound::default() },
+                (None, Ok(_)) => {
+                    Bound { message: Some("the adapter did not answer for this breakpoint".into()), ..Bound::default() }
+                }
+            });
+        }
+    }
+
+    /// Function breakpoints that were answered but never verified.
+    pub fn functions_never_verified(&self) -> Vec<&FunctionEntry> {
+        self.functions.iter().filter(|e| !e.bound.as_ref().is_some_and(|b| b.verified)).collect()
     }
 
     /// The file's current set.
@@ -140,17 +244,16 @@ impl BreakpointStore {
     pub fn on_event(&mut self, body: &Value) {
         let bp = &body["breakpoint"];
         let Some(id) = bp.get("id").and_then(Value::as_i64) else { return };
-        for e in self.files.values_mut().flatten() {
-            if let Some(b) = &mut e.bound {
-                if b.id == Some(id) {
-                    let new = bound_from(bp);
-                    b.verified = new.verified;
-                    if new.line.is_some() {
-                        b.line = new.line;
-                    }
-                    if new.message.is_some() || new.verified {
-                        b.message = new.message;
-                    }
+        let bounds = self.files.values_mut().flatten().map(|e| &mut e.bound);
+        for b in bounds.chain(self.functions.iter_mut().map(|e| &mut e.bound)).flatten() {
+            if b.id == Some(id) {
+                let new = bound_from(bp);
+                b.verified = new.verified;
+                if new.line.is_some() {
+                    b.line = new.line;
+                }
+                if new.message.is_some() || new.verified {
+                    b.message = new.message;
                 }
             }
         }
@@ -158,8 +261,14 @@ impl BreakpointStore {
 
     /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`.
     pub fn on_hit(&mut self, ids: &[i64]) {
+        let is_hit = |b: &Option<Bound>| b.as_ref().and_then(|b| b.id).is_some_and(|id| ids.contains(&id));
         for e in self.files.values_mut().flatten() {
-            if e.bound.as_ref().and_then(|b| b.id).is_some_and(|id| ids.contains(&id)) {
+            if is_hit(&e.bound) {
+                e.hit = true;
+            }
+        }
+        for e in &mut self.functions {
+            if is_hit(&e.bound) {
                 e.hit = true;
             }
         }
@@ -239,6 +348,31 @@ mod tests {
         assert!(s.never_verified().is_empty());
         s.on_hit(&[1]);
         assert!(s.get("a.py")[0].hit);
+    }
+
+    fn func(name: &str) -> FunctionBreakpoint {
+        FunctionBreakpoint { name: name.into(), condition: None, hit_condition: None }
+    }
+
+    #[test]
+    fn function_breakpoints_keep_what_is_known_and_ignore_an_answer_to_an_older_list() {
+        let mut s = BreakpointStore::default();
+        s.set_functions(vec![func("a"), func("b")]);
+        let sent = vec![func("a"), func("b")];
+        s.on_functions_response(&sent, Ok(&json!({"breakpoints": [{"id": 4, "verified": true}, {"verified": false}]})));
+        s.on_hit(&[4]);
+        assert_eq!(s.functions_never_verified().len(), 1);
+        s.set_functions(vec![func("a"), func("c")]);
+        assert!(s.functions()[0].hit && s.functions()[1].bound.is_none(), "a unchanged keeps its state");
+        // The answer to the older list [a, b] arrives late: ignored.
+        s.on_functions_response(&sent, Ok(&json!({"breakpoints": [{"verified": false}, {"verified": true}]})));
+        assert!(s.functions()[0].bound.as_ref().is_some_and(|b| b.verified));
+        assert_eq!(
+            s.function_arguments(Some("main")),
+            json!({"breakpoints": [{"name": "a"}, {"name": "c"}, {"name": "main"}]})
+        );
+        let copy = s.requested_only();
+        assert!(!copy.is_empty() && copy.functions().iter().all(|e| e.bound.is_none() && !e.hit));
     }
 
     #[test]

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::breakpoints::{BreakpointStore, Mode};
 use super::snapshot::RunState;
 use super::{client, plan, Action, Origin, Session, SessionKey, Sessions, Start, MAX_SESSIONS};
 
@@ -56,10 +55,7 @@ impl Sessions {
             }
         };
         let _ = p.client.respond(id, client::ReverseAnswer::ok(), now);
-        let mut breakpoints = BreakpointStore::default();
-        for (path, set) in p.breakpoints.files() {
-            breakpoints.apply(path, Mode::Replace, set.iter().map(|e| e.requested.clone()).collect());
-        }
+        let breakpoints = p.breakpoints.requested_only();
         let mut plan = p.plan.clone();
         plan.request = if request == "launch" { "launch" } else { "attach" };
         plan.launch_arguments = configuration;

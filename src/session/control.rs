@@ -95,6 +95,7 @@ impl Session {
     /// The result for a finished wait; `satisfied` false means the wait ran out first.
     pub(super) fn wait_result(&mut self, w: &Waiter, satisfied: bool) -> ToolResult {
         let mut out = self.result(w.verb, !satisfied);
+        self.ctl_annotate(w.call, &mut out);
         if w.verb == "waited" {
             out.structured["satisfied"] = satisfied.into();
             if !satisfied {
@@ -129,6 +130,8 @@ impl Session {
             }
         }
         self.waiters = keep;
+        // A `run_to` whose wait ran out takes its temporary breakpoint out.
+        self.ctl_settle(now, actions);
     }
 
     /// Resumes the stopped session with `command` (`continue`, `next`, `stepIn`, `stepOut`,
@@ -192,12 +195,12 @@ impl StepKind {
 }
 
 impl Sessions {
-    fn complete(&mut self, call: CallKey, output: ToolResult) {
+    pub(super) fn complete(&mut self, call: CallKey, output: ToolResult) {
         self.actions.push_back(Action::Complete { call, output });
     }
 
     /// Runs `f` on a stopped session, or answers `not_stopped` at once.
-    fn stopped(&mut self, key: SessionKey, call: CallKey) -> Option<&mut Session> {
+    pub(super) fn stopped(&mut self, key: SessionKey, call: CallKey) -> Option<&mut Session> {
         let check = self.slab.get(key).map(|s| s.require_stopped());
         match check {
             Some(Ok(())) => self.slab.get_mut(key),
@@ -212,7 +215,7 @@ impl Sessions {
         }
     }
 
-    fn after(&mut self, key: SessionKey, now: Instant) {
+    pub(super) fn after(&mut self, key: SessionKey, now: Instant) {
         if let Some(s) = self.slab.get_mut(key) {
             s.pump(now, &mut self.actions);
         }
@@ -301,9 +304,10 @@ impl Sessions {
 
     /// The client cancelled `call` (MCP `notifications/cancelled`): stop waiting for it. The
     /// program is not touched; no result is sent.
-    pub fn cancel(&mut self, call: CallKey) {
+    pub fn cancel(&mut self, call: CallKey, now: Instant) {
         for (_, s) in self.slab.iter_mut() {
             s.waiters.retain(|w| w.call != call);
+            s.ctl_settle(now, &mut self.actions);
         }
     }
 
@@ -316,7 +320,7 @@ impl Sessions {
     }
 
     /// Resolves a `frame` handle argument on a stopped session; `Err` answers the call.
-    fn frame_arg(&mut self, key: SessionKey, frame: Option<i64>, call: CallKey) -> Result<Option<i64>, ()> {
+    pub(super) fn frame_arg(&mut self, key: SessionKey, frame: Option<i64>, call: CallKey) -> Result<Option<i64>, ()> {
         let Some(f) = frame else { return Ok(None) };
         match self.handle_arg(key, Kind::Frame, f) {
             Ok(id) => Ok(Some(id)),
@@ -328,7 +332,7 @@ impl Sessions {
     }
 
     /// Resolves a handle for `key`; one minted by another session says which.
-    fn handle_arg(&self, key: SessionKey, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
+    pub(super) fn handle_arg(&self, key: SessionKey, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
         let Some(s) = self.slab.get(key) else {
             return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
         };
@@ -348,7 +352,7 @@ impl Sessions {
         })
     }
 
-    fn thread_arg(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey) -> Option<i64> {
+    pub(super) fn thread_arg(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey) -> Option<i64> {
         if let Some(Err(e)) = self.slab.get(key).map(|s| s.check_thread(thread)) {
             self.complete(call, e);
             return None;
@@ -531,8 +535,16 @@ impl Sessions {
             no.join(", "),
             names.join(", ")
         );
+        let (tools, missing) = s.tools_available(caps);
+        let mut text = format!("{text}\ndapmux tools that work here: {}", tools.join(", "));
+        if !missing.is_empty() {
+            let why: Vec<String> = missing.iter().map(|(tool, needs)| format!("{tool} (needs {needs})")).collect();
+            text.push_str(&format!("\nnot here: {}", why.join(", ")));
+        }
+        let missing: Vec<Value> = missing.iter().map(|(tool, needs)| json!({ "tool": tool, "needs": needs })).collect();
         let structured = json!({
             "session": s.id, "adapter": s.adapter, "supported": yes, "unsupported": no,
+            "tools": { "available": tools, "unavailable": missing },
             "exception_filters": filters, "raw": Value::Object(caps.raw.clone()),
         });
         self.complete(call, ToolResult::ok(text, structured));

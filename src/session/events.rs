@@ -62,6 +62,7 @@ impl Session {
                 Output::Diagnostic(d) => log::debug!("{}: {d}", self.id),
             }
         }
+        self.ctl_settle(now, actions);
         self.drain_notes(actions);
         for (call, output) in self.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
@@ -203,17 +204,7 @@ impl Session {
         if stop.thread.is_some() {
             self.focus_thread = stop.thread;
         }
-        if self.entry_breakpoint {
-            // The temporary entry breakpoint did its job (or another stop came first): remove it
-            // so it never fires again (a recursive `main`, a restart).
-            self.entry_breakpoint = false;
-            self.send(
-                "setFunctionBreakpoints",
-                Some(json!({ "breakpoints": [] })),
-                Origin::EntryBreakpoint { remove: true },
-                now,
-            );
-        }
+        self.drop_entry_breakpoint(now);
         self.breakpoints.on_hit(&stop.hit_breakpoints);
         let revision = self.revision;
         let thread = stop.thread.or(self.focus_thread);
@@ -305,6 +296,9 @@ impl Session {
     fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
         if let Origin::Mirror(f) = origin {
             return self.mirror_completed(f, outcome);
+        }
+        if let Origin::Ctl(op) = origin {
+            return self.ctl_completed(op, outcome, now);
         }
         let failure = match &outcome {
             Outcome::Success(_) => None,
@@ -536,20 +530,8 @@ impl Session {
                 }
             }
             // Taken before `outcome` is consumed (above).
-            Origin::Mirror(_) => {}
-            Origin::EntryBreakpoint { remove } => {
-                let verified = body
-                    .get("breakpoints")
-                    .and_then(Value::as_array)
-                    .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)));
-                if !remove && (failure.is_some() || !verified) {
-                    let name = self.plan.entry_function.unwrap_or("main");
-                    let why = failure.unwrap_or_else(|| "not verified".into());
-                    self.warnings.push(format!(
-                        "stop on entry: the adapter did not set the breakpoint on `{name}` ({why}); the program may run to its end"
-                    ));
-                }
-            }
+            Origin::Mirror(_) | Origin::Ctl(_) => {}
+            Origin::EntryBreakpoint { remove } => self.entry_breakpoint_answered(remove, failure, &body),
         }
     }
 
@@ -591,22 +573,7 @@ impl Session {
                 now,
             );
         }
-        if let Some(name) = self.plan.entry_function {
-            if caps.supports_function_breakpoints {
-                self.entry_breakpoint = true;
-                self.send(
-                    "setFunctionBreakpoints",
-                    Some(json!({ "breakpoints": [{ "name": name }] })),
-                    Origin::EntryBreakpoint { remove: false },
-                    now,
-                );
-            } else {
-                self.warnings.push(format!(
-                    "stop on entry: {} has no function breakpoints, so it cannot stop at `{name}`",
-                    self.adapter
-                ));
-            }
-        }
+        self.configure_function_breakpoints(&caps, now);
         // configurationDone waits for the breakpoints' answers (and retries under another
         // spelling), as VS Code does, so a retried breakpoint still hits in the first lines.
         self.startup.configuration_done_due = caps.supports_configuration_done_request;
@@ -688,7 +655,7 @@ impl Session {
             )),
             RunState::Exited | RunState::Terminated => Err(ToolResult::error(
                 ErrorCode::NotStopped,
-                format!("{} has {}; `launch` again to run it once more.", self.id, self.state.as_str()),
+                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.state.as_str()),
             )),
         }
     }

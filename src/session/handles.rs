@@ -144,6 +144,12 @@ impl Handles {
         self.bump(&kinds);
     }
 
+    /// The current epoch of `kind`'s area: it moves at every resume (both areas) and with an
+    /// `invalidated` event naming the area.
+    pub fn epoch(&self, kind: Kind) -> u64 {
+        self.epochs[kind.area()]
+    }
+
     /// Handles currently remembered (for caps and tests).
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -299,6 +299,8 @@ impl Session {
                 put(&mut m, "function", name.map(|n| Value::from(super::names::readable_frame_name(n).into_owned())));
                 let src = &f["source"];
                 put(&mut m, "path", src.get("path").or_else(|| src.get("name")).cloned());
+                let source_ref = src.get("sourceReference").and_then(Value::as_i64).filter(|&r| r > 0);
+                put(&mut m, "source_ref", source_ref.map(Value::from));
                 put(&mut m, "line", f.get("line").cloned());
                 put(&mut m, "column", f.get("column").cloned());
                 Value::Object(m)
@@ -354,7 +356,7 @@ impl Session {
 
     /// One variable for a result: name, value (cut to [`VALUE_CHARS`]), type, and a `ref` handle
     /// when it has children.
-    fn variable_json(&mut self, v: &Value) -> Value {
+    pub(super) fn variable_json(&mut self, v: &Value) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), v.get("name").cloned().unwrap_or(Value::Null));
         let value = v.get("value").or_else(|| v.get("result")).and_then(Value::as_str).unwrap_or("");
@@ -647,7 +649,7 @@ impl Session {
     }
 }
 
-fn top_frame_id(body: &Value) -> Option<i64> {
+pub(super) fn top_frame_id(body: &Value) -> Option<i64> {
     body.get("stackFrames")?.as_array()?.first()?.get("id")?.as_i64()
 }
 
@@ -667,7 +669,7 @@ fn frame_line(f: &Value) -> String {
 }
 
 /// `x = 3 (int)` or `items = [1, 2] (list) [ref 1012]`
-fn variable_line(v: &Value) -> String {
+pub(super) fn variable_line(v: &Value) -> String {
     let value = v.get("preview").or_else(|| v.get("value")).and_then(Value::as_str).unwrap_or("");
     let mut s = format!("{} = {}", v.get("name").and_then(Value::as_str).unwrap_or("?"), value);
     if let Some(t) = v.get("type").and_then(Value::as_str) {

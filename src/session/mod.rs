@@ -9,8 +9,13 @@ mod adapter_io;
 pub mod breakpoints;
 mod children;
 pub mod control;
+pub mod ctl;
+#[cfg(test)]
+mod ctl_tests;
+mod edit;
 mod events;
 mod evidence;
+pub mod function_breakpoints;
 pub mod handles;
 pub mod inspect;
 pub mod mirror;
@@ -20,7 +25,10 @@ pub mod output;
 pub mod plan;
 mod preview;
 mod render;
+mod restart;
+pub mod run_to;
 pub mod snapshot;
+pub mod source;
 #[cfg(test)]
 mod tests;
 
@@ -93,6 +101,10 @@ pub enum Action {
     Release { session: SessionKey },
     /// A waiting call is still waiting (MCP progress; sent only if the call has a progress token).
     Progress { call: CallKey, progress: f64, message: String },
+    /// `restart` without DAP `restart`: stop the session's adapter and let go of it (its bytes and
+    /// exit no longer reach the session); once it is gone, call [`Sessions::on_adapter_replaced`]
+    /// with `id`, which opens the new one.
+    Replace { session: SessionKey, id: String },
     /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
     /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
     OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
@@ -162,6 +174,9 @@ pub enum Origin {
     },
     /// A mirror client's read-only request (DESIGN §7); the answer goes back to that client.
     Mirror(mirror::Forwarded),
+    /// A request of `run_to`, `goto`, `restart`, `set_variable`, `set_expression`,
+    /// `set_function_breakpoints` or `source` ([`ctl`]).
+    Ctl(ctl::Op),
 }
 
 /// A start-up step, named in timeouts.
@@ -387,6 +402,8 @@ pub struct Session {
     /// DAP messages logged since the session began (the `dap_log` ring keeps the last ones):
     /// `--dap-log` files follow it.
     pub dap_log_total: u64,
+    /// State of `run_to` and `restart` ([`ctl`]).
+    ctl: ctl::State,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -615,6 +632,7 @@ impl Sessions {
             ledger_stop_rev: 0,
             ended_at: None,
             dap_log_total: 0,
+            ctl: ctl::State::default(),
         };
         self.actions.push_back(Action::Ledger(session.start_record()));
         let action = match session.plan.connect {
@@ -742,6 +760,7 @@ impl Session {
                 self.done.push((call, out));
             }
             Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
+            Origin::Ctl(op) => self.ctl_failed(op, code, msg),
             _ => {}
         }
     }

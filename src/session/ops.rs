@@ -37,7 +37,7 @@ impl Sessions {
             self.pending_breakpoints.apply(&path, mode, list);
             let set = self.pending_breakpoints.get(&path);
             let text = format!(
-                "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch`.",
+                "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch` or `restart`.",
                 set.len()
             );
             let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(set) });

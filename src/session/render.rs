@@ -62,7 +62,7 @@ impl Session {
             }
             snap["warnings"] = json!(warnings);
         }
-        if verb == "launched" && !self.state.is_over() {
+        if matches!(verb, "launched" | "restarted") && !self.state.is_over() {
             // Breakpoints the adapter already refused: say so now, not only when the run ends.
             let refused: Vec<String> = self
                 .breakpoints
@@ -105,9 +105,11 @@ impl Session {
         }
         if self.state.is_over() {
             let never = self.breakpoints.never_verified();
-            if !never.is_empty() {
-                let list: Vec<String> =
+            let functions = self.breakpoints.functions_never_verified();
+            if !never.is_empty() || !functions.is_empty() {
+                let mut list: Vec<String> =
                     never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
+                list.extend(functions.iter().map(|e| format!("{}()", e.requested.name)));
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
                 snap["unverified_breakpoints"] = json!(list);
             }

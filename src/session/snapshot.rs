@@ -40,6 +40,9 @@ pub struct Location {
     pub line: Option<u64>,
     pub column: Option<u64>,
     pub function: Option<String>,
+    /// The source's `sourceReference` when its text comes from the adapter (DAP `source`),
+    /// not from a file.
+    pub source_ref: Option<i64>,
 }
 
 impl Location {
@@ -58,6 +61,7 @@ impl Location {
                 .get("name")
                 .and_then(Value::as_str)
                 .map(|n| super::names::readable_frame_name(n).into_owned()),
+            source_ref: source.get("sourceReference").and_then(Value::as_i64).filter(|&r| r > 0),
         }
     }
 
@@ -67,6 +71,7 @@ impl Location {
         put(&mut m, "line", self.line.map(Value::from));
         put(&mut m, "column", self.column.map(Value::from));
         put(&mut m, "function", self.function.as_deref().map(Value::from));
+        put(&mut m, "source_ref", self.source_ref.map(Value::from));
         Value::Object(m)
     }
 

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::function_breakpoints;
 
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
 
@@ -181,10 +182,17 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         }
         files.push(json!({"path": path, "breakpoints": crate::session::breakpoints_json(set)}));
     }
+    let functions = store.functions();
+    for e in functions {
+        text.push_str(&format!("function {}: {}\n", e.requested.name, function_breakpoints::state_text(e)));
+    }
     if text.is_empty() {
         text = "no breakpoints".into();
     }
     let mut structured = json!({"files": files});
+    if !functions.is_empty() {
+        structured["functions"] = function_breakpoints::functions_json(functions);
+    }
     if let Some(id) = id {
         structured["session"] = id.into();
     }

@@ -6,12 +6,15 @@
 
 mod breakpoints;
 mod control;
+mod edit;
+mod flow;
 mod inspect;
 mod ledger;
 mod mirror;
 mod output;
 mod run;
 mod sessions;
+mod source;
 
 use std::fmt;
 use std::time::Instant;
@@ -135,8 +138,18 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 7] =
-        [run::TOOLS, control::TOOLS, inspect::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS, mirror::TOOLS];
+    let groups: [&'static [Tool]; 10] = [
+        run::TOOLS,
+        control::TOOLS,
+        inspect::TOOLS,
+        breakpoints::TOOLS,
+        output::TOOLS,
+        sessions::TOOLS,
+        mirror::TOOLS,
+        flow::TOOLS,
+        edit::TOOLS,
+        source::TOOLS,
+    ];
     groups.iter().flat_map(|g| g.iter()).chain(ledger::TOOLS).collect()
 }
 

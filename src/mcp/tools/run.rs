@@ -144,7 +144,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     if let Err(e) = prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref()) {
         return Outcome::Done(e);
     }
-    let has_breakpoints = cx.sessions.pending_breakpoints.files().any(|(_, set)| !set.is_empty());
+    let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
     let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),

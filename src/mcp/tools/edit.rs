@@ -1,0 +1,168 @@
+//! Tool group "edit": `set_variable`, `set_expression` (change the stopped program's values, read
+//! back to confirm) and `set_function_breakpoints`.
+
+use serde_json::{json, Map, Value};
+
+use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use crate::session::breakpoints::FunctionBreakpoint;
+use crate::session::inspect::Target;
+
+/// Setting the same value twice leaves the same state.
+const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "set_variable",
+        title: "Set a variable",
+        description: "Set a child of a variables ref to a value (an expression); reads it back to confirm.",
+        input_schema: set_variable_schema,
+        annotations: SETTING,
+        handler: set_variable,
+    },
+    Tool {
+        name: "set_expression",
+        title: "Set an expression",
+        description: "Assign a value to an assignable expression in a frame; reads it back.",
+        input_schema: set_expression_schema,
+        annotations: SETTING,
+        handler: set_expression,
+    },
+    Tool {
+        name: "set_function_breakpoints",
+        title: "Set function breakpoints",
+        description:
+            "Replace the function breakpoints; says which were verified. Without a session they wait for launch.",
+        input_schema: function_schema,
+        annotations: SETTING,
+        handler: set_function_breakpoints,
+    },
+];
+
+fn set_variable_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "ref": {"type": "integer", "description": "The container's ref."},
+            "name": {"type": "string"},
+            "value": {"type": "string"}
+        },
+        "required": ["ref", "name", "value"]
+    })
+}
+
+fn set_expression_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "expression": {"type": "string"},
+            "value": {"type": "string"},
+            "frame": {"type": "integer", "description": "Default: top frame."}
+        },
+        "required": ["expression", "value"]
+    })
+}
+
+fn function_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "breakpoints": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "condition": {"type": "string"},
+                        "hit_condition": {"type": "string"}
+                    },
+                    "required": ["name"]
+                },
+                "description": "[] clears them."
+            }
+        },
+        "required": ["breakpoints"]
+    })
+}
+
+macro_rules! try_done {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Outcome::Done(e),
+        }
+    };
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetVariableArgs {
+    session: Option<String>,
+    #[serde(rename = "ref")]
+    reference: i64,
+    name: String,
+    value: String,
+}
+
+fn set_variable(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: SetVariableArgs = try_done!(parse_args(args));
+    if a.name.is_empty() {
+        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "name is empty; give the child's name."));
+    }
+    let key = try_done!(session_key(cx, a.session.as_deref()));
+    cx.sessions.set_variable(key, a.reference, a.name, a.value, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetExpressionArgs {
+    session: Option<String>,
+    expression: String,
+    value: String,
+    frame: Option<i64>,
+}
+
+fn set_expression(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: SetExpressionArgs = try_done!(parse_args(args));
+    if a.expression.trim().is_empty() {
+        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
+    }
+    let key = try_done!(session_key(cx, a.session.as_deref()));
+    let target = Target { thread: None, frame: a.frame };
+    cx.sessions.set_expression(key, a.expression, a.value, target, cx.call, cx.now);
+    Outcome::Pending
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FunctionArgs {
+    session: Option<String>,
+    breakpoints: Vec<FunctionBreakpoint>,
+}
+
+/// Most function breakpoints in one list.
+const MAX_FUNCTIONS: usize = 256;
+
+fn set_function_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
+    let a: FunctionArgs = try_done!(parse_args(args));
+    if a.breakpoints.iter().any(|b| b.name.trim().is_empty()) {
+        return Outcome::Done(ToolResult::error(
+            ErrorCode::InvalidArgument,
+            "a function breakpoint has an empty name.",
+        ));
+    }
+    if a.breakpoints.len() > MAX_FUNCTIONS {
+        let msg = format!("at most {MAX_FUNCTIONS} function breakpoints at once.");
+        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    }
+    // No session yet is fine: they wait for the next launch.
+    let key = match a.session.as_deref() {
+        Some(id) => Some(try_done!(cx.sessions.resolve(Some(id)))),
+        None => cx.sessions.resolve(None).ok(),
+    };
+    cx.sessions.set_function_breakpoints(key, a.breakpoints, cx.call, cx.now);
+    Outcome::Pending
+}

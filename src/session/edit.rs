@@ -1,0 +1,318 @@
+//! `set_variable` and `set_expression` (DESIGN §4): the value before (from the container's
+//! children or an evaluation), DAP `setVariable`/`setExpression`, then a read-back, so the result
+//! says what the program now holds — and says so when the adapter acknowledged a change that did
+//! not happen. Variable refs are dapmux handles, checked before anything is sent (§5); the cached
+//! variables pages of the stop are dropped, so the next `variables` shows the new value. Sans-IO.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::ctl::{Answer, Op};
+use super::handles::Kind as HandleKind;
+use super::inspect::{clip, top_frame_id, Target};
+use super::snapshot::RunState;
+use super::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+
+/// Most child names listed when the variable asked for is not in the container.
+const NAMES_SHOWN: usize = 20;
+/// Most characters of a value in the result's text.
+const VALUE_CHARS: usize = 300;
+
+/// What is being set.
+#[derive(Debug)]
+enum Subject {
+    /// A child `name` of the container `reference` (the agent's handle `handle`).
+    Variable { handle: i64, reference: i64, name: String },
+    /// An assignable expression in a frame (`frame`: the adapter's id, once known).
+    Expression { expression: String, thread: i64, frame: Option<i64> },
+}
+
+/// Where a job is: each answer moves it on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The top frame (for an expression without `frame`).
+    Frame,
+    /// The value before.
+    Before,
+    /// The set request itself.
+    Set,
+    /// The read-back.
+    After,
+}
+
+/// A `set_variable` or `set_expression` in flight.
+#[derive(Debug)]
+pub struct Job {
+    pub call: CallKey,
+    /// The frames' epoch when the job started: it moves only when the program runs (or the
+    /// adapter invalidates its stacks), not with the `invalidated` (`variables`) event an adapter
+    /// sends for the change itself (lldb-dap does).
+    frames_epoch: u64,
+    target: Subject,
+    value: String,
+    phase: Phase,
+    old: Option<String>,
+    /// The adapter's answer to the set request.
+    ack: Option<Value>,
+}
+
+impl Sessions {
+    /// `set_variable`: child `name` of the variables handle `handle` becomes `value`.
+    pub fn set_variable(
+        &mut self,
+        key: SessionKey,
+        handle: i64,
+        name: String,
+        value: String,
+        call: CallKey,
+        now: Instant,
+    ) {
+        let Some(s) = self.stopped(key, call) else { return };
+        if !s.client.capabilities().is_some_and(|c| c.supports_set_variable) {
+            let msg = format!(
+                "{} cannot set variables (the adapter lacks supportsSetVariable); evaluate an assignment instead.",
+                s.adapter
+            );
+            return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
+        }
+        let reference = match self.handle_arg(key, HandleKind::Variables, handle) {
+            Ok(r) => r,
+            Err(e) => return self.complete(call, e),
+        };
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let target = Subject::Variable { handle, reference, name };
+        let frames_epoch = s.handles.epoch(HandleKind::Frame);
+        let job = Job { call, frames_epoch, target, value, phase: Phase::Before, old: None, ack: None };
+        s.edit_next(job, now);
+        self.after(key, now);
+    }
+
+    /// `set_expression`: the assignable `expression` becomes `value`, in `target`'s frame
+    /// (default: the focus thread's top frame).
+    pub fn set_expression(
+        &mut self,
+        key: SessionKey,
+        expression: String,
+        value: String,
+        target: Target,
+        call: CallKey,
+        now: Instant,
+    ) {
+        let Some(s) = self.stopped(key, call) else { return };
+        if !s.client.capabilities().is_some_and(|c| c.supports_set_expression) {
+            let msg = format!(
+                "{} cannot set expressions (the adapter lacks supportsSetExpression); use set_variable with the ref of the variable's container, or evaluate an assignment.",
+                s.adapter
+            );
+            return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
+        }
+        let Ok(frame) = self.frame_arg(key, target.frame, call) else { return };
+        let Some(thread) = self.thread_arg(key, target.thread, call) else { return };
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let frame = frame.or_else(|| s.known_top_frame(thread));
+        let phase = if frame.is_some() { Phase::Before } else { Phase::Frame };
+        let target = Subject::Expression { expression, thread, frame };
+        let frames_epoch = s.handles.epoch(HandleKind::Frame);
+        let job = Job { call, frames_epoch, target, value, phase, old: None, ack: None };
+        s.edit_next(job, now);
+        self.after(key, now);
+    }
+}
+
+impl Session {
+    /// Sends the request of the job's phase (the value before comes from the cache when the
+    /// container's children were fetched at this stop).
+    fn edit_next(&mut self, job: Job, now: Instant) {
+        let (command, args) = match (&job.target, job.phase) {
+            (Subject::Expression { thread, .. }, Phase::Frame) => {
+                ("stackTrace", json!({ "threadId": thread, "startFrame": 0, "levels": 1 }))
+            }
+            (Subject::Variable { reference, .. }, Phase::Before) => {
+                let cached = self.var_cache.get(reference).filter(|(rev, _)| *rev == self.revision);
+                if let Some(children) = cached.map(|(_, c)| std::rc::Rc::clone(c)) {
+                    let body = json!({ "variables": *children });
+                    return self.edit_step(job, body, now);
+                }
+                ("variables", json!({ "variablesReference": reference }))
+            }
+            (Subject::Variable { reference, .. }, Phase::After) => {
+                ("variables", json!({ "variablesReference": reference }))
+            }
+            (Subject::Variable { reference, name, .. }, Phase::Set) => {
+                ("setVariable", json!({ "variablesReference": reference, "name": name, "value": job.value }))
+            }
+            (Subject::Expression { expression, frame, .. }, Phase::Before | Phase::After) => {
+                ("evaluate", json!({ "expression": expression, "frameId": frame, "context": "watch" }))
+            }
+            (Subject::Expression { expression, frame, .. }, Phase::Set) => {
+                ("setExpression", json!({ "expression": expression, "value": job.value, "frameId": frame }))
+            }
+            (Subject::Variable { .. }, Phase::Frame) => return self.edit_step(job, Value::Null, now),
+        };
+        self.send(command, Some(args), Origin::Ctl(Op::Edit(Box::new(job))), now);
+    }
+
+    pub(super) fn edit_answered(&mut self, job: Job, answer: Answer, now: Instant) {
+        if job.frames_epoch != self.handles.epoch(HandleKind::Frame) || self.state != RunState::Stopped {
+            let msg = format!("{} ran while the value was being set (now rev {}); look again.", self.id, self.revision);
+            return self.done.push((job.call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
+        }
+        match answer {
+            Ok(body) => self.edit_step(job, body, now),
+            // Without the value before (an expression that does not evaluate on its own), the
+            // set still goes ahead; the result then only says what it is now.
+            Err(_) if job.phase == Phase::Before && matches!(job.target, Subject::Expression { .. }) => {
+                let job = Job { phase: Phase::Set, ..job };
+                self.edit_next(job, now)
+            }
+            Err((code, msg)) => {
+                if job.phase == Phase::After {
+                    // The set went through; only the read-back failed.
+                    let out = self.edit_result(&job, None);
+                    return self.done.push((job.call, out));
+                }
+                self.done.push((job.call, ToolResult::error(code, msg)))
+            }
+        }
+    }
+
+    fn edit_step(&mut self, mut job: Job, body: Value, now: Instant) {
+        match job.phase {
+            Phase::Frame => {
+                let Some(frame) = top_frame_id(&body) else {
+                    let msg = "the focus thread has no frames; pass `frame` (see `stack_trace`).";
+                    return self.done.push((job.call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                };
+                if let Subject::Expression { frame: f, .. } = &mut job.target {
+                    *f = Some(frame);
+                }
+                job.phase = Phase::Before;
+            }
+            Phase::Before => {
+                job.old = match &job.target {
+                    Subject::Variable { handle, name, .. } => match child_value(&body, name) {
+                        Some(v) => Some(v),
+                        None => {
+                            let names: Vec<&str> = children(&body)
+                                .iter()
+                                .filter_map(|v| v.get("name").and_then(Value::as_str))
+                                .take(NAMES_SHOWN)
+                                .collect();
+                            let msg = format!(
+                                "ref {handle} has no child `{name}`; its children are [{}] (names as `variables` shows them).",
+                                names.join(", ")
+                            );
+                            return self.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+                        }
+                    },
+                    Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
+                };
+                job.phase = Phase::Set;
+            }
+            Phase::Set => {
+                // The program's state changed: pages fetched at this stop may show old values.
+                self.var_cache.clear();
+                job.ack = Some(body);
+                job.phase = Phase::After;
+            }
+            Phase::After => {
+                let now_value = match &job.target {
+                    Subject::Variable { reference, name, .. } => {
+                        let list = std::rc::Rc::new(children(&body).to_vec());
+                        self.var_cache.insert(*reference, (self.revision, list));
+                        child_value(&body, name)
+                    }
+                    Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
+                };
+                let out = self.edit_result(&job, now_value);
+                return self.done.push((job.call, out));
+            }
+        }
+        self.edit_next(job, now)
+    }
+
+    /// The result: what it is now (read back), what it was, and whether it changed.
+    fn edit_result(&mut self, job: &Job, now_value: Option<String>) -> ToolResult {
+        let ack = job.ack.clone().unwrap_or(Value::Null);
+        let acked = ack.get("value").and_then(Value::as_str).map(str::to_owned);
+        let label = match &job.target {
+            Subject::Variable { name, .. } => name.clone(),
+            Subject::Expression { expression, .. } => expression.clone(),
+        };
+        let mut j = self.variable_json(&ack);
+        if let Some(m) = j.as_object_mut() {
+            m.remove("name");
+            m.remove("evaluate_name");
+        }
+        j["session"] = self.id.clone().into();
+        j["revision"] = self.revision.into();
+        let mut note = None;
+        match &job.target {
+            Subject::Variable { handle, reference, name } => {
+                // The container's handle, a new one when the adapter invalidated variables
+                // meanwhile (lldb-dap does after every change).
+                if let Some(h) = self.handles.mint(HandleKind::Variables, *reference) {
+                    j["container_ref"] = h.into();
+                    if i64::from(h) != *handle {
+                        note = Some(format!("\n(the adapter invalidated variables: the container is now ref {h})"));
+                    }
+                }
+                j["name"] = name.clone().into();
+            }
+            Subject::Expression { expression, .. } => j["expression"] = expression.clone().into(),
+        }
+
+        let shown = |v: &str| clip(v, VALUE_CHARS).0;
+        let mut text;
+        match (&now_value, &job.old) {
+            // Unchanged although the adapter answered another value (or, without an answer,
+            // although another value was asked for): the set did not take.
+            (Some(now), Some(old)) if now == old && acked.as_ref().map_or(*now != job.value, |a| a != now) => {
+                text = format!(
+                    "{label} is still {}: the adapter acknowledged setting it to {} but the value did not change",
+                    shown(now),
+                    shown(&job.value)
+                );
+                j["changed"] = false.into();
+                j["acknowledged_without_effect"] = true.into();
+            }
+            (Some(now), Some(old)) => {
+                text = format!("{label} = {} (was {})", shown(now), shown(old));
+                j["changed"] = (now != old).into();
+                j["old_value"] = old.clone().into();
+            }
+            (Some(now), None) => text = format!("{label} = {}", shown(now)),
+            (None, _) => {
+                let said = acked.as_deref().unwrap_or(&job.value);
+                text = format!("{label} set to {} (the adapter's answer; reading it back failed)", shown(said));
+            }
+        }
+        if let Some(now) = &now_value {
+            j["value"] = shown(now).into();
+            if acked.as_deref().is_some_and(|a| a != now) {
+                text.push_str(&format!(" (the adapter answered {})", shown(acked.as_deref().unwrap_or(""))));
+            }
+        }
+        if let Some(t) = j.get("type").and_then(Value::as_str) {
+            text.push_str(&format!("  ({t})"));
+        }
+        if let Some(r) = j.get("ref") {
+            text.push_str(&format!("  [ref {r}]"));
+        }
+        text.push_str(&note.unwrap_or_default());
+        ToolResult::ok(text, j)
+    }
+}
+
+fn children(body: &Value) -> &[Value] {
+    body.get("variables").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn child_value(body: &Value, name: &str) -> Option<String> {
+    children(body)
+        .iter()
+        .find(|v| v.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|v| v.get("value").and_then(Value::as_str))
+        .map(str::to_owned)
+}

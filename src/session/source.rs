@@ -1,0 +1,227 @@
+//! `source` (DESIGN §4): numbered lines of a file, or of a source that has no file through DAP
+//! `source` (a `source_ref` from a frame), around a line or in a range; by default around the
+//! current stop, its line marked `→`.
+//!
+//! Reading a file happens on the loop's thread (a local file read has no pollable handle), so it
+//! is bounded: only a regular file, opened non-blocking (a FIFO or device named by mistake answers
+//! at once instead of hanging the loop), at most [`MAX_FILE`] bytes, checked before and while
+//! reading. Sans-IO otherwise.
+
+use std::io::Read;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::ctl::{Answer, Op};
+use super::inspect::clip;
+use super::snapshot::RunState;
+use super::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+
+/// Largest file `source` reads (bytes).
+pub const MAX_FILE: u64 = 4 << 20;
+/// Lines each side of the line shown by default, and the cap.
+pub const DEFAULT_AROUND: usize = 5;
+const MAX_AROUND: usize = 200;
+/// Most lines one result shows.
+const MAX_LINES: usize = 400;
+/// Most characters of one line shown.
+const LINE_CHARS: usize = 300;
+
+/// The `source` tool's arguments (paths already absolute).
+#[derive(Debug, Clone, Default)]
+pub struct SourceArgs {
+    pub path: Option<String>,
+    pub source_ref: Option<i64>,
+    pub line: Option<u32>,
+    pub around: Option<usize>,
+    pub start_line: Option<usize>,
+    pub end_line: Option<usize>,
+}
+
+/// What to show of a source: which lines, which one to mark, and how to name it.
+#[derive(Debug, Clone)]
+pub struct Window {
+    path: Option<String>,
+    source_ref: Option<i64>,
+    /// The line to center on (and mark).
+    line: Option<usize>,
+    around: usize,
+    start: Option<usize>,
+    end: Option<usize>,
+}
+
+impl Window {
+    fn new(args: &SourceArgs, path: Option<String>, source_ref: Option<i64>, line: Option<usize>) -> Window {
+        Window {
+            path,
+            source_ref,
+            line,
+            around: args.around.unwrap_or(DEFAULT_AROUND).min(MAX_AROUND),
+            start: args.start_line,
+            end: args.end_line,
+        }
+    }
+
+    /// The result for the source's whole `text`.
+    pub fn render(&self, text: &str) -> ToolResult {
+        let lines: Vec<&str> = text.lines().collect();
+        let total = lines.len();
+        let (first, last) = match (self.start, self.end) {
+            (None, None) => {
+                let center = self.line.unwrap_or(1);
+                (center.saturating_sub(self.around).max(1), center.saturating_add(self.around))
+            }
+            (start, end) => {
+                let first = start.unwrap_or(1).max(1);
+                (first, end.unwrap_or(first.saturating_add(2 * DEFAULT_AROUND)))
+            }
+        };
+        let last = last.min(total).min(first.saturating_add(MAX_LINES - 1));
+        let name = match (&self.path, self.source_ref) {
+            (Some(p), _) => p.clone(),
+            (None, Some(r)) => format!("source_ref {r}"),
+            (None, None) => "source".into(),
+        };
+        if first > total {
+            let msg = format!("{name} has {total} lines; line {first} is past its end.");
+            return ToolResult::error(ErrorCode::InvalidArgument, msg);
+        }
+        let mut out = format!("{} lines {first}–{last} of {total}", short_name(&name));
+        let mut list = Vec::new();
+        for (i, l) in lines.iter().enumerate().take(last).skip(first - 1) {
+            let n = i + 1;
+            let mark = if Some(n) == self.line { "→" } else { " " };
+            let l = clip(l, LINE_CHARS).0;
+            out.push_str(&format!("\n{mark}{n:>5}  {l}"));
+            list.push(json!({ "line": n, "text": l }));
+        }
+        let mut structured = json!({ "start_line": first, "end_line": last, "total_lines": total, "lines": list });
+        match (&self.path, self.source_ref) {
+            (Some(p), _) => structured["path"] = p.clone().into(),
+            (None, Some(r)) => structured["source_ref"] = r.into(),
+            _ => {}
+        }
+        if let Some(l) = self.line {
+            structured["line"] = l.into();
+        }
+        ToolResult::ok(out, structured)
+    }
+}
+
+fn short_name(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+/// Reads a source file within [`MAX_FILE`]; `Err` is one sentence for the agent.
+pub fn read_file(path: &str) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| format!("cannot read {path}: {e}."))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read {path}: {e}."))?;
+    if !meta.is_file() {
+        return Err(format!("{path} is not a regular file."));
+    }
+    if meta.len() > MAX_FILE {
+        return Err(format!(
+            "{path} is {} bytes; source reads files up to {MAX_FILE} bytes (pass a smaller file).",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    // `take` bounds the read even if the file grows meanwhile (or lies about its size, as
+    // /proc files do).
+    file.take(MAX_FILE + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {path}: {e}."))?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(format!("{path} is over {MAX_FILE} bytes; source reads files up to that size."));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+impl Sessions {
+    /// `source`: a file (`path`, no session needed), a `source_ref` (DAP `source` on the live
+    /// session `key`), or, with neither, the current stop's source.
+    pub fn source(&mut self, key: Option<SessionKey>, args: SourceArgs, call: CallKey, now: Instant) {
+        let session = key.and_then(|k| self.slab.get(k));
+        let stop_loc = session
+            .filter(|s| s.state == RunState::Stopped)
+            .and_then(|s| s.stop.as_ref())
+            .and_then(|st| st.location.clone());
+        if let Some(path) = args.path.clone() {
+            // Mark the stop's line when it is in this file.
+            let stop_line = stop_loc.filter(|l| l.path.as_deref() == Some(path.as_str())).and_then(|l| l.line);
+            let line = args.line.map(|l| l as usize).or(stop_line.map(|l| l as usize));
+            let window = Window::new(&args, Some(path.clone()), None, line);
+            let out = match read_file(&path) {
+                Ok(text) => window.render(&text),
+                Err(msg) => ToolResult::error(ErrorCode::InvalidArgument, msg),
+            };
+            return self.complete(call, out);
+        }
+        let Some(key) = key else {
+            let msg = "there is no session; pass `path` to read a file, or `launch` first.";
+            return self.complete(call, ToolResult::error(ErrorCode::SessionNotFound, msg));
+        };
+        if let Some(r) = args.source_ref {
+            let line = args.line.map(|l| l as usize);
+            return self.fetch_source(key, Window::new(&args, None, Some(r), line), call, now);
+        }
+        let Some(s) = self.stopped(key, call) else { return };
+        let Some(loc) = stop_loc else {
+            let msg = format!("{} has no known stop location; pass `path` (or `source_ref`).", s.id);
+            return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+        };
+        let line = args.line.map(|l| l as usize).or(loc.line.map(|l| l as usize));
+        match (loc.source_ref, loc.path) {
+            (Some(r), path) => self.fetch_source(key, Window::new(&args, path, Some(r), line), call, now),
+            (None, Some(path)) => {
+                let window = Window::new(&args, Some(path.clone()), None, line);
+                let out = match read_file(&path) {
+                    Ok(text) => window.render(&text),
+                    Err(msg) => ToolResult::error(ErrorCode::InvalidArgument, msg),
+                };
+                self.complete(call, out)
+            }
+            (None, None) => {
+                let msg = "the stop has no source; pass `path`, or look at another frame (`stack_trace`).";
+                self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg))
+            }
+        }
+    }
+
+    /// DAP `source` for a source the adapter holds (the live session `key`).
+    fn fetch_source(&mut self, key: SessionKey, window: Window, call: CallKey, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if s.state.is_over() || !s.adapter_alive || s.state == RunState::Starting {
+            let msg = format!("{} is {}; a source_ref is read from its live adapter.", s.id, s.state.as_str());
+            return self.complete(call, ToolResult::error(ErrorCode::NotStopped, msg));
+        }
+        let r = window.source_ref.unwrap_or(0);
+        let mut source = json!({ "sourceReference": r });
+        if let Some(p) = &window.path {
+            source["path"] = p.clone().into();
+        }
+        let args = json!({ "source": source, "sourceReference": r });
+        s.send("source", Some(args), Origin::Ctl(Op::Source { call, window }), now);
+        self.after(key, now);
+    }
+}
+
+impl Session {
+    pub(super) fn source_answered(&mut self, call: CallKey, window: Window, answer: Answer) {
+        let out = match answer {
+            Ok(body) => match body.get("content").and_then(Value::as_str) {
+                Some(text) if text.len() as u64 <= MAX_FILE => window.render(text),
+                Some(text) => ToolResult::error(
+                    ErrorCode::InvalidArgument,
+                    format!("the source is {} bytes; source shows sources up to {MAX_FILE} bytes.", text.len()),
+                ),
+                None => ToolResult::error(ErrorCode::AdapterError, "the adapter's `source` answer has no content."),
+            },
+            Err((code, msg)) => ToolResult::error(code, msg),
+        };
+        self.done.push((call, out));
+    }
+}
