@@ -100,7 +100,10 @@ impl Server {
                         debug!("result for {call:?} dropped: the call was cancelled or already answered");
                     }
                 }
-                Action::StopAdapter { session } => self.stop_adapter(session, now),
+                Action::StopAdapter { session } => {
+                    self.stop_adapter(session, now);
+                    self.stop_terminal(session, now);
+                }
                 Action::TrackProcesses => self.walk_descendants(),
                 Action::StateChanged { session } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
@@ -122,11 +125,15 @@ impl Server {
                             }
                         }
                     }
+                    self.release_terminal(session, now);
                     self.sessions.remove(session);
                 }
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
                 // Handled by `Sessions::next_action` itself.
-                Action::OpenChild { .. } => {}
+                Action::OpenChild { .. } | Action::HostRequest { .. } => {}
+                Action::RunInTerminal { session, reverse, command } => {
+                    self.spawn_terminal(session, reverse, command, now)
+                }
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     self.mcp.progress(call, progress, None, Some(&message), cx);
@@ -135,6 +142,7 @@ impl Server {
             // Completing a call or spawning may queue more actions; the loop takes them too.
         }
         self.write_adapters(now);
+        self.write_terminals();
     }
 
     fn spawn(&mut self, session: SessionKey, mut command: spawn::AdapterCommand, transport: &Transport, now: Instant) {
@@ -318,6 +326,10 @@ impl Server {
 
     /// Reads an adapter's stdout and stderr until `WouldBlock`, EOF, or the per-wake cap.
     pub(super) fn read_adapter(&mut self, akey: usize, now: Instant) {
+        if let Some(session) = self.adapters.get(akey).filter(|io| !io.detached).map(|io| io.session) {
+            // The program's own output first: it precedes the events its exit causes.
+            self.drain_terminal_of(session);
+        }
         let mut buf = std::mem::take(&mut self.pipe_buf);
         buf.resize(PIPE_CHUNK, 0);
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
@@ -461,6 +473,7 @@ impl Server {
     /// every [`WALK_EVERY`] while adapters run, and before an adapter is stopped. Bounded by
     /// `spawn::PROC_SCAN_CAP`; reads only small `/proc/<pid>/stat` files.
     pub(super) fn walk_descendants(&mut self) {
+        self.walk_terminals();
         if self.adapters.is_empty() {
             return;
         }
@@ -578,6 +591,7 @@ impl Server {
                         }
                         self.forget_adapter_if_done(akey);
                     }
+                    None if self.terminal_reaped(pid, status) => {}
                     None => trace!("reaped pid {pid}: {status}"),
                 }
             }
@@ -626,6 +640,7 @@ impl Server {
 
     /// SIGKILLs every adapter group and debuggee still known (the last step of shutdown).
     pub(super) fn kill_all_adapters(&mut self) {
+        self.kill_all_terminals();
         for (_, io) in self.adapters.iter() {
             let _ = spawn::kill_group(io.pgid);
             for &(d, start) in &io.debuggees {
@@ -640,6 +655,6 @@ impl Server {
 
     /// True when no adapter process is left.
     pub(super) fn adapters_gone(&self) -> bool {
-        self.adapters.is_empty() && self.streams.is_empty()
+        self.adapters.is_empty() && self.streams.is_empty() && self.terminals.is_empty()
     }
 }

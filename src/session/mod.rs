@@ -11,11 +11,13 @@ mod children;
 pub mod control;
 mod events;
 pub mod handles;
+pub mod host;
 pub mod inspect;
 pub mod mirror;
 mod ops;
 pub mod output;
 pub mod plan;
+mod raw;
 mod render;
 pub mod snapshot;
 #[cfg(test)]
@@ -92,6 +94,12 @@ pub enum Action {
     /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
     /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
     OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
+    /// The adapter of `session` asked dapmux to run a command (`runInTerminal`). Handled inside
+    /// [`Sessions::next_action`] by the host-request policy ([`host`]); never reaches the IO shell.
+    HostRequest { session: SessionKey, id: client::ReverseId, arguments: Value },
+    /// Run `command` for the session's adapter (an allowed `runInTerminal`): piped stdio, own
+    /// process group, recorded with the watchdog; then [`Sessions::on_terminal_spawned`].
+    RunInTerminal { session: SessionKey, reverse: client::ReverseId, command: AdapterCommand },
 }
 
 /// Who a DAP request's answer goes to.
@@ -155,6 +163,10 @@ pub enum Origin {
     },
     /// A mirror client's read-only request (DESIGN §7); the answer goes back to that client.
     Mirror(mirror::Forwarded),
+    /// A `dap_request` call: the raw response body goes back to it.
+    Raw {
+        call: CallKey,
+    },
 }
 
 /// A start-up step, named in timeouts.
@@ -199,6 +211,9 @@ pub struct LaunchArgs {
     #[serde(default)]
     pub adapter_args: Map<String, Value>,
     pub wait_ms: Option<u64>,
+    /// `internal` (default) or `terminal`: dapmux runs the program (`runInTerminal`), owning
+    /// its stdin.
+    pub console: Option<String>,
 }
 
 /// What a new session starts with, whatever opened it.
@@ -368,6 +383,8 @@ pub struct Session {
     child_stops: Vec<ChildStop>,
     /// The revision of this session's last stop announced to its parent.
     stop_told_parent: u64,
+    /// Host requests (`runInTerminal`) and the stdin of a program dapmux runs itself.
+    pub host: host::HostState,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -381,6 +398,8 @@ pub struct Sessions {
     request_timeout: Duration,
     /// The user's configuration (custom adapters), read once at start.
     pub config: Config,
+    /// The host-request policy (`--host-requests`) and host-request ids.
+    pub host: host::HostTable,
 }
 
 impl Default for Sessions {
@@ -399,6 +418,7 @@ impl Sessions {
             actions: VecDeque::new(),
             request_timeout,
             config: Config::default(),
+            host: host::HostTable::default(),
         }
     }
 
@@ -417,6 +437,7 @@ impl Sessions {
                 Some(Action::OpenChild { parent, id, request, configuration }) => {
                     self.open_child(parent, id, request, configuration, now);
                 }
+                Some(Action::HostRequest { session, id, arguments }) => self.host_request(session, id, arguments, now),
                 Some(action) => {
                     if let Action::StateChanged { session } = &action {
                         // The default session is the one that most recently stopped (or started).
@@ -489,8 +510,12 @@ impl Sessions {
             breakpoints.apply(&path, Mode::Add, set);
         }
         let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
+        let terminal = args.console.as_deref() == Some("terminal");
         let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
         let key = self.open(start, plan, Some(waiter), None, true, now);
+        if let Some(s) = self.slab.get_mut(key) {
+            s.host.terminal_console = terminal;
+        }
         self.latest = Some(key);
     }
 
@@ -542,6 +567,8 @@ impl Sessions {
         self.next_id += 1;
         let mut config = ClientConfig::new(format!("{id} {}", plan.name));
         config.request_timeout = self.request_timeout;
+        // `runInTerminal` goes to the host-request policy (`Action::HostRequest`).
+        config.run_in_terminal = client::RunInTerminalPolicy::Surface;
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
@@ -596,6 +623,7 @@ impl Sessions {
             attach_target: None,
             child_stops: Vec::new(),
             stop_told_parent: 0,
+            host: host::HostState::default(),
         };
         let action = match session.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
@@ -719,7 +747,7 @@ impl Session {
                 let out = self.result("disconnected", false);
                 self.done.push((call, out));
             }
-            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
+            Origin::Inspect { call, .. } | Origin::Raw { call } => self.done.push((call, ToolResult::error(code, msg))),
             _ => {}
         }
     }

@@ -48,10 +48,39 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         None => config.by_program(&program_str),
     };
     let stop_on_entry = args.stop_on_entry.unwrap_or(!has_breakpoints && args.breakpoints.is_empty());
+    let terminal = match args.console.as_deref() {
+        None | Some("internal") => false,
+        Some("terminal") => true,
+        Some(other) => {
+            let msg = format!("console must be `internal` or `terminal`, not `{other}`.");
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    };
     if let Some((name, adapter)) = custom {
+        if terminal {
+            return Err(ToolResult::error(
+                ErrorCode::Unsupported,
+                format!(
+                    "dapmux does not know how the custom adapter `{name}` asks for a terminal; pass its own setting in adapter_args (e.g. console: integratedTerminal): dapmux answers its runInTerminal either way."
+                ),
+            ));
+        }
         return Ok(custom_plan(name, adapter, args, &program_str, cwd.as_deref(), stop_on_entry));
     }
     let kind = adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(|e| tool_error(e, config))?;
+    let terminal_arguments = match (terminal, kind.terminal_arguments()) {
+        (false, _) => None,
+        (true, Some(t)) => Some(t),
+        (true, None) => {
+            return Err(ToolResult::error(
+                ErrorCode::Unsupported,
+                format!(
+                    "{} cannot run the program in a terminal (no runInTerminal); launch with console `internal`.",
+                    kind.name()
+                ),
+            ))
+        }
+    };
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref() };
     let recipe =
@@ -63,7 +92,8 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     let adapter_stop_on_entry = stop_on_entry && entry_function.is_none();
     let ours =
         our_arguments(args, &program_str, cwd.as_deref(), recipe.quirks.stop_on_entry_key, adapter_stop_on_entry);
-    let mut launch = adapters::merge_arguments(&recipe.launch_defaults, Some(&Value::Object(ours)));
+    let defaults = adapters::merge_arguments(&recipe.launch_defaults, terminal_arguments.as_ref());
+    let mut launch = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
     let mut scratch_dir = None;
     if let Some((key, file)) = runtime.build_output.filter(|(key, _)| !args.adapter_args.contains_key(*key)) {
         // The built binary goes into a directory dapmux owns and removes with the session,

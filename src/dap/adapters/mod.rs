@@ -328,6 +328,17 @@ impl AdapterKind {
         }
     }
 
+    /// DAP `launch` arguments that make the adapter run the program through `runInTerminal`
+    /// (`launch {console: "terminal"}`), merged over the launch defaults; `None` when the
+    /// adapter cannot (Delve 1.20.2 has no `console` setting).
+    pub fn terminal_arguments(self) -> Option<Value> {
+        match self {
+            AdapterKind::Debugpy => Some(debugpy::terminal_arguments()),
+            AdapterKind::Lldb => Some(lldb::terminal_arguments()),
+            AdapterKind::Delve => None,
+        }
+    }
+
     /// The command that installs the adapter when no recipe can be resolved at all (`doctor`,
     /// `install`: printed, never run). debugpy's depends on the interpreter found; this is the
     /// generic form.

@@ -6,6 +6,7 @@
 
 mod breakpoints;
 mod control;
+mod host;
 mod inspect;
 mod mirror;
 mod output;
@@ -115,8 +116,16 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 7] =
-        [run::TOOLS, control::TOOLS, inspect::TOOLS, breakpoints::TOOLS, output::TOOLS, sessions::TOOLS, mirror::TOOLS];
+    let groups: [&'static [Tool]; 8] = [
+        run::TOOLS,
+        control::TOOLS,
+        inspect::TOOLS,
+        breakpoints::TOOLS,
+        output::TOOLS,
+        sessions::TOOLS,
+        mirror::TOOLS,
+        host::TOOLS,
+    ];
     groups.iter().flat_map(|g| g.iter()).collect()
 }
 
