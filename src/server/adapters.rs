@@ -326,10 +326,6 @@ impl Server {
 
     /// Reads an adapter's stdout and stderr until `WouldBlock`, EOF, or the per-wake cap.
     pub(super) fn read_adapter(&mut self, akey: usize, now: Instant) {
-        if let Some(session) = self.adapters.get(akey).filter(|io| !io.detached).map(|io| io.session) {
-            // The program's own output first: it precedes the events its exit causes.
-            self.drain_terminal_of(session);
-        }
         let mut buf = std::mem::take(&mut self.pipe_buf);
         buf.resize(PIPE_CHUNK, 0);
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
@@ -351,7 +347,12 @@ impl Server {
                     Ok(_) if detached => {}
                     Ok(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
                     Ok(n) => match which {
-                        PipeKind::Stdout => self.sessions.on_adapter_bytes(session, &buf[..n], now),
+                        PipeKind::Stdout => {
+                            // A program dapmux runs itself (`runInTerminal`): what it wrote so far
+                            // first, since it precedes the events its exit causes.
+                            self.drain_terminal_of(session);
+                            self.sessions.on_adapter_bytes(session, &buf[..n], now)
+                        }
                         _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
                     },
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {

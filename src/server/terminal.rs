@@ -22,10 +22,11 @@ use crate::dap::spawn::{self, AdapterCommand, Pid};
 use crate::session::SessionKey;
 use crate::token::{self, Kind};
 
-/// Bytes read from a terminal pipe per `read` call.
-const PIPE_CHUNK: usize = 64 * 1024;
+/// Bytes read from a terminal pipe per `read` call (a stack buffer: reads also happen while
+/// the adapter's read buffer is in use, see [`Server::drain_terminal_of`]).
+const PIPE_CHUNK: usize = 16 * 1024;
 /// Reads of one pipe per wake-up before other sources get a turn (1 MiB).
-const READS_PER_WAKE: usize = 16;
+const READS_PER_WAKE: usize = 64;
 /// Most descendants tracked per terminal process.
 const MAX_TRACKED: usize = 1024;
 
@@ -155,8 +156,7 @@ impl Server {
 
     /// Reads a terminal's stderr and stdout until `WouldBlock`, EOF or the per-wake cap.
     fn read_terminal(&mut self, tkey: usize) {
-        let mut buf = std::mem::take(&mut self.pipe_buf);
-        buf.resize(PIPE_CHUNK, 0);
+        let mut buf = [0u8; PIPE_CHUNK];
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
             for _ in 0..READS_PER_WAKE {
                 let Some(io) = self.terminals.get_mut(tkey) else { break };
@@ -191,12 +191,14 @@ impl Server {
                 }
             }
         }
-        self.pipe_buf = buf;
     }
 
     /// Reads what the session's terminal process wrote so far, before the adapter's bytes are
     /// handled: the program's output comes before the events its exit causes.
     pub(super) fn drain_terminal_of(&mut self, session: SessionKey) {
+        if self.terminals.is_empty() {
+            return;
+        }
         let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
         for k in keys {
             if let Some(io) = self.terminals.get_mut(k) {

@@ -75,7 +75,8 @@ pub struct HostState {
     /// Launched with `console: terminal`: the program's stdin is dapmux's to feed.
     pub terminal_console: bool,
     pending: Vec<Pending>,
-    /// A `runInTerminal` was allowed: its process is being started or runs (one per session).
+    /// A `runInTerminal` was allowed: its process is being started or runs (one at a time per
+    /// session; a restarted program brings the next).
     terminal_started: bool,
     /// The pid of that process, once spawned.
     pub terminal_pid: Option<i64>,
@@ -129,7 +130,7 @@ impl Sessions {
         };
         let summary = summarize(&run);
         if s.host.terminal_started || s.host.pending.len() >= MAX_PENDING {
-            let message = "dapmux runs one runInTerminal command per session".to_owned();
+            let message = "dapmux runs one runInTerminal command at a time per session".to_owned();
             s.answer_host(reverse, ReverseAnswer::Failure { message }, now);
             return s.pump(now, &mut self.actions);
         }
@@ -257,6 +258,9 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else {
             return ToolResult::error(ErrorCode::SessionNotFound, "the session is gone.");
         };
+        if let Some(why) = &s.host.stdin_closed {
+            return ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", s.id));
+        }
         if !s.host.terminal_console && !s.host.terminal_started {
             return ToolResult::error(
                 ErrorCode::Unsupported,
@@ -265,9 +269,6 @@ impl Sessions {
                     s.id
                 ),
             );
-        }
-        if let Some(why) = &s.host.stdin_closed {
-            return ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", s.id));
         }
         if s.host.eof_requested {
             return ToolResult::error(
@@ -347,9 +348,11 @@ impl Sessions {
     /// The process dapmux ran for the adapter exited (`status` as text).
     pub fn on_terminal_exited(&mut self, key: SessionKey, status: &str) {
         if let Some(s) = self.slab.get_mut(key) {
+            s.host.terminal_started = false;
+            s.host.terminal_pid = None;
             s.host.stdin.clear();
             s.host.eof_requested = false;
-            s.host.stdin_closed.get_or_insert_with(|| format!("the program's process exited ({status})"));
+            s.host.stdin_closed = Some(format!("the program's process exited ({status})"));
         }
     }
 }
@@ -363,6 +366,8 @@ impl Session {
         actions: &mut std::collections::VecDeque<Action>,
     ) {
         self.host.terminal_started = true;
+        // A new process, a new stdin (a restart's program after an earlier one ended).
+        self.host.stdin_closed = None;
         actions.push_back(Action::RunInTerminal { session: self.key, reverse, command: run });
     }
 
@@ -500,6 +505,142 @@ fn utf8_text(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dap::adapters::{debugpy, AdapterKind, RuntimeQuirks, Transport};
+    use crate::dap::framing::Encoder;
+    use crate::session::{AdapterPlan, LaunchArgs};
+
+    /// A debugpy session launched with `console: terminal` under `policy`, past `initialize`,
+    /// whose adapter just sent `runInTerminal` (seq 7).
+    fn asked(policy: HostPolicy, now: Instant) -> Sessions {
+        let mut sessions = Sessions::default();
+        sessions.host.policy = policy;
+        let plan = AdapterPlan {
+            name: "debugpy".into(),
+            kind: Some(AdapterKind::Debugpy),
+            quirks: debugpy::quirks(),
+            runtime: RuntimeQuirks::STANDARD,
+            transport: Transport::Stdio,
+            entry_function: None,
+            scratch_dir: None,
+            command: AdapterCommand::new("python3"),
+            request: "launch",
+            launch_arguments: json!({"program": "/p.py"}),
+            connect: None,
+        };
+        let args = LaunchArgs { program: "/p.py".into(), console: Some("terminal".into()), ..LaunchArgs::default() };
+        sessions.launch(args, plan, CallKey::for_test(1), now);
+        sessions.on_spawned(0, now);
+        while sessions.next_action(now).is_some() {}
+        let n = sessions.outbound(0).len();
+        sessions.consume(0, n);
+        let request = json!({"seq": 7, "type": "request", "command": "runInTerminal",
+            "arguments": {"kind": "integrated", "args": ["python3", "launcher", "--", "/p.py"], "cwd": "/", "env": {"X": null}}});
+        sessions.on_adapter_bytes(0, &Encoder::new().encode(&request).unwrap_or_default(), now);
+        sessions
+    }
+
+    fn drain(sessions: &mut Sessions, now: Instant) -> Vec<Action> {
+        std::iter::from_fn(|| sessions.next_action(now)).collect()
+    }
+
+    fn sent(sessions: &mut Sessions) -> String {
+        let text = String::from_utf8_lossy(sessions.outbound(0)).into_owned();
+        let n = sessions.outbound(0).len();
+        sessions.consume(0, n);
+        text
+    }
+
+    #[test]
+    fn allow_runs_the_command_and_answers_with_its_pid() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Allow, now);
+        let actions = drain(&mut s, now);
+        let Some(Action::RunInTerminal { reverse, command, .. }) =
+            actions.into_iter().find(|a| matches!(a, Action::RunInTerminal { .. }))
+        else {
+            panic!("no RunInTerminal action")
+        };
+        assert_eq!(command.args, vec!["launcher", "--", "/p.py"]);
+        assert_eq!(command.env, vec![("X".into(), None)]);
+        assert!(sent(&mut s).is_empty(), "answered only once the process runs");
+        s.on_terminal_spawned(0, reverse, Ok(4242), now);
+        let answer = sent(&mut s);
+        assert!(
+            answer.ends_with(r#""request_seq":7,"success":true,"command":"runInTerminal","body":{"processId":4242}}"#),
+            "{answer}"
+        );
+        assert!(!s.send_input(0, "hi\n", true).is_error);
+        assert_eq!(s.terminal_input(0), (&b"hi\n"[..], true));
+        s.consume_terminal_input(0, 3);
+        s.on_terminal_stdin_closed(0, "closed after eof");
+        assert!(s.send_input(0, "more", false).text.contains("closed after eof"));
+    }
+
+    #[test]
+    fn deny_answers_false_and_ends_a_starting_session() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Deny, now);
+        let actions = drain(&mut s, now);
+        assert!(sent(&mut s).contains(r#""request_seq":7,"success":false,"command":"runInTerminal""#));
+        let launch = actions.iter().find_map(|a| match a {
+            Action::Complete { output, .. } => Some(output.clone()),
+            _ => None,
+        });
+        let launch = launch.expect("the launch is answered");
+        assert!(
+            launch.is_error
+                && launch
+                    .text
+                    .starts_with("unsupported: s1: debugpy asked dapmux to run `python3 launcher -- /p.py (cwd /)`"),
+            "{}",
+            launch.text
+        );
+        assert!(actions.iter().any(|a| matches!(a, Action::StopAdapter { .. })));
+        assert!(!actions.iter().any(|a| matches!(a, Action::RunInTerminal { .. })));
+    }
+
+    #[test]
+    fn ask_holds_the_request_and_answers_it_when_the_session_ends() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Ask, now);
+        let actions = drain(&mut s, now);
+        let launch = actions.iter().find_map(|a| match a {
+            Action::Complete { output, .. } => Some(output.clone()),
+            _ => None,
+        });
+        let launch = launch.expect("the launch is answered at once");
+        assert_eq!(launch.structured["error"]["code"], "host_request_pending");
+        assert_eq!(launch.structured["error"]["host_requests"][0]["id"], "h1");
+        assert_eq!(s.get(0).map(|x| x.snapshot_json()["host_requests"][0]["id"].clone()), Some(json!("h1")));
+        assert!(sent(&mut s).is_empty(), "nothing is answered before the decision");
+        // An unknown id changes nothing.
+        s.resolve_host_request(None, "h2", true, None, CallKey::for_test(2), now);
+        assert!(drain(&mut s, now)
+            .iter()
+            .any(|a| matches!(a, Action::Complete { output, .. } if output.text.contains("h1 (s1)"))));
+        s.disconnect(0, None, CallKey::for_test(3), now);
+        drain(&mut s, now);
+        let out = sent(&mut s);
+        assert!(
+            out.contains(
+                r#""request_seq":7,"success":false,"command":"runInTerminal","message":"the debug session ended"#
+            ),
+            "{out}"
+        );
+        assert_eq!(s.get(0).map(|x| x.snapshot_json().get("host_requests").is_none()), Some(true));
+    }
+
+    #[test]
+    fn input_past_the_cap_is_refused_whole() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Allow, now);
+        drain(&mut s, now);
+        let big = "x".repeat(STDIN_CAP - 10);
+        assert!(!s.send_input(0, &big, false).is_error);
+        let r = s.send_input(0, "01234567890", false);
+        assert!(r.is_error && r.text.contains("nothing was sent"), "{}", r.text);
+        assert_eq!(s.terminal_input(0).0.len(), STDIN_CAP - 10);
+    }
 
     #[test]
     fn run_in_terminal_arguments_become_a_command() {
