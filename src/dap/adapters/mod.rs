@@ -328,13 +328,12 @@ impl AdapterKind {
         }
     }
 
-    /// DAP `launch` arguments that make the adapter run the program through `runInTerminal`
-    /// (`launch {console: "terminal"}`), merged over the launch defaults; `None` when the
-    /// adapter cannot (Delve 1.20.2 has no `console` setting).
-    pub fn terminal_arguments(self) -> Option<Value> {
+    /// How the adapter runs the program through `runInTerminal` (`launch {console:
+    /// "terminal"}`); `None` when it cannot (Delve 1.20.2 has no `console` setting).
+    pub fn terminal_launch(self) -> Option<TerminalLaunch> {
         match self {
-            AdapterKind::Debugpy => Some(debugpy::terminal_arguments()),
-            AdapterKind::Lldb => Some(lldb::terminal_arguments()),
+            AdapterKind::Debugpy => Some(TerminalLaunch { arguments: debugpy::terminal_arguments(), attaches: false }),
+            AdapterKind::Lldb => Some(TerminalLaunch { arguments: lldb::terminal_arguments(), attaches: true }),
             AdapterKind::Delve => None,
         }
     }
@@ -349,6 +348,17 @@ impl AdapterKind {
             AdapterKind::Delve => delve::INSTALL,
         }
     }
+}
+
+/// An adapter's way of running the program through `runInTerminal`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TerminalLaunch {
+    /// DAP `launch` arguments merged over the launch defaults.
+    pub arguments: Value,
+    /// The adapter attaches to the process dapmux starts (ptrace from a process that is not
+    /// its ancestor; lldb-dap's launcher allows it with `PR_SET_PTRACER`). debugpy's launcher
+    /// connects back over TCP instead.
+    pub attaches: bool,
 }
 
 /// Why no recipe could be produced.
