@@ -53,6 +53,11 @@ const FLAGS: &[Flag] = &[
         env: Some("DAPMUX_IDLE_REAP_SECS"),
         help: "release a session that ended this many seconds ago (default 1800; 0 = keep until disconnected)",
     },
+    Flag {
+        usage: "--host-requests <allow|deny|ask>",
+        env: Some("DAPMUX_HOST_REQUESTS"),
+        help: "when an adapter asks dapmux to run a command (runInTerminal, `console: terminal`): `allow` (default), `deny`, or `ask` (the agent decides with resolve_host_request)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -84,6 +89,8 @@ struct Options {
     dap_log: Option<std::path::PathBuf>,
     /// `--idle-reap-secs`: published to the server as `DAPMUX_IDLE_REAP_SECS`.
     idle_reap_secs: Option<u64>,
+    /// `--host-requests`: published to the server as `DAPMUX_HOST_REQUESTS`.
+    host_requests: Option<String>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -126,6 +133,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
                 }
                 options.tools = Some(set);
             }
+            "--host-requests" => options.host_requests = Some(host_policy(&value("--host-requests")?)?),
             // Subcommands take the rest of the command line; flags before them still apply.
             word if dapmux::cli::is_subcommand(word) => {
                 command = Command::Cli(dapmux::cli::parse(word, args.by_ref())?);
@@ -136,6 +144,14 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
         }
     }
     Ok((command, options))
+}
+
+/// A valid `--host-requests` value, or the sentence saying what is.
+fn host_policy(value: &str) -> Result<String, String> {
+    match dapmux::session::host::HostPolicy::parse(value) {
+        Some(_) => Ok(value.trim().to_owned()),
+        None => Err(format!("--host-requests must be `allow`, `deny` or `ask`, not `{value}`")),
+    }
 }
 
 fn help() -> String {
@@ -241,6 +257,17 @@ fn main() -> ExitCode {
                 // Read by the server when it builds its tool list; set before it exists.
                 std::env::set_var(dapmux::mcp::TOOLS_ENV, set);
             }
+            let host = options.host_requests.clone().or_else(|| std::env::var(dapmux::session::host::POLICY_ENV).ok());
+            if let Some(value) = host.filter(|v| !v.trim().is_empty()) {
+                match host_policy(&value) {
+                    // Read by the server; set before it (or any other thread) exists.
+                    Ok(v) => std::env::set_var(dapmux::session::host::POLICY_ENV, v),
+                    Err(message) => {
+                        eprintln!("dapmux: {message} ({} or the flag)", dapmux::session::host::POLICY_ENV);
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             let bind = options.mirror_bind.clone().or_else(|| std::env::var(dapmux::mirror::BIND_ENV).ok());
             if let Some(bind) = bind.filter(|b| !b.trim().is_empty()) {
                 match bind.trim().parse::<std::net::IpAddr>() {
@@ -311,6 +338,11 @@ mod tests {
             Ok((Command::Serve, Options { dap_log: Some("/d".into()), idle_reap_secs: Some(5), ..Options::default() })),
         );
         check(&["--idle-reap-secs", "soon"], Err("--idle-reap-secs needs a number of seconds, not `soon`"));
+        check(
+            &["--host-requests", "ask"],
+            Ok((Command::Serve, Options { host_requests: Some("ask".into()), ..Options::default() })),
+        );
+        check(&["--host-requests=maybe"], Err("--host-requests must be `allow`, `deny` or `ask`, not `maybe`"));
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));
         check(&["serve"], Err("unknown subcommand serve"));

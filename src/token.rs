@@ -37,6 +37,8 @@ pub enum Kind {
     MirrorListener,
     /// A connected mirror client (an IDE speaking DAP).
     MirrorClient,
+    /// A pipe to or from a process dapmux runs for an adapter (`runInTerminal`).
+    TerminalPipe,
 }
 
 impl Kind {
@@ -46,6 +48,7 @@ impl Kind {
             Kind::AdapterStream => 2,
             Kind::MirrorListener => 3,
             Kind::MirrorClient => 4,
+            Kind::TerminalPipe => 5,
         }
     }
 
@@ -55,6 +58,7 @@ impl Kind {
             2 => Some(Kind::AdapterStream),
             3 => Some(Kind::MirrorListener),
             4 => Some(Kind::MirrorClient),
+            5 => Some(Kind::TerminalPipe),
             _ => None,
         }
     }
@@ -100,7 +104,8 @@ pub fn decode(token: Token) -> Option<Source> {
 mod tests {
     use super::*;
 
-    const KINDS: [Kind; 4] = [Kind::AdapterPipe, Kind::AdapterStream, Kind::MirrorListener, Kind::MirrorClient];
+    const KINDS: [Kind; 5] =
+        [Kind::AdapterPipe, Kind::AdapterStream, Kind::MirrorListener, Kind::MirrorClient, Kind::TerminalPipe];
 
     #[test]
     fn reserved_tokens_decode_to_fixed_sources() {
@@ -125,7 +130,7 @@ mod tests {
 
     #[test]
     fn unknown_kind_tags_are_ignored() {
-        assert_eq!(decode(Token(5 << KEY_BITS)), None);
+        assert_eq!(decode(Token(6 << KEY_BITS)), None);
         assert_eq!(decode(Token(usize::MAX)), None);
     }
 }

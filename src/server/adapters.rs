@@ -103,8 +103,15 @@ impl Server {
                         debug!("result for {call:?} dropped: the call was cancelled or already answered");
                     }
                 }
-                Action::StopAdapter { session } => self.stop_adapter(session, now),
-                Action::Replace { session, id } => self.replace_adapter(session, id, now),
+                Action::StopAdapter { session } => {
+                    self.stop_adapter(session, now);
+                    self.stop_terminal(session, now);
+                }
+                Action::Replace { session, id } => {
+                    // The old run's terminal-launched program goes with its adapter.
+                    self.stop_terminal(session, now);
+                    self.replace_adapter(session, id, now)
+                }
                 Action::TrackProcesses => self.walk_descendants(),
                 Action::StateChanged { session } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
@@ -128,12 +135,16 @@ impl Server {
                     }
                     // Its last DAP messages reach its `--dap-log` file before it goes.
                     self.flush_dap_log(session);
+                    self.release_terminal(session, now);
                     self.sessions.remove(session);
                 }
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
                 Action::Ledger(record) => self.record(record),
                 // Handled by `Sessions::next_action` itself.
-                Action::OpenChild { .. } => {}
+                Action::OpenChild { .. } | Action::HostRequest { .. } => {}
+                Action::RunInTerminal { session, reverse, command } => {
+                    self.spawn_terminal(session, reverse, command, now)
+                }
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     self.mcp.progress(call, progress, None, Some(&message), cx);
@@ -142,6 +153,7 @@ impl Server {
             // Completing a call or spawning may queue more actions; the loop takes them too.
         }
         self.write_adapters(now);
+        self.write_terminals();
     }
 
     fn spawn(&mut self, session: SessionKey, mut command: spawn::AdapterCommand, transport: &Transport, now: Instant) {
@@ -352,7 +364,12 @@ impl Server {
                     Ok(_) if detached => {}
                     Ok(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
                     Ok(n) => match which {
-                        PipeKind::Stdout => self.sessions.on_adapter_bytes(session, &buf[..n], now),
+                        PipeKind::Stdout => {
+                            // A program dapmux runs itself (`runInTerminal`): what it wrote so far
+                            // first, since it precedes the events its exit causes.
+                            self.drain_terminal_of(session);
+                            self.sessions.on_adapter_bytes(session, &buf[..n], now)
+                        }
                         _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
                     },
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -474,6 +491,7 @@ impl Server {
     /// every [`WALK_EVERY`] while adapters run, and before an adapter is stopped. Bounded by
     /// `spawn::PROC_SCAN_CAP`; reads only small `/proc/<pid>/stat` files.
     pub(super) fn walk_descendants(&mut self) {
+        self.walk_terminals();
         if self.adapters.is_empty() {
             return;
         }
@@ -591,6 +609,7 @@ impl Server {
                         }
                         self.forget_adapter_if_done(akey, now);
                     }
+                    None if self.terminal_reaped(pid, status) => {}
                     None => trace!("reaped pid {pid}: {status}"),
                 }
             }
@@ -666,6 +685,7 @@ impl Server {
 
     /// SIGKILLs every adapter group and debuggee still known (the last step of shutdown).
     pub(super) fn kill_all_adapters(&mut self) {
+        self.kill_all_terminals();
         for (_, io) in self.adapters.iter() {
             let _ = spawn::kill_group(io.pgid);
             for &(d, start) in &io.debuggees {
@@ -680,6 +700,6 @@ impl Server {
 
     /// True when no adapter process is left.
     pub(super) fn adapters_gone(&self) -> bool {
-        self.adapters.is_empty() && self.streams.is_empty()
+        self.adapters.is_empty() && self.streams.is_empty() && self.terminals.is_empty()
     }
 }

@@ -22,6 +22,7 @@ mod mirror;
 
 pub use evidence::{DAP_LOG_ENV, IDLE_REAP_ENV};
 mod streams;
+mod terminal;
 
 use std::collections::HashMap;
 
@@ -109,6 +110,8 @@ enum TimerEvent {
     /// A TCP connector's deadline (stream slab key): a retry's backoff, an attempt's or the
     /// whole connect's timeout.
     Connect { key: usize },
+    /// A terminal process's SIGTERM grace period is over (terminal slab key, and its pid).
+    KillTerminal { key: usize, pid: Pid },
 }
 
 /// How stdin is read.
@@ -151,6 +154,9 @@ struct Server {
     /// entry here, else this stream.
     streams: Slab<StreamIo>,
     stream_of: HashMap<SessionKey, usize>,
+    /// Processes run for adapters' `runInTerminal` (token kind `TerminalPipe`, key = slab key
+    /// × 4 + pipe).
+    terminals: Slab<terminal::TerminalIo>,
     /// Reused read buffer for adapter pipes.
     pipe_buf: Vec<u8>,
     /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
@@ -241,6 +247,9 @@ impl Server {
         if stdin_eof {
             reader.finish();
         }
+        // Validated by `main` (an invalid value never gets here); unset means allow.
+        let policy = std::env::var(crate::session::host::POLICY_ENV).ok();
+        sessions.host.policy = policy.as_deref().and_then(crate::session::host::HostPolicy::parse).unwrap_or_default();
         Ok(Server {
             poll,
             mcp: Mcp::with_tool_set(crate::mcp::ToolSet::from_env_value(
@@ -251,6 +260,7 @@ impl Server {
             adapter_of: HashMap::new(),
             streams: Slab::new(),
             stream_of: HashMap::new(),
+            terminals: Slab::new(),
             pipe_buf: Vec::new(),
             watchdog,
             grace_expired: false,
@@ -283,6 +293,7 @@ impl Server {
             let now = Instant::now();
             self.fire_timers(now);
             self.read_ready_adapters(now);
+            self.read_ready_terminals();
             self.read_ready_streams(now);
             self.pump_stdin(now);
             self.process_actions(now);
@@ -300,7 +311,10 @@ impl Server {
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
             }
-            let busy = self.stdin_has_work() || self.adapters_have_work() || self.streams_have_work();
+            let busy = self.stdin_has_work()
+                || self.adapters_have_work()
+                || self.terminals_have_work()
+                || self.streams_have_work();
             let timeout = if busy || self.mirrors_have_work() {
                 Some(Duration::ZERO)
             } else {
@@ -341,6 +355,7 @@ impl Server {
             Kind::MirrorListener => self.on_mirror_listener(key, now),
             Kind::MirrorClient => self.on_mirror_client(key, event, now),
             Kind::AdapterStream => self.on_adapter_stream(key, event, now),
+            Kind::TerminalPipe => self.on_terminal_pipe(key, event),
         }
     }
 
@@ -369,6 +384,7 @@ impl Server {
                     self.grace_expired = true;
                 }
                 TimerEvent::Connect { key } => self.on_connect_timer(key, id, now),
+                TimerEvent::KillTerminal { key, pid } => self.kill_terminal(key, pid),
             }
         }
     }
@@ -566,7 +582,7 @@ impl Server {
 
     /// Keeps one `WalkDescendants` timer pending while adapters run.
     fn arm_walk(&mut self, now: Instant) {
-        if self.walk_armed || self.adapters.is_empty() {
+        if self.walk_armed || (self.adapters.is_empty() && self.terminals.is_empty()) {
             return;
         }
         if self.timers.insert(now + adapters::WALK_EVERY, TimerEvent::WalkDescendants).is_ok() {

@@ -13,7 +13,8 @@ impl Sessions {
     pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.adapter_alive = true;
-        let args = initialize_arguments(&s.plan.name, false);
+        // runInTerminal is always answered: by the host-request policy (DESIGN §5).
+        let args = initialize_arguments(&s.plan.name, true);
         s.send("initialize", Some(args), Origin::Startup(Step::Initialize), now);
         s.pump(now, &mut self.actions);
     }

@@ -77,7 +77,8 @@ impl Waiter {
 impl Session {
     /// Whether `w` can be answered now.
     pub(super) fn satisfies(&self, w: &Waiter) -> bool {
-        if self.state.is_over() {
+        // A host request waiting for `resolve_host_request` ends every wait (with that news).
+        if self.state.is_over() || self.host.has_pending() {
             return true;
         }
         let stopped = self.state == RunState::Stopped && self.stop_ready && self.revision > w.since;
@@ -94,6 +95,9 @@ impl Session {
 
     /// The result for a finished wait; `satisfied` false means the wait ran out first.
     pub(super) fn wait_result(&mut self, w: &Waiter, satisfied: bool) -> ToolResult {
+        if let Some(pending) = self.host_pending_result() {
+            return pending;
+        }
         let mut out = self.result(w.verb, !satisfied);
         self.ctl_annotate(w.call, &mut out);
         if w.verb == "waited" {

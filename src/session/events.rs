@@ -12,7 +12,7 @@ use super::output::Category;
 use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
 use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
-use crate::dap::client::{Outcome, Output, ReverseAnswer};
+use crate::dap::client::{Outcome, Output};
 use crate::dap::protocol::Event;
 
 impl Session {
@@ -53,15 +53,15 @@ impl Session {
                     // answers the reverse request and opens the child in this same turn.
                     actions.push_back(Action::OpenChild { parent: self.key, id, request, configuration });
                 }
-                Output::RunInTerminal { id, .. } => {
-                    let answer =
-                        ReverseAnswer::Failure { message: "runInTerminal is not supported by this client".into() };
-                    let _ = self.client.respond(id, answer, now);
+                // The host-request policy decides (`Sessions::next_action`, in this same turn).
+                Output::RunInTerminal { id, arguments } => {
+                    actions.push_back(Action::HostRequest { session: self.key, id, arguments })
                 }
                 // The client already logged it (at warn); the session only notes it for tracing.
                 Output::Diagnostic(d) => log::debug!("{}: {d}", self.id),
             }
         }
+        self.drop_pending_host_requests(now);
         self.ctl_settle(now, actions);
         self.drain_notes(actions);
         for (call, output) in self.done.drain(..) {
@@ -294,8 +294,10 @@ impl Session {
     }
 
     fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
-        if let Origin::Mirror(f) = origin {
-            return self.mirror_completed(f, outcome);
+        match origin {
+            Origin::Mirror(f) => return self.mirror_completed(f, outcome),
+            Origin::Raw { call } => return self.raw_completed(call, outcome),
+            _ => {}
         }
         if let Origin::Ctl(op) = origin {
             return self.ctl_completed(op, outcome, now);
@@ -530,7 +532,7 @@ impl Session {
                 }
             }
             // Taken before `outcome` is consumed (above).
-            Origin::Mirror(_) | Origin::Ctl(_) => {}
+            Origin::Mirror(_) | Origin::Ctl(_) | Origin::Raw { .. } => {}
             Origin::EntryBreakpoint { remove } => self.entry_breakpoint_answered(remove, failure, &body),
         }
     }
@@ -598,7 +600,7 @@ impl Session {
         by_pid.then_some(super::plan::PTRACE_HINT)
     }
 
-    fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
+    pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
         if self.failure.is_none() {
             // Adapters often put the real reason in their output ("Build error: Check the debug
             // console"): the agent has no console, so the last lines come with the error.

@@ -17,6 +17,7 @@ mod events;
 mod evidence;
 pub mod function_breakpoints;
 pub mod handles;
+pub mod host;
 pub mod inspect;
 pub mod mirror;
 mod names;
@@ -24,6 +25,7 @@ mod ops;
 pub mod output;
 pub mod plan;
 mod preview;
+mod raw;
 mod render;
 mod restart;
 pub mod run_to;
@@ -111,6 +113,12 @@ pub enum Action {
     /// A ledger record (DESIGN §8): the IO shell stamps it with the wall-clock time, keeps it in
     /// [`Sessions::ledger`] and appends it to the ledger file.
     Ledger(crate::ledger::Record),
+    /// The adapter of `session` asked dapmux to run a command (`runInTerminal`). Handled inside
+    /// [`Sessions::next_action`] by the host-request policy ([`host`]); never reaches the IO shell.
+    HostRequest { session: SessionKey, id: client::ReverseId, arguments: Value },
+    /// Run `command` for the session's adapter (an allowed `runInTerminal`): piped stdio, own
+    /// process group, recorded with the watchdog; then [`Sessions::on_terminal_spawned`].
+    RunInTerminal { session: SessionKey, reverse: client::ReverseId, command: AdapterCommand },
 }
 
 /// Who a DAP request's answer goes to.
@@ -177,6 +185,10 @@ pub enum Origin {
     /// A request of `run_to`, `goto`, `restart`, `set_variable`, `set_expression`,
     /// `set_function_breakpoints` or `source` ([`ctl`]).
     Ctl(ctl::Op),
+    /// A `dap_request` call: the raw response body goes back to it.
+    Raw {
+        call: CallKey,
+    },
 }
 
 /// A start-up step, named in timeouts.
@@ -221,6 +233,9 @@ pub struct LaunchArgs {
     #[serde(default)]
     pub adapter_args: Map<String, Value>,
     pub wait_ms: Option<u64>,
+    /// `internal` (default) or `terminal`: dapmux runs the program (`runInTerminal`), owning
+    /// its stdin.
+    pub console: Option<String>,
 }
 
 /// What a new session starts with, whatever opened it.
@@ -404,6 +419,8 @@ pub struct Session {
     pub dap_log_total: u64,
     /// State of `run_to` and `restart` ([`ctl`]).
     ctl: ctl::State,
+    /// Host requests (`runInTerminal`) and the stdin of a program dapmux runs itself.
+    pub host: host::HostState,
 }
 
 /// Every session, plus the breakpoints waiting for the next launch.
@@ -421,6 +438,8 @@ pub struct Sessions {
     pub ledger: crate::ledger::Ledger,
     /// How long an ended session stays before it is released; `None`: until disconnected.
     idle_reap: Option<Duration>,
+    /// The host-request policy (`--host-requests`) and host-request ids.
+    pub host: host::HostTable,
 }
 
 impl Default for Sessions {
@@ -441,6 +460,7 @@ impl Sessions {
             config: Config::default(),
             ledger: crate::ledger::Ledger::default(),
             idle_reap: Some(evidence::DEFAULT_IDLE_REAP),
+            host: host::HostTable::default(),
         }
     }
 
@@ -459,6 +479,7 @@ impl Sessions {
                 Some(Action::OpenChild { parent, id, request, configuration }) => {
                     self.open_child(parent, id, request, configuration, now);
                 }
+                Some(Action::HostRequest { session, id, arguments }) => self.host_request(session, id, arguments, now),
                 Some(action) => {
                     if let Action::StateChanged { session } = &action {
                         // The default session is the one that most recently stopped (or started).
@@ -532,8 +553,12 @@ impl Sessions {
             breakpoints.apply(&path, Mode::Add, set);
         }
         let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
+        let terminal = args.console.as_deref() == Some("terminal");
         let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
         let key = self.open(start, plan, Some(waiter), None, true, now);
+        if let Some(s) = self.slab.get_mut(key) {
+            s.host.terminal_console = terminal;
+        }
         self.latest = Some(key);
     }
 
@@ -573,6 +598,8 @@ impl Sessions {
         self.next_id += 1;
         let mut config = ClientConfig::new(format!("{id} {}", plan.name));
         config.request_timeout = self.request_timeout;
+        // `runInTerminal` goes to the host-request policy (`Action::HostRequest`).
+        config.run_in_terminal = client::RunInTerminalPolicy::Surface;
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
@@ -633,6 +660,7 @@ impl Sessions {
             ended_at: None,
             dap_log_total: 0,
             ctl: ctl::State::default(),
+            host: host::HostState::default(),
         };
         self.actions.push_back(Action::Ledger(session.start_record()));
         let action = match session.plan.connect {
@@ -759,7 +787,7 @@ impl Session {
                 let out = self.result("disconnected", false);
                 self.done.push((call, out));
             }
-            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
+            Origin::Inspect { call, .. } | Origin::Raw { call } => self.done.push((call, ToolResult::error(code, msg))),
             Origin::Ctl(op) => self.ctl_failed(op, code, msg),
             _ => {}
         }

@@ -48,10 +48,44 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         None => config.by_program(&program_str),
     };
     let stop_on_entry = args.stop_on_entry.unwrap_or(!has_breakpoints && args.breakpoints.is_empty());
+    let terminal = match args.console.as_deref() {
+        None | Some("internal") => false,
+        Some("terminal") => true,
+        Some(other) => {
+            let msg = format!("console must be `internal` or `terminal`, not `{other}`.");
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    };
     if let Some((name, adapter)) = custom {
+        if terminal {
+            return Err(ToolResult::error(
+                ErrorCode::Unsupported,
+                format!(
+                    "dapmux does not know how the custom adapter `{name}` asks for a terminal; pass its own setting in adapter_args (e.g. console: integratedTerminal): dapmux answers its runInTerminal either way."
+                ),
+            ));
+        }
         return Ok(custom_plan(name, adapter, args, &program_str, cwd.as_deref(), stop_on_entry));
     }
     let kind = adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(|e| tool_error(e, config))?;
+    let terminal_arguments = match (terminal, kind.terminal_launch()) {
+        (false, _) => None,
+        (true, Some(t)) => {
+            if let Some(why) = t.attaches.then(terminal_ptrace_refused).flatten() {
+                return Err(ToolResult::error(ErrorCode::Unsupported, format!("{}: {why}.", kind.name())));
+            }
+            Some(t.arguments)
+        }
+        (true, None) => {
+            return Err(ToolResult::error(
+                ErrorCode::Unsupported,
+                format!(
+                    "{} cannot run the program in a terminal (no runInTerminal); launch with console `internal`.",
+                    kind.name()
+                ),
+            ))
+        }
+    };
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref() };
     let recipe =
@@ -63,7 +97,8 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     let adapter_stop_on_entry = stop_on_entry && entry_function.is_none();
     let ours =
         our_arguments(args, &program_str, cwd.as_deref(), recipe.quirks.stop_on_entry_key, adapter_stop_on_entry);
-    let mut launch = adapters::merge_arguments(&recipe.launch_defaults, Some(&Value::Object(ours)));
+    let defaults = adapters::merge_arguments(&recipe.launch_defaults, terminal_arguments.as_ref());
+    let mut launch = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
     let mut scratch_dir = None;
     if let Some((key, file)) = runtime.build_output.filter(|(key, _)| !args.adapter_args.contains_key(*key)) {
         // The built binary goes into a directory dapmux owns and removes with the session,
@@ -394,15 +429,37 @@ pub fn parse_host(host: &str) -> Option<std::net::IpAddr> {
 /// will: Yama's `ptrace_scope` ≥ 1 without `CAP_SYS_PTRACE` (3: never). Two small `/proc` reads.
 pub fn ptrace_refused() -> Option<String> {
     let scope: u8 = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()?;
-    if scope == 0 {
-        return None;
-    }
-    if scope < 3 && has_cap_sys_ptrace() {
+    if !yama_refuses(scope, has_cap_sys_ptrace(), false) {
         return None;
     }
     Some(format!(
         "the kernel does not let dapmux's debugger ptrace a process it did not start (/proc/sys/kernel/yama/ptrace_scope is {scope}); {PTRACE_HINT}"
     ))
+}
+
+/// Why the kernel will refuse an adapter's attach to the process dapmux started for it
+/// (`console: terminal` with an adapter whose launcher declares it with `PR_SET_PTRACER`,
+/// which Yama's scope 1 honours), if it will.
+pub fn terminal_ptrace_refused() -> Option<String> {
+    let scope: u8 = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()?;
+    if !yama_refuses(scope, has_cap_sys_ptrace(), true) {
+        return None;
+    }
+    Some(format!(
+        "the adapter attaches to the program dapmux starts for it, and /proc/sys/kernel/yama/ptrace_scope is {scope} \
+         (2 needs CAP_SYS_PTRACE, 3 forbids it); launch with console `internal`"
+    ))
+}
+
+/// Whether Yama refuses ptrace to a non-descendant at `scope` (1: unless the target declared
+/// the tracer with `PR_SET_PTRACER`; 2: unless `CAP_SYS_PTRACE`; 3: always).
+fn yama_refuses(scope: u8, cap_sys_ptrace: bool, declared_tracer: bool) -> bool {
+    match scope {
+        0 => false,
+        1 => !(declared_tracer || cap_sys_ptrace),
+        2 => !cap_sys_ptrace,
+        _ => true,
+    }
 }
 
 /// Whether dapmux runs with `CAP_SYS_PTRACE` (bit 19 of `CapEff` in `/proc/self/status`).
@@ -456,6 +513,23 @@ mod attach_tests {
         assert_eq!(child_address(&cfg("10.1.2.3"), Some("10.1.2.3")), Ok("10.1.2.3:4711".parse().unwrap()));
         assert!(child_address(&json!({"name": "x"}), None).is_err());
         assert!(child_address(&json!({"connect": {"host": "127.0.0.1", "port": 0}}), None).is_err());
+    }
+
+    #[test]
+    fn yama_scopes_decide_who_may_trace() {
+        let verdicts: Vec<bool> = [
+            (0, false, false),
+            (1, false, false),
+            (1, false, true),
+            (1, true, false),
+            (2, false, true),
+            (2, true, false),
+            (3, true, true),
+        ]
+        .iter()
+        .map(|&(scope, cap, declared)| yama_refuses(scope, cap, declared))
+        .collect();
+        assert_eq!(verdicts, [false, true, false, false, true, false, true]);
     }
 
     #[test]

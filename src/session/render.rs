@@ -194,6 +194,7 @@ impl Session {
         if self.ended_by_dapmux {
             m.insert("ended_by_dapmux".into(), true.into());
         }
+        put(&mut m, "host_requests", self.host.pending_json());
         Value::Object(m)
     }
 

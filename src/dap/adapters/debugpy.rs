@@ -75,6 +75,18 @@ pub fn launch_defaults() -> Value {
     })
 }
 
+/// DAP `launch` arguments for `console: terminal`, merged over [`launch_defaults`]: debugpy
+/// asks dapmux (`runInTerminal`) to start its launcher, which runs the program with the
+/// launcher's stdio, dapmux's pipes.
+pub fn terminal_arguments() -> Value {
+    json!({
+        "console": "integratedTerminal",
+        // The program's output reaches dapmux on the terminal's pipes; redirecting it into
+        // `output` events as well would show every line twice.
+        "redirectOutput": false,
+    })
+}
+
 /// DAP `attach` arguments dapmux sends unless the agent's `adapter_args` override them.
 /// `connect` or `processId` are set by the session from the tool call.
 pub fn attach_defaults() -> Value {

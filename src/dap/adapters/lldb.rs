@@ -147,6 +147,25 @@ pub fn launch_defaults() -> Value {
     })
 }
 
+/// DAP `launch` arguments for `console: terminal`, merged over [`launch_defaults`].
+///
+/// 22.1.8: `runInTerminal` asks dapmux to run `<lldb-dap> --comm-file <fifo> --debugger-pid
+/// <pid> --launch-target <program> <args>`: a launcher (lldb-dap itself) that sends its pid over
+/// the fifo, waits up to 20 s for lldb-dap to attach to it, then `exec`s the program. The path
+/// is derived from lldb-dap's own `argv[0]` (relative to the working directory when it is not
+/// absolute), so the recipe always starts lldb-dap by absolute path. Attaching loads the
+/// launcher's ~50 libraries, and Debian's LLDB asks `https://debuginfod.debian.net/` for every
+/// one without local symbols: without network each lookup waits 5 s for DNS, the attach took
+/// 20.7 s, the launcher gave up first and the launch failed ("Timed out trying to send
+/// messages to the runInTerminal launcher"). The lookups are for lldb-dap's own libraries, so
+/// debuginfod is cleared before the attach (`adapter_args.preRunCommands` replaces this).
+pub fn terminal_arguments() -> Value {
+    json!({
+        "runInTerminal": true,
+        "preRunCommands": ["?settings clear plugin.symbol-locator.debuginfod.server-urls"],
+    })
+}
+
 /// DAP `attach` arguments dapmux sends unless the agent's `adapter_args` override them.
 pub fn attach_defaults() -> Value {
     json!({"type": VSCODE_TYPE, "request": "attach"})
@@ -338,7 +357,14 @@ fn default_toolchain(settings: &Path, host: &dyn Host) -> Option<String> {
 /// [`elf::probe`]) the formatters' `initCommands` go into the launch and attach defaults.
 /// Errors: [`AdapterError::NotFound`] with [`INSTALL`].
 pub fn recipe(program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
-    let adapter = find_adapter(host)?;
+    let mut adapter = find_adapter(host)?;
+    if adapter.is_relative() {
+        // lldb-dap names itself by `argv[0]` in `runInTerminal` (see [`terminal_arguments`]),
+        // and the launcher runs in the program's working directory, not dapmux's.
+        if let Some(cwd) = host.cwd() {
+            adapter = cwd.join(adapter);
+        }
+    }
     let mut launch = launch_defaults();
     let mut attach = attach_defaults();
     let rust = program.and_then(|p| elf::probe(p, host)).is_some_and(|f| f.rust);

@@ -336,6 +336,16 @@ impl AdapterKind {
         }
     }
 
+    /// How the adapter runs the program through `runInTerminal` (`launch {console:
+    /// "terminal"}`); `None` when it cannot (Delve 1.20.2 has no `console` setting).
+    pub fn terminal_launch(self) -> Option<TerminalLaunch> {
+        match self {
+            AdapterKind::Debugpy => Some(TerminalLaunch { arguments: debugpy::terminal_arguments(), attaches: false }),
+            AdapterKind::Lldb => Some(TerminalLaunch { arguments: lldb::terminal_arguments(), attaches: true }),
+            AdapterKind::Delve => None,
+        }
+    }
+
     /// The command that installs the adapter when no recipe can be resolved at all (`doctor`,
     /// `install`: printed, never run). debugpy's depends on the interpreter found; this is the
     /// generic form.
@@ -346,6 +356,17 @@ impl AdapterKind {
             AdapterKind::Delve => delve::INSTALL,
         }
     }
+}
+
+/// An adapter's way of running the program through `runInTerminal`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TerminalLaunch {
+    /// DAP `launch` arguments merged over the launch defaults.
+    pub arguments: Value,
+    /// The adapter attaches to the process dapmux starts (ptrace from a process that is not
+    /// its ancestor; lldb-dap's launcher allows it with `PR_SET_PTRACER`). debugpy's launcher
+    /// connects back over TCP instead.
+    pub attaches: bool,
 }
 
 /// Why no recipe could be produced.

@@ -8,6 +8,7 @@ mod breakpoints;
 mod control;
 mod edit;
 mod flow;
+mod host;
 mod inspect;
 mod ledger;
 mod mirror;
@@ -138,7 +139,7 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 10] = [
+    let groups: [&'static [Tool]; 11] = [
         run::TOOLS,
         control::TOOLS,
         inspect::TOOLS,
@@ -149,6 +150,7 @@ pub fn registry() -> Vec<&'static Tool> {
         flow::TOOLS,
         edit::TOOLS,
         source::TOOLS,
+        host::TOOLS,
     ];
     groups.iter().flat_map(|g| g.iter()).chain(ledger::TOOLS).collect()
 }

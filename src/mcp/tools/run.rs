@@ -82,6 +82,7 @@ fn launch_schema() -> Value {
             },
             "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Default: the adapter's."},
             "no_debug": {"type": "boolean"},
+            "console": {"type": "string", "enum": ["internal", "terminal"], "description": "terminal: stdin via send_input."},
             "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP launch args."},
             "wait_ms": wait_prop()
         },

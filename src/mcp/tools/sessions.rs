@@ -22,7 +22,16 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
         let parent = s.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
         // The endpoint only, never the token (DESIGN §7).
         let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
-        text.push_str(&format!("{indent}{} · {} · {}{request}{parent}{mirror}\n", s.headline(), s.adapter, s.program));
+        let host = match s.host.pending_ids() {
+            ids if ids.is_empty() || s.state.is_over() => String::new(),
+            ids => format!(" · host request {} pending (resolve_host_request)", ids.join(", ")),
+        };
+        text.push_str(&format!(
+            "{indent}{} · {} · {}{request}{parent}{mirror}{host}\n",
+            s.headline(),
+            s.adapter,
+            s.program
+        ));
     }
     if text.is_empty() {
         text = "No debug sessions. Start one with launch.".into();

@@ -1,0 +1,422 @@
+//! Processes dapmux runs for adapters (`runInTerminal`, DESIGN §5 host requests) as loop
+//! sources: spawn (piped stdio, own process group, `PR_SET_PDEATHSIG`, recorded with the
+//! watchdog), their stdout/stderr into the session's output, the stdin buffer the session
+//! holds written on WRITABLE, reaping, and stopping them with their session. Decides nothing:
+//! the policy is the session layer's ([`crate::session::host`]).
+//!
+//! Architecture Invariant: such a process never inherits dapmux's stdin, stdout or stderr.
+
+use std::io::{self, Read, Write};
+use std::process::ExitStatus;
+use std::time::Instant;
+
+use log::{debug, info, trace, warn};
+use mio::event::Event;
+use mio::unix::pipe;
+use mio::Interest;
+
+use super::adapters::KILL_GRACE;
+use super::{Server, TimerEvent};
+use crate::dap::client::ReverseId;
+use crate::dap::spawn::{self, AdapterCommand, Pid};
+use crate::session::SessionKey;
+use crate::token::{self, Kind};
+
+/// Bytes read from a terminal pipe per `read` call (a stack buffer: reads also happen while
+/// the adapter's read buffer is in use, see [`Server::drain_terminal_of`]).
+const PIPE_CHUNK: usize = 16 * 1024;
+/// Reads of one pipe per wake-up before other sources get a turn (1 MiB).
+const READS_PER_WAKE: usize = 64;
+/// Most descendants tracked per terminal process.
+const MAX_TRACKED: usize = 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PipeKind {
+    Stdin = 0,
+    Stdout = 1,
+    Stderr = 2,
+}
+
+fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
+    token::encode(Kind::TerminalPipe, key << 2 | which as usize)
+}
+
+/// One process started for a session's `runInTerminal`.
+pub(super) struct TerminalIo {
+    session: SessionKey,
+    pid: Pid,
+    pgid: Pid,
+    stdin: Option<pipe::Sender>,
+    stdout: Option<pipe::Receiver>,
+    stderr: Option<pipe::Receiver>,
+    stdin_writable: bool,
+    stdout_ready: bool,
+    stderr_ready: bool,
+    exit: Option<ExitStatus>,
+    /// Processes below it (the debuggee under debugpy's launcher, its children), as (pid, start
+    /// time): stopped with it, recorded with the watchdog.
+    descendants: Vec<(Pid, u64)>,
+    stopping: bool,
+    /// Its session is gone: output is read and dropped.
+    detached: bool,
+}
+
+impl Server {
+    /// Carries out an allowed `runInTerminal`: spawns `command` and tells the session the pid
+    /// (or why not), which answers the adapter.
+    pub(super) fn spawn_terminal(
+        &mut self,
+        session: SessionKey,
+        reverse: ReverseId,
+        command: AdapterCommand,
+        now: Instant,
+    ) {
+        if self.shutdown.is_some() {
+            let why = "dapmux is shutting down".to_owned();
+            return self.sessions.on_terminal_spawned(session, reverse, Err(why), now);
+        }
+        let spawned = match spawn::spawn_adapter(&command) {
+            Ok(s) => s,
+            Err(e) => {
+                warn!("runInTerminal: cannot run {}: {e}", command.program.to_string_lossy());
+                return self.sessions.on_terminal_spawned(session, reverse, Err(e.to_string()), now);
+            }
+        };
+        let entry = self.terminals.vacant_entry();
+        let key = entry.key();
+        let mut io = TerminalIo {
+            session,
+            pid: spawned.pid,
+            pgid: spawned.pgid,
+            stdin: Some(spawned.stdin),
+            stdout: Some(spawned.stdout),
+            stderr: Some(spawned.stderr),
+            stdin_writable: true,
+            stdout_ready: true,
+            stderr_ready: true,
+            exit: None,
+            descendants: Vec::new(),
+            stopping: false,
+            detached: false,
+        };
+        let registry = self.poll.registry();
+        let registered = (|| -> io::Result<()> {
+            let t = |w| pipe_token(key, w).ok_or_else(|| io::Error::other("token space exhausted"));
+            if let Some(p) = io.stdin.as_mut() {
+                registry.register(p, t(PipeKind::Stdin)?, Interest::WRITABLE)?;
+            }
+            if let Some(p) = io.stdout.as_mut() {
+                registry.register(p, t(PipeKind::Stdout)?, Interest::READABLE)?;
+            }
+            if let Some(p) = io.stderr.as_mut() {
+                registry.register(p, t(PipeKind::Stderr)?, Interest::READABLE)?;
+            }
+            Ok(())
+        })();
+        let pid = io.pid;
+        info!("runInTerminal for session key {session}: pid {pid}");
+        entry.insert(io);
+        // Launched by dapmux: the watchdog kills it if dapmux dies (DESIGN §2).
+        if let Some(w) = self.watchdog.as_mut() {
+            if let Err(e) = w.record(pid) {
+                debug!("watchdog: cannot record pid {pid}: {e}");
+            }
+        }
+        if let Err(e) = registered {
+            warn!("cannot watch the pipes of pid {pid}: {e}");
+            self.stop_terminal(session, now);
+            let why = format!("cannot watch the process's pipes: {e}");
+            return self.sessions.on_terminal_spawned(session, reverse, Err(why), now);
+        }
+        self.sessions.on_terminal_spawned(session, reverse, Ok(i64::from(pid)), now);
+        self.read_terminal(key);
+        self.write_terminal(key);
+    }
+
+    /// Events on a terminal pipe.
+    pub(super) fn on_terminal_pipe(&mut self, key: usize, event: &Event) {
+        let (tkey, which) = (key >> 2, key & 3);
+        let Some(io) = self.terminals.get_mut(tkey) else {
+            trace!("event for vacant terminal key {tkey} ignored");
+            return;
+        };
+        match which {
+            w if w == PipeKind::Stdin as usize => {
+                io.stdin_writable = true;
+                if event.is_error() || event.is_write_closed() {
+                    trace!("terminal stdin closed by the reader");
+                }
+            }
+            w if w == PipeKind::Stdout as usize => io.stdout_ready = true,
+            _ => io.stderr_ready = true,
+        }
+        self.read_terminal(tkey);
+        self.write_terminal(tkey);
+    }
+
+    /// Reads a terminal's stderr and stdout until `WouldBlock`, EOF or the per-wake cap.
+    fn read_terminal(&mut self, tkey: usize) {
+        let mut buf = [0u8; PIPE_CHUNK];
+        for which in [PipeKind::Stderr, PipeKind::Stdout] {
+            for _ in 0..READS_PER_WAKE {
+                let Some(io) = self.terminals.get_mut(tkey) else { break };
+                let (ready, pipe) = match which {
+                    PipeKind::Stdout => (io.stdout_ready, io.stdout.as_mut()),
+                    _ => (io.stderr_ready, io.stderr.as_mut()),
+                };
+                let Some(pipe) = pipe.filter(|_| ready) else { break };
+                match pipe.read(&mut buf) {
+                    Ok(0) => {
+                        self.close_terminal_pipe(tkey, which);
+                        break;
+                    }
+                    Ok(_) if io.detached => {}
+                    Ok(n) => {
+                        let session = io.session;
+                        self.sessions.on_terminal_output(session, which == PipeKind::Stderr, &buf[..n]);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        match which {
+                            PipeKind::Stdout => io.stdout_ready = false,
+                            _ => io.stderr_ready = false,
+                        }
+                        break;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        debug!("reading a terminal pipe failed: {e}");
+                        self.close_terminal_pipe(tkey, which);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads what the session's terminal process wrote so far, before the adapter's bytes are
+    /// handled: the program's output comes before the events its exit causes.
+    pub(super) fn drain_terminal_of(&mut self, session: SessionKey) {
+        if self.terminals.is_empty() {
+            return;
+        }
+        let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
+        for k in keys {
+            if let Some(io) = self.terminals.get_mut(k) {
+                io.stdout_ready = true;
+                io.stderr_ready = true;
+            }
+            self.read_terminal(k);
+        }
+    }
+
+    /// True when a terminal pipe still holds data after its per-wake read cap.
+    pub(super) fn terminals_have_work(&self) -> bool {
+        self.terminals
+            .iter()
+            .any(|(_, t)| (t.stdout_ready && t.stdout.is_some()) || (t.stderr_ready && t.stderr.is_some()))
+    }
+
+    /// Comes back to terminal pipes left with data by the per-wake cap.
+    pub(super) fn read_ready_terminals(&mut self) {
+        let keys: Vec<usize> = self
+            .terminals
+            .iter()
+            .filter(|(_, t)| (t.stdout_ready && t.stdout.is_some()) || (t.stderr_ready && t.stderr.is_some()))
+            .map(|(k, _)| k)
+            .collect();
+        for k in keys {
+            self.read_terminal(k);
+        }
+    }
+
+    /// Writes every session's queued stdin to its terminal process.
+    pub(super) fn write_terminals(&mut self) {
+        let keys: Vec<usize> = self.terminals.iter().map(|(k, _)| k).collect();
+        for k in keys {
+            self.write_terminal(k);
+        }
+    }
+
+    /// Writes the session's queued input until it is written or the pipe is full; closes stdin
+    /// after it when the agent sent `eof`.
+    fn write_terminal(&mut self, tkey: usize) {
+        let Some(io) = self.terminals.get_mut(tkey) else { return };
+        if io.detached || !io.stdin_writable {
+            return;
+        }
+        let session = io.session;
+        let Some(stdin) = io.stdin.as_mut() else { return };
+        loop {
+            let (bytes, eof) = self.sessions.terminal_input(session);
+            if bytes.is_empty() {
+                if eof {
+                    if let Some(mut p) = io.stdin.take() {
+                        let _ = self.poll.registry().deregister(&mut p);
+                    }
+                    self.sessions.on_terminal_stdin_closed(session, "it was closed after the input sent with eof");
+                }
+                return;
+            }
+            match stdin.write(bytes) {
+                Ok(n) => self.sessions.consume_terminal_input(session, n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    io.stdin_writable = false;
+                    return;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    debug!("writing a terminal's stdin failed: {e}");
+                    if let Some(mut p) = io.stdin.take() {
+                        let _ = self.poll.registry().deregister(&mut p);
+                    }
+                    self.sessions.on_terminal_stdin_closed(session, &format!("the program no longer reads it ({e})"));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn close_terminal_pipe(&mut self, tkey: usize, which: PipeKind) {
+        let Some(io) = self.terminals.get_mut(tkey) else { return };
+        let registry = self.poll.registry();
+        let pipe = match which {
+            PipeKind::Stdout => io.stdout.take(),
+            PipeKind::Stderr => io.stderr.take(),
+            PipeKind::Stdin => {
+                if let Some(mut p) = io.stdin.take() {
+                    let _ = registry.deregister(&mut p);
+                }
+                None
+            }
+        };
+        if let Some(mut p) = pipe {
+            let _ = registry.deregister(&mut p);
+        }
+        self.forget_terminal_if_done(tkey);
+    }
+
+    /// A reaped child that is not an adapter: a terminal process exits (its session is told,
+    /// what it wrote is read). False when `pid` is none of them.
+    pub(super) fn terminal_reaped(&mut self, pid: Pid, status: ExitStatus) -> bool {
+        let Some(tkey) = self.terminals.iter().find(|(_, t)| t.pid == pid).map(|(k, _)| k) else { return false };
+        debug!("terminal pid {pid} exited: {status}");
+        if let Some(io) = self.terminals.get_mut(tkey) {
+            io.exit = Some(status);
+            io.stdout_ready = true;
+            io.stderr_ready = true;
+        }
+        self.read_terminal(tkey);
+        if let Some(io) = self.terminals.get(tkey) {
+            if !io.detached {
+                self.sessions.on_terminal_exited(io.session, &status.to_string());
+            }
+        }
+        // A child of it may hold the pipes open; the process is gone all the same.
+        for which in [PipeKind::Stdin, PipeKind::Stdout, PipeKind::Stderr] {
+            self.close_terminal_pipe(tkey, which);
+        }
+        true
+    }
+
+    /// Removes a terminal once it was reaped and its output pipes are closed; whatever is left
+    /// of its process group and descendants is killed.
+    fn forget_terminal_if_done(&mut self, tkey: usize) {
+        let Some(io) = self.terminals.get(tkey) else { return };
+        if io.exit.is_none() || io.stdout.is_some() || io.stderr.is_some() {
+            return;
+        }
+        let mut io = self.terminals.remove(tkey);
+        if let Some(mut p) = io.stdin.take() {
+            let _ = self.poll.registry().deregister(&mut p);
+        }
+        if spawn::group_exists(io.pgid) {
+            let _ = spawn::kill_group(io.pgid);
+        }
+        kill_listed(&io.descendants, libc::SIGKILL);
+    }
+
+    /// Records the processes below each running terminal process with it and the watchdog (the
+    /// debuggee under debugpy's launcher, the program's children), as for adapters.
+    pub(super) fn walk_terminals(&mut self) {
+        let prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
+        for (_, io) in self.terminals.iter_mut() {
+            if io.detached || io.exit.is_some() {
+                continue;
+            }
+            for p in spawn::descendants(io.pid, &prune) {
+                if io.descendants.len() >= MAX_TRACKED || io.descendants.iter().any(|d| d.0 == p.pid) {
+                    continue;
+                }
+                io.descendants.push((p.pid, p.start_time));
+                if let Some(w) = self.watchdog.as_mut() {
+                    if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
+                        debug!("watchdog: cannot record pid {}: {e}", p.pid);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops the session's terminal process with its session: stdin closed, SIGTERM to its
+    /// group and descendants, SIGKILL after [`KILL_GRACE`].
+    pub(super) fn stop_terminal(&mut self, session: SessionKey, now: Instant) {
+        self.walk_terminals();
+        let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
+        for tkey in keys {
+            let Some(io) = self.terminals.get_mut(tkey) else { continue };
+            if io.stopping {
+                continue;
+            }
+            io.stopping = true;
+            if let Some(mut p) = io.stdin.take() {
+                let _ = self.poll.registry().deregister(&mut p);
+            }
+            if io.exit.is_none() {
+                let _ = spawn::terminate_group(io.pgid);
+            }
+            kill_listed(&io.descendants, libc::SIGTERM);
+            let pid = io.pid;
+            if let Err(e) = self.timers.insert(now + KILL_GRACE, TimerEvent::KillTerminal { key: tkey, pid }) {
+                warn!("{e}; killing the terminal process now");
+                self.kill_terminal(tkey, pid);
+            }
+        }
+    }
+
+    /// The session is released: its terminal is stopped and its output no longer delivered.
+    pub(super) fn release_terminal(&mut self, session: SessionKey, now: Instant) {
+        self.stop_terminal(session, now);
+        for (_, io) in self.terminals.iter_mut().filter(|(_, t)| t.session == session) {
+            io.detached = true;
+        }
+    }
+
+    /// The grace period is over: SIGKILL what is left of the terminal process.
+    pub(super) fn kill_terminal(&mut self, tkey: usize, pid: Pid) {
+        let Some(io) = self.terminals.get(tkey).filter(|t| t.pid == pid) else { return };
+        if spawn::group_exists(io.pgid) {
+            debug!("terminal pid {pid} outlived its grace period; SIGKILL");
+            let _ = spawn::kill_group(io.pgid);
+        }
+        kill_listed(&io.descendants, libc::SIGKILL);
+    }
+
+    /// SIGKILLs every terminal process group and descendant (the last step of shutdown).
+    pub(super) fn kill_all_terminals(&mut self) {
+        for (_, io) in self.terminals.iter() {
+            let _ = spawn::kill_group(io.pgid);
+            kill_listed(&io.descendants, libc::SIGKILL);
+        }
+    }
+}
+
+/// Signals each listed process that still runs with its recorded start time (a recycled pid is
+/// never signalled).
+fn kill_listed(list: &[(Pid, u64)], signal: libc::c_int) {
+    for &(pid, start) in list {
+        if spawn::is_running(pid, Some(start)) {
+            // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
+            unsafe { libc::kill(pid, signal) };
+        }
+    }
+}

@@ -1,0 +1,687 @@
+//! Host requests (DESIGN §4–§5), sans-IO: an adapter's `runInTerminal` under the
+//! `--host-requests` policy (allow, deny, ask), the requests waiting for `resolve_host_request`,
+//! and the stdin of a program dapmux runs itself (`send_input`). The IO shell spawns the command
+//! ([`Action::RunInTerminal`]), feeds its output back, and drains the stdin buffer.
+
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::control::{Until, Waiter};
+use super::events::wait_duration;
+use super::output::Category;
+use super::snapshot::RunState;
+use super::{Action, CallKey, ErrorCode, Session, SessionKey, Sessions, ToolResult};
+use crate::dap::client::{ReverseAnswer, ReverseId};
+use crate::dap::spawn::AdapterCommand;
+
+/// The environment variable (and `--host-requests` flag) choosing the policy.
+pub const POLICY_ENV: &str = "DAPMUX_HOST_REQUESTS";
+/// Bytes of input queued for a program's stdin and not yet read by it (DESIGN §9: every buffer
+/// capped). Input past it is refused whole.
+pub const STDIN_CAP: usize = 1 << 20;
+/// Host requests waiting for a decision per session; more are denied at once.
+const MAX_PENDING: usize = 8;
+/// Characters of a command line in a pending request's summary.
+const SUMMARY_CHARS: usize = 300;
+/// Most arguments, and environment entries, a `runInTerminal` may carry.
+const MAX_ARGS: usize = 4096;
+const MAX_ENV: usize = 4096;
+
+/// What dapmux does when an adapter asks it to run a command (`runInTerminal`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HostPolicy {
+    /// Run it: piped stdio, own process group, recorded with the watchdog.
+    #[default]
+    Allow,
+    /// Answer `success: false`; a session still starting ends with the reason.
+    Deny,
+    /// Keep it pending until `resolve_host_request` decides.
+    Ask,
+}
+
+impl HostPolicy {
+    /// `allow`, `deny` or `ask`.
+    pub fn parse(s: &str) -> Option<HostPolicy> {
+        match s.trim() {
+            "allow" => Some(HostPolicy::Allow),
+            "deny" => Some(HostPolicy::Deny),
+            "ask" => Some(HostPolicy::Ask),
+            _ => None,
+        }
+    }
+}
+
+/// Table-wide host-request settings: the policy and the id counter (`h1`, `h2`, …, unique
+/// across sessions so `resolve_host_request` finds one without a `session`).
+#[derive(Debug, Default)]
+pub struct HostTable {
+    pub policy: HostPolicy,
+    next_id: u32,
+}
+
+/// A host request waiting for `resolve_host_request`.
+#[derive(Debug)]
+struct Pending {
+    id: String,
+    reverse: ReverseId,
+    summary: String,
+    run: AdapterCommand,
+}
+
+/// One session's host requests and program stdin.
+#[derive(Debug, Default)]
+pub struct HostState {
+    /// Launched with `console: terminal`: the program's stdin is dapmux's to feed.
+    pub terminal_console: bool,
+    pending: Vec<Pending>,
+    /// A `runInTerminal` was allowed: its process is being started or runs (one at a time per
+    /// session; a restarted program brings the next).
+    terminal_started: bool,
+    /// The pid of that process, once spawned.
+    pub terminal_pid: Option<i64>,
+    /// Input not yet written to the program's stdin (≤ [`STDIN_CAP`]).
+    stdin: Vec<u8>,
+    /// Close stdin once `stdin` is written (`send_input {eof: true}`).
+    eof_requested: bool,
+    /// Why stdin takes no more input (closed after `eof`, or the process is gone).
+    stdin_closed: Option<String>,
+    /// An unfinished UTF-8 sequence at the end of the last stdout / stderr read (≤ 3 bytes).
+    carry: [Vec<u8>; 2],
+}
+
+impl HostState {
+    /// Whether a host request waits for `resolve_host_request`.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Ids of the pending host requests.
+    pub fn pending_ids(&self) -> Vec<&str> {
+        self.pending.iter().map(|p| p.id.as_str()).collect()
+    }
+
+    /// The snapshot's `host_requests`: `[{id, command, summary}]`, `None` when none waits.
+    pub fn pending_json(&self) -> Option<Value> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let list: Vec<Value> = self
+            .pending
+            .iter()
+            .map(|p| json!({ "id": p.id, "command": "runInTerminal", "summary": p.summary }))
+            .collect();
+        Some(Value::Array(list))
+    }
+}
+
+impl Sessions {
+    /// An adapter's `runInTerminal` (from [`Sessions::next_action`]): checked, then run, refused
+    /// or kept pending by the policy. Every path answers the reverse request (now or later).
+    pub(super) fn host_request(&mut self, key: SessionKey, reverse: ReverseId, arguments: Value, now: Instant) {
+        let policy = self.host.policy;
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let run = match terminal_command(&arguments) {
+            Ok(run) => run,
+            Err(why) => {
+                s.answer_host(reverse, ReverseAnswer::Failure { message: format!("runInTerminal: {why}") }, now);
+                return s.pump(now, &mut self.actions);
+            }
+        };
+        let summary = summarize(&run);
+        if s.host.terminal_started || s.host.pending.len() >= MAX_PENDING {
+            let message = "dapmux runs one runInTerminal command at a time per session".to_owned();
+            s.answer_host(reverse, ReverseAnswer::Failure { message }, now);
+            return s.pump(now, &mut self.actions);
+        }
+        match policy {
+            HostPolicy::Allow => s.start_terminal(reverse, run, &mut self.actions),
+            HostPolicy::Deny => {
+                let why = format!(
+                    "{} asked dapmux to run `{summary}` (runInTerminal) and the host-request policy is `deny`; \
+                     launch with console `internal`, or start dapmux with --host-requests allow (or ask)",
+                    s.adapter
+                );
+                s.deny_host(reverse, why, now, &mut self.actions);
+            }
+            HostPolicy::Ask => {
+                self.host.next_id += 1;
+                let id = format!("h{}", self.host.next_id);
+                log::info!("{}: host request {id} pending: runInTerminal {summary}", s.id);
+                s.host.pending.push(Pending { id, reverse, summary, run });
+                // Every wait on the session ends now, naming the request.
+                s.complete_waiters();
+                self.actions.push_back(Action::StateChanged { session: s.id.clone() });
+            }
+        }
+        s.pump(now, &mut self.actions);
+    }
+
+    /// `resolve_host_request`: runs (`allow`) or refuses the pending request `id` of `key`
+    /// (any session when `None`). `allow` waits like `launch` (first stop, exit, `wait_ms`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn resolve_host_request(
+        &mut self,
+        key: Option<SessionKey>,
+        id: &str,
+        allow: bool,
+        wait_ms: Option<u64>,
+        call: CallKey,
+        now: Instant,
+    ) {
+        let found = self
+            .slab
+            .iter()
+            .filter(|(k, _)| key.map_or(true, |want| want == *k))
+            .find_map(|(k, s)| s.host.pending.iter().position(|p| p.id == id).map(|i| (k, i)));
+        let Some((key, index)) = found else {
+            let pending: Vec<String> = self
+                .slab
+                .iter()
+                .flat_map(|(_, s)| s.host.pending.iter().map(move |p| format!("{} ({})", p.id, s.id)))
+                .collect();
+            let msg = if pending.is_empty() {
+                format!("no host request `{id}` is pending (none is).")
+            } else {
+                format!("no host request `{id}` is pending here; pending: {}.", pending.join(", "))
+            };
+            return self
+                .actions
+                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
+        };
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let p = s.host.pending.remove(index);
+        if s.state.is_over() || s.closing {
+            let msg = format!("{} has ended; its host request {} is void.", s.id, p.id);
+            return self
+                .actions
+                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
+        }
+        if allow {
+            log::info!("{}: host request {} allowed", s.id, p.id);
+            s.start_terminal(p.reverse, p.run, &mut self.actions);
+            let verb = if s.state == RunState::Starting { "launched" } else { "resolved" };
+            let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.revision);
+            w.output_cursor = Some(s.output.cursor());
+            if s.satisfies(&w) {
+                let out = s.wait_result(&w, true);
+                self.actions.push_back(Action::Complete { call, output: out });
+            } else {
+                s.waiters.push(w);
+            }
+        } else {
+            let why = format!(
+                "{} asked dapmux to run `{}` (runInTerminal) and it was denied ({})",
+                s.adapter, p.summary, p.id
+            );
+            s.deny_host(p.reverse, why, now, &mut self.actions);
+            let mut out = s.result("denied", false);
+            out.text = format!("{} denied.\n{}", p.id, out.text);
+            self.actions.push_back(Action::Complete { call, output: out });
+        }
+        self.actions.push_back(Action::StateChanged { session: s.id.clone() });
+        s.pump(now, &mut self.actions);
+    }
+
+    /// The IO shell started (`Ok(pid)`) or could not start the `runInTerminal` command.
+    pub fn on_terminal_spawned(
+        &mut self,
+        key: SessionKey,
+        reverse: ReverseId,
+        result: Result<i64, String>,
+        now: Instant,
+    ) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        match result {
+            Ok(pid) => {
+                s.host.terminal_pid = Some(pid);
+                let mut body = Map::new();
+                body.insert("processId".into(), pid.into());
+                s.answer_host(reverse, ReverseAnswer::Success { body: Some(body) }, now);
+            }
+            Err(e) => {
+                s.host.terminal_started = false;
+                s.host.stdin_closed = Some(format!("the program could not be started ({e})"));
+                s.answer_host(reverse, ReverseAnswer::Failure { message: e.clone() }, now);
+                if s.state == RunState::Starting && !s.closing {
+                    let msg = format!("{}: could not run the adapter's runInTerminal command: {e}", s.id);
+                    s.fail_start(ErrorCode::AdapterError, msg, &mut self.actions);
+                }
+            }
+        }
+        s.pump(now, &mut self.actions);
+    }
+
+    /// `send_input`: queues `text` for the program's stdin (then its end when `eof`). Whole or
+    /// not at all: past [`STDIN_CAP`] unread bytes it is refused.
+    pub fn send_input(&mut self, key: SessionKey, text: &str, eof: bool) -> ToolResult {
+        let Some(s) = self.slab.get_mut(key) else {
+            return ToolResult::error(ErrorCode::SessionNotFound, "the session is gone.");
+        };
+        if let Some(why) = &s.host.stdin_closed {
+            return ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", s.id));
+        }
+        if !s.host.terminal_console && !s.host.terminal_started {
+            return ToolResult::error(
+                ErrorCode::Unsupported,
+                format!(
+                    "{} runs with console `internal`: its stdin belongs to the adapter, not to dapmux; launch again with console `terminal` to give it input.",
+                    s.id
+                ),
+            );
+        }
+        if s.host.eof_requested {
+            return ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!("{}'s stdin is being closed (eof was sent).", s.id),
+            );
+        }
+        if s.state.is_over() {
+            let msg = format!("{} has {}; its program reads no more input.", s.id, s.state.as_str());
+            return ToolResult::error(ErrorCode::InvalidArgument, msg);
+        }
+        let buffered = s.host.stdin.len();
+        if buffered + text.len() > STDIN_CAP {
+            return ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{} bytes already wait for {} to read them; {} more would pass the {} KiB stdin buffer, so nothing was sent. Let the program run (`continue`) to read, then send again.",
+                    buffered,
+                    s.id,
+                    text.len(),
+                    STDIN_CAP >> 10
+                ),
+            );
+        }
+        s.host.stdin.extend_from_slice(text.as_bytes());
+        s.host.eof_requested = eof;
+        let mut line = format!("{}: {} bytes to stdin", s.id, text.len());
+        if eof {
+            line.push_str(", then end of input");
+        }
+        if s.host.terminal_pid.is_none() {
+            line.push_str(" (queued: the program is not started yet)");
+        }
+        line.push_str(". Call `wait` or `continue` to see what it does.");
+        ToolResult::ok(
+            line,
+            json!({ "session": s.id, "bytes": text.len(), "eof": eof, "buffered": buffered + text.len() }),
+        )
+    }
+
+    /// Input waiting for `key`'s program stdin, and whether stdin is to be closed once it is
+    /// written.
+    pub fn terminal_input(&self, key: SessionKey) -> (&[u8], bool) {
+        match self.slab.get(key) {
+            Some(s) => (&s.host.stdin, s.host.eof_requested),
+            None => (&[], false),
+        }
+    }
+
+    /// `n` bytes of the input were written.
+    pub fn consume_terminal_input(&mut self, key: SessionKey, n: usize) {
+        if let Some(s) = self.slab.get_mut(key) {
+            let n = n.min(s.host.stdin.len());
+            s.host.stdin.drain(..n);
+        }
+    }
+
+    /// The program's stdin is closed (`why`): what was not written is dropped.
+    pub fn on_terminal_stdin_closed(&mut self, key: SessionKey, why: &str) {
+        if let Some(s) = self.slab.get_mut(key) {
+            s.host.stdin.clear();
+            s.host.eof_requested = false;
+            s.host.stdin_closed.get_or_insert_with(|| why.to_owned());
+        }
+    }
+
+    /// Output of the program dapmux runs (its stdout, or stderr when `stderr`).
+    pub fn on_terminal_output(&mut self, key: SessionKey, stderr: bool, bytes: &[u8]) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        let carry = &mut s.host.carry[usize::from(stderr)];
+        let text = utf8_text(carry, bytes);
+        if !text.is_empty() {
+            s.output.push(if stderr { Category::Stderr } else { Category::Stdout }, &text);
+        }
+    }
+
+    /// The process dapmux ran for the adapter exited (`status` as text).
+    pub fn on_terminal_exited(&mut self, key: SessionKey, status: &str) {
+        if let Some(s) = self.slab.get_mut(key) {
+            s.host.terminal_started = false;
+            s.host.terminal_pid = None;
+            s.host.stdin.clear();
+            s.host.eof_requested = false;
+            s.host.stdin_closed = Some(format!("the program's process exited ({status})"));
+        }
+    }
+}
+
+impl Session {
+    /// Queues the command for the IO shell; the reverse request is answered once it ran.
+    fn start_terminal(
+        &mut self,
+        reverse: ReverseId,
+        run: AdapterCommand,
+        actions: &mut std::collections::VecDeque<Action>,
+    ) {
+        self.host.terminal_started = true;
+        // A new process, a new stdin (a restart's program after an earlier one ended).
+        self.host.stdin_closed = None;
+        actions.push_back(Action::RunInTerminal { session: self.key, reverse, command: run });
+    }
+
+    /// Refuses a host request; a session still starting cannot go on without it and ends with
+    /// `why` (adapters wait for the process otherwise: debugpy for 60 s).
+    fn deny_host(
+        &mut self,
+        reverse: ReverseId,
+        why: String,
+        now: Instant,
+        actions: &mut std::collections::VecDeque<Action>,
+    ) {
+        log::info!("{}: {why}", self.id);
+        let message = "runInTerminal was refused by dapmux's host-request policy".to_owned();
+        self.answer_host(reverse, ReverseAnswer::Failure { message }, now);
+        if self.state == RunState::Starting && !self.closing {
+            self.fail_start(ErrorCode::Unsupported, format!("{}: {why}.", self.id), actions);
+        } else {
+            self.warnings.push(why);
+        }
+    }
+
+    fn answer_host(&mut self, reverse: ReverseId, answer: ReverseAnswer, now: Instant) {
+        if let Err(e) = self.client.respond(reverse, answer, now) {
+            log::debug!("{}: cannot answer runInTerminal: {e}", self.id);
+        }
+    }
+
+    /// `host_request_pending` for waits while a host request waits for a decision.
+    pub(super) fn host_pending_result(&self) -> Option<ToolResult> {
+        if self.state.is_over() {
+            return None;
+        }
+        let p = self.host.pending.first()?;
+        let message = format!(
+            "{} waits for host request {}: {} asks dapmux to run `{}` (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
+            self.id, p.id, self.adapter, p.summary, p.id
+        );
+        let mut out = ToolResult::error(ErrorCode::HostRequestPending, message);
+        out.structured["error"]["host_requests"] = self.host.pending_json().unwrap_or(Value::Null);
+        out.structured["error"]["session"] = self.id.clone().into();
+        Some(out)
+    }
+
+    /// A session that is ending answers its pending host requests (every reverse request gets
+    /// an answer, DESIGN §5).
+    pub(super) fn drop_pending_host_requests(&mut self, now: Instant) {
+        if self.host.pending.is_empty() || !(self.closing || self.state.is_over()) {
+            return;
+        }
+        for p in std::mem::take(&mut self.host.pending) {
+            let message = "the debug session ended before the request was decided".to_owned();
+            self.answer_host(p.reverse, ReverseAnswer::Failure { message }, now);
+        }
+    }
+}
+
+/// The command of `runInTerminal` arguments (DAP § Reverse Requests: `args` non-empty strings,
+/// `cwd` (empty = inherit), `env` values a string or `null` = unset).
+fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
+    let args = arguments.get("args").and_then(Value::as_array).ok_or("`args` is missing")?;
+    if args.is_empty() || args.len() > MAX_ARGS {
+        return Err(format!("`args` must hold 1 to {MAX_ARGS} strings"));
+    }
+    let mut words = Vec::with_capacity(args.len());
+    for a in args {
+        words.push(a.as_str().ok_or("`args` must be strings")?.to_owned());
+    }
+    let mut cmd = AdapterCommand::new(&words[0]);
+    cmd.args = words[1..].iter().map(Into::into).collect();
+    cmd.cwd = arguments.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()).map(Into::into);
+    if let Some(env) = arguments.get("env") {
+        let env = env.as_object().ok_or("`env` must be an object")?;
+        if env.len() > MAX_ENV {
+            return Err(format!("`env` holds more than {MAX_ENV} entries"));
+        }
+        for (k, v) in env {
+            let value = match v {
+                Value::Null => None,
+                Value::String(s) => Some(s.into()),
+                _ => return Err(format!("`env.{k}` must be a string or null")),
+            };
+            cmd.env.push((k.into(), value));
+        }
+    }
+    Ok(cmd)
+}
+
+/// `python3 …/launcher 40123 -- app.py (cwd /src)`, cut to [`SUMMARY_CHARS`].
+fn summarize(cmd: &AdapterCommand) -> String {
+    let mut text = cmd.program.to_string_lossy().into_owned();
+    for a in &cmd.args {
+        text.push(' ');
+        text.push_str(&a.to_string_lossy());
+    }
+    if let Some(cwd) = &cmd.cwd {
+        text.push_str(&format!(" (cwd {})", cwd.display()));
+    }
+    if text.chars().count() > SUMMARY_CHARS {
+        text = text.chars().take(SUMMARY_CHARS).collect::<String>() + "…";
+    }
+    text
+}
+
+/// `bytes` after `carry` as text; an unfinished UTF-8 sequence at the end stays in `carry` for
+/// the next read (invalid bytes become U+FFFD).
+fn utf8_text(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
+    let mut all = std::mem::take(carry);
+    all.extend_from_slice(bytes);
+    // The last lead byte within the final 3: if its sequence is longer than what follows it,
+    // it is unfinished.
+    let start = all.len().saturating_sub(3);
+    let keep = (start..all.len())
+        .rev()
+        .find(|&i| all[i] & 0xC0 != 0x80)
+        .map(|i| {
+            let need = match all[i] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            if all.len() - i < need {
+                all.len() - i
+            } else {
+                0
+            }
+        })
+        .unwrap_or(0);
+    let cut = all.len() - keep;
+    *carry = all[cut..].to_vec();
+    String::from_utf8_lossy(&all[..cut]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dap::adapters::{debugpy, AdapterKind, RuntimeQuirks, Transport};
+    use crate::dap::framing::Encoder;
+    use crate::session::{AdapterPlan, LaunchArgs};
+
+    /// A debugpy session launched with `console: terminal` under `policy`, past `initialize`,
+    /// whose adapter just sent `runInTerminal` (seq 7).
+    fn asked(policy: HostPolicy, now: Instant) -> Sessions {
+        let mut sessions = Sessions::default();
+        sessions.host.policy = policy;
+        let plan = AdapterPlan {
+            name: "debugpy".into(),
+            kind: Some(AdapterKind::Debugpy),
+            quirks: debugpy::quirks(),
+            runtime: RuntimeQuirks::STANDARD,
+            transport: Transport::Stdio,
+            entry_function: None,
+            scratch_dir: None,
+            command: AdapterCommand::new("python3"),
+            request: "launch",
+            launch_arguments: json!({"program": "/p.py"}),
+            connect: None,
+        };
+        let args = LaunchArgs { program: "/p.py".into(), console: Some("terminal".into()), ..LaunchArgs::default() };
+        sessions.launch(args, plan, CallKey::for_test(1), now);
+        sessions.on_spawned(0, now);
+        while sessions.next_action(now).is_some() {}
+        let n = sessions.outbound(0).len();
+        sessions.consume(0, n);
+        let request = json!({"seq": 7, "type": "request", "command": "runInTerminal",
+            "arguments": {"kind": "integrated", "args": ["python3", "launcher", "--", "/p.py"], "cwd": "/", "env": {"X": null}}});
+        sessions.on_adapter_bytes(0, &Encoder::new().encode(&request).unwrap_or_default(), now);
+        sessions
+    }
+
+    fn drain(sessions: &mut Sessions, now: Instant) -> Vec<Action> {
+        std::iter::from_fn(|| sessions.next_action(now)).collect()
+    }
+
+    fn sent(sessions: &mut Sessions) -> String {
+        let text = String::from_utf8_lossy(sessions.outbound(0)).into_owned();
+        let n = sessions.outbound(0).len();
+        sessions.consume(0, n);
+        text
+    }
+
+    #[test]
+    fn allow_runs_the_command_and_answers_with_its_pid() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Allow, now);
+        let actions = drain(&mut s, now);
+        let Some(Action::RunInTerminal { reverse, command, .. }) =
+            actions.into_iter().find(|a| matches!(a, Action::RunInTerminal { .. }))
+        else {
+            panic!("no RunInTerminal action")
+        };
+        assert_eq!(command.args, vec!["launcher", "--", "/p.py"]);
+        assert_eq!(command.env, vec![("X".into(), None)]);
+        assert!(sent(&mut s).is_empty(), "answered only once the process runs");
+        s.on_terminal_spawned(0, reverse, Ok(4242), now);
+        let answer = sent(&mut s);
+        assert!(
+            answer.ends_with(r#""request_seq":7,"success":true,"command":"runInTerminal","body":{"processId":4242}}"#),
+            "{answer}"
+        );
+        assert!(!s.send_input(0, "hi\n", true).is_error);
+        assert_eq!(s.terminal_input(0), (&b"hi\n"[..], true));
+        s.consume_terminal_input(0, 3);
+        s.on_terminal_stdin_closed(0, "closed after eof");
+        assert!(s.send_input(0, "more", false).text.contains("closed after eof"));
+    }
+
+    #[test]
+    fn deny_answers_false_and_ends_a_starting_session() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Deny, now);
+        let actions = drain(&mut s, now);
+        assert!(sent(&mut s).contains(r#""request_seq":7,"success":false,"command":"runInTerminal""#));
+        let launch = actions.iter().find_map(|a| match a {
+            Action::Complete { output, .. } => Some(output.clone()),
+            _ => None,
+        });
+        let launch = launch.expect("the launch is answered");
+        assert!(
+            launch.is_error
+                && launch
+                    .text
+                    .starts_with("unsupported: s1: debugpy asked dapmux to run `python3 launcher -- /p.py (cwd /)`"),
+            "{}",
+            launch.text
+        );
+        assert!(actions.iter().any(|a| matches!(a, Action::StopAdapter { .. })));
+        assert!(!actions.iter().any(|a| matches!(a, Action::RunInTerminal { .. })));
+    }
+
+    #[test]
+    fn ask_holds_the_request_and_answers_it_when_the_session_ends() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Ask, now);
+        let actions = drain(&mut s, now);
+        let launch = actions.iter().find_map(|a| match a {
+            Action::Complete { output, .. } => Some(output.clone()),
+            _ => None,
+        });
+        let launch = launch.expect("the launch is answered at once");
+        assert_eq!(launch.structured["error"]["code"], "host_request_pending");
+        assert_eq!(launch.structured["error"]["host_requests"][0]["id"], "h1");
+        assert_eq!(s.get(0).map(|x| x.snapshot_json()["host_requests"][0]["id"].clone()), Some(json!("h1")));
+        assert!(sent(&mut s).is_empty(), "nothing is answered before the decision");
+        // An unknown id changes nothing.
+        s.resolve_host_request(None, "h2", true, None, CallKey::for_test(2), now);
+        assert!(drain(&mut s, now)
+            .iter()
+            .any(|a| matches!(a, Action::Complete { output, .. } if output.text.contains("h1 (s1)"))));
+        s.disconnect(0, None, CallKey::for_test(3), now);
+        drain(&mut s, now);
+        let out = sent(&mut s);
+        assert!(
+            out.contains(
+                r#""request_seq":7,"success":false,"command":"runInTerminal","message":"the debug session ended"#
+            ),
+            "{out}"
+        );
+        assert_eq!(s.get(0).map(|x| x.snapshot_json().get("host_requests").is_none()), Some(true));
+    }
+
+    #[test]
+    fn input_past_the_cap_is_refused_whole() {
+        let now = Instant::now();
+        let mut s = asked(HostPolicy::Allow, now);
+        drain(&mut s, now);
+        let big = "x".repeat(STDIN_CAP - 10);
+        assert!(!s.send_input(0, &big, false).is_error);
+        let r = s.send_input(0, "01234567890", false);
+        assert!(r.is_error && r.text.contains("nothing was sent"), "{}", r.text);
+        assert_eq!(s.terminal_input(0).0.len(), STDIN_CAP - 10);
+    }
+
+    #[test]
+    fn run_in_terminal_arguments_become_a_command() {
+        let cmd = terminal_command(&json!({
+            "args": ["/usr/bin/python3", "launcher", "--", "app.py"],
+            "cwd": "/src",
+            "env": {"A": "1", "B": null},
+            "kind": "integrated"
+        }))
+        .unwrap();
+        assert_eq!(cmd.program, "/usr/bin/python3");
+        assert_eq!(cmd.args, vec!["launcher", "--", "app.py"]);
+        assert_eq!(cmd.cwd.as_deref(), Some(std::path::Path::new("/src")));
+        assert_eq!(cmd.env, vec![("A".into(), Some("1".into())), ("B".into(), None)]);
+        assert_eq!(summarize(&cmd), "/usr/bin/python3 launcher -- app.py (cwd /src)");
+        let empty_cwd = terminal_command(&json!({"args": ["x"], "cwd": ""})).unwrap();
+        assert_eq!(empty_cwd.cwd, None);
+        for bad in [json!({}), json!({"args": []}), json!({"args": [1]}), json!({"args": ["x"], "env": {"A": 1}})] {
+            assert!(terminal_command(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn output_keeps_utf8_sequences_split_across_reads() {
+        let mut carry = Vec::new();
+        let word = "héllo ✓\n".as_bytes();
+        let mut text = String::new();
+        for chunk in word.chunks(1) {
+            text.push_str(&utf8_text(&mut carry, chunk));
+        }
+        assert_eq!(text, "héllo ✓\n");
+        assert!(carry.is_empty());
+        assert_eq!(utf8_text(&mut carry, b"a\xffb\xe2\x9c"), "a\u{fffd}b");
+        assert_eq!(utf8_text(&mut carry, b"\x93"), "✓");
+    }
+
+    #[test]
+    fn policies_parse() {
+        assert_eq!(HostPolicy::parse("ask"), Some(HostPolicy::Ask));
+        assert_eq!(HostPolicy::parse(" deny "), Some(HostPolicy::Deny));
+        assert_eq!(HostPolicy::parse("allow"), Some(HostPolicy::Allow));
+        assert_eq!(HostPolicy::parse("yes"), None);
+    }
+}
