@@ -213,7 +213,9 @@ impl Session {
             Some(t) => {
                 self.fetch_stop_details(t, revision, now);
                 // Thread ids, so later calls naming a thread are checked against the real ones.
-                self.stop_pending += 1;
+                // The result does not wait for them (debugpy answers `threads` ~0.5 ms after the
+                // top frame); until they are in, any thread id is let through to the adapter.
+                self.known_threads.clear();
                 self.send("threads", None, Origin::ThreadList { revision }, now);
             }
             None => {
@@ -468,9 +470,8 @@ impl Session {
                 }
             }
             Origin::ThreadList { revision } => {
-                self.note_threads(&body);
                 if revision == self.revision {
-                    self.stop_detail_done();
+                    self.note_threads(&body);
                 }
             }
             Origin::StopThreads { revision } => {
