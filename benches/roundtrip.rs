@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 /// Round trips measured per operation (at a breakpoint, between two hits).
-const ITERS: usize = 15;
+const ITERS: usize = 31;
 /// Fresh starts measured for spawn → initialize and launch → first breakpoint.
 const STARTS: usize = 7;
 /// Concurrent sessions for the second RSS figure.

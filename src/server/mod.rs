@@ -299,8 +299,9 @@ impl Server {
             self.process_actions(now);
             self.arm_walk(now);
             self.pump_mirrors(now);
-            self.flush_evidence();
+            // The agent's answers first; the ledger and `--dap-log` files after.
             self.flush_stdout(now);
+            self.flush_evidence();
             if self.out.over_cap() != self.stdin_paused {
                 self.stdin_paused = !self.stdin_paused;
                 let state = if self.stdin_paused { "paused" } else { "resumed" };

@@ -87,6 +87,7 @@ impl Session {
                 }
                 self.on_stopped(&body, now)
             }
+            "thread" => self.threads_stale = true,
             "continued" => {
                 self.resume_unacked = false;
                 if self.state == RunState::Stopped {
@@ -212,11 +213,14 @@ impl Session {
         match thread {
             Some(t) => {
                 self.fetch_stop_details(t, revision, now);
-                // Thread ids, so later calls naming a thread are checked against the real ones.
-                // The result does not wait for them (debugpy answers `threads` ~0.5 ms after the
-                // top frame); until they are in, any thread id is let through to the adapter.
-                self.known_threads.clear();
-                self.send("threads", None, Origin::ThreadList { revision }, now);
+                // Thread ids, so later calls naming a thread are checked against the real ones
+                // (the result waits for them). An adapter that reports every thread start and
+                // exit (debugpy) is asked only after such an event: each `threads` costs debugpy
+                // ~0.5 ms, and a stock debugpy a 40 ms delayed ACK.
+                if self.threads_stale || !self.plan.quirks.thread_events {
+                    self.stop_pending += 1;
+                    self.send("threads", None, Origin::ThreadList { revision }, now);
+                }
             }
             None => {
                 self.stop_pending = 1;
@@ -470,8 +474,10 @@ impl Session {
                 }
             }
             Origin::ThreadList { revision } => {
+                self.note_threads(&body);
                 if revision == self.revision {
-                    self.note_threads(&body);
+                    self.threads_stale = false;
+                    self.stop_detail_done();
                 }
             }
             Origin::StopThreads { revision } => {
