@@ -40,8 +40,10 @@ struct Op {
 const OPS: &[Op] = &[
     Op { name: "spawn→initialize", raw: true, tool: None, args: || json!({}) },
     Op { name: "launch→breakpoint", raw: true, tool: Some("launch"), args: || json!({}) },
-    Op { name: "evaluate", raw: true, tool: Some("evaluate"), args: || json!({"expression": "acc"}) },
+    // The order of the raw client's loop (`raw_session`): lldb-dap's `stackTrace` costs more
+    // right after an `evaluate` than right after a stop, so both sides keep the same order.
     Op { name: "stack_trace", raw: true, tool: Some("stack_trace"), args: || json!({}) },
+    Op { name: "evaluate", raw: true, tool: Some("evaluate"), args: || json!({"expression": "acc"}) },
     Op { name: "variables", raw: true, tool: Some("variables"), args: || json!({}) },
     Op { name: "context", raw: true, tool: Some("context"), args: || json!({}) },
     Op { name: "step", raw: true, tool: Some("step"), args: || json!({"kind": "over"}) },
