@@ -281,36 +281,36 @@ fn objects_with_a_default_repr_show_their_fields() {
     a.ok("disconnect", json!({}));
 }
 
-/// debugpy reports each thread start and exit, so dapmux asks for the thread list at a stop only
-/// after one came: a thread started between stops is known at the next stop, and a stop with
-/// no new thread costs no `threads` request.
+/// A stop asks for no thread list: the ids the agent may name are those dapmux has shown it (a
+/// stop's thread, a `threads` answer); another id is refused before anything is sent.
 #[test]
-fn thread_list_follows_thread_events_and_is_not_refetched_without_one() {
+fn thread_ids_come_from_stops_and_threads_and_stops_ask_for_no_list() {
     let mut a = Agent::start();
     let program = fixture("py/threads_later.py");
     let bps = json!([{"path": program, "line": 12}, {"path": program, "line": 16}, {"path": program, "line": 17}]);
     let sent_threads = |a: &mut Agent| sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "threads").count();
     let r = a.ok("launch", json!({"program": program, "breakpoints": bps}));
     assert_eq!(line(&r), json!(12), "{}", r.text);
-    let at_first = sent_threads(&mut a);
-    assert!(at_first >= 1, "the first stop learns the threads");
     let r = a.ok("continue", json!({}));
     assert_eq!(line(&r), json!(16), "{}", r.text);
-    assert_eq!(sent_threads(&mut a), at_first + 1, "a thread started: the stop asks again");
+    assert_eq!(sent_threads(&mut a), 0, "stops with a thread id need no `threads`");
+    // The late thread has not been shown yet; a made-up id never reaches debugpy (which would
+    // resume every thread).
+    let bad = a.call("continue", json!({"thread": 987654}));
+    assert!(bad.is_error && bad.code() == "invalid_argument" && bad.text.contains("call `threads`"), "{}", bad.text);
     let t = a.ok("threads", json!({}));
     let late = t.s["threads"]
         .as_array()
         .and_then(|l| l.iter().find(|t| t["name"] == json!("late-worker")))
         .map(|t| t["id"].clone())
         .unwrap_or_else(|| panic!("{}", t.text));
-    let before = sent_threads(&mut a);
+    a.ok("select_thread", json!({"thread": late}));
+    let st = a.ok("stack_trace", json!({}));
+    assert!(st.text.contains("worker"), "the focus moved to the late thread: {}", st.text);
+    let main = t.s["threads"].as_array().and_then(|l| l.iter().find(|t| t["name"] == json!("MainThread"))).cloned();
+    a.ok("select_thread", json!({"thread": main.map(|m| m["id"].clone()).unwrap_or_default()}));
     let r = a.ok("continue", json!({}));
     assert_eq!(line(&r), json!(17), "{}", r.text);
-    assert_eq!(sent_threads(&mut a), before, "no thread started or ended: no `threads` at this stop");
-    // The late thread is known (it started before the previous stop): naming it is accepted,
-    // and a thread that does not exist is still refused before anything is sent.
-    a.ok("select_thread", json!({"thread": late}));
-    let bad = a.call("continue", json!({"thread": 987654}));
-    assert!(bad.is_error && bad.code() == "invalid_argument", "{}", bad.text);
+    assert_eq!(sent_threads(&mut a), 1, "only the agent's own `threads` call");
     a.ok("disconnect", json!({}));
 }

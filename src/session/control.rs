@@ -380,7 +380,11 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         if !s.known_threads.is_empty() && !s.known_threads.contains(&thread) {
             let known: Vec<String> = s.known_threads.iter().map(i64::to_string).collect();
-            let msg = format!("{} has no thread {thread}; its threads are [{}].", s.id, known.join(", "));
+            let msg = format!(
+                "{} has no thread {thread} that dapmux has shown: known threads are [{}]; call `threads` for the current list.",
+                s.id,
+                known.join(", ")
+            );
             return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         s.focus_thread = Some(thread);

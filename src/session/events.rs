@@ -87,7 +87,6 @@ impl Session {
                 }
                 self.on_stopped(&body, now)
             }
-            "thread" => self.threads_stale = true,
             "continued" => {
                 self.resume_unacked = false;
                 if self.state == RunState::Stopped {
@@ -213,11 +212,15 @@ impl Session {
         match thread {
             Some(t) => {
                 self.fetch_stop_details(t, revision, now);
-                // Thread ids, so later calls naming a thread are checked against the real ones
-                // (the result waits for them). An adapter that reports every thread start and
-                // exit (debugpy) is asked only after such an event: each `threads` costs debugpy
-                // ~0.5 ms, and a stock debugpy a 40 ms delayed ACK.
-                if self.threads_stale || !self.plan.quirks.thread_events {
+                // The agent learns thread ids from stops and from `threads`; those are the ids it
+                // may name (`check_thread`), so a stop asks for no thread list (a `threads` costs
+                // debugpy ~0.5 ms and a stock debugpy a 40 ms delayed ACK; lldb-dap ~0.2 ms).
+                if !self.known_threads.contains(&t) {
+                    self.known_threads.push(t);
+                }
+                // An adapter with a placeholder thread (Delve's "Dummy") is asked at once, so the
+                // focus moves to a real thread before the result.
+                if self.plan.runtime.placeholder_thread.is_some() {
                     self.stop_pending += 1;
                     self.send("threads", None, Origin::ThreadList { revision }, now);
                 }
@@ -265,7 +268,11 @@ impl Session {
                 let known: Vec<String> = self.known_threads.iter().map(i64::to_string).collect();
                 Err(ToolResult::error(
                     ErrorCode::InvalidArgument,
-                    format!("{} has no thread {t}; its threads are [{}] (see `threads`).", self.id, known.join(", ")),
+                    format!(
+                        "{} has no thread {t} that dapmux has shown: known threads are [{}]; call `threads` for the current list.",
+                        self.id,
+                        known.join(", ")
+                    ),
                 ))
             }
             _ => Ok(()),
@@ -476,7 +483,6 @@ impl Session {
             Origin::ThreadList { revision } => {
                 self.note_threads(&body);
                 if revision == self.revision {
-                    self.threads_stale = false;
                     self.stop_detail_done();
                 }
             }

@@ -338,9 +338,9 @@ pub struct Session {
     pub exception_filters: Option<Vec<String>>,
     pub focus_thread: Option<i64>,
     /// Thread ids from the last `threads` response.
+    /// Thread ids the agent may name: those of `threads` answers and of stops since (calls naming
+    /// another are refused before anything is sent; empty: none known yet, the adapter decides).
     pub known_threads: Vec<i64>,
-    /// `known_threads` may be out of date: set at start and by every `thread` event.
-    threads_stale: bool,
     /// Frame ids and variable references handed to the agent (DESIGN §5).
     pub handles: handles::Handles,
     /// Children of variable containers fetched this revision (adapter ref → revision, children):
@@ -623,7 +623,6 @@ impl Sessions {
             breakpoints: start.breakpoints,
             exception_filters: start.exception_filters,
             focus_thread: None,
-            threads_stale: true,
             known_threads: Vec::new(),
             handles: handles::Handles::new(),
             var_cache: std::collections::HashMap::new(),

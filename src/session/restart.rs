@@ -184,7 +184,6 @@ impl Session {
         self.stderr_tail.clear();
         self.debuggee_pid = None;
         self.known_threads.clear();
-        self.threads_stale = true;
         self.focus_thread = None;
         self.child_stops.clear();
         // The new adapter verifies them afresh.

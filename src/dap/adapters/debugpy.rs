@@ -51,8 +51,6 @@ pub fn quirks() -> Quirks {
         dropped_events: &["debugpySockets"],
         console_banner: &[],
         pause_signal: None,
-        // 1.8: pydevd reports each thread it starts tracing and each that ends.
-        thread_events: true,
         stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",

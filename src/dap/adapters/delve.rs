@@ -80,7 +80,6 @@ pub fn quirks() -> Quirks {
         // 1.20: greets the debug console with this line.
         console_banner: &["Type 'dlv help' for list of commands."],
         pause_signal: None,
-        thread_events: false,
         stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
         attach_pid_key: "processId",

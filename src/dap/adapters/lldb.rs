@@ -96,7 +96,6 @@ pub fn quirks() -> Quirks {
         console_banner: &["To get started with the debug console", "For more information visit https://lldb.llvm.org"],
         // 22.1.8 interrupts with SIGSTOP and says `exception` / `signal SIGSTOP`.
         pause_signal: Some("SIGSTOP"),
-        thread_events: false,
         stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",

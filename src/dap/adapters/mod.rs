@@ -91,9 +91,6 @@ pub struct Quirks {
     /// A `pause` is reported as an `exception` stop whose words name this signal (it interrupts
     /// the process with it); dapmux reports it as the `pause` it is.
     pub pause_signal: Option<&'static str>,
-    /// Every thread start and exit arrives as a `thread` event, so the thread list needs no
-    /// refresh at a stop unless such an event came since the last one.
-    pub thread_events: bool,
     /// The launch argument meaning "stop at entry".
     pub stop_on_entry_key: &'static str,
     /// The `attach` argument naming the process to attach to by pid.
@@ -117,7 +114,6 @@ impl Quirks {
         dropped_events: &[],
         console_banner: &[],
         pause_signal: None,
-        thread_events: false,
         stop_on_entry_key: "stopOnEntry",
         attach_pid_key: "processId",
     };
