@@ -33,6 +33,7 @@ pub mod snapshot;
 pub mod source;
 #[cfg(test)]
 mod tests;
+mod threads;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
