@@ -318,3 +318,29 @@ fn lldb_terminal_program_dies_with_dapmux() {
     assert_all_gone(&[pid], HYGIENE, "the program after SIGKILL of dapmux");
     assert_all_gone(&tree, HYGIENE, "after SIGKILL of dapmux");
 }
+
+/// A prompt without a newline is output: `wait {for: output}` answers when it appears, and the
+/// text reads exactly as printed (no newline added).
+#[test]
+fn a_prompt_wakes_a_wait_for_output_and_reads_as_printed() {
+    let mut a = Agent::start();
+    let program = fixture("py/greet.py");
+    let r = a.ok("launch", json!({"program": program, "console": "terminal", "stop_on_entry": false, "wait_ms": 200}));
+    assert!(["running", "starting"].contains(&r.s["state"].as_str().unwrap_or_default()), "{}", r.text);
+    let mut seen = r.text.clone();
+    if !seen.contains("name? ") {
+        let w = a.ok("wait", json!({"for": "output", "wait_ms": 20000}));
+        assert_eq!(w.s["satisfied"], json!(true), "the prompt is output: {}", w.text);
+        seen = w.s["output"]["text"].as_str().unwrap_or_default().to_owned();
+    }
+    assert!(seen.contains("name? ") && !seen.contains("name? \n"), "{seen:?}");
+    a.ok("send_input", json!({"text": "world\n"}));
+    let r = a.ok("wait", json!({"for": "exit", "wait_ms": 20000}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    let out = a.ok("output", json!({"category": "stdout"}));
+    let stdout: String = out.s["entries"]
+        .as_array()
+        .map(|es| es.iter().filter_map(|e| e["text"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(stdout.replace("\r\n", "\n"), "name? hello world\n", "the entries concatenate into what was printed");
+}

@@ -52,6 +52,7 @@ impl Sessions {
         }
         let category = if s.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
         s.output.push(category, &text);
+        self.output_arrived(key);
     }
 
     /// Bytes from the stdout of an adapter whose DAP flows over TCP: the debuggee's `stdout`
@@ -60,6 +61,17 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         let category = if s.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
         s.output.push(category, &String::from_utf8_lossy(bytes));
+        self.output_arrived(key);
+    }
+
+    /// Output came through a pipe rather than a DAP `output` event: answer the waits it
+    /// satisfies (`wait {for: output}`) now, not at the next DAP message.
+    pub(super) fn output_arrived(&mut self, key: SessionKey) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        s.complete_waiters();
+        for (call, output) in s.done.drain(..) {
+            self.actions.push_back(Action::Complete { call, output });
+        }
     }
 
     /// A TCP adapter announced its port (or accepted the connection to a chosen one): from now

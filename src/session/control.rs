@@ -88,7 +88,13 @@ impl Session {
         match w.until {
             Until::Stop => stopped || child_stopped,
             Until::Exit => false,
-            Until::Output => stopped || child_stopped || w.output_cursor.is_some_and(|c| self.output.cursor() > c),
+            // An unfinished line (a prompt) is output too: the result makes it an entry.
+            Until::Output => {
+                stopped
+                    || child_stopped
+                    || self.output.has_partial()
+                    || w.output_cursor.is_some_and(|c| self.output.cursor() > c)
+            }
             Until::Attached => stopped || child_stopped || self.state == RunState::Running,
         }
     }

@@ -342,6 +342,7 @@ impl Sessions {
         let text = utf8_text(carry, bytes);
         if !text.is_empty() {
             s.output.push(if stderr { Category::Stderr } else { Category::Stdout }, &text);
+            self.output_arrived(key);
         }
     }
 

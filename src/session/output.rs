@@ -58,12 +58,16 @@ impl Category {
     }
 }
 
-/// One piece of output, as it arrived.
+/// One piece of output, as it arrived. Entries concatenate (per category) into exactly the
+/// text the program printed: an unfinished line made an entry at a stop or a read ends without
+/// `\n`, and the entry that carries on that line has `continues` set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub index: u64,
     pub category: Category,
     pub text: String,
+    /// This entry carries on the unfinished line of the previous entry of its category.
+    pub continues: bool,
 }
 
 /// The bounded ring.
@@ -77,10 +81,9 @@ pub struct OutputRing {
     /// Per category, text after the last `\n` not yet made an entry: programs write a line in
     /// pieces (`print` sends the text and the newline separately), and readers want lines.
     partial: Vec<(Category, String)>,
-    /// Categories whose last entry is an unfinished line made an entry by [`OutputRing::flush`]:
-    /// the newline that ends it (often in the next DAP `output` event, which can trail a
-    /// `stopped` event) must not become an empty line of its own.
-    flushed_open: Vec<Category>,
+    /// Categories whose last entry ends without `\n` (an unfinished line, made an entry by
+    /// [`OutputRing::flush`] or [`PARTIAL_CAP`]): their next entry continues that line.
+    open: Vec<Category>,
 }
 
 /// What a read returns: entries at or after the cursor (oldest first), how many the reader missed
@@ -109,7 +112,7 @@ impl OutputRing {
             bytes: 0,
             cap: cap.max(1),
             partial: Vec::new(),
-            flushed_open: Vec::new(),
+            open: Vec::new(),
         }
     }
 
@@ -120,16 +123,7 @@ impl OutputRing {
         if text.is_empty() {
             return;
         }
-        let mut text = text.replace("\r\n", "\n");
-        if let Some(i) = self.flushed_open.iter().position(|c| *c == category) {
-            self.flushed_open.swap_remove(i);
-            if text.starts_with('\n') {
-                text.remove(0);
-                if text.is_empty() {
-                    return;
-                }
-            }
-        }
+        let text = text.replace("\r\n", "\n");
         let mut pending = match self.partial.iter().position(|(c, _)| *c == category) {
             Some(i) => self.partial.swap_remove(i).1,
             None => String::new(),
@@ -148,15 +142,18 @@ impl OutputRing {
         }
     }
 
-    /// Makes every unfinished line an entry ending in `\n` (at a stop, the exit, or before a
-    /// read); a newline arriving next for that category is taken as its end, not a new line.
+    /// Makes every unfinished line an entry as it is, without adding a `\n` (at a stop, the
+    /// exit, or before a read): a prompt like `name? ` reads as printed, and the rest of the line,
+    /// when it comes, is an entry that `continues` it.
     pub fn flush(&mut self) {
-        for (category, mut text) in std::mem::take(&mut self.partial) {
-            // Every entry ends a line, so entries concatenate into the text the program printed.
-            text.push('\n');
+        for (category, text) in std::mem::take(&mut self.partial) {
             self.append(category, text);
-            self.flushed_open.push(category);
         }
+    }
+
+    /// Whether an unfinished line is waiting (a prompt counts as output for `wait`).
+    pub fn has_partial(&self) -> bool {
+        self.partial.iter().any(|(_, t)| !t.is_empty())
     }
 
     fn append(&mut self, category: Category, mut text: String) {
@@ -167,8 +164,18 @@ impl OutputRing {
             }
             text.drain(..cut);
         }
+        let continues = match self.open.iter().position(|c| *c == category) {
+            Some(i) => {
+                self.open.swap_remove(i);
+                true
+            }
+            None => false,
+        };
+        if !text.ends_with('\n') {
+            self.open.push(category);
+        }
         self.bytes += text.len();
-        self.entries.push_back(Entry { index: self.next, category, text });
+        self.entries.push_back(Entry { index: self.next, category, text, continues });
         self.next += 1;
         while self.bytes > self.cap {
             match self.entries.pop_front() {
@@ -255,8 +262,11 @@ pub fn labelled(e: &Entry) -> String {
     }
     let label = format!("[{}] ", e.category.as_str());
     let mut out = String::with_capacity(e.text.len() + 16);
-    for line in e.text.split_inclusive('\n') {
-        out.push_str(&label);
+    for (i, line) in e.text.split_inclusive('\n').enumerate() {
+        // The first line of an entry that carries on an unfinished line is already labelled.
+        if i > 0 || !e.continues {
+            out.push_str(&label);
+        }
         out.push_str(line);
     }
     out
@@ -271,6 +281,22 @@ mod tests {
     }
 
     #[test]
+    fn an_unfinished_line_flushed_and_continued_reads_as_printed() {
+        let mut ring = OutputRing::default();
+        ring.push(Category::Stdout, "line ");
+        ring.flush();
+        ring.push(Category::Stdout, "1\n");
+        ring.push(Category::Stderr, "name? ");
+        assert!(ring.has_partial());
+        ring.flush();
+        assert!(!ring.has_partial());
+        ring.push(Category::Stderr, "bob\nnext\n");
+        let all: Vec<&Entry> = ring.read(0, None, 10).entries;
+        let joined: String = all.iter().map(|e| labelled(e)).collect();
+        assert_eq!(joined, "line 1\n[stderr] name? bob\n[stderr] next\n");
+    }
+
+    #[test]
     fn a_line_flushed_at_a_stop_is_not_split_by_its_trailing_newline() {
         let mut ring = OutputRing::default();
         ring.push(Category::Stdout, "line 1");
@@ -278,9 +304,19 @@ mod tests {
         ring.push(Category::Stderr, "\n");
         ring.push(Category::Stdout, "\n");
         ring.push(Category::Stdout, "\nline 2\n");
-        let texts: Vec<(Category, &str)> =
-            ring.read(0, None, 10).entries.iter().map(|e| (e.category, e.text.as_str())).collect();
-        assert_eq!(texts, [(Category::Stdout, "line 1\n"), (Category::Stderr, "\n"), (Category::Stdout, "\nline 2\n")]);
+        let texts: Vec<(Category, &str, bool)> =
+            ring.read(0, None, 10).entries.iter().map(|e| (e.category, e.text.as_str(), e.continues)).collect();
+        assert_eq!(
+            texts,
+            [
+                (Category::Stdout, "line 1", false),
+                (Category::Stderr, "\n", false),
+                (Category::Stdout, "\n", true),
+                (Category::Stdout, "\nline 2\n", false)
+            ]
+        );
+        let stdout: String = ring.read(0, Some(Category::Stdout), 10).entries.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(stdout, "line 1\n\nline 2\n", "entries concatenate into exactly what was printed");
     }
 
     #[test]
@@ -338,10 +374,10 @@ mod tests {
         ring.push(Category::Stdout, "wörld");
         ring.flush();
         let (text, truncated, dropped) = ring.tail_since(0, 7);
-        assert_eq!(text, "wörld\n");
-        assert_eq!((truncated, dropped), (8, 0));
+        assert_eq!(text, " wörld");
+        assert_eq!((truncated, dropped), (6, 0));
         let (text, truncated, _) = ring.tail_since(1, 100);
-        assert_eq!((text.as_str(), truncated), ("wörld\n", 0));
+        assert_eq!((text.as_str(), truncated), ("wörld", 0));
     }
 
     #[test]
@@ -353,7 +389,7 @@ mod tests {
         ring.push(Category::Stderr, "\nnext");
         assert_eq!(texts(&ring.read(0, None, 10)), ["line 2\n", "to stderr\n"]);
         ring.flush();
-        assert_eq!(texts(&ring.read(2, None, 10)), ["next\n"]);
+        assert_eq!(texts(&ring.read(2, None, 10)), ["next"]);
     }
 
     #[test]

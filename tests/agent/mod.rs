@@ -192,15 +192,13 @@ pub fn sent_commands(log: &[Value]) -> Vec<String> {
 
 /// stdout lines of an `output` result, in order.
 pub fn lines_of(r: &Res, category: &str) -> Vec<String> {
-    r.s["entries"]
+    // Entries of one category concatenate into the text as printed (an unfinished line flushed
+    // at a stop is continued by the next entry).
+    let text: String = r.s["entries"]
         .as_array()
-        .map(|es| {
-            es.iter()
-                .filter(|e| e["category"] == json!(category))
-                .flat_map(|e| e["text"].as_str().unwrap_or_default().lines().map(str::to_owned).collect::<Vec<_>>())
-                .collect()
-        })
-        .unwrap_or_default()
+        .map(|es| es.iter().filter(|e| e["category"] == json!(category)).filter_map(|e| e["text"].as_str()).collect())
+        .unwrap_or_default();
+    text.lines().map(str::to_owned).collect()
 }
 
 /// Runs a build tool in `dir`; a missing tool fails the test with the package that provides it.
