@@ -130,6 +130,11 @@ fn set_variable_reads_back_and_stale_refs_are_refused_before_sending() {
     let v = a.ok("variables", json!({"ref": locals}));
     assert_eq!(var_value(&v.s["variables"], "a"), "100", "no stale page: {}", v.text);
 
+    // A value that raises: debugpy keeps the old one; the result says it is unchanged.
+    let raised = a.call("set_variable", json!({"ref": locals, "name": "a", "value": "1/0"}));
+    assert_eq!(raised.s["changed"], json!(false), "{}", raised.text);
+    assert!(raised.text.starts_with("a is unchanged: 100 (asked for 1/0"), "{}", raised.text);
+
     let missing = a.call("set_variable", json!({"ref": locals, "name": "nope", "value": "1"}));
     assert!(missing.is_error && missing.code() == "invalid_argument", "{}", missing.text);
     assert!(missing.text.contains("`nope`") && missing.text.contains("a, "), "names the children: {}", missing.text);
@@ -148,7 +153,7 @@ fn set_variable_reads_back_and_stale_refs_are_refused_before_sending() {
     assert!(stale.is_error && stale.code() == "target_invalidated", "{}", stale.text);
     assert_eq!(sent_commands(&a.dap_log("s1")).len(), sent, "nothing was sent for a stale ref");
     let sets = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setVariable").count();
-    assert_eq!(sets, 1, "one setVariable: the missing name was refused before sending too");
+    assert_eq!(sets, 2, "two setVariable (40 + 60, 1/0): the missing name was refused before sending");
     a.ok("disconnect", json!({}));
 }
 

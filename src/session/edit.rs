@@ -277,9 +277,20 @@ impl Session {
                 j["changed"] = false.into();
                 j["acknowledged_without_effect"] = true.into();
             }
+            (Some(now), Some(old)) if now == old => {
+                // Either it already had that value, or the adapter kept the old one (debugpy
+                // does when the new value raises, and prints the traceback to the program's stderr).
+                text = format!(
+                    "{label} is unchanged: {} (asked for {}; if that is not this value, the adapter did not apply it)",
+                    shown(now),
+                    shown(&job.value)
+                );
+                j["changed"] = false.into();
+                j["old_value"] = old.clone().into();
+            }
             (Some(now), Some(old)) => {
                 text = format!("{label} = {} (was {})", shown(now), shown(old));
-                j["changed"] = (now != old).into();
+                j["changed"] = true.into();
                 j["old_value"] = old.clone().into();
             }
             (Some(now), None) => text = format!("{label} = {}", shown(now)),

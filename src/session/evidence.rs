@@ -119,7 +119,8 @@ impl Session {
         Record::new(&self.id, Kind::SessionEnd)
             .with("state", self.state.as_str())
             .with("how", how)
-            .with_some("exit_code", self.exit_code)
+            .with_some("exit_code", self.exit_code.filter(|_| !self.ended_by_dapmux))
+            .with_some("reported_exit_code", self.exit_code.filter(|_| self.ended_by_dapmux))
             .with_some("failure", self.failure.as_deref())
             .with("revision", self.revision)
     }

@@ -166,11 +166,12 @@ impl Session {
                 }
             }
             RunState::Exited => {
-                if let Some(code) = self.exit_code {
-                    s.push_str(&format!(" with code {code}"));
-                }
                 if self.ended_by_dapmux {
+                    // The code is the signal dapmux's own ending left (debugpy 247, lldb 9): not
+                    // the program's answer, so it is not shown as one.
                     s.push_str(" (ended by dapmux: disconnect/terminate)");
+                } else if let Some(code) = self.exit_code {
+                    s.push_str(&format!(" with code {code}"));
                 }
             }
             RunState::Terminated if !self.owns_debuggee && self.closing && self.failure.is_none() => {
@@ -190,9 +191,11 @@ impl Session {
         m.insert("state".into(), self.state.as_str().into());
         m.insert("revision".into(), self.revision.into());
         put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
-        put(&mut m, "exit_code", self.exit_code.map(Value::from));
         if self.ended_by_dapmux {
             m.insert("ended_by_dapmux".into(), true.into());
+            put(&mut m, "reported_exit_code", self.exit_code.map(Value::from));
+        } else {
+            put(&mut m, "exit_code", self.exit_code.map(Value::from));
         }
         put(&mut m, "host_requests", self.host.pending_json());
         Value::Object(m)
