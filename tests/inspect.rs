@@ -37,6 +37,8 @@ fn context_evaluate_and_steps_land_on_the_right_lines() {
     assert!(c.text.starts_with("s1 stopped (breakpoint) at inspect_me.py:13 in compute()"), "{}", c.text);
     assert!(c.text.contains("→   13          total = add(total, k)"), "the current line is marked:\n{}", c.text);
     assert_eq!(c.s["source"]["line"], json!(13));
+    // The text names the locals' ref (what `variables` and `set_variable` take).
+    assert!(c.text.contains(&format!("\nlocals [ref {}]:", c.s["locals"]["ref"])), "{}", c.text);
     let locals = names(&c.s["locals"]["variables"]);
     for name in ["n", "total", "k"] {
         assert!(locals.contains(&name.to_owned()), "{name} in locals {locals:?}");

@@ -336,6 +336,7 @@ fn tools_core_lists_the_everyday_tools_only() {
     }
     assert!(core.contains(&"context".to_owned()) && !core.contains(&"capabilities".to_owned()));
     assert_eq!(call["error"]["code"], json!(-32602), "a tool outside the set is unknown: {call}");
+    assert!(call["error"]["message"].as_str().unwrap_or_default().contains("--tools full"), "{call}");
     assert!(full_len <= 16 * 1024, "tools/list is {full_len} bytes");
     assert!(core_len <= 6 * 1024, "core tools/list is {core_len} bytes (DESIGN §3: at most 6 KB)");
 }

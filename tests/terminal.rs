@@ -327,6 +327,9 @@ fn a_prompt_wakes_a_wait_for_output_and_reads_as_printed() {
     let program = fixture("py/greet.py");
     let r = a.ok("launch", json!({"program": program, "console": "terminal", "stop_on_entry": false, "wait_ms": 200}));
     assert!(["running", "starting"].contains(&r.s["state"].as_str().unwrap_or_default()), "{}", r.text);
+    if r.s["state"] == json!("running") {
+        assert!(r.text.contains("give it with `send_input`"), "{}", r.text);
+    }
     let mut seen = r.text.clone();
     if !seen.contains("name? ") {
         let w = a.ok("wait", json!({"for": "output", "wait_ms": 20000}));

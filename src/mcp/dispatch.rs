@@ -205,6 +205,13 @@ impl Mcp {
             return Err(RpcError::new(INVALID_PARAMS, "Invalid params: tools/call needs a string \"name\""));
         };
         let Some(tool) = self.tools.iter().copied().find(|t| t.name == name) else {
+            // A tool the full set has but this server's `--tools core` hides: say so.
+            if crate::mcp::tools::registry().iter().any(|t| t.name == name) {
+                return Err(RpcError::new(
+                    INVALID_PARAMS,
+                    format!("Unknown tool: {name} (dapmux runs with --tools core; {name} needs --tools full)"),
+                ));
+            }
             return Err(RpcError::new(INVALID_PARAMS, format!("Unknown tool: {name}")));
         };
         let empty = Map::new();

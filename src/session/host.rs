@@ -91,6 +91,11 @@ pub struct HostState {
 }
 
 impl HostState {
+    /// The program's stdin still takes input (a terminal console, not closed).
+    pub fn accepts_input(&self) -> bool {
+        self.terminal_console && self.stdin_closed.is_none()
+    }
+
     /// Whether a host request waits for `resolve_host_request`.
     pub fn has_pending(&self) -> bool {
         !self.pending.is_empty()

@@ -617,14 +617,18 @@ impl Session {
                     .map(|v| self.variable_json(v))
                     .collect();
                 let total = vars.iter().filter(|v| !is_noise(v)).count();
-                text.push_str(&format!("\n{}:", scope.to_lowercase()));
+                let locals_ref = self.handles.mint(Kind::Variables, *reference);
+                match locals_ref {
+                    // The scope's ref: what `variables` pages and `set_variable` names.
+                    Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
+                    None => text.push_str(&format!("\n{}:", scope.to_lowercase())),
+                }
                 for v in &shown {
                     text.push_str(&format!("\n  {}", variable_line(v)));
                 }
                 if total > shown.len() {
-                    text.push_str(&format!("\n  … {} more (call variables with the scope's ref)", total - shown.len()));
+                    text.push_str(&format!("\n  … {} more (call variables with the locals' ref)", total - shown.len()));
                 }
-                let locals_ref = self.handles.mint(Kind::Variables, *reference);
                 structured["locals"] = json!({ "scope": scope, "ref": locals_ref, "total": total, "variables": shown });
             }
         }

@@ -796,3 +796,8 @@ impl Session {
         }
     }
 }
+
+/// `s` cut to at most `max` characters (ending in `…` when cut), for one-line summaries.
+pub fn clip_text(s: &str, max: usize) -> String {
+    inspect::clip(s, max).0
+}

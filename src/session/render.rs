@@ -35,6 +35,9 @@ impl Session {
             if self.resume_unacked {
                 text.push_str("\nnote: the adapter has not acknowledged the resume yet; it may be busy or hung");
             }
+            if self.host.terminal_console && self.host.accepts_input() {
+                text.push_str("\nnote: if the program waits for input, give it with `send_input`");
+            }
         }
         if timed_out && self.state == RunState::Starting {
             let step = if !self.startup.launch_sent {

@@ -26,8 +26,15 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
             ids if ids.is_empty() || s.state.is_over() => String::new(),
             ids => format!(" · host request {} pending (resolve_host_request)", ids.join(", ")),
         };
+        // A session that failed says why (the first line), not only in `structuredContent`.
+        let failure = s
+            .failure
+            .as_deref()
+            .and_then(|f| f.lines().next())
+            .map(|f| format!(" · failed: {}", crate::session::clip_text(f, 200)))
+            .unwrap_or_default();
         text.push_str(&format!(
-            "{indent}{} · {} · {}{request}{parent}{mirror}{host}\n",
+            "{indent}{} · {} · {}{request}{parent}{mirror}{host}{failure}\n",
             s.headline(),
             s.adapter,
             s.program
