@@ -58,6 +58,16 @@ fn run_to_passes_a_loop_keeps_the_agents_breakpoints_and_says_when_it_stopped_el
     let p = program();
     let r = a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 9}, {"path": p, "line": 12}]}));
     assert_eq!(line(&r), json!(9), "{}", r.text);
+    let ids = |b: &Res| -> Vec<Value> {
+        let files = b.s["files"].as_array().cloned().unwrap_or_default();
+        files
+            .iter()
+            .flat_map(|f| f["breakpoints"].as_array().cloned().unwrap_or_default())
+            .map(|b| b["id"].clone())
+            .collect()
+    };
+    let before = ids(&a.ok("breakpoints", json!({})));
+    assert_eq!(r.s["stop"]["hit_breakpoints"], json!([before[0].clone()]), "the hit names dapmux's id: {}", r.s);
 
     // A line that cannot take a breakpoint is refused, and the program did not run.
     let rev = r.s["revision"].clone();
@@ -77,9 +87,12 @@ fn run_to_passes_a_loop_keeps_the_agents_breakpoints_and_says_when_it_stopped_el
     assert_eq!(last_sent_lines(&mut a, &p), [9, 12]);
     let b = a.ok("breakpoints", json!({}));
     assert_eq!(listed_lines(&b), [(json!(9), json!(true)), (json!(12), json!(true))], "{}", b.text);
+    // debugpy renumbered its breakpoints for the run_to's requests; dapmux's ids did not move.
+    assert_eq!(ids(&b), before, "{}", b.text);
 
     let r = a.ok("continue", json!({}));
     assert_eq!(line(&r), json!(12), "the agent's breakpoint still stops: {}", r.text);
+    assert_eq!(r.s["stop"]["hit_breakpoints"], json!([before[1].clone()]), "{}", r.s);
     let r = a.ok("continue", json!({}));
     assert_eq!(line(&r), json!(9), "round k=10: {}", r.text);
     // Line 11 comes before 12 again: the old temporary breakpoint must not stop there, and the

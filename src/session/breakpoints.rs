@@ -39,6 +39,8 @@ pub struct FunctionBreakpoint {
 /// One requested function breakpoint and, once the adapter answered, its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionEntry {
+    /// dapmux's id for it, stable while it exists (adapters renumber theirs on every request).
+    pub id: i64,
     pub requested: FunctionBreakpoint,
     pub bound: Option<Bound>,
     pub hit: bool,
@@ -57,6 +59,10 @@ pub struct Bound {
 /// One requested breakpoint and, once the adapter answered, its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// dapmux's id for it, stable while it exists: debugpy and lldb-dap renumber their own on
+    /// every `setBreakpoints` of the file (a `run_to`, an `add`), so results and `stopped`
+    /// events are translated to these.
+    pub id: i64,
     pub requested: SourceBreakpoint,
     pub bound: Option<Bound>,
     /// Set when a `stopped` event named this breakpoint in `hitBreakpointIds`.
@@ -95,40 +101,74 @@ impl Mode {
 pub struct BreakpointStore {
     files: BTreeMap<String, Vec<Entry>>,
     functions: Vec<FunctionEntry>,
+    /// The last id handed out (ids start at 1).
+    last_id: i64,
 }
 
 impl BreakpointStore {
     /// Applies `mode` with `list` to `path`'s set. Adding a line already present replaces that
     /// entry; removing matches on the line. States of untouched entries are kept.
     pub fn apply(&mut self, path: &str, mode: Mode, list: Vec<SourceBreakpoint>) {
+        let mut last_id = self.last_id;
         let set = self.files.entry(path.to_owned()).or_default();
+        // A line already in the set keeps its id; a new line gets the next one.
+        let mut id_for = |set: &[Entry], line: u32| {
+            set.iter().find(|e| e.requested.line == line).map(|e| e.id).unwrap_or_else(|| {
+                last_id += 1;
+                last_id
+            })
+        };
         match mode {
             Mode::Replace => {
-                *set = list.into_iter().map(|requested| Entry { requested, bound: None, hit: false }).collect();
+                let new: Vec<Entry> = list
+                    .into_iter()
+                    .map(|requested| match set.iter().find(|e| e.requested == requested) {
+                        Some(e) => Entry { bound: None, hit: false, ..e.clone() },
+                        None => Entry { id: id_for(set, requested.line), requested, bound: None, hit: false },
+                    })
+                    .collect();
+                *set = new;
             }
             Mode::Add => {
                 for requested in list {
+                    let id = id_for(set, requested.line);
                     match set.iter_mut().find(|e| e.requested.line == requested.line) {
                         Some(e) if e.requested == requested => {}
-                        Some(e) => *e = Entry { requested, bound: None, hit: false },
-                        None => set.push(Entry { requested, bound: None, hit: false }),
+                        Some(e) => *e = Entry { id, requested, bound: None, hit: false },
+                        None => set.push(Entry { id, requested, bound: None, hit: false }),
                     }
                 }
                 set.sort_by_key(|e| e.requested.line);
             }
             Mode::Remove => set.retain(|e| !list.iter().any(|r| r.line == e.requested.line)),
         }
+        self.last_id = last_id;
+    }
+
+    /// dapmux's ids for the adapter's ids of a `stopped` event's `hitBreakpointIds` (ids that
+    /// are not the agent's breakpoints — `run_to`'s, the entry breakpoint — are left out).
+    pub fn stable_ids(&self, adapter_ids: &[i64]) -> Vec<i64> {
+        let bound = |b: &Option<Bound>| b.as_ref().and_then(|b| b.id);
+        adapter_ids
+            .iter()
+            .filter_map(|a| {
+                let source = self.files.values().flatten().find(|e| bound(&e.bound) == Some(*a)).map(|e| e.id);
+                source.or_else(|| self.functions.iter().find(|e| bound(&e.bound) == Some(*a)).map(|e| e.id))
+            })
+            .collect()
     }
 
     /// The same breakpoints as requested, with nothing known about them yet (for a child session
     /// or a relaunch, whose adapter answers afresh).
     pub fn requested_only(&self) -> BreakpointStore {
-        let mut out = BreakpointStore::default();
-        for (path, set) in self.files() {
-            out.apply(path, Mode::Replace, set.iter().map(|e| e.requested.clone()).collect());
-        }
-        out.set_functions(self.functions.iter().map(|e| e.requested.clone()).collect());
-        out
+        // The same ids: the agent's breakpoints keep them across a relaunch.
+        let files = self
+            .files
+            .iter()
+            .map(|(p, set)| (p.clone(), set.iter().map(|e| Entry { bound: None, hit: false, ..e.clone() }).collect()))
+            .collect();
+        let functions = self.functions.iter().map(|e| FunctionEntry { bound: None, hit: false, ..e.clone() }).collect();
+        BreakpointStore { files, functions, last_id: self.last_id }
     }
 
     /// Takes over `other`'s files (each replacing this store's set of that file) and, when it has
@@ -151,13 +191,18 @@ impl BreakpointStore {
     /// entry asked for again unchanged keeps what is known about it.
     pub fn set_functions(&mut self, list: Vec<FunctionBreakpoint>) {
         let old = std::mem::take(&mut self.functions);
+        let mut last_id = self.last_id;
         self.functions = list
             .into_iter()
             .map(|requested| match old.iter().find(|e| e.requested == requested) {
                 Some(e) => e.clone(),
-                None => FunctionEntry { requested, bound: None, hit: false },
+                None => {
+                    last_id += 1;
+                    FunctionEntry { id: last_id, requested, bound: None, hit: false }
+                }
             })
             .collect();
+        self.last_id = last_id;
     }
 
     pub fn functions(&self) -> &[FunctionEntry] {

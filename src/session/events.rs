@@ -205,7 +205,8 @@ impl Session {
             self.focus_thread = stop.thread;
         }
         self.drop_entry_breakpoint(now);
-        self.breakpoints.on_hit(&stop.hit_breakpoints);
+        self.breakpoints.on_hit(&stop.adapter_hits);
+        stop.hit_breakpoints = self.breakpoints.stable_ids(&stop.adapter_hits);
         let revision = self.revision;
         let thread = stop.thread.or(self.focus_thread);
         self.stop = Some(stop);
@@ -693,9 +694,9 @@ pub fn breakpoints_json(set: &[Entry]) -> Value {
         set.iter()
             .map(|e| {
                 let mut m = Map::new();
+                m.insert("id".into(), e.id.into());
                 m.insert("line".into(), e.requested.line.into());
                 if let Some(b) = &e.bound {
-                    put(&mut m, "id", b.id.map(Value::from));
                     m.insert("verified".into(), b.verified.into());
                     if e.moved() {
                         put(&mut m, "actual_line", b.line.map(Value::from));

@@ -78,10 +78,12 @@ impl Session {
     pub(super) fn note_breakpoints(&mut self, path: &str, failure: Option<&str>) {
         let set = self.breakpoints.get(path);
         let lines: Vec<u32> = set.iter().map(|e| e.requested.line).collect();
+        let ids: Vec<i64> = set.iter().map(|e| e.id).collect();
         let verified = set.iter().filter(|e| e.bound.as_ref().is_some_and(|b| b.verified)).count();
         let record = Record::new(&self.id, Kind::BreakpointsSet)
             .with("path", path)
             .with("lines", json!(lines))
+            .with("ids", json!(ids))
             .with("verified", verified)
             .with("unverified", set.len() - verified)
             .with_some("error", failure);

@@ -192,11 +192,11 @@ pub fn functions_json(set: &[FunctionEntry]) -> Value {
         set.iter()
             .map(|e| {
                 let mut m = serde_json::Map::new();
+                m.insert("id".into(), e.id.into());
                 m.insert("name".into(), e.requested.name.clone().into());
                 super::snapshot::put(&mut m, "condition", e.requested.condition.clone().map(Value::from));
                 super::snapshot::put(&mut m, "hit_condition", e.requested.hit_condition.clone().map(Value::from));
                 if let Some(b) = &e.bound {
-                    super::snapshot::put(&mut m, "id", b.id.map(Value::from));
                     m.insert("verified".into(), b.verified.into());
                     super::snapshot::put(&mut m, "message", b.message.clone().map(Value::from));
                 }

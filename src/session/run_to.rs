@@ -242,7 +242,7 @@ impl Session {
         let target = format!("{}:{}", short(&rt.path), rt.bound_line);
         let stop = self.stop.as_ref().filter(|_| self.state == RunState::Stopped);
         let reached = stop.is_some_and(|st| {
-            let by_id = rt.id.is_some_and(|id| st.hit_breakpoints.contains(&id));
+            let by_id = rt.id.is_some_and(|id| st.adapter_hits.contains(&id));
             let at = st.location.as_ref().is_some_and(|l| {
                 l.line == Some(u64::from(rt.bound_line)) && l.path.as_deref().is_some_and(|p| same_file(p, &rt.path))
             });

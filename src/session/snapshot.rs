@@ -105,7 +105,10 @@ pub struct Stop {
     pub text: Option<String>,
     pub thread: Option<i64>,
     pub all_threads_stopped: bool,
+    /// dapmux's ids of the breakpoints hit (see [`crate::session::breakpoints::Entry::id`]).
     pub hit_breakpoints: Vec<i64>,
+    /// The adapter's own ids from the event, for matching its answers (`run_to`).
+    pub adapter_hits: Vec<i64>,
     pub location: Option<Location>,
     /// For `reason: exception`: what was raised (from `exceptionInfo`, else the event's text).
     pub exception: Option<ExceptionStop>,
@@ -196,17 +199,20 @@ impl ExceptionStop {
 impl Stop {
     /// Reads a DAP `stopped` event body (DAP § Events: Stopped).
     pub fn from_event(body: &Value) -> Stop {
+        let hits: Vec<i64> = body
+            .get("hitBreakpointIds")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_i64).collect())
+            .unwrap_or_default();
         Stop {
             reason: body.get("reason").and_then(Value::as_str).unwrap_or("unknown").to_owned(),
             description: body.get("description").and_then(Value::as_str).map(str::to_owned),
             text: body.get("text").and_then(Value::as_str).map(str::to_owned),
             thread: body.get("threadId").and_then(Value::as_i64),
             all_threads_stopped: body.get("allThreadsStopped").and_then(Value::as_bool).unwrap_or(false),
-            hit_breakpoints: body
-                .get("hitBreakpointIds")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                .unwrap_or_default(),
+            // Until the session translates them (`BreakpointStore::stable_ids`), the adapter's.
+            hit_breakpoints: hits.clone(),
+            adapter_hits: hits,
             location: None,
             exception: None,
             requested_pause: false,
