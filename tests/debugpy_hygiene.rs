@@ -127,3 +127,52 @@ fn a_forked_setsid_child_that_ignores_sigterm_does_not_survive() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A daemon the program starts the classic way (fork, setsid, fork; the middle exits at once)
+/// leaves the debuggee's tree and is adopted by dapmux (a child subreaper). It still dies with
+/// the session: after `disconnect`, after stdin EOF, and after SIGKILL of dapmux (once a walk
+/// recorded it with the watchdog).
+#[test]
+fn a_daemon_adopted_by_dapmux_does_not_survive() {
+    for how in ["disconnect", "eof", "sigkill"] {
+        let dir = std::env::temp_dir().join(format!("dapmux-daemon-{}-{how}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let pidfile = dir.join("daemon.pid");
+        let mut a = Agent::start();
+        let args =
+            json!({"program": fixture("py/daemonizer.py"), "args": [pidfile], "stop_on_entry": false, "wait_ms": 1500});
+        let r = a.ok("launch", args);
+        assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+        let mut daemon = None;
+        assert!(
+            agent::eventually(Duration::from_secs(10), || {
+                daemon = std::fs::read_to_string(&pidfile).ok().and_then(|s| s.trim().parse::<Pid>().ok());
+                daemon.is_some()
+            }),
+            "{how}: the program never wrote its daemon's pid"
+        );
+        let daemon = daemon.unwrap_or(0);
+        assert!(alive(daemon));
+        let ppid = std::fs::read_to_string(format!("/proc/{daemon}/stat")).ok().and_then(|s| {
+            s.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).and_then(|p| p.parse::<Pid>().ok())
+        });
+        assert_eq!(ppid, Some(a.d.pid()), "{how}: the daemon was adopted by dapmux");
+        match how {
+            "disconnect" => {
+                a.ok("disconnect", json!({}));
+            }
+            "eof" => {
+                a.d.close_stdin();
+                assert!(a.d.wait_exit(EXIT).is_some(), "dapmux did not exit after EOF");
+            }
+            _ => {
+                // Let one walk of the process tree (every second) record it with the watchdog.
+                std::thread::sleep(Duration::from_millis(2500));
+                a.d.signal(libc::SIGKILL);
+            }
+        }
+        assert_all_gone(&[daemon], Duration::from_secs(4), how);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -347,3 +347,22 @@ fn a_prompt_wakes_a_wait_for_output_and_reads_as_printed() {
         .unwrap_or_default();
     assert_eq!(stdout.replace("\r\n", "\n"), "name? hello world\n", "the entries concatenate into what was printed");
 }
+
+/// A relaunching `restart` of a `console: terminal` session runs the program in a terminal
+/// again (the new adapter connection answers `runInTerminal` like the first).
+#[test]
+fn restart_of_a_terminal_session_runs_the_program_in_a_terminal_again() {
+    let mut a = Agent::start();
+    let program = fixture("py/greet.py");
+    a.ok("launch", json!({"program": program, "console": "terminal", "stop_on_entry": false, "wait_ms": 200}));
+    a.ok("send_input", json!({"text": "first\n"}));
+    let r = a.ok("wait", json!({"for": "exit", "wait_ms": 8000}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    let r = a.ok("restart", json!({"wait_ms": 1500}));
+    assert!(["running", "starting"].contains(&r.s["state"].as_str().unwrap_or_default()), "{}", r.text);
+    a.ok("send_input", json!({"text": "second\n"}));
+    let r = a.ok("wait", json!({"for": "exit", "wait_ms": 8000}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    let stdout = all_output(&mut a, "stdout");
+    assert!(stdout.contains("hello first") && stdout.contains("hello second"), "{stdout}");
+}

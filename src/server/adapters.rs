@@ -492,6 +492,7 @@ impl Server {
     /// `spawn::PROC_SCAN_CAP`; reads only small `/proc/<pid>/stat` files.
     pub(super) fn walk_descendants(&mut self) {
         self.walk_terminals();
+        self.walk_adopted();
         if self.adapters.is_empty() {
             return;
         }
@@ -513,6 +514,51 @@ impl Server {
             }
             // Bounded: a fork bomb cannot grow the list past the cap.
             io.debuggees.truncate(MAX_TRACKED);
+        }
+    }
+
+    /// Processes that left an adapter's or terminal's tree and were adopted by dapmux (it is a
+    /// child subreaper): a debuggee that daemonized (`setsid`, then its parent exited) before a
+    /// walk saw it below its adapter. Each is recorded with the watchdog; with a single adapter
+    /// it is that adapter's to stop, else dapmux kills it once no session is left (and at
+    /// shutdown). Only dapmux's own descendants are ever touched.
+    fn walk_adopted(&mut self) {
+        let mut prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
+        prune.extend(self.adapters.iter().map(|(_, io)| io.pid));
+        prune.extend(self.terminal_pids());
+        let me = std::process::id() as Pid;
+        let known = |pid: Pid, adapters: &slab::Slab<AdapterIo>, orphans: &[(Pid, u64)]| {
+            orphans.iter().any(|o| o.0 == pid) || adapters.iter().any(|(_, io)| io.debuggees.iter().any(|d| d.0 == pid))
+        };
+        for p in spawn::descendants(me, &prune) {
+            if known(p.pid, &self.adapters, &self.orphans) || self.terminal_tracks(p.pid) {
+                continue;
+            }
+            if let Some(w) = self.watchdog.as_mut() {
+                if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
+                    debug!("watchdog: cannot record pid {}: {e}", p.pid);
+                }
+            }
+            let mut live = self.adapters.iter_mut().filter(|(_, io)| !io.detached);
+            match (live.next(), live.next()) {
+                (Some((_, io)), None) if io.debuggees.len() < MAX_TRACKED => io.debuggees.push((p.pid, p.start_time)),
+                _ if self.orphans.len() < MAX_TRACKED => self.orphans.push((p.pid, p.start_time)),
+                _ => {}
+            }
+        }
+        if self.adapters.is_empty() && self.terminals.is_empty() {
+            self.kill_orphans();
+        }
+    }
+
+    /// SIGKILLs the adopted processes no session could be named for (see [`Server::walk_adopted`]).
+    pub(super) fn kill_orphans(&mut self) {
+        for (pid, start) in std::mem::take(&mut self.orphans) {
+            if spawn::is_running(pid, Some(start)) {
+                debug!("killing pid {pid}, left behind by an ended session");
+                // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
         }
     }
 
@@ -686,6 +732,7 @@ impl Server {
     /// SIGKILLs every adapter group and debuggee still known (the last step of shutdown).
     pub(super) fn kill_all_adapters(&mut self) {
         self.kill_all_terminals();
+        self.kill_orphans();
         for (_, io) in self.adapters.iter() {
             let _ = spawn::kill_group(io.pgid);
             for &(d, start) in &io.debuggees {

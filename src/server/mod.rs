@@ -157,6 +157,10 @@ struct Server {
     /// Processes run for adapters' `runInTerminal` (token kind `TerminalPipe`, key = slab key
     /// × 4 + pipe).
     terminals: Slab<terminal::TerminalIo>,
+    /// Processes adopted by dapmux (a child subreaper) that no adapter or terminal tree holds any
+    /// more — a debuggee's daemon (`setsid`, double fork) — and that no single session could be
+    /// named for, as (pid, start time): killed when no session is left, and at shutdown.
+    orphans: Vec<(Pid, u64)>,
     /// Reused read buffer for adapter pipes.
     pipe_buf: Vec<u8>,
     /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
@@ -261,6 +265,7 @@ impl Server {
             streams: Slab::new(),
             stream_of: HashMap::new(),
             terminals: Slab::new(),
+            orphans: Vec::new(),
             pipe_buf: Vec::new(),
             watchdog,
             grace_expired: false,
@@ -583,6 +588,10 @@ impl Server {
 
     /// Keeps one `WalkDescendants` timer pending while adapters run.
     fn arm_walk(&mut self, now: Instant) {
+        if !self.walk_armed && self.adapters.is_empty() && self.terminals.is_empty() && !self.orphans.is_empty() {
+            // The last session is gone: what it left behind goes too.
+            self.kill_orphans();
+        }
         if self.walk_armed || (self.adapters.is_empty() && self.terminals.is_empty()) {
             return;
         }

@@ -337,6 +337,16 @@ impl Server {
 
     /// Records the processes below each running terminal process with it and the watchdog (the
     /// debuggee under debugpy's launcher, the program's children), as for adapters.
+    /// The pids of the processes run for `runInTerminal`.
+    pub(super) fn terminal_pids(&self) -> Vec<Pid> {
+        self.terminals.iter().map(|(_, t)| t.pid).collect()
+    }
+
+    /// Whether a terminal process's walk already holds `pid`.
+    pub(super) fn terminal_tracks(&self, pid: Pid) -> bool {
+        self.terminals.iter().any(|(_, t)| t.descendants.iter().any(|d| d.0 == pid))
+    }
+
     pub(super) fn walk_terminals(&mut self) {
         let prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
         for (_, io) in self.terminals.iter_mut() {

@@ -91,6 +91,15 @@ pub struct HostState {
 }
 
 impl HostState {
+    /// A relaunch: the old run's terminal process is being stopped with its adapter
+    /// (`Action::Replace`); the new adapter's `runInTerminal` starts a new one.
+    pub fn forget_terminal(&mut self) {
+        self.terminal_started = false;
+        self.terminal_pid = None;
+        self.stdin.clear();
+        self.eof_requested = false;
+    }
+
     /// The program's stdin still takes input (a terminal console, not closed).
     pub fn accepts_input(&self) -> bool {
         self.terminal_console && self.stdin_closed.is_none()

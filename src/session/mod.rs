@@ -599,10 +599,7 @@ impl Sessions {
     ) -> SessionKey {
         let id = format!("s{}", self.next_id);
         self.next_id += 1;
-        let mut config = ClientConfig::new(format!("{id} {}", plan.name));
-        config.request_timeout = self.request_timeout;
-        // `runInTerminal` goes to the host-request policy (`Action::HostRequest`).
-        config.run_in_terminal = client::RunInTerminalPolicy::Surface;
+        let config = client_config(&id, &plan.name, self.request_timeout);
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
@@ -800,4 +797,13 @@ impl Session {
 /// `s` cut to at most `max` characters (ending in `…` when cut), for one-line summaries.
 pub fn clip_text(s: &str, max: usize) -> String {
     inspect::clip(s, max).0
+}
+
+/// The DAP client configuration of every session's connection (a new session, a relaunch).
+fn client_config(id: &str, adapter: &str, request_timeout: Duration) -> ClientConfig {
+    let mut config = ClientConfig::new(format!("{id} {adapter}"));
+    config.request_timeout = request_timeout;
+    // `runInTerminal` goes to the host-request policy (`Action::HostRequest`).
+    config.run_in_terminal = client::RunInTerminalPolicy::Surface;
+    config
 }

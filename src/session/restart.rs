@@ -17,7 +17,7 @@ use super::ctl::{Answer, Op};
 use super::events::wait_duration;
 use super::snapshot::RunState;
 use super::{Action, CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, Startup, ToolResult};
-use crate::dap::client::{ClientConfig, DapClient};
+use crate::dap::client::DapClient;
 
 /// The result's verb.
 const VERB: &str = "restarted";
@@ -90,9 +90,7 @@ impl Sessions {
         let timeout = self.request_timeout;
         let Some(s) = self.slab.get_mut(key).filter(|s| s.id == id && s.ctl.relaunch_pending) else { return };
         s.ctl.relaunch_pending = false;
-        let mut config = ClientConfig::new(format!("{} {}", s.id, s.plan.name));
-        config.request_timeout = timeout;
-        s.client = DapClient::new(config);
+        s.client = DapClient::new(super::client_config(&s.id, &s.plan.name, timeout));
         let action = match s.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
             None => {
@@ -184,6 +182,7 @@ impl Session {
         self.stderr_tail.clear();
         self.debuggee_pid = None;
         self.known_threads.clear();
+        self.host.forget_terminal();
         self.focus_thread = None;
         self.child_stops.clear();
         // The new adapter verifies them afresh.
