@@ -257,6 +257,12 @@ fn main() -> ExitCode {
                 // Read by the server when it builds its tool list; set before it exists.
                 std::env::set_var(dapmux::mcp::TOOLS_ENV, set);
             }
+            if let Ok(set) = std::env::var(dapmux::mcp::TOOLS_ENV) {
+                if !matches!(set.trim(), "" | "core" | "full") {
+                    eprintln!("dapmux: {} must be `core` or `full`, not `{set}`", dapmux::mcp::TOOLS_ENV);
+                    return ExitCode::from(2);
+                }
+            }
             let host = options.host_requests.clone().or_else(|| std::env::var(dapmux::session::host::POLICY_ENV).ok());
             if let Some(value) = host.filter(|v| !v.trim().is_empty()) {
                 match host_policy(&value) {

@@ -364,3 +364,26 @@ fn tools_core_still_accepts_the_arguments_it_does_not_list() {
     let text = call["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
     assert!(text.contains("context"), "the unlisted `context` argument is still validated: {call}");
 }
+
+/// `--tools core` with `--host-requests ask` still offers `resolve_host_request` (launches wait
+/// for it); a `DAPMUX_TOOLS` that is neither `core` nor `full` is refused at start.
+#[test]
+fn tools_core_offers_what_the_host_request_policy_needs_and_a_bad_tool_set_is_refused() {
+    let mut d = Dapmux::spawn_with(|cmd| {
+        cmd.args(["--tools", "core", "--host-requests", "ask"]);
+    });
+    d.initialize("2025-11-25");
+    let r = d.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let names: Vec<String> = r["result"]["tools"]
+        .as_array()
+        .map(|l| l.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    assert!(names.contains(&"resolve_host_request".to_owned()) && !names.contains(&"ledger".to_owned()), "{names:?}");
+    let out = std::process::Command::new(common::bin())
+        .env("DAPMUX_TOOLS", "bogus")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = out.expect("run dapmux");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("DAPMUX_TOOLS must be `core` or `full`"));
+}

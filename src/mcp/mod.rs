@@ -209,15 +209,16 @@ impl Default for Mcp {
 impl Mcp {
     /// A server with every built-in tool, nothing negotiated, nothing pending.
     pub fn new() -> Mcp {
-        Mcp::with_tool_set(ToolSet::Full)
+        Mcp::with_tool_set(ToolSet::Full, &[])
     }
 
-    /// A server offering `set` of the tools (DESIGN §4 `--tools core|full`). Tools outside the
-    /// set are neither listed nor callable.
-    pub fn with_tool_set(set: ToolSet) -> Mcp {
+    /// A server offering `set` of the tools (DESIGN §4 `--tools core|full`), plus `also` (tools
+    /// the server's configuration makes necessary, e.g. `resolve_host_request` under
+    /// `--host-requests ask`). Tools outside them are neither listed nor callable.
+    pub fn with_tool_set(set: ToolSet, also: &[&str]) -> Mcp {
         let mut registry = tools::registry();
         if set == ToolSet::Core {
-            registry.retain(|t| CORE_TOOLS.contains(&t.name));
+            registry.retain(|t| CORE_TOOLS.contains(&t.name) || also.contains(&t.name));
         }
         let listed: Vec<Value> = registry
             .iter()

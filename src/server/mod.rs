@@ -254,11 +254,13 @@ impl Server {
         // Validated by `main` (an invalid value never gets here); unset means allow.
         let policy = std::env::var(crate::session::host::POLICY_ENV).ok();
         sessions.host.policy = policy.as_deref().and_then(crate::session::host::HostPolicy::parse).unwrap_or_default();
+        // Under `ask`, launches wait for `resolve_host_request`: offered even with `--tools core`.
+        let ask = sessions.host.policy == crate::session::host::HostPolicy::Ask;
+        let also: &[&str] = if ask { &["resolve_host_request"] } else { &[] };
+        let tool_set = crate::mcp::ToolSet::from_env_value(std::env::var(crate::mcp::TOOLS_ENV).ok().as_deref());
         Ok(Server {
             poll,
-            mcp: Mcp::with_tool_set(crate::mcp::ToolSet::from_env_value(
-                std::env::var(crate::mcp::TOOLS_ENV).ok().as_deref(),
-            )),
+            mcp: Mcp::with_tool_set(tool_set, also),
             sessions,
             adapters: Slab::new(),
             adapter_of: HashMap::new(),

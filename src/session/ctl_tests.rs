@@ -168,3 +168,32 @@ fn the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_
     let store = &f.s.get(0).map(|s| s.breakpoints.functions().to_vec()).unwrap_or_default();
     assert_eq!(store[0].bound.as_ref().map(|b| (b.id, b.verified)), Some((Some(1), true)));
 }
+
+/// A `context` whose locals never come (a repr that never returns) answers after one timeout,
+/// not one per watch: the watches are reported skipped, none of them is sent.
+#[test]
+fn a_context_stops_at_its_first_timeout() {
+    let mut f = Fake::new(None, &[]);
+    f.start(json!({"supportsConfigurationDoneRequest": true}));
+    f.stop();
+    let watched = f.s.watch(0, vec!["a".into(), "b".into(), "c".into()], &[]);
+    assert!(!watched.is_error, "{}", watched.text);
+    let call = CallKey::for_test(4);
+    f.s.context(0, super::inspect::Target::default(), None, None, call, f.now);
+    let sent = f.sent();
+    let frame = json!({"stackFrames": [{"id": 7, "name": "f", "line": 3, "source": {"path": "/p.c"}}]});
+    f.answer_all(&sent, &[("stackTrace", frame)]);
+    let sent = f.sent();
+    f.answer_all(&sent, &[("scopes", json!({"scopes": [{"name": "Locals", "variablesReference": 5}]}))]);
+    assert_eq!(f.sent()[0]["command"], json!("variables"));
+    // The `variables` request never gets an answer: past the request timeout.
+    f.now += std::time::Duration::from_secs(31);
+    f.s.on_timer(f.now);
+    let done = f.results();
+    let out = &done.iter().find(|(c, _)| *c == call).expect("the context answered").1;
+    assert!(!out.is_error, "{}", out.text);
+    let evaluates = f.sent().iter().filter(|r| r["command"] == json!("evaluate")).count();
+    assert_eq!(evaluates, 0, "no watch was sent after the timeout");
+    assert_eq!(out.structured["watches"].as_array().map(Vec::len), Some(3), "{}", out.structured);
+    assert!(out.text.contains("skipped: an earlier request of this context timed out"), "{}", out.text);
+}

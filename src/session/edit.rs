@@ -212,7 +212,7 @@ impl Session {
             }
             Phase::Set => {
                 // The program's state changed: pages fetched at this stop may show old values.
-                self.var_cache.clear();
+                self.clear_var_caches();
                 job.ack = Some(body);
                 job.phase = Phase::After;
             }

@@ -170,7 +170,7 @@ impl Session {
                     .unwrap_or_default();
                 self.revision += 1;
                 self.handles.invalidated(&areas);
-                self.var_cache.clear();
+                self.clear_var_caches();
             }
             _ => {}
         }
@@ -197,7 +197,7 @@ impl Session {
         }
         self.revision += 1;
         self.handles.resumed();
-        self.var_cache.clear();
+        self.clear_var_caches();
         self.state = RunState::Stopped;
         self.stop_ready = false;
         self.stop_pending = 0;
@@ -609,7 +609,7 @@ impl Session {
             self.revision += 1;
         }
         self.handles.resumed();
-        self.var_cache.clear();
+        self.clear_var_caches();
         self.state = RunState::Running;
         self.stop = None;
         self.stop_ready = false;

@@ -176,7 +176,11 @@ impl Session {
                 ("stackTrace", Some(json!({ "threadId": job.thread, "startFrame": 0, "levels": CONTEXT_FRAMES })))
             }
             Op::ExceptionInfo { thread } => ("exceptionInfo", Some(json!({ "threadId": thread }))),
-            Op::Preview { fetching, .. } => ("variables", Some(json!({ "variablesReference": fetching }))),
+            // The first few children are all a preview shows (adapters without paging send all).
+            Op::Preview { fetching, .. } => (
+                "variables",
+                Some(json!({ "variablesReference": fetching, "start": 0, "count": preview::PREVIEW_FETCH })),
+            ),
         };
         let revision = self.revision;
         self.send(command, args, Origin::Inspect { call, op, revision }, now);
@@ -201,7 +205,12 @@ impl Session {
             // A failed fetch caches no children, so the value shows as the adapter gave it.
             let children = result.ok().and_then(|b| b.get("variables").and_then(Value::as_array).cloned());
             let children = std::rc::Rc::new(children.unwrap_or_default());
-            self.var_cache.insert(fetching, (self.revision, std::rc::Rc::clone(&children)));
+            if children.len() < preview::PREVIEW_FETCH {
+                // Fewer than asked for: that is every child, as good as a `variables` fetch.
+                self.var_cache.insert(fetching, (self.revision, std::rc::Rc::clone(&children)));
+            } else {
+                self.preview_cache.insert(fetching, std::rc::Rc::clone(&children));
+            }
             if depth == 0 {
                 // Members that say nothing either (a struct inside a struct) show one level too.
                 for r in self.missing_previews(children.iter()).into_iter().take(budget) {
@@ -219,25 +228,45 @@ impl Session {
                 other => self.finish(call, other, Ok(body), revision, now),
             };
         }
-        let body = match result {
-            Ok(b) => b,
-            Err((code, msg)) => {
-                // A context whose scopes, locals or a watch failed still answers with the rest.
-                if let Op::Context(mut job) = op {
-                    if job.watches_started && !job.pending_watches.is_empty() {
-                        let expr = job.pending_watches.remove(0);
-                        job.watches.push((expr, Err(msg)));
-                        return self.context_next(call, job, now);
+        let body =
+            match result {
+                Ok(b) => b,
+                Err((code, msg)) => {
+                    // A context whose scopes, locals or a watch failed still answers with the rest.
+                    if let Op::Context(mut job) = op {
+                        // One request ran out of time (a repr that never returns): the rest would
+                        // too, one timeout each, so the context answers with what it has.
+                        if code == ErrorCode::Timeout && !job.frames.is_empty() {
+                            let in_flight_watch = job.watches_started && !job.pending_watches.is_empty();
+                            let rest: Vec<String> = if job.watches_started {
+                                std::mem::take(&mut job.pending_watches)
+                            } else {
+                                self.watches.iter().map(|w| w.1.clone()).collect()
+                            };
+                            job.watches_started = true;
+                            let why = format!("skipped: an earlier request of this context timed out ({msg})");
+                            job.watches.extend(rest.into_iter().enumerate().map(|(i, e)| {
+                                (e, Err(if i == 0 && in_flight_watch { msg.clone() } else { why.clone() }))
+                            }));
+                            if job.locals.is_none() || !in_flight_watch {
+                                job.locals.get_or_insert_with(|| (String::new(), std::rc::Rc::default(), 0));
+                            }
+                            return self.context_next(call, job, now);
+                        }
+                        if job.watches_started && !job.pending_watches.is_empty() {
+                            let expr = job.pending_watches.remove(0);
+                            job.watches.push((expr, Err(msg)));
+                            return self.context_next(call, job, now);
+                        }
+                        if !job.frames.is_empty() {
+                            job.locals = Some((String::new(), std::rc::Rc::default(), 0));
+                            return self.context_next(call, job, now);
+                        }
                     }
-                    if !job.frames.is_empty() {
-                        job.locals = Some((String::new(), std::rc::Rc::default(), 0));
-                        return self.context_next(call, job, now);
-                    }
+                    self.done.push((call, ToolResult::error(code, msg)));
+                    return;
                 }
-                self.done.push((call, ToolResult::error(code, msg)));
-                return;
-            }
-        };
+            };
         let out = match op {
             Op::Threads => self.threads_result(&body),
             Op::StackTrace { thread, start, .. } => self.stack_result(thread, start, &body),
@@ -468,7 +497,14 @@ impl Session {
 
     /// Children cached for this revision (a `variables` page or a preview fetched them).
     fn cached_children(&self, reference: i64) -> Option<std::rc::Rc<Vec<Value>>> {
-        self.var_cache.get(&reference).map(|(_, c)| std::rc::Rc::clone(c))
+        let page = self.var_cache.get(&reference).map(|(_, c)| c);
+        page.or_else(|| self.preview_cache.get(&reference)).map(std::rc::Rc::clone)
+    }
+
+    /// Drops every cached container (the program ran, or a value changed).
+    pub(super) fn clear_var_caches(&mut self) {
+        self.var_cache.clear();
+        self.preview_cache.clear();
     }
 
     /// References among `vars` that want a preview and are not cached yet (at most
@@ -476,7 +512,7 @@ impl Session {
     fn missing_previews<'a>(&self, vars: impl Iterator<Item = &'a Value>) -> Vec<i64> {
         let mut refs: Vec<i64> = vars
             .filter_map(preview::wants_preview)
-            .filter(|r| !self.var_cache.contains_key(r))
+            .filter(|r| !self.var_cache.contains_key(r) && !self.preview_cache.contains_key(r))
             .take(preview::PREVIEW_CONTAINERS)
             .collect();
         refs.dedup();

@@ -347,6 +347,9 @@ pub struct Session {
     /// Children of variable containers fetched this revision (adapter ref → revision, children):
     /// dapmux pages them itself, from one fetch per revision.
     var_cache: std::collections::HashMap<i64, (u64, std::rc::Rc<Vec<Value>>)>,
+    /// The first children of containers fetched only for a preview (maybe not all of them;
+    /// never served as a `variables` page). Cleared with `var_cache`.
+    preview_cache: std::collections::HashMap<i64, std::rc::Rc<Vec<Value>>>,
     /// Watch expressions (id, expression), evaluated by `context` and at stops.
     pub watches: Vec<(u32, String)>,
     pub debuggee_pid: Option<i64>,
@@ -624,6 +627,7 @@ impl Sessions {
             known_threads: Vec::new(),
             handles: handles::Handles::new(),
             var_cache: std::collections::HashMap::new(),
+            preview_cache: std::collections::HashMap::new(),
             watches: Vec::new(),
             debuggee_pid: None,
             client: DapClient::new(config),

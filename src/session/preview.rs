@@ -10,6 +10,8 @@ use serde_json::Value;
 pub const PREVIEW_CONTAINERS: usize = 8;
 /// Children shown in one preview before `…`.
 const PREVIEW_ITEMS: usize = 8;
+/// Children asked for per preview (`count`): one more than shown, so a preview knows to say `…`.
+pub const PREVIEW_FETCH: usize = PREVIEW_ITEMS + 1;
 /// Containers announcing more children than this are not fetched for a preview.
 const MAX_CHILDREN: u64 = 64;
 /// Longest preview (characters) before `…`.

@@ -161,7 +161,7 @@ impl Session {
         // Every handle of the old run goes stale.
         self.revision += 1;
         self.handles.resumed();
-        self.var_cache.clear();
+        self.clear_var_caches();
         self.state = RunState::Starting;
         self.stop = None;
         self.stop_ready = false;
