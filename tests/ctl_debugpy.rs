@@ -347,3 +347,29 @@ fn run_to_a_line_with_a_conditional_breakpoint_stops_there_and_the_condition_com
     assert_eq!((line(&r), a.ok("evaluate", json!({"expression": "k"})).s["value"].clone()), (json!(12), json!("10")));
     a.ok("disconnect", json!({}));
 }
+
+/// `set_breakpoints` on the file of a `run_to` under way replaces the adapter's set without the
+/// temporary breakpoint: the run_to's result says so instead of claiming it stopped before.
+#[test]
+fn set_breakpoints_during_a_run_to_is_said_not_hidden() {
+    let mut a = Agent::start();
+    let p = fixture("py/late.py");
+    let r = a.ok("launch", json!({"program": p, "stop_on_entry": true}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let call = |id: i64, name: &str, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}});
+    a.d.send_json(&call(901, "run_to", json!({"path": p, "line": 5, "wait_ms": 8000})));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    a.d.send_json(&call(902, "set_breakpoints", json!({"path": p, "lines": [6], "mode": "add"})));
+    let mut run_to = Value::Null;
+    for _ in 0..20 {
+        let m = a.d.recv();
+        if m["id"] == json!(901) {
+            run_to = m["result"].clone();
+            break;
+        }
+    }
+    let text = run_to["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(run_to["structuredContent"]["stop"]["location"]["line"], json!(6), "{run_to}");
+    assert!(text.contains("replaced the temporary breakpoint"), "{text}");
+    assert!(!text.contains("stopped before reaching"), "{text}");
+}

@@ -48,6 +48,7 @@ impl Sessions {
         if s.startup.configured {
             let args = s.breakpoint_arguments(&path);
             let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
+            s.run_to_overridden(&path);
             s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path: path.clone(), call: Some(call) }, now);
             s.pump(now, &mut self.actions);
             // Child sessions debug the same program: they get the file's new set too.

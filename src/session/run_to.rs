@@ -30,6 +30,9 @@ pub struct RunTo {
     /// The temporary breakpoint is in the adapter's set (not taken out yet). False when the line
     /// already had one of the agent's breakpoints: nothing temporary was added.
     armed: bool,
+    /// The agent set the same file's breakpoints while it ran: that request replaced the set
+    /// without the temporary breakpoint, so the program may have run past the line.
+    overridden: bool,
 }
 
 /// A `run_to` request in flight.
@@ -94,7 +97,8 @@ impl Sessions {
         let conditional = set.iter().position(|e| e.requested.line == line);
         if own {
             // The agent's own breakpoint already stops there: nothing temporary to add.
-            s.ctl.run_to = Some(RunTo { call, path, line, bound_line: line, id: None, armed: false });
+            s.ctl.run_to =
+                Some(RunTo { call, path, line, bound_line: line, id: None, armed: false, overridden: false });
             s.resume_with("continue", json!({ "threadId": thread }), call, wait, VERB, now);
         } else {
             let sent: Vec<SourceBreakpoint> = set.iter().map(|e| e.requested.clone()).collect();
@@ -187,7 +191,7 @@ impl Session {
                     .and_then(|l| u32::try_from(l).ok())
                     .unwrap_or(line);
                 let id = temp.and_then(|t| t.get("id")).and_then(Value::as_i64);
-                self.ctl.run_to = Some(RunTo { call, path, line, bound_line, id, armed: true });
+                self.ctl.run_to = Some(RunTo { call, path, line, bound_line, id, armed: true, overridden: false });
                 self.resume_with("continue", json!({ "threadId": thread }), call, wait, VERB, now);
             }
         }
@@ -250,6 +254,10 @@ impl Session {
         });
         let note = match self.state {
             _ if reached => String::new(),
+            RunState::Stopped if rt.overridden => format!(
+                "run_to: set_breakpoints on {} while it ran replaced the temporary breakpoint, so the program may have run past {target}",
+                short(&rt.path)
+            ),
             RunState::Stopped => format!(
                 "run_to: stopped before reaching {target}; the temporary breakpoint is out again (call run_to again to go on)"
             ),
@@ -269,6 +277,14 @@ impl Session {
         }
         out.structured["run_to"] =
             json!({ "path": rt.path, "line": rt.line, "actual_line": rt.bound_line, "reached": reached });
+    }
+
+    /// `set_breakpoints` replaced `path`'s set in the adapter: a `run_to` armed there lost its
+    /// temporary breakpoint.
+    pub(super) fn run_to_overridden(&mut self, path: &str) {
+        if let Some(rt) = self.ctl.run_to.as_mut().filter(|rt| rt.armed && same_file(&rt.path, path)) {
+            rt.overridden = true;
+        }
     }
 
     pub(super) fn goto_targets_answered(&mut self, job: GotoJob, answer: Answer, now: Instant) {
