@@ -366,3 +366,34 @@ fn restart_of_a_terminal_session_runs_the_program_in_a_terminal_again() {
     let stdout = all_output(&mut a, "stdout");
     assert!(stdout.contains("hello first") && stdout.contains("hello second"), "{stdout}");
 }
+
+/// A program lldb-dap had dapmux run in a terminal goes with the adapter when the adapter dies
+/// (killed, crashed): it cannot be debugged any more and must not run on unseen.
+#[test]
+fn a_terminal_program_goes_with_a_killed_adapter() {
+    let exe = c_program().to_string_lossy().into_owned();
+    let source = c_program().with_file_name("echo.c").to_string_lossy().into_owned();
+    let mut a = Agent::start_plain(|_| {});
+    let r =
+        a.ok("launch", json!({"program": exe, "console": "terminal", "breakpoints": [{"path": source, "line": 8}]}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(8), "{}", r.text);
+    let program = terminal_process(&a, "echo");
+    // Running (blocked reading its stdin), not stopped under the debugger.
+    a.ok("set_breakpoints", json!({"path": source, "breakpoints": []}));
+    let r = a.ok("continue", json!({"wait_ms": 300}));
+    assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+    let adapter = a
+        .descendants()
+        .into_iter()
+        .find(|&p| {
+            let st = spawn::proc_stat(p).ok();
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            st.is_some_and(|s| s.ppid == a.d.pid()) && String::from_utf8_lossy(&cmd).contains("lldb-dap")
+        })
+        .expect("lldb-dap below dapmux");
+    // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
+    unsafe { libc::kill(adapter, libc::SIGKILL) };
+    agent::assert_all_gone(&[program], Duration::from_secs(6), "the terminal program after its adapter died");
+    let s = a.session("s1");
+    assert_eq!(s["state"], json!("terminated"), "{s}");
+}

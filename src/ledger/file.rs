@@ -81,9 +81,14 @@ impl AppendFile {
     }
 
     fn try_append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.state == State::Open && self.when_full == WhenFull::Rotate && self.replaced()? {
-            // Another dapmux rotated the file: follow it to the new one.
-            self.state = State::Closed;
+        if self.state == State::Open && self.when_full == WhenFull::Rotate {
+            if self.replaced()? {
+                // Another dapmux rotated the file: follow it to the new one.
+                self.state = State::Closed;
+            } else if let Some(f) = &self.file {
+                // Other dapmux processes append too: the cap counts their bytes as well.
+                self.size = f.metadata()?.len();
+            }
         }
         if self.state == State::Closed {
             self.open()?;

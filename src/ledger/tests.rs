@@ -158,6 +158,22 @@ fn the_file_rotates_at_its_cap_with_private_permissions() {
 }
 
 #[test]
+fn writers_sharing_one_ledger_rotate_at_the_shared_cap() {
+    // Two dapmux processes append to one file: the cap counts both writers' bytes.
+    let scratch = Scratch::new("shared");
+    let path = scratch.0.join("ledger.jsonl");
+    let mut one = AppendFile::new(path.clone(), "ledger", 30, WhenFull::Rotate);
+    let mut two = AppendFile::new(path.clone(), "ledger", 30, WhenFull::Rotate);
+    one.append(b"0123456789\n");
+    two.append(b"abcdefghij\n");
+    one.append(b"ABCDEFGHIJ\n"); // 33 bytes in the file would pass the cap of 30
+    assert_eq!(read(&rotated(&path)), "0123456789\nabcdefghij\n");
+    assert_eq!(read(&path), "ABCDEFGHIJ\n");
+    two.append(b"klmnopqrst\n"); // follows the rotation instead of writing into `.1`
+    assert_eq!(read(&path), "ABCDEFGHIJ\nklmnopqrst\n");
+}
+
+#[test]
 fn a_capped_file_ends_with_its_marker_and_a_failed_one_gives_up() {
     let scratch = Scratch::new("stop");
     let path = scratch.0.join("s1.ndjson");

@@ -724,6 +724,10 @@ impl Server {
             // SAFETY: as above.
             unsafe { libc::kill(d, libc::SIGKILL) };
         }
+        if io.replaced_for.is_none() && !io.detached {
+            // A program run in a terminal for this adapter cannot be debugged without it.
+            self.stop_terminal(io.session, now);
+        }
         if let Some(id) = io.replaced_for.take() {
             self.sessions.on_adapter_replaced(io.session, &id, now);
         }
