@@ -191,6 +191,9 @@ fn goto_jumps_back_a_line_and_source_shows_the_stop() {
     // Back to line 11 with `a` changed: running it again gives the new sum.
     let locals = a.ok("context", json!({})).s["locals"]["ref"].clone();
     a.ok("set_variable", json!({"ref": locals, "name": "a", "value": "100"}));
+    // Another file: refused before anything is sent (debugpy would jump in this file instead).
+    let other = a.call("goto", json!({"path": fixture("py/app.py"), "line": 2}));
+    assert!(other.is_error && other.code() == "invalid_argument" && other.text.contains("run_to"), "{}", other.text);
     let g = a.ok("goto", json!({"path": p, "line": 11}));
     assert_eq!((line(&g), g.s["state"].clone()), (json!(11), json!("stopped")), "{}", g.text);
     assert!(g.s["revision"].as_u64().unwrap_or(0) > rev, "a jump moves the revision like a step: {}", g.text);

@@ -138,6 +138,15 @@ impl Sessions {
             );
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
+        // A jump stays in the stopped frame's file (debugpy ignores the path and jumps to the
+        // line in the current file); another file is refused before anything is sent.
+        let here = s.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());
+        if let Some(here) = here.filter(|h| !same_file(h, &path)) {
+            let msg = format!(
+                "goto jumps within the stopped frame's file ({here}), not to {path}; use run_to to go elsewhere."
+            );
+            return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
         let Some(thread) = self.thread_arg(key, thread, call) else { return };
         let Some(s) = self.slab.get_mut(key) else { return };
         // The file as the adapter knows it (a symlinked spelling learned by set_breakpoints).
