@@ -399,6 +399,12 @@ pub const PROC_SCAN_CAP: usize = 32 * 1024;
 /// (e.g. the watchdog) nor returning those pids. Bounded by [`PROC_SCAN_CAP`] entries; each
 /// read is a small procfs file. Order: breadth-first from `root`.
 pub fn descendants(root: Pid, prune: &[Pid]) -> Vec<ProcStat> {
+    descendants_in(&process_table(), root, prune)
+}
+
+/// One scan of `/proc/*/stat` (at most [`PROC_SCAN_CAP`] entries), for several
+/// [`descendants_in`] queries over the same moment.
+pub fn process_table() -> Vec<ProcStat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -411,7 +417,7 @@ pub fn descendants(root: Pid, prune: &[Pid]) -> Vec<ProcStat> {
             all.push(st);
         }
     }
-    descendants_in(&all, root, prune)
+    all
 }
 
 /// [`descendants`] over an already collected process list (testable without `/proc`).

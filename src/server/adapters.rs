@@ -491,8 +491,10 @@ impl Server {
     /// every [`WALK_EVERY`] while adapters run, and before an adapter is stopped. Bounded by
     /// `spawn::PROC_SCAN_CAP`; reads only small `/proc/<pid>/stat` files.
     pub(super) fn walk_descendants(&mut self) {
-        self.walk_terminals();
-        self.walk_adopted();
+        // One scan of /proc serves the adapters, the terminals and the adopted processes.
+        let table = spawn::process_table();
+        self.walk_terminals(&table);
+        self.walk_adopted(&table);
         if self.adapters.is_empty() {
             return;
         }
@@ -501,7 +503,7 @@ impl Server {
             if io.detached || io.exit.is_some() {
                 continue;
             }
-            for p in spawn::descendants(io.pid, &prune) {
+            for p in spawn::descendants_in(&table, io.pid, &prune) {
                 if io.debuggees.iter().any(|d| d.0 == p.pid) {
                     continue;
                 }
@@ -522,7 +524,7 @@ impl Server {
     /// walk saw it below its adapter. Each is recorded with the watchdog; with a single adapter
     /// it is that adapter's to stop, else dapmux kills it once no session is left (and at
     /// shutdown). Only dapmux's own descendants are ever touched.
-    fn walk_adopted(&mut self) {
+    fn walk_adopted(&mut self, table: &[spawn::ProcStat]) {
         let mut prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
         prune.extend(self.adapters.iter().map(|(_, io)| io.pid));
         prune.extend(self.terminal_pids());
@@ -530,7 +532,7 @@ impl Server {
         let known = |pid: Pid, adapters: &slab::Slab<AdapterIo>, orphans: &[(Pid, u64)]| {
             orphans.iter().any(|o| o.0 == pid) || adapters.iter().any(|(_, io)| io.debuggees.iter().any(|d| d.0 == pid))
         };
-        for p in spawn::descendants(me, &prune) {
+        for p in spawn::descendants_in(table, me, &prune) {
             if known(p.pid, &self.adapters, &self.orphans) || self.terminal_tracks(p.pid) {
                 continue;
             }

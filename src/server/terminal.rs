@@ -347,13 +347,13 @@ impl Server {
         self.terminals.iter().any(|(_, t)| t.descendants.iter().any(|d| d.0 == pid))
     }
 
-    pub(super) fn walk_terminals(&mut self) {
+    pub(super) fn walk_terminals(&mut self, table: &[spawn::ProcStat]) {
         let prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
         for (_, io) in self.terminals.iter_mut() {
             if io.detached || io.exit.is_some() {
                 continue;
             }
-            for p in spawn::descendants(io.pid, &prune) {
+            for p in spawn::descendants_in(table, io.pid, &prune) {
                 if io.descendants.len() >= MAX_TRACKED || io.descendants.iter().any(|d| d.0 == p.pid) {
                     continue;
                 }
@@ -370,7 +370,7 @@ impl Server {
     /// Stops the session's terminal process with its session: stdin closed, SIGTERM to its
     /// group and descendants, SIGKILL after [`KILL_GRACE`].
     pub(super) fn stop_terminal(&mut self, session: SessionKey, now: Instant) {
-        self.walk_terminals();
+        self.walk_terminals(&spawn::process_table());
         let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
         for tkey in keys {
             let Some(io) = self.terminals.get_mut(tkey) else { continue };
