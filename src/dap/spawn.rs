@@ -444,6 +444,17 @@ pub fn descendants_in(all: &[ProcStat], root: Pid, prune: &[Pid]) -> Vec<ProcSta
     out
 }
 
+/// Sends `signal` to each listed process that still runs with its recorded start time, as
+/// `(pid, start time)` (a recycled pid is never signalled).
+pub fn signal_listed(list: &[(Pid, u64)], signal: libc::c_int) {
+    for &(pid, start) in list {
+        if is_running(pid, Some(start)) {
+            // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
+            unsafe { libc::kill(pid, signal) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

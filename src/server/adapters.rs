@@ -555,13 +555,11 @@ impl Server {
 
     /// SIGKILLs the adopted processes no session could be named for (see [`Server::walk_adopted`]).
     pub(super) fn kill_orphans(&mut self) {
-        for (pid, start) in std::mem::take(&mut self.orphans) {
-            if spawn::is_running(pid, Some(start)) {
-                debug!("killing pid {pid}, left behind by an ended session");
-                // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-            }
+        let orphans = std::mem::take(&mut self.orphans);
+        if !orphans.is_empty() {
+            debug!("killing {} process(es) left behind by ended sessions", orphans.len());
         }
+        spawn::signal_listed(&orphans, libc::SIGKILL);
     }
 
     /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
@@ -590,13 +588,7 @@ impl Server {
         if io.exit.is_none() {
             let _ = spawn::terminate_group(io.pgid);
         }
-        for &(pid, start) in &io.debuggees {
-            if !spawn::is_running(pid, Some(start)) {
-                continue;
-            }
-            // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
-        }
+        spawn::signal_listed(&io.debuggees, libc::SIGTERM);
         let pid = io.pid;
         if let Err(e) = self.timers.insert(now + KILL_GRACE, TimerEvent::KillAdapter { key: akey, pid }) {
             warn!("{e}; killing the adapter now");
@@ -611,13 +603,7 @@ impl Server {
             debug!("adapter pid {pid} outlived its grace period; SIGKILL");
             let _ = spawn::kill_group(io.pgid);
         }
-        for &(d, start) in &io.debuggees {
-            if !spawn::is_running(d, Some(start)) {
-                continue;
-            }
-            // SAFETY: as above.
-            unsafe { libc::kill(d, libc::SIGKILL) };
-        }
+        spawn::signal_listed(&io.debuggees, libc::SIGKILL);
     }
 
     /// Reaps exited children; an adapter that exited is drained and its session told.
@@ -719,13 +705,7 @@ impl Server {
         if spawn::group_exists(io.pgid) {
             let _ = spawn::kill_group(io.pgid);
         }
-        for (d, start) in io.debuggees {
-            if !spawn::is_running(d, Some(start)) {
-                continue;
-            }
-            // SAFETY: as above.
-            unsafe { libc::kill(d, libc::SIGKILL) };
-        }
+        spawn::signal_listed(&io.debuggees, libc::SIGKILL);
         if io.replaced_for.is_none() && !io.detached {
             // A program run in a terminal for this adapter cannot be debugged without it.
             self.stop_terminal(io.session, now);
@@ -741,13 +721,7 @@ impl Server {
         self.kill_orphans();
         for (_, io) in self.adapters.iter() {
             let _ = spawn::kill_group(io.pgid);
-            for &(d, start) in &io.debuggees {
-                if !spawn::is_running(d, Some(start)) {
-                    continue;
-                }
-                // SAFETY: as above.
-                unsafe { libc::kill(d, libc::SIGKILL) };
-            }
+            spawn::signal_listed(&io.debuggees, libc::SIGKILL);
         }
     }
 

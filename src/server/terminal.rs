@@ -332,7 +332,7 @@ impl Server {
         if spawn::group_exists(io.pgid) {
             let _ = spawn::kill_group(io.pgid);
         }
-        kill_listed(&io.descendants, libc::SIGKILL);
+        spawn::signal_listed(&io.descendants, libc::SIGKILL);
     }
 
     /// Records the processes below each running terminal process with it and the watchdog (the
@@ -384,7 +384,7 @@ impl Server {
             if io.exit.is_none() {
                 let _ = spawn::terminate_group(io.pgid);
             }
-            kill_listed(&io.descendants, libc::SIGTERM);
+            spawn::signal_listed(&io.descendants, libc::SIGTERM);
             let pid = io.pid;
             if let Err(e) = self.timers.insert(now + KILL_GRACE, TimerEvent::KillTerminal { key: tkey, pid }) {
                 warn!("{e}; killing the terminal process now");
@@ -408,25 +408,14 @@ impl Server {
             debug!("terminal pid {pid} outlived its grace period; SIGKILL");
             let _ = spawn::kill_group(io.pgid);
         }
-        kill_listed(&io.descendants, libc::SIGKILL);
+        spawn::signal_listed(&io.descendants, libc::SIGKILL);
     }
 
     /// SIGKILLs every terminal process group and descendant (the last step of shutdown).
     pub(super) fn kill_all_terminals(&mut self) {
         for (_, io) in self.terminals.iter() {
             let _ = spawn::kill_group(io.pgid);
-            kill_listed(&io.descendants, libc::SIGKILL);
-        }
-    }
-}
-
-/// Signals each listed process that still runs with its recorded start time (a recycled pid is
-/// never signalled).
-fn kill_listed(list: &[(Pid, u64)], signal: libc::c_int) {
-    for &(pid, start) in list {
-        if spawn::is_running(pid, Some(start)) {
-            // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
-            unsafe { libc::kill(pid, signal) };
+            spawn::signal_listed(&io.descendants, libc::SIGKILL);
         }
     }
 }
