@@ -33,13 +33,7 @@ const MAX_TRACKED: usize = 1024;
 /// Time between SIGTERM to an adapter's process group and SIGKILL.
 pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
 
-/// Which of an adapter's pipes a token names (low two bits of the key).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PipeKind {
-    Stdin = 0,
-    Stdout = 1,
-    Stderr = 2,
-}
+use super::PipeKind;
 
 fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
     token::encode(Kind::AdapterPipe, key << 2 | which as usize)

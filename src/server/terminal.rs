@@ -30,12 +30,7 @@ const READS_PER_WAKE: usize = 64;
 /// Most descendants tracked per terminal process.
 const MAX_TRACKED: usize = 1024;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PipeKind {
-    Stdin = 0,
-    Stdout = 1,
-    Stderr = 2,
-}
+use super::PipeKind;
 
 fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
     token::encode(Kind::TerminalPipe, key << 2 | which as usize)
