@@ -216,6 +216,11 @@ fn attached_process_survives_sigkill_of_dapmux() {
     assert!(r.text.contains("attached"), "{}", r.text);
     let ours = a.descendants();
     assert!(!ours.contains(&pid));
+    // Let debugpy finish the attach handshake first: a client that dies in its middle can leave
+    // debugpy's listening adapter wedged for good (seen with 1.8.22), which is debugpy's, not
+    // what this test is about.
+    let settled = a.ok("wait", json!({"for": "stop", "wait_ms": 500}));
+    assert_eq!(settled.s["state"], json!("running"), "{}", settled.text);
     a.d.signal(libc::SIGKILL);
     let _ = a.d.wait_exit(Duration::from_secs(5));
     // The watchdog does its work and exits.
