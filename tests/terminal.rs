@@ -149,14 +149,20 @@ fn send_input_needs_console_terminal() {
     assert_eq!(r.code(), "invalid_argument", "{}", r.text);
 }
 
-#[test]
-fn lldb_runs_a_c_program_in_a_terminal() {
+/// lldb-dap running echo.c in a terminal, stopped at line 8; and the source's path.
+fn lldb_terminal_at_line_8() -> (Agent, String) {
     let exe = c_program().to_string_lossy().into_owned();
     let source = c_program().with_file_name("echo.c").to_string_lossy().into_owned();
     let mut a = Agent::start_plain(|_| {});
     let r =
         a.ok("launch", json!({"program": exe, "console": "terminal", "breakpoints": [{"path": source, "line": 8}]}));
     assert_eq!(r.s["stop"]["location"]["line"], json!(8), "{}", r.text);
+    (a, source)
+}
+
+#[test]
+fn lldb_runs_a_c_program_in_a_terminal() {
+    let (mut a, source) = lldb_terminal_at_line_8();
     // lldb-dap ran its launcher through dapmux, which exec'd the program: dapmux's child.
     let pid = terminal_process(&a, "echo");
     assert_eq!(a.session("s1")["pid"], json!(pid), "the debuggee is the process dapmux started");
@@ -371,12 +377,7 @@ fn restart_of_a_terminal_session_runs_the_program_in_a_terminal_again() {
 /// (killed, crashed): it cannot be debugged any more and must not run on unseen.
 #[test]
 fn a_terminal_program_goes_with_a_killed_adapter() {
-    let exe = c_program().to_string_lossy().into_owned();
-    let source = c_program().with_file_name("echo.c").to_string_lossy().into_owned();
-    let mut a = Agent::start_plain(|_| {});
-    let r =
-        a.ok("launch", json!({"program": exe, "console": "terminal", "breakpoints": [{"path": source, "line": 8}]}));
-    assert_eq!(r.s["stop"]["location"]["line"], json!(8), "{}", r.text);
+    let (mut a, source) = lldb_terminal_at_line_8();
     let program = terminal_process(&a, "echo");
     // Running (blocked reading its stdin), not stopped under the debugger.
     a.ok("set_breakpoints", json!({"path": source, "breakpoints": []}));

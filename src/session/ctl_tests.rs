@@ -8,9 +8,7 @@ use serde_json::{json, Value};
 
 use super::breakpoints::FunctionBreakpoint;
 use super::{Action, AdapterPlan, LaunchArgs, Sessions, ToolResult};
-use crate::dap::adapters::{lldb, AdapterKind, Transport};
 use crate::dap::framing::{Decoder, Encoder};
-use crate::dap::spawn::AdapterCommand;
 use crate::mcp::CallKey;
 
 /// A session driven by hand: requests dapmux sent are read back, answers are fed in.
@@ -29,19 +27,7 @@ impl Fake {
             .map(|n| FunctionBreakpoint { name: (*n).into(), condition: None, hit_condition: None })
             .collect();
         s.pending_breakpoints.set_functions(list);
-        let plan = AdapterPlan {
-            name: "lldb".into(),
-            kind: Some(AdapterKind::Lldb),
-            quirks: lldb::quirks(),
-            runtime: lldb::runtime_quirks(),
-            transport: Transport::Stdio,
-            entry_function,
-            scratch_dir: None,
-            command: AdapterCommand::new("lldb-dap"),
-            request: "launch",
-            launch_arguments: json!({"program": "/p"}),
-            connect: None,
-        };
+        let plan = AdapterPlan { entry_function, ..super::tests::lldb_plan() };
         s.launch(LaunchArgs { program: "/p".into(), ..LaunchArgs::default() }, plan, CallKey::for_test(1), now);
         s.on_spawned(0, now);
         while s.next_action(now).is_some() {}

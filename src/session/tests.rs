@@ -17,19 +17,7 @@ fn frame(msg: &Value) -> Vec<u8> {
 
 fn lldb_session(now: Instant) -> Sessions {
     let mut sessions = Sessions::default();
-    let plan = AdapterPlan {
-        name: "lldb".into(),
-        kind: Some(AdapterKind::Lldb),
-        quirks: lldb::quirks(),
-        runtime: lldb::runtime_quirks(),
-        transport: Transport::Stdio,
-        entry_function: None,
-        scratch_dir: None,
-        command: AdapterCommand::new("lldb-dap"),
-        request: "launch",
-        launch_arguments: json!({"program": "/p"}),
-        connect: None,
-    };
+    let plan = lldb_plan();
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     sessions.launch(args, plan, CallKey::for_test(1), now);
     sessions.on_spawned(0, now);
@@ -154,4 +142,21 @@ fn start_debugging_opens_a_child_or_declines_a_remote_address() {
     assert!(!actions.iter().any(|a| matches!(a, Action::Connect { .. })), "{actions:?}");
     let answer = String::from_utf8_lossy(s.outbound(0)).into_owned();
     assert!(answer.contains(r#""success":false"#) && answer.contains("not on this machine"), "{answer}");
+}
+
+/// The plan of an lldb-dap launch of `/p`, for the session layer's sans-IO tests.
+pub(super) fn lldb_plan() -> AdapterPlan {
+    AdapterPlan {
+        name: "lldb".into(),
+        kind: Some(AdapterKind::Lldb),
+        quirks: lldb::quirks(),
+        runtime: lldb::runtime_quirks(),
+        transport: Transport::Stdio,
+        entry_function: None,
+        scratch_dir: None,
+        command: AdapterCommand::new("lldb-dap"),
+        request: "launch",
+        launch_arguments: json!({"program": "/p"}),
+        connect: None,
+    }
 }

@@ -4,27 +4,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::super::{Action, AdapterPlan, LaunchArgs, Sessions, MAX_SESSIONS};
-use crate::dap::adapters::{lldb, AdapterKind, Transport};
+use super::super::{Action, LaunchArgs, Sessions, MAX_SESSIONS};
 use crate::dap::framing::Encoder;
-use crate::dap::spawn::AdapterCommand;
 use crate::ledger::Kind;
 use crate::mcp::CallKey;
 
 fn launch(s: &mut Sessions, n: u64, now: Instant) -> Vec<Action> {
-    let plan = AdapterPlan {
-        name: "lldb".into(),
-        kind: Some(AdapterKind::Lldb),
-        quirks: lldb::quirks(),
-        runtime: lldb::runtime_quirks(),
-        transport: Transport::Stdio,
-        entry_function: None,
-        scratch_dir: None,
-        command: AdapterCommand::new("lldb-dap"),
-        request: "launch",
-        launch_arguments: json!({"program": "/p"}),
-        connect: None,
-    };
+    let plan = crate::session::tests::lldb_plan();
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     s.launch(args, plan, CallKey::for_test(n), now);
     let mut actions: Vec<Action> = std::iter::from_fn(|| s.next_action(now)).collect();
