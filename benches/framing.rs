@@ -20,7 +20,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use dapmux::dap::framing::{Decoder, Encoder};
+use agentdap::dap::framing::{Decoder, Encoder};
 use serde_json::{json, Value};
 
 const MIN_RUNS: u32 = 3;

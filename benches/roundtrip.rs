@@ -1,7 +1,7 @@
-//! End-to-end round-trip benchmark (`cargo bench --bench roundtrip`): the built dapmux binary
+//! End-to-end round-trip benchmark (`cargo bench --bench roundtrip`): the built agentdap binary
 //! driven over stdio by a tiny MCP client, next to the same operation done by a raw DAP client
-//! straight to the adapter, so dapmux's own overhead is the difference; debugpy with and without
-//! the fast path, lldb-dap when installed; dapmux's peak RSS with 1 and 10 sessions.
+//! straight to the adapter, so agentdap's own overhead is the difference; debugpy with and without
+//! the fast path, lldb-dap when installed; agentdap's peak RSS with 1 and 10 sessions.
 //!
 //! Rows are data: [`OPS`] names each operation, its raw DAP form and its MCP tool; a tool that
 //! `tools/list` does not offer yet prints `—`. Run as a test (`cargo test --all-targets`, no
@@ -29,7 +29,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const DEBUGGEE_LOOPS: &str = "1000000";
 
 /// One operation of the table: its name, whether the raw DAP client has an equivalent, and the
-/// MCP tool (with arguments) that does the same through dapmux.
+/// MCP tool (with arguments) that does the same through agentdap.
 struct Op {
     name: &'static str,
     raw: bool,
@@ -73,7 +73,7 @@ impl Samples {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Child processes with a reader thread (this is a benchmark client, not dapmux: threads are fine).
+// Child processes with a reader thread (this is a benchmark client, not agentdap: threads are fine).
 
 struct Peer {
     child: Child,
@@ -224,7 +224,7 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
     let mut dap = Dap { peer: Peer::start((target.command)(env, fast), true)?, seq: 0 };
     dap.request(
         "initialize",
-        json!({"clientID": "dapmux-bench", "adapterID": target.adapter, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}),
+        json!({"clientID": "agentdap-bench", "adapterID": target.adapter, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}),
     )?;
     s.add("spawn→initialize", t0);
     let launch = dap.send("launch", (target.launch)(env))?;
@@ -253,7 +253,7 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
             let t = Instant::now();
             dap.request("variables", json!({"variablesReference": vref}))?;
             s.add("variables", t);
-            // `context` through dapmux is one call doing these three.
+            // `context` through agentdap is one call doing these three.
             let t = Instant::now();
             let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
             let frame = st["body"]["stackFrames"][0]["id"].clone();
@@ -261,7 +261,7 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
             let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
             dap.request("variables", json!({"variablesReference": vref}))?;
             s.add("context", t);
-            // `step` and `continue` through dapmux answer with where the program stopped, so the
+            // `step` and `continue` through agentdap answer with where the program stopped, so the
             // raw client asks for the top frame too (what any client needs to know the line).
             let t = Instant::now();
             dap.request("next", json!({"threadId": thread}))?;
@@ -281,7 +281,7 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
 }
 
 // ---------------------------------------------------------------------------------------------
-// The MCP client (raw JSON-RPC over dapmux's stdio).
+// The MCP client (raw JSON-RPC over agentdap's stdio).
 
 struct Mcp {
     peer: Peer,
@@ -291,8 +291,8 @@ struct Mcp {
 
 impl Mcp {
     fn start(env: &Env, fast: bool, s: &mut Samples) -> Result<Mcp, String> {
-        let mut cmd = Command::new(&env.dapmux);
-        cmd.env("DAPMUX_PYTHON", &env.python).env("DAPMUX_LOG", "warn");
+        let mut cmd = Command::new(&env.agentdap);
+        cmd.env("AGENTDAP_PYTHON", &env.python).env("AGENTDAP_LOG", "warn");
         if !fast {
             cmd.arg("--no-debugpy-fastpath");
         }
@@ -300,7 +300,7 @@ impl Mcp {
         let mut mcp = Mcp { peer: Peer::start(cmd, false)?, id: 0, tools: Vec::new() };
         mcp.rpc(
             "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "dapmux-bench", "version": "0"}}),
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "agentdap-bench", "version": "0"}}),
         )?;
         s.add("spawn→initialize", t0);
         mcp.peer.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")?;
@@ -413,7 +413,7 @@ fn mcp_session(
     Ok(tools)
 }
 
-/// dapmux's peak RSS with [`MANY`] sessions stopped at a breakpoint at once.
+/// agentdap's peak RSS with [`MANY`] sessions stopped at a breakpoint at once.
 fn many_sessions(env: &Env) -> Result<f64, String> {
     let mut scratch = Samples::default();
     let mut mcp = Mcp::start(env, true, &mut scratch)?;
@@ -436,7 +436,7 @@ fn many_sessions(env: &Env) -> Result<f64, String> {
 // Environment and the table.
 
 struct Env {
-    dapmux: PathBuf,
+    agentdap: PathBuf,
     python: PathBuf,
     py_target: PathBuf,
     c_target: PathBuf,
@@ -466,12 +466,13 @@ fn find_lldb_dap() -> Option<PathBuf> {
 
 fn setup() -> Result<Env, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python =
-        std::env::var_os("DAPMUX_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| root.join(".deps/venv/bin/python"));
+    let python = std::env::var_os("AGENTDAP_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".deps/venv/bin/python"));
     if !python.exists() {
         return Err(format!("no Python with debugpy at {} (run scripts/install-test-deps)", python.display()));
     }
-    let scratch = std::env::temp_dir().join(format!("dapmux-bench-{}", std::process::id()));
+    let scratch = std::env::temp_dir().join(format!("agentdap-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let c_target = root.join("benches/roundtrip_target.c");
     let c_binary = scratch.join("roundtrip_target");
@@ -484,7 +485,7 @@ fn setup() -> Result<Env, String> {
         }
     }
     Ok(Env {
-        dapmux: PathBuf::from(env!("CARGO_BIN_EXE_dapmux")),
+        agentdap: PathBuf::from(env!("CARGO_BIN_EXE_agentdap")),
         python,
         py_target: root.join("benches/roundtrip_target.py"),
         c_target,
@@ -497,7 +498,7 @@ const DEBUGPY: RawTarget = RawTarget {
     adapter: "debugpy",
     command: |env, fast| {
         let mut c = Command::new(&env.python);
-        c.args(dapmux::dap::adapters::debugpy::fastpath::adapter_args(fast));
+        c.args(agentdap::dap::adapters::debugpy::fastpath::adapter_args(fast));
         c.env("PYDEVD_DISABLE_FILE_VALIDATION", "1");
         c
     },
@@ -561,7 +562,7 @@ fn fmt(v: Option<f64>) -> String {
 fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
     println!(
         "{:<9} {:<8} {:<20} {:<4} {:>10} {:>10} {:>11} {:>4}  note",
-        "adapter", "fastpath", "operation", "unit", "raw_dap", "dapmux", "overhead", "n"
+        "adapter", "fastpath", "operation", "unit", "raw_dap", "agentdap", "overhead", "n"
     );
     for b in blocks {
         for op in OPS {
@@ -572,7 +573,7 @@ fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
                 note = format!("raw: {e}");
             }
             if let Err(e) = &b.mcp {
-                note = format!("{note} dapmux: {e}").trim().to_string();
+                note = format!("{note} agentdap: {e}").trim().to_string();
             } else if op.tool.is_some_and(|t| t != "launch" && !b.tools.iter().any(|x| x == t)) {
                 note = format!("{note} no `{}` tool yet", op.tool.unwrap_or_default()).trim().to_string();
             }
@@ -597,7 +598,7 @@ fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
     }
     for (what, kib) in rss {
         println!(
-            "{:<9} {:<8} {:<20} {:<4} {:>10} {:>10} {:>11} {:>4}  VmHWM of dapmux alone (adapters excluded)",
+            "{:<9} {:<8} {:<20} {:<4} {:>10} {:>10} {:>11} {:>4}  VmHWM of agentdap alone (adapters excluded)",
             "debugpy",
             "on",
             what,

@@ -1,6 +1,6 @@
 //! The user's configuration file: custom stdio DAP adapters (DESIGN §6). Read once at start from
-//! `--config`, `$DAPMUX_CONFIG` or `$XDG_CONFIG_HOME/dapmux/config.json` (`~/.config/…` when
-//! unset) — never from the project being debugged, which could otherwise make dapmux run its
+//! `--config`, `$AGENTDAP_CONFIG` or `$XDG_CONFIG_HOME/agentdap/config.json` (`~/.config/…` when
+//! unset) — never from the project being debugged, which could otherwise make agentdap run its
 //! commands (see SECURITY.md). Parsing only; nothing here spawns.
 //!
 //! ```json
@@ -29,7 +29,7 @@ pub struct CustomAdapter {
     pub command: String,
     #[serde(default)]
     pub args: Vec<String>,
-    /// Environment variables set for the adapter (on top of dapmux's).
+    /// Environment variables set for the adapter (on top of agentdap's).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Merged under the DAP `launch` arguments (the agent's `adapter_args` win).
@@ -39,13 +39,13 @@ pub struct CustomAdapter {
     /// `launch` names no adapter. They take precedence over the built-in inference.
     #[serde(default)]
     pub extensions: Vec<String>,
-    /// `true`: the adapter speaks DAP over TCP on a port dapmux chooses and passes in `args`
+    /// `true`: the adapter speaks DAP over TCP on a port agentdap chooses and passes in `args`
     /// as `{port}` (CASES C13: codelldb `--port {port}`); ready once a connect succeeds.
     #[serde(default)]
     pub tcp: Option<bool>,
 }
 
-/// The placeholder in a TCP adapter's `args` replaced by the port dapmux chose.
+/// The placeholder in a TCP adapter's `args` replaced by the port agentdap chose.
 pub const PORT_PLACEHOLDER: &str = "{port}";
 
 /// The parsed configuration.
@@ -82,21 +82,21 @@ pub struct Location {
     pub explicit: bool,
 }
 
-/// Picks the file: `flag` (`--config`), else `$DAPMUX_CONFIG`, else
-/// `$XDG_CONFIG_HOME/dapmux/config.json`, else `$HOME/.config/dapmux/config.json`.
+/// Picks the file: `flag` (`--config`), else `$AGENTDAP_CONFIG`, else
+/// `$XDG_CONFIG_HOME/agentdap/config.json`, else `$HOME/.config/agentdap/config.json`.
 /// Never the working directory.
 pub fn locate(flag: Option<&Path>, var: impl Fn(&str) -> Option<OsString>) -> Option<Location> {
     if let Some(p) = flag {
         return Some(Location { path: p.to_path_buf(), explicit: true });
     }
-    if let Some(p) = var("DAPMUX_CONFIG").filter(|v| !v.is_empty()) {
+    if let Some(p) = var("AGENTDAP_CONFIG").filter(|v| !v.is_empty()) {
         return Some(Location { path: PathBuf::from(p), explicit: true });
     }
     let base = match var("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from) {
         Some(dir) if dir.is_absolute() => dir,
         _ => PathBuf::from(var("HOME").filter(|v| !v.is_empty())?).join(".config"),
     };
-    Some(Location { path: base.join("dapmux/config.json"), explicit: false })
+    Some(Location { path: base.join("agentdap/config.json"), explicit: false })
 }
 
 /// Reads and validates the file at `loc`. A default location that does not exist gives an empty
@@ -125,7 +125,7 @@ pub fn load(loc: &Location) -> Result<Config, ConfigError> {
 
 /// Parses and validates config text. Errors: one sentence saying what is wrong and where.
 pub fn parse(text: &str) -> Result<Config, String> {
-    let file: File = serde_json::from_str(text).map_err(|e| format!("not a valid dapmux config: {e}"))?;
+    let file: File = serde_json::from_str(text).map_err(|e| format!("not a valid agentdap config: {e}"))?;
     for (name, a) in &file.adapters {
         let ok_name = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
         if !ok_name {
@@ -179,15 +179,15 @@ mod tests {
     #[test]
     fn locates_flag_then_env_then_xdg_then_home_never_cwd() {
         let flag = Path::new("/etc/x.json");
-        let all = [("DAPMUX_CONFIG", "/e/c.json"), ("XDG_CONFIG_HOME", "/x"), ("HOME", "/h")];
+        let all = [("AGENTDAP_CONFIG", "/e/c.json"), ("XDG_CONFIG_HOME", "/x"), ("HOME", "/h")];
         let at = |p: &str, explicit| Some(Location { path: PathBuf::from(p), explicit });
         assert_eq!(locate(Some(flag), vars(&all)), at("/etc/x.json", true));
         assert_eq!(locate(None, vars(&all)), at("/e/c.json", true));
-        assert_eq!(locate(None, vars(&all[1..])), at("/x/dapmux/config.json", false));
+        assert_eq!(locate(None, vars(&all[1..])), at("/x/agentdap/config.json", false));
         // A relative XDG_CONFIG_HOME is invalid by the spec and ignored.
         assert_eq!(
             locate(None, vars(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/h")])),
-            at("/h/.config/dapmux/config.json", false)
+            at("/h/.config/agentdap/config.json", false)
         );
         assert_eq!(locate(None, vars(&[])), None);
     }
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(c.by_program("/w/prog.py"), None);
         assert_eq!(parse("{}").map(|c| c.adapters.len()), Ok(0));
         let err = |text: &str| parse(text).err().unwrap_or_default();
-        assert!(err("[").starts_with("not a valid dapmux config"));
+        assert!(err("[").starts_with("not a valid agentdap config"));
         assert!(err(r#"{"adapters": {"x": {"command": "c", "argz": []}}}"#).contains("unknown field `argz`"));
         assert!(err(r#"{"adapters": {"x": {}}}"#).contains("missing field `command`"));
         assert_eq!(err(r#"{"adapters": {"x": {"command": " "}}}"#), "adapter \"x\" has an empty `command`");
@@ -216,9 +216,9 @@ mod tests {
 
     #[test]
     fn a_missing_default_file_is_empty_but_a_missing_named_one_is_an_error() {
-        let path = PathBuf::from("/nonexistent-dapmux/config.json");
+        let path = PathBuf::from("/nonexistent-agentdap/config.json");
         assert_eq!(load(&Location { path: path.clone(), explicit: false }), Ok(Config::default()));
         let e = load(&Location { path, explicit: true }).err().map(|e| e.0).unwrap_or_default();
-        assert!(e.starts_with("cannot read config file /nonexistent-dapmux/config.json"), "{e}");
+        assert!(e.starts_with("cannot read config file /nonexistent-agentdap/config.json"), "{e}");
     }
 }

@@ -62,7 +62,7 @@ impl Id {
         Some(Id { raw: raw.into(), key })
     }
 
-    /// Builds a string id (for tests and for ids dapmux mints itself).
+    /// Builds a string id (for tests and for ids agentdap mints itself).
     pub fn from_string(s: &str) -> Id {
         let raw = Value::String(s.to_owned()).to_string();
         Id { raw: raw.into(), key: IdKey::Str(s.to_owned()) }

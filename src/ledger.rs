@@ -1,7 +1,7 @@
 //! The ledger (DESIGN §8), sans-IO: one record per fact worth keeping about a session (started,
 //! breakpoints set, stopped, ended, a request the adapter refused, a mirror opened or joined),
 //! formatted as one JSON line, kept in a bounded in-memory copy for the `ledger` tool and the
-//! `dapmux://ledger` resource, and queued for the IO shell to append to `ledger.jsonl`
+//! `agentdap://ledger` resource, and queued for the IO shell to append to `ledger.jsonl`
 //! ([`file::AppendFile`]). It never reads the clock: the shell passes the wall-clock time in.
 //!
 //! Architecture Invariant: a ledger line never carries a mirror token. Every record goes through
@@ -214,7 +214,7 @@ impl Ledger {
         std::mem::take(&mut self.unwritten)
     }
 
-    /// The records in memory as NDJSON (the `dapmux://ledger` resource), oldest first.
+    /// The records in memory as NDJSON (the `agentdap://ledger` resource), oldest first.
     pub fn ndjson(&self) -> String {
         let mut out = String::new();
         for e in &self.entries {
@@ -322,17 +322,17 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// The environment variable naming the ledger's directory.
-pub const STATE_DIR_ENV: &str = "DAPMUX_STATE_DIR";
+pub const STATE_DIR_ENV: &str = "AGENTDAP_STATE_DIR";
 
-/// Where the ledger lives: `$DAPMUX_STATE_DIR`, else `$XDG_STATE_HOME/dapmux` (when absolute),
-/// else `$HOME/.local/state/dapmux`; `None` when none of them is set. `env` reads a variable.
+/// Where the ledger lives: `$AGENTDAP_STATE_DIR`, else `$XDG_STATE_HOME/agentdap` (when absolute),
+/// else `$HOME/.local/state/agentdap`; `None` when none of them is set. `env` reads a variable.
 pub fn state_dir(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let set = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = set(STATE_DIR_ENV) {
         return Some(dir);
     }
     if let Some(xdg) = set("XDG_STATE_HOME").filter(|p| p.is_absolute()) {
-        return Some(xdg.join("dapmux"));
+        return Some(xdg.join("agentdap"));
     }
-    set("HOME").map(|home| home.join(".local/state/dapmux"))
+    set("HOME").map(|home| home.join(".local/state/agentdap"))
 }

@@ -1,4 +1,4 @@
-//! dapmux as a library: every sans-IO core (framing, JSON-RPC, MCP, DAP, sessions) plus the one
+//! agentdap as a library: every sans-IO core (framing, JSON-RPC, MCP, DAP, sessions) plus the one
 //! IO shell (`server`), and the first-run CLI subcommands (`cli`, never reached from the server). The binary in `src/main.rs` is a thin wrapper; integration tests and
 //! benchmarks use these modules directly. See `ARCHITECTURE.md` for the code map and invariants.
 

@@ -1,5 +1,5 @@
-//! The dapmux binary: arguments, logging to stderr, then the server or a first-run subcommand
-//! (`demo`, `doctor`, `install`, in `dapmux::cli`). Nothing here speaks a protocol; only
+//! The agentdap binary: arguments, logging to stderr, then the server or a first-run subcommand
+//! (`demo`, `doctor`, `install`, in `agentdap::cli`). Nothing here speaks a protocol; only
 //! `--version`, `--help` and the subcommands write to stdout, never the server.
 
 use std::ffi::OsString;
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 struct Flag {
     /// `--name`, plus a value placeholder when the flag takes one.
     usage: &'static str,
-    /// The matching `DAPMUX_*` variable, if any.
+    /// The matching `AGENTDAP_*` variable, if any.
     env: Option<&'static str>,
     help: &'static str,
 }
@@ -20,43 +20,43 @@ struct Flag {
 const FLAGS: &[Flag] = &[
     Flag {
         usage: "--log <filter>",
-        env: Some("DAPMUX_LOG"),
-        help: "log filter for stderr, env_logger syntax (e.g. `debug`, `dapmux=trace`); default `warn`, or $RUST_LOG",
+        env: Some("AGENTDAP_LOG"),
+        help: "log filter for stderr, env_logger syntax (e.g. `debug`, `agentdap=trace`); default `warn`, or $RUST_LOG",
     },
     Flag {
         usage: "--no-debugpy-fastpath",
-        env: Some("DAPMUX_DEBUGPY_FASTPATH"),
+        env: Some("AGENTDAP_DEBUGPY_FASTPATH"),
         help: "run debugpy's adapter stock, without the TCP_NODELAY/TCP_QUICKACK fast path (env: 0 = off)",
     },
     Flag {
         usage: "--tools <core|full>",
-        env: Some("DAPMUX_TOOLS"),
+        env: Some("AGENTDAP_TOOLS"),
         help: "which tools tools/list offers: `full` (default) or `core` (the 14 everyday ones, for clients with a small context budget)",
     },
     Flag {
         usage: "--config <path>",
-        env: Some("DAPMUX_CONFIG"),
-        help: "JSON config file with custom adapters; default $XDG_CONFIG_HOME/dapmux/config.json (never a project-local file)",
+        env: Some("AGENTDAP_CONFIG"),
+        help: "JSON config file with custom adapters; default $XDG_CONFIG_HOME/agentdap/config.json (never a project-local file)",
     },
     Flag {
         usage: "--mirror-bind <ip>",
-        env: Some("DAPMUX_MIRROR_BIND"),
+        env: Some("AGENTDAP_MIRROR_BIND"),
         help: "IP address IDE mirror listeners bind to; default 127.0.0.1. Anything else exposes sessions beyond this machine (see SECURITY.md)",
     },
     Flag {
         usage: "--dap-log <dir>",
-        env: Some("DAPMUX_DAP_LOG"),
+        env: Some("AGENTDAP_DAP_LOG"),
         help: "also append every session's DAP messages (secrets redacted) to <dir>/<session>-<time>-<pid>.ndjson",
     },
     Flag {
         usage: "--idle-reap-secs <n>",
-        env: Some("DAPMUX_IDLE_REAP_SECS"),
+        env: Some("AGENTDAP_IDLE_REAP_SECS"),
         help: "release a session that ended this many seconds ago (default 1800; 0 = keep until disconnected)",
     },
     Flag {
         usage: "--host-requests <allow|deny|ask>",
-        env: Some("DAPMUX_HOST_REQUESTS"),
-        help: "when an adapter asks dapmux to run a command (runInTerminal, `console: terminal`): `allow` (default), `deny`, or `ask` (the agent decides with resolve_host_request)",
+        env: Some("AGENTDAP_HOST_REQUESTS"),
+        help: "when an adapter asks agentdap to run a command (runInTerminal, `console: terminal`): `allow` (default), `deny`, or `ask` (the agent decides with resolve_host_request)",
     },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
@@ -69,27 +69,27 @@ enum Command {
     Serve,
     Help,
     Version,
-    /// A first-run subcommand (`demo`, `doctor`, `install`); see `dapmux::cli`.
-    Cli(dapmux::cli::Command),
+    /// A first-run subcommand (`demo`, `doctor`, `install`); see `agentdap::cli`.
+    Cli(agentdap::cli::Command),
 }
 
 /// Options shared by every command.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Options {
     log: Option<String>,
-    /// `--no-debugpy-fastpath`: published to the recipe as `DAPMUX_DEBUGPY_FASTPATH=0`.
+    /// `--no-debugpy-fastpath`: published to the recipe as `AGENTDAP_DEBUGPY_FASTPATH=0`.
     no_debugpy_fastpath: bool,
     /// `--config`: the custom-adapter config file.
     config: Option<std::path::PathBuf>,
-    /// `--mirror-bind`: published to the server as `DAPMUX_MIRROR_BIND`.
+    /// `--mirror-bind`: published to the server as `AGENTDAP_MIRROR_BIND`.
     mirror_bind: Option<String>,
-    /// `--tools`: published to the server as `DAPMUX_TOOLS`.
+    /// `--tools`: published to the server as `AGENTDAP_TOOLS`.
     tools: Option<String>,
-    /// `--dap-log`: published to the server as `DAPMUX_DAP_LOG`.
+    /// `--dap-log`: published to the server as `AGENTDAP_DAP_LOG`.
     dap_log: Option<std::path::PathBuf>,
-    /// `--idle-reap-secs`: published to the server as `DAPMUX_IDLE_REAP_SECS`.
+    /// `--idle-reap-secs`: published to the server as `AGENTDAP_IDLE_REAP_SECS`.
     idle_reap_secs: Option<u64>,
-    /// `--host-requests`: published to the server as `DAPMUX_HOST_REQUESTS`.
+    /// `--host-requests`: published to the server as `AGENTDAP_HOST_REQUESTS`.
     host_requests: Option<String>,
 }
 
@@ -135,8 +135,8 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
             }
             "--host-requests" => options.host_requests = Some(host_policy(&value("--host-requests")?)?),
             // Subcommands take the rest of the command line; flags before them still apply.
-            word if dapmux::cli::is_subcommand(word) => {
-                command = Command::Cli(dapmux::cli::parse(word, args.by_ref())?);
+            word if agentdap::cli::is_subcommand(word) => {
+                command = Command::Cli(agentdap::cli::parse(word, args.by_ref())?);
                 break;
             }
             _ if name.starts_with('-') => return Err(format!("unknown flag {name}")),
@@ -148,7 +148,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
 
 /// A valid `--host-requests` value, or the sentence saying what is.
 fn host_policy(value: &str) -> Result<String, String> {
-    match dapmux::session::host::HostPolicy::parse(value) {
+    match agentdap::session::host::HostPolicy::parse(value) {
         Some(_) => Ok(value.trim().to_owned()),
         None => Err(format!("--host-requests must be `allow`, `deny` or `ask`, not `{value}`")),
     }
@@ -156,12 +156,12 @@ fn host_policy(value: &str) -> Result<String, String> {
 
 fn help() -> String {
     let mut text = format!(
-        "dapmux {} — a debugger for AI agents: MCP on stdio, DAP to real debug adapters\n\n\
-         Usage: dapmux [options]    run the MCP server on stdin/stdout\n       \
-         dapmux <subcommand>  first-run helpers (not the server)\n\nSubcommands:\n",
+        "agentdap {} — a debugger for AI agents: MCP on stdio, DAP to real debug adapters\n\n\
+         Usage: agentdap [options]    run the MCP server on stdin/stdout\n       \
+         agentdap <subcommand>  first-run helpers (not the server)\n\nSubcommands:\n",
         env!("CARGO_PKG_VERSION")
     );
-    for sub in dapmux::cli::SUBCOMMANDS {
+    for sub in agentdap::cli::SUBCOMMANDS {
         text.push_str(&format!("  {:<20} {}\n", sub.usage, sub.help));
     }
     text.push_str("\nOptions:\n");
@@ -171,28 +171,28 @@ fn help() -> String {
     }
     text.push_str("\nThe server logs to stderr only; its stdout carries nothing but MCP messages.\n");
     text.push_str(
-        "The ledger goes to $DAPMUX_STATE_DIR/ledger.jsonl (else $XDG_STATE_HOME/dapmux, else ~/.local/state/dapmux).\n",
+        "The ledger goes to $AGENTDAP_STATE_DIR/ledger.jsonl (else $XDG_STATE_HOME/agentdap, else ~/.local/state/agentdap).\n",
     );
-    text.push_str("`dapmux <subcommand> --help` tells more about a subcommand.\n");
+    text.push_str("`agentdap <subcommand> --help` tells more about a subcommand.\n");
     text
 }
 
-/// Logging to stderr: `--log`, else `$DAPMUX_LOG`, else `$RUST_LOG`, else warnings only.
+/// Logging to stderr: `--log`, else `$AGENTDAP_LOG`, else `$RUST_LOG`, else warnings only.
 fn init_logging(options: &Options) {
     let filter = options
         .log
         .clone()
-        .or_else(|| std::env::var("DAPMUX_LOG").ok())
+        .or_else(|| std::env::var("AGENTDAP_LOG").ok())
         .or_else(|| std::env::var("RUST_LOG").ok())
         .unwrap_or_else(|| "warn".to_owned());
     env_logger::Builder::new().parse_filters(&filter).target(env_logger::Target::Stderr).init();
 }
 
-/// The configuration: `--config`, `$DAPMUX_CONFIG`, or the user's config directory. A file the
-/// user named must exist and be valid (else dapmux refuses to start, saying why); a broken file at
+/// The configuration: `--config`, `$AGENTDAP_CONFIG`, or the user's config directory. A file the
+/// user named must exist and be valid (else agentdap refuses to start, saying why); a broken file at
 /// the default location is reported on stderr and ignored, so the server still starts.
-fn load_config(options: &Options) -> Result<dapmux::config::Config, String> {
-    use dapmux::config;
+fn load_config(options: &Options) -> Result<agentdap::config::Config, String> {
+    use agentdap::config;
     let Some(loc) = config::locate(options.config.as_deref(), |k| std::env::var_os(k)) else {
         return Ok(config::Config::default());
     };
@@ -218,77 +218,78 @@ fn print_stdout(text: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    // The hidden watchdog mode (DESIGN §2): dapmux re-executed to kill launched debuggees when
+    // The hidden watchdog mode (DESIGN §2): agentdap re-executed to kill launched debuggees when
     // the server dies. Checked before parsing so it never shows in `--help`.
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if raw.first().is_some_and(|a| a == dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND) {
-        let code = dapmux::dap::watchdog::watchdog_main(&raw[1..]);
+    if raw.first().is_some_and(|a| a == agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND) {
+        let code = agentdap::dap::watchdog::watchdog_main(&raw[1..]);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let (command, options) = match parse(raw) {
         Ok(parsed) => parsed,
         Err(message) => {
-            eprintln!("dapmux: {message}\nTry `dapmux --help`.");
+            eprintln!("agentdap: {message}\nTry `agentdap --help`.");
             return ExitCode::from(2);
         }
     };
     match command {
         Command::Help => print_stdout(&help()),
-        Command::Version => print_stdout(&format!("dapmux {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Version => print_stdout(&format!("agentdap {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Cli(sub) => {
             init_logging(&options);
-            ExitCode::from(dapmux::cli::run(&sub))
+            ExitCode::from(agentdap::cli::run(&sub))
         }
         Command::Serve => {
             init_logging(&options);
             if options.no_debugpy_fastpath {
                 // The debugpy recipe reads this variable; set before the server (and any other
                 // thread) exists, so nothing reads the environment concurrently.
-                std::env::set_var(dapmux::dap::adapters::debugpy::fastpath::ENV, "0");
+                std::env::set_var(agentdap::dap::adapters::debugpy::fastpath::ENV, "0");
             }
             // Read by the server at start; set before it (or any other thread) exists.
             if let Some(dir) = &options.dap_log {
-                std::env::set_var(dapmux::server::DAP_LOG_ENV, dir);
+                std::env::set_var(agentdap::server::DAP_LOG_ENV, dir);
             }
             if let Some(secs) = options.idle_reap_secs {
-                std::env::set_var(dapmux::server::IDLE_REAP_ENV, secs.to_string());
+                std::env::set_var(agentdap::server::IDLE_REAP_ENV, secs.to_string());
             }
             if let Some(set) = &options.tools {
                 // Read by the server when it builds its tool list; set before it exists.
-                std::env::set_var(dapmux::mcp::TOOLS_ENV, set);
+                std::env::set_var(agentdap::mcp::TOOLS_ENV, set);
             }
-            if let Ok(set) = std::env::var(dapmux::mcp::TOOLS_ENV) {
+            if let Ok(set) = std::env::var(agentdap::mcp::TOOLS_ENV) {
                 if !matches!(set.trim(), "" | "core" | "full") {
-                    eprintln!("dapmux: {} must be `core` or `full`, not `{set}`", dapmux::mcp::TOOLS_ENV);
+                    eprintln!("agentdap: {} must be `core` or `full`, not `{set}`", agentdap::mcp::TOOLS_ENV);
                     return ExitCode::from(2);
                 }
             }
-            let host = options.host_requests.clone().or_else(|| std::env::var(dapmux::session::host::POLICY_ENV).ok());
+            let host =
+                options.host_requests.clone().or_else(|| std::env::var(agentdap::session::host::POLICY_ENV).ok());
             if let Some(value) = host.filter(|v| !v.trim().is_empty()) {
                 match host_policy(&value) {
                     // Read by the server; set before it (or any other thread) exists.
-                    Ok(v) => std::env::set_var(dapmux::session::host::POLICY_ENV, v),
+                    Ok(v) => std::env::set_var(agentdap::session::host::POLICY_ENV, v),
                     Err(message) => {
-                        eprintln!("dapmux: {message} ({} or the flag)", dapmux::session::host::POLICY_ENV);
+                        eprintln!("agentdap: {message} ({} or the flag)", agentdap::session::host::POLICY_ENV);
                         return ExitCode::from(2);
                     }
                 }
             }
-            let bind = options.mirror_bind.clone().or_else(|| std::env::var(dapmux::mirror::BIND_ENV).ok());
+            let bind = options.mirror_bind.clone().or_else(|| std::env::var(agentdap::mirror::BIND_ENV).ok());
             if let Some(bind) = bind.filter(|b| !b.trim().is_empty()) {
                 match bind.trim().parse::<std::net::IpAddr>() {
                     // Read by the server; set before it (or any other thread) exists.
                     Ok(ip) => {
                         if !ip.is_loopback() {
                             eprintln!(
-                                "dapmux: WARNING: --mirror-bind {ip}: exposed sessions will accept connections from other machines; \
+                                "agentdap: WARNING: --mirror-bind {ip}: exposed sessions will accept connections from other machines; \
                                  the mirror token is then all that stands between them and code execution in your program"
                             );
                         }
-                        std::env::set_var(dapmux::mirror::BIND_ENV, ip.to_string());
+                        std::env::set_var(agentdap::mirror::BIND_ENV, ip.to_string());
                     }
                     Err(_) => {
-                        eprintln!("dapmux: --mirror-bind needs an IP address (no host names), got {bind:?}");
+                        eprintln!("agentdap: --mirror-bind needs an IP address (no host names), got {bind:?}");
                         return ExitCode::from(2);
                     }
                 }
@@ -296,11 +297,11 @@ fn main() -> ExitCode {
             let config = match load_config(&options) {
                 Ok(c) => c,
                 Err(message) => {
-                    eprintln!("dapmux: {message}");
+                    eprintln!("agentdap: {message}");
                     return ExitCode::from(2);
                 }
             };
-            match dapmux::server::run(config) {
+            match agentdap::server::run(config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     log::error!("{e}");
@@ -352,14 +353,14 @@ mod tests {
         check(&["--frobnicate"], Err("unknown flag --frobnicate"));
         check(&["--frob=1"], Err("unknown flag --frob"));
         check(&["serve"], Err("unknown subcommand serve"));
-        let demo = dapmux::cli::Command::Demo { no_install: true };
+        let demo = agentdap::cli::Command::Demo { no_install: true };
         check(&["demo", "--no-install"], Ok((Command::Cli(demo), Options::default())));
         let doctor = Ok((
-            Command::Cli(dapmux::cli::Command::Doctor),
+            Command::Cli(agentdap::cli::Command::Doctor),
             Options { log: Some("debug".into()), ..Options::default() },
         ));
         check(&["--log", "debug", "doctor"], doctor);
-        check(&["doctor", "--log=debug"], Err("doctor: unexpected argument --log=debug; usage: dapmux doctor"));
+        check(&["doctor", "--log=debug"], Err("doctor: unexpected argument --log=debug; usage: agentdap doctor"));
     }
 
     #[test]
@@ -371,7 +372,7 @@ mod tests {
                 assert!(text.contains(env), "{env}");
             }
         }
-        for sub in dapmux::cli::SUBCOMMANDS {
+        for sub in agentdap::cli::SUBCOMMANDS {
             assert!(text.contains(sub.usage), "{}", sub.usage);
         }
     }

@@ -37,7 +37,7 @@ pub enum Kind {
     MirrorListener,
     /// A connected mirror client (an IDE speaking DAP).
     MirrorClient,
-    /// A pipe to or from a process dapmux runs for an adapter (`runInTerminal`).
+    /// A pipe to or from a process agentdap runs for an adapter (`runInTerminal`).
     TerminalPipe,
 }
 

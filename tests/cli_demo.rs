@@ -1,4 +1,4 @@
-//! `dapmux demo` and `dapmux install debugpy` end to end, on the built binary: debugpy absent
+//! `agentdap demo` and `agentdap install debugpy` end to end, on the built binary: debugpy absent
 //! from a fresh data directory (so the pip install really runs — it needs PyPI), the demo run to
 //! its end through the real MCP surface, then `doctor` and `install` seeing what was installed.
 
@@ -11,18 +11,18 @@ use common::bin;
 
 use common::TempDir as Scratch;
 
-/// Runs `dapmux <args>` with only dapmux's data dir able to supply debugpy.
-fn dapmux(xdg: &Path, args: &[&str]) -> Output {
+/// Runs `agentdap <args>` with only agentdap's data dir able to supply debugpy.
+fn agentdap(xdg: &Path, args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
         .env("XDG_DATA_HOME", xdg)
-        .env_remove("DAPMUX_PYTHON")
+        .env_remove("AGENTDAP_PYTHON")
         .env_remove("VIRTUAL_ENV")
         .env_remove("PYTHONPATH")
         // The machine's python3 may have debugpy; the install path must run regardless.
-        .env("DAPMUX_DEMO_FORCE_INSTALL", "1")
+        .env("AGENTDAP_DEMO_FORCE_INSTALL", "1")
         .output()
-        .expect("run dapmux")
+        .expect("run agentdap")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -42,22 +42,22 @@ fn processes_mentioning(needle: &str) -> Vec<String> {
 #[test]
 fn demo_without_debugpy_installs_it_debugs_the_program_and_names_the_bug() {
     let scratch = Scratch::new("demo");
-    let data = scratch.0.join("dapmux");
+    let data = scratch.0.join("agentdap");
 
     // --no-install: the command, a failure exit, and nothing installed.
-    let refused = dapmux(&scratch.0, &["demo", "--no-install"]);
+    let refused = agentdap(&scratch.0, &["demo", "--no-install"]);
     let stderr = text(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "stderr: {stderr}");
-    assert!(stderr.contains("dapmux install debugpy"), "{stderr}");
+    assert!(stderr.contains("agentdap install debugpy"), "{stderr}");
     assert!(stderr.contains("-m pip install debugpy"), "{stderr}");
     assert!(text(&refused.stdout).is_empty(), "{}", text(&refused.stdout));
     assert!(!data.join("venv").exists());
 
     // The real thing: installs debugpy into the data dir, then the whole session.
-    let demo = dapmux(&scratch.0, &["demo"]);
+    let demo = agentdap(&scratch.0, &["demo"]);
     let (stdout, stderr) = (text(&demo.stdout), text(&demo.stderr));
     assert!(demo.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", demo.status);
-    assert!(stderr.contains("installing it into dapmux's data dir"), "{stderr}");
+    assert!(stderr.contains("installing it into agentdap's data dir"), "{stderr}");
     assert!(data.join("venv/bin/python").exists(), "{stderr}");
     for step in ["→ launch", "→ context", "→ evaluate", "→ step", "→ continue", "→ output"] {
         assert!(stdout.contains(step), "missing {step}:\n{stdout}");
@@ -77,17 +77,17 @@ fn demo_without_debugpy_installs_it_debugs_the_program_and_names_the_bug() {
     assert_eq!(processes_mentioning(&tmp), Vec::<String>::new());
 
     // doctor finds what the install left; install is idempotent and says what to configure.
-    let doctor = dapmux(&scratch.0, &["doctor"]);
+    let doctor = agentdap(&scratch.0, &["doctor"]);
     let report = text(&doctor.stdout);
     assert!(doctor.status.success(), "{report}");
     let row = report.lines().find(|l| l.trim_start().starts_with("debugpy ")).expect("debugpy row");
     assert!(row.contains(" ok "), "{report}");
     assert!(report.contains(&data.join("venv/bin/python").display().to_string()), "{report}");
 
-    let again = dapmux(&scratch.0, &["install", "debugpy"]);
+    let again = agentdap(&scratch.0, &["install", "debugpy"]);
     let out = text(&again.stdout);
     assert!(again.status.success(), "{out}{}", text(&again.stderr));
     assert!(out.contains("already installed"), "{out}");
-    let expected = format!("\"DAPMUX_PYTHON\": \"{}\"", data.join("venv/bin/python").display());
+    let expected = format!("\"AGENTDAP_PYTHON\": \"{}\"", data.join("venv/bin/python").display());
     assert!(out.contains(&expected), "{out}");
 }

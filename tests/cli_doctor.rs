@@ -1,4 +1,4 @@
-//! `dapmux doctor`, `dapmux install` for packaged adapters, and `--help`, on the built binary.
+//! `agentdap doctor`, `agentdap install` for packaged adapters, and `--help`, on the built binary.
 
 mod common;
 
@@ -12,15 +12,15 @@ fn text(bytes: &[u8]) -> String {
 
 use common::TempDir as Scratch;
 
-/// `dapmux <args>` where no adapter can be found by PATH or override variables: an empty `PATH`
-/// directory, an empty home, no `DAPMUX_*`, Go or venv variables.
+/// `agentdap <args>` where no adapter can be found by PATH or override variables: an empty `PATH`
+/// directory, an empty home, no `AGENTDAP_*`, Go or venv variables.
 fn bare(scratch: &Scratch, args: &[&str]) -> Output {
     let mut cmd = Command::new(bin());
     cmd.args(args).env("PATH", scratch.0.join("no-bin")).env("HOME", &scratch.0).env("XDG_DATA_HOME", &scratch.0);
-    for var in ["DAPMUX_PYTHON", "VIRTUAL_ENV", "DAPMUX_LLDB_DAP", "DAPMUX_DLV", "GOBIN", "GOPATH"] {
+    for var in ["AGENTDAP_PYTHON", "VIRTUAL_ENV", "AGENTDAP_LLDB_DAP", "AGENTDAP_DLV", "GOBIN", "GOPATH"] {
         cmd.env_remove(var);
     }
-    cmd.current_dir(&scratch.0).output().expect("run dapmux")
+    cmd.current_dir(&scratch.0).output().expect("run agentdap")
 }
 
 /// The report's row for `name` and the lines under it.
@@ -36,10 +36,10 @@ fn row<'a>(report: &'a str, name: &str) -> Vec<&'a str> {
 #[test]
 fn doctor_lists_every_adapter_with_a_path_or_an_install_command() {
     // As the machine is: each adapter is either found at a path or comes with an install command.
-    let out = Command::new(bin()).arg("doctor").output().expect("run dapmux");
+    let out = Command::new(bin()).arg("doctor").output().expect("run agentdap");
     let report = text(&out.stdout);
     assert!(out.status.success(), "{report}{}", text(&out.stderr));
-    assert!(report.starts_with(&format!("dapmux {} (", env!("CARGO_PKG_VERSION"))), "{report}");
+    assert!(report.starts_with(&format!("agentdap {} (", env!("CARGO_PKG_VERSION"))), "{report}");
     for name in ["debugpy", "lldb", "delve"] {
         let lines = row(&report, name).join("\n");
         let found = lines.contains(" ok ") && lines.contains(" at /");

@@ -1,4 +1,4 @@
-//! The fallbacks of `dapmux install debugpy` (DESIGN §11), on the built binary, with a `python3`
+//! The fallbacks of `agentdap install debugpy` (DESIGN §11), on the built binary, with a `python3`
 //! that behaves like a distribution's split packages: a wrapper script first on `PATH` that
 //! refuses `-m venv` (no `ensurepip`) and optionally `-m pip`, and runs the real interpreter for
 //! everything else.
@@ -40,8 +40,8 @@ impl Scratch {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
 
-    /// `dapmux <args>` with the fake `python3` first on `PATH` and the scratch data dir.
-    fn dapmux(&self, args: &[&str]) -> Output {
+    /// `agentdap <args>` with the fake `python3` first on `PATH` and the scratch data dir.
+    fn agentdap(&self, args: &[&str]) -> Output {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut dirs = vec![self.0.join("bin")];
         dirs.extend(std::env::split_paths(&path));
@@ -49,12 +49,12 @@ impl Scratch {
             .args(args)
             .env("PATH", std::env::join_paths(dirs).expect("PATH"))
             .env("XDG_DATA_HOME", &self.0)
-            .env("DAPMUX_DEMO_FORCE_INSTALL", "1")
-            .env_remove("DAPMUX_PYTHON")
+            .env("AGENTDAP_DEMO_FORCE_INSTALL", "1")
+            .env_remove("AGENTDAP_PYTHON")
             .env_remove("VIRTUAL_ENV")
             .env_remove("PYTHONPATH")
             .output()
-            .expect("run dapmux")
+            .expect("run agentdap")
     }
 }
 
@@ -62,17 +62,17 @@ impl Scratch {
 fn without_ensurepip_debugpy_goes_to_pip_target_and_the_demo_runs_on_it() {
     let scratch = Scratch::new("pydeps");
     scratch.fake_python3(&["venv"]);
-    let demo = scratch.dapmux(&["demo"]);
+    let demo = scratch.agentdap(&["demo"]);
     let (stdout, stderr) = (text(&demo.stdout), text(&demo.stderr));
     assert!(demo.status.success(), "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", demo.status);
     assert!(stderr.contains("installing with pip --target"), "{stderr}");
-    let data = scratch.0.join("dapmux");
+    let data = scratch.0.join("agentdap");
     assert!(data.join("pydeps/debugpy").is_dir(), "{stderr}");
     assert!(!data.join("venv").exists(), "the half-made venv was left behind");
     // The server found debugpy only through the PYTHONPATH the demo gave it.
     assert!(stdout.contains("diagnosis: the 10% discount is applied twice"), "{stdout}");
 
-    let install = scratch.dapmux(&["install", "debugpy"]);
+    let install = scratch.agentdap(&["install", "debugpy"]);
     let out = text(&install.stdout);
     assert!(install.status.success(), "{out}{}", text(&install.stderr));
     assert!(out.contains("already installed"), "{out}");
@@ -83,16 +83,16 @@ fn without_ensurepip_debugpy_goes_to_pip_target_and_the_demo_runs_on_it() {
 fn without_venv_and_pip_install_prints_the_package_command() {
     let scratch = Scratch::new("nopip");
     scratch.fake_python3(&["venv", "pip"]);
-    let install = scratch.dapmux(&["install", "debugpy"]);
+    let install = scratch.agentdap(&["install", "debugpy"]);
     let stderr = text(&install.stderr);
     assert_eq!(install.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("neither `venv` (ensurepip) nor `pip`"), "{stderr}");
     assert!(stderr.contains("install python3-pip"), "{stderr}");
-    let data = scratch.0.join("dapmux");
+    let data = scratch.0.join("agentdap");
     assert!(!data.join("venv").exists() && !data.join("pydeps").exists(), "{stderr}");
 
     // The demo says the same and fails rather than pretending.
-    let demo = scratch.dapmux(&["demo"]);
+    let demo = scratch.agentdap(&["demo"]);
     assert_eq!(demo.status.code(), Some(1));
     assert!(text(&demo.stderr).contains("install python3-pip"), "{}", text(&demo.stderr));
     assert!(text(&demo.stdout).is_empty(), "{}", text(&demo.stdout));

@@ -10,8 +10,8 @@ mod agent;
 mod common;
 
 use agent::{assert_all_gone, fixture, sent_commands, var_value, Agent, Res, HYGIENE};
-use dapmux::dap::spawn::Pid;
-use dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::dap::spawn::Pid;
+use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
 
 /// `run_to.py`: `round_(k)` runs `work(k)` (a loop) at line 9, `work(k + 1)` at 10, `c = a + b`
@@ -29,7 +29,7 @@ fn line(r: &Res) -> Value {
     r.s["stop"]["location"]["line"].clone()
 }
 
-/// The lines of the last `setBreakpoints` dapmux sent for `path`.
+/// The lines of the last `setBreakpoints` agentdap sent for `path`.
 fn last_sent_lines(a: &mut Agent, path: &str) -> Vec<u64> {
     let log = a.dap_log("s1");
     let last = log
@@ -67,7 +67,7 @@ fn run_to_passes_a_loop_keeps_the_agents_breakpoints_and_says_when_it_stopped_el
             .collect()
     };
     let before = ids(&a.ok("breakpoints", json!({})));
-    assert_eq!(r.s["stop"]["hit_breakpoints"], json!([before[0].clone()]), "the hit names dapmux's id: {}", r.s);
+    assert_eq!(r.s["stop"]["hit_breakpoints"], json!([before[0].clone()]), "the hit names agentdap's id: {}", r.s);
 
     // A line that cannot take a breakpoint is refused, and the program did not run.
     let rev = r.s["revision"].clone();
@@ -87,7 +87,7 @@ fn run_to_passes_a_loop_keeps_the_agents_breakpoints_and_says_when_it_stopped_el
     assert_eq!(last_sent_lines(&mut a, &p), [9, 12]);
     let b = a.ok("breakpoints", json!({}));
     assert_eq!(listed_lines(&b), [(json!(9), json!(true)), (json!(12), json!(true))], "{}", b.text);
-    // debugpy renumbered its breakpoints for the run_to's requests; dapmux's ids did not move.
+    // debugpy renumbered its breakpoints for the run_to's requests; agentdap's ids did not move.
     assert_eq!(ids(&b), before, "{}", b.text);
 
     let r = a.ok("continue", json!({}));

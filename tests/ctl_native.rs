@@ -1,7 +1,7 @@
 //! `set_function_breakpoints`, `set_variable`, `run_to` and `restart` on lldb-dap (a C program,
 //! `gcc -g -O0`; lldb-dap 22 advertises `supportsRestartRequest` in a `capabilities` event after
 //! launch, so `restart` goes through DAP `restart`), and `run_to` and a relaunching `restart` on
-//! Delve (`mode: debug`: dlv builds into dapmux's temporary directory, which the new adapter
+//! Delve (`mode: debug`: dlv builds into agentdap's temporary directory, which the new adapter
 //! reuses). Fails when lldb-dap or Delve is missing.
 
 mod agent;
@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agent::{assert_all_gone, build, require, scratch, var_value, Agent, Res, HYGIENE};
-use dapmux::dap::spawn::Pid;
+use agentdap::dap::spawn::Pid;
 use serde_json::{json, Value};
 
 const C_SOURCE: &str = r#"#include <stdio.h>
@@ -185,7 +185,7 @@ fn delve_run_to_and_a_relaunching_restart_that_rebuilds() {
     assert_eq!(r.s["state"], json!("exited"), "the temporary breakpoint at 15 did not come back: {}", r.text);
     let out = a.ok("output", json!({}));
     assert_eq!(agent::lines_of(&out, "stdout"), ["total 14 n 5"], "one complete run printed: {}", out.text);
-    // Both runs built into dapmux's temporary directory; it goes with the last adapter.
+    // Both runs built into agentdap's temporary directory; it goes with the last adapter.
     let log = a.dap_log("s1");
     let launch = log.iter().find(|e| e["message"]["command"] == json!("launch")).expect("launch sent");
     let output = launch["message"]["arguments"]["output"].as_str().unwrap_or_default().to_owned();

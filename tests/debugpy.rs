@@ -107,7 +107,7 @@ fn stop_on_entry_by_default_then_moved_and_unverified_breakpoints() {
     assert_eq!((bp["actual_line"].clone(), bp["moved"].clone()), (json!(11), json!(true)), "{}", r.s);
     assert!(r.text.contains("line 12: verified, moved to line 11"), "{}", r.text);
 
-    let missing = "/nonexistent-dapmux-dir/gone.py";
+    let missing = "/nonexistent-agentdap-dir/gone.py";
     let r = a.ok("set_breakpoints", json!({"path": missing, "lines": [1]}));
     let bp = &r.s["breakpoints"][0];
     assert_eq!(bp["verified"], json!(false), "{}", r.s);
@@ -141,7 +141,7 @@ fn an_uncaught_exception_stops_with_its_name_and_message() {
         err.last().map(String::as_str),
         Some("ZeroDivisionError: division by zero"),
         "{err:?} {}",
-        a.resource("dapmux://session/s1/dap-log")
+        a.resource("agentdap://session/s1/dap-log")
     );
 }
 
@@ -179,7 +179,7 @@ fn no_debug_runs_to_completion_with_its_output() {
 #[test]
 fn a_python_without_debugpy_gives_adapter_not_found_with_the_install_command() {
     // The test venv's interpreter with -S: the same Python, but site-packages (and debugpy) unseen.
-    let dir = std::env::temp_dir().join(format!("dapmux-nodebugpy-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("agentdap-nodebugpy-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let python = dir.join("python");
     let script = format!("#!/bin/sh\nexec '{}' -S \"$@\"\n", agent::debugpy_python().display());
@@ -199,13 +199,13 @@ fn a_python_without_debugpy_gives_adapter_not_found_with_the_install_command() {
     assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
 }
 
-/// CASES C06 (launch form) and C19: the wire order dapmux produces for debugpy, a failing
+/// CASES C06 (launch form) and C19: the wire order agentdap produces for debugpy, a failing
 /// breakpoint in the configuration phase, and the end-of-run note about unbound breakpoints.
 #[test]
 fn startup_wire_order_with_a_failing_breakpoint_and_never_verified_note_at_exit() {
     let mut a = Agent::start();
     let program = fixture("py/app.py");
-    let missing = "/nonexistent-dapmux-dir/not_loaded.py";
+    let missing = "/nonexistent-agentdap-dir/not_loaded.py";
     let r = a.ok(
         "launch",
         json!({"program": program, "breakpoints": [{"path": program, "line": 2}, {"path": missing, "line": 1}]}),
@@ -274,7 +274,7 @@ fn program_output_in_order_after_exit() {
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(0)), "{}", r.text);
     let out = a.ok("output", json!({"category": "stdout"}));
     assert_eq!(lines_of(&out, "stdout"), ["line 0", "line 1", "line 2", "result=6"]);
-    let resource = a.resource("dapmux://session/s1/output");
+    let resource = a.resource("agentdap://session/s1/output");
     assert!(resource.contains("line 0\nline 1\nline 2\nresult=6\n"), "{resource}");
 }
 
@@ -283,7 +283,7 @@ fn program_output_in_order_after_exit() {
 /// does not have is reported, not silently dropped; a thread that does not exist is refused; a
 /// program ended by `disconnect` is not reported as exiting on its own.
 #[test]
-fn relative_paths_unknown_filters_unknown_threads_and_ended_by_dapmux_are_explicit() {
+fn relative_paths_unknown_filters_unknown_threads_and_ended_by_agentdap_are_explicit() {
     let mut a = Agent::start();
     let dir = fixture("py");
     let r = a.ok(
@@ -303,8 +303,8 @@ fn relative_paths_unknown_filters_unknown_threads_and_ended_by_dapmux_are_explic
     assert_eq!(a.session("s1")["state"], json!("stopped"), "a refused call leaves the session as it was");
     let r = a.ok("disconnect", json!({}));
     if r.s["state"] == json!("exited") {
-        assert_eq!(r.s["ended_by_dapmux"], json!(true), "{}", r.s);
-        assert!(r.text.contains("ended by dapmux"), "{}", r.text);
+        assert_eq!(r.s["ended_by_agentdap"], json!(true), "{}", r.s);
+        assert!(r.text.contains("ended by agentdap"), "{}", r.text);
         // debugpy reports 247 (the kill): not the program's exit code, so not shown as one.
         assert!(r.s.get("exit_code").is_none() && !r.text.contains("with code"), "{}", r.text);
     }

@@ -1,6 +1,6 @@
 //! `attach` against real debugpy (issue 6, DESIGN §4–§5, CASES C06/C18): by `connect` to a
 //! `python -m debugpy --listen` process and by `pid`; detaching leaves the process running, and
-//! so does SIGKILL of dapmux. Everything goes through the built binary; processes are checked
+//! so does SIGKILL of agentdap. Everything goes through the built binary; processes are checked
 //! through `/proc` with deadlines.
 
 mod agent;
@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent::{alive, assert_all_gone, debugpy_python, fixture, sent_commands, Agent, HYGIENE};
-use dapmux::dap::spawn::Pid;
+use agentdap::dap::spawn::Pid;
 use serde_json::{json, Value};
 
 /// How long a start-up (three Python processes on a loaded machine) may take.
@@ -114,7 +114,7 @@ fn attach_by_connect_stops_at_a_breakpoint_and_detach_leaves_the_process_running
 
     let pid = target.0.id() as Pid;
     let r = a.ok("disconnect", json!({}));
-    assert!(!r.text.contains("ended by dapmux"), "{}", r.text);
+    assert!(!r.text.contains("ended by agentdap"), "{}", r.text);
     assert!(r.text.contains("detached; the program keeps running"), "{}", r.text);
     assert!(alive(pid), "the attached process survives the detach");
     // ... and finishes on its own, its breakpoint gone.
@@ -194,18 +194,18 @@ fn attach_by_pid_or_a_clear_ptrace_error() {
     let v = a.ok("evaluate", json!({"expression": "i + 1000"}));
     assert!(v.text.contains("100"), "{}", v.text);
     let tree = a.descendants();
-    assert!(!tree.contains(&pid), "the attached process is not dapmux's child");
+    assert!(!tree.contains(&pid), "the attached process is not agentdap's child");
     a.ok("disconnect", json!({}));
     assert!(alive(pid), "detach leaves the process running");
-    // It keeps running (no breakpoint stops it any more), well past dapmux's kill grace.
+    // It keeps running (no breakpoint stops it any more), well past agentdap's kill grace.
     std::thread::sleep(Duration::from_millis(100));
     assert!(target.0.try_wait().ok().flatten().is_none(), "spin.py still runs after the detach");
 }
 
-/// Attached processes are the user's: SIGKILL of dapmux (the watchdog then kills what dapmux
+/// Attached processes are the user's: SIGKILL of agentdap (the watchdog then kills what agentdap
 /// launched) leaves them running, still debuggable by the next client.
 #[test]
-fn attached_process_survives_sigkill_of_dapmux() {
+fn attached_process_survives_sigkill_of_agentdap() {
     let program = fixture("py/spin.py");
     let port = free_port();
     let target = Reap(listening(port, false, &program, &[]));
@@ -224,8 +224,8 @@ fn attached_process_survives_sigkill_of_dapmux() {
     a.d.signal(libc::SIGKILL);
     let _ = a.d.wait_exit(Duration::from_secs(5));
     // The watchdog does its work and exits.
-    assert_all_gone(&ours, HYGIENE * 2, "dapmux's own processes after SIGKILL");
-    assert!(alive(pid), "the attached process survives dapmux's SIGKILL");
+    assert_all_gone(&ours, HYGIENE * 2, "agentdap's own processes after SIGKILL");
+    assert!(alive(pid), "the attached process survives agentdap's SIGKILL");
     // A second client attaches to it again.
     let mut b = Agent::start();
     let args = json!({"connect": {"port": port}, "wait_ms": 5000, "breakpoints": [{"path": program, "line": 5}]});

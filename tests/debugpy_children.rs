@@ -1,7 +1,7 @@
 //! Child sessions against real debugpy (DESIGN §5, CASES C07): `multiprocessing` and
 //! `subprocess` children stop at their breakpoints in sessions of their own (`s2`, listed under
 //! their parent), the parent keeps running, closing the parent closes them, and no process of
-//! either is left after `disconnect` or SIGKILL of dapmux.
+//! either is left after `disconnect` or SIGKILL of agentdap.
 
 mod agent;
 mod common;
@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use agent::{assert_all_gone, fixture, Agent, HYGIENE};
-use dapmux::dap::spawn::Pid;
+use agentdap::dap::spawn::Pid;
 use serde_json::{json, Value};
 
 const START: u64 = 40_000;
@@ -123,9 +123,9 @@ fn waiting_on_the_parent_ends_at_a_child_stop() {
     assert_eq!(r.s["state"], json!("running"), "{}", r.text);
 }
 
-/// SIGKILL of dapmux with a child session stopped: the watchdog leaves no process of either.
+/// SIGKILL of agentdap with a child session stopped: the watchdog leaves no process of either.
 #[test]
-fn sigkill_of_dapmux_leaves_no_parent_or_child() {
+fn sigkill_of_agentdap_leaves_no_parent_or_child() {
     let mut a = Agent::start();
     let r = stopped_in_mp_child(&mut a);
     assert!(r.text.starts_with("s2 stopped"), "{}", r.text);
@@ -134,10 +134,10 @@ fn sigkill_of_dapmux_leaves_no_parent_or_child() {
     assert!(tree.contains(&child_pid));
     a.d.signal(libc::SIGKILL);
     let _ = a.d.wait_exit(Duration::from_secs(5));
-    assert_all_gone(&tree, HYGIENE * 2, "after SIGKILL of dapmux");
+    assert_all_gone(&tree, HYGIENE * 2, "after SIGKILL of agentdap");
 }
 
 fn is_watchdog(pid: Pid) -> bool {
     let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND.as_bytes())
+    cmd.split(|&b| b == 0).any(|arg| arg == agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND.as_bytes())
 }

@@ -1,6 +1,6 @@
 //! No orphans (issue 4, DESIGN §2, CASES C18): after `disconnect`, stdin EOF (the client died),
-//! SIGTERM and SIGKILL of dapmux, no adapter, launcher or debuggee of the session is alive within
-//! 2 s, checked through `/proc`; and a second dapmux launches fine afterwards.
+//! SIGTERM and SIGKILL of agentdap, no adapter, launcher or debuggee of the session is alive within
+//! 2 s, checked through `/proc`; and a second agentdap launches fine afterwards.
 
 mod agent;
 mod common;
@@ -8,16 +8,16 @@ mod common;
 use std::time::Duration;
 
 use agent::{alive, assert_all_gone, fixture, Agent, HYGIENE};
-use dapmux::dap::spawn::Pid;
-use dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::dap::spawn::Pid;
+use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::json;
 
-/// How long dapmux may take to exit after EOF or SIGTERM (DESIGN §2: ~3 s).
+/// How long agentdap may take to exit after EOF or SIGTERM (DESIGN §2: ~3 s).
 const EXIT: Duration = Duration::from_secs(4);
 
 /// A session with sleeper.py running (its `continue` answered `running`), and every process of
-/// it: the debuggee (the session's `pid`, from the DAP `process` event) and all of dapmux's
-/// descendants except, when `with_watchdog` is false, the watchdog (it lives as long as dapmux).
+/// it: the debuggee (the session's `pid`, from the DAP `process` event) and all of agentdap's
+/// descendants except, when `with_watchdog` is false, the watchdog (it lives as long as agentdap).
 fn running_session(a: &mut Agent, with_watchdog: bool) -> (Pid, Vec<Pid>) {
     let program = fixture("py/sleeper.py");
     let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 4}]}));
@@ -26,7 +26,7 @@ fn running_session(a: &mut Agent, with_watchdog: bool) -> (Pid, Vec<Pid>) {
     assert_eq!(r.s["state"], json!("running"), "{}", r.text);
     let pid = a.session("s1")["pid"].as_i64().unwrap_or_else(|| panic!("no debuggee pid in sessions")) as Pid;
     let tree: Vec<Pid> = a.descendants().into_iter().filter(|&p| with_watchdog || !is_watchdog(p)).collect();
-    assert!(tree.contains(&pid), "the debuggee {pid} is not below dapmux: {tree:?}");
+    assert!(tree.contains(&pid), "the debuggee {pid} is not below agentdap: {tree:?}");
     assert!(tree.len() >= 3, "adapter, launcher and debuggee expected: {tree:?}");
     assert!(alive(pid));
     (pid, tree)
@@ -37,7 +37,7 @@ fn is_watchdog(pid: Pid) -> bool {
     cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
 }
 
-/// A fresh dapmux can launch and stop at a breakpoint (nothing left over blocks it).
+/// A fresh agentdap can launch and stop at a breakpoint (nothing left over blocks it).
 fn second_launch_works() {
     let mut a = Agent::start();
     let program = fixture("py/app.py");
@@ -60,7 +60,7 @@ fn disconnect_leaves_no_adapter_and_no_debuggee() {
 
 /// CASES C18 for debugpy: the MCP client dies (stdin EOF, stdout closed) while the debuggee runs.
 #[test]
-fn client_death_leaves_nothing_and_a_second_dapmux_launches() {
+fn client_death_leaves_nothing_and_a_second_agentdap_launches() {
     let mut a = Agent::start();
     let (_, tree) = running_session(&mut a, true);
     a.d.close_stdin();
@@ -79,25 +79,25 @@ fn sigterm_leaves_nothing() {
     assert_all_gone(&tree, HYGIENE, "after SIGTERM");
 }
 
-/// dapmux gets no chance to clean up: PR_SET_PDEATHSIG takes the adapter, the watchdog takes the
+/// agentdap gets no chance to clean up: PR_SET_PDEATHSIG takes the adapter, the watchdog takes the
 /// debuggee it recorded from the `process` event.
 #[test]
-fn sigkill_of_dapmux_leaves_nothing() {
+fn sigkill_of_agentdap_leaves_nothing() {
     let mut a = Agent::start();
     let (debuggee, tree) = running_session(&mut a, true);
     a.d.signal(libc::SIGKILL);
-    assert!(a.d.wait_exit(EXIT).is_some(), "dapmux survived SIGKILL");
-    assert_all_gone(&[debuggee], HYGIENE, "the debuggee after SIGKILL of dapmux");
-    assert_all_gone(&tree, HYGIENE, "after SIGKILL of dapmux");
+    assert!(a.d.wait_exit(EXIT).is_some(), "agentdap survived SIGKILL");
+    assert_all_gone(&[debuggee], HYGIENE, "the debuggee after SIGKILL of agentdap");
+    assert_all_gone(&tree, HYGIENE, "after SIGKILL of agentdap");
 }
 
 /// A debuggee's child that left its process group and session and ignores SIGTERM (a daemon
 /// the program forked) dies with the session too: after `disconnect`, and — once a walk of the
-/// process tree recorded it with the watchdog — after SIGKILL of dapmux.
+/// process tree recorded it with the watchdog — after SIGKILL of agentdap.
 #[test]
 fn a_forked_setsid_child_that_ignores_sigterm_does_not_survive() {
-    for kill_dapmux in [false, true] {
-        let dir = std::env::temp_dir().join(format!("dapmux-forker-{}-{kill_dapmux}", std::process::id()));
+    for kill_agentdap in [false, true] {
+        let dir = std::env::temp_dir().join(format!("agentdap-forker-{}-{kill_agentdap}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         let pidfile = dir.join("child.pid");
@@ -116,7 +116,7 @@ fn a_forked_setsid_child_that_ignores_sigterm_does_not_survive() {
         );
         let child = child.unwrap_or(0);
         assert!(alive(child));
-        if kill_dapmux {
+        if kill_agentdap {
             // Let one walk of the process tree (every 2 s) record the child with the watchdog.
             std::thread::sleep(Duration::from_millis(2500));
             a.d.signal(libc::SIGKILL);
@@ -129,13 +129,13 @@ fn a_forked_setsid_child_that_ignores_sigterm_does_not_survive() {
 }
 
 /// A daemon the program starts the classic way (fork, setsid, fork; the middle exits at once)
-/// leaves the debuggee's tree and is adopted by dapmux (a child subreaper). It still dies with
-/// the session: after `disconnect`, after stdin EOF, and after SIGKILL of dapmux (once a walk
+/// leaves the debuggee's tree and is adopted by agentdap (a child subreaper). It still dies with
+/// the session: after `disconnect`, after stdin EOF, and after SIGKILL of agentdap (once a walk
 /// recorded it with the watchdog).
 #[test]
-fn a_daemon_adopted_by_dapmux_does_not_survive() {
+fn a_daemon_adopted_by_agentdap_does_not_survive() {
     for how in ["disconnect", "eof", "sigkill"] {
-        let dir = std::env::temp_dir().join(format!("dapmux-daemon-{}-{how}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("agentdap-daemon-{}-{how}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         let pidfile = dir.join("daemon.pid");
@@ -157,14 +157,14 @@ fn a_daemon_adopted_by_dapmux_does_not_survive() {
         let ppid = std::fs::read_to_string(format!("/proc/{daemon}/stat")).ok().and_then(|s| {
             s.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).and_then(|p| p.parse::<Pid>().ok())
         });
-        assert_eq!(ppid, Some(a.d.pid()), "{how}: the daemon was adopted by dapmux");
+        assert_eq!(ppid, Some(a.d.pid()), "{how}: the daemon was adopted by agentdap");
         match how {
             "disconnect" => {
                 a.ok("disconnect", json!({}));
             }
             "eof" => {
                 a.d.close_stdin();
-                assert!(a.d.wait_exit(EXIT).is_some(), "dapmux did not exit after EOF");
+                assert!(a.d.wait_exit(EXIT).is_some(), "agentdap did not exit after EOF");
             }
             _ => {
                 // Let one walk of the process tree (every second) record it with the watchdog.

@@ -81,7 +81,7 @@ fn agent() -> Agent {
 /// The exit was read from dlv's console after `disconnect`, output came in order, and dlv left.
 fn ran_to_exit(a: &mut Agent, r: &Res) {
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(7)), "{}", r.text);
-    assert!(r.s.get("ended_by_dapmux").is_none(), "the program ended by itself: {}", r.text);
+    assert!(r.s.get("ended_by_agentdap").is_none(), "the program ended by itself: {}", r.text);
     let out = a.ok("output", json!({}));
     assert_eq!(agent::lines_of(&out, "stdout"), ["sum 7", "last line"], "{}", out.text);
     assert_eq!(agent::lines_of(&out, "stderr"), ["to stderr"], "{}", out.text);
@@ -123,7 +123,7 @@ fn debug_mode_builds_stops_at_main_main_and_leaves_no_debug_bin() {
     let r = a.ok("launch", json!({"program": path(&f.dir.join("main.go")), "wait_ms": 50000}));
     assert_eq!(at(&r), (json!(13), json!("main.main")), "stop on entry is main.main: {}", r.text);
     assert_eq!(r.s["stop"]["reason"], json!("function breakpoint"), "Delve's own words: {}", r.text);
-    // The port announcement is dapmux's business and Delve's console greeting is noise.
+    // The port announcement is agentdap's business and Delve's console greeting is noise.
     let all = a.ok("output", json!({}));
     assert!(!all.text.contains("DAP server listening") && !all.text.contains("dlv help"), "{}", all.text);
     let log = a.dap_log("s1");

@@ -1,8 +1,8 @@
 //! A scripted adapter (`tests/fixtures/fake_adapter.py`) declared as a custom adapter in a config
 //! file, for what no real adapter does on demand: `initialized` before the initialize response
 //! with string seqs (CASES C05), a launch error after configurationDone (C11), garbage between
-//! frames, a crash mid-session. Also the config file itself: `--config`, `$DAPMUX_CONFIG`,
-//! `$XDG_CONFIG_HOME/dapmux/config.json`, and clear errors for bad files.
+//! frames, a crash mid-session. Also the config file itself: `--config`, `$AGENTDAP_CONFIG`,
+//! `$XDG_CONFIG_HOME/agentdap/config.json`, and clear errors for bad files.
 
 mod agent;
 mod common;
@@ -24,7 +24,7 @@ fn config_json() -> Value {
     let entry = |scenario: &str| json!({"command": python, "args": [script, scenario]});
     let mut plain = entry("plain");
     plain["extensions"] = json!([".fake"]);
-    plain["launch_defaults"] = json!({"fakeDefault": 1, "stopOnEntry": "overridden by dapmux"});
+    plain["launch_defaults"] = json!({"fakeDefault": 1, "stopOnEntry": "overridden by agentdap"});
     json!({"adapters": {
         "fake": plain, "fake-c05": entry("c05"), "fake-c11": entry("c11"),
         "fake-garbage": entry("garbage"), "fake-crash": entry("crash"),
@@ -81,14 +81,14 @@ fn c05_initialized_before_the_initialize_response_with_string_seqs() {
     assert!(r.text.contains("hello from fake"), "{}", r.text);
 }
 
-/// Selected by extension; launch_defaults sit under dapmux's own arguments; garbage between
+/// Selected by extension; launch_defaults sit under agentdap's own arguments; garbage between
 /// frames loses no message.
 #[test]
 fn garbage_between_frames_loses_nothing_and_extensions_pick_the_adapter() {
     let dir = TempDir::new("garbage");
     let path = write_config(&dir, "c.json");
     let mut a = Agent::start_with(|cmd| {
-        cmd.env("DAPMUX_CONFIG", &path);
+        cmd.env("AGENTDAP_CONFIG", &path);
     });
     let r = a.ok("launch", json!({"program": fixture("prog.fake")}));
     assert_eq!((r.s["adapter"].clone(), r.s["stop"]["reason"].clone()), (json!("fake"), json!("entry")), "{}", r.text);
@@ -145,7 +145,7 @@ fn an_adapter_crash_mid_session_fails_the_wait_with_its_stderr() {
 #[test]
 fn the_xdg_config_is_used_and_unknown_names_list_custom_adapters() {
     let dir = TempDir::new("xdg");
-    write_config(&dir, "dapmux/config.json");
+    write_config(&dir, "agentdap/config.json");
     let mut a = Agent::start_with(|cmd| {
         cmd.env("XDG_CONFIG_HOME", &dir.0);
     });
@@ -157,7 +157,7 @@ fn the_xdg_config_is_used_and_unknown_names_list_custom_adapters() {
 }
 
 #[test]
-fn a_named_config_that_is_missing_or_invalid_stops_dapmux_with_the_reason() {
+fn a_named_config_that_is_missing_or_invalid_stops_agentdap_with_the_reason() {
     let dir = TempDir::new("badconfig");
     let bad = dir.0.join("bad.json");
     std::fs::write(&bad, r#"{"adapters": {"x": {"command": "c", "argz": []}}}"#).expect("write");
@@ -170,10 +170,10 @@ fn a_named_config_that_is_missing_or_invalid_stops_dapmux_with_the_reason() {
         let mut cmd = Command::new(bin());
         cmd.args(&args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         match &env {
-            Some(v) => cmd.env("DAPMUX_CONFIG", v),
-            None => cmd.env_remove("DAPMUX_CONFIG"),
+            Some(v) => cmd.env("AGENTDAP_CONFIG", v),
+            None => cmd.env_remove("AGENTDAP_CONFIG"),
         };
-        let out = cmd.output().expect("run dapmux");
+        let out = cmd.output().expect("run agentdap");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
@@ -182,9 +182,9 @@ fn a_named_config_that_is_missing_or_invalid_stops_dapmux_with_the_reason() {
 }
 
 /// A debuggee in its own session, which its adapter never kills: the watchdog (fed from the DAP
-/// `process` event) kills it when dapmux is SIGKILLed, and `disconnect` kills it too.
+/// `process` event) kills it when agentdap is SIGKILLed, and `disconnect` kills it too.
 #[test]
-fn a_debuggee_the_adapter_leaves_behind_dies_with_dapmux_and_on_disconnect() {
+fn a_debuggee_the_adapter_leaves_behind_dies_with_agentdap_and_on_disconnect() {
     let (mut a, _dir) = with_config_flag("watchdog");
     let args = json!({"program": fixture("prog.fake"), "adapter": "fake", "adapter_args": {"spawnDebuggee": true}});
     a.ok("launch", args.clone());
@@ -198,9 +198,9 @@ fn a_debuggee_the_adapter_leaves_behind_dies_with_dapmux_and_on_disconnect() {
     let tree = a.descendants();
     assert!(tree.contains(&second), "{tree:?}");
     a.d.signal(libc::SIGKILL);
-    assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "dapmux survived SIGKILL");
-    assert_all_gone(&[second], HYGIENE, "the debuggee after SIGKILL of dapmux (watchdog)");
-    assert_all_gone(&tree, HYGIENE, "everything dapmux started, after its SIGKILL");
+    assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "agentdap survived SIGKILL");
+    assert_all_gone(&[second], HYGIENE, "the debuggee after SIGKILL of agentdap (watchdog)");
+    assert_all_gone(&tree, HYGIENE, "everything agentdap started, after its SIGKILL");
 }
 
 /// A `stopped` event that arrives before the response to the `next` that caused it (lldb-dap,

@@ -1,6 +1,6 @@
 //! The debugpy fast path, end to end with the built binary and real debugpy: it is active on
 //! the adapter's sockets (checked with `getsockopt` on the adapter's own socket fds), it is off
-//! with `--no-debugpy-fastpath` / `DAPMUX_DEBUGPY_FASTPATH=0`, and the user's program behaves the
+//! with `--no-debugpy-fastpath` / `AGENTDAP_DEBUGPY_FASTPATH=0`, and the user's program behaves the
 //! same either way (its sockets keep Nagle, its `sitecustomize` runs, same output and exit code).
 //! The bootstrap's own decisions (standing aside, `__main__`/argv semantics) run against small
 //! fake `debugpy` packages.
@@ -12,15 +12,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{venv_python, Dapmux};
-use dapmux::dap::adapters::debugpy::fastpath;
+use agentdap::dap::adapters::debugpy::fastpath;
+use common::{venv_python, Agentdap};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fastpath").join(name)
 }
 
-/// How the fast path is chosen for one dapmux.
+/// How the fast path is chosen for one agentdap.
 #[derive(Clone, Copy, Debug)]
 enum Mode {
     Default,
@@ -28,10 +28,10 @@ enum Mode {
     Env,
 }
 
-fn start(mode: Mode) -> Dapmux {
+fn start(mode: Mode) -> Agentdap {
     let python = venv_python();
-    let mut d = Dapmux::spawn_with(|cmd| {
-        cmd.env("DAPMUX_PYTHON", &python).env_remove(fastpath::ENV);
+    let mut d = Agentdap::spawn_with(|cmd| {
+        cmd.env("AGENTDAP_PYTHON", &python).env_remove(fastpath::ENV);
         match mode {
             Mode::Default => {}
             Mode::Flag => {
@@ -47,7 +47,7 @@ fn start(mode: Mode) -> Dapmux {
 }
 
 /// Calls `tool` and returns its result (fails the test on a JSON-RPC error).
-fn call(d: &mut Dapmux, id: i64, tool: &str, args: Value) -> Value {
+fn call(d: &mut Agentdap, id: i64, tool: &str, args: Value) -> Value {
     let answer = d.request(
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}}),
     );
@@ -55,7 +55,7 @@ fn call(d: &mut Dapmux, id: i64, tool: &str, args: Value) -> Value {
     answer["result"].clone()
 }
 
-/// Runs `program args` to its end under dapmux; returns (exit code, stdout text, stderr text).
+/// Runs `program args` to its end under agentdap; returns (exit code, stdout text, stderr text).
 fn run_to_exit(mode: Mode, program: &Path, args: &[&str], env: Value) -> (Value, String, String) {
     let mut d = start(mode);
     let result = call(
@@ -102,7 +102,7 @@ fn the_program_sees_the_same_arguments_path_cwd_and_environment_with_the_fast_pa
     let program = fixture("surroundings.py");
     let seen = |mode| {
         let (exit, stdout, stderr) =
-            run_to_exit(mode, &program, &["two words", "--", "-c"], json!({"DAPMUX_FIXTURE": "x y"}));
+            run_to_exit(mode, &program, &["two words", "--", "-c"], json!({"AGENTDAP_FIXTURE": "x y"}));
         assert_eq!(exit, json!(0), "{mode:?}: {stderr}");
         let line = stdout.lines().next().unwrap_or_default().to_string();
         let mut seen: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{mode:?}: {e}: {stdout}"));
@@ -118,7 +118,7 @@ fn the_program_sees_the_same_arguments_path_cwd_and_environment_with_the_fast_pa
     let off = seen(Mode::Flag);
     assert_eq!((&on["parent_runs_bootstrap"], &off["parent_runs_bootstrap"]), (&json!(true), &json!(false)));
     assert_eq!(on["argv"], json!([program, "two words", "--", "-c"]), "{on}");
-    assert_eq!(on["environ"]["DAPMUX_FIXTURE"], "x y", "{on}");
+    assert_eq!(on["environ"]["AGENTDAP_FIXTURE"], "x y", "{on}");
     assert!(on["parent_environ"].is_array(), "{on}");
     for key in ["argv", "path", "cwd", "executable", "flags", "environ", "parent_environ", "main_file"] {
         assert_eq!(on[key], off[key], "{key} differs with the fast path on");
@@ -130,8 +130,8 @@ fn debugpy_log_files_still_describe_the_environment() {
     // The fast path builds debugpy's environment report only when a log file records it.
     let logs = common::TempDir::new("fastpath-logs");
     let python = venv_python();
-    let mut d = Dapmux::spawn_with(|cmd| {
-        cmd.env("DAPMUX_PYTHON", &python).env_remove(fastpath::ENV).env("DEBUGPY_LOG_DIR", &logs.0);
+    let mut d = Agentdap::spawn_with(|cmd| {
+        cmd.env("AGENTDAP_PYTHON", &python).env_remove(fastpath::ENV).env("DEBUGPY_LOG_DIR", &logs.0);
     });
     d.initialize("2025-06-18");
     let result = call(
@@ -294,7 +294,7 @@ fn the_fast_path_sets_tcp_nodelay_on_the_adapters_dap_sockets_and_the_flag_turns
 /// `common/messaging.py`, and an `adapter/__main__.py` that reports how it was run.
 fn fake_debugpy(version: &str, messaging: Option<&str>, pydevd_fixed: bool) -> PathBuf {
     let tag = format!("{}-{version}-{}-{pydevd_fixed}", std::process::id(), messaging.is_some());
-    let root = std::env::temp_dir().join(format!("dapmux-fastpath-{tag}"));
+    let root = std::env::temp_dir().join(format!("agentdap-fastpath-{tag}"));
     let pkg = root.join("debugpy");
     std::fs::create_dir_all(pkg.join("adapter")).expect("mkdir");
     std::fs::create_dir_all(pkg.join("common")).expect("mkdir");
@@ -339,7 +339,7 @@ const MESSAGING: &str =
 const STATIC_MESSAGING: &str =
     "class JsonIOStream:\n    @staticmethod\n    def from_socket(sock, name=None):\n        return JsonIOStream()\n";
 
-/// Runs the bootstrap as dapmux does, with `root` first on PYTHONPATH; (stdout, stderr, code).
+/// Runs the bootstrap as agentdap does, with `root` first on PYTHONPATH; (stdout, stderr, code).
 fn run_bootstrap(root: &Path) -> (String, String, Option<i32>) {
     let out = Command::new(venv_python())
         .args(fastpath::adapter_args(true))
@@ -393,6 +393,6 @@ fn without_debugpy_the_bootstrap_says_what_python_m_would() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(fastpath::verdict(&stderr), None, "{stderr}");
-    let missing = dapmux::dap::adapters::debugpy::missing_debugpy(&python, &stderr, None);
+    let missing = agentdap::dap::adapters::debugpy::missing_debugpy(&python, &stderr, None);
     assert_eq!(missing.map(|e| e.code()), Some("adapter_not_found"), "{stderr}");
 }

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use dapmux::dap::framing::{write_frame, Decoder, Encoder};
+use agentdap::dap::framing::{write_frame, Decoder, Encoder};
 
 /// Allocator activity of the current thread (tests run on parallel threads; each counts its own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -97,7 +97,7 @@ fn variables_page_a_big_list_threads_and_stale_handles_are_refused_before_sendin
     assert!(all.s.get("next_start").is_none(), "one page held everything: {}", all.s);
     assert!(names(&all.s["variables"]).contains(&"more".to_owned()), "the rest sits under `more`: {}", all.text);
     assert_eq!(all.s["length"], json!(10000), "the real length is said: {}", all.text);
-    // The items, paged by dapmux from that one fetch.
+    // The items, paged by agentdap from that one fetch.
     let p1 = a.ok("variables", json!({"ref": reference, "count": 50, "filter": "indexed"}));
     let values: Vec<Value> = p1.s["variables"].as_array().cloned().unwrap_or_default();
     assert_eq!(values.len(), 50, "{}", p1.text);
@@ -224,12 +224,12 @@ fn progress_during_a_long_continue_and_a_cancelled_wait_gets_no_response() {
     a.ok("disconnect", json!({}));
 }
 
-/// A client subscribed to `dapmux://session/{id}/state` hears of every stop, resume and exit
+/// A client subscribed to `agentdap://session/{id}/state` hears of every stop, resume and exit
 /// (MCP `notifications/resources/updated`); the resource then reads the new state.
 #[test]
 fn subscribers_hear_of_state_changes() {
     let mut a = Agent::start();
-    let r = a.rpc("resources/subscribe", json!({"uri": "dapmux://session/s1/state"}));
+    let r = a.rpc("resources/subscribe", json!({"uri": "agentdap://session/s1/state"}));
     assert!(r.get("result").is_some(), "{r}");
     let program = fixture("py/loop.py");
     a.d.send_json(&json!({"jsonrpc": "2.0", "id": 700, "method": "tools/call",
@@ -238,7 +238,7 @@ fn subscribers_hear_of_state_changes() {
     loop {
         let msg = a.d.recv();
         if msg["method"] == json!("notifications/resources/updated") {
-            assert_eq!(msg["params"]["uri"], json!("dapmux://session/s1/state"), "{msg}");
+            assert_eq!(msg["params"]["uri"], json!("agentdap://session/s1/state"), "{msg}");
             updates += 1;
             continue;
         }
@@ -246,7 +246,7 @@ fn subscribers_hear_of_state_changes() {
         break;
     }
     assert!(updates >= 1, "the stop was announced");
-    let state: Value = serde_json::from_str(&a.resource("dapmux://session/s1/state")).expect("json");
+    let state: Value = serde_json::from_str(&a.resource("agentdap://session/s1/state")).expect("json");
     assert_eq!(state["state"], json!("stopped"), "{state}");
     a.ok("disconnect", json!({}));
 }
@@ -283,7 +283,7 @@ fn objects_with_a_default_repr_show_their_fields() {
     a.ok("disconnect", json!({}));
 }
 
-/// A stop asks for no thread list: the ids the agent may name are those dapmux has shown it (a
+/// A stop asks for no thread list: the ids the agent may name are those agentdap has shown it (a
 /// stop's thread, a `threads` answer); another id is refused before anything is sent.
 #[test]
 fn thread_ids_come_from_stops_and_threads_and_stops_ask_for_no_list() {

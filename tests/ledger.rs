@@ -1,6 +1,6 @@
 //! The ledger and evidence (DESIGN §8) and idle reaping (§9) on real debugpy through the built
 //! binary: a run's records in order in `ledger.jsonl` (never the mirror token), the `ledger`
-//! tool's filters and cursor, the `dapmux://ledger` resource, `--dap-log` files, a ledger that
+//! tool's filters and cursor, the `agentdap://ledger` resource, `--dap-log` files, a ledger that
 //! cannot be written, and ended sessions released after `--idle-reap-secs` while a stopped one
 //! stays.
 
@@ -69,7 +69,7 @@ fn a_run_leaves_its_records_in_order_with_no_token_and_the_ledger_tool_filters_t
     let state = tmp.0.join("state");
     let dap_dir = tmp.0.join("dap");
     let mut a = Agent::start_with(|cmd| {
-        cmd.env("DAPMUX_STATE_DIR", &state).arg("--dap-log").arg(&dap_dir);
+        cmd.env("AGENTDAP_STATE_DIR", &state).arg("--dap-log").arg(&dap_dir);
     });
     let program = fixture("py/loop.py");
     let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 7}]}));
@@ -151,7 +151,7 @@ fn a_run_leaves_its_records_in_order_with_no_token_and_the_ledger_tool_filters_t
     assert_eq!(all.s["records"].as_array().map(Vec::len), Some(lines.len()), "memory holds what the file holds");
 
     // The resource, and the DAP log files: JSON lines, private, `initialize` first.
-    let resource = a.resource("dapmux://ledger");
+    let resource = a.resource("agentdap://ledger");
     assert_eq!(resource.lines().count(), lines.len());
     let files: Vec<PathBuf> =
         std::fs::read_dir(&dap_dir).expect("dap-log dir").map(|e| e.expect("entry").path()).collect();
@@ -184,7 +184,7 @@ fn an_unwritable_state_dir_leaves_debugging_and_the_ledger_tool_working() {
     let blocker = tmp.0.join("plain-file");
     std::fs::write(&blocker, b"not a directory").expect("write");
     let mut a = Agent::start_with(|cmd| {
-        cmd.env("DAPMUX_STATE_DIR", blocker.join("state")).arg("--dap-log").arg(blocker.join("dap"));
+        cmd.env("AGENTDAP_STATE_DIR", blocker.join("state")).arg("--dap-log").arg(blocker.join("dap"));
     });
     let program = fixture("py/loop.py");
     let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 7}]}));

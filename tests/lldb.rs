@@ -36,7 +36,7 @@ fn total(v: &Vec<i32>) -> i32 {
 }
 fn main() {
     let v = vec![10, 20, 30];
-    let name = String::from("dapmux");
+    let name = String::from("agentdap");
     let p = Point { x: 1, y: 2 };
     let t = total(&v);
     println!("{} {} {}", name, t, p.x + p.y);
@@ -180,7 +180,7 @@ fn rust_vec_and_string_read_naturally_and_steps_land() {
     assert_eq!(func(&r), "vec::main", "{}", r.text);
     let c = a.ok("context", json!({}));
     let locals = &c.s["locals"]["variables"];
-    assert!(var_value(locals, "name").contains("\"dapmux\""), "a String reads as its text: {locals}");
+    assert!(var_value(locals, "name").contains("\"agentdap\""), "a String reads as its text: {locals}");
     let v = a.ok("variables", json!({"ref": var_ref(locals, "v")}));
     let items: Vec<String> = ["[0]", "[1]", "[2]"].iter().map(|n| var_value(&v.s["variables"], n)).collect();
     assert_eq!(items, ["10", "20", "30"], "a Vec shows its elements: {}", v.text);
@@ -195,11 +195,11 @@ fn rust_vec_and_string_read_naturally_and_steps_land() {
     let r = a.ok("continue", json!({}));
     assert_eq!(r.s["exit_code"], json!(3), "{}", r.text);
     let out = a.ok("output", json!({"category": "stdout"}));
-    assert_eq!(agent::lines_of(&out, "stdout"), ["dapmux 60 3"]);
+    assert_eq!(agent::lines_of(&out, "stdout"), ["agentdap 60 3"]);
 }
 
 /// CASES C14: stop on entry stops at `main` with the reason lldb-dap gave (a breakpoint on
-/// `main`), and the adapter's own entry stop keeps its own reason; dapmux never writes `entry`.
+/// `main`), and the adapter's own entry stop keeps its own reason; agentdap never writes `entry`.
 #[test]
 fn entry_stops_at_main_and_reasons_pass_through() {
     let f = fixtures();
@@ -230,7 +230,7 @@ fn entry_stops_at_main_and_reasons_pass_through() {
 
 /// CASES C22: a project built inside a symlinked directory; the breakpoint is verified and hit
 /// whether given through the link or by its real path (lldb matches only the spelling in the
-/// debug info; dapmux retries with the other one).
+/// debug info; agentdap retries with the other one).
 #[test]
 fn symlinked_project_breakpoints_hit_with_either_spelling() {
     let f = fixtures();

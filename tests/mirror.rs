@@ -132,7 +132,7 @@ fn stopped_session(a: &mut Agent) -> String {
 }
 
 fn assert_no_token(a: &mut Agent, session: &str, tokens: &[&str]) {
-    let log = a.resource(&format!("dapmux://session/{session}/dap-log"));
+    let log = a.resource(&format!("agentdap://session/{session}/dap-log"));
     let sessions = a.ok("sessions", json!({}));
     let stderr = a.d.stderr();
     for t in tokens {
@@ -189,7 +189,7 @@ fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
     let top = &st["stackFrames"][0];
     assert_eq!((top["name"].clone(), top["line"].clone()), (json!("greet"), json!(3)), "{st}");
     let frame = top["id"].as_i64().expect("frame id");
-    assert!(frame >= 1000, "the client sees dapmux handles, not adapter ids: {frame}");
+    assert!(frame >= 1000, "the client sees agentdap handles, not adapter ids: {frame}");
     let scopes = ide.ok(c, "scopes", json!({"frameId": frame}));
     let locals = scopes["scopes"][0]["variablesReference"].as_i64().expect("locals ref");
     assert!(locals >= 1000, "{scopes}");
@@ -262,7 +262,7 @@ fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
 #[test]
 fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
     let mut a = Agent::start_with(|c| {
-        c.env("RUST_LOG", "trace").env("DAPMUX_MIRROR_AUTH_TIMEOUT_MS", "1500");
+        c.env("RUST_LOG", "trace").env("AGENTDAP_MIRROR_AUTH_TIMEOUT_MS", "1500");
     });
     let id = stopped_session(&mut a);
     let (port, token) = expose(&mut a, &id);
@@ -543,7 +543,7 @@ fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_agent() {
     let id = stopped_session(&mut a);
     let (port, token) = expose(&mut a, &id);
 
-    // Twenty idle connections queued while dapmux is stopped (more than one wake-up's worth),
+    // Twenty idle connections queued while agentdap is stopped (more than one wake-up's worth),
     // then the IDE: it is accepted and attaches; the oldest idle ones were evicted.
     a.d.signal(libc::SIGSTOP);
     let mut idle: Vec<Raw> = (0..20).map(|_| Raw::connect(port)).collect();
@@ -621,7 +621,7 @@ fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_agent() {
         let r = a.call("context", json!({"session": id}));
         assert!(!r.is_error, "the agent's call failed under mirror load: {}", r.text);
     }
-    assert!(sender.join().expect("writer"), "dapmux read the whole burst");
+    assert!(sender.join().expect("writer"), "agentdap read the whole burst");
     // They complete out of order: refusals at once, evaluations later.
     let mut answers = Vec::new();
     while answers.len() < 24 {

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use dapmux::dap::adapters::{self, delve, lldb, AdapterKind, RealHost, ResolveInput, Transport};
-use dapmux::dap::framing::Decoder;
-use dapmux::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
-use dapmux::dap::tcp::{Connector, PortScanner, Scan, Step};
+use agentdap::dap::adapters::{self, delve, lldb, AdapterKind, RealHost, ResolveInput, Transport};
+use agentdap::dap::framing::Decoder;
+use agentdap::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
+use agentdap::dap::tcp::{Connector, PortScanner, Scan, Step};
 use mio::{Events, Interest, Poll, Token};
 use serde_json::{json, Value};
 use spawn_util::{group_members, running, wait_until, DEADLINE};
@@ -174,7 +174,7 @@ fn event(name: &'static str) -> impl Fn(&Value) -> bool {
 }
 
 fn initialize_args(adapter_id: &str) -> Value {
-    json!({"clientID": "dapmux", "adapterID": adapter_id, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})
+    json!({"clientID": "agentdap", "adapterID": adapter_id, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})
 }
 
 fn reap(pid: Pid) {

@@ -1,7 +1,7 @@
 //! No orphans for lldb-dap and Delve (DESIGN §2, issue 7): after `disconnect`, stdin EOF,
-//! SIGTERM and SIGKILL of dapmux, no adapter, lldb-server or debuggee is alive (polled through
+//! SIGTERM and SIGKILL of agentdap, no adapter, lldb-server or debuggee is alive (polled through
 //! `/proc`). Plus CASES C13: a TCP adapter that never announces its port is reached on a port
-//! dapmux chose, with refused connects retried; one that exits with a usage error fails fast
+//! agentdap chose, with refused connects retried; one that exits with a usage error fails fast
 //! with its stderr.
 
 mod agent;
@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use agent::{alive, assert_all_gone, build, fixture, require, scratch, Agent};
-use dapmux::dap::spawn::Pid;
-use dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::dap::spawn::Pid;
+use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::json;
 
 const EXIT: Duration = Duration::from_secs(4);
@@ -65,7 +65,7 @@ fn comm(pid: Pid) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_owned()
 }
 
-/// A running session of `kind` and every process of it below dapmux (the watchdog excluded).
+/// A running session of `kind` and every process of it below agentdap (the watchdog excluded).
 fn running(kind: &str) -> (Agent, Vec<Pid>) {
     let f = fixtures();
     let mut a = Agent::start_plain(|cmd| {
@@ -113,8 +113,8 @@ fn after_sigterm(kind: &str) {
 fn after_sigkill(kind: &str) {
     let (mut a, tree) = running(kind);
     a.d.signal(libc::SIGKILL);
-    assert!(a.d.wait_exit(EXIT).is_some(), "dapmux survived SIGKILL");
-    assert_all_gone(&tree, GONE, &format!("{kind}: after SIGKILL of dapmux"));
+    assert!(a.d.wait_exit(EXIT).is_some(), "agentdap survived SIGKILL");
+    assert_all_gone(&tree, GONE, &format!("{kind}: after SIGKILL of agentdap"));
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn lldb_sigterm_leaves_nothing() {
 }
 
 #[test]
-fn lldb_sigkill_of_dapmux_leaves_nothing() {
+fn lldb_sigkill_of_agentdap_leaves_nothing() {
     after_sigkill("lldb");
 }
 
@@ -153,11 +153,11 @@ fn delve_sigterm_leaves_nothing() {
 }
 
 #[test]
-fn delve_sigkill_of_dapmux_leaves_nothing() {
+fn delve_sigkill_of_agentdap_leaves_nothing() {
     after_sigkill("delve");
 }
 
-/// dapmux with a config declaring the fake TCP adapter with `args`.
+/// agentdap with a config declaring the fake TCP adapter with `args`.
 fn tcp_agent(args: &[&str]) -> Agent {
     let dir = scratch(&format!("c13-{}", args.len()));
     let mut all = vec![fixture("fake_tcp_adapter.py")];
@@ -167,11 +167,11 @@ fn tcp_agent(args: &[&str]) -> Agent {
     let path = dir.join("config.json");
     std::fs::write(&path, config.to_string()).expect("write config");
     Agent::start_plain(|cmd| {
-        cmd.env("DAPMUX_CONFIG", &path);
+        cmd.env("AGENTDAP_CONFIG", &path);
     })
 }
 
-/// CASES C13: no banner; the port is dapmux's choice and the connect is retried until the
+/// CASES C13: no banner; the port is agentdap's choice and the connect is retried until the
 /// adapter listens (here after 0.4 s).
 #[test]
 fn c13_tcp_adapter_without_banner_is_reached_on_a_chosen_port() {

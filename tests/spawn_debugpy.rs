@@ -1,6 +1,6 @@
 //! The real debugpy adapter from its recipe: spawns, answers DAP `initialize` over the non-blocking pipes, its quirks match what it says, and its process group is gone after `kill_group`; a Python without debugpy maps to `adapter_not_found`.
 //!
-//! The interpreter is `$DAPMUX_TEST_PYTHON`, else `.deps/venv/bin/python` in the crate (the
+//! The interpreter is `$AGENTDAP_TEST_PYTHON`, else `.deps/venv/bin/python` in the crate (the
 //! venv `.ci/run` creates with debugpy installed). Missing → the test fails, it does not skip.
 
 mod spawn_util;
@@ -9,18 +9,18 @@ use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use dapmux::dap::adapters::{self, debugpy, AdapterKind, RealHost, ResolveInput};
-use dapmux::dap::framing::Decoder;
-use dapmux::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
+use agentdap::dap::adapters::{self, debugpy, AdapterKind, RealHost, ResolveInput};
+use agentdap::dap::framing::Decoder;
+use agentdap::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
 use mio::{Events, Interest, Poll, Token};
 use serde_json::{json, Value};
 use spawn_util::{group_members, wait_until, DEADLINE};
 
 fn python() -> PathBuf {
-    let path = std::env::var_os("DAPMUX_TEST_PYTHON")
+    let path = std::env::var_os("AGENTDAP_TEST_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".deps/venv/bin/python"));
-    assert!(path.exists(), "no Python with debugpy at {} (set DAPMUX_TEST_PYTHON)", path.display());
+    assert!(path.exists(), "no Python with debugpy at {} (set AGENTDAP_TEST_PYTHON)", path.display());
     path
 }
 
@@ -47,7 +47,7 @@ fn real_debugpy_answers_initialize_and_dies_with_its_group() {
     poll.registry().register(&mut adapter.stdout, STDOUT, Interest::READABLE).expect("register stdout");
     poll.registry().register(&mut adapter.stderr, STDERR, Interest::READABLE).expect("register stderr");
     let body = json!({"seq": 1, "type": "request", "command": "initialize",
-        "arguments": {"clientID": "dapmux", "adapterID": "debugpy", "linesStartAt1": true,
+        "arguments": {"clientID": "agentdap", "adapterID": "debugpy", "linesStartAt1": true,
                       "columnsStartAt1": true, "pathFormat": "path"}})
     .to_string();
     let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
@@ -135,7 +135,7 @@ fn python_without_debugpy_maps_to_adapter_not_found() {
     assert_eq!(
         err.to_string(),
         format!(
-            "debugpy: the debugpy module is not installed for {}; install it with: {} (or `dapmux install debugpy` for a private copy dapmux finds by itself)",
+            "debugpy: the debugpy module is not installed for {}; install it with: {} (or `agentdap install debugpy` for a private copy agentdap finds by itself)",
             python.display(),
             debugpy::install_command(&python)
         )

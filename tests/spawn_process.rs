@@ -4,7 +4,7 @@ mod spawn_util;
 
 use std::io::{self, Read, Write};
 
-use dapmux::dap::spawn::{self, spawn_adapter, AdapterCommand, Pid, SpawnedAdapter, StderrTail};
+use agentdap::dap::spawn::{self, spawn_adapter, AdapterCommand, Pid, SpawnedAdapter, StderrTail};
 use spawn_util::{group_members, park, role, running, start_helper, wait_until, DEADLINE};
 
 fn sh(script: &str) -> AdapterCommand {
@@ -42,7 +42,7 @@ fn kill_group_removes_the_whole_tree() {
     let SpawnedAdapter { pid, pgid, .. } = spawn_adapter(&sh("sleep 100 & sleep 100 & wait")).expect("spawn");
     assert_eq!(pid, pgid);
     // SAFETY: getpgrp takes no arguments.
-    assert_ne!(pgid, unsafe { libc::getpgrp() }, "the adapter must not share dapmux's group");
+    assert_ne!(pgid, unsafe { libc::getpgrp() }, "the adapter must not share agentdap's group");
     assert!(wait_until(DEADLINE, || group_members(pgid).len() == 3), "sh + 2 sleeps: {:?}", group_members(pgid));
     assert_eq!(spawn::kill_group(pgid).ok(), Some(true));
     assert!(wait_until(DEADLINE, || group_members(pgid).is_empty()), "left: {:?}", group_members(pgid));

@@ -1,10 +1,10 @@
-//! `console: terminal` (DESIGN §4–§5): dapmux runs the program itself through the adapter's
+//! `console: terminal` (DESIGN §4–§5): agentdap runs the program itself through the adapter's
 //! `runInTerminal` (debugpy's launcher, lldb-dap's `--launch-target`), owning its stdin
 //! (`send_input`), under the `--host-requests` policy (allow, deny, ask with
 //! `resolve_host_request`); the `dap_request` escape hatch; and no process left behind after
-//! `disconnect` or SIGKILL of dapmux. Real debugpy and lldb-dap-22; fails when one is missing.
+//! `disconnect` or SIGKILL of agentdap. Real debugpy and lldb-dap-22; fails when one is missing.
 //!
-//! The program's own stdout and stderr never reach dapmux's stdout: every reply here is read
+//! The program's own stdout and stderr never reach agentdap's stdout: every reply here is read
 //! as a JSON line, which a stray line would break.
 
 mod agent;
@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agent::{alive, assert_all_gone, build, fixture, require, scratch, sent_commands, Agent, HYGIENE};
-use dapmux::dap::spawn::{self, Pid};
-use dapmux::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::dap::spawn::{self, Pid};
+use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
 
 /// Reads lines until end of input, echoing each; says on stderr how many bytes it read.
@@ -61,12 +61,12 @@ fn is_watchdog(pid: Pid) -> bool {
     cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
 }
 
-/// dapmux's descendants but its watchdog.
+/// agentdap's descendants but its watchdog.
 fn session_processes(a: &Agent) -> Vec<Pid> {
     a.descendants().into_iter().filter(|&p| !is_watchdog(p)).collect()
 }
 
-/// The process dapmux started for `runInTerminal`: a direct child of dapmux, not an adapter,
+/// The process agentdap started for `runInTerminal`: a direct child of agentdap, not an adapter,
 /// leading its own process group.
 fn terminal_process(a: &Agent, cmdline_part: &str) -> Pid {
     let mut found = None;
@@ -79,7 +79,7 @@ fn terminal_process(a: &Agent, cmdline_part: &str) -> Pid {
             });
             found.is_some()
         }),
-        "no child of dapmux runs {cmdline_part}: {:?}",
+        "no child of agentdap runs {cmdline_part}: {:?}",
         a.descendants()
     );
     let pid = found.unwrap_or(0);
@@ -163,9 +163,9 @@ fn lldb_terminal_at_line_8() -> (Agent, String) {
 #[test]
 fn lldb_runs_a_c_program_in_a_terminal() {
     let (mut a, source) = lldb_terminal_at_line_8();
-    // lldb-dap ran its launcher through dapmux, which exec'd the program: dapmux's child.
+    // lldb-dap ran its launcher through agentdap, which exec'd the program: agentdap's child.
     let pid = terminal_process(&a, "echo");
-    assert_eq!(a.session("s1")["pid"], json!(pid), "the debuggee is the process dapmux started");
+    assert_eq!(a.session("s1")["pid"], json!(pid), "the debuggee is the process agentdap started");
     assert!(all_output(&mut a, "stdout").contains("ready"));
     a.ok("send_input", json!({"text": "one\ntwo\n", "eof": true}));
     a.ok("set_breakpoints", json!({"path": source, "breakpoints": []}));
@@ -185,7 +185,7 @@ fn lldb_runs_a_c_program_in_a_terminal() {
 #[test]
 fn deny_policy_fails_the_launch_and_leaves_nothing() {
     let mut a = Agent::start_with(|cmd| {
-        cmd.env("DAPMUX_HOST_REQUESTS", "deny");
+        cmd.env("AGENTDAP_HOST_REQUESTS", "deny");
     });
     let r = a.call("launch", json!({"program": fixture("py/greet.py"), "console": "terminal"}));
     assert_eq!(r.code(), "unsupported", "{}", r.text);
@@ -246,7 +246,7 @@ fn ask_policy_holds_the_request_until_resolved() {
 }
 
 #[test]
-fn dap_request_sends_what_dapmux_does_not_track_and_refuses_the_rest() {
+fn dap_request_sends_what_agentdap_does_not_track_and_refuses_the_rest() {
     let mut a = Agent::start();
     let program = fixture("py/app.py");
     let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 2}]}));
@@ -273,11 +273,11 @@ fn dap_request_sends_what_dapmux_does_not_track_and_refuses_the_rest() {
     assert!(!sent.iter().any(|c| c == "continue" || c == "stepIn"), "{sent:?}");
 }
 
-/// The debuggee under debugpy's launcher is dapmux's grandchild, outside the adapter's tree:
-/// `disconnect` ends it, and so does the watchdog when dapmux is SIGKILLed.
+/// The debuggee under debugpy's launcher is agentdap's grandchild, outside the adapter's tree:
+/// `disconnect` ends it, and so does the watchdog when agentdap is SIGKILLed.
 #[test]
-fn terminal_processes_die_with_the_session_and_with_dapmux() {
-    for kill_dapmux in [false, true] {
+fn terminal_processes_die_with_the_session_and_with_agentdap() {
+    for kill_agentdap in [false, true] {
         let mut a = Agent::start();
         let r = a.ok(
             "launch",
@@ -297,21 +297,25 @@ fn terminal_processes_die_with_the_session_and_with_dapmux() {
         assert_eq!(spawn::proc_stat(debuggee).map(|s| s.ppid).ok(), Some(launcher), "the launcher runs the program");
         let tree = session_processes(&a);
         assert!(alive(debuggee) && tree.contains(&debuggee), "{tree:?}");
-        if kill_dapmux {
+        if kill_agentdap {
             a.d.signal(libc::SIGKILL);
-            assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "dapmux survived SIGKILL");
+            assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "agentdap survived SIGKILL");
         } else {
             a.ok("disconnect", json!({}));
         }
-        assert_all_gone(&[debuggee, launcher], HYGIENE, if kill_dapmux { "after SIGKILL" } else { "after disconnect" });
+        assert_all_gone(
+            &[debuggee, launcher],
+            HYGIENE,
+            if kill_agentdap { "after SIGKILL" } else { "after disconnect" },
+        );
         assert_all_gone(&tree, HYGIENE, "the whole tree");
     }
 }
 
-/// lldb-dap's program runs under dapmux (not lldb-server): SIGKILL of dapmux takes it, the
+/// lldb-dap's program runs under agentdap (not lldb-server): SIGKILL of agentdap takes it, the
 /// adapter and lldb-server along (PR_SET_PDEATHSIG, the watchdog).
 #[test]
-fn lldb_terminal_program_dies_with_dapmux() {
+fn lldb_terminal_program_dies_with_agentdap() {
     let exe = c_program().to_string_lossy().into_owned();
     let mut a = Agent::start_plain(|_| {});
     let r = a.ok("launch", json!({"program": exe, "console": "terminal"}));
@@ -320,9 +324,9 @@ fn lldb_terminal_program_dies_with_dapmux() {
     let tree = session_processes(&a);
     assert!(tree.len() >= 3, "lldb-dap, lldb-server and the program: {tree:?}");
     a.d.signal(libc::SIGKILL);
-    assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "dapmux survived SIGKILL");
-    assert_all_gone(&[pid], HYGIENE, "the program after SIGKILL of dapmux");
-    assert_all_gone(&tree, HYGIENE, "after SIGKILL of dapmux");
+    assert!(a.d.wait_exit(Duration::from_secs(4)).is_some(), "agentdap survived SIGKILL");
+    assert_all_gone(&[pid], HYGIENE, "the program after SIGKILL of agentdap");
+    assert_all_gone(&tree, HYGIENE, "after SIGKILL of agentdap");
 }
 
 /// A prompt without a newline is output: `wait {for: output}` answers when it appears, and the
@@ -373,7 +377,7 @@ fn restart_of_a_terminal_session_runs_the_program_in_a_terminal_again() {
     assert!(stdout.contains("hello first") && stdout.contains("hello second"), "{stdout}");
 }
 
-/// A program lldb-dap had dapmux run in a terminal goes with the adapter when the adapter dies
+/// A program lldb-dap had agentdap run in a terminal goes with the adapter when the adapter dies
 /// (killed, crashed): it cannot be debugged any more and must not run on unseen.
 #[test]
 fn a_terminal_program_goes_with_a_killed_adapter() {
@@ -391,7 +395,7 @@ fn a_terminal_program_goes_with_a_killed_adapter() {
             let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
             st.is_some_and(|s| s.ppid == a.d.pid()) && String::from_utf8_lossy(&cmd).contains("lldb-dap")
         })
-        .expect("lldb-dap below dapmux");
+        .expect("lldb-dap below agentdap");
     // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
     unsafe { libc::kill(adapter, libc::SIGKILL) };
     agent::assert_all_gone(&[program], Duration::from_secs(6), "the terminal program after its adapter died");

@@ -1,4 +1,4 @@
-//! `dapmux demo`: the main job on an embedded program. Writes a small buggy Python program to a
+//! `agentdap demo`: the main job on an embedded program. Writes a small buggy Python program to a
 //! fresh temporary directory, starts this very binary as an MCP server over pipes, and debugs
 //! the program through `tools/call` exactly as an agent would, printing each step. A blocking
 //! client (a reader thread gives reads a deadline); it never runs inside the server.
@@ -51,24 +51,24 @@ impl From<String> for Failure {
     }
 }
 
-/// `dapmux demo`: 0 when the whole session ran and found the bug, 1 otherwise.
+/// `agentdap demo`: 0 when the whole session ran and found the bug, 1 otherwise.
 pub fn run(no_install: bool) -> u8 {
     let Some(data) = super::data_dir() else {
-        eprintln!("dapmux demo: neither $XDG_DATA_HOME nor $HOME is set: no data directory for debugpy");
+        eprintln!("agentdap demo: neither $XDG_DATA_HOME nor $HOME is set: no data directory for debugpy");
         return 1;
     };
     let Some(python) = interpreter(&data, no_install) else { return 1 };
     let dir = match TempDir::new() {
         Ok(dir) => dir,
         Err(e) => {
-            eprintln!("dapmux demo: cannot create a temporary directory: {e}");
+            eprintln!("agentdap demo: cannot create a temporary directory: {e}");
             return 1;
         }
     };
     match session(&dir.0, &python) {
         Ok(()) => 0,
         Err(Failure(message)) => {
-            eprintln!("\ndapmux demo failed: {message}");
+            eprintln!("\nagentdap demo failed: {message}");
             1
         }
     }
@@ -79,29 +79,33 @@ fn interpreter(data: &Path, no_install: bool) -> Option<Python> {
     let force = std::env::var_os(install::ENV_FORCE_INSTALL).is_some_and(|v| v == "1");
     let mut skipped = Vec::new();
     if let Some((python, version)) = install::find_with_debugpy(data, force, &mut skipped) {
-        eprintln!("dapmux demo: using debugpy {version} with {} ({})", python.path.display(), python.source.describe());
+        eprintln!(
+            "agentdap demo: using debugpy {version} with {} ({})",
+            python.path.display(),
+            python.source.describe()
+        );
         return Some(python);
     }
     for note in &skipped {
-        eprintln!("dapmux demo: {note}");
+        eprintln!("agentdap demo: {note}");
     }
     if no_install {
         eprintln!(
-            "dapmux demo: no Python with debugpy found ($DAPMUX_PYTHON, $VIRTUAL_ENV, {}, python3).\n\
+            "agentdap demo: no Python with debugpy found ($AGENTDAP_PYTHON, $VIRTUAL_ENV, {}, python3).\n\
              Install it with:\n    {}",
             data.display(),
             install::install_hint(data)
         );
         return None;
     }
-    eprintln!("dapmux demo: no Python with debugpy found; installing it into dapmux's data dir {}", data.display());
+    eprintln!("agentdap demo: no Python with debugpy found; installing it into agentdap's data dir {}", data.display());
     match install::install_debugpy(data) {
         Ok(done) => {
-            eprintln!("dapmux demo: installed debugpy {} for {}", done.version, done.python.path.display());
+            eprintln!("agentdap demo: installed debugpy {} for {}", done.version, done.python.path.display());
             Some(done.python)
         }
         Err(e) => {
-            eprintln!("dapmux demo: cannot install debugpy: {e}");
+            eprintln!("agentdap demo: cannot install debugpy: {e}");
             None
         }
     }
@@ -115,7 +119,7 @@ impl TempDir {
         let mut random = [0u8; 6];
         getrandom::getrandom(&mut random).map_err(|e| std::io::Error::other(e.to_string()))?;
         let suffix: String = random.iter().map(|b| format!("{b:02x}")).collect();
-        let path = std::env::temp_dir().join(format!("dapmux-demo-{}-{suffix}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("agentdap-demo-{}-{suffix}", std::process::id()));
         std::fs::create_dir(&path)?;
         Ok(TempDir(path))
     }
@@ -127,7 +131,7 @@ impl Drop for TempDir {
     }
 }
 
-/// The dapmux server under demonstration, spoken to over its stdin/stdout. Killed on drop if
+/// The agentdap server under demonstration, spoken to over its stdin/stdout. Killed on drop if
 /// it has not exited by then.
 struct Server {
     child: Child,
@@ -144,7 +148,7 @@ impl Server {
         let stderr_path = dir.join("server.log");
         let log = std::fs::File::create(&stderr_path).map_err(|e| format!("cannot create the server log: {e}"))?;
         let mut cmd = Process::new(exe);
-        cmd.env("DAPMUX_PYTHON", &python.path).env_remove("VIRTUAL_ENV");
+        cmd.env("AGENTDAP_PYTHON", &python.path).env_remove("VIRTUAL_ENV");
         if let Some(value) = python.pythonpath_value() {
             cmd.env("PYTHONPATH", value);
         }
@@ -154,7 +158,7 @@ impl Server {
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
-            .map_err(|e| format!("cannot start the dapmux server: {e}"))?;
+            .map_err(|e| format!("cannot start the agentdap server: {e}"))?;
         let stdin = child.stdin.take();
         let Some(stdout) = child.stdout.take() else { return Err(Failure("the server has no stdout".into())) };
         let (tx, lines) = mpsc::channel();
@@ -285,7 +289,7 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     };
     let path = program.display().to_string();
 
-    println!("dapmux demo: an agent debugs a small Python program through dapmux's MCP server."); // stdout-ok
+    println!("agentdap demo: an agent debugs a small Python program through agentdap's MCP server."); // stdout-ok
     println!("program: {path}"); // stdout-ok
     println!("  a checkout: 77.00 of goods with a 10% coupon should cost 69.30, but the receipt disagrees."); // stdout-ok
     println!("debugger: debugpy with {}", python.path.display()); // stdout-ok
@@ -293,7 +297,7 @@ fn session(dir: &Path, python: &Python) -> Result<(), Failure> {
     let mut server = Server::start(dir, python)?;
     let init = server.request(
         "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "dapmux-demo", "version": env!("CARGO_PKG_VERSION")}}),
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "agentdap-demo", "version": env!("CARGO_PKG_VERSION")}}),
     )?;
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     let info = &init["serverInfo"];

@@ -1,4 +1,4 @@
-"""A checkout for a small shop: the program `dapmux demo` debugs.
+"""A checkout for a small shop: the program `agentdap demo` debugs.
 
 The customer has a 10% coupon. The basket costs 77.00 before the discount, so the receipt
 should say 69.30, but it says something else. Where does the money go?

@@ -1,4 +1,4 @@
-//! `dapmux doctor`: a report of what the server would use for each adapter recipe (path,
+//! `agentdap doctor`: a report of what the server would use for each adapter recipe (path,
 //! version, which rule picked it) or the exact install command, plus facts about this binary.
 //! CLI only: runs `<tool> --version` and Python probes with deadlines. Always exits 0.
 
@@ -23,7 +23,7 @@ struct Row {
     notes: Vec<String>,
 }
 
-/// `dapmux doctor`: prints the report; 0 always (it is a report, not a check).
+/// `agentdap doctor`: prints the report; 0 always (it is a report, not a check).
 pub fn run() -> u8 {
     print!("{}", report()); // stdout-ok
     0
@@ -34,7 +34,7 @@ pub fn report() -> String {
     let mut out = String::new();
     let linkage = if cfg!(target_feature = "crt-static") { "statically linked" } else { "dynamically linked" };
     out.push_str(&format!(
-        "dapmux {} ({}-{}, {linkage})\n",
+        "agentdap {} ({}-{}, {linkage})\n",
         env!("CARGO_PKG_VERSION"),
         std::env::consts::ARCH,
         std::env::consts::OS
@@ -73,16 +73,16 @@ pub fn report() -> String {
 fn python_source(source: PythonSource) -> &'static str {
     match source {
         PythonSource::AdapterArgs => "adapter_args.python",
-        PythonSource::DapmuxPython => "from $DAPMUX_PYTHON",
+        PythonSource::AgentdapPython => "from $AGENTDAP_PYTHON",
         PythonSource::VirtualEnv => "from $VIRTUAL_ENV",
         PythonSource::DotVenv => "./.venv of the launch directory",
-        PythonSource::DataVenv => "dapmux's private venv (dapmux install debugpy)",
+        PythonSource::DataVenv => "agentdap's private venv (agentdap install debugpy)",
         PythonSource::Path => "python3 on PATH",
     }
 }
 
 /// debugpy: the interpreter the server would resolve (no launch `cwd`: this directory), whether
-/// it imports debugpy, and what `dapmux install debugpy` left in the data dir.
+/// it imports debugpy, and what `agentdap install debugpy` left in the data dir.
 fn debugpy_row(data: Option<&Path>) -> Row {
     let mut row = Row { name: debugpy::NAME, found: false, summary: String::new(), notes: Vec::new() };
     let installed = data.and_then(install::installed_in);
@@ -107,7 +107,7 @@ fn debugpy_row(data: Option<&Path>) -> Row {
             }
             if !row.found && installed.is_none() {
                 row.notes.push(format!(
-                    "install: dapmux install debugpy   (or: {})",
+                    "install: agentdap install debugpy   (or: {})",
                     debugpy::install_command(&interp.path)
                 ));
             }
@@ -116,7 +116,7 @@ fn debugpy_row(data: Option<&Path>) -> Row {
     if let Some((python, version)) = installed {
         let env: Vec<String> = install::client_env(&python).iter().map(|(k, v)| format!("{k}={v}")).collect();
         if row.found {
-            row.notes.push(format!("also installed by dapmux: debugpy {version} ({})", env.join(" ")));
+            row.notes.push(format!("also installed by agentdap: debugpy {version} ({})", env.join(" ")));
         } else {
             // The server finds what the MCP client's configuration points it at.
             row.found = true;

@@ -1,5 +1,5 @@
-//! `dapmux install <adapter>` and the Python side of the first run: finding an interpreter that
-//! already has debugpy, and installing debugpy into dapmux's data directory (a private venv,
+//! `agentdap install <adapter>` and the Python side of the first run: finding an interpreter that
+//! already has debugpy, and installing debugpy into agentdap's data directory (a private venv,
 //! else `pip --target`, else the distribution's package command). CLI only: runs Python and pip
 //! as child processes and blocks on them.
 
@@ -14,18 +14,18 @@ use crate::dap::adapters::{delve, find_on_path, lldb, shell_quote, AdapterKind, 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Tests set this to `1` so that `demo` ignores every interpreter outside dapmux's data dir and
+/// Tests set this to `1` so that `demo` ignores every interpreter outside agentdap's data dir and
 /// therefore always exercises the install path, whatever the machine's `python3` has.
-pub const ENV_FORCE_INSTALL: &str = "DAPMUX_DEMO_FORCE_INSTALL";
+pub const ENV_FORCE_INSTALL: &str = "AGENTDAP_DEMO_FORCE_INSTALL";
 
 /// Where an interpreter with debugpy came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
-    /// `$DAPMUX_PYTHON`.
-    DapmuxPython,
+    /// `$AGENTDAP_PYTHON`.
+    AgentdapPython,
     /// `$VIRTUAL_ENV/bin/python`.
     VirtualEnv,
-    /// `<data>/venv/bin/python`, made by `dapmux install debugpy`.
+    /// `<data>/venv/bin/python`, made by `agentdap install debugpy`.
     DataVenv,
     /// `python3` with `PYTHONPATH=<data>/pydeps` (the `pip --target` fallback).
     DataPydeps,
@@ -37,10 +37,10 @@ impl Source {
     /// How `doctor` and `demo` name it.
     pub fn describe(self) -> &'static str {
         match self {
-            Source::DapmuxPython => "from $DAPMUX_PYTHON",
+            Source::AgentdapPython => "from $AGENTDAP_PYTHON",
             Source::VirtualEnv => "from $VIRTUAL_ENV",
-            Source::DataVenv => "dapmux's private venv",
-            Source::DataPydeps => "python3 + dapmux's pydeps",
+            Source::DataVenv => "agentdap's private venv",
+            Source::DataPydeps => "python3 + agentdap's pydeps",
             Source::Path => "python3 on PATH",
         }
     }
@@ -109,7 +109,7 @@ pub fn system_python3() -> Option<PathBuf> {
     find_on_path("python3", &RealHost)
 }
 
-/// What dapmux itself installed into `data`, if it imports: the venv, else pydeps.
+/// What agentdap itself installed into `data`, if it imports: the venv, else pydeps.
 pub fn installed_in(data: &Path) -> Option<(Python, String)> {
     let venv = Python { path: venv_python(data), pythonpath: None, source: Source::DataVenv };
     if venv.path.exists() {
@@ -127,13 +127,13 @@ pub fn installed_in(data: &Path) -> Option<(Python, String)> {
     None
 }
 
-/// The first interpreter that imports debugpy, in order: `$DAPMUX_PYTHON`, `$VIRTUAL_ENV`, the
+/// The first interpreter that imports debugpy, in order: `$AGENTDAP_PYTHON`, `$VIRTUAL_ENV`, the
 /// data dir (venv, then pydeps), `python3` on `PATH`. With `data_only`, only the data dir.
 /// Each candidate is checked by running it. `skipped` collects why a set candidate did not qualify.
 pub fn find_with_debugpy(data: &Path, data_only: bool, skipped: &mut Vec<String>) -> Option<(Python, String)> {
     let env_path = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let early = [
-        (env_path("DAPMUX_PYTHON"), Source::DapmuxPython),
+        (env_path("AGENTDAP_PYTHON"), Source::AgentdapPython),
         (env_path("VIRTUAL_ENV").map(|v| v.join("bin/python")), Source::VirtualEnv),
     ];
     if !data_only {
@@ -228,7 +228,7 @@ fn this_distro_pip_command() -> String {
 /// The command that installs debugpy the way [`install_debugpy`] would, for `--no-install`.
 pub fn install_hint(data: &Path) -> String {
     format!(
-        "dapmux install debugpy   (does: python3 -m venv {0}/venv && {0}/venv/bin/python -m pip install debugpy)",
+        "agentdap install debugpy   (does: python3 -m venv {0}/venv && {0}/venv/bin/python -m pip install debugpy)",
         data.display()
     )
 }
@@ -279,7 +279,7 @@ pub fn install_debugpy(data: &Path) -> Result<Installed, InstallError> {
         .map_err(|e| InstallError::Failed { step: format!("mkdir -p {}", data.display()), tail: format!("    {e}") })?;
     let venv = data.join("venv");
     let venv_py = venv_python(data);
-    eprintln!("dapmux: installing debugpy into a private venv: {}", venv.display());
+    eprintln!("agentdap: installing debugpy into a private venv: {}", venv.display());
     // A venv left by an interrupted earlier run is reused when its pip works, else recreated.
     // `--system-site-packages`: debugpy runs the program with this interpreter (unless the launch
     // says `python`), so the program still sees the packages installed for python3.
@@ -300,7 +300,7 @@ pub fn install_debugpy(data: &Path) -> Result<Installed, InstallError> {
         return Err(InstallError::NoPip { command: this_distro_pip_command() });
     }
     let pydeps = pydeps_dir(data);
-    eprintln!("dapmux: python3 cannot make a venv (no ensurepip); installing with pip --target {}", pydeps.display());
+    eprintln!("agentdap: python3 cannot make a venv (no ensurepip); installing with pip --target {}", pydeps.display());
     // `--target` also skips PEP 668's externally-managed check: nothing system-wide changes.
     step(
         Process::new(&python3)
@@ -324,21 +324,21 @@ fn verified(python: Python) -> Result<Installed, InstallError> {
     }
 }
 
-/// How to point an MCP client (or a shell) at `python`: `DAPMUX_PYTHON=…` plus `PYTHONPATH=…`
+/// How to point an MCP client (or a shell) at `python`: `AGENTDAP_PYTHON=…` plus `PYTHONPATH=…`
 /// for the pydeps fallback, as `(name, value)` pairs.
 pub fn client_env(python: &Python) -> Vec<(&'static str, String)> {
-    let mut env = vec![("DAPMUX_PYTHON", python.path.display().to_string())];
+    let mut env = vec![("AGENTDAP_PYTHON", python.path.display().to_string())];
     if let Some(dir) = &python.pythonpath {
         env.push(("PYTHONPATH", dir.display().to_string()));
     }
     env
 }
 
-/// `dapmux install <adapter>`: 0 installed (or already there), 1 failed or needs a package
+/// `agentdap install <adapter>`: 0 installed (or already there), 1 failed or needs a package
 /// command run by the user, 2 unknown adapter.
 pub fn run(adapter: &str) -> u8 {
     let Some(kind) = AdapterKind::from_name(adapter) else {
-        eprintln!("dapmux: unknown adapter {adapter:?}; known adapters: {}", crate::cli::known_adapters());
+        eprintln!("agentdap: unknown adapter {adapter:?}; known adapters: {}", crate::cli::known_adapters());
         return 2;
     };
     match kind {
@@ -350,7 +350,7 @@ pub fn run(adapter: &str) -> u8 {
 
 fn install_debugpy_command() -> u8 {
     let Some(data) = crate::cli::data_dir() else {
-        eprintln!("dapmux: neither $XDG_DATA_HOME nor $HOME is set: no data directory to install into");
+        eprintln!("agentdap: neither $XDG_DATA_HOME nor $HOME is set: no data directory to install into");
         return 1;
     };
     match install_debugpy(&data) {
@@ -364,7 +364,7 @@ fn install_debugpy_command() -> u8 {
             let env = client_env(python);
             let json: Vec<String> =
                 env.iter().map(|(k, v)| format!("\"{k}\": {}", serde_json::Value::from(v.as_str()))).collect();
-            println!("Give it to dapmux in your MCP client's configuration:"); // stdout-ok
+            println!("Give it to agentdap in your MCP client's configuration:"); // stdout-ok
             println!("  \"env\": {{{}}}", json.join(", ")); // stdout-ok
             let toml: Vec<String> =
                 env.iter().map(|(k, v)| format!("{k} = {}", serde_json::Value::from(v.as_str()))).collect();
@@ -372,7 +372,7 @@ fn install_debugpy_command() -> u8 {
             0
         }
         Err(e) => {
-            eprintln!("dapmux: installing debugpy failed: {e}");
+            eprintln!("agentdap: installing debugpy failed: {e}");
             1
         }
     }
@@ -386,7 +386,7 @@ fn package_adapter(name: &str, found: Option<PathBuf>, command: &str) -> u8 {
             0
         }
         None => {
-            println!("{name} is not installed; dapmux does not run package managers. Install it with:"); // stdout-ok
+            println!("{name} is not installed; agentdap does not run package managers. Install it with:"); // stdout-ok
             println!("  {command}"); // stdout-ok
             1
         }
@@ -413,7 +413,7 @@ mod tests {
     #[test]
     fn client_env_adds_pythonpath_only_for_pydeps() {
         let venv = Python { path: PathBuf::from("/d/venv/bin/python"), pythonpath: None, source: Source::DataVenv };
-        assert_eq!(client_env(&venv), vec![("DAPMUX_PYTHON", "/d/venv/bin/python".to_string())]);
+        assert_eq!(client_env(&venv), vec![("AGENTDAP_PYTHON", "/d/venv/bin/python".to_string())]);
         let pydeps = Python {
             path: PathBuf::from("/usr/bin/python3"),
             pythonpath: Some("/d/pydeps".into()),
@@ -421,7 +421,7 @@ mod tests {
         };
         assert_eq!(
             client_env(&pydeps),
-            vec![("DAPMUX_PYTHON", "/usr/bin/python3".to_string()), ("PYTHONPATH", "/d/pydeps".to_string())]
+            vec![("AGENTDAP_PYTHON", "/usr/bin/python3".to_string()), ("PYTHONPATH", "/d/pydeps".to_string())]
         );
     }
 }

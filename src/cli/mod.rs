@@ -1,7 +1,7 @@
-//! The first-run subcommands (`demo`, `doctor`, `install`): argument parsing, dapmux's data
+//! The first-run subcommands (`demo`, `doctor`, `install`): argument parsing, agentdap's data
 //! directory, and running short helper commands with a deadline. This is CLI code: it may block,
 //! run child probes and print to stdout (each print marked `// stdout-ok`); nothing here is
-//! reachable from the MCP server (`dapmux` with no arguments), whose stdout carries MCP only.
+//! reachable from the MCP server (`agentdap` with no arguments), whose stdout carries MCP only.
 
 pub mod demo;
 pub mod doctor;
@@ -16,19 +16,19 @@ use std::time::{Duration, Instant};
 /// A subcommand and its arguments, as parsed from the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// `dapmux demo [--no-install]`.
+    /// `agentdap demo [--no-install]`.
     Demo {
         /// Print the install command instead of installing debugpy.
         no_install: bool,
     },
-    /// `dapmux doctor`.
+    /// `agentdap doctor`.
     Doctor,
-    /// `dapmux install <adapter>`.
+    /// `agentdap install <adapter>`.
     Install {
         /// The adapter as typed (validated when run, so the error can list the known ones).
         adapter: String,
     },
-    /// `dapmux <subcommand> --help`.
+    /// `agentdap <subcommand> --help`.
     Help {
         /// Which subcommand.
         name: &'static str,
@@ -39,11 +39,11 @@ pub enum Command {
 pub struct Subcommand {
     /// The word on the command line.
     pub name: &'static str,
-    /// The usage line after `dapmux `.
+    /// The usage line after `agentdap `.
     pub usage: &'static str,
     /// What it does, in one line.
     pub help: &'static str,
-    /// More, for `dapmux <subcommand> --help`.
+    /// More, for `agentdap <subcommand> --help`.
     pub details: &'static str,
 }
 
@@ -52,15 +52,15 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         name: "demo",
         usage: "demo [--no-install]",
-        help: "debug a small buggy Python program through dapmux's own MCP server, step by step",
+        help: "debug a small buggy Python program through agentdap's own MCP server, step by step",
         details: "Writes an embedded Python program with a bug to a temporary directory, starts this binary as an\n\
                   MCP server over pipes and debugs the program with tools/call as an agent would: launch with a\n\
                   breakpoint, context, evaluate, step, continue, output; then names the bug.\n\
-                  Python with debugpy is taken from $DAPMUX_PYTHON, $VIRTUAL_ENV, dapmux's data dir\n\
-                  ($XDG_DATA_HOME/dapmux, default ~/.local/share/dapmux) or python3; without one, debugpy is\n\
-                  installed into the data dir first (like `dapmux install debugpy`).\n\n\
+                  Python with debugpy is taken from $AGENTDAP_PYTHON, $VIRTUAL_ENV, agentdap's data dir\n\
+                  ($XDG_DATA_HOME/agentdap, default ~/.local/share/agentdap) or python3; without one, debugpy is\n\
+                  installed into the data dir first (like `agentdap install debugpy`).\n\n\
                   Options:\n  --no-install   print the install command instead of installing; exit 1\n\n\
-                  Environment (for tests): DAPMUX_DEMO_FORCE_INSTALL=1 ignores every interpreter outside the data\n\
+                  Environment (for tests): AGENTDAP_DEMO_FORCE_INSTALL=1 ignores every interpreter outside the data\n\
                   dir, so the install path runs even where python3 has debugpy.",
     },
     Subcommand {
@@ -73,11 +73,11 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         name: "install",
         usage: "install <adapter>",
-        help: "install an adapter (debugpy: into a private venv in dapmux's data dir)",
+        help: "install an adapter (debugpy: into a private venv in agentdap's data dir)",
         details: "debugpy: `python3 -m venv <data>/venv` and pip install debugpy there (idempotent); when venv or\n\
                   ensurepip is missing, `pip install --target <data>/pydeps`; when pip is missing, prints the\n\
-                  distribution's package command. Prints the DAPMUX_PYTHON to put in the MCP client's env.\n\
-                  <data> is $XDG_DATA_HOME/dapmux, default ~/.local/share/dapmux.\n\
+                  distribution's package command. Prints the AGENTDAP_PYTHON to put in the MCP client's env.\n\
+                  <data> is $XDG_DATA_HOME/agentdap, default ~/.local/share/agentdap.\n\
                   lldb, delve: prints the package command (exit 1), or where it is installed (exit 0).\n\
                   Unknown adapter: exit 2.",
     },
@@ -103,7 +103,7 @@ pub fn parse(name: &str, args: impl IntoIterator<Item = OsString>) -> Result<Com
     if words.iter().any(|w| w == "-h" || w == "--help") {
         return Ok(Command::Help { name: sub.name });
     }
-    let unexpected = |w: &str| Err(format!("{name}: unexpected argument {w}; usage: dapmux {}", sub.usage));
+    let unexpected = |w: &str| Err(format!("{name}: unexpected argument {w}; usage: agentdap {}", sub.usage));
     match sub.name {
         "demo" => {
             let mut no_install = false;
@@ -121,7 +121,7 @@ pub fn parse(name: &str, args: impl IntoIterator<Item = OsString>) -> Result<Com
         },
         _ => match words.as_slice() {
             [adapter] if !adapter.starts_with('-') => Ok(Command::Install { adapter: adapter.clone() }),
-            [] => Err(format!("install: which adapter? usage: dapmux {}; known: {}", sub.usage, known_adapters())),
+            [] => Err(format!("install: which adapter? usage: agentdap {}; known: {}", sub.usage, known_adapters())),
             [first, ..] if first.starts_with('-') => unexpected(first),
             [_, extra, ..] | [extra] => unexpected(extra),
         },
@@ -136,7 +136,7 @@ pub fn run(command: &Command) -> u8 {
         Command::Install { adapter } => install::run(adapter),
         Command::Help { name } => {
             let Some(sub) = SUBCOMMANDS.iter().find(|s| s.name == *name) else { return 2 };
-            println!("Usage: dapmux {}\n\n{}.\n\n{}", sub.usage, sub.help, sub.details); // stdout-ok
+            println!("Usage: agentdap {}\n\n{}.\n\n{}", sub.usage, sub.help, sub.details); // stdout-ok
             0
         }
     }
@@ -148,15 +148,15 @@ pub fn known_adapters() -> String {
     AdapterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
 }
 
-/// dapmux's data directory: `$XDG_DATA_HOME/dapmux` (when absolute), else
-/// `$HOME/.local/share/dapmux`. `None` when neither variable is usable.
+/// agentdap's data directory: `$XDG_DATA_HOME/agentdap` (when absolute), else
+/// `$HOME/.local/share/agentdap`. `None` when neither variable is usable.
 pub fn data_dir() -> Option<PathBuf> {
     let xdg = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
     let base = xdg.or_else(|| {
         let home = std::env::var_os("HOME").map(PathBuf::from).filter(|p| p.is_absolute())?;
         Some(home.join(".local/share"))
     })?;
-    Some(base.join("dapmux"))
+    Some(base.join("agentdap"))
 }
 
 /// What a helper command did.
@@ -241,17 +241,17 @@ mod tests {
         check("demo", &[], Ok(Command::Demo { no_install: false }));
         check("demo", &["--no-install"], Ok(Command::Demo { no_install: true }));
         check("demo", &["--help"], Ok(Command::Help { name: "demo" }));
-        check("demo", &["x"], Err("demo: unexpected argument x; usage: dapmux demo [--no-install]"));
+        check("demo", &["x"], Err("demo: unexpected argument x; usage: agentdap demo [--no-install]"));
         check("doctor", &[], Ok(Command::Doctor));
-        check("doctor", &["-v"], Err("doctor: unexpected argument -v; usage: dapmux doctor"));
+        check("doctor", &["-v"], Err("doctor: unexpected argument -v; usage: agentdap doctor"));
         check("install", &["debugpy"], Ok(Command::Install { adapter: "debugpy".into() }));
         check("install", &["nope"], Ok(Command::Install { adapter: "nope".into() }));
         check(
             "install",
             &[],
-            Err("install: which adapter? usage: dapmux install <adapter>; known: debugpy, lldb, delve"),
+            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve"),
         );
-        check("install", &["a", "b"], Err("install: unexpected argument b; usage: dapmux install <adapter>"));
+        check("install", &["a", "b"], Err("install: unexpected argument b; usage: agentdap install <adapter>"));
         check("serve", &[], Err("unknown subcommand serve"));
     }
 

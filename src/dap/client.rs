@@ -55,7 +55,7 @@ use super::protocol::{Capabilities, Event, Message, Nonconformances, Request, Re
 
 /// Default per-request timeout (DESIGN §9).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// Most requests in flight on one connection (dapmux's own, including `cancel`s). An agent
+/// Most requests in flight on one connection (agentdap's own, including `cancel`s). An agent
 /// drives one session with a handful at a time; more means a bug or a flood.
 pub const MAX_PENDING: usize = 1024;
 /// Most abandoned (timed-out or given-up) seqs remembered to recognise late replies; the oldest
@@ -76,7 +76,7 @@ pub use types::*;
 /// Who waits for a pending request's answer.
 enum Owner<O> {
     Caller(O),
-    /// dapmux's own `cancel` for an abandoned request: its answer is only logged.
+    /// agentdap's own `cancel` for an abandoned request: its answer is only logged.
     Cancel,
 }
 
@@ -98,7 +98,7 @@ pub struct DapClient<O> {
     /// [`OUTBOUND_HIGH_WATER`].
     out: Vec<u8>,
     out_head: usize,
-    /// The last seq dapmux used (0 before the first request).
+    /// The last seq agentdap used (0 before the first request).
     last_seq: i64,
     /// Cap: [`MAX_PENDING`].
     pending: BTreeMap<Seq, Pending<O>>,
@@ -313,7 +313,7 @@ impl<O: Origin> DapClient<O> {
         self.closed
     }
 
-    /// Requests in flight (including dapmux's own `cancel`s).
+    /// Requests in flight (including agentdap's own `cancel`s).
     pub fn pending_len(&self) -> usize {
         self.pending.len()
     }

@@ -1,5 +1,5 @@
 //! DAP wire types (DAP § Base Protocol): requests, responses, events, capabilities.
-//! Pure data and (de)serialisation; no state, no IO. What dapmux does not read stays a
+//! Pure data and (de)serialisation; no state, no IO. What agentdap does not read stays a
 //! `serde_json::Value` and passes through untouched.
 
 use std::fmt;
@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// A DAP `seq` or `request_seq` (DAP § Base Protocol `ProtocolMessage.seq`).
 ///
-/// dapmux's own seqs start at 1 and strictly increase per connection; an adapter's seqs are
+/// agentdap's own seqs start at 1 and strictly increase per connection; an adapter's seqs are
 /// carried as received (after coercion from a string, see [`Nonconformance::SeqAsString`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seq(i64);
@@ -64,7 +64,7 @@ pub struct Response {
     pub command: String,
     /// The raw short error (`cancelled`, `notStopped`, or free text) when `success` is false.
     pub message: Option<String>,
-    /// Passed through untouched. dapmux only ever *sends* an object here.
+    /// Passed through untouched. agentdap only ever *sends* an object here.
     pub body: Option<Value>,
 }
 
@@ -151,14 +151,14 @@ impl fmt::Display for MessageError {
     }
 }
 
-/// A deviation from the spec that dapmux tolerates (coerces) and reports once per connection.
+/// A deviation from the spec that agentdap tolerates (coerces) and reports once per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nonconformance {
     /// `seq` sent as a JSON string holding an integer (netcoredbg before its fix; CASES C05).
     SeqAsString,
     /// `request_seq` sent as a JSON string holding an integer.
     RequestSeqAsString,
-    /// A response or event without `seq` (taken as 0; dapmux never correlates on it).
+    /// A response or event without `seq` (taken as 0; agentdap never correlates on it).
     SeqMissing,
 }
 
@@ -228,7 +228,7 @@ impl Message {
     ///
     /// Lenient where real adapters deviate: `seq`/`request_seq` as a string holding an integer is
     /// coerced; a response or event without `seq` gets `Seq(0)`. A request needs a usable `seq`
-    /// (dapmux must echo it as `request_seq`). A `null` body or arguments reads as absent.
+    /// (agentdap must echo it as `request_seq`). A `null` body or arguments reads as absent.
     ///
     /// Errors: [`MessageError`] when the value is not a DAP message at all.
     pub fn from_value(value: Value) -> Result<Parsed, MessageError> {
@@ -339,7 +339,7 @@ impl Response {
     }
 }
 
-/// Most bytes of an adapter's error text dapmux keeps (a hostile `format` with many large
+/// Most bytes of an adapter's error text agentdap keeps (a hostile `format` with many large
 /// `variables` must not expand without bound).
 pub const MAX_ERROR_TEXT: usize = 4096;
 
@@ -443,7 +443,7 @@ mod secret_tests {
     }
 }
 
-/// DAP § Types `ExceptionBreakpointsFilter`, the fields dapmux reads.
+/// DAP § Types `ExceptionBreakpointsFilter`, the fields agentdap reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExceptionBreakpointsFilter {
     /// The id sent back in `setExceptionBreakpoints.filters`.
@@ -460,7 +460,7 @@ pub struct ExceptionBreakpointsFilter {
 
 macro_rules! capability_flags {
     ($($(#[$doc:meta])* $field:ident => $($name:literal)|+;)*) => {
-        /// DAP § Types `Capabilities`: the typed subset dapmux reads, plus the raw object as the
+        /// DAP § Types `Capabilities`: the typed subset agentdap reads, plus the raw object as the
         /// adapter sent it (for the `capabilities` tool and the mirror, which pass it on).
         /// Flags absent or not `true` read as `false`.
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -574,16 +574,16 @@ fn filters(v: Option<&Value>) -> Vec<ExceptionBreakpointsFilter> {
         .collect()
 }
 
-/// dapmux's `initialize` arguments (DAP § Requests Initialize, `InitializeRequestArguments`).
+/// agentdap's `initialize` arguments (DAP § Requests Initialize, `InitializeRequestArguments`).
 ///
 /// `adapter_id` is the adapter's `type` (`debugpy`, `lldb-dap`, `go`, …);
 /// `supports_run_in_terminal` is the session's runInTerminal policy (false while it is declined).
-/// Shape (keys serialise sorted): `{"adapterID",…,"clientID":"dapmux","clientName":"dapmux",
+/// Shape (keys serialise sorted): `{"adapterID",…,"clientID":"agentdap","clientName":"agentdap",
 /// "columnsStartAt1":true,"linesStartAt1":true,"pathFormat":"path",…}` — pinned by a test.
 pub fn initialize_arguments(adapter_id: &str, supports_run_in_terminal: bool) -> Value {
     serde_json::json!({
-        "clientID": "dapmux",
-        "clientName": "dapmux",
+        "clientID": "agentdap",
+        "clientName": "agentdap",
         "adapterID": adapter_id,
         "linesStartAt1": true,
         "columnsStartAt1": true,

@@ -5,8 +5,8 @@
 //! (issue 7) will add a non-blocking connect state machine here next to [`spawn_adapter`]; the
 //! adapter process itself is spawned the same way in both cases.
 //!
-//! Architecture invariant: nothing in dapmux calls `std::process::Child::wait`; every child (and
-//! every orphan reparented to dapmux while it is a subreaper) is reaped by [`reap_exited`].
+//! Architecture invariant: nothing in agentdap calls `std::process::Child::wait`; every child (and
+//! every orphan reparented to agentdap while it is a subreaper) is reaped by [`reap_exited`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
@@ -23,7 +23,7 @@ pub type Pid = libc::pid_t;
 
 /// What to run: program, arguments, working directory and environment changes.
 ///
-/// The child inherits dapmux's environment with `env` applied on top (`Some` sets, `None`
+/// The child inherits agentdap's environment with `env` applied on top (`Some` sets, `None`
 /// removes). Used for adapters and also fits `runInTerminal` children (DAP § Reverse Requests).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AdapterCommand {
@@ -31,7 +31,7 @@ pub struct AdapterCommand {
     pub program: OsString,
     /// Arguments after the program name.
     pub args: Vec<OsString>,
-    /// Working directory of the child; `None` keeps dapmux's.
+    /// Working directory of the child; `None` keeps agentdap's.
     pub cwd: Option<PathBuf>,
     /// Environment changes applied in order: `Some(value)` sets, `None` removes.
     pub env: Vec<(OsString, Option<OsString>)>,
@@ -100,12 +100,12 @@ impl fmt::Display for SpawnError {
 
 impl std::error::Error for SpawnError {}
 
-/// Spawns `cmd` with piped stdin/stdout/stderr (never inherited: dapmux's stdout is the MCP
+/// Spawns `cmd` with piped stdin/stdout/stderr (never inherited: agentdap's stdout is the MCP
 /// stream), in a new process group led by the child, with `PR_SET_PDEATHSIG(SIGKILL)` and an
 /// empty signal mask.
 ///
 /// PR_SET_PDEATHSIG fires when the *thread* that forked exits, so call this from the event
-/// loop's thread, which lives as long as dapmux. Blocks only for `fork`/`exec` (the exec
+/// loop's thread, which lives as long as agentdap. Blocks only for `fork`/`exec` (the exec
 /// result comes back over std's CLOEXEC pipe), never on the child's behaviour.
 ///
 /// Errors: [`SpawnError`]; on error no child is left running.
@@ -181,9 +181,9 @@ fn child_setup(parent: Pid) -> io::Result<()> {
     Ok(())
 }
 
-/// Marks dapmux as a child subreaper (`PR_SET_CHILD_SUBREAPER`): orphaned descendants
+/// Marks agentdap as a child subreaper (`PR_SET_CHILD_SUBREAPER`): orphaned descendants
 /// (debuggees whose adapter died, lldb-server, the debugpy launcher's children) are reparented
-/// to dapmux instead of init, so [`reap_exited`] sees them and the `/proc` walk finds them.
+/// to agentdap instead of init, so [`reap_exited`] sees them and the `/proc` walk finds them.
 /// Call once at server start. Errors: the `prctl` error.
 pub fn become_subreaper() -> io::Result<()> {
     // SAFETY: prctl with integer arguments only; no memory is passed.
@@ -199,7 +199,7 @@ pub const REAP_CAP: usize = 4096;
 
 /// Reaps every exited child without blocking (`waitpid(-1, WNOHANG)` until none is left, at
 /// most [`REAP_CAP`]). Call it on every SIGCHLD (signals coalesce, so one wake-up may stand for
-/// many exits) and once per shutdown tick. Returns `(pid, status)` in reap order; pids dapmux
+/// many exits) and once per shutdown tick. Returns `(pid, status)` in reap order; pids agentdap
 /// does not know (reparented orphans) are included and may be ignored.
 pub fn reap_exited() -> Vec<(Pid, ExitStatus)> {
     let mut reaped = Vec::new();
@@ -224,7 +224,7 @@ pub fn reap_exited() -> Vec<(Pid, ExitStatus)> {
 /// shutting an adapter down; follow with [`kill_group`] when the grace period ends.
 ///
 /// Returns `Ok(true)` if the group existed, `Ok(false)` if it is already gone (`ESRCH`).
-/// Errors: `InvalidInput` for `pgid <= 1` or dapmux's own group (that would signal dapmux or
+/// Errors: `InvalidInput` for `pgid <= 1` or agentdap's own group (that would signal agentdap or
 /// everything); other `kill` errors (`EPERM`).
 pub fn terminate_group(pgid: Pid) -> io::Result<bool> {
     signal_group(pgid, libc::SIGTERM)
@@ -323,7 +323,7 @@ impl StderrTail {
     }
 }
 
-/// The fields dapmux needs from `/proc/<pid>/stat` (proc(5)).
+/// The fields agentdap needs from `/proc/<pid>/stat` (proc(5)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProcStat {
     /// Field 1.
@@ -529,7 +529,7 @@ mod tests {
 
     #[test]
     fn spawn_of_missing_program_is_not_found() {
-        let got = spawn_adapter(&AdapterCommand::new("/nonexistent/dapmux-no-such-adapter"));
+        let got = spawn_adapter(&AdapterCommand::new("/nonexistent/agentdap-no-such-adapter"));
         assert!(matches!(got, Err(SpawnError::NotFound { .. })), "{got:?}");
         let mut cmd = AdapterCommand::new("sh");
         cmd.cwd = Some(PathBuf::from("/nonexistent/dir"));

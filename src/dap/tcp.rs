@@ -4,7 +4,7 @@
 //!
 //! 1. Spawn the adapter (`spawn_adapter`), register its stdout/stderr READABLE, create the
 //!    connector with [`Connector::awaiting_port`] (announced port) or [`Connector::new`]
-//!    (a port dapmux chose), and put [`Connector::next_deadline`] in the timer queue.
+//!    (a port agentdap chose), and put [`Connector::next_deadline`] in the timer queue.
 //! 2. Feed the adapter's stdout and stderr to one [`PortScanner`] each; on a match call
 //!    [`Connector::port_known`]. Bytes after the announcing line are adapter output as usual.
 //! 3. Whenever a call returns [`Step::Connect`]: `mio::net::TcpStream::connect(addr)`, register
@@ -267,7 +267,7 @@ impl Connector {
         self.addr
     }
 
-    /// A connector for a known address (a port dapmux chose): the first step is
+    /// A connector for a known address (a port agentdap chose): the first step is
     /// [`Step::Connect`] from [`Connector::start`]. Gives up at `now + timeout`.
     pub fn new(addr: SocketAddr, now: Instant, timeout: Duration) -> Connector {
         Connector {

@@ -1,4 +1,4 @@
-//! The watchdog (dapmux re-executed as `__watchdog`) that SIGKILLs recorded launched debuggees when the server's pipe closes, the server-side handle that feeds it, and the debuggee pid book; attached processes are never recorded.
+//! The watchdog (agentdap re-executed as `__watchdog`) that SIGKILLs recorded launched debuggees when the server's pipe closes, the server-side handle that feeds it, and the debuggee pid book; attached processes are never recorded.
 //!
 //! Wire format on the pipe (one ASCII line each, well under `PIPE_BUF`, so every write is
 //! atomic): `+<pid> <start_time>\n` records a launched process, `-<pid>\n` forgets it.
@@ -30,7 +30,7 @@ const MAX_LINE: usize = 64;
 /// Bytes of commands queued in the handle while the pipe is full.
 const MAX_PENDING: usize = 16 * 1024;
 
-/// Entry point of the watchdog process (`dapmux __watchdog`): reads commands from stdin (the
+/// Entry point of the watchdog process (`agentdap __watchdog`): reads commands from stdin (the
 /// server's pipe) until EOF, then SIGKILLs every recorded pid whose start time still matches
 /// (its whole process group first if it leads one) and returns the exit code (0).
 ///
@@ -191,7 +191,7 @@ fn close_fd(fd: libc::c_int) {
 /// The server's handle on its watchdog process: the non-blocking write end of the pipe.
 ///
 /// Dropping the handle closes the pipe, which makes the watchdog kill whatever is still
-/// recorded and exit — exactly what happens when dapmux dies, even by SIGKILL.
+/// recorded and exit — exactly what happens when agentdap dies, even by SIGKILL.
 #[derive(Debug)]
 pub struct Watchdog {
     pid: Pid,
@@ -202,7 +202,7 @@ pub struct Watchdog {
 impl Watchdog {
     /// Starts the watchdog as `/proc/self/exe __watchdog`: stdin is the pipe, stdout
     /// `/dev/null` (never the MCP stream), stderr inherited (logs), cwd `/`, in a new session
-    /// (so signals to dapmux's process group or terminal miss it) and without
+    /// (so signals to agentdap's process group or terminal miss it) and without
     /// PR_SET_PDEATHSIG. Call once at server start, after [`super::spawn::become_subreaper`].
     /// Errors: spawning or `fcntl` errors.
     pub fn start() -> io::Result<Watchdog> {
@@ -257,7 +257,7 @@ impl Watchdog {
         self.send(WatchdogCommand::Record { pid, start_time })
     }
 
-    /// Forgets a pid (it exited, or was detached and must survive dapmux).
+    /// Forgets a pid (it exited, or was detached and must survive agentdap).
     pub fn forget(&mut self, pid: Pid) -> io::Result<()> {
         self.send(WatchdogCommand::Forget { pid })
     }
@@ -320,10 +320,10 @@ fn set_nonblocking(file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// How dapmux came to know a debuggee.
+/// How agentdap came to know a debuggee.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
-    /// Launched on dapmux's behalf: recorded with the watchdog, killed if dapmux dies.
+    /// Launched on agentdap's behalf: recorded with the watchdog, killed if agentdap dies.
     Launched,
     /// Attached to: the user's process, never recorded, never killed.
     Attached,
@@ -352,7 +352,7 @@ pub fn process_event_pid(body: &Value) -> Option<(Pid, bool)> {
     Some((pid, attached))
 }
 
-/// Every debuggee pid dapmux knows, launched or attached, kept in step with the watchdog:
+/// Every debuggee pid agentdap knows, launched or attached, kept in step with the watchdog:
 /// launched ones are recorded there, attached ones never are. Capped at [`MAX_RECORDED`].
 #[derive(Debug, Default)]
 pub struct DebuggeeBook {

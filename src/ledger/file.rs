@@ -71,7 +71,7 @@ impl AppendFile {
         }
         if let Err(e) = self.try_append(bytes) {
             log::warn!(
-                "{}: cannot write {}: {e}; debugging goes on without this file (what dapmux keeps in memory still answers)",
+                "{}: cannot write {}: {e}; debugging goes on without this file (what agentdap keeps in memory still answers)",
                 self.what,
                 self.path.display()
             );
@@ -83,10 +83,10 @@ impl AppendFile {
     fn try_append(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.state == State::Open && self.when_full == WhenFull::Rotate {
             if self.replaced()? {
-                // Another dapmux rotated the file: follow it to the new one.
+                // Another agentdap rotated the file: follow it to the new one.
                 self.state = State::Closed;
             } else if let Some(f) = &self.file {
-                // Other dapmux processes append too: the cap counts their bytes as well.
+                // Other agentdap processes append too: the cap counts their bytes as well.
                 self.size = f.metadata()?.len();
             }
         }

@@ -99,16 +99,16 @@ fn kinds_round_trip_by_name() {
 }
 
 #[test]
-fn the_state_dir_follows_dapmux_then_xdg_then_home() {
+fn the_state_dir_follows_agentdap_then_xdg_then_home() {
     fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
         move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))
     }
-    let all = [("DAPMUX_STATE_DIR", "/d"), ("XDG_STATE_HOME", "/x"), ("HOME", "/h")];
+    let all = [("AGENTDAP_STATE_DIR", "/d"), ("XDG_STATE_HOME", "/x"), ("HOME", "/h")];
     assert_eq!(state_dir(env(&all)), Some(PathBuf::from("/d")));
-    assert_eq!(state_dir(env(&[("DAPMUX_STATE_DIR", ""), ("XDG_STATE_HOME", "/x")])), Some("/x/dapmux".into()));
+    assert_eq!(state_dir(env(&[("AGENTDAP_STATE_DIR", ""), ("XDG_STATE_HOME", "/x")])), Some("/x/agentdap".into()));
     assert_eq!(
         state_dir(env(&[("XDG_STATE_HOME", "relative"), ("HOME", "/h")])),
-        Some("/h/.local/state/dapmux".into()),
+        Some("/h/.local/state/agentdap".into()),
         "XDG paths must be absolute"
     );
     assert_eq!(state_dir(env(&[])), None);
@@ -119,7 +119,7 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("dapmux-ledger-unit-{tag}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("agentdap-ledger-unit-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         Scratch(dir)
     }
@@ -159,7 +159,7 @@ fn the_file_rotates_at_its_cap_with_private_permissions() {
 
 #[test]
 fn writers_sharing_one_ledger_rotate_at_the_shared_cap() {
-    // Two dapmux processes append to one file: the cap counts both writers' bytes.
+    // Two agentdap processes append to one file: the cap counts both writers' bytes.
     let scratch = Scratch::new("shared");
     let path = scratch.0.join("ledger.jsonl");
     let mut one = AppendFile::new(path.clone(), "ledger", 30, WhenFull::Rotate);

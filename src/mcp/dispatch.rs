@@ -155,7 +155,7 @@ impl Mcp {
                     }
                 }
             }
-            _ => Err(not_found(method, "is not a method dapmux serves")),
+            _ => Err(not_found(method, "is not a method agentdap serves")),
         }
     }
 
@@ -209,7 +209,7 @@ impl Mcp {
             if crate::mcp::tools::registry().iter().any(|t| t.name == name) {
                 return Err(RpcError::new(
                     INVALID_PARAMS,
-                    format!("Unknown tool: {name} (dapmux runs with --tools core; {name} needs --tools full)"),
+                    format!("Unknown tool: {name} (agentdap runs with --tools core; {name} needs --tools full)"),
                 ));
             }
             return Err(RpcError::new(INVALID_PARAMS, format!("Unknown tool: {name}")));
@@ -246,7 +246,7 @@ impl Mcp {
     }
 
     /// `subscriptions/listen` (MCP 2026-07-28 § Subscriptions): acknowledge the part of the
-    /// filter dapmux honours and keep the request open.
+    /// filter agentdap honours and keep the request open.
     fn listen(&mut self, req: &Req<'_>, params: &Map<String, Value>, cx: &mut Context<'_>) -> Result<Answer, RpcError> {
         let Some(filter) = params.get("notifications").and_then(Value::as_object) else {
             return Err(RpcError::new(
@@ -284,7 +284,7 @@ impl Mcp {
                 format!("Internal error: at most {MAX_LISTENERS} open subscriptions"),
             ));
         }
-        // tools/prompts/resources list-changed notifications do not exist in dapmux: omitted.
+        // tools/prompts/resources list-changed notifications do not exist in agentdap: omitted.
         let mut acked = Map::new();
         if filter.contains_key("resourceSubscriptions") {
             acked.insert("resourceSubscriptions".into(), json!(uris));

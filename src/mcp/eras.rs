@@ -11,13 +11,13 @@
 //! - § Versioning › Protocol Version Negotiation, Backward Compatibility: a request whose
 //!   `params._meta` carries `io.modelcontextprotocol/protocolVersion` is served statelessly;
 //!   an unsupported version → `-32022 UnsupportedProtocolVersion` with
-//!   `data {supported, requested}`. dapmux is dual-era: `supported` lists the modern version and
+//!   `data {supported, requested}`. agentdap is dual-era: `supported` lists the modern version and
 //!   every legacy version it negotiates, newest first; a request that names a legacy version in
 //!   `_meta` is served with legacy semantics (that version is reached through `initialize`).
 //! - § Basic › `_meta` › Per-request protocol fields: `protocolVersion` and `clientCapabilities`
 //!   are required (missing → `-32602`); `clientInfo` and `logLevel` optional; results SHOULD carry
 //!   `io.modelcontextprotocol/serverInfo` in `_meta`.
-//! - § Basic › ResultType: every result carries `resultType` (`"complete"`; dapmux never returns
+//! - § Basic › ResultType: every result carries `resultType` (`"complete"`; agentdap never returns
 //!   `"input_required"`).
 //! - § Server › Utilities › Caching: `ttlMs` (≥ 0) and `cacheScope` (`public`/`private`) on
 //!   `server/discover`, `tools/list`, `resources/list`, `resources/templates/list`,
@@ -25,7 +25,7 @@
 //! - § Server › Discovery: `server/discover` → `supportedVersions`, `capabilities`,
 //!   `instructions`, plus the caching and `_meta` fields above.
 //! - § Patterns › Subscriptions: `subscriptions/listen` is acknowledged with
-//!   `notifications/subscriptions/acknowledged` (only the filter parts dapmux honours: it has no
+//!   `notifications/subscriptions/acknowledged` (only the filter parts agentdap honours: it has no
 //!   list-changed notifications, so only `resourceSubscriptions`), the request stays open, every
 //!   notification on it carries `io.modelcontextprotocol/subscriptionId` (= the request id),
 //!   `notifications/cancelled` ends it without a response, a server-side close answers it with
@@ -40,7 +40,7 @@ use serde_json::{json, Map, Value};
 use super::RpcError;
 use crate::jsonrpc::INVALID_PARAMS;
 
-/// The modern protocol revision dapmux serves (MCP 2026-07-28).
+/// The modern protocol revision agentdap serves (MCP 2026-07-28).
 pub const MODERN: &str = "2026-07-28";
 /// Legacy versions echoed by `initialize` (MCP 2025-11-25 § Lifecycle › Version Negotiation).
 pub const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -48,7 +48,7 @@ pub const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-1
 pub const LATEST_LEGACY: &str = "2025-11-25";
 /// The only legacy version with JSON-RPC batches (MCP 2025-03-26 § Transports).
 pub const BATCH_VERSION: &str = "2025-03-26";
-/// Everything dapmux speaks, newest first (`server/discover.supportedVersions`, `-32022` data).
+/// Everything agentdap speaks, newest first (`server/discover.supportedVersions`, `-32022` data).
 pub const SUPPORTED: [&str; 5] = [MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Request `_meta`, required: the request's protocol version (MCP 2026-07-28 § Basic › `_meta`).
@@ -81,7 +81,7 @@ pub enum Era {
 
 /// Decides the era of one request from its `params._meta` (MCP 2026-07-28 § Versioning).
 ///
-/// Errors: `-32022` for a version dapmux does not speak, `-32602` for a malformed or missing
+/// Errors: `-32022` for a version agentdap does not speak, `-32602` for a malformed or missing
 /// required `_meta` key (including a modern-only method sent without `_meta`).
 pub fn detect(method: &str, params: Option<&Value>) -> Result<Era, RpcError> {
     let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
@@ -148,9 +148,9 @@ pub const CACHE_STATIC: Cache = Cache { ttl_ms: 3_600_000, scope: Scope::Public 
 /// Live debugging state: immediately stale.
 pub const CACHE_LIVE: Cache = Cache { ttl_ms: 0, scope: Scope::Private };
 
-/// `{"name": "dapmux", "version": <crate version>}` (MCP `Implementation`).
+/// `{"name": "agentdap", "version": <crate version>}` (MCP `Implementation`).
 pub fn server_info() -> Value {
-    json!({"name": "dapmux", "version": env!("CARGO_PKG_VERSION")})
+    json!({"name": "agentdap", "version": env!("CARGO_PKG_VERSION")})
 }
 
 /// Adds the modern fields to a result object: `resultType: "complete"`, the caching hints when

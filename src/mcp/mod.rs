@@ -41,7 +41,7 @@ pub const MAX_LISTENERS: usize = 16;
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
 /// The golden path, sent as `instructions` in `initialize` and `server/discover`.
-pub const INSTRUCTIONS: &str = "dapmux debugs programs through real debug adapters. \
+pub const INSTRUCTIONS: &str = "agentdap debugs programs through real debug adapters. \
 Golden path: launch with the program and breakpoints (it returns at the first stop); \
 context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
@@ -51,7 +51,7 @@ a debug server). A child process the program starts becomes its own session (s2,
 that starts with its stop names it; pass that session id to inspect it.";
 
 /// The environment variable (and `--tools` flag) choosing the tool set: `core` or `full`.
-pub const TOOLS_ENV: &str = "DAPMUX_TOOLS";
+pub const TOOLS_ENV: &str = "AGENTDAP_TOOLS";
 
 /// The tools of `--tools core` (DESIGN §4): what an agent needs every day.
 pub const CORE_TOOLS: &[&str] = &[
@@ -400,7 +400,7 @@ impl Mcp {
                 Reply::None
             }
             Message::Response => {
-                log::debug!("ignoring a response from the client (dapmux sends no requests)");
+                log::debug!("ignoring a response from the client (agentdap sends no requests)");
                 Reply::None
             }
             Message::BadNotification => {

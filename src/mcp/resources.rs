@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 use crate::session::Sessions;
 
 /// The session list (`application/json`, `{"sessions": [...]}`).
-pub const SESSIONS_URI: &str = "dapmux://sessions";
+pub const SESSIONS_URI: &str = "agentdap://sessions";
 /// The ledger's recent records (`application/x-ndjson`, DESIGN §8).
-pub const LEDGER_URI: &str = "dapmux://ledger";
+pub const LEDGER_URI: &str = "agentdap://ledger";
 
 /// `resources/list` result body: `{"resources": [Resource…]}`.
 pub fn list() -> Value {
@@ -31,21 +31,21 @@ pub fn list() -> Value {
 pub fn templates() -> Value {
     json!({"resourceTemplates": [
         {
-            "uriTemplate": "dapmux://session/{id}/state",
+            "uriTemplate": "agentdap://session/{id}/state",
             "name": "session-state",
             "title": "Session state",
             "description": "Snapshot of one session (state, revision, stop, exit code); subscribe to follow stops.",
             "mimeType": "application/json",
         },
         {
-            "uriTemplate": "dapmux://session/{id}/output",
+            "uriTemplate": "agentdap://session/{id}/output",
             "name": "session-output",
             "title": "Program output",
             "description": "The session's captured program and adapter output.",
             "mimeType": "text/plain",
         },
         {
-            "uriTemplate": "dapmux://session/{id}/dap-log",
+            "uriTemplate": "agentdap://session/{id}/dap-log",
             "name": "session-dap-log",
             "title": "DAP message log",
             "description": "Every DAP message of the session, one JSON object per line, secrets redacted.",
@@ -64,7 +64,7 @@ pub fn read(uri: &str, sessions: &Sessions) -> Option<Value> {
     if uri == LEDGER_URI {
         return Some(content(uri, "application/x-ndjson", sessions.ledger.ndjson()));
     }
-    let rest = uri.strip_prefix("dapmux://session/")?;
+    let rest = uri.strip_prefix("agentdap://session/")?;
     let (id, what) = rest.split_once('/')?;
     let key = sessions.resolve(Some(id)).ok()?;
     let s = sessions.get(key)?;

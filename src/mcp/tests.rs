@@ -8,7 +8,7 @@ use super::tools::{Annotations, Outcome, Tool, ToolCx, ToolResult};
 use super::{CallKey, Context, Mcp, INSTRUCTIONS};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-const SERVER_META: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"dapmux","version":"$V"}}"#;
+const SERVER_META: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agentdap","version":"$V"}}"#;
 
 /// Expands the placeholders of expected lines: `$V` (crate version), `$INSTR` (the instructions
 /// as a JSON string), `$META` (modern request `_meta` member), `$SMETA` (modern result `_meta`).
@@ -67,7 +67,7 @@ fn init(version: &str) -> String {
 
 fn init_answer(version: &str) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","id":0,"result":{{"capabilities":{{"logging":{{}},"resources":{{"subscribe":true}},"tools":{{}}}},"instructions":$INSTR,"protocolVersion":"{version}","serverInfo":{{"name":"dapmux","version":"$V"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":0,"result":{{"capabilities":{{"logging":{{}},"resources":{{"subscribe":true}},"tools":{{}}}},"instructions":$INSTR,"protocolVersion":"{version}","serverInfo":{{"name":"agentdap","version":"$V"}}}}}}"#
     )
 }
 
@@ -211,7 +211,7 @@ fn unknown_methods_are_32601() {
             r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#,
         ],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: prompts/list is not a method dapmux serves"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: prompts/list is not a method agentdap serves"}}"#,
             r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: server/discover is not part of the legacy protocol versions"}}"#,
         ],
     );
@@ -252,7 +252,7 @@ fn batches_are_answered_as_one_array_under_2025_03_26() {
         ],
         &[
             &init_answer("2025-03-26"),
-            r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{"content":[{"text":"No debug sessions. Start one with launch.","type":"text"}],"structuredContent":{"sessions":[]}}},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: nope is not a method dapmux serves"}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message must be a JSON object"}}]"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{"content":[{"text":"No debug sessions. Start one with launch.","type":"text"}],"structuredContent":{"sessions":[]}}},{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: nope is not a method agentdap serves"}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message must be a JSON object"}}]"#,
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: empty batch"}}"#,
         ],
     );
@@ -304,22 +304,22 @@ fn resources_are_listed_read_and_subscribed() {
         &[
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"resources/templates/list","params":{}}"#,
-            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"dapmux://sessions"}}"#,
-            r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"dapmux://session/s9/state"}}"#,
-            r#"{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"dapmux://session/s1/state"}}"#,
-            r#"{"jsonrpc":"2.0","id":6,"method":"resources/unsubscribe","params":{"uri":"dapmux://session/s1/state"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"agentdap://sessions"}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"agentdap://session/s9/state"}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"agentdap://session/s1/state"}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"resources/unsubscribe","params":{"uri":"agentdap://session/s1/state"}}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"warning"}}"#,
-            r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"dapmux://ledger"}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"agentdap://ledger"}}"#,
         ],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"result":{"resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"dapmux://sessions"},{"description":"Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.","mimeType":"application/x-ndjson","name":"ledger","title":"Ledger","uri":"dapmux://ledger"}]}}"#,
-            r#"{"jsonrpc":"2.0","id":2,"result":{"resourceTemplates":[{"description":"Snapshot of one session (state, revision, stop, exit code); subscribe to follow stops.","mimeType":"application/json","name":"session-state","title":"Session state","uriTemplate":"dapmux://session/{id}/state"},{"description":"The session's captured program and adapter output.","mimeType":"text/plain","name":"session-output","title":"Program output","uriTemplate":"dapmux://session/{id}/output"},{"description":"Every DAP message of the session, one JSON object per line, secrets redacted.","mimeType":"application/x-ndjson","name":"session-dap-log","title":"DAP message log","uriTemplate":"dapmux://session/{id}/dap-log"}]}}"#,
-            r#"{"jsonrpc":"2.0","id":3,"result":{"contents":[{"mimeType":"application/json","text":"{\"sessions\":[]}","uri":"dapmux://sessions"}]}}"#,
-            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"dapmux://session/s9/state"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"agentdap://sessions"},{"description":"Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.","mimeType":"application/x-ndjson","name":"ledger","title":"Ledger","uri":"agentdap://ledger"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resourceTemplates":[{"description":"Snapshot of one session (state, revision, stop, exit code); subscribe to follow stops.","mimeType":"application/json","name":"session-state","title":"Session state","uriTemplate":"agentdap://session/{id}/state"},{"description":"The session's captured program and adapter output.","mimeType":"text/plain","name":"session-output","title":"Program output","uriTemplate":"agentdap://session/{id}/output"},{"description":"Every DAP message of the session, one JSON object per line, secrets redacted.","mimeType":"application/x-ndjson","name":"session-dap-log","title":"DAP message log","uriTemplate":"agentdap://session/{id}/dap-log"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"contents":[{"mimeType":"application/json","text":"{\"sessions\":[]}","uri":"agentdap://sessions"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"agentdap://session/s9/state"}}}"#,
             r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":6,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":8,"result":{"contents":[{"mimeType":"application/x-ndjson","text":"","uri":"dapmux://ledger"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"result":{"contents":[{"mimeType":"application/x-ndjson","text":"","uri":"agentdap://ledger"}]}}"#,
         ],
     );
 }
@@ -329,17 +329,17 @@ fn resource_updates_reach_legacy_subscribers() {
     let mut mcp = Mcp::new();
     check_with(
         &mut mcp,
-        &[r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"dapmux://session/s1/state"}}"#],
+        &[r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"agentdap://session/s1/state"}}"#],
         &[r#"{"jsonrpc":"2.0","id":1,"result":{}}"#],
     );
     let mut out = Vec::new();
     let mut cx = Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() };
-    mcp.resource_updated("dapmux://session/s1/state", &mut cx);
-    mcp.resource_updated("dapmux://session/s2/state", &mut cx);
+    mcp.resource_updated("agentdap://session/s1/state", &mut cx);
+    mcp.resource_updated("agentdap://session/s2/state", &mut cx);
     assert_eq!(
         lines(out),
         [
-            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"dapmux://session/s1/state"}}"#
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"agentdap://session/s1/state"}}"#
         ]
     );
     assert_eq!(mcp.log_level(), None);
@@ -400,13 +400,13 @@ fn modern_resources() {
     check(
         &[
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{$META}}"#,
-            r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{$META,"uri":"dapmux://sessions"}}"#,
-            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{$META,"uri":"dapmux://nothing"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{$META,"uri":"agentdap://sessions"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{$META,"uri":"agentdap://nothing"}}"#,
         ],
         &[
-            r#"{"jsonrpc":"2.0","id":1,"result":{$SMETA,"cacheScope":"private","resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"dapmux://sessions"},{"description":"Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.","mimeType":"application/x-ndjson","name":"ledger","title":"Ledger","uri":"dapmux://ledger"}],"resultType":"complete","ttlMs":0}}"#,
-            r#"{"jsonrpc":"2.0","id":2,"result":{$SMETA,"cacheScope":"private","contents":[{"mimeType":"application/json","text":"{\"sessions\":[]}","uri":"dapmux://sessions"}],"resultType":"complete","ttlMs":0}}"#,
-            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"dapmux://nothing"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{$SMETA,"cacheScope":"private","resources":[{"description":"Every debug session with its state, program and adapter.","mimeType":"application/json","name":"sessions","title":"Debug sessions","uri":"agentdap://sessions"},{"description":"Recent ledger records (session starts, breakpoints, stops, ends), one JSON object per line.","mimeType":"application/x-ndjson","name":"ledger","title":"Ledger","uri":"agentdap://ledger"}],"resultType":"complete","ttlMs":0}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{$SMETA,"cacheScope":"private","contents":[{"mimeType":"application/json","text":"{\"sessions\":[]}","uri":"agentdap://sessions"}],"resultType":"complete","ttlMs":0}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"agentdap://nothing"}}}"#,
         ],
     );
 }
@@ -477,25 +477,25 @@ fn subscriptions_listen_is_acknowledged_notified_and_closed() {
     check_with(
         &mut mcp,
         &[
-            r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{$META,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["dapmux://session/s1/state"]}}}"#,
+            r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{$META,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["agentdap://session/s1/state"]}}}"#,
             r#"{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{$META,"notifications":{"promptsListChanged":true}}}"#,
             r#"{"jsonrpc":"2.0","id":"L","method":"ping"}"#,
         ],
         &[
-            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"notifications":{"resourceSubscriptions":["dapmux://session/s1/state"]}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"notifications":{"resourceSubscriptions":["agentdap://session/s1/state"]}}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":9},"notifications":{}}}"#,
             r#"{"jsonrpc":"2.0","id":"L","error":{"code":-32600,"message":"Invalid Request: id \"L\" is already used by a request in flight"}}"#,
         ],
     );
     let mut out = Vec::new();
     mcp.resource_updated(
-        "dapmux://session/s1/state",
+        "agentdap://session/s1/state",
         &mut Context { out: &mut out, now: Instant::now(), sessions: &mut crate::session::Sessions::default() },
     );
     assert_eq!(
         lines(out),
         [
-            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"uri":"dapmux://session/s1/state"}}"#
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"uri":"agentdap://session/s1/state"}}"#
         ]
     );
     // The client closes "L": no answer, ever. The server closes 9 at shutdown.
@@ -509,7 +509,7 @@ fn subscriptions_listen_is_acknowledged_notified_and_closed() {
     assert_eq!(
         lines(out),
         [expand(
-            r#"{"jsonrpc":"2.0","id":9,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"dapmux","version":"$V"},"io.modelcontextprotocol/subscriptionId":9},"resultType":"complete"}}"#
+            r#"{"jsonrpc":"2.0","id":9,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agentdap","version":"$V"},"io.modelcontextprotocol/subscriptionId":9},"resultType":"complete"}}"#
         )]
     );
 }

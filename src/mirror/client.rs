@@ -1,4 +1,4 @@
-//! One mirror client (an IDE speaking DAP to dapmux), sans-IO: decodes its requests, applies the
+//! One mirror client (an IDE speaking DAP to agentdap), sans-IO: decodes its requests, applies the
 //! policy ([`super::policy`]), answers the handshake itself, hands read-only requests to its
 //! [`Host`] (the session), and encodes responses and events into a capped write buffer.
 //! Must not: touch its socket, read the clock, or know how forwarding works.
@@ -113,7 +113,7 @@ impl ClientCore {
                 Incoming::Other => {}
                 Incoming::Malformed { seq: Some((seq, command)), why } => {
                     log::info!("{}: malformed request {seq}: {why}", self.name);
-                    let msg = format!("dapmux mirror: malformed request: {why}");
+                    let msg = format!("agentdap mirror: malformed request: {why}");
                     self.error(seq, &command, &msg, false);
                 }
                 Incoming::Malformed { seq: None, why } => {
@@ -160,7 +160,7 @@ impl ClientCore {
                         let why = if other.is_some() { "wrong" } else { "missing" };
                         log::info!("{}: {command} refused: {why} mirrorToken", self.name);
                         let msg = format!(
-                            "dapmux mirror: {why} `mirrorToken` in the {command} configuration; use the token `expose_session` returned"
+                            "agentdap mirror: {why} `mirrorToken` in the {command} configuration; use the token `expose_session` returned"
                         );
                         self.error(seq, command, &msg, true);
                         self.closing = true;
@@ -174,7 +174,7 @@ impl ClientCore {
             }
             ("cancel", _) => self.respond(seq, command, None),
             (_, State::Handshake) => {
-                let msg = "dapmux mirror: attach with the `mirrorToken` first";
+                let msg = "agentdap mirror: attach with the `mirrorToken` first";
                 self.error(seq, command, msg, true);
             }
             ("configurationDone", _) => {
@@ -189,14 +189,14 @@ impl ClientCore {
                     .unwrap_or(0);
                 let one = json!({
                     "verified": false,
-                    "message": "dapmux mirror is read-only: breakpoints belong to the agent's session",
+                    "message": "agentdap mirror is read-only: breakpoints belong to the agent's session",
                 });
                 self.respond(seq, command, Some(json!({ "breakpoints": vec![one; n] })));
             }
             ("setExceptionBreakpoints", _) => self.respond(seq, command, None),
             _ => match policy(command) {
                 Policy::Forward if self.in_flight >= MAX_IN_FLIGHT => {
-                    let msg = format!("dapmux mirror: {MAX_IN_FLIGHT} requests already in flight");
+                    let msg = format!("agentdap mirror: {MAX_IN_FLIGHT} requests already in flight");
                     self.error(seq, command, &msg, false);
                 }
                 Policy::Forward => {
@@ -209,7 +209,7 @@ impl ClientCore {
                     host.forward(seq, command, r.arguments);
                 }
                 Policy::Local | Policy::Reject => {
-                    let msg = format!("dapmux mirror is read-only: `{command}` is refused (the agent has control)");
+                    let msg = format!("agentdap mirror is read-only: `{command}` is refused (the agent has control)");
                     self.error(seq, command, &msg, false);
                 }
             },

@@ -23,9 +23,9 @@ pub const MAX_HANDSHAKING: usize = 8;
 /// Time a client has to `attach` with the right token (DESIGN §9).
 pub const AUTH_TIMEOUT: Duration = Duration::from_secs(30);
 /// Environment variable that shortens [`AUTH_TIMEOUT`], in milliseconds. For tests.
-pub const AUTH_TIMEOUT_ENV: &str = "DAPMUX_MIRROR_AUTH_TIMEOUT_MS";
+pub const AUTH_TIMEOUT_ENV: &str = "AGENTDAP_MIRROR_AUTH_TIMEOUT_MS";
 /// Environment variable (and `--mirror-bind`) naming the IP address listeners bind to.
-pub const BIND_ENV: &str = "DAPMUX_MIRROR_BIND";
+pub const BIND_ENV: &str = "AGENTDAP_MIRROR_BIND";
 /// A client that attached but never sent `configurationDone` gets its late-join `stopped` after
 /// this long (DESIGN §7).
 pub const LATE_JOIN_FALLBACK: Duration = Duration::from_secs(1);
@@ -175,13 +175,13 @@ pub fn forward_refusal(command: &str, arguments: Option<&Value>, caps: &Map<Stri
     let args = match arguments {
         None => None,
         Some(Value::Object(m)) => Some(m),
-        Some(_) => return Some(format!("dapmux mirror: the arguments of `{command}` must be an object")),
+        Some(_) => return Some(format!("agentdap mirror: the arguments of `{command}` must be an object")),
     };
     let nested = args.and_then(|a| a.get("source")).and_then(|s| s.get("sourceReference"));
     let fields = ID_FIELDS.iter().filter_map(|f| args.and_then(|a| a.get(*f)).map(|v| (*f, v)));
     for (field, value) in fields.chain(nested.map(|v| ("source.sourceReference", v))) {
         if value.as_i64().is_none() {
-            return Some(format!("dapmux mirror: `{field}` must be an integer, not {value}"));
+            return Some(format!("agentdap mirror: `{field}` must be an integer, not {value}"));
         }
     }
     if let Some((_, flag)) = NEEDS_CAPABILITY.iter().find(|(c, _)| *c == command) {
@@ -193,7 +193,7 @@ pub fn forward_refusal(command: &str, arguments: Option<&Value>, caps: &Map<Stri
         let reference = args.and_then(|a| a.get("sourceReference")).or(nested).and_then(Value::as_i64);
         if !reference.is_some_and(|r| r > 0) {
             return Some(
-                "dapmux mirror forwards `source` only for a `sourceReference` > 0; open the path itself".into(),
+                "agentdap mirror forwards `source` only for a `sourceReference` > 0; open the path itself".into(),
             );
         }
     }
@@ -241,7 +241,7 @@ pub fn masked_capabilities(raw: &Map<String, Value>) -> Value {
 /// VS Code debug type: `debugpy`, `lldb-dap`, `go`, …).
 pub fn vscode_snippet(session: &str, debug_type: &str, endpoint: &Endpoint) -> Value {
     json!({
-        "name": format!("dapmux {session} (read-only mirror)"),
+        "name": format!("agentdap {session} (read-only mirror)"),
         "type": debug_type,
         "request": "attach",
         "debugServer": endpoint.port,

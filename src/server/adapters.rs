@@ -109,7 +109,7 @@ impl Server {
                 Action::TrackProcesses => self.walk_descendants(),
                 Action::StateChanged { session } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
-                    self.mcp.resource_updated(&format!("dapmux://session/{session}/state"), cx);
+                    self.mcp.resource_updated(&format!("agentdap://session/{session}/state"), cx);
                     self.mcp.resource_updated(crate::mcp::resources::SESSIONS_URI, cx);
                 }
                 Action::Release { session } => {
@@ -152,7 +152,7 @@ impl Server {
 
     fn spawn(&mut self, session: SessionKey, mut command: spawn::AdapterCommand, transport: &Transport, now: Instant) {
         if self.shutdown.is_some() {
-            self.sessions.on_spawn_failed(session, ErrorCode::Disconnected, "dapmux is shutting down".into());
+            self.sessions.on_spawn_failed(session, ErrorCode::Disconnected, "agentdap is shutting down".into());
             return;
         }
         // A TCP adapter: where its port comes from.
@@ -189,7 +189,7 @@ impl Server {
                     SpawnError::NotFound { program } => (
                         ErrorCode::AdapterNotFound,
                         format!(
-                            "the adapter program {} (or the interpreter on its #! line) was not found; run `dapmux doctor` for install commands",
+                            "the adapter program {} (or the interpreter on its #! line) was not found; run `agentdap doctor` for install commands",
                             program.to_string_lossy()
                         ),
                     ),
@@ -279,7 +279,7 @@ impl Server {
                 Scan::Found { addr, consumed } => {
                     io.scanners = None;
                     let (announcement, after) = bytes.split_at(consumed);
-                    // The announcement line is dapmux's business, not the agent's: what came
+                    // The announcement line is agentdap's business, not the agent's: what came
                     // before it in the same read is still output.
                     let body = announcement.strip_suffix(b"\n").unwrap_or(announcement);
                     let line_start = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
@@ -359,7 +359,7 @@ impl Server {
                     Ok(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
                     Ok(n) => match which {
                         PipeKind::Stdout => {
-                            // A program dapmux runs itself (`runInTerminal`): what it wrote so far
+                            // A program agentdap runs itself (`runInTerminal`): what it wrote so far
                             // first, since it precedes the events its exit causes.
                             self.drain_terminal_of(session);
                             self.sessions.on_adapter_bytes(session, &buf[..n], now)
@@ -513,11 +513,11 @@ impl Server {
         }
     }
 
-    /// Processes that left an adapter's or terminal's tree and were adopted by dapmux (it is a
+    /// Processes that left an adapter's or terminal's tree and were adopted by agentdap (it is a
     /// child subreaper): a debuggee that daemonized (`setsid`, then its parent exited) before a
     /// walk saw it below its adapter. Each is recorded with the watchdog; with a single adapter
-    /// it is that adapter's to stop, else dapmux kills it once no session is left (and at
-    /// shutdown). Only dapmux's own descendants are ever touched.
+    /// it is that adapter's to stop, else agentdap kills it once no session is left (and at
+    /// shutdown). Only agentdap's own descendants are ever touched.
     fn walk_adopted(&mut self, table: &[spawn::ProcStat]) {
         let mut prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
         prune.extend(self.adapters.iter().map(|(_, io)| io.pid));
@@ -558,7 +558,7 @@ impl Server {
 
     /// Stops a session's adapter: closes its stdin, SIGTERMs its process group and its launched
     /// debuggees, and SIGKILLs them after [`KILL_GRACE`] unless they are gone by then. A TCP
-    /// connection without a process of dapmux's behind it is simply closed.
+    /// connection without a process of agentdap's behind it is simply closed.
     pub(super) fn stop_adapter(&mut self, session: SessionKey, now: Instant) {
         self.walk_descendants();
         let Some(&akey) = self.adapter_of.get(&session) else {
@@ -690,7 +690,7 @@ impl Server {
             self.adapter_of.remove(&io.session);
         }
         if let Some(dir) = io.scratch_dir.take() {
-            // Only dapmux's own temporary directory (a build's output), a few files.
+            // Only agentdap's own temporary directory (a build's output), a few files.
             if let Err(e) = std::fs::remove_dir_all(&dir) {
                 debug!("cannot remove {}: {e}", dir.display());
             }

@@ -13,9 +13,9 @@ use crate::ledger::{self, Record};
 use crate::session::SessionKey;
 
 /// `--dap-log DIR` (or this variable): also write every session's DAP log to files there.
-pub const DAP_LOG_ENV: &str = "DAPMUX_DAP_LOG";
+pub const DAP_LOG_ENV: &str = "AGENTDAP_DAP_LOG";
 /// `--idle-reap-secs N` (or this variable): seconds an ended session stays; 0 = forever.
-pub const IDLE_REAP_ENV: &str = "DAPMUX_IDLE_REAP_SECS";
+pub const IDLE_REAP_ENV: &str = "AGENTDAP_IDLE_REAP_SECS";
 /// A `--dap-log` file stops (with a marker line) at this size (bytes).
 pub const DAP_LOG_FILE_CAP: u64 = 64 << 20;
 
@@ -32,15 +32,15 @@ pub(super) struct Evidence {
 }
 
 impl Evidence {
-    /// Reads the state directory (`$DAPMUX_STATE_DIR`, `$XDG_STATE_HOME`, `$HOME`) and
-    /// `$DAPMUX_DAP_LOG`. Opens nothing yet.
+    /// Reads the state directory (`$AGENTDAP_STATE_DIR`, `$XDG_STATE_HOME`, `$HOME`) and
+    /// `$AGENTDAP_DAP_LOG`. Opens nothing yet.
     pub(super) fn from_env() -> Evidence {
         let ledger = match ledger::state_dir(|k| std::env::var_os(k)) {
             Some(dir) => {
                 Some(AppendFile::new(dir.join(ledger::FILE_NAME), "ledger", ledger::ROTATE_AT, WhenFull::Rotate))
             }
             None => {
-                log::warn!("ledger: no $DAPMUX_STATE_DIR, $XDG_STATE_HOME or $HOME; it is kept in memory only");
+                log::warn!("ledger: no $AGENTDAP_STATE_DIR, $XDG_STATE_HOME or $HOME; it is kept in memory only");
                 None
             }
         };
@@ -50,7 +50,7 @@ impl Evidence {
     }
 }
 
-/// `$DAPMUX_IDLE_REAP_SECS` as the reaping period: unset → the default, 0 → never.
+/// `$AGENTDAP_IDLE_REAP_SECS` as the reaping period: unset → the default, 0 → never.
 pub(super) fn idle_reap_from_env() -> Option<std::time::Duration> {
     match std::env::var(IDLE_REAP_ENV) {
         Ok(v) => match v.trim().parse::<u64>() {
@@ -100,7 +100,7 @@ impl Server {
         let (file, count) = dap_files.entry(s.id.clone()).or_insert_with(|| {
             let path = dir.join(format!("{}-{run_tag}.ndjson", s.id));
             let marker = format!(
-                "{{\"dapmux\":\"this file stopped at {} MiB; the dapmux://session/{}/dap-log resource keeps the latest messages\"}}\n",
+                "{{\"agentdap\":\"this file stopped at {} MiB; the agentdap://session/{}/dap-log resource keeps the latest messages\"}}\n",
                 DAP_LOG_FILE_CAP >> 20,
                 s.id
             );

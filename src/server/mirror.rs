@@ -77,7 +77,7 @@ pub(super) struct MirrorIo {
 }
 
 impl MirrorIo {
-    /// Reads `DAPMUX_MIRROR_BIND` (set by `--mirror-bind`; default 127.0.0.1) and the auth timeout.
+    /// Reads `AGENTDAP_MIRROR_BIND` (set by `--mirror-bind`; default 127.0.0.1) and the auth timeout.
     pub(super) fn new() -> MirrorIo {
         let bind = match std::env::var(mirror::BIND_ENV) {
             Ok(v) if !v.trim().is_empty() => match v.trim().parse::<IpAddr>() {

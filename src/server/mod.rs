@@ -166,13 +166,13 @@ struct Server {
     /// Processes run for adapters' `runInTerminal` (token kind `TerminalPipe`, key = slab key
     /// × 4 + pipe).
     terminals: Slab<terminal::TerminalIo>,
-    /// Processes adopted by dapmux (a child subreaper) that no adapter or terminal tree holds any
+    /// Processes adopted by agentdap (a child subreaper) that no adapter or terminal tree holds any
     /// more — a debuggee's daemon (`setsid`, double fork) — and that no single session could be
     /// named for, as (pid, start time): killed when no session is left, and at shutdown.
     orphans: Vec<(Pid, u64)>,
     /// Reused read buffer for adapter pipes.
     pipe_buf: Vec<u8>,
-    /// Kills launched debuggees if dapmux dies (DESIGN §2); `None` if it could not start.
+    /// Kills launched debuggees if agentdap dies (DESIGN §2); `None` if it could not start.
     watchdog: Option<Watchdog>,
     grace_expired: bool,
     /// A `WalkDescendants` timer is pending.
@@ -250,7 +250,7 @@ impl Server {
         let watchdog = match Watchdog::start() {
             Ok(w) => Some(w),
             Err(e) => {
-                warn!("cannot start the watchdog ({e}); debuggees may outlive a killed dapmux");
+                warn!("cannot start the watchdog ({e}); debuggees may outlive a killed agentdap");
                 None
             }
         };

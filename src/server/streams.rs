@@ -1,7 +1,7 @@
 //! DAP over TCP as a loop source (token kind `AdapterStream`): the non-blocking connect driven by
 //! [`tcp::Connector`] (WRITABLE, `take_error`, `peer_addr`, refused connects retried on the
 //! loop's timers), then the connection's reads and writes. A stream either has an adapter
-//! process of dapmux's behind it (Delve, a custom TCP adapter: the process lives in
+//! process of agentdap's behind it (Delve, a custom TCP adapter: the process lives in
 //! `adapters.rs`, its stdout is scanned for the port) or none (a debug server already
 //! listening). Decides nothing about sessions.
 
@@ -43,7 +43,7 @@ pub(super) struct StreamIo {
     writable: bool,
     /// The connector's pending deadline in the loop's timers.
     timer: Option<TimerId>,
-    /// The adapter process behind the stream (key in `Server::adapters`), if dapmux spawned it.
+    /// The adapter process behind the stream (key in `Server::adapters`), if agentdap spawned it.
     pub(super) process: Option<usize>,
 }
 

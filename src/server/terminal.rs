@@ -1,10 +1,10 @@
-//! Processes dapmux runs for adapters (`runInTerminal`, DESIGN §5 host requests) as loop
+//! Processes agentdap runs for adapters (`runInTerminal`, DESIGN §5 host requests) as loop
 //! sources: spawn (piped stdio, own process group, `PR_SET_PDEATHSIG`, recorded with the
 //! watchdog), their stdout/stderr into the session's output, the stdin buffer the session
 //! holds written on WRITABLE, reaping, and stopping them with their session. Decides nothing:
 //! the policy is the session layer's ([`crate::session::host`]).
 //!
-//! Architecture Invariant: such a process never inherits dapmux's stdin, stdout or stderr.
+//! Architecture Invariant: such a process never inherits agentdap's stdin, stdout or stderr.
 
 use std::io::{self, Read, Write};
 use std::process::ExitStatus;
@@ -67,7 +67,7 @@ impl Server {
         now: Instant,
     ) {
         if self.shutdown.is_some() {
-            let why = "dapmux is shutting down".to_owned();
+            let why = "agentdap is shutting down".to_owned();
             return self.sessions.on_terminal_spawned(session, reverse, Err(why), now);
         }
         let spawned = match spawn::spawn_adapter(&command) {
@@ -111,7 +111,7 @@ impl Server {
         let pid = io.pid;
         info!("runInTerminal for session key {session}: pid {pid}");
         entry.insert(io);
-        // Launched by dapmux: the watchdog kills it if dapmux dies (DESIGN §2).
+        // Launched by agentdap: the watchdog kills it if agentdap dies (DESIGN §2).
         if let Some(w) = self.watchdog.as_mut() {
             if let Err(e) = w.record(pid) {
                 debug!("watchdog: cannot record pid {pid}: {e}");

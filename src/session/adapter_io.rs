@@ -83,7 +83,7 @@ impl Sessions {
             s.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
     }
 
-    /// The adapter's stderr so far (the tail dapmux keeps), for error messages.
+    /// The adapter's stderr so far (the tail agentdap keeps), for error messages.
     pub fn stderr_tail(&self, key: SessionKey) -> String {
         self.slab.get(key).map(Session::stderr_text).unwrap_or_default()
     }

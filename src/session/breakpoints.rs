@@ -1,8 +1,8 @@
-//! The per-file source breakpoint sets dapmux keeps, so `add` never clobbers and a relaunch replays,
+//! The per-file source breakpoint sets agentdap keeps, so `add` never clobbers and a relaunch replays,
 //! and the session's function breakpoints (DAP `setFunctionBreakpoints`, also replaced whole).
 //!
 //! DAP's `setBreakpoints` replaces every breakpoint of one source at once (DAP § Requests:
-//! SetBreakpoints), so dapmux owns the full set per path and sends it whole; the adapter's answer
+//! SetBreakpoints), so agentdap owns the full set per path and sends it whole; the adapter's answer
 //! (one `Breakpoint` per requested one, same order) and later `breakpoint` events update what is
 //! known about each.
 
@@ -39,7 +39,7 @@ pub struct FunctionBreakpoint {
 /// One requested function breakpoint and, once the adapter answered, its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionEntry {
-    /// dapmux's id for it, stable while it exists (adapters renumber theirs on every request).
+    /// agentdap's id for it, stable while it exists (adapters renumber theirs on every request).
     pub id: i64,
     pub requested: FunctionBreakpoint,
     pub bound: Option<Bound>,
@@ -59,7 +59,7 @@ pub struct Bound {
 /// One requested breakpoint and, once the adapter answered, its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// dapmux's id for it, stable while it exists: debugpy and lldb-dap renumber their own on
+    /// agentdap's id for it, stable while it exists: debugpy and lldb-dap renumber their own on
     /// every `setBreakpoints` of the file (a `run_to`, an `add`), so results and `stopped`
     /// events are translated to these.
     pub id: i64,
@@ -145,7 +145,7 @@ impl BreakpointStore {
         self.last_id = last_id;
     }
 
-    /// dapmux's ids for the adapter's ids of a `stopped` event's `hitBreakpointIds` (ids that
+    /// agentdap's ids for the adapter's ids of a `stopped` event's `hitBreakpointIds` (ids that
     /// are not the agent's breakpoints — `run_to`'s, the entry breakpoint — are left out).
     pub fn stable_ids(&self, adapter_ids: &[i64]) -> Vec<i64> {
         let bound = |b: &Option<Bound>| b.as_ref().and_then(|b| b.id);
@@ -210,7 +210,7 @@ impl BreakpointStore {
     }
 
     /// The arguments of DAP `setFunctionBreakpoints`: every function breakpoint, then `extra`
-    /// (dapmux's temporary entry breakpoint) when given.
+    /// (agentdap's temporary entry breakpoint) when given.
     pub fn function_arguments(&self, extra: Option<&str>) -> Value {
         let mut list: Vec<Value> = self.functions.iter().map(|e| json!(e.requested)).collect();
         if let Some(name) = extra {

@@ -45,10 +45,10 @@ impl Sessions {
             Ok(addr) => addr,
             Err(why) => {
                 let name = configuration.get("name").and_then(Value::as_str).unwrap_or("a child process");
-                let answer = client::ReverseAnswer::Failure { message: format!("dapmux cannot debug it: {why}") };
+                let answer = client::ReverseAnswer::Failure { message: format!("agentdap cannot debug it: {why}") };
                 let _ = p.client.respond(id, answer, now);
                 p.warnings.push(format!(
-                    "the program started {name}, which dapmux cannot debug ({why}); its breakpoints will not hit"
+                    "the program started {name}, which agentdap cannot debug ({why}); its breakpoints will not hit"
                 ));
                 p.pump(now, &mut self.actions);
                 return;
@@ -133,14 +133,14 @@ impl Sessions {
     }
 
     /// Disconnects a child session without a call (its parent is going): its debuggee is
-    /// terminated when it is dapmux's (`terminate`).
+    /// terminated when it is agentdap's (`terminate`).
     pub(super) fn end_child(&mut self, key: SessionKey, terminate: bool, now: Instant) {
         let Some(c) = self.slab.get_mut(key) else { return };
         if c.closing || !c.adapter_alive {
             return;
         }
         c.closing = true;
-        c.ended_by_dapmux = true;
+        c.ended_by_agentdap = true;
         c.send_disconnect(Some(terminate), Origin::Disconnect { call: None }, now);
         c.pump(now, &mut self.actions);
     }

@@ -387,7 +387,7 @@ impl Sessions {
         if !s.known_threads.is_empty() && !s.known_threads.contains(&thread) {
             let known: Vec<String> = s.known_threads.iter().map(i64::to_string).collect();
             let msg = format!(
-                "{} has no thread {thread} that dapmux has shown: known threads are [{}]; call `threads` for the current list.",
+                "{} has no thread {thread} that agentdap has shown: known threads are [{}]; call `threads` for the current list.",
                 s.id,
                 known.join(", ")
             );
@@ -506,7 +506,7 @@ impl Sessions {
         self.inspect(key, call, Op::ExceptionInfo { thread }, now);
     }
 
-    /// `capabilities`: what the adapter said it supports, and which dapmux tools work.
+    /// `capabilities`: what the adapter said it supports, and which agentdap tools work.
     pub fn capabilities(&mut self, key: SessionKey, call: CallKey) {
         let Some(s) = self.slab.get(key) else { return };
         let Some(caps) = s.client.capabilities() else {
@@ -550,7 +550,7 @@ impl Sessions {
             names.join(", ")
         );
         let (tools, missing) = s.tools_available(caps);
-        let mut text = format!("{text}\ndapmux tools that work here: {}", tools.join(", "));
+        let mut text = format!("{text}\nagentdap tools that work here: {}", tools.join(", "));
         if !missing.is_empty() {
             let why: Vec<String> = missing.iter().map(|(tool, needs)| format!("{tool} (needs {needs})")).collect();
             text.push_str(&format!("\nnot here: {}", why.join(", ")));

@@ -121,7 +121,7 @@ impl Session {
         self.run_to_annotate(call, out);
     }
 
-    /// Which of dapmux's adapter-dependent tools work for this session: the ones that do, and
+    /// Which of agentdap's adapter-dependent tools work for this session: the ones that do, and
     /// the others with what they would need.
     pub(super) fn tools_available(
         &self,
@@ -134,7 +134,7 @@ impl Session {
         } else if self.plan.request == "launch" {
             Ok("restart (relaunch)")
         } else {
-            Err("supportsRestartRequest (an attached program is not dapmux's to relaunch)")
+            Err("supportsRestartRequest (an attached program is not agentdap's to relaunch)")
         };
         let gated: [(&'static str, Result<&'static str, &'static str>); 8] = [
             ("run_to", Ok("run_to")),

@@ -11,7 +11,7 @@ use super::{Action, AdapterPlan, LaunchArgs, Sessions, ToolResult};
 use crate::dap::framing::{Decoder, Encoder};
 use crate::mcp::CallKey;
 
-/// A session driven by hand: requests dapmux sent are read back, answers are fed in.
+/// A session driven by hand: requests agentdap sent are read back, answers are fed in.
 struct Fake {
     s: Sessions,
     now: Instant,

@@ -1,7 +1,7 @@
 //! `set_variable` and `set_expression` (DESIGN §4): the value before (from the container's
 //! children or an evaluation), DAP `setVariable`/`setExpression`, then a read-back, so the result
 //! says what the program now holds — and says so when the adapter acknowledged a change that did
-//! not happen. Variable refs are dapmux handles, checked before anything is sent (§5); the cached
+//! not happen. Variable refs are agentdap handles, checked before anything is sent (§5); the cached
 //! variables pages of the stop are dropped, so the next `variables` shows the new value. Sans-IO.
 
 use std::time::Instant;

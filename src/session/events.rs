@@ -30,7 +30,7 @@ impl Session {
                         }
                         let head = &entry.json[..cut];
                         entry.json =
-                            json!({ "dapmux_truncated": true, "bytes": entry.json.len(), "head": head }).to_string();
+                            json!({ "agentdap_truncated": true, "bytes": entry.json.len(), "head": head }).to_string();
                     }
                     self.dap_log_bytes += entry.json.len();
                     self.dap_log.push_back(entry);
@@ -67,7 +67,7 @@ impl Session {
         for (call, output) in self.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
         }
-        // Subscribers of `dapmux://session/{id}/state` hear of every stop, resume and exit.
+        // Subscribers of `agentdap://session/{id}/state` hear of every stop, resume and exit.
         let now_seen = (self.state, self.revision);
         if self.last_announced != Some(now_seen) {
             self.last_announced = Some(now_seen);
@@ -95,7 +95,7 @@ impl Session {
             }
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
-                self.ended_by_dapmux |= self.closing;
+                self.ended_by_agentdap |= self.closing;
                 self.state = RunState::Exited;
                 self.stop = None;
             }
@@ -138,7 +138,7 @@ impl Session {
                 {
                     if let Some(code) = parse_exit_report(marker, text) {
                         self.exit_code = Some(code);
-                        self.ended_by_dapmux |= self.closing && !self.awaiting_exit_report;
+                        self.ended_by_agentdap |= self.closing && !self.awaiting_exit_report;
                     }
                 }
                 let banner = self.plan.quirks.console_banner;

@@ -109,8 +109,8 @@ impl Session {
     fn end_record(&self) -> Record {
         let how = if self.failure.is_some() {
             "failed"
-        } else if self.ended_by_dapmux {
-            "ended_by_dapmux"
+        } else if self.ended_by_agentdap {
+            "ended_by_agentdap"
         } else if self.state == RunState::Exited {
             "exited"
         } else if !self.owns_debuggee && self.closing {
@@ -121,8 +121,8 @@ impl Session {
         Record::new(&self.id, Kind::SessionEnd)
             .with("state", self.state.as_str())
             .with("how", how)
-            .with_some("exit_code", self.exit_code.filter(|_| !self.ended_by_dapmux))
-            .with_some("reported_exit_code", self.exit_code.filter(|_| self.ended_by_dapmux))
+            .with_some("exit_code", self.exit_code.filter(|_| !self.ended_by_agentdap))
+            .with_some("reported_exit_code", self.exit_code.filter(|_| self.ended_by_agentdap))
             .with_some("failure", self.failure.as_deref())
             .with("revision", self.revision)
     }
@@ -218,7 +218,7 @@ impl Sessions {
             format!("{} sessions are still closing; try again in a few seconds.", self.slab.len() - counted)
         } else {
             format!(
-                "{MAX_SESSIONS} sessions exist ({live} live), the most dapmux keeps; `disconnect` one you no longer need, then start again."
+                "{MAX_SESSIONS} sessions exist ({live} live), the most agentdap keeps; `disconnect` one you no longer need, then start again."
             )
         };
         Err(ToolResult::error(ErrorCode::InvalidArgument, msg))

@@ -1,7 +1,7 @@
 //! Function breakpoints (DESIGN §4 `set_function_breakpoints`): kept in the session's
 //! [`super::breakpoints::BreakpointStore`] like source breakpoints (pending ones apply at the next
 //! launch; a relaunch and child sessions replay them), sent whole with DAP
-//! `setFunctionBreakpoints` — which replaces every function breakpoint, so dapmux's temporary
+//! `setFunctionBreakpoints` — which replaces every function breakpoint, so agentdap's temporary
 //! entry breakpoint ("stop on entry" at `main`) always travels with the agent's list. Sans-IO.
 
 use std::time::Instant;

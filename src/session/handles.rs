@@ -1,4 +1,4 @@
-//! Handles minted by dapmux for frame ids and variable references (DESIGN §5): integers from one
+//! Handles minted by agentdap for frame ids and variable references (DESIGN §5): integers from one
 //! counter, unique for the process lifetime, never reused, below 2^31, each tagged with what it
 //! names and mapped to (session, adapter id, epoch). A handle from an older epoch is refused
 //! before anything is sent to the adapter — lldb-dap reuses its ids at every stop, so a stale raw
@@ -45,7 +45,7 @@ impl Kind {
 /// Why a handle cannot be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandleError {
-    /// dapmux never minted it (or forgot it with its session).
+    /// agentdap never minted it (or forgot it with its session).
     Unknown,
     /// It names a frame where a variables reference is wanted, or the other way round.
     WrongKind { is: Kind },
@@ -58,7 +58,7 @@ pub enum HandleError {
 impl fmt::Display for HandleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HandleError::Unknown => f.write_str("dapmux never handed out this id"),
+            HandleError::Unknown => f.write_str("agentdap never handed out this id"),
             HandleError::WrongKind { is } => write!(f, "this id is a {}", is.as_str()),
             HandleError::OtherSession => f.write_str("this id belongs to another session"),
             HandleError::Stale => f.write_str("the program has run since this id was handed out"),

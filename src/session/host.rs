@@ -1,6 +1,6 @@
 //! Host requests (DESIGN §4–§5), sans-IO: an adapter's `runInTerminal` under the
 //! `--host-requests` policy (allow, deny, ask), the requests waiting for `resolve_host_request`,
-//! and the stdin of a program dapmux runs itself (`send_input`). The IO shell spawns the command
+//! and the stdin of a program agentdap runs itself (`send_input`). The IO shell spawns the command
 //! ([`Action::RunInTerminal`]), feeds its output back, and drains the stdin buffer.
 
 use std::time::Instant;
@@ -16,7 +16,7 @@ use crate::dap::client::{ReverseAnswer, ReverseId};
 use crate::dap::spawn::AdapterCommand;
 
 /// The environment variable (and `--host-requests` flag) choosing the policy.
-pub const POLICY_ENV: &str = "DAPMUX_HOST_REQUESTS";
+pub const POLICY_ENV: &str = "AGENTDAP_HOST_REQUESTS";
 /// Bytes of input queued for a program's stdin and not yet read by it (DESIGN §9: every buffer
 /// capped). Input past it is refused whole.
 pub const STDIN_CAP: usize = 1 << 20;
@@ -28,7 +28,7 @@ const SUMMARY_CHARS: usize = 300;
 const MAX_ARGS: usize = 4096;
 const MAX_ENV: usize = 4096;
 
-/// What dapmux does when an adapter asks it to run a command (`runInTerminal`).
+/// What agentdap does when an adapter asks it to run a command (`runInTerminal`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HostPolicy {
     /// Run it: piped stdio, own process group, recorded with the watchdog.
@@ -72,7 +72,7 @@ struct Pending {
 /// One session's host requests and program stdin.
 #[derive(Debug, Default)]
 pub struct HostState {
-    /// Launched with `console: terminal`: the program's stdin is dapmux's to feed.
+    /// Launched with `console: terminal`: the program's stdin is agentdap's to feed.
     pub terminal_console: bool,
     pending: Vec<Pending>,
     /// A `runInTerminal` was allowed: its process is being started or runs (one at a time per
@@ -144,7 +144,7 @@ impl Sessions {
         };
         let summary = summarize(&run);
         if s.host.terminal_started || s.host.pending.len() >= MAX_PENDING {
-            let message = "dapmux runs one runInTerminal command at a time per session".to_owned();
+            let message = "agentdap runs one runInTerminal command at a time per session".to_owned();
             s.answer_host(reverse, ReverseAnswer::Failure { message }, now);
             return s.pump(now, &mut self.actions);
         }
@@ -152,8 +152,8 @@ impl Sessions {
             HostPolicy::Allow => s.start_terminal(reverse, run, &mut self.actions),
             HostPolicy::Deny => {
                 let why = format!(
-                    "{} asked dapmux to run `{summary}` (runInTerminal) and the host-request policy is `deny`; \
-                     launch with console `internal`, or start dapmux with --host-requests allow (or ask)",
+                    "{} asked agentdap to run `{summary}` (runInTerminal) and the host-request policy is `deny`; \
+                     launch with console `internal`, or start agentdap with --host-requests allow (or ask)",
                     s.adapter
                 );
                 s.deny_host(reverse, why, now, &mut self.actions);
@@ -225,7 +225,7 @@ impl Sessions {
             }
         } else {
             let why = format!(
-                "{} asked dapmux to run `{}` (runInTerminal) and it was denied ({})",
+                "{} asked agentdap to run `{}` (runInTerminal) and it was denied ({})",
                 s.adapter, p.summary, p.id
             );
             s.deny_host(p.reverse, why, now, &mut self.actions);
@@ -279,7 +279,7 @@ impl Sessions {
             return ToolResult::error(
                 ErrorCode::Unsupported,
                 format!(
-                    "{} runs with console `internal`: its stdin belongs to the adapter, not to dapmux; launch again with console `terminal` to give it input.",
+                    "{} runs with console `internal`: its stdin belongs to the adapter, not to agentdap; launch again with console `terminal` to give it input.",
                     s.id
                 ),
             );
@@ -349,7 +349,7 @@ impl Sessions {
         }
     }
 
-    /// Output of the program dapmux runs (its stdout, or stderr when `stderr`).
+    /// Output of the program agentdap runs (its stdout, or stderr when `stderr`).
     pub fn on_terminal_output(&mut self, key: SessionKey, stderr: bool, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let carry = &mut s.host.carry[usize::from(stderr)];
@@ -360,7 +360,7 @@ impl Sessions {
         }
     }
 
-    /// The process dapmux ran for the adapter exited (`status` as text).
+    /// The process agentdap ran for the adapter exited (`status` as text).
     pub fn on_terminal_exited(&mut self, key: SessionKey, status: &str) {
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_started = false;
@@ -396,7 +396,7 @@ impl Session {
         actions: &mut std::collections::VecDeque<Action>,
     ) {
         log::info!("{}: {why}", self.id);
-        let message = "runInTerminal was refused by dapmux's host-request policy".to_owned();
+        let message = "runInTerminal was refused by agentdap's host-request policy".to_owned();
         self.answer_host(reverse, ReverseAnswer::Failure { message }, now);
         if self.state == RunState::Starting && !self.closing {
             self.fail_start(ErrorCode::Unsupported, format!("{}: {why}.", self.id), actions);
@@ -418,7 +418,7 @@ impl Session {
         }
         let p = self.host.pending.first()?;
         let message = format!(
-            "{} waits for host request {}: {} asks dapmux to run `{}` (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
+            "{} waits for host request {}: {} asks agentdap to run `{}` (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
             self.id, p.id, self.adapter, p.summary, p.id
         );
         let mut out = ToolResult::error(ErrorCode::HostRequestPending, message);
@@ -606,7 +606,7 @@ mod tests {
             launch.is_error
                 && launch
                     .text
-                    .starts_with("unsupported: s1: debugpy asked dapmux to run `python3 launcher -- /p.py (cwd /)`"),
+                    .starts_with("unsupported: s1: debugpy asked agentdap to run `python3 launcher -- /p.py (cwd /)`"),
             "{}",
             launch.text
         );

@@ -1,6 +1,6 @@
 //! Inspecting a stopped session (DESIGN §4–§5): threads, stack traces, scopes, variables with
 //! paging, evaluate, and the one-call `context`. Frame ids and variable references go out as
-//! handles minted by dapmux ([`super::handles`]) and are checked before anything is sent.
+//! handles minted by agentdap ([`super::handles`]) and are checked before anything is sent.
 //!
 //! A request's [`Op`] travels in its DAP origin; when the response arrives, [`Session::finish`]
 //! turns it into the tool result — or, for multi-step operations (`context`, a default frame),
@@ -412,7 +412,7 @@ impl Session {
     }
 
     /// A page of a container's children, cut to the page size and to [`RESULT_CHARS`] of text,
-    /// with the total and the `start` to ask for next (DESIGN §5: dapmux pages itself).
+    /// with the total and the `start` to ask for next (DESIGN §5: agentdap pages itself).
     fn variables_page(&mut self, q: &VarQuery, all: &[Value]) -> ToolResult {
         let filtered: Vec<&Value> = all
             .iter()

@@ -72,7 +72,7 @@ pub struct Tap {
     /// The last `stopped` body and the revision it came at; `None` while running.
     last_stop: Option<(u64, Value)>,
     /// The clients were told `continued` since the last `stopped` (one `continued` per resume,
-    /// whether the adapter sent it, dapmux synthesized it, or both happened).
+    /// whether the adapter sent it, agentdap synthesized it, or both happened).
     told_running: bool,
 }
 
@@ -122,7 +122,7 @@ impl Tap {
     }
 }
 
-/// Events the clients see (besides the ones dapmux synthesizes).
+/// Events the clients see (besides the ones agentdap synthesizes).
 const FANNED_OUT: &[&str] =
     &["stopped", "continued", "output", "thread", "exited", "terminated", "module", "loadedSource", "invalidated"];
 
@@ -164,7 +164,7 @@ impl Session {
                 self.mirror.last_stop = Some((self.revision, body.clone()));
                 self.mirror.note_event("stopped", Some(body));
             }
-            // dapmux already synthesized it for this resume (the adapter answered the step first).
+            // agentdap already synthesized it for this resume (the adapter answered the step first).
             "continued" if self.mirror.told_running => self.mirror.last_stop = None,
             "continued" | "exited" | "terminated" => {
                 self.mirror.last_stop = None;
@@ -366,7 +366,7 @@ impl Sessions {
         if queued > FORWARD_OUTBOUND_BUDGET {
             // The agent's requests must always get through: the mirror has its own budget.
             let msg = format!(
-                "the adapter is busy ({queued} bytes waiting for it); dapmux mirror refused `{command}`, try again shortly"
+                "the adapter is busy ({queued} bytes waiting for it); agentdap mirror refused `{command}`, try again shortly"
             );
             s.mirror.note_response(client, request_seq, failure(command, msg));
             return;
@@ -374,7 +374,7 @@ impl Sessions {
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.revision });
         if let Err(refused) = s.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
-            let msg = format!("dapmux could not send `{command}`: {}", refused.error);
+            let msg = format!("agentdap could not send `{command}`: {}", refused.error);
             s.mirror.note_response(client, request_seq, failure(command, msg));
         }
         s.pump(now, &mut self.actions);

@@ -82,7 +82,7 @@ pub enum Action {
     /// Start the session's adapter and open its DAP transport (its stdio, or a TCP connection
     /// to it); once DAP can flow call [`Sessions::on_spawned`], else [`Sessions::on_spawn_failed`].
     Spawn { session: SessionKey, command: AdapterCommand, transport: Transport },
-    /// Open a DAP connection over TCP to a server already listening (no process of dapmux's
+    /// Open a DAP connection over TCP to a server already listening (no process of agentdap's
     /// behind it: `attach {connect}`, child sessions); then as for `Spawn`.
     Connect { session: SessionKey, addr: std::net::SocketAddr },
     /// Answer the MCP call.
@@ -91,8 +91,8 @@ pub enum Action {
     StopAdapter { session: SessionKey },
     /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
     RecordDebuggee { pid: i64 },
-    /// The session's state or revision changed: `dapmux://session/{id}/state` (and
-    /// `dapmux://sessions`) subscribers are told.
+    /// The session's state or revision changed: `agentdap://session/{id}/state` (and
+    /// `agentdap://sessions`) subscribers are told.
     StateChanged { session: String },
     /// Record the processes below every adapter now with the watchdog and their adapter (DESIGN
     /// §2: adapters put debuggees and helpers in process groups of their own; and before a
@@ -114,7 +114,7 @@ pub enum Action {
     /// A ledger record (DESIGN §8): the IO shell stamps it with the wall-clock time, keeps it in
     /// [`Sessions::ledger`] and appends it to the ledger file.
     Ledger(crate::ledger::Record),
-    /// The adapter of `session` asked dapmux to run a command (`runInTerminal`). Handled inside
+    /// The adapter of `session` asked agentdap to run a command (`runInTerminal`). Handled inside
     /// [`Sessions::next_action`] by the host-request policy ([`host`]); never reaches the IO shell.
     HostRequest { session: SessionKey, id: client::ReverseId, arguments: Value },
     /// Run `command` for the session's adapter (an allowed `runInTerminal`): piped stdio, own
@@ -234,7 +234,7 @@ pub struct LaunchArgs {
     #[serde(default)]
     pub adapter_args: Map<String, Value>,
     pub wait_ms: Option<u64>,
-    /// `internal` (default) or `terminal`: dapmux runs the program (`runInTerminal`), owning
+    /// `internal` (default) or `terminal`: agentdap runs the program (`runInTerminal`), owning
     /// its stdin.
     pub console: Option<String>,
 }
@@ -285,7 +285,7 @@ pub struct AdapterPlan {
     /// "Stop on entry" as a temporary function breakpoint on this function, removed at the
     /// first stop ([`RuntimeQuirks::entry_function`]; `None` when not stopping on entry).
     pub entry_function: Option<&'static str>,
-    /// A temporary directory dapmux created for this launch (a build's output); removed when
+    /// A temporary directory agentdap created for this launch (a build's output); removed when
     /// the session's adapter is gone.
     pub scratch_dir: Option<std::path::PathBuf>,
     pub command: AdapterCommand,
@@ -294,7 +294,7 @@ pub struct AdapterPlan {
     /// The DAP `launch` (or `attach`) arguments, complete.
     pub launch_arguments: Value,
     /// `attach {connect}` and child sessions: DAP flows over a TCP connection to a server
-    /// already listening, with no process of dapmux's behind it (nothing is spawned).
+    /// already listening, with no process of agentdap's behind it (nothing is spawned).
     pub connect: Option<std::net::SocketAddr>,
 }
 
@@ -311,7 +311,7 @@ struct Startup {
     configuration_done_due: bool,
 }
 
-/// One debug session: one adapter connection and what dapmux knows about its debuggee.
+/// One debug session: one adapter connection and what agentdap knows about its debuggee.
 pub struct Session {
     pub id: String,
     /// The session's slab key (stable for its life).
@@ -345,7 +345,7 @@ pub struct Session {
     /// Frame ids and variable references handed to the agent (DESIGN §5).
     pub handles: handles::Handles,
     /// Children of variable containers fetched this revision (adapter ref → revision, children):
-    /// dapmux pages them itself, from one fetch per revision.
+    /// agentdap pages them itself, from one fetch per revision.
     var_cache: std::collections::HashMap<i64, (u64, std::rc::Rc<Vec<Value>>)>,
     /// The first children of containers fetched only for a preview (maybe not all of them;
     /// never served as a `variables` page). Cleared with `var_cache`.
@@ -359,15 +359,15 @@ pub struct Session {
     waiters: Vec<Waiter>,
     stderr_tail: Vec<u8>,
     adapter_alive: bool,
-    /// Set when dapmux asked the adapter to go (disconnect sent or adapter stopped).
+    /// Set when agentdap asked the adapter to go (disconnect sent or adapter stopped).
     closing: bool,
     /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
     pub failure: Option<String>,
     /// Notes for the next result (e.g. an exception filter the adapter does not have).
     warnings: Vec<String>,
-    /// The program ended because dapmux ended it (`disconnect`, `terminate`, shutdown): its exit
+    /// The program ended because agentdap ended it (`disconnect`, `terminate`, shutdown): its exit
     /// code is the kill's, not the program's own.
-    pub ended_by_dapmux: bool,
+    pub ended_by_agentdap: bool,
     /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
     top_frame: Option<(u64, i64, i64)>,
     /// A resume was sent and neither its response nor a `continued`/`stopped` came yet.
@@ -403,7 +403,7 @@ pub struct Session {
     /// The session that opened this one through `startDebugging`: (slab key, id). The id
     /// guards against a reused slab key once the parent is gone.
     pub parent: Option<(SessionKey, String)>,
-    /// The debuggee is dapmux's to end: a `launch` and its child sessions. False for `attach`
+    /// The debuggee is agentdap's to end: a `launch` and its child sessions. False for `attach`
     /// (and its children): the attached process is the user's, never killed or recorded.
     pub owns_debuggee: bool,
     /// Where an `attach {connect}` went, as the agent named it (children may follow a
@@ -425,7 +425,7 @@ pub struct Session {
     pub dap_log_total: u64,
     /// State of `run_to` and `restart` ([`ctl`]).
     ctl: ctl::State,
-    /// Host requests (`runInTerminal`) and the stdin of a program dapmux runs itself.
+    /// Host requests (`runInTerminal`) and the stdin of a program agentdap runs itself.
     pub host: host::HostState,
 }
 
@@ -569,7 +569,7 @@ impl Sessions {
     }
 
     /// Starts an attach (`attach` tool): like a launch, with the DAP `attach` request, a
-    /// debuggee that is never dapmux's to end, and a call answered once attached (or at a
+    /// debuggee that is never agentdap's to end, and a call answered once attached (or at a
     /// first stop, or after `wait_ms`). `target` is what the session shows as its program.
     pub fn attach(&mut self, args: AttachStart, plan: AdapterPlan, call: CallKey, now: Instant) {
         if let Err(output) = self.room() {
@@ -639,7 +639,7 @@ impl Sessions {
             closing: false,
             failure: None,
             warnings: Vec::new(),
-            ended_by_dapmux: false,
+            ended_by_agentdap: false,
             last_announced: None,
             pause_sent: false,
             resume_unacked: false,

@@ -135,7 +135,7 @@ impl Sessions {
             // IO shell stops an adapter that starts meanwhile before the session is dropped.
             if !s.state.is_over() {
                 s.closing = true;
-                s.ended_by_dapmux = true;
+                s.ended_by_agentdap = true;
                 s.failure = Some(format!("{} was disconnected before its adapter started", s.id));
                 s.state = RunState::Terminated;
                 s.fail_waiters(ErrorCode::Disconnected);
@@ -170,7 +170,7 @@ impl Sessions {
             return self.disconnect(key, Some(true), call, now);
         }
         let since = s.revision;
-        s.ended_by_dapmux = true;
+        s.ended_by_agentdap = true;
         s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
         s.send("terminate", Some(json!({})), Origin::Terminate { call }, now);
         s.pump(now, &mut self.actions);
@@ -205,7 +205,7 @@ impl Sessions {
         self.slab.iter().all(|(_, s)| !s.adapter_alive)
     }
 
-    /// The JSON for `sessions` and `dapmux://sessions`: children right after their parent.
+    /// The JSON for `sessions` and `agentdap://sessions`: children right after their parent.
     pub fn list_json(&self) -> Value {
         let list: Vec<Value> = self.listed().into_iter().map(|(_, s)| s.summary_json()).collect();
         json!({ "sessions": list })

@@ -13,7 +13,7 @@ pub const SNAPSHOT_TAIL: usize = 2048;
 /// An unfinished line longer than this becomes an entry without waiting for its `\n` (bytes).
 const PARTIAL_CAP: usize = 4096;
 
-/// Where a piece of output came from: the DAP `output` event's `category`, or dapmux's own
+/// Where a piece of output came from: the DAP `output` event's `category`, or agentdap's own
 /// capture of an adapter pipe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Category {

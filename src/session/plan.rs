@@ -1,6 +1,6 @@
 //! From a `launch` call to an [`AdapterPlan`]: pick the adapter (a custom one from the config
 //! file, else a built-in recipe), resolve it on this host, and build the complete DAP `launch`
-//! arguments (recipe or config defaults < dapmux's < `adapter_args`).
+//! arguments (recipe or config defaults < agentdap's < `adapter_args`).
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,7 @@ use crate::config::{Config, CustomAdapter};
 use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport};
 use crate::dap::spawn::AdapterCommand;
 
-/// Keys of `adapter_args` that configure dapmux's choice of adapter, not the DAP arguments.
+/// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
 
 /// Builds the plan for `args`. `has_breakpoints` counts breakpoints already waiting for this
@@ -61,7 +61,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
             return Err(ToolResult::error(
                 ErrorCode::Unsupported,
                 format!(
-                    "dapmux does not know how the custom adapter `{name}` asks for a terminal; pass its own setting in adapter_args (e.g. console: integratedTerminal): dapmux answers its runInTerminal either way."
+                    "agentdap does not know how the custom adapter `{name}` asks for a terminal; pass its own setting in adapter_args (e.g. console: integratedTerminal): agentdap answers its runInTerminal either way."
                 ),
             ));
         }
@@ -101,7 +101,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     let mut launch = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
     let mut scratch_dir = None;
     if let Some((key, file)) = runtime.build_output.filter(|(key, _)| !args.adapter_args.contains_key(*key)) {
-        // The built binary goes into a directory dapmux owns and removes with the session,
+        // The built binary goes into a directory agentdap owns and removes with the session,
         // never into the user's tree (where a killed adapter would leave it).
         let dir = make_scratch_dir().map_err(|e| {
             ToolResult::error(
@@ -145,7 +145,7 @@ fn make_scratch_dir() -> std::io::Result<PathBuf> {
         let mut bytes = [0u8; 6];
         getrandom::getrandom(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
         let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let dir = base.join(format!("dapmux-build-{}-{tag}", std::process::id()));
+        let dir = base.join(format!("agentdap-build-{}-{tag}", std::process::id()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) => last = Some(e),
@@ -157,13 +157,13 @@ fn make_scratch_dir() -> std::io::Result<PathBuf> {
 /// Most temporary-directory entries looked at for stale scratch directories.
 const STALE_SCAN_CAP: usize = 10_000;
 
-/// Removes scratch directories left by a dapmux that was SIGKILLed (its pid, in the name, no
-/// longer runs): a killed dapmux cannot clean up after itself, the next one does.
+/// Removes scratch directories left by a agentdap that was SIGKILLed (its pid, in the name, no
+/// longer runs): a killed agentdap cannot clean up after itself, the next one does.
 fn remove_stale_scratch_dirs(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else { return };
     for entry in entries.flatten().take(STALE_SCAN_CAP) {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("dapmux-build-")) else { continue };
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("agentdap-build-")) else { continue };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
         if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_dir_all(entry.path());
@@ -171,7 +171,7 @@ fn remove_stale_scratch_dirs(base: &Path) {
     }
 }
 
-/// The DAP `launch` arguments dapmux itself sets from the tool's arguments.
+/// The DAP `launch` arguments agentdap itself sets from the tool's arguments.
 fn our_arguments(
     args: &LaunchArgs,
     program: &str,
@@ -197,7 +197,7 @@ fn our_arguments(
 }
 
 /// A plan for a custom adapter: its command as configured, plain-DAP quirks, its
-/// `launch_defaults` under dapmux's arguments, `adapter_args` over both.
+/// `launch_defaults` under agentdap's arguments, `adapter_args` over both.
 fn custom_plan(
     name: &str,
     adapter: &CustomAdapter,
@@ -255,8 +255,8 @@ fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
     ToolResult::error(code, format!("{msg}."))
 }
 
-/// `path` made absolute: a relative one is taken against `base` (itself taken against dapmux's
-/// working directory when relative), else against dapmux's working directory. What `program`,
+/// `path` made absolute: a relative one is taken against `base` (itself taken against agentdap's
+/// working directory when relative), else against agentdap's working directory. What `program`,
 /// `cwd` and breakpoint paths of `launch`/`attach`/`set_breakpoints` all mean.
 pub fn resolve_path(path: &str, base: Option<&str>) -> PathBuf {
     let p = Path::new(path);
@@ -275,7 +275,7 @@ pub fn resolve_path(path: &str, base: Option<&str>) -> PathBuf {
 
 /// What an attach by pid needs from the kernel, named in errors (`attach {pid}`).
 pub const PTRACE_HINT: &str = "attaching by pid needs ptrace permission: /proc/sys/kernel/yama/ptrace_scope must be 0 \
-(or dapmux needs CAP_SYS_PTRACE, which containers drop by default: `--cap-add SYS_PTRACE`); debugpy also needs gdb";
+(or agentdap needs CAP_SYS_PTRACE, which containers drop by default: `--cap-add SYS_PTRACE`); debugpy also needs gdb";
 
 /// `connect` of the `attach` tool.
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -306,7 +306,7 @@ pub struct AttachArgs {
 /// `connect`: DAP goes straight to the server listening there (`python -m debugpy --listen`):
 /// nothing is spawned. `pid`: the adapter is spawned as for a launch and sent
 /// `attach {<pid key>: pid}`. Either way the DAP `attach` arguments are the recipe's attach
-/// defaults (custom adapters: their `launch_defaults`) < dapmux's < `adapter_args`.
+/// defaults (custom adapters: their `launch_defaults`) < agentdap's < `adapter_args`.
 ///
 /// Errors (as tool results): `invalid_argument` (neither or both of `pid`/`connect`, a host
 /// that is not an IP literal or `localhost`, no such process, unknown adapter),
@@ -318,7 +318,7 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
         (Some(c), None) => {
             let host = c.host.as_deref().unwrap_or("127.0.0.1");
             let ip = parse_host(host).ok_or_else(|| {
-                invalid(format!("connect.host `{host}` is not an IP address or `localhost` (dapmux does no DNS lookups)."))
+                invalid(format!("connect.host `{host}` is not an IP address or `localhost` (agentdap does no DNS lookups)."))
             })?;
             if c.port == 0 {
                 return Err(invalid("connect.port must be the port the debug server listens on (1-65535).".into()));
@@ -425,7 +425,7 @@ pub fn parse_host(host: &str) -> Option<std::net::IpAddr> {
     host.trim_start_matches('[').trim_end_matches(']').parse().ok()
 }
 
-/// Why the kernel will refuse ptrace to a process that is not dapmux's descendant, if it
+/// Why the kernel will refuse ptrace to a process that is not agentdap's descendant, if it
 /// will: Yama's `ptrace_scope` ≥ 1 without `CAP_SYS_PTRACE` (3: never). Two small `/proc` reads.
 pub fn ptrace_refused() -> Option<String> {
     let scope: u8 = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()?;
@@ -433,11 +433,11 @@ pub fn ptrace_refused() -> Option<String> {
         return None;
     }
     Some(format!(
-        "the kernel does not let dapmux's debugger ptrace a process it did not start (/proc/sys/kernel/yama/ptrace_scope is {scope}); {PTRACE_HINT}"
+        "the kernel does not let agentdap's debugger ptrace a process it did not start (/proc/sys/kernel/yama/ptrace_scope is {scope}); {PTRACE_HINT}"
     ))
 }
 
-/// Why the kernel will refuse an adapter's attach to the process dapmux started for it
+/// Why the kernel will refuse an adapter's attach to the process agentdap started for it
 /// (`console: terminal` with an adapter whose launcher declares it with `PR_SET_PTRACER`,
 /// which Yama's scope 1 honours), if it will.
 pub fn terminal_ptrace_refused() -> Option<String> {
@@ -446,7 +446,7 @@ pub fn terminal_ptrace_refused() -> Option<String> {
         return None;
     }
     Some(format!(
-        "the adapter attaches to the program dapmux starts for it, and /proc/sys/kernel/yama/ptrace_scope is {scope} \
+        "the adapter attaches to the program agentdap starts for it, and /proc/sys/kernel/yama/ptrace_scope is {scope} \
          (2 needs CAP_SYS_PTRACE, 3 forbids it); launch with console `internal`"
     ))
 }
@@ -462,7 +462,7 @@ fn yama_refuses(scope: u8, cap_sys_ptrace: bool, declared_tracer: bool) -> bool 
     }
 }
 
-/// Whether dapmux runs with `CAP_SYS_PTRACE` (bit 19 of `CapEff` in `/proc/self/status`).
+/// Whether agentdap runs with `CAP_SYS_PTRACE` (bit 19 of `CapEff` in `/proc/self/status`).
 fn has_cap_sys_ptrace() -> bool {
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
     status
@@ -473,10 +473,10 @@ fn has_cap_sys_ptrace() -> bool {
 }
 
 /// Where a child session's `startDebugging` configuration says to connect (`connect
-/// {host, port}`), if dapmux will follow it: a loopback address or `localhost`, an unspecified
+/// {host, port}`), if agentdap will follow it: a loopback address or `localhost`, an unspecified
 /// one (a listener on every interface, reached on loopback), or the host the agent itself
 /// named for the root's `attach {connect}`. Anything else is refused: a configuration from
-/// an adapter must not send dapmux (and the breakpoints it replays) to another machine.
+/// an adapter must not send agentdap (and the breakpoints it replays) to another machine.
 pub fn child_address(configuration: &Value, agent_host: Option<&str>) -> Result<std::net::SocketAddr, String> {
     let connect = configuration.get("connect").ok_or("its configuration has no `connect` address")?;
     let host = connect.get("host").and_then(Value::as_str).unwrap_or("127.0.0.1");

@@ -1,5 +1,5 @@
 //! The `dap_request` escape hatch: any DAP request, sent as given, answered with the adapter's
-//! raw response body (capped). Requests dapmux's own bookkeeping depends on (start-up, run
+//! raw response body (capped). Requests agentdap's own bookkeeping depends on (start-up, run
 //! state, breakpoint sets, the end of the session) are refused, naming the tool to use instead.
 
 use std::time::Instant;
@@ -12,10 +12,10 @@ use crate::dap::client::Outcome;
 
 /// Commands `dap_request` refuses, and what to use instead. Compared case-insensitively.
 const REFUSED: &[(&str, &str)] = &[
-    ("initialize", "dapmux sends it when a session starts (`launch`, `attach`)"),
+    ("initialize", "agentdap sends it when a session starts (`launch`, `attach`)"),
     ("launch", "use the `launch` tool"),
     ("attach", "use the `attach` tool"),
-    ("configurationDone", "dapmux sends it when a session starts"),
+    ("configurationDone", "agentdap sends it when a session starts"),
     ("disconnect", "use the `disconnect` tool"),
     ("terminate", "use the `terminate` tool"),
     ("continue", "use the `continue` tool"),
@@ -24,23 +24,22 @@ const REFUSED: &[(&str, &str)] = &[
     ("stepOut", "use the `step` tool (kind out)"),
     ("stepBack", "use the `step` tool (kind back)"),
     ("pause", "use the `pause` tool"),
-    ("reverseContinue", "it resumes the program behind dapmux's back; dapmux has no tool for it yet"),
+    ("reverseContinue", "it resumes the program behind agentdap's back; agentdap has no tool for it yet"),
     ("goto", "use the `goto` tool"),
-    ("restartFrame", "it resumes the program behind dapmux's back; dapmux has no tool for it yet"),
+    ("restartFrame", "it resumes the program behind agentdap's back; agentdap has no tool for it yet"),
     ("restart", "use the `restart` tool"),
-    ("setBreakpoints", "use the `set_breakpoints` tool (dapmux keeps each file's set)"),
+    ("setBreakpoints", "use the `set_breakpoints` tool (agentdap keeps each file's set)"),
     ("setExceptionBreakpoints", "use the `set_exception_breakpoints` tool"),
-    ("setFunctionBreakpoints", "use the `set_function_breakpoints` tool (dapmux keeps the list)"),
+    ("setFunctionBreakpoints", "use the `set_function_breakpoints` tool (agentdap keeps the list)"),
     ("setVariable", "use the `set_variable` tool (it reads the value back)"),
     ("setExpression", "use the `set_expression` tool (it reads the value back)"),
 ];
 
 /// Why `command` may not go through `dap_request`, if it may not.
 pub fn refusal(command: &str) -> Option<String> {
-    REFUSED
-        .iter()
-        .find(|(c, _)| c.eq_ignore_ascii_case(command))
-        .map(|(c, instead)| format!("`{c}` is not sent through dap_request: dapmux tracks what it changes; {instead}."))
+    REFUSED.iter().find(|(c, _)| c.eq_ignore_ascii_case(command)).map(|(c, instead)| {
+        format!("`{c}` is not sent through dap_request: agentdap tracks what it changes; {instead}.")
+    })
 }
 
 impl Sessions {

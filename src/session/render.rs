@@ -100,7 +100,7 @@ impl Session {
                 snap["moved_breakpoints"] = json!(moved);
             }
         }
-        if self.state == RunState::Exited && self.exit_code.is_some_and(|c| c != 0) && !self.ended_by_dapmux {
+        if self.state == RunState::Exited && self.exit_code.is_some_and(|c| c != 0) && !self.ended_by_agentdap {
             if let Some(last) = self.output.last_line(Category::Stderr) {
                 text.push_str(&format!("\nlast stderr line: {last}"));
                 snap["last_stderr_line"] = json!(last);
@@ -169,10 +169,10 @@ impl Session {
                 }
             }
             RunState::Exited => {
-                if self.ended_by_dapmux {
-                    // The code is the signal dapmux's own ending left (debugpy 247, lldb 9): not
+                if self.ended_by_agentdap {
+                    // The code is the signal agentdap's own ending left (debugpy 247, lldb 9): not
                     // the program's answer, so it is not shown as one.
-                    s.push_str(" (ended by dapmux: disconnect/terminate)");
+                    s.push_str(" (ended by agentdap: disconnect/terminate)");
                 } else if let Some(code) = self.exit_code {
                     s.push_str(&format!(" with code {code}"));
                 }
@@ -194,8 +194,8 @@ impl Session {
         m.insert("state".into(), self.state.as_str().into());
         m.insert("revision".into(), self.revision.into());
         put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
-        if self.ended_by_dapmux {
-            m.insert("ended_by_dapmux".into(), true.into());
+        if self.ended_by_agentdap {
+            m.insert("ended_by_agentdap".into(), true.into());
             put(&mut m, "reported_exit_code", self.exit_code.map(Value::from));
         } else {
             put(&mut m, "exit_code", self.exit_code.map(Value::from));
@@ -217,7 +217,7 @@ impl Session {
         let mut out = String::new();
         if n < first_kept {
             out.push_str(&format!(
-                "{{\"dapmux\":\"{} messages were dropped before they were written\"}}\n",
+                "{{\"agentdap\":\"{} messages were dropped before they were written\"}}\n",
                 first_kept - n
             ));
         }

@@ -51,7 +51,7 @@ impl Sessions {
             && matches!(s.state, RunState::Stopped | RunState::Running);
         if !in_adapter && s.plan.request != "launch" {
             let msg = format!(
-                "{} is attached to a program dapmux did not start, and its adapter cannot restart it (no supportsRestartRequest); disconnect and attach again.",
+                "{} is attached to a program agentdap did not start, and its adapter cannot restart it (no supportsRestartRequest); disconnect and attach again.",
                 s.id
             );
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
@@ -139,7 +139,8 @@ impl Session {
         self.waiters.retain(|w| w.call != call);
         self.ctl.restart_call = None;
         if self.plan.request == "launch" {
-            self.warnings.push(format!("the adapter's restart failed ({msg}); dapmux relaunched the program instead"));
+            self.warnings
+                .push(format!("the adapter's restart failed ({msg}); agentdap relaunched the program instead"));
             self.ctl.relaunch_due = Some((call, wait));
         } else {
             self.done.push((call, ToolResult::error(code, msg)));
@@ -171,7 +172,7 @@ impl Session {
         self.adapter_alive = false;
         self.closing = false;
         self.failure = None;
-        self.ended_by_dapmux = false;
+        self.ended_by_agentdap = false;
         self.top_frame = None;
         self.resume_unacked = false;
         self.entry_breakpoint = false;

@@ -97,7 +97,7 @@ impl Location {
     }
 }
 
-/// The last stop, from the DAP `stopped` event plus the top frame dapmux fetched.
+/// The last stop, from the DAP `stopped` event plus the top frame agentdap fetched.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stop {
     pub reason: String,
@@ -105,7 +105,7 @@ pub struct Stop {
     pub text: Option<String>,
     pub thread: Option<i64>,
     pub all_threads_stopped: bool,
-    /// dapmux's ids of the breakpoints hit (see [`crate::session::breakpoints::Entry::id`]).
+    /// agentdap's ids of the breakpoints hit (see [`crate::session::breakpoints::Entry::id`]).
     pub hit_breakpoints: Vec<i64>,
     /// The adapter's own ids from the event, for matching its answers (`run_to`).
     pub adapter_hits: Vec<i64>,

@@ -56,7 +56,7 @@ fn a_crash_report_becomes_one_diagnostic() {
     assert!(s.stderr_tail(0).contains("Program arguments: lldb-dap"));
 }
 
-/// Delve sends no `exited`: on `terminated` dapmux disconnects, reads the status from the
+/// Delve sends no `exited`: on `terminated` agentdap disconnects, reads the status from the
 /// console line that follows, and ends the wait with the exit code once `disconnect` is answered.
 #[test]
 fn delve_exit_code_is_read_after_disconnect() {
@@ -104,7 +104,7 @@ fn delve_exit_code_is_read_after_disconnect() {
     });
     let text = done.map(|o| o.text).unwrap_or_default();
     assert!(text.starts_with("s1 exited with code 7"), "{text}");
-    assert!(!text.contains("ended by dapmux"), "{text}");
+    assert!(!text.contains("ended by agentdap"), "{text}");
 }
 
 /// CASES C07: a `startDebugging` is answered `success: true` at once and opens a child session

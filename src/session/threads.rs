@@ -43,7 +43,7 @@ impl Session {
                 Err(ToolResult::error(
                     ErrorCode::InvalidArgument,
                     format!(
-                        "{} has no thread {t} that dapmux has shown: known threads are [{}]; call `threads` for the current list.",
+                        "{} has no thread {t} that agentdap has shown: known threads are [{}]; call `threads` for the current list.",
                         self.id,
                         known.join(", ")
                     ),

@@ -1,4 +1,4 @@
-//! An MCP agent for integration tests: drives the built dapmux over pipes with `tools/call` and
+//! An MCP agent for integration tests: drives the built agentdap over pipes with `tools/call` and
 //! `resources/read`, reads the DAP log, and checks processes through `/proc` with deadlines.
 #![allow(dead_code)] // each test crate uses its own subset
 
@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{venv_python, Dapmux};
-use dapmux::dap::spawn::{self, Pid};
+use crate::common::{venv_python, Agentdap};
+use agentdap::dap::spawn::{self, Pid};
 
 /// How long processes of a session may outlive its end (issue 4: "within 2 s").
 pub const HYGIENE: Duration = Duration::from_secs(2);
@@ -29,14 +29,14 @@ impl Res {
     }
 }
 
-/// One dapmux with an initialized MCP connection.
+/// One agentdap with an initialized MCP connection.
 pub struct Agent {
-    pub d: Dapmux,
+    pub d: Agentdap,
     next_id: i64,
 }
 
 impl Agent {
-    /// dapmux with `DAPMUX_PYTHON` set to the test venv (debugpy installed).
+    /// agentdap with `AGENTDAP_PYTHON` set to the test venv (debugpy installed).
     pub fn start() -> Agent {
         Agent::start_with(|_| {})
     }
@@ -44,18 +44,18 @@ impl Agent {
     pub fn start_with(configure: impl FnOnce(&mut Command)) -> Agent {
         let python = debugpy_python();
         Agent::start_plain(|cmd| {
-            cmd.env("DAPMUX_PYTHON", &python);
+            cmd.env("AGENTDAP_PYTHON", &python);
             configure(cmd);
         })
     }
 
-    /// dapmux without debugpy requirements (native and Go adapters), no user config.
+    /// agentdap without debugpy requirements (native and Go adapters), no user config.
     pub fn start_plain(configure: impl FnOnce(&mut Command)) -> Agent {
-        let mut d = Dapmux::spawn_with(|cmd| {
+        let mut d = Agentdap::spawn_with(|cmd| {
             // No user config leaks in: the default location points nowhere.
             cmd.env_remove("VIRTUAL_ENV")
-                .env_remove("DAPMUX_CONFIG")
-                .env("XDG_CONFIG_HOME", "/nonexistent-dapmux-config");
+                .env_remove("AGENTDAP_CONFIG")
+                .env("XDG_CONFIG_HOME", "/nonexistent-agentdap-config");
             configure(cmd);
         });
         d.initialize("2025-11-25");
@@ -104,9 +104,9 @@ impl Agent {
             .to_owned()
     }
 
-    /// The session's DAP log (`dapmux://session/{id}/dap-log`), one value per message.
+    /// The session's DAP log (`agentdap://session/{id}/dap-log`), one value per message.
     pub fn dap_log(&mut self, session: &str) -> Vec<Value> {
-        let text = self.resource(&format!("dapmux://session/{session}/dap-log"));
+        let text = self.resource(&format!("agentdap://session/{session}/dap-log"));
         text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("dap-log line {l}: {e}"))).collect()
     }
 
@@ -119,7 +119,7 @@ impl Agent {
             .unwrap_or_else(|| panic!("no session {id} in {}", r.s))
     }
 
-    /// Every process below dapmux now (adapters, launchers, debuggees, the watchdog).
+    /// Every process below agentdap now (adapters, launchers, debuggees, the watchdog).
     pub fn descendants(&self) -> Vec<Pid> {
         spawn::descendants(self.d.pid(), &[]).iter().map(|p| p.pid).collect()
     }
@@ -182,7 +182,7 @@ pub fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// The `command`s of the DAP requests dapmux sent, in order.
+/// The `command`s of the DAP requests agentdap sent, in order.
 pub fn sent_commands(log: &[Value]) -> Vec<String> {
     log.iter()
         .filter(|e| e["dir"] == json!("to_adapter") && e["message"]["type"] == json!("request"))

@@ -1,4 +1,4 @@
-//! Shared helpers for integration tests: run the built dapmux binary over real pipes, exchange
+//! Shared helpers for integration tests: run the built agentdap binary over real pipes, exchange
 //! newline-delimited JSON with timeouts, send signals, and locate the test dependencies that
 //! `scripts/install-test-deps` puts in `.deps/`.
 #![allow(dead_code)] // each test crate uses its own subset
@@ -18,28 +18,28 @@ pub const LINE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The binary under test.
 pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_dapmux")
+    env!("CARGO_BIN_EXE_agentdap")
 }
 
-/// Where `scripts/install-test-deps` put the test dependencies: `$DAPMUX_DEPS`, else `.deps/` in
+/// Where `scripts/install-test-deps` put the test dependencies: `$AGENTDAP_DEPS`, else `.deps/` in
 /// the repository.
 pub fn deps_dir() -> PathBuf {
-    match std::env::var_os("DAPMUX_DEPS") {
+    match std::env::var_os("AGENTDAP_DEPS") {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join(".deps"),
     }
 }
 
-/// The venv's Python (with `mcp` and `debugpy`): `$DAPMUX_TEST_PYTHON`, else
+/// The venv's Python (with `mcp` and `debugpy`): `$AGENTDAP_TEST_PYTHON`, else
 /// `<deps>/venv/bin/python`. Panics with the install command when it is missing.
 pub fn venv_python() -> PathBuf {
-    let python = match std::env::var_os("DAPMUX_TEST_PYTHON") {
+    let python = match std::env::var_os("AGENTDAP_TEST_PYTHON") {
         Some(p) => PathBuf::from(p),
         None => deps_dir().join("venv/bin/python"),
     };
     assert!(
         python.exists(),
-        "test dependency missing: no Python venv at {} (run scripts/install-test-deps, or set DAPMUX_TEST_PYTHON)",
+        "test dependency missing: no Python venv at {} (run scripts/install-test-deps, or set AGENTDAP_TEST_PYTHON)",
         python.display()
     );
     python
@@ -56,31 +56,31 @@ pub fn node_package(package: &str) -> PathBuf {
     dir
 }
 
-/// A running dapmux with its stdin and stdout piped to the test; stderr is collected.
-pub struct Dapmux {
+/// A running agentdap with its stdin and stdout piped to the test; stderr is collected.
+pub struct Agentdap {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: Option<ChildStdout>,
     buf: Vec<u8>,
     stderr: Arc<Mutex<Vec<u8>>>,
-    /// Collects stderr until EOF (dapmux and its watchdog both hold the pipe).
+    /// Collects stderr until EOF (agentdap and its watchdog both hold the pipe).
     stderr_reader: Option<thread::JoinHandle<()>>,
 }
 
-impl Dapmux {
-    /// Starts `dapmux` (stdio MCP server) with debug logging on stderr.
-    pub fn spawn() -> Dapmux {
-        Dapmux::spawn_with(|_| {})
+impl Agentdap {
+    /// Starts `agentdap` (stdio MCP server) with debug logging on stderr.
+    pub fn spawn() -> Agentdap {
+        Agentdap::spawn_with(|_| {})
     }
 
-    /// Starts `dapmux` after letting `configure` adjust the command (arguments, environment).
-    pub fn spawn_with(configure: impl FnOnce(&mut Command)) -> Dapmux {
+    /// Starts `agentdap` after letting `configure` adjust the command (arguments, environment).
+    pub fn spawn_with(configure: impl FnOnce(&mut Command)) -> Agentdap {
         let mut cmd = Command::new(bin());
-        cmd.env("RUST_LOG", "dapmux=debug").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.env("RUST_LOG", "agentdap=debug").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         // Tests keep their ledger out of the user's state directory (a test may set its own).
-        cmd.env("DAPMUX_STATE_DIR", std::env::temp_dir().join("dapmux-test-state"));
+        cmd.env("AGENTDAP_STATE_DIR", std::env::temp_dir().join("agentdap-test-state"));
         configure(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn dapmux");
+        let mut child = cmd.spawn().expect("spawn agentdap");
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let mut err_pipe = child.stderr.take().expect("stderr is piped");
         let sink = Arc::clone(&stderr);
@@ -93,7 +93,7 @@ impl Dapmux {
                 sink.lock().unwrap().extend_from_slice(&chunk[..n]);
             }
         });
-        Dapmux {
+        Agentdap {
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),
             child,
@@ -108,15 +108,15 @@ impl Dapmux {
         self.child.id() as i32
     }
 
-    /// What dapmux wrote to stderr so far.
+    /// What agentdap wrote to stderr so far.
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
     }
 
-    /// Writes raw bytes to dapmux's stdin.
+    /// Writes raw bytes to agentdap's stdin.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin still open");
-        stdin.write_all(bytes).expect("write to dapmux stdin");
+        stdin.write_all(bytes).expect("write to agentdap stdin");
     }
 
     /// Writes one line (a `\n` is appended).
@@ -134,12 +134,12 @@ impl Dapmux {
         self.stdin.take().expect("stdin still open")
     }
 
-    /// Closes dapmux's stdin (EOF).
+    /// Closes agentdap's stdin (EOF).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
-    /// Closes the read end of dapmux's stdout (its next write gets EPIPE).
+    /// Closes the read end of agentdap's stdout (its next write gets EPIPE).
     pub fn close_stdout(&mut self) {
         self.stdout = None;
     }
@@ -166,7 +166,7 @@ impl Dapmux {
                 Ok(0) => return None,
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => panic!("reading dapmux stdout: {e}"),
+                Err(e) => panic!("reading agentdap stdout: {e}"),
             }
         }
     }
@@ -175,7 +175,7 @@ impl Dapmux {
     pub fn recv_line(&mut self) -> String {
         match self.recv_line_within(LINE_TIMEOUT) {
             Some(line) => line,
-            None => panic!("no line from dapmux within {LINE_TIMEOUT:?}; stderr:\n{}", self.stderr()),
+            None => panic!("no line from agentdap within {LINE_TIMEOUT:?}; stderr:\n{}", self.stderr()),
         }
     }
 
@@ -205,13 +205,13 @@ impl Dapmux {
         response
     }
 
-    /// Sends a signal to dapmux.
+    /// Sends a signal to agentdap.
     pub fn signal(&self, signo: libc::c_int) {
         // SAFETY: kill has no memory-safety preconditions.
         assert_eq!(unsafe { libc::kill(self.pid(), signo) }, 0, "kill({}, {signo})", self.pid());
     }
 
-    /// Waits up to `timeout` for dapmux to exit.
+    /// Waits up to `timeout` for agentdap to exit.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;
         loop {
@@ -229,10 +229,10 @@ impl Dapmux {
     pub fn assert_clean_exit(&mut self, timeout: Duration) {
         match self.wait_exit(timeout) {
             Some(status) => assert_eq!(status.code(), Some(0), "exit status {status}; stderr:\n{}", self.stderr()),
-            None => panic!("dapmux still running after {timeout:?}; stderr:\n{}", self.stderr()),
+            None => panic!("agentdap still running after {timeout:?}; stderr:\n{}", self.stderr()),
         }
-        // Everything dapmux logged is in once its stderr reached EOF (the watchdog, which shares
-        // the pipe, exits right after dapmux).
+        // Everything agentdap logged is in once its stderr reached EOF (the watchdog, which shares
+        // the pipe, exits right after agentdap).
         let end = std::time::Instant::now() + Duration::from_secs(5);
         while self.stderr_reader.as_ref().is_some_and(|h| !h.is_finished()) && std::time::Instant::now() < end {
             thread::sleep(Duration::from_millis(10));
@@ -240,7 +240,7 @@ impl Dapmux {
     }
 }
 
-impl Drop for Dapmux {
+impl Drop for Agentdap {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
@@ -253,7 +253,7 @@ impl Drop for Dapmux {
 pub fn initialize_request(id: i64, version: &str) -> Value {
     json!({
         "jsonrpc": "2.0", "id": id, "method": "initialize",
-        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "dapmux-tests", "version": "0"}}
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "agentdap-tests", "version": "0"}}
     })
 }
 
@@ -262,7 +262,7 @@ pub fn modern_meta(version: &str) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": version,
         "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "dapmux-tests", "version": "0"}
+        "io.modelcontextprotocol/clientInfo": {"name": "agentdap-tests", "version": "0"}
     })
 }
 
@@ -271,13 +271,13 @@ pub fn modern_request(id: Value, method: &str, version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": modern_meta(version)}})
 }
 
-/// A fresh, empty directory under the system's temporary directory (`dapmux-test-<tag>-<pid>`),
+/// A fresh, empty directory under the system's temporary directory (`agentdap-test-<tag>-<pid>`),
 /// removed with everything in it when dropped, however the test ends.
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("dapmux-test-{tag}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("agentdap-test-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create a temporary directory");
         TempDir(dir)

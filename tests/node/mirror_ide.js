@@ -24,7 +24,7 @@ function out(obj) {
 }
 
 async function connect(port) {
-  const dc = new DebugClient('node', 'unused', 'dapmux-mirror');
+  const dc = new DebugClient('node', 'unused', 'agentdap-mirror');
   const record = { dc, events: [], seen: new Set(), closed: false, waiters: [] };
   const emit = dc.emit.bind(dc);
   dc.emit = (name, ...args) => {

@@ -1,8 +1,8 @@
-"""Drives dapmux with the official MCP Python SDK (the `mcp` package): ClientSession over stdio
+"""Drives agentdap with the official MCP Python SDK (the `mcp` package): ClientSession over stdio
 (initialize, tools/list, tools/call `sessions`), then the high-level Client in mode="auto", which
 probes `server/discover` first and uses the modern protocol when the server offers it.
 
-Usage: python sdk_client.py <path to the dapmux binary>. Exits non-zero on any failed check.
+Usage: python sdk_client.py <path to the agentdap binary>. Exits non-zero on any failed check.
 """
 
 import asyncio
@@ -38,7 +38,7 @@ async def legacy_session(binary):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             check(init.protocol_version in HANDSHAKE_VERSIONS, f"initialize negotiated {init.protocol_version}")
-            check(init.server_info.name == "dapmux", "serverInfo.name is dapmux")
+            check(init.server_info.name == "agentdap", "serverInfo.name is agentdap")
             tools = await session.list_tools()
             names = [t.name for t in tools.tools]
             check("sessions" in names, f"tools/list has sessions ({len(names)} tools)")

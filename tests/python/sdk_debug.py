@@ -1,7 +1,7 @@
 """A whole debugging scenario through the official MCP Python SDK (`mcp` package): an agent
 finds the bug in `inspect_me.py` with launch → context → evaluate → step → continue → output.
 
-Usage: python sdk_debug.py <dapmux binary> <fixture dir> <python with debugpy>.
+Usage: python sdk_debug.py <agentdap binary> <fixture dir> <python with debugpy>.
 Exits non-zero on any failed check; prints "all SDK debugging checks passed" at the end.
 """
 
@@ -29,7 +29,7 @@ async def call(session, tool, **arguments):
 
 
 async def main():
-    server = StdioServerParameters(command=binary, args=[], env={"DAPMUX_PYTHON": python, "RUST_LOG": "warn"})
+    server = StdioServerParameters(command=binary, args=[], env={"AGENTDAP_PYTHON": python, "RUST_LOG": "warn"})
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()

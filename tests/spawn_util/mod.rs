@@ -5,13 +5,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dapmux::dap::spawn::{self, Pid};
+use agentdap::dap::spawn::{self, Pid};
 
 /// Generous deadline for anything observed through `/proc` on a loaded 2-core machine.
 pub const DEADLINE: Duration = Duration::from_secs(10);
 
 /// The environment variable that puts a re-executed test binary into a helper role.
-pub const ROLE_VAR: &str = "DAPMUX_TEST_ROLE";
+pub const ROLE_VAR: &str = "AGENTDAP_TEST_ROLE";
 
 /// Polls `cond` every 10 ms until it holds or `timeout` passes; returns its last value.
 pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {

@@ -12,7 +12,7 @@ use crate::dap::spawn::AdapterCommand;
 #[path = "debugpy_fastpath.rs"]
 pub mod fastpath;
 
-/// dapmux's name for the adapter.
+/// agentdap's name for the adapter.
 pub const NAME: &str = "debugpy";
 
 /// The VS Code debug `type` (the Python Debugger extension).
@@ -57,7 +57,7 @@ pub fn quirks() -> Quirks {
     }
 }
 
-/// DAP `launch` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// DAP `launch` arguments agentdap sends unless the agent's `adapter_args` override them.
 /// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.
 pub fn launch_defaults() -> Value {
     json!({
@@ -65,7 +65,7 @@ pub fn launch_defaults() -> Value {
         "request": "launch",
         // Step only through the user's code, like VS Code's default.
         "justMyCode": true,
-        // Debuggee output comes back as `output` events (dapmux's ring), not a terminal.
+        // Debuggee output comes back as `output` events (agentdap's ring), not a terminal.
         "console": "internalConsole",
         "redirectOutput": true,
         // Follow multiprocessing/subprocess children as child sessions.
@@ -76,18 +76,18 @@ pub fn launch_defaults() -> Value {
 }
 
 /// DAP `launch` arguments for `console: terminal`, merged over [`launch_defaults`]: debugpy
-/// asks dapmux (`runInTerminal`) to start its launcher, which runs the program with the
-/// launcher's stdio, dapmux's pipes.
+/// asks agentdap (`runInTerminal`) to start its launcher, which runs the program with the
+/// launcher's stdio, agentdap's pipes.
 pub fn terminal_arguments() -> Value {
     json!({
         "console": "integratedTerminal",
-        // The program's output reaches dapmux on the terminal's pipes; redirecting it into
+        // The program's output reaches agentdap on the terminal's pipes; redirecting it into
         // `output` events as well would show every line twice.
         "redirectOutput": false,
     })
 }
 
-/// DAP `attach` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// DAP `attach` arguments agentdap sends unless the agent's `adapter_args` override them.
 /// `connect` or `processId` are set by the session from the tool call.
 pub fn attach_defaults() -> Value {
     json!({
@@ -106,14 +106,14 @@ pub fn attach_defaults() -> Value {
 pub enum PythonSource {
     /// `adapter_args.python` (a string, or the first element of an array).
     AdapterArgs,
-    /// `$DAPMUX_PYTHON`.
-    DapmuxPython,
+    /// `$AGENTDAP_PYTHON`.
+    AgentdapPython,
     /// `$VIRTUAL_ENV/bin/python` (an activated venv).
     VirtualEnv,
     /// `.venv/bin/python` under the launch cwd.
     DotVenv,
-    /// dapmux's private venv (`dapmux install debugpy`): `$XDG_DATA_HOME/dapmux/venv`, else
-    /// `~/.local/share/dapmux/venv`.
+    /// agentdap's private venv (`agentdap install debugpy`): `$XDG_DATA_HOME/agentdap/venv`, else
+    /// `~/.local/share/agentdap/venv`.
     DataVenv,
     /// `python3` on `$PATH`.
     Path,
@@ -135,7 +135,7 @@ pub fn install_command(python: &Path) -> String {
 
 const NO_PYTHON_INSTALL: &str = "apt-get install python3 python3-pip && python3 -m pip install debugpy";
 
-/// Finds the interpreter, first match wins: `adapter_args.python`, `$DAPMUX_PYTHON`,
+/// Finds the interpreter, first match wins: `adapter_args.python`, `$AGENTDAP_PYTHON`,
 /// `$VIRTUAL_ENV/bin/python`, `<launch cwd>/.venv/bin/python`, `python3` on `$PATH`. An
 /// explicit choice (the first two) that is not executable is an error, not skipped. Only
 /// `stat`s files; never runs the interpreter. Errors: [`AdapterError::NotFound`].
@@ -144,9 +144,9 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
     let explicit = [
         (explicit_python(input.adapter_args), PythonSource::AdapterArgs, "adapter_args.python"),
         (
-            host.var("DAPMUX_PYTHON").map(|v| v.to_string_lossy().into_owned()),
-            PythonSource::DapmuxPython,
-            "DAPMUX_PYTHON",
+            host.var("AGENTDAP_PYTHON").map(|v| v.to_string_lossy().into_owned()),
+            PythonSource::AgentdapPython,
+            "AGENTDAP_PYTHON",
         ),
     ];
     for (value, source, what) in explicit {
@@ -160,9 +160,9 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
         return found.map(|path| Interpreter { path, source }).ok_or_else(|| AdapterError::NotFound {
             adapter: NAME,
             detail: format!(
-                "{what} = {value:?} is not an executable Python interpreter; point it at one (or unset it to let dapmux choose)"
+                "{what} = {value:?} is not an executable Python interpreter; point it at one (or unset it to let agentdap choose)"
             ),
-            install: "dapmux install debugpy".to_string(),
+            install: "agentdap install debugpy".to_string(),
         });
     }
     if let Some(venv) = host.var("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
@@ -185,23 +185,23 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
     }
     Err(AdapterError::NotFound {
         adapter: NAME,
-        detail: "no Python interpreter found (adapter_args.python, DAPMUX_PYTHON, VIRTUAL_ENV, .venv, dapmux's venv, python3 on PATH)"
+        detail: "no Python interpreter found (adapter_args.python, AGENTDAP_PYTHON, VIRTUAL_ENV, .venv, agentdap's venv, python3 on PATH)"
             .to_string(),
         install: NO_PYTHON_INSTALL.to_string(),
     })
 }
 
-/// The interpreter of dapmux's private venv, where `dapmux install debugpy` puts debugpy:
-/// `$XDG_DATA_HOME/dapmux/venv/bin/python` (an absolute `XDG_DATA_HOME` only, per the XDG spec),
-/// else `$HOME/.local/share/dapmux/venv/bin/python`.
+/// The interpreter of agentdap's private venv, where `agentdap install debugpy` puts debugpy:
+/// `$XDG_DATA_HOME/agentdap/venv/bin/python` (an absolute `XDG_DATA_HOME` only, per the XDG spec),
+/// else `$HOME/.local/share/agentdap/venv/bin/python`.
 pub fn data_venv_python(host: &dyn Host) -> Option<PathBuf> {
     let xdg = host.var("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
     let base =
         xdg.or_else(|| host.var("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/share")))?;
-    Some(base.join("dapmux/venv/bin/python"))
+    Some(base.join("agentdap/venv/bin/python"))
 }
 
-/// The launch cwd made absolute against dapmux's cwd (or dapmux's cwd when none was given).
+/// The launch cwd made absolute against agentdap's cwd (or agentdap's cwd when none was given).
 fn launch_dir(cwd: Option<&Path>, host: &dyn Host) -> Option<PathBuf> {
     match cwd {
         Some(c) if c.is_absolute() => Some(c.to_path_buf()),
@@ -228,7 +228,7 @@ fn explicit_python(adapter_args: Option<&Value>) -> Option<String> {
 pub fn recipe(input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
     let python = resolve_python(input, host)?;
     let fast = fastpath::enabled(host);
-    log::debug!("debugpy fast path {}", if fast { "requested" } else { "off (DAPMUX_DEBUGPY_FASTPATH)" });
+    log::debug!("debugpy fast path {}", if fast { "requested" } else { "off (AGENTDAP_DEBUGPY_FASTPATH)" });
     let command = AdapterCommand {
         program: python.path.clone().into_os_string(),
         args: fastpath::adapter_args(fast),
@@ -265,7 +265,7 @@ pub fn missing_debugpy(python: &Path, stderr_tail: &str, exit: Option<ExitStatus
         adapter: NAME,
         detail: format!("the debugpy module is not installed for {}", python.display()),
         install: format!(
-            "{} (or `dapmux install debugpy` for a private copy dapmux finds by itself)",
+            "{} (or `agentdap install debugpy` for a private copy agentdap finds by itself)",
             install_command(python)
         ),
     })
@@ -282,7 +282,7 @@ mod tests {
         FakeHost {
             cwd: Some("/home/u/proj"),
             vars: HashMap::from([
-                ("DAPMUX_PYTHON", "/opt/dp/python"),
+                ("AGENTDAP_PYTHON", "/opt/dp/python"),
                 ("VIRTUAL_ENV", "/venvs/a"),
                 ("PATH", "/nope:/usr/bin"),
             ]),
@@ -313,8 +313,8 @@ mod tests {
         let mut host = full_host();
         let args = Some(json!({"python": "/opt/ask/python"}));
         assert_eq!(resolve(&host, args, Some("/srv/app")), Ok(("/opt/ask/python".into(), PythonSource::AdapterArgs)));
-        assert_eq!(resolve(&host, None, Some("/srv/app")), Ok(("/opt/dp/python".into(), PythonSource::DapmuxPython)));
-        host.vars.remove("DAPMUX_PYTHON");
+        assert_eq!(resolve(&host, None, Some("/srv/app")), Ok(("/opt/dp/python".into(), PythonSource::AgentdapPython)));
+        host.vars.remove("AGENTDAP_PYTHON");
         assert_eq!(
             resolve(&host, None, Some("/srv/app")),
             Ok(("/venvs/a/bin/python".into(), PythonSource::VirtualEnv))
@@ -322,18 +322,18 @@ mod tests {
         host.vars.remove("VIRTUAL_ENV");
         let dotvenv = Ok(("/srv/app/.venv/bin/python".into(), PythonSource::DotVenv));
         assert_eq!(resolve(&host, None, Some("/srv/app")), dotvenv);
-        // No launch cwd: dapmux's own cwd.
+        // No launch cwd: agentdap's own cwd.
         assert_eq!(resolve(&host, None, None), Ok(("/home/u/proj/.venv/bin/python".into(), PythonSource::DotVenv)));
         assert_eq!(resolve(&host, None, Some("/elsewhere")), Ok(("/usr/bin/python3".into(), PythonSource::Path)));
-        // dapmux's private venv (`dapmux install debugpy`) comes before python3 on PATH.
+        // agentdap's private venv (`agentdap install debugpy`) comes before python3 on PATH.
         host.vars.insert("XDG_DATA_HOME", "/data");
-        host.exes.insert("/data/dapmux/venv/bin/python");
-        let data = Ok(("/data/dapmux/venv/bin/python".into(), PythonSource::DataVenv));
+        host.exes.insert("/data/agentdap/venv/bin/python");
+        let data = Ok(("/data/agentdap/venv/bin/python".into(), PythonSource::DataVenv));
         assert_eq!(resolve(&host, None, Some("/elsewhere")), data);
         host.vars.insert("XDG_DATA_HOME", "relative/is/ignored");
         host.vars.insert("HOME", "/home/u");
-        host.exes.insert("/home/u/.local/share/dapmux/venv/bin/python");
-        let home = Ok(("/home/u/.local/share/dapmux/venv/bin/python".into(), PythonSource::DataVenv));
+        host.exes.insert("/home/u/.local/share/agentdap/venv/bin/python");
+        let home = Ok(("/home/u/.local/share/agentdap/venv/bin/python".into(), PythonSource::DataVenv));
         assert_eq!(resolve(&host, None, Some("/elsewhere")), home);
     }
 
@@ -358,10 +358,10 @@ mod tests {
         let Err(AdapterError::NotFound { detail, .. }) = err else { panic!("{err:?}") };
         assert_eq!(
             detail,
-            "adapter_args.python = \"/nope/python\" is not an executable Python interpreter; point it at one (or unset it to let dapmux choose)"
+            "adapter_args.python = \"/nope/python\" is not an executable Python interpreter; point it at one (or unset it to let agentdap choose)"
         );
         let mut host = full_host();
-        host.vars.insert("DAPMUX_PYTHON", "/nope/python");
+        host.vars.insert("AGENTDAP_PYTHON", "/nope/python");
         assert_eq!(resolve(&host, None, None).map_err(|e| e.code()), Err("adapter_not_found"));
     }
 
@@ -407,7 +407,7 @@ mod tests {
             Some((
                 "adapter_not_found",
                 "debugpy: the debugpy module is not installed for /opt/my env/bin/python; install it with: \
-                 '/opt/my env/bin/python' -m pip install debugpy (or `dapmux install debugpy` for a private copy dapmux finds by itself)"
+                 '/opt/my env/bin/python' -m pip install debugpy (or `agentdap install debugpy` for a private copy agentdap finds by itself)"
                     .to_string()
             ))
         );

@@ -1,6 +1,6 @@
-# dapmux debugpy fast path. Runs debugpy's adapter exactly as `python -m debugpy.adapter` would
+# agentdap debugpy fast path. Runs debugpy's adapter exactly as `python -m debugpy.adapter` would
 # (same sys.argv, run as __main__), after tuning the TCP sockets of the adapter's own DAP streams:
-# TCP_NODELAY on each, and TCP_QUICKACK before each read. Only the adapter process that dapmux
+# TCP_NODELAY on each, and TCP_QUICKACK before each read. Only the adapter process that agentdap
 # starts runs this; the debuggee (the user's program) and its sockets are never touched.
 #
 # Why: pydevd (inside the debuggee) writes each message's header and body with two sendall()
@@ -9,15 +9,15 @@
 # body at once; TCP_NODELAY on the adapter's side keeps its own writes from waiting for ACKs.
 #
 # When it stands aside (debugpy too old or already fixed, patch point missing) it prints one line
-# "dapmux-fastpath: off: <why>" to stderr before the adapter starts (the adapter points
-# sys.stderr at /dev/null in stdio mode afterwards); dapmux shows it as `adapter` output.
+# "agentdap-fastpath: off: <why>" to stderr before the adapter starts (the adapter points
+# sys.stderr at /dev/null in stdio mode afterwards); agentdap shows it as `adapter` output.
 import sys
 
 
-def _dapmux_fastpath():
+def _agentdap_fastpath():
     # Versions known to be affected: 1.0 up to (not including) FIXED_IN; None = no fix released.
     FIXED_IN = None
-    MARK = "dapmux-fastpath:"
+    MARK = "agentdap-fastpath:"
 
     def say(text):
         try:
@@ -132,7 +132,7 @@ LAUNCHER = r"""
 import sys
 
 
-def _dapmux_launcher():
+def _agentdap_launcher():
     import os
     import runpy
 
@@ -174,7 +174,7 @@ def _dapmux_launcher():
     runpy.run_path(path, run_name="__main__")
 
 
-_dapmux_launcher()
+_agentdap_launcher()
 """
 
 
@@ -247,13 +247,13 @@ def _lazy_metadata():
         sys.modules.pop(name, None)
 
 
-def _dapmux_main():
+def _agentdap_main():
     import importlib.util
     import os
     import runpy
 
     if importlib.util.find_spec("debugpy") is None:
-        # The words `python -m debugpy.adapter` would print, so dapmux says how to install it.
+        # The words `python -m debugpy.adapter` would print, so agentdap says how to install it.
         sys.stderr.write("%s: No module named debugpy\n" % sys.executable)
         sys.exit(1)
 
@@ -264,10 +264,10 @@ def _dapmux_main():
     # sys.argv is ["-c", <adapter arguments>...]; run_module(alter_sys=True) replaces argv[0]
     # with the module's path, as `-m` does.
     try:
-        _dapmux_fastpath()
+        _agentdap_fastpath()
     except Exception as exc:
-        sys.stderr.write("dapmux-fastpath: off: %r\n" % (exc,))
+        sys.stderr.write("agentdap-fastpath: off: %r\n" % (exc,))
     runpy.run_module("debugpy.adapter", run_name="__main__", alter_sys=True)
 
 
-_dapmux_main()
+_agentdap_main()

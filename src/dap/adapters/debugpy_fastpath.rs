@@ -19,11 +19,11 @@ pub const BOOTSTRAP: &str = include_str!("debugpy_bootstrap.py");
 
 /// Environment variable that turns the fast path off when `0`, `false`, `off` or `no`
 /// (`--no-debugpy-fastpath` sets it to `0` at start-up).
-pub const ENV: &str = "DAPMUX_DEBUGPY_FASTPATH";
+pub const ENV: &str = "AGENTDAP_DEBUGPY_FASTPATH";
 
 /// The prefix of the one line the bootstrap writes to the adapter's stderr (it reaches the
-/// session's `adapter` output): `dapmux-fastpath: on: …` or `dapmux-fastpath: off: <why>`.
-pub const MARKER: &str = "dapmux-fastpath:";
+/// session's `adapter` output): `agentdap-fastpath: on: …` or `agentdap-fastpath: off: <why>`.
+pub const MARKER: &str = "agentdap-fastpath:";
 
 /// Whether the fast path is wanted: on unless [`ENV`] says `0`/`false`/`off`/`no`
 /// (case-insensitive). Whether it *applies* is decided by the bootstrap (debugpy version,
@@ -107,13 +107,14 @@ mod tests {
 
     #[test]
     fn reads_the_bootstrap_verdict() {
-        let on = "x\ndapmux-fastpath: on: debugpy 1.8.22, TCP_NODELAY and TCP_QUICKACK on the adapter's DAP sockets\n";
+        let on =
+            "x\nagentdap-fastpath: on: debugpy 1.8.22, TCP_NODELAY and TCP_QUICKACK on the adapter's DAP sockets\n";
         assert_eq!(
             verdict(on),
             Some(Verdict::On("debugpy 1.8.22, TCP_NODELAY and TCP_QUICKACK on the adapter's DAP sockets".into()))
         );
         assert_eq!(
-            verdict("dapmux-fastpath: off: patch point missing in debugpy 2.0\n"),
+            verdict("agentdap-fastpath: off: patch point missing in debugpy 2.0\n"),
             Some(Verdict::Off("patch point missing in debugpy 2.0".into()))
         );
         assert_eq!(verdict("python: No module named debugpy\n"), None);

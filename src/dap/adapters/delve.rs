@@ -16,7 +16,7 @@
 //! - Output: the debuggee's stdout arrives on dlv's own stdout and its stderr on dlv's
 //!   stderr, never as `output` events (the `outputMode: "remote"` launch argument of newer
 //!   Delves is ignored by 1.20.2). dlv's own `output` events are console lines.
-//! - Exit: `terminated {}` only — no `exited`. The status appears after dapmux sends
+//! - Exit: `terminated {}` only — no `exited`. The status appears after agentdap sends
 //!   `disconnect`: console `Process <pid> has exited with status 7`, console `Detaching`, the
 //!   disconnect response, a second `terminated`; then dlv closes the socket and exits 0.
 //! - Processes: the debuggee (`__debug_bin` in `debug` mode, built into dlv's cwd) is dlv's
@@ -34,7 +34,7 @@ use super::{
 };
 use crate::dap::spawn::AdapterCommand;
 
-/// dapmux's name for the adapter.
+/// agentdap's name for the adapter.
 pub const NAME: &str = "delve";
 
 /// The VS Code debug `type` (the Go extension).
@@ -48,7 +48,7 @@ pub const CHECKED_VERSION: &str = "1.20.2";
 pub const INSTALL: &str = "apt-get install delve golang-go";
 
 /// Overrides discovery: the `dlv` executable to run.
-pub const ENV_OVERRIDE: &str = "DAPMUX_DLV";
+pub const ENV_OVERRIDE: &str = "AGENTDAP_DLV";
 
 /// What dlv prints before `host:port` once it listens.
 pub const LISTENING_PREFIX: &str = "DAP server listening at: ";
@@ -162,7 +162,7 @@ pub fn mode_for(program: &Path, adapter_args: Option<&Value>, host: &dyn Host) -
     }
 }
 
-/// Finds `dlv`: `$DAPMUX_DLV`, `dlv` on `$PATH`, `$GOBIN`, `$GOPATH/bin`, `~/go/bin` (where
+/// Finds `dlv`: `$AGENTDAP_DLV`, `dlv` on `$PATH`, `$GOBIN`, `$GOPATH/bin`, `~/go/bin` (where
 /// `go install` puts it). Errors: [`AdapterError::NotFound`] with [`INSTALL`].
 pub fn find_adapter(host: &dyn Host) -> Result<PathBuf, AdapterError> {
     if let Some(explicit) = host.var(ENV_OVERRIDE).filter(|v| !v.is_empty()) {
@@ -192,7 +192,7 @@ pub fn find_adapter(host: &dyn Host) -> Result<PathBuf, AdapterError> {
     )
 }
 
-/// DAP `launch` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// DAP `launch` arguments agentdap sends unless the agent's `adapter_args` override them.
 /// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.
 pub fn launch_defaults(mode: Option<Mode>) -> Value {
     let mut v = json!({"type": VSCODE_TYPE, "request": "launch"});
@@ -211,7 +211,7 @@ pub fn attach_defaults() -> Value {
 ///
 /// The adapter's cwd matters in `debug`/`test` mode: `go build` finds `go.mod` from it, and
 /// the `__debug_bin` lands there. It is the launch `cwd` when given, else the package
-/// directory (a `.go` file's parent, or the directory itself), else dapmux's. Errors:
+/// directory (a `.go` file's parent, or the directory itself), else agentdap's. Errors:
 /// [`AdapterError::NotFound`] with [`INSTALL`].
 pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
     let dlv = find_adapter(host)?;

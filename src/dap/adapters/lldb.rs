@@ -26,7 +26,7 @@
 //!   inferior down within 3 s; the session layer still records both pids (DESIGN §2).
 //! - Rust: without formatters a `Vec<i32>` reads `{buf, len}`; with rustc's `lldb_lookup.py` and
 //!   `lldb_commands` loaded through `initCommands` it reads `size=3` with children `[0]`..`[2]`
-//!   and a `String` reads `"dapmux"`. The commands are prefixed `?` (lldb-dap prints their
+//!   and a `String` reads `"agentdap"`. The commands are prefixed `?` (lldb-dap prints their
 //!   output only on failure) and sourced with `-s 1`; without that, lldb-dap echoes ~90
 //!   console `output` events. `lldb_commands` registers a synthetic provider for every type
 //!   (`-x ".*"`), so it is loaded for Rust programs only.
@@ -42,7 +42,7 @@ use super::{
 };
 use crate::dap::spawn::AdapterCommand;
 
-/// dapmux's name for the adapter.
+/// agentdap's name for the adapter.
 pub const NAME: &str = "lldb";
 
 /// The VS Code debug `type` (the LLDB DAP extension).
@@ -55,10 +55,10 @@ pub const CHECKED_VERSION: &str = "22.1.8";
 pub const INSTALL: &str = "apt-get install lldb-22";
 
 /// Overrides discovery: the lldb-dap executable to run.
-pub const ENV_OVERRIDE: &str = "DAPMUX_LLDB_DAP";
+pub const ENV_OVERRIDE: &str = "AGENTDAP_LLDB_DAP";
 
 /// Overrides the Rust sysroot whose `lib/rustlib/etc` holds the LLDB formatters.
-pub const ENV_RUST_SYSROOT: &str = "DAPMUX_RUST_SYSROOT";
+pub const ENV_RUST_SYSROOT: &str = "AGENTDAP_RUST_SYSROOT";
 
 /// Directory entries examined per directory while looking for versioned executables.
 const LIST_CAP: usize = 16 * 1024;
@@ -82,7 +82,7 @@ pub fn quirks() -> Quirks {
         default_filters_off_until_sent: false,
         exit_stops_as_exception: false,
         // 22.1.8 does not advertise supportsVariablePaging; whether it honours `start`/`count`
-        // anyway is unverified, so dapmux pages itself.
+        // anyway is unverified, so agentdap pages itself.
         variable_paging: false,
         // LLDB resolves a line without code to the next line with code (not yet checked
         // against 22.1.8 through DAP).
@@ -136,7 +136,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
     }
 }
 
-/// DAP `launch` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// DAP `launch` arguments agentdap sends unless the agent's `adapter_args` override them.
 /// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.
 pub fn launch_defaults() -> Value {
     json!({
@@ -149,7 +149,7 @@ pub fn launch_defaults() -> Value {
 
 /// DAP `launch` arguments for `console: terminal`, merged over [`launch_defaults`].
 ///
-/// 22.1.8: `runInTerminal` asks dapmux to run `<lldb-dap> --comm-file <fifo> --debugger-pid
+/// 22.1.8: `runInTerminal` asks agentdap to run `<lldb-dap> --comm-file <fifo> --debugger-pid
 /// <pid> --launch-target <program> <args>`: a launcher (lldb-dap itself) that sends its pid over
 /// the fifo, waits up to 20 s for lldb-dap to attach to it, then `exec`s the program. The path
 /// is derived from lldb-dap's own `argv[0]` (relative to the working directory when it is not
@@ -166,7 +166,7 @@ pub fn terminal_arguments() -> Value {
     })
 }
 
-/// DAP `attach` arguments dapmux sends unless the agent's `adapter_args` override them.
+/// DAP `attach` arguments agentdap sends unless the agent's `adapter_args` override them.
 pub fn attach_defaults() -> Value {
     json!({"type": VSCODE_TYPE, "request": "attach"})
 }
@@ -204,7 +204,7 @@ fn parse_name(name: &str) -> Option<(u8, u32)> {
     None
 }
 
-/// Finds the adapter, best first: `$DAPMUX_LLDB_DAP`; then `lldb-dap` (unversioned: what the
+/// Finds the adapter, best first: `$AGENTDAP_LLDB_DAP`; then `lldb-dap` (unversioned: what the
 /// user or distribution made the default), `lldb-dap-NN` newest first, `lldb-vscode`,
 /// `lldb-vscode-NN` newest first — looked up in `$PATH`, `/usr/bin` and
 /// `/usr/lib/llvm-NN/bin`. Only lists directories and `stat`s files. Errors:
@@ -291,7 +291,7 @@ fn quote_lldb(path: &Path) -> String {
 /// download a toolchain), which the loop must not do at launch time (DESIGN §2). Instead,
 /// first match wins, each candidate checked for both files:
 ///
-/// 1. `$DAPMUX_RUST_SYSROOT`;
+/// 1. `$AGENTDAP_RUST_SYSROOT`;
 /// 2. rustup's layout: `$RUSTUP_TOOLCHAIN` (a path, or a toolchain name under
 ///    `$RUSTUP_HOME/toolchains`, `$RUSTUP_HOME` defaulting to `~/.rustup`), else the
 ///    `default_toolchain` of `$RUSTUP_HOME/settings.toml` (a ≤ 64 KiB read); a short name
@@ -360,7 +360,7 @@ pub fn recipe(program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host)
     let mut adapter = find_adapter(host)?;
     if adapter.is_relative() {
         // lldb-dap names itself by `argv[0]` in `runInTerminal` (see [`terminal_arguments`]),
-        // and the launcher runs in the program's working directory, not dapmux's.
+        // and the launcher runs in the program's working directory, not agentdap's.
         if let Some(cwd) = host.cwd() {
             adapter = cwd.join(adapter);
         }
@@ -446,7 +446,7 @@ mod tests {
         let err = find_adapter(&h).map_err(|e| e.to_string());
         assert_eq!(
             err,
-            Err("lldb: DAPMUX_LLDB_DAP = \"/nope/lldb-dap\" is not an executable; install it with: apt-get install lldb-22"
+            Err("lldb: AGENTDAP_LLDB_DAP = \"/nope/lldb-dap\" is not an executable; install it with: apt-get install lldb-22"
                 .into())
         );
         let err = find_adapter(&host("/usr/bin", &[])).map_err(|e| (e.code(), e.to_string()));

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::spawn::AdapterCommand;
 
-/// How dapmux talks DAP to an adapter.
+/// How agentdap talks DAP to an adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// DAP on the adapter's stdin/stdout.
@@ -41,7 +41,7 @@ pub enum PortDiscovery {
         /// The text before `host:port`.
         prefix: &'static str,
     },
-    /// dapmux picks the port and passes it on the command line; ready once a connect succeeds.
+    /// agentdap picks the port and passes it on the command line; ready once a connect succeeds.
     Chosen,
 }
 
@@ -50,7 +50,7 @@ pub enum PortDiscovery {
 pub enum ChildSessions {
     /// The adapter has none.
     None,
-    /// `startDebugging` whose configuration has `connect {host, port}`: dapmux opens a TCP
+    /// `startDebugging` whose configuration has `connect {host, port}`: agentdap opens a TCP
     /// connection there, even when the parent runs over stdio.
     StartDebuggingConnect,
     /// `startDebugging` answered by a new connection to the same TCP server.
@@ -73,7 +73,7 @@ pub struct Quirks {
     pub default_filters_off_until_sent: bool,
     /// With the `uncaught` filter on, a non-zero `sys.exit` stops as an exception.
     pub exit_stops_as_exception: bool,
-    /// `variables` honours `start`/`count` (when false dapmux pages itself).
+    /// `variables` honours `start`/`count` (when false agentdap pages itself).
     pub variable_paging: bool,
     /// Breakpoints on unbindable lines are moved and still reported `verified`.
     pub moves_unbindable_breakpoints: bool,
@@ -89,7 +89,7 @@ pub struct Quirks {
     /// program's or the session's news: dropped before they reach the output ring.
     pub console_banner: &'static [&'static str],
     /// A `pause` is reported as an `exception` stop whose words name this signal (it interrupts
-    /// the process with it); dapmux reports it as the `pause` it is.
+    /// the process with it); agentdap reports it as the `pause` it is.
     pub pause_signal: Option<&'static str>,
     /// The launch argument meaning "stop at entry".
     pub stop_on_entry_key: &'static str,
@@ -126,10 +126,10 @@ impl Quirks {
     }
 }
 
-/// Everything dapmux needs to start and drive one adapter: plain data.
+/// Everything agentdap needs to start and drive one adapter: plain data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recipe {
-    /// dapmux's name for the adapter (`debugpy`).
+    /// agentdap's name for the adapter (`debugpy`).
     pub name: &'static str,
     /// The VS Code debug `type` (for the mirror's launch.json snippet).
     pub vscode_type: &'static str,
@@ -152,7 +152,7 @@ pub struct Recipe {
 pub enum ExitReport {
     /// A DAP `exited` event with `exitCode` (before `terminated`).
     ExitedEvent,
-    /// No `exited` event: after `terminated` dapmux sends `disconnect`, and the adapter prints
+    /// No `exited` event: after `terminated` agentdap sends `disconnect`, and the adapter prints
     /// the status in a console `output` event containing `marker` followed by the decimal code
     /// (Delve: `Process 1234 has exited with status 7`). Parse with [`parse_exit_report`].
     ConsoleAfterDisconnect {
@@ -185,7 +185,7 @@ pub struct RuntimeQuirks {
     /// the first stop (DESIGN §4). `None`: the adapter's own stop-on-entry is used.
     pub entry_function: Option<&'static str>,
     /// Reasons the adapter's *own* entry stop may carry (they are passed through unchanged;
-    /// dapmux never synthesises `entry`, CASES C14).
+    /// agentdap never synthesises `entry`, CASES C14).
     pub adapter_entry_reasons: &'static [&'static str],
     /// The name of a placeholder thread the adapter reports at its own entry stop, on which
     /// `stackTrace` fails: not a real thread to focus.
@@ -218,7 +218,7 @@ pub struct RuntimeQuirks {
     /// longer timeout than other requests ([`BUILD_LAUNCH_TIMEOUT`]), and a failure carries the
     /// compiler's words.
     pub launch_builds: bool,
-    /// The launch argument naming where a build puts the binary, and the file name dapmux gives
+    /// The launch argument naming where a build puts the binary, and the file name agentdap gives
     /// it inside a temporary directory it owns (Delve: `output`, `__debug_bin`; by default it
     /// lands in the user's tree, and stays there when dlv is killed).
     pub build_output: Option<(&'static str, &'static str)>,
@@ -274,7 +274,7 @@ pub fn parse_exit_report(marker: &str, line: &str) -> Option<i64> {
     rest[..end].parse().ok()
 }
 
-/// The adapters dapmux has recipes for.
+/// The adapters agentdap has recipes for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AdapterKind {
     /// debugpy (Python).
@@ -289,7 +289,7 @@ impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
     pub const ALL: &'static [AdapterKind] = &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve];
 
-    /// dapmux's name for it (the `adapter` argument).
+    /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
         match self {
             AdapterKind::Debugpy => debugpy::NAME,
@@ -327,7 +327,7 @@ impl AdapterKind {
         }
     }
 
-    /// The DAP `attach` arguments dapmux sends under the agent's (the same as its recipe's).
+    /// The DAP `attach` arguments agentdap sends under the agent's (the same as its recipe's).
     pub fn attach_defaults(self) -> Value {
         match self {
             AdapterKind::Debugpy => debugpy::attach_defaults(),
@@ -363,7 +363,7 @@ impl AdapterKind {
 pub struct TerminalLaunch {
     /// DAP `launch` arguments merged over the launch defaults.
     pub arguments: Value,
-    /// The adapter attaches to the process dapmux starts (ptrace from a process that is not
+    /// The adapter attaches to the process agentdap starts (ptrace from a process that is not
     /// its ancestor; lldb-dap's launcher allows it with `PR_SET_PTRACER`). debugpy's launcher
     /// connects back over TCP instead.
     pub attaches: bool,
@@ -466,18 +466,18 @@ pub fn select(adapter: Option<&str>, program: Option<&str>) -> Result<AdapterKin
 pub struct ResolveInput<'a> {
     /// `adapter_args` of the launch/attach call (an object, or absent).
     pub adapter_args: Option<&'a Value>,
-    /// `cwd` of the launch call (relative paths are taken against dapmux's cwd).
+    /// `cwd` of the launch call (relative paths are taken against agentdap's cwd).
     pub cwd: Option<&'a Path>,
 }
 
 /// The host facts a recipe depends on, behind a trait so resolution is testable without
 /// touching the real environment or file system.
 pub trait Host {
-    /// An environment variable of dapmux.
+    /// An environment variable of agentdap.
     fn var(&self, name: &str) -> Option<OsString>;
     /// Whether `path` is a regular file with an execute bit (follows symlinks).
     fn is_executable(&self, path: &Path) -> bool;
-    /// dapmux's working directory.
+    /// agentdap's working directory.
     fn cwd(&self) -> Option<PathBuf>;
     /// Up to `len` bytes of `path` from byte `offset` (fewer at the end of the file); `None`
     /// when unreadable. Callers keep `len` small (the ELF probe: ≤ 64 KiB). Default: nothing.

@@ -13,7 +13,7 @@ pub struct FakeHost {
     pub exes: HashSet<&'static str>,
     pub files: HashMap<&'static str, &'static [u8]>,
     pub dirs: HashSet<&'static str>,
-    /// dapmux's working directory; `/srv/cwd` when unset.
+    /// agentdap's working directory; `/srv/cwd` when unset.
     pub cwd: Option<&'static str>,
 }
 

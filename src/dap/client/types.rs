@@ -54,12 +54,12 @@ impl ClientConfig {
 }
 
 /// Identifies a reverse request waiting for the caller's answer: the adapter's `seq`, kept apart
-/// from dapmux's own [`Seq`]s so the two cannot be mixed.
+/// from agentdap's own [`Seq`]s so the two cannot be mixed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReverseId(pub(super) Seq);
 
 impl ReverseId {
-    /// The adapter's `seq` of the reverse request (the `request_seq` of dapmux's answer).
+    /// The adapter's `seq` of the reverse request (the `request_seq` of agentdap's answer).
     pub fn seq(self) -> Seq {
         self.0
     }
@@ -81,7 +81,7 @@ impl ReverseAnswer {
     }
 }
 
-/// How one of dapmux's requests ended.
+/// How one of agentdap's requests ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// `success: true`; the body is in the response.
@@ -136,11 +136,11 @@ impl fmt::Display for Outcome {
 /// Why a response matched nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unexpected {
-    /// A reply to a request dapmux abandoned (timeout, cancel).
+    /// A reply to a request agentdap abandoned (timeout, cancel).
     Late,
     /// A second reply to a request already answered.
     AlreadyAnswered,
-    /// A `request_seq` dapmux never sent.
+    /// A `request_seq` agentdap never sent.
     NeverSent,
     /// The `request_seq` is pending but for another command; the pending entry keeps waiting.
     CommandMismatch { expected: String },
@@ -206,7 +206,7 @@ pub enum Output<O> {
     /// A DAP event. `initialized` also sets [`DapClient::initialized`]; `capabilities` also
     /// updates [`DapClient::capabilities`].
     Event(Event),
-    /// One of dapmux's requests ended; `origin` is what it was sent with.
+    /// One of agentdap's requests ended; `origin` is what it was sent with.
     Completed { seq: Seq, origin: O, outcome: Outcome },
     /// The adapter asks for a child session (DAP § Reverse Requests StartDebugging);
     /// `request` is `launch` or `attach`. Answer with [`DapClient::respond`].

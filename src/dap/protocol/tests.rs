@@ -167,7 +167,7 @@ fn initialize_arguments_exact() {
     assert_eq!(
         initialize_arguments("debugpy", false).to_string(),
         concat!(
-            r#"{"adapterID":"debugpy","clientID":"dapmux","clientName":"dapmux","columnsStartAt1":true,"#,
+            r#"{"adapterID":"debugpy","clientID":"agentdap","clientName":"agentdap","columnsStartAt1":true,"#,
             r#""linesStartAt1":true,"pathFormat":"path","supportsInvalidatedEvent":true,"#,
             r#""supportsMemoryReferences":true,"supportsProgressReporting":false,"#,
             r#""supportsRunInTerminalRequest":false,"supportsStartDebuggingRequest":true,"#,

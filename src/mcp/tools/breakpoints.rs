@@ -1,5 +1,5 @@
 //! Tool group "breakpoints": `set_breakpoints`, `breakpoints`, `set_exception_breakpoints`.
-//! dapmux keeps each file's set so `add` never clobbers; results say per breakpoint whether the
+//! agentdap keeps each file's set so `add` never clobbers; results say per breakpoint whether the
 //! adapter verified it and where it really bound.
 
 use serde_json::{json, Map, Value};

@@ -1,6 +1,6 @@
 //! Tool group "inspect": what a stopped program looks like — `context` (the one-call answer),
 //! `threads`, `select_thread`, `stack_trace`, `scopes`, `variables`, `evaluate`,
-//! `exception_info`, `watch`, `capabilities`. Frame ids and variable refs are dapmux handles;
+//! `exception_info`, `watch`, `capabilities`. Frame ids and variable refs are agentdap handles;
 //! one from before the program ran again is refused with `target_invalidated`.
 
 use serde_json::{json, Map, Value};

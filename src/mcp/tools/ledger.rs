@@ -1,5 +1,5 @@
 //! Tool group "ledger": reading back the ledger's recent records (DESIGN §8) from memory.
-//! Must not: read the ledger file (it may be large and shared with other dapmux processes).
+//! Must not: read the ledger file (it may be large and shared with other agentdap processes).
 
 use serde_json::{json, Map, Value};
 

@@ -24,7 +24,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "attach",
         title: "Attach",
-        description: "Attach to a running process by pid, or to a debug server at connect; dapmux never kills it.",
+        description: "Attach to a running process by pid, or to a debug server at connect; agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
         handler: attach,
@@ -141,7 +141,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Err(e) => return Outcome::Done(e),
     };
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
-    // when one is given, else against dapmux's working directory.
+    // when one is given, else against agentdap's working directory.
     if let Err(e) = prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref()) {
         return Outcome::Done(e);
     }
@@ -231,7 +231,7 @@ fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
 }
 
 /// Checks the breakpoints given to `launch`/`attach` (a usable path, 1-based lines) and makes
-/// their paths absolute against `cwd` (else dapmux's working directory).
+/// their paths absolute against `cwd` (else agentdap's working directory).
 fn prepare_breakpoints(list: &mut [LaunchBreakpoint], cwd: Option<&str>) -> Result<(), ToolResult> {
     for b in list.iter_mut() {
         let problem = super::breakpoints::bad_path(&b.path)
