@@ -1,6 +1,7 @@
 //! One mirror client (an IDE speaking DAP to agentdap), sans-IO: decodes its requests, applies the
 //! policy ([`super::policy`]), answers the handshake itself, hands read-only requests to its
-//! [`Host`] (the session), and encodes responses and events into a capped write buffer.
+//! [`Host`] (the session) — at most [`MAX_ADAPTER_IN_FLIGHT`] at a time, the rest queued in
+//! order — and encodes responses and events into a capped write buffer.
 //! Must not: touch its socket, read the clock, or know how forwarding works.
 //!
 //! States: `Handshake` (until a good `attach`/`launch`) → `Ready` → closing (after `disconnect`,
@@ -8,13 +9,14 @@
 //! `initialize` or `attach` is answered with the reason, then the client closes. A client that
 //! half-closes its socket still gets the answers to what it asked, then closes.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
 use super::{
-    forward_refusal, policy, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, LATE_JOIN_FALLBACK, MAX_CLIENTS,
-    MAX_IN_FLIGHT, MAX_RESPONSE,
+    forward_refusal, policy, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, LATE_JOIN_FALLBACK, MAX_ADAPTER_IN_FLIGHT,
+    MAX_CLIENTS, MAX_IN_FLIGHT, MAX_RESPONSE,
 };
 use crate::dap::client::log_text;
 use crate::dap::framing::{self, Decoder, Encoder};
@@ -56,8 +58,11 @@ pub struct ClientCore {
     seq: i64,
     auth_deadline: Option<Instant>,
     late_join_at: Option<Instant>,
-    /// Forwarded requests not answered yet. Cap: [`MAX_IN_FLIGHT`].
+    /// Requests handed to the host and not answered yet. Cap: [`MAX_ADAPTER_IN_FLIGHT`].
     in_flight: usize,
+    /// Forwarded requests waiting for one of those to be answered, oldest first. Cap:
+    /// [`MAX_IN_FLIGHT`] minus `in_flight`.
+    queued: VecDeque<Queued>,
     closing: bool,
     /// The client half-closed its socket: nothing more is read; it closes once the answers to
     /// its forwarded requests are written.
@@ -81,6 +86,7 @@ impl ClientCore {
             auth_deadline: Some(auth_deadline),
             late_join_at: None,
             in_flight: 0,
+            queued: VecDeque::new(),
             closing: false,
             read_eof: false,
             overflowed: false,
@@ -195,7 +201,7 @@ impl ClientCore {
             }
             ("setExceptionBreakpoints", _) => self.respond(seq, command, None),
             _ => match policy(command) {
-                Policy::Forward if self.in_flight >= MAX_IN_FLIGHT => {
+                Policy::Forward if self.in_flight + self.queued.len() >= MAX_IN_FLIGHT => {
                     let msg = format!("agentdap mirror: {MAX_IN_FLIGHT} requests already in flight");
                     self.error(seq, command, &msg, false);
                 }
@@ -205,8 +211,8 @@ impl ClientCore {
                         self.error(seq, command, &msg, false);
                         return;
                     }
-                    self.in_flight += 1;
-                    host.forward(seq, command, r.arguments);
+                    self.queued.push_back(Queued { seq, command: r.command, arguments: r.arguments });
+                    self.send_queued(host);
                 }
                 Policy::Local | Policy::Reject => {
                     let msg = format!("agentdap mirror is read-only: `{command}` is refused (the agent has control)");
@@ -227,12 +233,25 @@ impl ClientCore {
         }
     }
 
-    /// A forwarded request was answered (ids already translated by the session).
-    pub fn complete(&mut self, request_seq: i64, response: Response) {
+    /// Hands queued requests to the host while fewer than [`MAX_ADAPTER_IN_FLIGHT`] are out.
+    fn send_queued(&mut self, host: &mut dyn Host) {
+        while self.in_flight < MAX_ADAPTER_IN_FLIGHT {
+            let Some(q) = self.queued.pop_front() else { return };
+            self.in_flight += 1;
+            host.forward(q.seq, &q.command, q.arguments);
+        }
+    }
+
+    /// A forwarded request was answered (ids already translated by the session); the next queued
+    /// one goes to the host.
+    pub fn complete(&mut self, request_seq: i64, response: Response, host: &mut dyn Host) {
         self.in_flight = self.in_flight.saturating_sub(1);
         if self.closing {
+            // Nobody will read the answers: what is queued is never sent.
+            self.queued.clear();
             return;
         }
+        self.send_queued(host);
         let command = response.command.clone();
         let r = Response { seq: self.next_seq(), request_seq: Seq::new(request_seq), ..response };
         if self.overflowed {
@@ -288,6 +307,7 @@ impl ClientCore {
     /// The socket is gone: nothing more is written; the client is to be dropped.
     pub fn abort(&mut self) {
         self.closing = true;
+        self.queued.clear();
         self.out.clear();
         self.out_head = 0;
     }
@@ -331,7 +351,7 @@ impl ClientCore {
 
     /// True once the client should be closed when its buffer is written.
     pub fn closing(&self) -> bool {
-        self.closing || (self.read_eof && self.in_flight == 0)
+        self.closing || (self.read_eof && self.in_flight == 0 && self.queued.is_empty())
     }
 
     /// True when the client half-closed and waits for answers.
@@ -409,6 +429,13 @@ impl ClientCore {
             self.closing = true;
         }
     }
+}
+
+/// A forwarded request waiting in the mirror for its turn at the adapter.
+struct Queued {
+    seq: i64,
+    command: String,
+    arguments: Option<Value>,
 }
 
 /// A decoded frame, sorted.

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::dap::adapters::ExpressionOnly;
 use crate::mcp::tools::ToolResult;
 
 /// Most attached clients one exposed session serves at once (DESIGN §9); a fifth is refused
@@ -34,7 +35,16 @@ pub const LATE_JOIN_FALLBACK: Duration = Duration::from_secs(1);
 pub const CLIENT_OUT_CAP: usize = 8 << 20;
 /// Largest request body a client may send (bytes); larger frames are skipped.
 pub const CLIENT_MAX_BODY: usize = 1 << 20;
-/// Forwarded requests of one client waiting for the adapter; more are refused at once.
+/// Requests of one client the adapter holds at once. An adapter answers in order on one
+/// connection (debugpy evaluates on the stopped thread, lldb-dap and Delve on one request
+/// loop), so an agent's request waits behind at most this many of each attached client's
+/// ([`MAX_CLIENTS`]), whatever the client pipelines. 4 keeps what VS Code sends at a stop
+/// (`threads`, `stackTrace`, then `scopes` and the watch expressions) flowing two or three at a
+/// time, while a client keeping 64 heavy `evaluate`s pending costs the agent at most 4 of them.
+pub const MAX_ADAPTER_IN_FLIGHT: usize = 4;
+/// Forwarded requests of one client not answered yet: at the adapter
+/// ([`MAX_ADAPTER_IN_FLIGHT`]) or queued in the mirror behind them (sent in order as earlier ones
+/// are answered). Beyond it a request is answered with an error at once.
 pub const MAX_IN_FLIGHT: usize = 64;
 /// Largest forwarded answer (encoded bytes) passed on to a client; a larger one becomes an error
 /// response instead (it would not fit [`CLIENT_OUT_CAP`] with room for events).
@@ -200,6 +210,45 @@ pub fn forward_refusal(command: &str, arguments: Option<&Value>, caps: &Map<Stri
     None
 }
 
+/// Makes a mirror client's `evaluate` arguments an expression for the adapter described by
+/// `rule` (DESIGN §7: the mirror reads and evaluates, never controls): a context outside
+/// `rule.contexts` (`repl`, none, an unknown one) becomes `rule.contexts[0]`; an expression that
+/// starts with one of the adapter's command words or prefixes is refused, as is one without a
+/// string `expression` or an integer `frameId` (debugpy executes a frameless `evaluate` as a
+/// statement in every context; a frame handle also pins the evaluation to the stop the client
+/// saw). Errors: the message for the IDE.
+pub fn as_expression(arguments: &mut Option<Value>, rule: &ExpressionOnly) -> Result<(), String> {
+    let Some(Value::Object(args)) = arguments.as_mut() else {
+        return Err("agentdap mirror: `evaluate` needs arguments with an `expression`".into());
+    };
+    let Some(expression) = args.get("expression").and_then(Value::as_str) else {
+        return Err("agentdap mirror: `evaluate` needs a string `expression`".into());
+    };
+    let text = expression.trim_start();
+    let word = rule.command_words.iter().find(|w| {
+        text.strip_prefix(**w).is_some_and(|rest| rest.starts_with(char::is_whitespace) && !rest.trim().is_empty())
+    });
+    let prefix = rule.command_prefixes.iter().find(|p| text.starts_with(**p));
+    if let Some(command) = word.or(prefix) {
+        return Err(format!(
+            "agentdap mirror is read-only: `{command}` would make the adapter run a debugger command, not evaluate an expression (the agent has control)"
+        ));
+    }
+    if !args.get("frameId").is_some_and(Value::is_i64) {
+        return Err(
+            "agentdap mirror evaluates only in a stopped frame: give the `frameId` of a frame from `stackTrace`".into(),
+        );
+    }
+    let given = args.get("context").and_then(Value::as_str);
+    if !given.is_some_and(|c| rule.contexts.contains(&c)) {
+        let Some(context) = rule.contexts.first() else {
+            return Err("agentdap mirror: this adapter has no context that evaluates expressions only".into());
+        };
+        args.insert("context".into(), Value::String((*context).to_owned()));
+    }
+    Ok(())
+}
+
 /// Capabilities passed through to the IDE as the adapter reported them: they only describe
 /// reading. Every other boolean is forced false; every other non-boolean key is dropped.
 const READ_ONLY_CAPABILITIES: &[&str] = &[
@@ -343,6 +392,74 @@ mod tests {
         ] {
             assert!(check(command, args.clone()).is_some(), "{command} {args} must be refused");
         }
+    }
+
+    /// One `as_expression` case: the client's arguments, then the context sent, or the refusal's
+    /// key words.
+    fn check_expression(rule: &ExpressionOnly, args: Value, expected: Result<&str, &str>) {
+        let mut arguments = Some(args.clone());
+        match (as_expression(&mut arguments, rule), expected) {
+            (Ok(()), Ok(context)) => {
+                let sent = arguments.unwrap_or_default();
+                assert_eq!(sent["context"], json!(context), "{args}");
+                assert_eq!(sent["expression"], args["expression"], "the text is never changed: {args}");
+            }
+            (Err(why), Err(words)) => assert!(why.contains(words), "{args}: {why}"),
+            (got, want) => panic!("{args}: got {got:?}, want {want:?}"),
+        }
+    }
+
+    #[test]
+    fn a_mirror_evaluate_goes_out_in_an_expression_context_and_commands_are_refused() {
+        use crate::dap::adapters::{debugpy, delve, lldb};
+        let e = |expression: &str, context: Option<&str>| {
+            let mut v = json!({"expression": expression, "frameId": 1000});
+            if let Some(c) = context {
+                v["context"] = json!(c);
+            }
+            v
+        };
+        let lldb = &lldb::MIRROR_EVALUATE;
+        for (args, expected) in [
+            (e("x + 1", Some("repl")), Ok("watch")),
+            (e("thread step-over", Some("repl")), Ok("watch")),
+            (e("process kill", None), Ok("watch")),
+            (e("platform shell touch f", Some("somethingNew")), Ok("watch")),
+            (e("p.x", Some("hover")), Ok("hover")),
+            (e("p", Some("clipboard")), Ok("clipboard")),
+            (e("p", Some("variables")), Ok("variables")),
+            (e("x", Some("watch")), Ok("watch")),
+            (e("`process kill", Some("repl")), Err("debugger command")),
+            (e("  `breakpoint delete", Some("watch")), Err("debugger command")),
+            (json!({"expression": "x", "context": "watch"}), Err("frameId")),
+            (json!({"expression": "x", "frameId": "1000"}), Err("frameId")),
+            (json!({"frameId": 1000}), Err("expression")),
+        ] {
+            check_expression(lldb, args, expected);
+        }
+        let delve = &delve::MIRROR_EVALUATE;
+        for (args, expected) in [
+            (e("dlv help", Some("repl")), Err("`dlv`")),
+            (e("  dlv\tconfig -list", Some("watch")), Err("`dlv`")),
+            (e("call f()", Some("hover")), Err("`call`")),
+            (e("call x = 5", None), Err("`call`")),
+            (e("dlv", Some("repl")), Ok("watch")),
+            (e("dlvx + callx", Some("repl")), Ok("watch")),
+            (e("x + 1", Some("repl")), Ok("watch")),
+        ] {
+            check_expression(delve, args, expected);
+        }
+        for (args, expected) in [
+            (e("x = 5", Some("repl")), Ok("watch")),
+            (e("import os", None), Ok("watch")),
+            (e("x", Some("hover")), Ok("hover")),
+            (json!({"expression": "import os", "context": "watch"}), Err("frameId")),
+        ] {
+            check_expression(&debugpy::MIRROR_EVALUATE, args, expected);
+        }
+        check_expression(&ExpressionOnly::STANDARD, e("info frame", Some("repl")), Ok("watch"));
+        assert!(as_expression(&mut Some(json!([1])), lldb).is_err());
+        assert!(as_expression(&mut None, lldb).is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! accepts, reads and writes; the protocol is `mirror::client::ClientCore` and the session's
 //! side is `session::mirror`. Must not: decide policy or touch a session's DAP state itself.
 
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -36,6 +37,9 @@ const READS_PER_WAKE: usize = 64;
 const ACCEPTS_PER_WAKE: usize = 16;
 /// How long a closing client (its last words queued) may take to read them.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// Rounds of note delivery per loop turn (an answer can free a slot whose queued request is
+/// answered at once, and so on); each round hands at most one request per answered one.
+const DELIVERY_ROUNDS: usize = 8;
 
 /// An exposed session's listener.
 pub(super) struct Listener {
@@ -74,6 +78,8 @@ pub(super) struct MirrorIo {
     bind: IpAddr,
     auth_timeout: Duration,
     buf: Vec<u8>,
+    /// Notes were left undelivered by [`DELIVERY_ROUNDS`]: the next turn comes at once.
+    notes_left: bool,
 }
 
 impl MirrorIo {
@@ -103,6 +109,7 @@ impl MirrorIo {
             bind,
             auth_timeout: mirror::auth_timeout(),
             buf: vec![0; READ_CHUNK],
+            notes_left: false,
         }
     }
 }
@@ -115,6 +122,8 @@ struct SessionHost<'a> {
     now: Instant,
     /// Other clients of the same listener that are attached.
     others_attached: usize,
+    /// A request was handed to the session through this host.
+    forwarded: bool,
 }
 
 impl Host for SessionHost<'_> {
@@ -123,6 +132,7 @@ impl Host for SessionHost<'_> {
     }
 
     fn forward(&mut self, request_seq: i64, command: &str, arguments: Option<Value>) {
+        self.forwarded = true;
         self.sessions.mirror_forward(self.session, self.client, request_seq, command, arguments, self.now);
     }
 
@@ -169,12 +179,7 @@ impl Server {
                 }
             }
         }
-        for (key, list) in notes {
-            let Some(lkey) = self.listener_of(key) else { continue };
-            for note in list {
-                self.deliver(lkey, note);
-            }
-        }
+        self.deliver_notes(notes, now);
         for key in ended {
             self.close_listener_of(key, now);
         }
@@ -284,8 +289,50 @@ impl Server {
         }
     }
 
-    fn deliver(&mut self, lkey: usize, note: Note) {
-        let Some(l) = self.mirror.listeners.get(lkey) else { return };
+    /// Delivers the sessions' notes. An answer lets its client send a queued request, whose
+    /// own answer may be a note at once (a stale handle, a refusal): those are delivered too,
+    /// for up to [`DELIVERY_ROUNDS`] rounds; what is left waits for the next turn, which
+    /// [`Server::mirrors_have_work`] makes come at once.
+    fn deliver_notes(&mut self, mut notes: Vec<(SessionKey, VecDeque<Note>)>, now: Instant) {
+        let mut forwarded = false;
+        for round in 1..=DELIVERY_ROUNDS {
+            for (key, list) in std::mem::take(&mut notes) {
+                let Some(lkey) = self.listener_of(key) else { continue };
+                for note in list {
+                    forwarded |= self.deliver(lkey, note, now);
+                }
+            }
+            if round == DELIVERY_ROUNDS {
+                break;
+            }
+            notes = self.pending_notes();
+            if notes.is_empty() {
+                break;
+            }
+        }
+        if forwarded {
+            // Queued requests just handed to sessions: what they did, and out to the adapters,
+            // in this turn.
+            self.process_actions(now);
+            self.write_adapters(now);
+        }
+        self.mirror.notes_left = self.sessions.taps().any(|(_, s)| s.mirror.endpoint.is_some() && s.mirror.has_notes());
+    }
+
+    /// Notes of exposed sessions not delivered yet.
+    fn pending_notes(&mut self) -> Vec<(SessionKey, VecDeque<Note>)> {
+        let mut notes = Vec::new();
+        for (key, s) in self.sessions.taps() {
+            if s.mirror.endpoint.is_some() && s.mirror.has_notes() {
+                notes.push((key, s.mirror.take_notes()));
+            }
+        }
+        notes
+    }
+
+    /// Delivers one note; true when its client handed a queued request to the session.
+    fn deliver(&mut self, lkey: usize, note: Note, now: Instant) -> bool {
+        let Some(l) = self.mirror.listeners.get(lkey) else { return false };
         match note {
             Note::Event { event, body } => {
                 for &c in &l.clients {
@@ -295,12 +342,25 @@ impl Server {
                 }
             }
             Note::Response { client, request_seq, response } => {
-                match self.mirror.clients.get_mut(client.key).filter(|c| c.serial == client.serial) {
-                    Some(c) => c.core.complete(request_seq, response),
-                    None => trace!("mirror: answer for a client that left"),
-                }
+                let MirrorIo { clients, .. } = &mut self.mirror;
+                let others = others_attached(clients, lkey, client.key);
+                let Some(c) = clients.get_mut(client.key).filter(|c| c.serial == client.serial) else {
+                    trace!("mirror: answer for a client that left");
+                    return false;
+                };
+                let mut host = SessionHost {
+                    sessions: &mut self.sessions,
+                    session: c.session,
+                    client,
+                    now,
+                    others_attached: others,
+                    forwarded: false,
+                };
+                c.core.complete(request_seq, response, &mut host);
+                return host.forwarded;
             }
         }
+        false
     }
 
     /// Events on a listener: accept pending connections (up to [`ACCEPTS_PER_WAKE`] this turn;
@@ -383,7 +443,8 @@ impl Server {
     /// Whether a listener or a client was left with work by a per-turn cap (the loop then polls
     /// without waiting).
     pub(super) fn mirrors_have_work(&self) -> bool {
-        self.mirror.listeners.iter().any(|(_, l)| l.ready)
+        self.mirror.notes_left
+            || self.mirror.listeners.iter().any(|(_, l)| l.ready)
             || self.mirror.clients.iter().any(|(_, c)| c.readable && !c.core.closing() && !c.core.reading_done())
     }
 
@@ -453,6 +514,7 @@ impl Server {
                         client,
                         now,
                         others_attached: others,
+                        forwarded: false,
                     };
                     c.core.receive(&buf[..n], now, &mut host);
                 }
@@ -518,8 +580,14 @@ impl Server {
         let Some(c) = clients.get_mut(ckey) else { return };
         c.timer = None;
         let client = ClientRef { key: ckey, serial };
-        let mut host =
-            SessionHost { sessions: &mut self.sessions, session: c.session, client, now, others_attached: others };
+        let mut host = SessionHost {
+            sessions: &mut self.sessions,
+            session: c.session,
+            client,
+            now,
+            others_attached: others,
+            forwarded: false,
+        };
         c.core.on_timer(now, &mut host);
         self.settle_client(ckey, now);
     }

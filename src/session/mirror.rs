@@ -86,6 +86,11 @@ impl Tap {
         std::mem::take(&mut self.notes)
     }
 
+    /// Whether notes wait for the IO shell.
+    pub fn has_notes(&self) -> bool {
+        !self.notes.is_empty()
+    }
+
     pub fn take_requests(&mut self) -> Vec<Request> {
         std::mem::take(&mut self.requests)
     }
@@ -333,7 +338,8 @@ impl Sessions {
         self.slab.get_mut(key)
     }
 
-    /// A mirror client's read-only request for session `key`: ids translated, then sent through
+    /// A mirror client's read-only request for session `key`: an `evaluate` made an expression
+    /// for this adapter ([`crate::mirror::as_expression`]), ids translated, then sent through
     /// the session's DAP connection. Failures are answered to the client through the notes.
     pub fn mirror_forward(
         &mut self,
@@ -344,6 +350,14 @@ impl Sessions {
         mut arguments: Option<Value>,
         now: Instant,
     ) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if command == "evaluate" {
+            // An expression, never a debugger command or a statement (the adapter's data says how).
+            if let Err(msg) = crate::mirror::as_expression(&mut arguments, &s.plan.runtime.mirror_evaluate) {
+                s.mirror.note_response(client, request_seq, failure(command, msg));
+                return;
+            }
+        }
         let Some(s) = self.slab.get(key) else { return };
         if let Err(e) = s.unmint_arguments(command, &mut arguments) {
             let owner = e.handle.and_then(|(_, handle)| {

@@ -6,7 +6,10 @@ use std::process::ExitStatus;
 
 use serde_json::{json, Value};
 
-use super::{find_on_path, shell_quote, AdapterError, ChildSessions, Host, Quirks, Recipe, ResolveInput, Transport};
+use super::{
+    find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
+    Transport,
+};
 use crate::dap::spawn::AdapterCommand;
 
 #[path = "debugpy_fastpath.rs"]
@@ -20,6 +23,19 @@ pub const VSCODE_TYPE: &str = "debugpy";
 
 /// The debugpy version the quirks below were checked against.
 pub const CHECKED_VERSION: &str = "1.8.22";
+
+/// How a mirror client's `evaluate` stays an expression, read in pydevd 1.8.22
+/// (`internal_evaluate_expression_json` in `pydevd_comm.py`, `on_evaluate_request` in
+/// `pydevd_process_net_command_json.py`): with a `frameId`, the text is `eval`ed, and it is
+/// `exec`ed as a statement (`x = 5`, `import os`) only when `eval` failed to compile it and the
+/// context is `repl`; `watch`, `hover`, `clipboard` and `variables` never exec. Without a
+/// `frameId` it is exec'ed in every context, which is why the mirror requires one. No command
+/// syntax (the adapter forwards `evaluate` to pydevd untouched).
+pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
+    contexts: &["watch", "hover", "clipboard", "variables"],
+    command_words: &[],
+    command_prefixes: &[],
+};
 
 /// The quirks of debugpy (DESIGN §6), checked against [`CHECKED_VERSION`].
 pub fn quirks() -> Quirks {

@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, ChildSessions, DebuggeeOutput, ExitReport, Host, PortDiscovery, Quirks, Recipe,
-    ResolveInput, RuntimeQuirks, Transport,
+    elf, find_on_path, AdapterError, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, Host, PortDiscovery,
+    Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -114,8 +114,22 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.20.2: `output` names the built binary (default `./__debug_bin` in the cwd).
         build_output: Some(("output", "__debug_bin")),
         evaluate_context: "repl",
+        mirror_evaluate: MIRROR_EVALUATE,
     }
 }
+
+/// How a mirror client's `evaluate` stays an expression, read in Delve 1.20.2's
+/// `service/dap/server.go` (`onEvaluateRequest`): in *every* context, text matching
+/// `^\s*dlv\s+\S+` runs as a Delve command (`dlv config …`, `dlv help`), and text matching
+/// `^\s*call\s+\S+` injects a function call (`doCall`) that resumes the whole process, may stop
+/// it somewhere else (and then sends `stopped`), and also performs assignments (`call x = 5`).
+/// Both words are refused; anything else is `EvalVariableInScope`, which reads only (no
+/// function calls without `call`). The context only changes how much of a string is loaded.
+pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
+    contexts: &["watch", "hover", "clipboard", "variables"],
+    command_words: &["dlv", "call"],
+    command_prefixes: &[],
+};
 
 /// Delve's launch `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,8 +37,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, Host, Quirks, Recipe, ResolveInput, RuntimeQuirks,
-    Transport,
+    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
+    RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -133,8 +133,25 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         build_output: None,
         // 22.1.8: `repl` runs `a+b` as an expression command and answers `(int) $0 = 7`.
         evaluate_context: "watch",
+        mirror_evaluate: MIRROR_EVALUATE,
     }
 }
+
+/// How a mirror client's `evaluate` stays an expression, read in lldb-dap's
+/// `Handler/EvaluateRequestHandler.cpp` and checked on 22.1.8: only the `repl` context runs
+/// text as LLDB commands (`thread step-over`, `process kill`, `breakpoint delete`,
+/// `platform shell …`: a command when `DetectReplMode` says so, or always after the
+/// `commandEscapePrefix`, a backtick by default, which the `launch` arguments may change).
+/// Every other context looks the text up as a variable path (`frame variable`), and then, except
+/// for `hover`, evaluates it with the expression parser (`SBFrame::EvaluateExpression`, which can
+/// call functions in the inferior but runs no LLDB command); `clipboard` only asks for a longer
+/// description. So `watch` is the context for anything else, `hover` keeps its look-up-only
+/// meaning, and a leading backtick is refused outright.
+pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
+    contexts: &["watch", "hover", "clipboard", "variables"],
+    command_words: &[],
+    command_prefixes: &["`"],
+};
 
 /// DAP `launch` arguments agentdap sends unless the agent's `adapter_args` override them.
 /// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.

@@ -225,6 +225,36 @@ pub struct RuntimeQuirks {
     /// The `evaluate` context used when the agent names none (lldb-dap treats `repl` input as
     /// a debugger command and answers `(int) $0 = 7`; `watch` gives the value itself).
     pub evaluate_context: &'static str,
+    /// How a mirror client's `evaluate` must reach this adapter so that it is only ever an
+    /// expression, never a debugger command or a statement (DESIGN §7; `mirror::as_expression`).
+    /// The agent's own `evaluate` does not use it.
+    pub mirror_evaluate: ExpressionOnly,
+}
+
+/// The shape of an `evaluate` an adapter evaluates as an expression only: the contexts in which
+/// it never runs the text as a debugger command (`repl` input often is one: LLDB commands in
+/// lldb-dap, gdb commands in gdb's DAP, statements in debugpy) and the words or prefixes that
+/// make it run one in any context. The mirror also requires a `frameId`: debugpy executes a
+/// frameless `evaluate` as a statement whatever the context (see `debugpy::MIRROR_EVALUATE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpressionOnly {
+    /// Contexts passed through as the client named them; any other context (`repl`, none, an
+    /// unknown one) is replaced by the first.
+    pub contexts: &'static [&'static str],
+    /// Words that turn the text into a command in every context when it starts with one of them
+    /// followed by whitespace (leading whitespace ignored): refused.
+    pub command_words: &'static [&'static str],
+    /// Prefixes that escape to a command: an expression starting with one (leading whitespace
+    /// ignored) is refused.
+    pub command_prefixes: &'static [&'static str],
+}
+
+impl ExpressionOnly {
+    /// DAP's own meaning (DAP § Requests Evaluate: `watch`, `hover`, `clipboard`, `variables`
+    /// evaluate an expression for a view; `repl` is the debug console, which adapters may treat
+    /// as commands). Nothing refused beyond that: an unknown adapter's command syntax is unknown.
+    pub const STANDARD: ExpressionOnly =
+        ExpressionOnly { contexts: &["watch", "hover"], command_words: &[], command_prefixes: &[] };
 }
 
 /// The `launch` request's timeout for adapters whose `launch` builds the program
@@ -249,6 +279,7 @@ impl RuntimeQuirks {
         launch_builds: false,
         build_output: None,
         evaluate_context: "repl",
+        mirror_evaluate: ExpressionOnly::STANDARD,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
@@ -312,7 +343,9 @@ impl AdapterKind {
     /// The adapter's quirks about entry, exit, output and processes.
     pub fn runtime_quirks(self) -> RuntimeQuirks {
         match self {
-            AdapterKind::Debugpy => RuntimeQuirks::STANDARD,
+            AdapterKind::Debugpy => {
+                RuntimeQuirks { mirror_evaluate: debugpy::MIRROR_EVALUATE, ..RuntimeQuirks::STANDARD }
+            }
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
         }

@@ -145,8 +145,8 @@ fn forwarded_answers_carry_each_request_seq_also_out_of_order() {
         message: None,
         body: Some(json!({})),
     };
-    c.complete(11, answer("evaluate"));
-    c.complete(10, answer("threads"));
+    c.complete(11, answer("evaluate"), &mut host);
+    c.complete(10, answer("threads"), &mut host);
     let out = written(&mut c);
     assert_eq!((out[0]["request_seq"].clone(), out[0]["command"].clone()), (json!(11), json!("evaluate")));
     assert_eq!((out[1]["request_seq"].clone(), out[1]["command"].clone()), (json!(10), json!("threads")));
@@ -286,9 +286,9 @@ fn a_half_closed_client_still_gets_its_answers_then_closes() {
         message: None,
         body: Some(json!({})),
     };
-    c.complete(3, answer("threads"));
+    c.complete(3, answer("threads"), &mut host);
     assert!(!c.closing());
-    c.complete(4, answer("modules"));
+    c.complete(4, answer("modules"), &mut host);
     let out = written(&mut c);
     let seqs: Vec<Value> = out.iter().map(|m| m["request_seq"].clone()).collect();
     assert_eq!(seqs, [json!(3), json!(4)]);
@@ -310,7 +310,7 @@ fn an_answer_too_large_for_the_client_becomes_an_error_response() {
             message: None,
             body: Some(json!({"result": "x".repeat(size), "variablesReference": 0})),
         };
-        c.complete(3, big);
+        c.complete(3, big, &mut host);
         assert!(!c.overflowed() && !c.closing(), "{size}");
         let out = written(&mut c);
         assert_eq!(out.len(), 1);
@@ -338,4 +338,83 @@ fn malformed_requests_with_a_seq_get_an_error_response() {
     }
     c.receive(&frame(7, "threads", json!({})), now, &mut host);
     assert_eq!(host.forwarded.len(), 1, "still served");
+}
+
+fn answer(command: &str) -> Response {
+    Response {
+        seq: Seq::new(0),
+        request_seq: Seq::new(0),
+        success: true,
+        command: command.to_owned(),
+        message: None,
+        body: Some(json!({})),
+    }
+}
+
+#[test]
+fn a_client_has_at_most_the_cap_of_requests_at_the_adapter_and_the_rest_follow_in_order() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let burst: Vec<u8> =
+        (0..10).flat_map(|i| frame(100 + i, "evaluate", json!({"expression": format!("e{i}")}))).collect();
+    c.receive(&burst, now, &mut host);
+    let seqs = |host: &FakeHost| host.forwarded.iter().map(|f| f.0).collect::<Vec<_>>();
+    assert_eq!(seqs(&host), [100, 101, 102, 103], "only the cap reaches the session");
+    assert!(written(&mut c).is_empty(), "queued, not refused");
+    // Answers in any order: each frees a slot for the oldest queued request.
+    c.complete(102, answer("evaluate"), &mut host);
+    assert_eq!(seqs(&host)[4..], [104]);
+    c.complete(100, answer("evaluate"), &mut host);
+    c.complete(104, answer("evaluate"), &mut host);
+    assert_eq!(seqs(&host)[5..], [105, 106]);
+    let out = written(&mut c);
+    let answered: Vec<Value> = out.iter().map(|m| m["request_seq"].clone()).collect();
+    assert_eq!(answered, [json!(102), json!(100), json!(104)]);
+    for seq in [101, 103, 105, 106, 107, 108, 109] {
+        c.complete(seq, answer("evaluate"), &mut host);
+    }
+    assert_eq!(seqs(&host), (100..110).collect::<Vec<_>>(), "every request went out once, in order");
+    assert_eq!(written(&mut c).len(), 7);
+}
+
+#[test]
+fn past_the_mirror_queue_a_request_is_answered_with_an_error_at_once() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let n = i64::try_from(MAX_IN_FLIGHT).unwrap() + 2;
+    let burst: Vec<u8> = (0..n).flat_map(|i| frame(100 + i, "threads", json!({}))).collect();
+    c.receive(&burst, now, &mut host);
+    assert_eq!(host.forwarded.len(), MAX_ADAPTER_IN_FLIGHT);
+    let out = written(&mut c);
+    let refused: Vec<Value> = out.iter().map(|m| m["request_seq"].clone()).collect();
+    assert_eq!(refused, [json!(100 + n - 2), json!(100 + n - 1)], "the two past the queue hear why");
+    assert!(out.iter().all(|m| m["success"] == false && m["message"].as_str().unwrap().contains("in flight")));
+}
+
+#[test]
+fn a_closing_client_sends_nothing_more_from_its_queue() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let burst: Vec<u8> = (0..8).flat_map(|i| frame(100 + i, "threads", json!({}))).collect();
+    c.receive(&burst, now, &mut host);
+    c.receive(&frame(200, "disconnect", json!({})), now, &mut host);
+    c.complete(100, answer("threads"), &mut host);
+    assert_eq!(host.forwarded.len(), MAX_ADAPTER_IN_FLIGHT, "nobody would read the answers");
+}
+
+#[test]
+fn a_half_closed_client_waits_for_its_queued_requests_too() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let burst: Vec<u8> = (0..6).flat_map(|i| frame(100 + i, "threads", json!({}))).collect();
+    c.receive(&burst, now, &mut host);
+    c.finish_reading();
+    for seq in 100..104 {
+        c.complete(seq, answer("threads"), &mut host);
+    }
+    assert!(!c.closing(), "two were still queued, now at the adapter");
+    c.complete(104, answer("threads"), &mut host);
+    c.complete(105, answer("threads"), &mut host);
+    assert!(c.closing());
+    assert_eq!(written(&mut c).len(), 6);
 }
