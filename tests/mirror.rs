@@ -4,7 +4,10 @@
 //! the mirror, control refused, the agent's step seen as `continued` then `stopped`, stale
 //! references refused, one `terminated` at the exit; tokens (wrong, missing, auth timeout), the
 //! client cap, concurrent clients with their own seq spaces, unexpose and re-expose, and no
-//! token in any log. A bare TCP client ([`Raw`]) covers what the scripted IDE cannot do:
+//! token in any log. A client's `evaluate` stays an expression on lldb-dap, Delve and debugpy
+//! (their debugger commands and statements never run), and a scripted adapter
+//! (`fake_adapter.py hold`) counts how many of one client's requests an agent request waits
+//! behind. A bare TCP client ([`Raw`]) covers what the scripted IDE cannot do:
 //! connection bursts, half-close, malformed and pipelined requests.
 
 mod agent;

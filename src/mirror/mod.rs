@@ -118,7 +118,8 @@ pub enum Policy {
 }
 
 /// Requests that only read state: forwarded to the adapter. (`evaluate` can run code in the
-/// debuggee: forwarded all the same, as DESIGN §7 says; SECURITY.md explains the consequence.)
+/// debuggee: forwarded all the same, as DESIGN §7 says, but only as an expression, see
+/// [`as_expression`]; SECURITY.md explains the consequence.)
 pub const FORWARDED: &[&str] = &[
     "threads",
     "stackTrace",

@@ -144,7 +144,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
 /// `commandEscapePrefix`, a backtick by default, which the `launch` arguments may change).
 /// Every other context looks the text up as a variable path (`frame variable`), and then, except
 /// for `hover`, evaluates it with the expression parser (`SBFrame::EvaluateExpression`, which can
-/// call functions in the inferior but runs no LLDB command); `clipboard` only asks for a longer
+/// call functions in the inferior — unwinding on error and ignoring breakpoints, so the thread
+/// ends where it was — but runs no LLDB command); `clipboard` only asks for a longer
 /// description. So `watch` is the context for anything else, `hover` keeps its look-up-only
 /// meaning, and a leading backtick is refused outright.
 pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
