@@ -827,7 +827,7 @@ fn a_mirror_client_cannot_run_delve_commands_or_calls() {
     let frame = st["stackFrames"][0]["id"].as_i64().expect("frame");
     // Delve runs these in every context: `dlv …` as its own commands, `call …` resumes the
     // program to run a function (or an assignment).
-    for text in ["dlv help", "dlv config substitutePath / /tmp", " call twice(a)", "call a = 9"] {
+    for text in ["dlv help", "dlv config substitutePath a b", " call twice(a)", "call a = 9"] {
         let list = sent_everywhere(&mut ide, c, text, &[], frame, true);
         for r in &list {
             assert!(message(r).contains("debugger command"), "refused by the mirror, not by Delve: {r}");
