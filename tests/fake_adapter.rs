@@ -22,13 +22,17 @@ fn config_json() -> Value {
     let python = debugpy_python();
     let script = fixture("fake_adapter.py");
     let entry = |scenario: &str| json!({"command": python, "args": [script, scenario]});
+    let liar = |claim: &str| json!({"command": python, "args": [script, "liar", claim]});
     let mut plain = entry("plain");
     plain["extensions"] = json!([".fake"]);
     plain["launch_defaults"] = json!({"fakeDefault": 1, "stopOnEntry": "overridden by agentdap"});
     json!({"adapters": {
         "fake": plain, "fake-c05": entry("c05"), "fake-c11": entry("c11"),
         "fake-garbage": entry("garbage"), "fake-crash": entry("crash"),
-        "fake-stopfirst": entry("stopfirst"), "fake-deaf": entry("deaf")
+        "fake-stopfirst": entry("stopfirst"), "fake-deaf": entry("deaf"),
+        "fake-liar-cap": liar("67108865"), "fake-liar-12": liar("999999999999"),
+        "fake-liar-13": liar("1099511627776"), "fake-liar-30": liar(&"9".repeat(30)),
+        "fake-liar-zeros": liar(&format!("{}67108865", "0".repeat(40))),
     }})
 }
 
@@ -140,6 +144,45 @@ fn an_adapter_crash_mid_session_fails_the_wait_with_its_stderr() {
     assert_eq!(a.session("s1")["state"], json!("terminated"));
     let r = a.ok("launch", json!({"program": fixture("prog.fake"), "adapter": "fake"}));
     assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+}
+
+/// A frame claiming a body over the 64 MiB cap ends trust in the connection, whatever the claim
+/// looks like (one byte over, 12 digits, 13, 30, padded with zeros): the call in flight and the
+/// waiting call are answered `disconnected` naming the claim (not at the 30 s request timeout,
+/// and never from a frame after the lie), the session ends, and its adapter is stopped.
+#[test]
+fn a_frame_over_the_size_cap_ends_the_session_disconnected_naming_the_claim() {
+    let (mut a, _dir) = with_config_flag("liar");
+    let program = fixture("prog.fake");
+    let cases = [
+        ("fake-liar-cap", "evaluate", "claiming 67108865 bytes"),
+        ("fake-liar-12", "evaluate", "claiming 999999999999 bytes"),
+        ("fake-liar-13", "evaluate", "claiming 1099511627776 bytes"),
+        ("fake-liar-30", "evaluate", "claiming a 30-digit number of bytes"),
+        ("fake-liar-zeros", "evaluate", "claiming 67108865 bytes"),
+        ("fake-liar-12", "continue", "claiming 999999999999 bytes"),
+        ("fake-liar-30", "continue", "claiming a 30-digit number of bytes"),
+    ];
+    for (n, (adapter, tool, claim)) in cases.into_iter().enumerate() {
+        let id = format!("s{}", n + 1);
+        let before = a.descendants();
+        let r = a.ok(
+            "launch",
+            json!({"program": program, "adapter": adapter, "breakpoints": [{"path": program, "line": 3}]}),
+        );
+        assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+        let adapters: Vec<i32> = a.descendants().into_iter().filter(|p| !before.contains(p)).collect();
+        let args = if tool == "evaluate" { json!({"expression": "x"}) } else { json!({"wait_ms": 40000}) };
+        let r = a.call(tool, args);
+        let what = format!("{adapter} {tool}");
+        assert!(r.is_error, "{what}: {}", r.text);
+        assert_eq!(r.code(), "disconnected", "{what}: {}", r.text);
+        assert!(r.text.contains(claim) && r.text.contains("67108864-byte limit"), "{what}: {}", r.text);
+        let s = a.session(&id);
+        assert_eq!(s["state"], json!("terminated"), "{what}: {s}");
+        assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");
+        assert_all_gone(&adapters, HYGIENE, "the adapter that lied");
+    }
 }
 
 #[test]

@@ -13,6 +13,10 @@
 //!   [`DapClient::on_timer`].
 //! - On EOF/error of the adapter's stream, call [`DapClient::on_closed`] with the adapter's
 //!   stderr tail: every pending request completes with [`Outcome::Disconnected`].
+//! - A frame claiming a body over the cap ends the connection's trust: the client closes itself
+//!   in that [`DapClient::receive`] (every pending request completes with
+//!   [`Outcome::Disconnected`] naming the claim) and [`DapClient::untrusted`] says why; the IO
+//!   shell then stops the adapter.
 //!
 //! # Driving the start-up choreography (DESIGN §5) on top of it
 //!
@@ -112,6 +116,8 @@ pub struct DapClient<O> {
     capabilities: Option<Capabilities>,
     initialized: bool,
     closed: bool,
+    /// Set when a frame claimed a body over the cap; the client closed itself then.
+    untrusted: Option<framing::Diagnostic>,
     reported: Nonconformances,
 }
 
@@ -131,6 +137,7 @@ impl<O: Origin> DapClient<O> {
             capabilities: None,
             initialized: false,
             closed: false,
+            untrusted: None,
             reported: Nonconformances::default(),
         }
     }
@@ -195,9 +202,25 @@ impl<O: Origin> DapClient<O> {
         let mut decoder = std::mem::take(&mut self.decoder);
         decoder.feed(bytes, |frame| match frame {
             Ok(body) => self.on_frame(body, now),
-            Err(d) => self.diagnostic(ClientDiagnostic::Framing(d)),
+            Err(d) => {
+                if matches!(d, framing::Diagnostic::BodyTooLarge { .. }) {
+                    self.untrusted = Some(d);
+                }
+                self.diagnostic(ClientDiagnostic::Framing(d))
+            }
         });
         self.decoder = decoder;
+        if let Some(d) = self.untrusted.filter(|_| !self.closed) {
+            // Nothing later on this stream can be told apart from the claimed body: no frame is
+            // decoded any more (the decoder is finished), so nothing pending can be answered.
+            self.close(Some(format!("the adapter {d}")), "");
+        }
+    }
+
+    /// Why agentdap stopped trusting this connection: a frame claimed a body over the cap
+    /// ([`framing::Diagnostic::BodyTooLarge`]). `None` while it is trusted.
+    pub fn untrusted(&self) -> Option<framing::Diagnostic> {
+        self.untrusted
     }
 
     /// The next output, in wire order. Drain until `None` after every call that takes `now`.
@@ -257,17 +280,26 @@ impl<O: Origin> DapClient<O> {
     /// with [`Outcome::Disconnected`] carrying `stderr_tail` (in seq order); unanswered reverse
     /// requests are forgotten; later calls are refused or ignored. Idempotent.
     pub fn on_closed(&mut self, stderr_tail: &str) {
+        self.close(None, stderr_tail);
+    }
+
+    /// Closes the connection: by the adapter (`cause` is `None`) or by agentdap, for `cause`.
+    fn close(&mut self, cause: Option<String>, stderr_tail: &str) {
         if self.closed {
             return;
         }
         self.closed = true;
-        if !self.decoder.is_idle() {
+        if !self.decoder.is_idle() && !self.decoder.is_finished() {
             self.diagnostic(ClientDiagnostic::TruncatedAtClose { buffered: self.decoder.buffered() });
         }
         self.awaiting.clear();
         for (seq, p) in std::mem::take(&mut self.pending) {
             if let Owner::Caller(origin) = p.owner {
-                let outcome = Outcome::Disconnected { command: p.command, stderr_tail: stderr_tail.to_owned() };
+                let outcome = Outcome::Disconnected {
+                    command: p.command,
+                    stderr_tail: stderr_tail.to_owned(),
+                    cause: cause.clone(),
+                };
                 self.outputs.push_back(Output::Completed { seq, origin, outcome });
             }
         }

@@ -12,12 +12,14 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::Write as _;
 
-/// Largest body accepted by default (bytes). Bigger frames are discarded as they stream past.
+/// Largest body accepted by default (bytes). A frame claiming more ends the stream
+/// ([`Diagnostic::BodyTooLarge`]).
 pub const DEFAULT_MAX_BODY: usize = 64 << 20;
 /// Largest header block (all header lines of one frame, bytes).
 pub const MAX_HEADER_BLOCK: usize = 16 << 10;
-/// Most digits accepted in a `Content-Length` value; checked before any multiplication.
-pub const MAX_LENGTH_DIGITS: usize = 12;
+/// Most significant digits (leading zeros aside) parsed into a number; checked before any
+/// multiplication. A longer run of digits is a claim over any cap ([`Claim::Digits`]).
+pub const MAX_LENGTH_DIGITS: usize = 19;
 /// While resynchronising through a long run of garbage, a diagnostic is raised every this many bytes.
 pub const GARBAGE_REPORT_EVERY: usize = 1 << 20;
 /// Smallest buffer reserved for a body that arrives in pieces (bytes).
@@ -54,7 +56,7 @@ pub enum Problem {
     NotAHeader,
     /// The header block grew past [`MAX_HEADER_BLOCK`].
     HeaderTooLong,
-    /// A `Content-Length` value that is empty, not decimal, or longer than [`MAX_LENGTH_DIGITS`].
+    /// A `Content-Length` value that is empty or not decimal.
     BadContentLength,
     /// Two `Content-Length` headers in one block that disagree.
     ConflictingContentLength,
@@ -69,11 +71,30 @@ pub enum Diagnostic {
     /// (or, during a long run of garbage, is still looking). `preview` holds the first dropped bytes
     /// (empty for [`Problem::MissingContentLength`], whose header lines were already taken).
     Skipped { problem: Problem, bytes: usize, preview: Preview },
-    /// A frame declared a body of `declared` bytes, over the cap `max`; its body is discarded as it
-    /// arrives and the frame after it decodes normally.
-    BodyTooLarge { declared: usize, max: usize },
+    /// A frame claimed a body of `declared` bytes, over the cap `max`. The peer's framing can no
+    /// longer be trusted: the decoder is finished ([`Decoder::is_finished`]), drops every later
+    /// byte and never yields another frame, and the caller ends the connection.
+    BodyTooLarge { declared: Claim, max: usize },
     /// A complete body of `len` bytes that is not JSON (see [`parse_body`]); error at `line`:`column`.
     NotJson { len: usize, line: usize, column: usize },
+}
+
+/// The body length a `Content-Length` header claimed, when it is over the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The claimed number of bytes.
+    Bytes(u64),
+    /// A claim too long for a number: how many significant digits it had.
+    Digits(usize),
+}
+
+impl fmt::Display for Claim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Claim::Bytes(n) => write!(f, "{n} bytes"),
+            Claim::Digits(d) => write!(f, "a {d}-digit number of bytes"),
+        }
+    }
 }
 
 /// Up to 32 bytes of skipped input, for diagnostics. Printed with non-printable bytes escaped.
@@ -140,7 +161,7 @@ impl fmt::Display for Diagnostic {
             ),
             Diagnostic::BodyTooLarge { declared, max } => write!(
                 f,
-                "discarded a {declared}-byte message: over the {max}-byte limit"
+                "sent a frame claiming {declared}, over the {max}-byte limit; its framing is no longer trusted"
             ),
             Diagnostic::NotJson { len, line, column } => write!(
                 f,
@@ -153,11 +174,11 @@ impl fmt::Display for Diagnostic {
 #[derive(Clone, Copy, Debug)]
 enum State {
     /// Between frames (`lines == 0`) or inside a header block. `block` counts the block's bytes.
-    Header { length: Option<usize>, lines: u32, block: usize },
+    Header { length: Option<Length>, lines: u32, block: usize },
     /// Collecting a body of `len` bytes into `Decoder::body`.
     Body { len: usize },
-    /// Dropping `remaining` bytes of an over-long body.
-    Discard { remaining: usize },
+    /// A frame claimed a body over the cap: every later byte is dropped, no frame follows.
+    Finished,
     /// Dropping bytes until `PATTERN` appears; progress in `Decoder::garbage`.
     Garbage,
 }
@@ -182,16 +203,23 @@ enum Flow {
 /// How a header line reads.
 enum Line {
     Blank,
-    ContentLength(usize),
+    ContentLength(Length),
     BadLength,
     Other,
     NotAHeader,
 }
 
+/// A parsed `Content-Length` value: a number, or more significant digits than fit one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Length {
+    Bytes(u64),
+    Digits(usize),
+}
+
 /// Incremental `Content-Length` frame decoder (DAP § Base Protocol).
 ///
 /// Caps: header block [`MAX_HEADER_BLOCK`] bytes, [`MAX_LENGTH_DIGITS`] digits, body `max_body`
-/// bytes. Header names match case-insensitively, unknown headers are ignored, blank lines between
+/// bytes; a frame claiming more finishes the decoder. Header names match case-insensitively, unknown headers are ignored, blank lines between
 /// frames are skipped, a bare `\n` ends a line as well as `\r\n`. Memory held is the unfinished
 /// header line (≤ 16 KiB) plus the body received so far (at most twice what arrived, never more
 /// than the declared length).
@@ -219,7 +247,8 @@ impl Decoder {
         Decoder::with_max_body(DEFAULT_MAX_BODY)
     }
 
-    /// A decoder that discards (with [`Diagnostic::BodyTooLarge`]) bodies over `max_body` bytes.
+    /// A decoder that finishes (with [`Diagnostic::BodyTooLarge`]) at a frame claiming more than
+    /// `max_body` bytes.
     pub fn with_max_body(max_body: usize) -> Decoder {
         Decoder {
             state: HEADER_START,
@@ -239,6 +268,12 @@ impl Decoder {
     /// True when the decoder sits between frames with nothing held (a clean end of stream).
     pub fn is_idle(&self) -> bool {
         matches!(self.state, State::Header { lines: 0, .. }) && self.line.is_empty()
+    }
+
+    /// True once a frame claimed a body over the cap ([`Diagnostic::BodyTooLarge`]): nothing the
+    /// stream carries afterwards is decoded.
+    pub fn is_finished(&self) -> bool {
+        matches!(self.state, State::Finished)
     }
 
     /// Decodes from `input`; see [`Step`]. Call again with `&input[step.consumed..]` until it
@@ -315,16 +350,7 @@ impl Decoder {
                     }
                     return Step { consumed: pos, status: Status::Partial };
                 }
-                State::Discard { remaining } => {
-                    let take = remaining.min(input.len() - pos);
-                    pos += take;
-                    if take == remaining {
-                        self.state = HEADER_START;
-                        continue;
-                    }
-                    self.state = State::Discard { remaining: remaining - take };
-                    return Step { consumed: pos, status: Status::Partial };
-                }
+                State::Finished => return Step { consumed: input.len(), status: Status::Partial },
                 State::Garbage => {
                     let avail = &input[pos..];
                     if let Some(end) = self.scan_garbage(avail) {
@@ -363,7 +389,7 @@ impl Decoder {
     }
 
     /// Handles one complete header line (`raw_len` counts its terminator too).
-    fn on_line(&mut self, line: &[u8], raw_len: usize, length: Option<usize>, lines: u32, block: usize) -> Flow {
+    fn on_line(&mut self, line: &[u8], raw_len: usize, length: Option<Length>, lines: u32, block: usize) -> Flow {
         let block = block + raw_len;
         if block > MAX_HEADER_BLOCK {
             return self.enter_garbage(Problem::HeaderTooLong, block - raw_len, line, true);
@@ -397,14 +423,23 @@ impl Decoder {
         }
     }
 
-    /// The header block declared a body of `len` bytes: collect it, or discard it when over the cap.
-    fn start_body(&mut self, len: usize) -> Flow {
-        if len > self.max_body {
-            self.state = State::Discard { remaining: len };
-            return Flow::Emit(Diagnostic::BodyTooLarge { declared: len, max: self.max_body });
-        }
-        self.state = State::Body { len };
-        Flow::Next
+    /// The header block declared a body of `len`: collect it, or finish when it is over the cap.
+    fn start_body(&mut self, len: Length) -> Flow {
+        let declared = match len {
+            Length::Bytes(n) => match usize::try_from(n) {
+                Ok(n) if n <= self.max_body => {
+                    self.state = State::Body { len: n };
+                    return Flow::Next;
+                }
+                _ => Claim::Bytes(n),
+            },
+            Length::Digits(d) => Claim::Digits(d),
+        };
+        self.state = State::Finished;
+        self.line = Vec::new();
+        self.line_complete = false;
+        self.body = Vec::new();
+        Flow::Emit(Diagnostic::BodyTooLarge { declared, max: self.max_body })
     }
 
     /// Starts dropping bytes: `prior` bytes of the block were already taken, then the bad `line`
@@ -507,7 +542,7 @@ fn find_newline(data: &[u8]) -> Option<usize> {
 /// The header block nearly every peer writes, `Content-Length: N\r\n\r\n`, when it is wholly in
 /// `data`: returns (block length, N). Anything else (or a block cut short) goes line by line.
 #[inline]
-fn quick_header(data: &[u8]) -> Option<(usize, usize)> {
+fn quick_header(data: &[u8]) -> Option<(usize, Length)> {
     const PREFIX: &[u8] = b"Content-Length: ";
     let rest = data.strip_prefix(PREFIX)?;
     let digits = rest.iter().take(MAX_LENGTH_DIGITS + 1).take_while(|b| b.is_ascii_digit()).count();
@@ -545,18 +580,19 @@ fn classify(line: &[u8]) -> Line {
     Line::Other
 }
 
-/// A decimal `Content-Length` value: 1 to [`MAX_LENGTH_DIGITS`] ASCII digits (the cap is checked
-/// before any multiplication), and the result must fit a `usize`.
-fn parse_length(value: &[u8]) -> Option<usize> {
-    if value.is_empty() || value.len() > MAX_LENGTH_DIGITS {
+/// A decimal `Content-Length` value: one or more ASCII digits. Leading zeros aside, up to
+/// [`MAX_LENGTH_DIGITS`] digits become a number (the count is checked before any multiplication,
+/// and 19 digits always fit a `u64`); more are a [`Length::Digits`] claim, over any cap.
+fn parse_length(value: &[u8]) -> Option<Length> {
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    value.iter().try_fold(0usize, |n, &d| {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n.checked_mul(10)?.checked_add(usize::from(d - b'0'))
-    })
+    let significant = &value[value.iter().position(|&d| d != b'0').unwrap_or(value.len())..];
+    if significant.len() > MAX_LENGTH_DIGITS {
+        return Some(Length::Digits(significant.len()));
+    }
+    let n = significant.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+    Some(Length::Bytes(n))
 }
 
 /// `bytes` without leading and trailing ASCII whitespace (spaces, tabs, `\r`, `\n`, form feeds).

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use super::file::{rotated, AppendFile, WhenFull};
+use super::file::{read_records, rotated, AppendFile, WhenFull};
 use super::*;
 
 fn at(ms: u64) -> SystemTime {
@@ -191,4 +191,52 @@ fn a_capped_file_ends_with_its_marker_and_a_failed_one_gives_up() {
     bad.append(b"x\n");
     assert!(!bad.is_writable() && bad.failed());
     bad.append(b"y\n"); // no second attempt, no panic
+}
+
+#[test]
+fn a_symlink_fifo_or_hard_link_at_the_name_is_refused_and_never_written_through() {
+    use std::os::unix::fs::symlink;
+    let scratch = Scratch::new("refuse");
+    std::fs::create_dir_all(&scratch.0).expect("mkdir");
+    let victim = scratch.0.join("victim");
+    std::fs::write(&victim, "untouched\n").expect("write");
+    let fifo = scratch.0.join("fifo.jsonl");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    symlink(&victim, scratch.0.join("link.jsonl")).expect("symlink");
+    symlink(scratch.0.join("absent"), scratch.0.join("dangling.jsonl")).expect("symlink");
+    std::fs::hard_link(&victim, scratch.0.join("hard.jsonl")).expect("hard link");
+    for name in ["link.jsonl", "dangling.jsonl", "fifo.jsonl", "hard.jsonl"] {
+        let mut file = AppendFile::new(scratch.0.join(name), "ledger", 1 << 20, WhenFull::Rotate);
+        file.append(b"{\"secret\":1}\n");
+        assert!(file.failed(), "{name}");
+    }
+    assert_eq!(read(&victim), "untouched\n");
+    assert!(!scratch.0.join("absent").exists());
+}
+
+#[test]
+fn a_record_torn_by_an_earlier_write_gets_its_newline_before_the_next() {
+    let scratch = Scratch::new("torn");
+    let path = scratch.0.join("ledger.jsonl");
+    std::fs::create_dir_all(&scratch.0).expect("mkdir");
+    std::fs::write(&path, "{\"a\":1}\n{\"b\":").expect("write");
+    let mut file = AppendFile::new(path.clone(), "ledger", 1 << 20, WhenFull::Rotate);
+    file.append(b"{\"c\":3}\n");
+    file.append(b"{\"d\":4}\n");
+    assert_eq!(read(&path), "{\"a\":1}\n{\"b\":\n{\"c\":3}\n{\"d\":4}\n");
+    let (records, torn) = read_records(&read(&path));
+    assert_eq!((records, torn), (vec![json!({"a": 1}), json!({"c": 3}), json!({"d": 4})], 1));
+    // A file that ends on a line boundary gets nothing extra.
+    let mut again = AppendFile::new(path.clone(), "ledger", 1 << 20, WhenFull::Rotate);
+    again.append(b"{\"e\":5}\n");
+    assert!(read(&path).ends_with("{\"d\":4}\n{\"e\":5}\n"));
+}
+
+#[test]
+fn the_reader_skips_torn_and_glued_lines_and_keeps_the_rest() {
+    let text = "{\"a\":1}\n{\"b\":{\"c\":3}\n\n[1]\n{\"d\":4}\n{\"e\":";
+    let (records, torn) = read_records(text);
+    assert_eq!((records, torn), (vec![json!({"a": 1}), json!({"d": 4})], 3));
 }

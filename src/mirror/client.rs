@@ -106,9 +106,17 @@ impl ClientCore {
                 log::trace!("{}: <- {}", self.name, log_text(body));
                 requests.push(classify(body));
             }
-            // Oversized bodies and garbage: the decoder resynchronises; no seq is known to answer.
+            // Garbage: the decoder resynchronises; no seq is known to answer.
             Err(d) => log::info!("{}: skipped bytes: {d}", self.name),
         });
+        if decoder.is_finished() {
+            // A frame over the size cap: nothing later can be told apart from its claimed body,
+            // so the client is closed at once, before anything it sent is acted on.
+            log::info!("{}: a frame claimed a body over the {CLIENT_MAX_BODY}-byte limit; closing", self.name);
+            self.decoder = decoder;
+            self.abort();
+            return;
+        }
         self.decoder = decoder;
         for r in requests {
             if self.closing {

@@ -21,11 +21,14 @@ use crate::mcp::Context;
 use crate::session::{Action, ErrorCode, SessionKey};
 use crate::token::{self, Kind};
 
-/// Bytes read from an adapter pipe per `read` call.
-const PIPE_CHUNK: usize = 64 * 1024;
-/// Reads of one adapter pipe per wake-up before other sources get a turn (4 MiB); the pipe is
-/// put on the ready list and read again next turn.
-const READS_PER_WAKE: usize = 64;
+/// Bytes read from an adapter pipe per `read` call: one loop turn's budget.
+const PIPE_CHUNK: usize = super::TURN_BUDGET;
+/// Reads of one adapter pipe per loop turn ([`super::TURN_BUDGET`]); a pipe left with data keeps
+/// its ready flag and is read again next turn.
+const READS_PER_TURN: usize = 1;
+/// Reads of an exited adapter's pipes at its reaping (4 MiB): what it wrote before exiting
+/// reaches the session before its exit does.
+const READS_AT_EXIT: usize = 256;
 /// How often the process tree below running adapters is walked for pids to track.
 pub(super) const WALK_EVERY: Duration = Duration::from_secs(1);
 /// Most processes tracked per adapter.
@@ -263,7 +266,7 @@ impl Server {
                 }
             }
         }
-        self.read_adapter(key, now);
+        // Its pipes start ready: this turn's serving round reads them.
     }
 
     /// Output of a TCP adapter (not DAP): scanned for the port announcement until found, and
@@ -316,7 +319,7 @@ impl Server {
     }
 
     /// Events on an adapter pipe.
-    pub(super) fn on_adapter_pipe(&mut self, key: usize, event: &Event, now: Instant) {
+    pub(super) fn on_adapter_pipe(&mut self, key: usize, event: &Event) {
         let (akey, which) = (key >> 2, key & 3);
         let Some(io) = self.adapters.get_mut(akey) else {
             trace!("event for vacant adapter key {akey} ignored");
@@ -332,15 +335,15 @@ impl Server {
             w if w == PipeKind::Stdout as usize => io.stdout_ready = true,
             _ => io.stderr_ready = true,
         }
-        self.read_adapter(akey, now);
+        // Read in this turn's serving round (`read_ready_adapters`), within its budget.
     }
 
-    /// Reads an adapter's stdout and stderr until `WouldBlock`, EOF, or the per-wake cap.
-    pub(super) fn read_adapter(&mut self, akey: usize, now: Instant) {
+    /// Reads an adapter's stdout and stderr until `WouldBlock`, EOF, or `reads` reads each.
+    pub(super) fn read_adapter(&mut self, akey: usize, now: Instant, reads: usize) {
         let mut buf = std::mem::take(&mut self.pipe_buf);
         buf.resize(PIPE_CHUNK, 0);
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
-            for _ in 0..READS_PER_WAKE {
+            for _ in 0..reads {
                 let Some(io) = self.adapters.get_mut(akey) else { break };
                 let (ready, pipe) = match which {
                     PipeKind::Stdout => (io.stdout_ready, io.stdout.as_mut()),
@@ -392,7 +395,7 @@ impl Server {
             .any(|(_, io)| (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some()))
     }
 
-    /// Comes back to pipes that were left with data by the per-wake cap.
+    /// This turn's serving round for adapter pipes: every ready one is read once, within its budget.
     pub(super) fn read_ready_adapters(&mut self, now: Instant) {
         let keys: Vec<usize> = self
             .adapters
@@ -401,7 +404,7 @@ impl Server {
             .map(|(k, _)| k)
             .collect();
         for k in keys {
-            self.read_adapter(k, now);
+            self.read_adapter(k, now, READS_PER_TURN);
         }
     }
 
@@ -616,7 +619,7 @@ impl Server {
                             io.stderr_ready = true;
                         }
                         // Whatever it wrote before exiting is still in the pipes: read it first.
-                        self.read_adapter(akey, now);
+                        self.read_adapter(akey, now, READS_AT_EXIT);
                         // A TCP adapter that exits before accepting the connection: say why.
                         let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
                         if let Some((skey, session)) = stream {

@@ -28,9 +28,9 @@ use crate::token::{self, Kind};
 
 /// Bytes read from a client per `read` call.
 const READ_CHUNK: usize = 16 * 1024;
-/// Reads of one client per wake-up (1 MiB); edge-triggered, so a client left with data is read
-/// again on the next turn through `readable`.
-const READS_PER_WAKE: usize = 64;
+/// Reads of one client per wake-up (16 KiB, like other sources' [`super::TURN_BUDGET`]);
+/// edge-triggered, so a client left with data is read again on the next turn through `readable`.
+const READS_PER_WAKE: usize = 1;
 /// Connections accepted per listener per loop turn. The listener is edge-triggered: one left with
 /// connections queued keeps its `ready` flag and is accepted from again next turn
 /// ([`Server::mirrors_have_work`] makes that turn come at once).

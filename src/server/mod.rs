@@ -50,8 +50,16 @@ use streams::StreamIo;
 
 /// Bytes read from stdin per `read` call.
 const READ_CHUNK: usize = 64 * 1024;
-/// Reads of stdin per loop iteration before other sources get a turn (1 MiB).
-const READS_PER_TURN: usize = 16;
+/// Reads of stdin per loop turn (one chunk, 64 KiB), like every other source's: see [`TURN_BUDGET`].
+const READS_PER_TURN: usize = 1;
+/// Bytes one adapter pipe, adapter stream or terminal pipe may deliver per loop turn (one read).
+///
+/// Architecture Invariant (fairness): work per source per loop turn is bounded. Events only
+/// mark a source ready; each turn serves every ready source once, up to its budget, and a source
+/// left with data keeps its ready flag, so the loop polls again without waiting and serves it
+/// next turn, after everyone else had theirs. One flooding adapter thus delays another session
+/// by at most one budget's worth of its processing (`cargo bench --bench fairness`).
+pub(super) const TURN_BUDGET: usize = 16 * 1024;
 /// Events taken from one `poll` call.
 const MAX_EVENTS: usize = 256;
 /// During shutdown, give up on stdout after it has accepted nothing for this long.
@@ -368,7 +376,7 @@ impl Server {
     /// Events of dynamic sources; vacant keys are ignored.
     fn on_dynamic(&mut self, kind: Kind, key: usize, event: &Event, now: Instant) {
         match kind {
-            Kind::AdapterPipe => self.on_adapter_pipe(key, event, now),
+            Kind::AdapterPipe => self.on_adapter_pipe(key, event),
             Kind::MirrorListener => self.on_mirror_listener(key, now),
             Kind::MirrorClient => self.on_mirror_client(key, event, now),
             Kind::AdapterStream => self.on_adapter_stream(key, event, now),

@@ -27,10 +27,11 @@ pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 /// {connect}`, a child session's `connect`) may take: refused connects are retried only
 /// briefly, so a wrong port fails fast instead of looking like a slow start.
 pub(super) const LISTENING_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Bytes read from a stream per `read` call.
-const STREAM_CHUNK: usize = 64 * 1024;
-/// Reads of one stream per wake-up before other sources get a turn (4 MiB).
-const READS_PER_WAKE: usize = 64;
+/// Bytes read from a stream per `read` call: one loop turn's budget.
+const STREAM_CHUNK: usize = super::TURN_BUDGET;
+/// Reads of one stream per loop turn ([`super::TURN_BUDGET`]); one left with data stays
+/// `readable` and is read again next turn.
+const READS_PER_TURN: usize = 1;
 
 /// One DAP connection over TCP.
 pub(super) struct StreamIo {
@@ -210,17 +211,17 @@ impl Server {
             sio.writable = true;
         }
         if event.is_readable() || event.is_read_closed() || event.is_error() {
+            // Read in this turn's serving round (`read_ready_streams`), within its budget.
             sio.readable = true;
         }
-        self.read_stream(key, now);
         self.write_adapters(now);
     }
 
-    /// Reads a connected stream until `WouldBlock`, EOF or the per-wake cap.
+    /// Reads a connected stream until `WouldBlock`, EOF or [`READS_PER_TURN`] reads.
     pub(super) fn read_stream(&mut self, key: usize, now: Instant) {
         let mut buf = std::mem::take(&mut self.pipe_buf);
         buf.resize(STREAM_CHUNK, 0);
-        for _ in 0..READS_PER_WAKE {
+        for _ in 0..READS_PER_TURN {
             let Some(sio) = self.streams.get_mut(key) else { break };
             let session = sio.session;
             if !(sio.connected && sio.readable) {

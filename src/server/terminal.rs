@@ -23,10 +23,13 @@ use crate::session::SessionKey;
 use crate::token::{self, Kind};
 
 /// Bytes read from a terminal pipe per `read` call (a stack buffer: reads also happen while
-/// the adapter's read buffer is in use, see [`Server::drain_terminal_of`]).
-const PIPE_CHUNK: usize = 16 * 1024;
-/// Reads of one pipe per wake-up before other sources get a turn (1 MiB).
-const READS_PER_WAKE: usize = 64;
+/// the adapter's read buffer is in use, see [`Server::drain_terminal_of`]): one turn's budget.
+const PIPE_CHUNK: usize = super::TURN_BUDGET;
+/// Reads of one pipe per loop turn ([`super::TURN_BUDGET`]); one left with data stays ready.
+const READS_PER_TURN: usize = 1;
+/// Reads of a terminal's pipes before its session's adapter bytes are handled, and at its
+/// reaping (1 MiB): the program's output precedes the events its exit causes.
+const READS_TO_DRAIN: usize = 64;
 /// Most descendants tracked per terminal process.
 const MAX_TRACKED: usize = 1024;
 
@@ -124,7 +127,6 @@ impl Server {
             return self.sessions.on_terminal_spawned(session, reverse, Err(why), now);
         }
         self.sessions.on_terminal_spawned(session, reverse, Ok(i64::from(pid)), now);
-        self.read_terminal(key);
         self.write_terminal(key);
     }
 
@@ -145,15 +147,15 @@ impl Server {
             w if w == PipeKind::Stdout as usize => io.stdout_ready = true,
             _ => io.stderr_ready = true,
         }
-        self.read_terminal(tkey);
+        // Read in this turn's serving round (`read_ready_terminals`), within its budget.
         self.write_terminal(tkey);
     }
 
-    /// Reads a terminal's stderr and stdout until `WouldBlock`, EOF or the per-wake cap.
-    fn read_terminal(&mut self, tkey: usize) {
+    /// Reads a terminal's stderr and stdout until `WouldBlock`, EOF or `reads` reads each.
+    fn read_terminal(&mut self, tkey: usize, reads: usize) {
         let mut buf = [0u8; PIPE_CHUNK];
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
-            for _ in 0..READS_PER_WAKE {
+            for _ in 0..reads {
                 let Some(io) = self.terminals.get_mut(tkey) else { break };
                 let (ready, pipe) = match which {
                     PipeKind::Stdout => (io.stdout_ready, io.stdout.as_mut()),
@@ -200,18 +202,18 @@ impl Server {
                 io.stdout_ready = true;
                 io.stderr_ready = true;
             }
-            self.read_terminal(k);
+            self.read_terminal(k, READS_TO_DRAIN);
         }
     }
 
-    /// True when a terminal pipe still holds data after its per-wake read cap.
+    /// True when a terminal pipe still holds data after its per-turn read budget.
     pub(super) fn terminals_have_work(&self) -> bool {
         self.terminals
             .iter()
             .any(|(_, t)| (t.stdout_ready && t.stdout.is_some()) || (t.stderr_ready && t.stderr.is_some()))
     }
 
-    /// Comes back to terminal pipes left with data by the per-wake cap.
+    /// This turn's serving round for terminal pipes: every ready one is read once, within its budget.
     pub(super) fn read_ready_terminals(&mut self) {
         let keys: Vec<usize> = self
             .terminals
@@ -220,7 +222,7 @@ impl Server {
             .map(|(k, _)| k)
             .collect();
         for k in keys {
-            self.read_terminal(k);
+            self.read_terminal(k, READS_PER_TURN);
         }
     }
 
@@ -300,7 +302,7 @@ impl Server {
             io.stdout_ready = true;
             io.stderr_ready = true;
         }
-        self.read_terminal(tkey);
+        self.read_terminal(tkey, READS_TO_DRAIN);
         if let Some(io) = self.terminals.get(tkey) {
             if !io.detached {
                 self.sessions.on_terminal_exited(io.session, &status.to_string());

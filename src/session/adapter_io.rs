@@ -34,6 +34,19 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.client.receive(bytes, now);
         s.pump(now, &mut self.actions);
+        if let Some(d) = s.client.untrusted().filter(|_| s.adapter_alive) {
+            // DESIGN §0: a frame over the size cap ends trust in the connection. The session
+            // ends `disconnected` naming the claim; every wait is answered now, not at a timeout.
+            log::warn!("{}: the adapter {d}; ending the session", s.id);
+            if !s.state.is_over() {
+                s.failure = Some(format!("agentdap ended the session: the adapter {d}"));
+                s.state = RunState::Terminated;
+                s.stop = None;
+                s.fail_waiters(ErrorCode::Disconnected);
+            }
+            self.actions.push_back(Action::StopAdapter { session: key });
+            self.on_adapter_closed(key, now);
+        }
     }
 
     /// Bytes from the adapter's stderr: kept as a tail for error messages, and as `adapter`

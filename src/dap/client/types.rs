@@ -92,7 +92,10 @@ pub enum Outcome {
     /// `cancel_sent` says whether DAP `cancel` went out (only when the adapter supports it).
     Timeout { command: String, step: Option<&'static str>, after: Duration, cancel_sent: bool },
     /// The connection closed first; `stderr_tail` is what the adapter last wrote to stderr.
-    Disconnected { command: String, stderr_tail: String },
+    ///
+    /// `cause` is set when agentdap closed the connection itself (a frame over the size cap),
+    /// naming why; `None` when the adapter's stream ended.
+    Disconnected { command: String, stderr_tail: String, cause: Option<String> },
 }
 
 impl Outcome {
@@ -122,10 +125,13 @@ impl fmt::Display for Outcome {
                 }
                 Ok(())
             }
-            Outcome::Disconnected { command, stderr_tail } if stderr_tail.is_empty() => {
+            Outcome::Disconnected { command, cause: Some(cause), .. } => {
+                write!(f, "agentdap closed the connection while `{command}` was pending: {cause}")
+            }
+            Outcome::Disconnected { command, stderr_tail, cause: None } if stderr_tail.is_empty() => {
                 write!(f, "the adapter closed the connection while `{command}` was pending")
             }
-            Outcome::Disconnected { command, stderr_tail } => write!(
+            Outcome::Disconnected { command, stderr_tail, cause: None } => write!(
                 f,
                 "the adapter closed the connection while `{command}` was pending; its stderr ended with: {stderr_tail}"
             ),

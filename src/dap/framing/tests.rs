@@ -191,31 +191,69 @@ fn c05_seq_as_a_string_survives_decoding() {
 
 // The body cap and bodies that are not JSON.
 
+fn too_large(declared: Claim, max: usize) -> Out {
+    Out::Diag(Diagnostic::BodyTooLarge { declared, max })
+}
+
 #[test]
-fn body_over_the_cap_is_reported_discarded_and_the_next_frame_decodes() {
+fn frame_over_the_cap_is_reported_once_and_finishes_the_decoder() {
     let stream =
-        b"Content-Length: 11\r\n\r\n{\"a\":\"xxx\"}Content-Length: 10\r\n\r\n{\"a\":\"xx\"}Content-Length: 2\r\n\r\n{}";
-    let expected =
-        [Out::Diag(Diagnostic::BodyTooLarge { declared: 11, max: 10 }), frame(b"{\"a\":\"xx\"}"), frame(b"{}")];
+        b"Content-Length: 2\r\n\r\n[]Content-Length: 11\r\n\r\n{\"a\":\"xxx\"}Content-Length: 10\r\n\r\n{\"a\":\"xx\"}Content-Length: 2\r\n\r\n{}";
+    let expected = [frame(b"[]"), too_large(Claim::Bytes(11), 10)];
     for size in [1, 3, 7, stream.len()] {
         let mut dec = Decoder::with_max_body(10);
         assert_eq!(run(&mut dec, &pieces(stream, size)), expected);
+        assert!(dec.is_finished() && !dec.is_idle());
+        assert_eq!(run(&mut dec, &[b"Content-Length: 2\r\n\r\n{}"]), [], "nothing decodes after the lie");
+        assert_eq!(dec.buffered(), 0);
+    }
+}
+
+#[test]
+fn any_claim_over_the_cap_finishes_the_decoder_whatever_its_digit_count() {
+    let claims: Vec<(String, Claim)> = vec![
+        ("67108865".into(), Claim::Bytes(67_108_865)),
+        ("999999999999".into(), Claim::Bytes(999_999_999_999)),
+        ("1099511627776".into(), Claim::Bytes(1 << 40)),
+        ("18446744073709551615".into(), Claim::Digits(20)),
+        ("9".repeat(30), Claim::Digits(30)),
+        ("7".repeat(5000), Claim::Digits(5000)),
+        (format!("{}67108865", "0".repeat(40)), Claim::Bytes(67_108_865)),
+    ];
+    for (claim, declared) in claims {
+        for header in [format!("Content-Length: {claim}\r\n\r\n"), format!("X: 1\r\ncontent-length:{claim}\n\n")] {
+            let stream = [header.as_bytes(), b"{\"seq\":1}Content-Length: 2\r\n\r\n{}"].concat();
+            for size in [1, 5, 4096, stream.len()] {
+                let mut dec = Decoder::new();
+                let got = run(&mut dec, &pieces(&stream, size));
+                assert_eq!(got, [too_large(declared, DEFAULT_MAX_BODY)], "{claim} in pieces of {size}");
+                assert!(dec.is_finished());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_claim_at_the_cap_is_collected_and_zeros_in_front_do_not_count() {
+    let body = vec![b'x'; 64];
+    for header in ["Content-Length: 64\r\n\r\n".to_string(), format!("Content-Length: {}64\r\n\r\n", "0".repeat(30))] {
+        let stream = [header.as_bytes(), &body].concat();
+        let mut dec = Decoder::with_max_body(64);
+        assert_eq!(run(&mut dec, &pieces(&stream, 7)), [frame(&body)], "{header}");
         assert!(dec.is_idle());
     }
 }
 
 #[test]
-fn body_over_the_cap_is_dropped_as_it_streams_without_being_held() {
+fn body_over_the_cap_is_never_held() {
     let mut dec = Decoder::with_max_body(1 << 10);
     let got = run(&mut dec, &[b"Content-Length: 1000000\r\n\r\n"]);
-    assert_eq!(got, [Out::Diag(Diagnostic::BodyTooLarge { declared: 1_000_000, max: 1 << 10 })]);
+    assert_eq!(got, [too_large(Claim::Bytes(1_000_000), 1 << 10)]);
     let filler = vec![b'x'; 4096];
-    for _ in 0..244 {
+    for _ in 0..300 {
         assert_eq!(run(&mut dec, &[&filler]), []);
         assert_eq!(dec.buffered(), 0);
     }
-    let rest = [&filler[..1_000_000 - 244 * 4096], b"Content-Length: 2\r\n\r\n{}"].concat();
-    assert_eq!(run(&mut dec, &[&rest]), [frame(b"{}")]);
 }
 
 #[test]
@@ -315,7 +353,7 @@ fn header_block_at_exactly_the_cap_is_accepted_and_one_byte_more_is_not() {
 
 #[test]
 fn bad_content_length_values_are_skipped() {
-    for bad in ["abc", "", "-5", "+5", "1 2", "0x10", "1234567890123", "99999999999999999999"] {
+    for bad in ["abc", "", "-5", "+5", "1 2", "0x10", "12345678901234567890x", "9e99"] {
         let stream = format!("Content-Length: {bad}\r\n\r\nContent-Length: 2\r\n\r\n{{}}");
         let got = run(&mut Decoder::new(), &[stream.as_bytes()]);
         let garbage = 16 + bad.len() + 4;
@@ -415,7 +453,14 @@ fn diagnostics_read_as_log_lines() {
             Diagnostic::Skipped { problem: Problem::MissingContentLength, bytes: 9, preview: Preview::default() },
             "skipped 9 bytes after a header block without Content-Length; resynchronising at the next Content-Length",
         ),
-        (Diagnostic::BodyTooLarge { declared: 70, max: 64 }, "discarded a 70-byte message: over the 64-byte limit"),
+        (
+            Diagnostic::BodyTooLarge { declared: Claim::Bytes(70), max: 64 },
+            "sent a frame claiming 70 bytes, over the 64-byte limit; its framing is no longer trusted",
+        ),
+        (
+            Diagnostic::BodyTooLarge { declared: Claim::Digits(30), max: 64 },
+            "sent a frame claiming a 30-digit number of bytes, over the 64-byte limit; its framing is no longer trusted",
+        ),
         (
             Diagnostic::NotJson { len: 3, line: 1, column: 2 },
             "skipped a 3-byte message that is not JSON (error at line 1, column 2)",
@@ -598,6 +643,56 @@ fn prop_garbage_then_a_valid_message_yields_that_message(
 fn garbage_then_a_valid_message_yields_that_message() {
     QuickCheck::new().tests(1000).quickcheck(
         prop_garbage_then_a_valid_message_yields_that_message as fn(Vec<u8>, Vec<u8>, String, Vec<u8>) -> TestResult,
+    );
+}
+
+fn prop_after_a_claim_over_the_cap_no_frame_is_ever_decoded(
+    before: Vec<String>,
+    excess: u64,
+    digits: u8,
+    after: Vec<u8>,
+    sizes: Vec<u8>,
+    max_body: u16,
+) -> bool {
+    let max_body = usize::from(max_body);
+    let mut stream = Vec::new();
+    let mut expected = Vec::new();
+    for text in &before {
+        let body = json!({"output": text}).to_string();
+        if body.len() > max_body {
+            continue;
+        }
+        stream.extend_from_slice(header_for(0, body.len()).as_bytes());
+        stream.extend_from_slice(body.as_bytes());
+        expected.push(frame(body.as_bytes()));
+    }
+    // Either a number just over the cap or a long run of digits.
+    let (claim, declared) = match digits % 2 {
+        0 => {
+            let n = max_body as u64 + 1 + excess % (1 << 50);
+            (n.to_string(), Claim::Bytes(n))
+        }
+        _ => {
+            let d = 20 + usize::from(digits);
+            ("9".repeat(d), Claim::Digits(d))
+        }
+    };
+    stream.extend_from_slice(format!("Content-Length: {claim}\r\n\r\n").as_bytes());
+    // Whatever follows, valid frames included, never decodes.
+    stream.extend_from_slice(&after);
+    stream.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+    expected.push(too_large(declared, max_body));
+    let refs = cut(&stream, &sizes);
+    let refs: Vec<&[u8]> = refs.iter().map(Vec::as_slice).collect();
+    let mut dec = Decoder::with_max_body(max_body);
+    run(&mut dec, &refs) == expected && dec.is_finished()
+}
+
+#[test]
+fn after_a_claim_over_the_cap_no_frame_is_ever_decoded() {
+    QuickCheck::new().tests(500).quickcheck(
+        prop_after_a_claim_over_the_cap_no_frame_is_ever_decoded
+            as fn(Vec<String>, u64, u8, Vec<u8>, Vec<u8>, u16) -> bool,
     );
 }
 

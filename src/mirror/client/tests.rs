@@ -129,6 +129,20 @@ fn reads_are_forwarded_control_is_refused_quietly_and_breakpoints_soft_succeed()
 }
 
 #[test]
+fn a_frame_over_the_size_cap_closes_the_client_before_anything_else_it_sent() {
+    for claim in [(CLIENT_MAX_BODY + 1).to_string(), "999999999999".into(), "9".repeat(40)] {
+        let (now, mut host) = (Instant::now(), FakeHost::default());
+        let mut c = attached(now, &mut host);
+        let lie = [format!("Content-Length: {claim}\r\n\r\n").as_bytes(), &frame(3, "stackTrace", json!({}))].concat();
+        c.receive(&lie, now, &mut host);
+        assert!(c.closing(), "{claim}");
+        assert_eq!(host.forwarded, [], "{claim}: nothing after the lie reached the session");
+        c.receive(&frame(4, "threads", json!({})), now, &mut host);
+        assert_eq!((host.forwarded.len(), c.outbound().len()), (0, 0), "{claim}");
+    }
+}
+
+#[test]
 fn forwarded_answers_carry_each_request_seq_also_out_of_order() {
     let (now, mut host) = (Instant::now(), FakeHost::default());
     let mut c = attached(now, &mut host);
