@@ -244,14 +244,25 @@ fn mirror_flood(port: u16, token: String, stop: Arc<AtomicBool>, answered: Arc<A
         let m = read_dap(&mut r).ok_or("the mirror closed during the handshake")?;
         if m["type"] == "response" && m["command"] == "attach" {
             if m["success"] != true {
+                if stop.load(Ordering::Relaxed) {
+                    break; // the session ended under the last requests
+                }
                 return Err(format!("attach refused: {m}"));
             }
             break;
         }
     }
-    let mut seq = 2;
+    // The mirror evaluates only in a frame it showed (its handles): ask for the stack first.
+    w.write_all(&dap_frame(3, "stackTrace", json!({"threadId": 1}))).map_err(|e| e.to_string())?;
+    let frame = loop {
+        let m = read_dap(&mut r).ok_or("the mirror closed before answering stackTrace")?;
+        if m["type"] == "response" && m["command"] == "stackTrace" {
+            break m["body"]["stackFrames"][0]["id"].as_i64().ok_or(format!("no frame in {m}"))?;
+        }
+    };
+    let mut seq = 3;
     let evaluate =
-        |seq: u64| dap_frame(seq, "evaluate", json!({"expression": "heavy", "frameId": 1, "context": "watch"}));
+        |seq: u64| dap_frame(seq, "evaluate", json!({"expression": "heavy", "frameId": frame, "context": "watch"}));
     for _ in 0..MIRROR_IN_FLIGHT {
         seq += 1;
         w.write_all(&evaluate(seq)).map_err(|e| e.to_string())?;
@@ -259,6 +270,12 @@ fn mirror_flood(port: u16, token: String, stop: Arc<AtomicBool>, answered: Arc<A
     while !stop.load(Ordering::Relaxed) {
         let Some(m) = read_dap(&mut r) else { break };
         if m["type"] == "response" && m["command"] == "evaluate" {
+            if m["success"] != true {
+                if stop.load(Ordering::Relaxed) {
+                    break; // the session ended under the last requests
+                }
+                return Err(format!("the mirror refused an evaluate: {m}"));
+            }
             answered.fetch_add(1, Ordering::Relaxed);
             seq += 1;
             if w.write_all(&evaluate(seq)).is_err() {
