@@ -141,10 +141,16 @@ impl Session {
                         self.ended_by_agentdap |= self.closing && !self.awaiting_exit_report;
                     }
                 }
-                let banner = self.plan.quirks.console_banner;
-                if category == Some("console") && banner.iter().any(|b| text.starts_with(b)) {
-                    return;
-                }
+                let kept;
+                let text = if category == Some("console") {
+                    kept = without_banner(text, self.plan.quirks.console_banner);
+                    if kept.is_empty() {
+                        return;
+                    }
+                    kept.as_str()
+                } else {
+                    text
+                };
                 if let Some(c) = Category::from_dap(category) {
                     self.output.push(c, text);
                 }
@@ -760,4 +766,11 @@ pub(super) fn short(path: &str) -> &str {
 pub(super) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A `console` output event's text without the lines that are the adapter's own chatter (lines
+/// starting with one of `banner`, see `Quirks::console_banner`); every other line is kept as it
+/// came. Empty when nothing is left.
+fn without_banner(text: &str, banner: &[&str]) -> String {
+    text.split_inclusive('\n').filter(|line| !banner.iter().any(|b| line.starts_with(b))).collect()
 }

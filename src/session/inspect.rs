@@ -88,6 +88,8 @@ pub struct ContextJob {
     pub source_lines: usize,
     pub max_variables: usize,
     frames: Vec<Value>,
+    /// The stack answer's `totalFrames`, when the adapter sent one.
+    total_frames: Option<u64>,
     /// The frame to show (index into `frames`), when the agent chose one.
     pub frame_handle: Option<i64>,
     /// The locals scope: its name, its variables, its adapter reference.
@@ -269,7 +271,7 @@ impl Session {
             };
         let out = match op {
             Op::Threads => self.threads_result(&body),
-            Op::StackTrace { thread, start, .. } => self.stack_result(thread, start, &body),
+            Op::StackTrace { thread, start, levels } => self.stack_result(thread, start, levels, &body),
             Op::Scopes { thread, frame: None } => match top_frame_id(&body) {
                 Some(f) => return self.start_op(call, Op::Scopes { thread, frame: Some(f) }, now),
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
@@ -337,7 +339,7 @@ impl Session {
             .collect()
     }
 
-    fn stack_result(&mut self, thread: i64, start: u64, body: &Value) -> ToolResult {
+    fn stack_result(&mut self, thread: i64, start: u64, levels: u64, body: &Value) -> ToolResult {
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         let total = body.get("totalFrames").and_then(Value::as_u64);
         let list = self.frames_json(&frames);
@@ -348,10 +350,10 @@ impl Session {
         let mut structured = json!({ "session": self.id, "revision": self.revision, "thread": thread, "frames": list });
         if let Some(t) = total {
             structured["total_frames"] = t.into();
-            let next = start + frames.len() as u64;
-            if next < t {
-                text.push_str(&format!("\n  … {} more frames (call stack_trace with start={next})", t - next));
-            }
+        }
+        if let Some(next) = more_frames(start, levels, frames.len(), total) {
+            text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
+            structured["next_start"] = next.into();
         }
         ToolResult::ok(text, structured)
     }
@@ -535,6 +537,7 @@ impl Session {
     fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
         if job.frames.is_empty() {
             job.frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
+            job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
             if job.frames.is_empty() {
                 let msg = format!("thread {} has no frames", job.thread);
                 self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
@@ -637,6 +640,10 @@ impl Session {
                 text.push_str(&format!("\n  #{i} {}", frame_line(f)));
             }
         }
+        if let Some(next) = more_frames(0, CONTEXT_FRAMES, frames.len(), job.total_frames) {
+            text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
+            structured["more_frames_from"] = next.into();
+        }
         structured["frames"] = Value::Array(frames);
         if let Some(m) = structured.as_object_mut() {
             put(m, "frame", frame_handle);
@@ -687,6 +694,16 @@ impl Session {
         }
         ToolResult::ok(text, structured)
     }
+}
+
+/// Where the next page of frames starts, when a `stackTrace` answer (`got` frames of the
+/// `levels` asked for from `start`) says more follow. The count is never shown: DAP § Requests:
+/// StackTrace lets `totalFrames` exceed the frames there are (lldb-dap 22 answers 25 for a
+/// 9-frame stack asked for 5); a page shorter than asked for is the end.
+fn more_frames(start: u64, levels: u64, got: usize, total: Option<u64>) -> Option<u64> {
+    let next = start + got as u64;
+    let full_page = got as u64 >= levels && got > 0;
+    (full_page && total.is_none_or(|t| t > next)).then_some(next)
 }
 
 pub(super) fn top_frame_id(body: &Value) -> Option<i64> {

@@ -86,7 +86,8 @@ pub struct Quirks {
     /// Custom events dropped silently.
     pub dropped_events: &'static [&'static str],
     /// `console` output lines starting with these are the adapter's greeting, not the
-    /// program's or the session's news: dropped before they reach the output ring.
+    /// program's or the session's news: dropped (line by line; the event's other lines are
+    /// kept) before they reach the output ring.
     pub console_banner: &'static [&'static str],
     /// A `pause` is reported as an `exception` stop whose words name this signal (it interrupts
     /// the process with it); agentdap reports it as the `pause` it is.

@@ -178,13 +178,14 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
                 }
             };
             let hit = if e.hit { " · hit" } else { "" };
-            text.push_str(&format!("{path}:{} {state}{hit}\n", e.requested.line));
+            text.push_str(&format!("{path}:{}{} {state}{hit}\n", e.requested.line, e.requested.options_text()));
         }
         files.push(json!({"path": path, "breakpoints": crate::session::breakpoints_json(set)}));
     }
     let functions = store.functions();
     for e in functions {
-        text.push_str(&format!("function {}: {}\n", e.requested.name, function_breakpoints::state_text(e)));
+        let options = e.requested.options_text();
+        text.push_str(&format!("function {}{options}: {}\n", e.requested.name, function_breakpoints::state_text(e)));
     }
     if text.is_empty() {
         text = "no breakpoints".into();
