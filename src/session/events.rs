@@ -267,6 +267,27 @@ impl Session {
     }
 
     fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
+        if let Outcome::Success(r) = &outcome {
+            match &origin {
+                // Any request of the agent's own that is not a known read may have changed
+                // the program's values (a `setVariable`, an `evaluate` that calls).
+                Origin::Raw { .. } if !super::raw::only_reads(&r.command) => self.values_changed(),
+                // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
+                // can run code): an assignment or a call may have changed what pages show.
+                Origin::Inspect { op: super::inspect::Op::Evaluate { expression, .. }, .. }
+                    if r.command == "evaluate" =>
+                {
+                    let prefixes = self.plan.quirks.mutating_evaluate_prefixes;
+                    if prefixes.iter().any(|p| expression.starts_with(p)) {
+                        self.values_changed();
+                    } else {
+                        self.clear_var_caches();
+                    }
+                }
+                Origin::Mirror(_) if r.command == "evaluate" => self.clear_var_caches(),
+                _ => {}
+            }
+        }
         match origin {
             Origin::Mirror(f) => return self.mirror_completed(f, outcome),
             Origin::Raw { call } => return self.raw_completed(call, outcome),

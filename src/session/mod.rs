@@ -350,6 +350,10 @@ pub struct Session {
     /// The first children of containers fetched only for a preview (maybe not all of them;
     /// never served as a `variables` page). Cleared with `var_cache`.
     preview_cache: std::collections::HashMap<i64, std::rc::Rc<Vec<Value>>>,
+    /// The frame each variables reference came from (adapter ref → the handles' variables
+    /// epoch then, adapter frame id), for reading a change back by evaluation (`edit.rs`); an
+    /// entry of an older epoch means nothing. At most `inspect::MAX_VAR_FRAMES` entries.
+    var_frames: std::collections::HashMap<i64, (u64, i64)>,
     /// Watch expressions (id, expression), evaluated by `context` and at stops.
     pub watches: Vec<(u32, String)>,
     pub debuggee_pid: Option<i64>,
@@ -628,6 +632,7 @@ impl Sessions {
             handles: handles::Handles::new(),
             var_cache: std::collections::HashMap::new(),
             preview_cache: std::collections::HashMap::new(),
+            var_frames: std::collections::HashMap::new(),
             watches: Vec::new(),
             debuggee_pid: None,
             client: DapClient::new(config),

@@ -54,6 +54,10 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",
+        // 1.8.22: `variables` reads the live objects on every request.
+        variables_are_snapshots: false,
+        mutating_evaluate_prefixes: &[],
+        unnamed_child_from_evaluate_name: false,
     }
 }
 

@@ -106,6 +106,11 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",
+        // 22.1.8: `variables` reads the target on every request, and sends `invalidated`
+        // (`variables`) after a `setVariable`.
+        variables_are_snapshots: false,
+        mutating_evaluate_prefixes: &[],
+        unnamed_child_from_evaluate_name: false,
     }
 }
 
