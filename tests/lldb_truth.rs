@@ -99,3 +99,58 @@ fn context_says_more_frames_follow_when_the_stack_is_deeper_than_shown() {
     let first = a.ok("stack_trace", json!({"levels": 2}));
     assert!(first.text.ends_with("\n  … more frames (call stack_trace with start=2)"), "{}", first.text);
 }
+
+#[test]
+fn a_breakpoint_on_a_file_that_does_not_exist_is_refused_before_anything_runs() {
+    let f = fixtures();
+    let misspelled = f.source.replace("deep.c", "deeep.c");
+    let mut a = Agent::start_plain(|_| {});
+    let bps = json!([{"path": f.source, "line": 3}, {"path": misspelled, "line": 3}]);
+    let r = a.call("launch", json!({"program": f.program, "breakpoints": bps, "wait_ms": 30000}));
+    assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
+    assert!(r.text.contains(&format!("no source file {misspelled}")), "{}", r.text);
+    let s = a.ok("sessions", json!({}));
+    assert_eq!(s.s["sessions"], json!([]), "nothing was started: {}", s.text);
+    // Without a session, and for `run_to`, the same.
+    let r = a.call("set_breakpoints", json!({"path": misspelled, "lines": [3]}));
+    assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
+    assert_eq!(a.ok("breakpoints", json!({})).text, "no breakpoints");
+    a.ok("launch", json!({"program": f.program, "breakpoints": [{"path": f.source, "line": 3}], "wait_ms": 30000}));
+    let r = a.call("run_to", json!({"path": misspelled, "line": 11}));
+    assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
+}
+
+#[test]
+fn a_launch_says_which_breakpoints_it_carried_over_from_before_it() {
+    let f = fixtures();
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("set_breakpoints", json!({"path": f.source, "lines": [11]}));
+    assert!(r.text.contains("apply at the next `launch`"), "{}", r.text);
+    let r =
+        a.ok("launch", json!({"program": f.program, "breakpoints": [{"path": f.source, "line": 3}], "wait_ms": 30000}));
+    let carried = format!("{}:11", f.source);
+    assert!(
+        r.text.contains(&format!("\n1 breakpoint(s) carried over from before this launch: {carried} ")),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.s["carried_over_breakpoints"], json!([carried]), "{}", r.text);
+    // Said once: the next result does not repeat it, and a later launch carries nothing.
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert!(!r.text.contains("carried over"), "{}", r.text);
+}
+
+#[test]
+fn a_breakpoint_in_a_file_the_program_does_not_use_is_named_never_verified_at_the_end() {
+    let f = fixtures();
+    let unused = std::path::Path::new(&f.source).with_file_name("unused.c");
+    std::fs::write(&unused, "int unused(void) {\n    return 0;\n}\n").expect("write C");
+    let unused = unused.to_string_lossy().into_owned();
+    let mut a = Agent::start_plain(|_| {});
+    let bps = json!([{"path": f.source, "line": 3}, {"path": unused, "line": 2}]);
+    let r = a.ok("launch", json!({"program": f.program, "breakpoints": bps, "wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(3), "{}", r.text);
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    assert!(r.text.contains("1 breakpoint(s) never verified: unused.c:2"), "{}", r.text);
+}

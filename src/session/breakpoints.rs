@@ -289,6 +289,12 @@ impl BreakpointStore {
         self.files.iter().map(|(p, v)| (p.as_str(), v.as_slice()))
     }
 
+    /// Every breakpoint as one short item: `path:line` (the full path) and `name()`.
+    pub fn listing(&self) -> Vec<String> {
+        let lines = self.files().flat_map(|(p, set)| set.iter().map(move |e| format!("{p}:{}", e.requested.line)));
+        lines.chain(self.functions().iter().map(|e| format!("{}()", e.requested.name))).collect()
+    }
+
     /// The arguments of the DAP `setBreakpoints` request for `path`.
     pub fn set_breakpoints_arguments(&self, path: &str) -> Value {
         let list: Vec<&SourceBreakpoint> = self.get(path).iter().map(|e| &e.requested).collect();
