@@ -58,3 +58,24 @@ fn changes_made_by_evaluate_or_dap_request_show_in_the_next_variables_call() {
     let out = a.ok("output", json!({}));
     assert_eq!(agent::lines_of(&out, "stdout"), ["[1, 2, 3] 40"], "{}", out.text);
 }
+
+#[test]
+fn a_python_dash_c_child_session_is_listed_by_the_code_it_runs() {
+    let dir = scratch("debugpy-truth-child");
+    let p = dir.join("spawns.py");
+    let code = "import sys; sys.stdout.write('child ran\\n')";
+    std::fs::write(&p, format!("import subprocess, sys\nsubprocess.run([sys.executable, '-c', {code:?}])\n"))
+        .expect("write program");
+    let p = p.to_string_lossy().into_owned();
+    let mut a = Agent::start();
+    let r = a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": 30000}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let s = a.ok("sessions", json!({}));
+    let child = s.s["sessions"].as_array().and_then(|l| l.iter().find(|e| e["session"] == json!("s2")).cloned());
+    let child = child.unwrap_or_else(|| panic!("no child session: {}", s.text));
+    let shown = child["program"].as_str().unwrap_or_default();
+    // The interpreter, `-c` and the code's first 40 characters.
+    let first: String = code.chars().take(40).collect();
+    assert_eq!(shown, format!("python -c {first}…"), "listed by its code, not the parent's program: {}", s.text);
+    assert!(!s.text.contains("access_token") && !s.text.contains("pydevd"), "{}", s.text);
+}
