@@ -25,6 +25,38 @@ pub struct SourceBreakpoint {
     pub log_message: Option<String>,
 }
 
+impl SourceBreakpoint {
+    /// What the breakpoint does besides stopping, as the `breakpoints` text shows it:
+    /// ` · column 5 · if x > 0 · hit count >= 3 · logs "v is {v}"` (empty for a plain one).
+    pub fn options_text(&self) -> String {
+        let mut s = self.column.map(|c| format!(" · column {c}")).unwrap_or_default();
+        s.push_str(&options_text(self.condition.as_deref(), self.hit_condition.as_deref()));
+        if let Some(m) = &self.log_message {
+            // A logpoint does not stop: it prints the message (DAP § SourceBreakpoint).
+            s.push_str(&format!(" · logs {m:?} (does not stop)"));
+        }
+        s
+    }
+}
+
+impl FunctionBreakpoint {
+    /// Its condition and hit condition as the `breakpoints` text shows them (empty if none).
+    pub fn options_text(&self) -> String {
+        options_text(self.condition.as_deref(), self.hit_condition.as_deref())
+    }
+}
+
+fn options_text(condition: Option<&str>, hit_condition: Option<&str>) -> String {
+    let mut s = String::new();
+    if let Some(c) = condition {
+        s.push_str(&format!(" · if {c}"));
+    }
+    if let Some(h) = hit_condition {
+        s.push_str(&format!(" · hit count {h}"));
+    }
+    s
+}
+
 /// A function breakpoint as requested (DAP `FunctionBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -255,6 +287,12 @@ impl BreakpointStore {
     /// Every file with its set (empty sets included: they still have to be cleared in the adapter).
     pub fn files(&self) -> impl Iterator<Item = (&str, &[Entry])> {
         self.files.iter().map(|(p, v)| (p.as_str(), v.as_slice()))
+    }
+
+    /// Every breakpoint as one short item: `path:line` (the full path) and `name()`.
+    pub fn listing(&self) -> Vec<String> {
+        let lines = self.files().flat_map(|(p, set)| set.iter().map(move |e| format!("{p}:{}", e.requested.line)));
+        lines.chain(self.functions().iter().map(|e| format!("{}()", e.requested.name))).collect()
     }
 
     /// The arguments of the DAP `setBreakpoints` request for `path`.

@@ -63,7 +63,8 @@ impl Sessions {
         plan.entry_function = None;
         plan.scratch_dir = None;
         let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
-        let start = Start { program: p.program.clone(), breakpoints, exception_filters: p.exception_filters.clone() };
+        let program = child_program(&plan.launch_arguments, pid);
+        let start = Start { program, breakpoints, exception_filters: p.exception_filters.clone() };
         let (owns, target, parent_id) = (p.owns_debuggee, p.attach_target.clone(), p.id.clone());
         p.pump(now, &mut self.actions);
         let key = self.open(start, plan, None, Some((parent, parent_id)), owns, now);
@@ -171,4 +172,53 @@ impl Sessions {
         }
         out
     }
+}
+
+/// Most bytes of a child's command line read, and most characters of `-c` code shown.
+const CMDLINE_BYTES: u64 = 4096;
+const CODE_CHARS: usize = 40;
+
+/// What a child session runs, for `sessions`: its process's command line when agentdap can
+/// read it (`python -c <code…>`, or the script), else the configuration's `name` (debugpy
+/// 1.8.22 copies the parent's `program` into a subprocess's configuration, so that field says
+/// nothing about the child).
+fn child_program(configuration: &Value, pid: Option<i64>) -> String {
+    let argv = pid.and_then(|pid| {
+        use std::io::Read;
+        let file = std::fs::File::open(format!("/proc/{pid}/cmdline")).ok()?;
+        let mut bytes = Vec::new();
+        file.take(CMDLINE_BYTES).read_to_end(&mut bytes).ok()?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Some(text.split('\0').filter(|a| !a.is_empty()).map(str::to_owned).collect::<Vec<_>>())
+    });
+    if let Some(argv) = argv.filter(|a| a.len() > 1) {
+        let interpreter = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_owned();
+        // The first argument that is not an interpreter flag: `-c`, `-m`, or the script.
+        let mut rest = argv[1..].iter().skip_while(|a| a.starts_with('-') && !matches!(a.as_str(), "-c" | "-m"));
+        match (rest.next().map(String::as_str), rest.next()) {
+            (Some(flag @ ("-c" | "-m")), Some(what)) => {
+                let (start, end) = crate::dap::adapters::debugpy::SUBPROCESS_C_CODE_AFTER;
+                let what = match what.find(start) {
+                    // Only the program's own code: the start-up code before it holds a token.
+                    Some(at) => match what[at..].find(end) {
+                        Some(e) => &what[at + e + end.len()..],
+                        None => {
+                            return configuration
+                                .get("name")
+                                .and_then(Value::as_str)
+                                .unwrap_or("a child process")
+                                .to_owned()
+                        }
+                    },
+                    None => what.as_str(),
+                };
+                let one_line = what.split_whitespace().collect::<Vec<_>>().join(" ");
+                let (shown, _) = super::inspect::clip(&one_line, CODE_CHARS);
+                return format!("{interpreter} {flag} {shown}");
+            }
+            (Some(script), _) => return script.to_owned(),
+            _ => {}
+        }
+    }
+    configuration.get("name").and_then(Value::as_str).unwrap_or("a child process").to_owned()
 }

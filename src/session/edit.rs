@@ -2,7 +2,10 @@
 //! children or an evaluation), DAP `setVariable`/`setExpression`, then a read-back, so the result
 //! says what the program now holds — and says so when the adapter acknowledged a change that did
 //! not happen. Variable refs are agentdap handles, checked before anything is sent (§5); the cached
-//! variables pages of the stop are dropped, so the next `variables` shows the new value. Sans-IO.
+//! variables pages of the stop are dropped, so the next `variables` shows the new value. Where
+//! the adapter's references keep the values they were made with (Delve), the read-back
+//! evaluates the variable's `evaluateName` in its frame instead, and refs from before the change
+//! are refused from then on. Sans-IO.
 
 use std::time::Instant;
 
@@ -22,8 +25,12 @@ const VALUE_CHARS: usize = 300;
 /// What is being set.
 #[derive(Debug)]
 enum Subject {
-    /// A child `name` of the container `reference` (the agent's handle `handle`).
-    Variable { handle: i64, reference: i64, name: String },
+    /// A child `name` of the container `reference` (the agent's handle `handle`); `fresh`: the
+    /// child's `evaluateName` and the container's frame, once the value before was read (how
+    /// a snapshot adapter's change is read back).
+    /// `adapter_name`: the child's name as the adapter spells it (it differs from the shown
+    /// `name` for an unnamed child, see `Session::shown_name`).
+    Variable { handle: i64, reference: i64, name: String, adapter_name: String, fresh: Option<(String, i64)> },
     /// An assignable expression in a frame (`frame`: the adapter's id, once known).
     Expression { expression: String, thread: i64, frame: Option<i64> },
 }
@@ -81,7 +88,7 @@ impl Sessions {
             Err(e) => return self.complete(call, e),
         };
         let Some(s) = self.slab.get_mut(key) else { return };
-        let target = Subject::Variable { handle, reference, name };
+        let target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
         let frames_epoch = s.handles.epoch(HandleKind::Frame);
         let job = Job { call, frames_epoch, target, value, phase: Phase::Before, old: None, ack: None };
         s.edit_next(job, now);
@@ -136,11 +143,19 @@ impl Session {
                 }
                 ("variables", json!({ "variablesReference": reference }))
             }
+            (Subject::Variable { fresh, .. }, Phase::After) if self.plan.quirks.variables_are_snapshots => {
+                let Some((expression, frame)) = fresh else {
+                    // Nothing to read it back with: the result says so.
+                    let out = self.edit_result(&job, None);
+                    return self.done.push((job.call, out));
+                };
+                ("evaluate", json!({ "expression": expression, "frameId": frame, "context": "watch" }))
+            }
             (Subject::Variable { reference, .. }, Phase::After) => {
                 ("variables", json!({ "variablesReference": reference }))
             }
-            (Subject::Variable { reference, name, .. }, Phase::Set) => {
-                ("setVariable", json!({ "variablesReference": reference, "name": name, "value": job.value }))
+            (Subject::Variable { reference, adapter_name, .. }, Phase::Set) => {
+                ("setVariable", json!({ "variablesReference": reference, "name": adapter_name, "value": job.value }))
             }
             (Subject::Expression { expression, frame, .. }, Phase::Before | Phase::After) => {
                 ("evaluate", json!({ "expression": expression, "frameId": frame, "context": "watch" }))
@@ -190,15 +205,19 @@ impl Session {
                 job.phase = Phase::Before;
             }
             Phase::Before => {
+                if let Subject::Variable { reference, name, adapter_name, fresh, .. } = &mut job.target {
+                    if let Some(c) = self.child(&body, name) {
+                        let evaluate_name = c.get("evaluateName").and_then(Value::as_str);
+                        *fresh = evaluate_name.zip(self.frame_of(*reference)).map(|(e, f)| (e.to_owned(), f));
+                        *adapter_name = c.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                    }
+                }
                 job.old = match &job.target {
-                    Subject::Variable { handle, name, .. } => match child_value(&body, name) {
+                    Subject::Variable { handle, name, .. } => match self.child_value(&body, name) {
                         Some(v) => Some(v),
                         None => {
-                            let names: Vec<&str> = children(&body)
-                                .iter()
-                                .filter_map(|v| v.get("name").and_then(Value::as_str))
-                                .take(NAMES_SHOWN)
-                                .collect();
+                            let names: Vec<std::borrow::Cow<str>> =
+                                children(&body).iter().filter_map(|v| self.shown_name(v)).take(NAMES_SHOWN).collect();
                             let msg = format!(
                                 "ref {handle} has no child `{name}`; its children are [{}] (names as `variables` shows them).",
                                 names.join(", ")
@@ -212,16 +231,19 @@ impl Session {
             }
             Phase::Set => {
                 // The program's state changed: pages fetched at this stop may show old values.
-                self.clear_var_caches();
+                self.values_changed();
                 job.ack = Some(body);
                 job.phase = Phase::After;
             }
             Phase::After => {
                 let now_value = match &job.target {
+                    Subject::Variable { .. } if self.plan.quirks.variables_are_snapshots => {
+                        body.get("result").and_then(Value::as_str).map(str::to_owned)
+                    }
                     Subject::Variable { reference, name, .. } => {
                         let list = std::rc::Rc::new(children(&body).to_vec());
                         self.var_cache.insert(*reference, (self.revision, list));
-                        child_value(&body, name)
+                        self.child_value(&body, name)
                     }
                     Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
                 };
@@ -249,7 +271,16 @@ impl Session {
         j["revision"] = self.revision.into();
         let mut note = None;
         match &job.target {
-            Subject::Variable { handle, reference, name } => {
+            Subject::Variable { name, .. } if self.plan.quirks.variables_are_snapshots => {
+                // The adapter's references hold the values they were made with: the old ones
+                // are refused from now on, and this one would show the old values too.
+                note = Some(format!(
+                    "\n(refs from before this change are refused now: {} keeps the values a ref was made with; call `context` or `scopes` for fresh ones)",
+                    self.adapter
+                ));
+                j["name"] = name.clone().into();
+            }
+            Subject::Variable { handle, reference, name, .. } => {
                 // The container's handle, a new one when the adapter invalidated variables
                 // meanwhile (lldb-dap does after every change).
                 if let Some(h) = self.handles.mint(HandleKind::Variables, *reference) {
@@ -296,7 +327,14 @@ impl Session {
             (Some(now), None) => text = format!("{label} = {}", shown(now)),
             (None, _) => {
                 let said = acked.as_deref().unwrap_or(&job.value);
-                text = format!("{label} set to {} (the adapter's answer; reading it back failed)", shown(said));
+                let why = match &job.target {
+                    Subject::Variable { fresh: None, .. } if self.plan.quirks.variables_are_snapshots => {
+                        "agentdap cannot read it back: the adapter's refs keep old values and this variable has no expression to evaluate"
+                    }
+                    _ => "reading it back failed",
+                };
+                text = format!("{label} set to {} (the adapter's answer; {why})", shown(said));
+                j["read_back"] = false.into();
             }
         }
         if let Some(now) = &now_value {
@@ -320,10 +358,13 @@ fn children(body: &Value) -> &[Value] {
     body.get("variables").and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
-fn child_value(body: &Value, name: &str) -> Option<String> {
-    children(body)
-        .iter()
-        .find(|v| v.get("name").and_then(Value::as_str) == Some(name))
-        .and_then(|v| v.get("value").and_then(Value::as_str))
-        .map(str::to_owned)
+impl Session {
+    /// The child of a `variables` answer shown under `name`.
+    fn child<'a>(&self, body: &'a Value, name: &str) -> Option<&'a Value> {
+        children(body).iter().find(|v| self.shown_name(v).as_deref() == Some(name))
+    }
+
+    fn child_value(&self, body: &Value, name: &str) -> Option<String> {
+        self.child(body, name).and_then(|v| v.get("value").and_then(Value::as_str)).map(str::to_owned)
+    }
 }

@@ -141,10 +141,16 @@ impl Session {
                         self.ended_by_agentdap |= self.closing && !self.awaiting_exit_report;
                     }
                 }
-                let banner = self.plan.quirks.console_banner;
-                if category == Some("console") && banner.iter().any(|b| text.starts_with(b)) {
-                    return;
-                }
+                let kept;
+                let text = if category == Some("console") {
+                    kept = without_banner(text, self.plan.quirks.console_banner);
+                    if kept.is_empty() {
+                        return;
+                    }
+                    kept.as_str()
+                } else {
+                    text
+                };
                 if let Some(c) = Category::from_dap(category) {
                     self.output.push(c, text);
                 }
@@ -261,6 +267,27 @@ impl Session {
     }
 
     fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
+        if let Outcome::Success(r) = &outcome {
+            match &origin {
+                // Any request of the agent's own that is not a known read may have changed
+                // the program's values (a `setVariable`, an `evaluate` that calls).
+                Origin::Raw { .. } if !super::raw::only_reads(&r.command) => self.values_changed(),
+                // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
+                // can run code): an assignment or a call may have changed what pages show.
+                Origin::Inspect { op: super::inspect::Op::Evaluate { expression, .. }, .. }
+                    if r.command == "evaluate" =>
+                {
+                    let prefixes = self.plan.quirks.mutating_evaluate_prefixes;
+                    if prefixes.iter().any(|p| expression.starts_with(p)) {
+                        self.values_changed();
+                    } else {
+                        self.clear_var_caches();
+                    }
+                }
+                Origin::Mirror(_) if r.command == "evaluate" => self.clear_var_caches(),
+                _ => {}
+            }
+        }
         match origin {
             Origin::Mirror(f) => return self.mirror_completed(f, outcome),
             Origin::Raw { call } => return self.raw_completed(call, outcome),
@@ -760,4 +787,11 @@ pub(super) fn short(path: &str) -> &str {
 pub(super) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A `console` output event's text without the lines that are the adapter's own chatter (lines
+/// starting with one of `banner`, see `Quirks::console_banner`); every other line is kept as it
+/// came. Empty when nothing is left.
+fn without_banner(text: &str, banner: &[&str]) -> String {
+    text.split_inclusive('\n').filter(|line| !banner.iter().any(|b| line.starts_with(b))).collect()
 }

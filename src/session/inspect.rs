@@ -30,6 +30,8 @@ pub const DEFAULT_CONTEXT_VARS: usize = 30;
 const MAX_CONTEXT_VARS: usize = 200;
 /// Frames shown by `context`.
 const CONTEXT_FRAMES: u64 = 5;
+/// Most variables references whose frame is remembered (`Session::var_frames`).
+pub const MAX_VAR_FRAMES: usize = 4096;
 /// Source files larger than this are not read for `context` (bytes).
 const MAX_SOURCE_FILE: u64 = 4 << 20;
 
@@ -88,6 +90,8 @@ pub struct ContextJob {
     pub source_lines: usize,
     pub max_variables: usize,
     frames: Vec<Value>,
+    /// The stack answer's `totalFrames`, when the adapter sent one.
+    total_frames: Option<u64>,
     /// The frame to show (index into `frames`), when the agent chose one.
     pub frame_handle: Option<i64>,
     /// The locals scope: its name, its variables, its adapter reference.
@@ -131,7 +135,7 @@ impl Session {
             HandleError::Stale => ToolResult::error(
                 ErrorCode::TargetInvalidated,
                 format!(
-                    "{} {handle} is from an earlier stop; {} is now at rev {}. Call `context` or `stack_trace` again for fresh ids.",
+                    "{} {handle} is from an earlier stop, or from before a change that made the adapter's ids stale; {} is now at rev {}. Call `context` or `stack_trace` again for fresh ids.",
                     kind.as_str(),
                     self.id,
                     self.revision
@@ -205,6 +209,7 @@ impl Session {
             // A failed fetch caches no children, so the value shows as the adapter gave it.
             let children = result.ok().and_then(|b| b.get("variables").and_then(Value::as_array).cloned());
             let children = std::rc::Rc::new(children.unwrap_or_default());
+            self.note_children_frame(fetching, &children);
             if children.len() < preview::PREVIEW_FETCH {
                 // Fewer than asked for: that is every child, as good as a `variables` fetch.
                 self.var_cache.insert(fetching, (self.revision, std::rc::Rc::clone(&children)));
@@ -269,19 +274,28 @@ impl Session {
             };
         let out = match op {
             Op::Threads => self.threads_result(&body),
-            Op::StackTrace { thread, start, .. } => self.stack_result(thread, start, &body),
+            Op::StackTrace { thread, start, levels } => self.stack_result(thread, start, levels, &body),
             Op::Scopes { thread, frame: None } => match top_frame_id(&body) {
                 Some(f) => return self.start_op(call, Op::Scopes { thread, frame: Some(f) }, now),
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
             },
-            Op::Scopes { .. } => self.scopes_result(&body),
+            Op::Scopes { frame, .. } => {
+                if let Some(f) = frame {
+                    let scopes = body.get("scopes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                    self.note_frame_of(scopes, f);
+                }
+                self.scopes_result(&body)
+            }
             Op::Evaluate { thread, frame: None, expression, context } => match top_frame_id(&body) {
                 Some(f) => {
                     return self.start_op(call, Op::Evaluate { thread, frame: Some(f), expression, context }, now)
                 }
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
             },
-            Op::Evaluate { ref expression, .. } => {
+            Op::Evaluate { ref expression, frame, .. } => {
+                if let Some(f) = frame {
+                    self.note_frame_of(std::slice::from_ref(&body), f);
+                }
                 let missing = self.missing_previews(std::iter::once(&body));
                 if !missing.is_empty() {
                     return self.start_previews(call, missing, op, body, now);
@@ -290,6 +304,7 @@ impl Session {
             }
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+                self.note_children_frame(q.reference, &vars);
                 self.var_cache.insert(q.reference, (self.revision, std::rc::Rc::new(vars)));
                 // Served from the cache now, after any previews its page needs.
                 return self.start_op(call, Op::Variables(q), now);
@@ -337,7 +352,7 @@ impl Session {
             .collect()
     }
 
-    fn stack_result(&mut self, thread: i64, start: u64, body: &Value) -> ToolResult {
+    fn stack_result(&mut self, thread: i64, start: u64, levels: u64, body: &Value) -> ToolResult {
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         let total = body.get("totalFrames").and_then(Value::as_u64);
         let list = self.frames_json(&frames);
@@ -348,10 +363,10 @@ impl Session {
         let mut structured = json!({ "session": self.id, "revision": self.revision, "thread": thread, "frames": list });
         if let Some(t) = total {
             structured["total_frames"] = t.into();
-            let next = start + frames.len() as u64;
-            if next < t {
-                text.push_str(&format!("\n  … {} more frames (call stack_trace with start={next})", t - next));
-            }
+        }
+        if let Some(next) = more_frames(start, levels, frames.len(), total) {
+            text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
+            structured["next_start"] = next.into();
         }
         ToolResult::ok(text, structured)
     }
@@ -387,7 +402,8 @@ impl Session {
     /// when it has children.
     pub(super) fn variable_json(&mut self, v: &Value) -> Value {
         let mut m = Map::new();
-        m.insert("name".into(), v.get("name").cloned().unwrap_or(Value::Null));
+        let name = self.shown_name(v).map_or(Value::Null, |n| Value::from(n.into_owned()));
+        m.insert("name".into(), name);
         let value = v.get("value").or_else(|| v.get("result")).and_then(Value::as_str).unwrap_or("");
         let (value, cut) = clip(value, VALUE_CHARS);
         m.insert("value".into(), value.into());
@@ -409,6 +425,21 @@ impl Session {
         }
         put(&mut m, "evaluate_name", v.get("evaluateName").cloned());
         Value::Object(m)
+    }
+
+    /// The name a child is shown under (and that `set_variable` takes): the adapter's, or for
+    /// an unnamed one its `evaluateName` without outer parentheses
+    /// (`Quirks::unnamed_child_from_evaluate_name`).
+    pub(super) fn shown_name<'a>(&self, v: &'a Value) -> Option<std::borrow::Cow<'a, str>> {
+        let name = v.get("name").and_then(Value::as_str)?;
+        if !name.is_empty() || !self.plan.quirks.unnamed_child_from_evaluate_name {
+            return Some(name.into());
+        }
+        let Some(e) = v.get("evaluateName").and_then(Value::as_str).filter(|e| !e.is_empty()) else {
+            return Some(name.into());
+        };
+        let inner = e.strip_prefix('(').and_then(|i| i.strip_suffix(')')).filter(|i| balanced(i));
+        Some(inner.unwrap_or(e).to_owned().into())
     }
 
     /// A page of a container's children, cut to the page size and to [`RESULT_CHARS`] of text,
@@ -507,6 +538,46 @@ impl Session {
         self.preview_cache.clear();
     }
 
+    /// A value of the program changed at this stop (a set, a call): agentdap's pages are
+    /// dropped, and where the adapter's references hold the old values
+    /// (`Quirks::variables_are_snapshots`, Delve) the agent's refs from before are refused from
+    /// now on rather than answered with those values.
+    pub(super) fn values_changed(&mut self) {
+        self.clear_var_caches();
+        if self.plan.quirks.variables_are_snapshots {
+            self.handles.invalidated(&["variables"]);
+        }
+    }
+
+    /// Remembers `frame` as the frame of every reference among `items` (scopes, variables or an
+    /// evaluation's result), up to [`MAX_VAR_FRAMES`].
+    fn note_frame_of(&mut self, items: &[Value], frame: i64) {
+        let epoch = self.handles.epoch(Kind::Variables);
+        if self.var_frames.len() >= MAX_VAR_FRAMES {
+            self.var_frames.retain(|_, (e, _)| *e == epoch);
+        }
+        for item in items {
+            let reference = item.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+            if reference > 0 && self.var_frames.len() < MAX_VAR_FRAMES {
+                self.var_frames.insert(reference, (epoch, frame));
+            }
+        }
+    }
+
+    /// Children's references come from their container's frame.
+    fn note_children_frame(&mut self, container: i64, children: &[Value]) {
+        if let Some(frame) = self.frame_of(container) {
+            self.note_frame_of(children, frame);
+        }
+    }
+
+    /// The frame a variables reference came from, when agentdap saw it made since the
+    /// program last ran (or the adapter's references were last invalidated).
+    pub(super) fn frame_of(&self, reference: i64) -> Option<i64> {
+        let epoch = self.handles.epoch(Kind::Variables);
+        self.var_frames.get(&reference).filter(|(e, _)| *e == epoch).map(|&(_, f)| f)
+    }
+
     /// References among `vars` that want a preview and are not cached yet (at most
     /// [`preview::PREVIEW_CONTAINERS`]).
     fn missing_previews<'a>(&self, vars: impl Iterator<Item = &'a Value>) -> Vec<i64> {
@@ -535,6 +606,7 @@ impl Session {
     fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
         if job.frames.is_empty() {
             job.frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
+            job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
             if job.frames.is_empty() {
                 let msg = format!("thread {} has no frames", job.thread);
                 self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
@@ -564,6 +636,10 @@ impl Session {
                 scope.and_then(|s| Some((s.get("name")?.as_str()?.to_owned(), s.get("variablesReference")?.as_i64()?)));
             match named {
                 Some((name, reference)) if reference > 0 => {
+                    if let Some(f) = self.context_frame(&job).get("id").and_then(Value::as_i64) {
+                        let scope = json!({ "variablesReference": reference });
+                        self.note_frame_of(std::slice::from_ref(&scope), f);
+                    }
                     job.locals = Some((name, std::rc::Rc::default(), reference));
                     let args = json!({ "variablesReference": reference });
                     let revision = self.revision;
@@ -574,7 +650,9 @@ impl Session {
             }
         } else if let Some((_, list, reference)) = &mut job.locals {
             let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
-            self.var_cache.insert(*reference, (self.revision, std::rc::Rc::clone(&vars)));
+            let reference = *reference;
+            self.note_children_frame(reference, &vars);
+            self.var_cache.insert(reference, (self.revision, std::rc::Rc::clone(&vars)));
             *list = std::rc::Rc::clone(&vars);
             let missing = self.missing_previews(vars.iter().filter(|v| !is_noise(v)).take(job.max_variables));
             if !missing.is_empty() {
@@ -637,6 +715,10 @@ impl Session {
                 text.push_str(&format!("\n  #{i} {}", frame_line(f)));
             }
         }
+        if let Some(next) = more_frames(0, CONTEXT_FRAMES, frames.len(), job.total_frames) {
+            text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
+            structured["more_frames_from"] = next.into();
+        }
         structured["frames"] = Value::Array(frames);
         if let Some(m) = structured.as_object_mut() {
             put(m, "frame", frame_handle);
@@ -689,6 +771,16 @@ impl Session {
     }
 }
 
+/// Where the next page of frames starts, when a `stackTrace` answer (`got` frames of the
+/// `levels` asked for from `start`) says more follow. The count is never shown: DAP § Requests:
+/// StackTrace lets `totalFrames` exceed the frames there are (lldb-dap 22 answers 25 for a
+/// 9-frame stack asked for 5); a page shorter than asked for is the end.
+fn more_frames(start: u64, levels: u64, got: usize, total: Option<u64>) -> Option<u64> {
+    let next = start + got as u64;
+    let full_page = got as u64 >= levels && got > 0;
+    (full_page && total.is_none_or(|t| t > next)).then_some(next)
+}
+
 pub(super) fn top_frame_id(body: &Value) -> Option<i64> {
     body.get("stackFrames")?.as_array()?.first()?.get("id")?.as_i64()
 }
@@ -726,6 +818,20 @@ fn is_noise(v: &Value) -> bool {
     let name = v.get("name").and_then(Value::as_str).unwrap_or("");
     matches!(name, "special variables" | "function variables" | "class variables" | "protected variables")
         || (name.starts_with("__") && name.ends_with("__"))
+}
+
+/// True when every `(` in `s` closes in `s` (so `(*p)` may lose its outer pair, `(a).(b)` not).
+fn balanced(s: &str) -> bool {
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return false,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 fn is_index_name(name: &str) -> bool {

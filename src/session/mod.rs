@@ -350,6 +350,10 @@ pub struct Session {
     /// The first children of containers fetched only for a preview (maybe not all of them;
     /// never served as a `variables` page). Cleared with `var_cache`.
     preview_cache: std::collections::HashMap<i64, std::rc::Rc<Vec<Value>>>,
+    /// The frame each variables reference came from (adapter ref → the handles' variables
+    /// epoch then, adapter frame id), for reading a change back by evaluation (`edit.rs`); an
+    /// entry of an older epoch means nothing. At most `inspect::MAX_VAR_FRAMES` entries.
+    var_frames: std::collections::HashMap<i64, (u64, i64)>,
     /// Watch expressions (id, expression), evaluated by `context` and at stops.
     pub watches: Vec<(u32, String)>,
     pub debuggee_pid: Option<i64>,
@@ -365,6 +369,9 @@ pub struct Session {
     pub failure: Option<String>,
     /// Notes for the next result (e.g. an exception filter the adapter does not have).
     warnings: Vec<String>,
+    /// Breakpoints set before this session while no session was live (`path:line`,
+    /// `name()`), said once in the launch or attach result.
+    carried_over: Vec<String>,
     /// The program ended because agentdap ended it (`disconnect`, `terminate`, shutdown): its exit
     /// code is the kill's, not the program's own.
     pub ended_by_agentdap: bool,
@@ -555,6 +562,7 @@ impl Sessions {
             return self.actions.push_back(Action::Complete { call, output });
         }
         let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        let carried_over = breakpoints.listing();
         for (path, set) in group_by_path(args.breakpoints) {
             breakpoints.apply(&path, Mode::Add, set);
         }
@@ -564,6 +572,7 @@ impl Sessions {
         let key = self.open(start, plan, Some(waiter), None, true, now);
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_console = terminal;
+            s.carried_over = carried_over;
         }
         self.latest = Some(key);
     }
@@ -576,6 +585,7 @@ impl Sessions {
             return self.actions.push_back(Action::Complete { call, output });
         }
         let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        let carried_over = breakpoints.listing();
         for (path, set) in group_by_path(args.breakpoints) {
             breakpoints.apply(&path, Mode::Add, set);
         }
@@ -584,6 +594,7 @@ impl Sessions {
         let key = self.open(start, plan, Some(waiter), None, false, now);
         if let Some(s) = self.slab.get_mut(key) {
             s.attach_target = args.connect_host;
+            s.carried_over = carried_over;
             s.debuggee_pid = args.pid;
         }
         self.latest = Some(key);
@@ -628,6 +639,7 @@ impl Sessions {
             handles: handles::Handles::new(),
             var_cache: std::collections::HashMap::new(),
             preview_cache: std::collections::HashMap::new(),
+            var_frames: std::collections::HashMap::new(),
             watches: Vec::new(),
             debuggee_pid: None,
             client: DapClient::new(config),
@@ -639,6 +651,7 @@ impl Sessions {
             closing: false,
             failure: None,
             warnings: Vec::new(),
+            carried_over: Vec::new(),
             ended_by_agentdap: false,
             last_announced: None,
             pause_sent: false,

@@ -35,6 +35,32 @@ const REFUSED: &[(&str, &str)] = &[
     ("setExpression", "use the `set_expression` tool (it reads the value back)"),
 ];
 
+/// DAP requests that only read the program's state (DAP § Requests): their answers change no
+/// value another answer showed. Anything else a `dap_request` sends counts as a change.
+const READS: &[&str] = &[
+    "threads",
+    "stackTrace",
+    "scopes",
+    "variables",
+    "source",
+    "modules",
+    "loadedSources",
+    "exceptionInfo",
+    "completions",
+    "disassemble",
+    "readMemory",
+    "breakpointLocations",
+    "dataBreakpointInfo",
+    "gotoTargets",
+    "stepInTargets",
+    "locations",
+];
+
+/// True when `command` only reads (see [`READS`]).
+pub fn only_reads(command: &str) -> bool {
+    READS.iter().any(|c| c.eq_ignore_ascii_case(command))
+}
+
 /// Why `command` may not go through `dap_request`, if it may not.
 pub fn refusal(command: &str) -> Option<String> {
     REFUSED.iter().find(|(c, _)| c.eq_ignore_ascii_case(command)).map(|(c, instead)| {

@@ -65,6 +65,17 @@ impl Session {
             }
             snap["warnings"] = json!(warnings);
         }
+        if !self.carried_over.is_empty() {
+            // Set before this session, with no session live: the agent may have forgotten them.
+            let carried = std::mem::take(&mut self.carried_over);
+            text.push_str(&format!(
+                "\n{} breakpoint(s) carried over from before this {}: {} (`set_breakpoints` with an empty list removes a file's)",
+                carried.len(),
+                self.plan.request,
+                carried.join(", ")
+            ));
+            snap["carried_over_breakpoints"] = json!(carried);
+        }
         if matches!(verb, "launched" | "restarted") && !self.state.is_over() {
             // Breakpoints the adapter already refused: say so now, not only when the run ends.
             let refused: Vec<String> = self

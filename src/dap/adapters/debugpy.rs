@@ -70,6 +70,10 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",
+        // 1.8.22: `variables` reads the live objects on every request.
+        variables_are_snapshots: false,
+        mutating_evaluate_prefixes: &[],
+        unnamed_child_from_evaluate_name: false,
     }
 }
 
@@ -437,3 +441,10 @@ mod tests {
         assert!(missing_debugpy(python, "Traceback: KeyError: 'x'\n", failed).is_none());
     }
 }
+
+/// 1.8.22: a subprocess run as `python -c <code>` runs pydevd's own start-up code first, in
+/// the same `-c` argument: `…; pydevd.settrace(…, __setup_holder__={…}); <code>` (pydevd's
+/// `pydev_monkey.py`, which patches subprocess arguments). The program's own code follows the
+/// first end marker after the start marker; what comes before carries an access token and is
+/// never shown.
+pub const SUBPROCESS_C_CODE_AFTER: (&str, &str) = ("__setup_holder__=", "}); ");

@@ -83,6 +83,14 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
         attach_pid_key: "processId",
+        // 1.20.2: a reference keeps the values loaded when it was made (its `variableHandles`
+        // hold the loaded variables, service/dap/server.go): after a `setVariable` of `i` to 7,
+        // `variables` on the scope's ref still answers 0 while `evaluate i` answers 7.
+        variables_are_snapshots: true,
+        // 1.20.2: `call f()` in the repl runs a function in the program.
+        mutating_evaluate_prefixes: &["call "],
+        // 1.20.2: a pointer `p`'s one child is `{"name": "", "evaluateName": "(*p)"}`.
+        unnamed_child_from_evaluate_name: true,
     }
 }
 

@@ -92,13 +92,25 @@ pub fn quirks() -> Quirks {
         terminate_debuggee_capability: "supportTerminateDebuggee",
         dropped_output_categories: &["telemetry"],
         dropped_events: &[],
-        // 22.1.8 greets every session with these two lines on the debug console.
-        console_banner: &["To get started with the debug console", "For more information visit https://lldb.llvm.org"],
+        // 22.1.8 greets every session with the first two lines on the debug console, and every
+        // launch with `Executable binary set to '<path>' (<triple>).` followed, in the same
+        // event, by `Attached to process <pid>.` (kept: it names the pid). Both come from
+        // lldb-dap's `PrintIntroductionMessage` (lldb/tools/lldb-dap/Handler/RequestHandler.cpp).
+        console_banner: &[
+            "To get started with the debug console",
+            "For more information visit https://lldb.llvm.org",
+            "Executable binary set to '",
+        ],
         // 22.1.8 interrupts with SIGSTOP and says `exception` / `signal SIGSTOP`.
         pause_signal: Some("SIGSTOP"),
         stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",
+        // 22.1.8: `variables` reads the target on every request, and sends `invalidated`
+        // (`variables`) after a `setVariable`.
+        variables_are_snapshots: false,
+        mutating_evaluate_prefixes: &[],
+        unnamed_child_from_evaluate_name: false,
     }
 }
 

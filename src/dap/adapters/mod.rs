@@ -86,7 +86,8 @@ pub struct Quirks {
     /// Custom events dropped silently.
     pub dropped_events: &'static [&'static str],
     /// `console` output lines starting with these are the adapter's greeting, not the
-    /// program's or the session's news: dropped before they reach the output ring.
+    /// program's or the session's news: dropped (line by line; the event's other lines are
+    /// kept) before they reach the output ring.
     pub console_banner: &'static [&'static str],
     /// A `pause` is reported as an `exception` stop whose words name this signal (it interrupts
     /// the process with it); agentdap reports it as the `pause` it is.
@@ -95,6 +96,17 @@ pub struct Quirks {
     pub stop_on_entry_key: &'static str,
     /// The `attach` argument naming the process to attach to by pid.
     pub attach_pid_key: &'static str,
+    /// A `variablesReference` holds the values loaded when it was made: after a change (a
+    /// `setVariable`, a function call) `variables` on it answers the old values, so agentdap
+    /// reads a change back by evaluating the variable's `evaluateName` and refuses refs from
+    /// before it.
+    pub variables_are_snapshots: bool,
+    /// `evaluate` expressions starting with these run code that may change values (with
+    /// [`Quirks::variables_are_snapshots`], refs from before such an evaluation are refused).
+    pub mutating_evaluate_prefixes: &'static [&'static str],
+    /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
+    /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
+    pub unnamed_child_from_evaluate_name: bool,
 }
 
 impl Quirks {
@@ -116,6 +128,9 @@ impl Quirks {
         pause_signal: None,
         stop_on_entry_key: "stopOnEntry",
         attach_pid_key: "processId",
+        variables_are_snapshots: false,
+        mutating_evaluate_prefixes: &[],
+        unnamed_child_from_evaluate_name: false,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for

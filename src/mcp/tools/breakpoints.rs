@@ -134,6 +134,12 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     // A relative path means what it meant at launch: against the session's `cwd`, if it had one.
     let cwd = key.and_then(|k| cx.sessions.get(k)).and_then(|s| s.cwd());
     let path = crate::session::plan::resolve_path(&a.path, cwd.as_deref()).to_string_lossy().into_owned();
+    // Removing breakpoints of a file that is gone is fine; setting them is a misspelling.
+    if !(mode == Mode::Remove || list.is_empty()) {
+        if let Some(msg) = missing_file(&path) {
+            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    }
     cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now);
     Outcome::Pending
 }
@@ -178,13 +184,14 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
                 }
             };
             let hit = if e.hit { " · hit" } else { "" };
-            text.push_str(&format!("{path}:{} {state}{hit}\n", e.requested.line));
+            text.push_str(&format!("{path}:{}{} {state}{hit}\n", e.requested.line, e.requested.options_text()));
         }
         files.push(json!({"path": path, "breakpoints": crate::session::breakpoints_json(set)}));
     }
     let functions = store.functions();
     for e in functions {
-        text.push_str(&format!("function {}: {}\n", e.requested.name, function_breakpoints::state_text(e)));
+        let options = e.requested.options_text();
+        text.push_str(&format!("function {}{options}: {}\n", e.requested.name, function_breakpoints::state_text(e)));
     }
     if text.is_empty() {
         text = "no breakpoints".into();
@@ -217,6 +224,19 @@ fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> 
     };
     cx.sessions.set_exception_breakpoints(key, a.filters, cx.call, cx.now);
     Outcome::Pending
+}
+
+/// Why a breakpoint may not go on the absolute `path`, if it may not: nothing is there, or
+/// not a file. Checked before anything is sent or run (a misspelled path would otherwise only
+/// show as "never verified" once the program ended).
+pub(crate) fn missing_file(path: &str) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(_) => Some(format!("{path} is not a file; breakpoints go on source files.")),
+        Err(e) => Some(format!(
+            "no source file {path} ({e}); check the spelling (relative paths are taken against the session's cwd)."
+        )),
+    }
 }
 
 /// Why a source path argument cannot be used, if it cannot (empty, or a NUL byte, which no file

@@ -241,6 +241,10 @@ fn prepare_breakpoints(list: &mut [LaunchBreakpoint], cwd: Option<&str>) -> Resu
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         b.path = plan::resolve_path(&b.path, cwd).to_string_lossy().into_owned();
+        if let Some(msg) = super::breakpoints::missing_file(&b.path) {
+            let msg = format!("breakpoint {}:{}: {msg} Nothing was started.", b.path, b.breakpoint.line);
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
     }
     Ok(())
 }
