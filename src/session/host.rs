@@ -640,6 +640,7 @@ mod tests {
             request: "launch",
             launch_arguments: json!({"program": "/p.py"}),
             connect: None,
+            notes: Vec::new(),
         };
         let args = LaunchArgs { program: "/p.py".into(), console: Some("terminal".into()), ..LaunchArgs::default() };
         sessions.launch(args, plan, CallKey::for_test(1), now);

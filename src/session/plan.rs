@@ -132,6 +132,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         request: "launch",
         launch_arguments: launch,
         connect: None,
+        notes: recipe.notes,
     })
 }
 
@@ -230,6 +231,7 @@ fn custom_plan(
         request: "launch",
         launch_arguments: launch,
         connect: None,
+        notes: Vec::new(),
     }
 }
 
@@ -365,6 +367,7 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
                 request: "attach",
                 launch_arguments: Value::Null,
                 connect,
+                notes: Vec::new(),
             };
             (plan, Value::Object(adapter.launch_defaults.clone()))
         }
@@ -391,6 +394,7 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
                 request: "attach",
                 launch_arguments: Value::Null,
                 connect,
+                notes: Vec::new(),
             };
             (plan, kind.attach_defaults())
         }

@@ -239,6 +239,7 @@ pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) 
         attach_defaults: attach_defaults(),
         quirks: quirks(),
         install_command: INSTALL.to_string(),
+        notes: Vec::new(),
     })
 }
 

@@ -383,6 +383,7 @@ pub fn recipe(program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host)
         attach_defaults: attach,
         quirks: quirks(),
         install_command: INSTALL.to_string(),
+        notes: Vec::new(),
     })
 }
 

@@ -145,6 +145,9 @@ pub struct Recipe {
     pub quirks: Quirks,
     /// The shell command that installs the adapter (shown in `adapter_not_found`).
     pub install_command: String,
+    /// What the agent must be told about the choice (the project's `.venv` interpreter and
+    /// why, or why it was not used), shown with the first result.
+    pub notes: Vec<String>,
 }
 
 /// How a finished debuggee's exit code becomes known.
@@ -497,6 +500,12 @@ pub trait Host {
     fn list_dir(&self, _path: &Path, _cap: usize) -> Vec<OsString> {
         Vec::new()
     }
+    /// Whether another user could have put or changed what is at `path` (follows symlinks): it
+    /// is owned by neither agentdap's user nor root, or anyone may write it. Unreadable counts
+    /// as yes. Default: no.
+    fn others_could_write(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The real process environment and file system (`stat` only).
@@ -540,6 +549,14 @@ impl Host for RealHost {
         let Ok(dir) = std::fs::read_dir(path) else { return Vec::new() };
         dir.take(cap).flatten().map(|e| e.file_name()).collect()
     }
+
+    fn others_could_write(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(m) = std::fs::metadata(path) else { return true };
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        (m.uid() != me && m.uid() != 0) || m.mode() & 0o002 != 0
+    }
 }
 
 /// Builds the recipe for `kind` without looking at the program (lldb: no Rust formatters;
@@ -559,7 +576,7 @@ pub fn recipe_for_program(
     host: &dyn Host,
 ) -> Result<Recipe, AdapterError> {
     match kind {
-        AdapterKind::Debugpy => debugpy::recipe(input, host),
+        AdapterKind::Debugpy => debugpy::recipe(program, input, host),
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
     }
