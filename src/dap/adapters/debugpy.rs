@@ -9,7 +9,10 @@ use std::process::ExitStatus;
 
 use serde_json::{json, Value};
 
-use super::{find_on_path, shell_quote, AdapterError, ChildSessions, Host, Quirks, Recipe, ResolveInput, Transport};
+use super::{
+    find_on_path, shell_quote, AdapterError, ChildSessions, Host, Quirks, Recipe, ResolveInput, RuntimeQuirks,
+    Transport,
+};
 use crate::dap::spawn::AdapterCommand;
 
 #[path = "debugpy_fastpath.rs"]
@@ -57,6 +60,23 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",
+    }
+}
+
+/// debugpy's quirks about entry, exit, output and processes: the standard ones, but for `pause`.
+pub fn runtime_quirks() -> RuntimeQuirks {
+    RuntimeQuirks {
+        // 1.8.22: pydevd stops a thread from its trace function, which runs only between Python
+        // bytecodes; a thread blocked in native code (`Lock.acquire`, `time.sleep`, a C call)
+        // never gets there, so `pause` is answered but no `stopped` follows.
+        pause_unanswered: Some(
+            "debugpy pauses a thread only when it next runs Python code; a thread blocked in native code \
+             (a lock acquire, time.sleep, I/O, a C extension) does not stop, so a deadlocked or blocked program \
+             keeps running. Now: `wait` in case it gets there (or `output` for news); `evaluate` and `context` need \
+             a stop; `disconnect` ends the session; for native stacks of the blocked threads, attach lldb to the \
+             program's pid (`attach {pid, adapter: \"lldb\"}`, where ptrace is allowed)",
+        ),
+        ..RuntimeQuirks::STANDARD
     }
 }
 

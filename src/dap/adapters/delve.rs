@@ -114,6 +114,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.20.2: `output` names the built binary (default `./__debug_bin` in the cwd).
         build_output: Some(("output", "__debug_bin")),
         evaluate_context: "repl",
+        pause_unanswered: None,
     }
 }
 

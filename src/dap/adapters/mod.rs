@@ -228,6 +228,9 @@ pub struct RuntimeQuirks {
     /// The `evaluate` context used when the agent names none (lldb-dap treats `repl` input as
     /// a debugger command and answers `(int) $0 = 7`; `watch` gives the value itself).
     pub evaluate_context: &'static str,
+    /// Why a `pause` may end with the program still running, and what the agent can do then
+    /// (shown when a `pause` wait ends without a stop). `None`: nothing known.
+    pub pause_unanswered: Option<&'static str>,
 }
 
 /// The `launch` request's timeout for adapters whose `launch` builds the program
@@ -252,6 +255,7 @@ impl RuntimeQuirks {
         launch_builds: false,
         build_output: None,
         evaluate_context: "repl",
+        pause_unanswered: None,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
@@ -315,7 +319,7 @@ impl AdapterKind {
     /// The adapter's quirks about entry, exit, output and processes.
     pub fn runtime_quirks(self) -> RuntimeQuirks {
         match self {
-            AdapterKind::Debugpy => RuntimeQuirks::STANDARD,
+            AdapterKind::Debugpy => debugpy::runtime_quirks(),
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
         }
