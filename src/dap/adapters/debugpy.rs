@@ -76,6 +76,15 @@ pub fn runtime_quirks() -> RuntimeQuirks {
              a stop; `disconnect` ends the session; for native stacks of the blocked threads, attach lldb to the \
              program's pid (`attach {pid, adapter: \"lldb\"}`, where ptrace is allowed)",
         ),
+        // 1.8.22: in the `repl` context pydevd runs the input as the Python REPL would and
+        // answers `result: ""` when there is nothing to echo — an expression whose value is
+        // None, or a statement (`n = 5`, `print(x)`, whose output arrives as output); `watch`,
+        // `hover` and `clipboard` answer `None` (NoneType) and refuse statements.
+        empty_evaluate: Some((
+            "repl",
+            "(nothing to show: debugpy's repl shows nothing when the value is None or the input is a statement; \
+             context \"watch\" shows None)",
+        )),
         ..RuntimeQuirks::STANDARD
     }
 }

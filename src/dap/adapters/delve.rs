@@ -115,6 +115,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         build_output: Some(("output", "__debug_bin")),
         evaluate_context: "repl",
         pause_unanswered: None,
+        empty_evaluate: None,
     }
 }
 

@@ -134,6 +134,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 22.1.8: `repl` runs `a+b` as an expression command and answers `(int) $0 = 7`.
         evaluate_context: "watch",
         pause_unanswered: None,
+        empty_evaluate: None,
     }
 }
 

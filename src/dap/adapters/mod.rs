@@ -231,6 +231,9 @@ pub struct RuntimeQuirks {
     /// Why a `pause` may end with the program still running, and what the agent can do then
     /// (shown when a `pause` wait ends without a stop). `None`: nothing known.
     pub pause_unanswered: Option<&'static str>,
+    /// What an empty `result` of `evaluate` in the context given means for this adapter (shown
+    /// in place of the empty value). `None`: nothing known, agentdap says the adapter showed none.
+    pub empty_evaluate: Option<(&'static str, &'static str)>,
 }
 
 /// The `launch` request's timeout for adapters whose `launch` builds the program
@@ -256,6 +259,7 @@ impl RuntimeQuirks {
         build_output: None,
         evaluate_context: "repl",
         pause_unanswered: None,
+        empty_evaluate: None,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
