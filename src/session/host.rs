@@ -747,7 +747,7 @@ mod tests {
     #[test]
     fn a_pending_request_reads_as_exactly_what_would_run() {
         let now = Instant::now();
-        let hidden = format!("echo harmless{}; touch /tmp/owned", " ".repeat(300));
+        let hidden = format!("echo harmless{}; touch ~/owned", " ".repeat(300));
         let arguments = json!({
             "kind": "integrated",
             "args": ["/bin/sh", "-c", hidden, "\u{1b}[2K\rok", "abc\u{202e}txt.exe", "a\"b\\"],
@@ -761,13 +761,13 @@ mod tests {
         });
         let launch = launch.expect("the launch is answered at once");
         let shown = format!(
-            r#"argv ["/bin/sh", "-c", "echo harmless{}; touch /tmp/owned", "\u001b[2K\rok", "abc\u202etxt.exe", "a\"b\\"], cwd "/src", env {{"LD_PRELOAD": null (unset), "PYTHONPATH": "/planted"}}"#,
+            r#"argv ["/bin/sh", "-c", "echo harmless{}; touch ~/owned", "\u001b[2K\rok", "abc\u202etxt.exe", "a\"b\\"], cwd "/src", env {{"LD_PRELOAD": null (unset), "PYTHONPATH": "/planted"}}"#,
             " ".repeat(300)
         );
         assert!(launch.text.contains(&format!("asks agentdap to run {shown} (runInTerminal)")), "{}", launch.text);
         let pending = &launch.structured["error"]["host_requests"][0];
         assert_eq!(pending["summary"], json!(shown));
-        assert_eq!(pending["argv"][2], json!(format!("echo harmless{}; touch /tmp/owned", " ".repeat(300))));
+        assert_eq!(pending["argv"][2], json!(format!("echo harmless{}; touch ~/owned", " ".repeat(300))));
         assert_eq!(pending["cwd"], "/src");
         assert_eq!(pending["env"], json!({"PYTHONPATH": "/planted", "LD_PRELOAD": null}));
         // Nothing the adapter sent reaches the text raw.
