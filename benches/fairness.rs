@@ -378,12 +378,15 @@ fn run_mode(bin: &Path, scratch: &Path, mode: Mode) -> Result<Row, String> {
             Ok(Ok(())) => {}
         }
     }
-    let name = match mode {
+    Ok(Row { name: mode_name(mode), ms: ms?, note })
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
         Mode::Quiet => "quiet",
         Mode::OutputFlood => "output flood",
         Mode::MirrorFlood => "mirror flood",
-    };
-    Ok(Row { name, ms: ms?, note })
+    }
 }
 
 fn main() {
@@ -406,7 +409,13 @@ fn main() {
     println!("session B `evaluate` through agentdap, {CALLS} calls per mode, ms");
     println!("{:<14} {:>8} {:>8} {:>8} {:>8}  {:<9} note", "mode", "p50", "p90", "p99", "max", "p99/quiet");
     let mut quiet_p99 = None;
+    // `cargo bench --bench fairness -- quiet flood`: only the modes named (all by default).
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     for mode in [Mode::Quiet, Mode::OutputFlood, Mode::MirrorFlood] {
+        let name = mode_name(mode);
+        if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
+            continue;
+        }
         match run_mode(&bin, &scratch, mode) {
             Ok(row) => {
                 let p99 = percentile(&row.ms, 0.99);

@@ -106,6 +106,7 @@ fn real_debugpy_answers_initialize_and_dies_with_its_group() {
 fn python_without_debugpy_maps_to_adapter_not_found() {
     let python = python();
     let mut recipe = debugpy::recipe(
+        None,
         ResolveInput { adapter_args: Some(&json!({"python": python.to_str().expect("utf-8 path")})), cwd: None },
         &RealHost,
     )

@@ -7,7 +7,7 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use super::install::{self, Python, Source};
-use crate::dap::adapters::debugpy::{self, PythonSource};
+use crate::dap::adapters::debugpy;
 use crate::dap::adapters::{delve, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
 
 /// How long `<tool> --version` may take.
@@ -70,23 +70,14 @@ pub fn report() -> String {
     out
 }
 
-fn python_source(source: PythonSource) -> &'static str {
-    match source {
-        PythonSource::AdapterArgs => "adapter_args.python",
-        PythonSource::AgentdapPython => "from $AGENTDAP_PYTHON",
-        PythonSource::VirtualEnv => "from $VIRTUAL_ENV",
-        PythonSource::DotVenv => "./.venv of the launch directory",
-        PythonSource::DataVenv => "agentdap's private venv (agentdap install debugpy)",
-        PythonSource::Path => "python3 on PATH",
-    }
-}
-
-/// debugpy: the interpreter the server would resolve (no launch `cwd`: this directory), whether
-/// it imports debugpy, and what `agentdap install debugpy` left in the data dir.
+/// debugpy: the interpreter the server would resolve for a program outside any project (no
+/// project's `.venv`: doctor never executes project files), whether it imports debugpy, and
+/// what `agentdap install debugpy` left in the data dir. A `.venv` in this directory is named,
+/// never run.
 fn debugpy_row(data: Option<&Path>) -> Row {
     let mut row = Row { name: debugpy::NAME, found: false, summary: String::new(), notes: Vec::new() };
     let installed = data.and_then(install::installed_in);
-    match debugpy::resolve_python(ResolveInput::default(), &RealHost) {
+    match debugpy::resolve_python(None, ResolveInput::default(), &RealHost) {
         Err(AdapterError::NotFound { detail, install, .. }) => {
             row.summary = detail;
             row.notes.push(format!("install: {install}"));
@@ -94,7 +85,7 @@ fn debugpy_row(data: Option<&Path>) -> Row {
         Err(e) => row.summary = e.to_string(),
         Ok(interp) => {
             let python = Python { path: interp.path.clone(), pythonpath: None, source: Source::Path };
-            let why = python_source(interp.source);
+            let why = debugpy::source_words(interp.source);
             match python.probe() {
                 None => row.summary = format!("{} ({why}) does not run", interp.path.display()),
                 Some((py, Some(version))) => {
@@ -112,6 +103,13 @@ fn debugpy_row(data: Option<&Path>) -> Row {
                 ));
             }
         }
+    }
+    if let Some(project) = std::env::current_dir().ok().map(|d| d.join(".venv/bin/python")).filter(|p| p.exists()) {
+        row.notes.push(format!(
+            "{} is used only for programs inside {} (not run by doctor)",
+            project.display(),
+            project.parent().and_then(Path::parent).and_then(Path::parent).unwrap_or(Path::new("")).display()
+        ));
     }
     if let Some((python, version)) = installed {
         let env: Vec<String> = install::client_env(&python).iter().map(|(k, v)| format!("{k}={v}")).collect();

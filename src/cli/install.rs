@@ -251,7 +251,9 @@ fn step(cmd: &mut Process) -> Result<(), InstallError> {
         .map(|a| shell_quote(&a.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ");
-    match cmd.stdin(std::process::Stdio::null()).output() {
+    // In `/`: `python -m venv`/`-m pip` would import a `venv.py` or `pip.py` from the directory
+    // `agentdap install` was started in.
+    match cmd.current_dir("/").stdin(std::process::Stdio::null()).output() {
         Ok(out) if out.status.success() => Ok(()),
         Ok(out) => {
             let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -177,7 +177,11 @@ pub const CAPTURE_CAP: u64 = 256 * 1024;
 /// not be started or ran out of time. For short probes (`--version`, `import debugpy`): their
 /// output is small, so reading it after the exit cannot fill a pipe and stall the child.
 pub fn run_with_timeout(cmd: &mut Process, timeout: Duration) -> Option<Ran> {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().ok()?;
+    // In `/`, not the caller's directory: `python -c`/`-m` put the working directory first on
+    // `sys.path`, so a probe run inside a project would import the project's own `debugpy.py`
+    // (SECURITY.md: doctor never executes project files).
+    let mut child =
+        cmd.current_dir("/").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().ok()?;
     let deadline = Instant::now() + timeout;
     let status = loop {
         match child.try_wait() {

@@ -294,7 +294,7 @@ impl Session {
             Subject::Expression { expression, .. } => j["expression"] = expression.clone().into(),
         }
 
-        let shown = |v: &str| clip(v, VALUE_CHARS).0;
+        let shown = |v: &str| super::inspect::value_text(&clip(v, VALUE_CHARS).0).to_owned();
         let mut text;
         match (&now_value, &job.old) {
             // Unchanged although the adapter answered another value (or, without an answer,
@@ -338,7 +338,7 @@ impl Session {
             }
         }
         if let Some(now) = &now_value {
-            j["value"] = shown(now).into();
+            j["value"] = clip(now, VALUE_CHARS).0.into();
             if acked.as_deref().is_some_and(|a| a != now) {
                 text.push_str(&format!(" (the adapter answered {})", shown(acked.as_deref().unwrap_or(""))));
             }

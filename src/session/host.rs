@@ -22,8 +22,10 @@ pub const POLICY_ENV: &str = "AGENTDAP_HOST_REQUESTS";
 pub const STDIN_CAP: usize = 1 << 20;
 /// Host requests waiting for a decision per session; more are denied at once.
 const MAX_PENDING: usize = 8;
-/// Characters of a command line in a pending request's summary.
-const SUMMARY_CHARS: usize = 300;
+/// Characters of a request's summary in a text (the agent's, the log's); past it the text says
+/// how many more there are, and `host_requests[]` in `structuredContent` holds the request whole
+/// (bounded by the DAP frame cap, `dap::framing`).
+const SUMMARY_CHARS: usize = 4000;
 /// Most arguments, and environment entries, a `runInTerminal` may carry.
 const MAX_ARGS: usize = 4096;
 const MAX_ENV: usize = 4096;
@@ -115,7 +117,9 @@ impl HostState {
         self.pending.iter().map(|p| p.id.as_str()).collect()
     }
 
-    /// The snapshot's `host_requests`: `[{id, command, summary}]`, `None` when none waits.
+    /// The snapshot's `host_requests`: `[{id, command, summary, argv, cwd, env}]` (`argv`, `cwd`
+    /// and `env` exactly as the adapter sent them; `env` values `null` unset), `None` when none
+    /// waits.
     pub fn pending_json(&self) -> Option<Value> {
         if self.pending.is_empty() {
             return None;
@@ -123,7 +127,22 @@ impl HostState {
         let list: Vec<Value> = self
             .pending
             .iter()
-            .map(|p| json!({ "id": p.id, "command": "runInTerminal", "summary": p.summary }))
+            .map(|p| {
+                let env: Map<String, Value> = p
+                    .run
+                    .env
+                    .iter()
+                    .map(|(k, v)| (lossy(k), v.as_ref().map_or(Value::Null, |v| lossy(v).into())))
+                    .collect();
+                json!({
+                    "id": p.id,
+                    "command": "runInTerminal",
+                    "summary": p.summary,
+                    "argv": argv(&p.run),
+                    "cwd": p.run.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
+                    "env": env,
+                })
+            })
             .collect();
         Some(Value::Array(list))
     }
@@ -152,7 +171,7 @@ impl Sessions {
             HostPolicy::Allow => s.start_terminal(reverse, run, &mut self.actions),
             HostPolicy::Deny => {
                 let why = format!(
-                    "{} asked agentdap to run `{summary}` (runInTerminal) and the host-request policy is `deny`; \
+                    "{} asked agentdap to run {summary} (runInTerminal) and the host-request policy is `deny`; \
                      launch with console `internal`, or start agentdap with --host-requests allow (or ask)",
                     s.adapter
                 );
@@ -225,7 +244,7 @@ impl Sessions {
             }
         } else {
             let why = format!(
-                "{} asked agentdap to run `{}` (runInTerminal) and it was denied ({})",
+                "{} asked agentdap to run {} (runInTerminal) and it was denied ({})",
                 s.adapter, p.summary, p.id
             );
             s.deny_host(p.reverse, why, now, &mut self.actions);
@@ -418,7 +437,7 @@ impl Session {
         }
         let p = self.host.pending.first()?;
         let message = format!(
-            "{} waits for host request {}: {} asks agentdap to run `{}` (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
+            "{} waits for host request {}: {} asks agentdap to run {} (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
             self.id, p.id, self.adapter, p.summary, p.id
         );
         let mut out = ToolResult::error(ErrorCode::HostRequestPending, message);
@@ -471,20 +490,94 @@ fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
     Ok(cmd)
 }
 
-/// `python3 …/launcher 40123 -- app.py (cwd /src)`, cut to [`SUMMARY_CHARS`].
+/// The request as the agent reads it before deciding: the exact argv, the cwd and every
+/// environment entry it sets, each string quoted with control, bidirectional and invisible
+/// characters escaped ([`quoted`]):
+/// `argv ["python3", "launcher", "--", "app.py"], cwd "/src", env {"A": "1", "B": null (unset)}`.
+/// Past [`SUMMARY_CHARS`] it is cut and says how many characters are not shown.
 fn summarize(cmd: &AdapterCommand) -> String {
-    let mut text = cmd.program.to_string_lossy().into_owned();
-    for a in &cmd.args {
-        text.push(' ');
-        text.push_str(&a.to_string_lossy());
+    let words: Vec<String> = argv(cmd).iter().map(|a| quoted(a)).collect();
+    let mut text = format!("argv [{}]", words.join(", "));
+    match &cmd.cwd {
+        Some(cwd) => text.push_str(&format!(", cwd {}", quoted(&cwd.to_string_lossy()))),
+        None => text.push_str(", cwd agentdap's own (none given)"),
     }
-    if let Some(cwd) = &cmd.cwd {
-        text.push_str(&format!(" (cwd {})", cwd.display()));
+    if cmd.env.is_empty() {
+        text.push_str(", env unchanged");
+    } else {
+        let entries: Vec<String> = cmd
+            .env
+            .iter()
+            .map(|(k, v)| match v {
+                Some(v) => format!("{}: {}", quoted(&lossy(k)), quoted(&lossy(v))),
+                None => format!("{}: null (unset)", quoted(&lossy(k))),
+            })
+            .collect();
+        text.push_str(&format!(", env {{{}}}", entries.join(", ")));
     }
-    if text.chars().count() > SUMMARY_CHARS {
-        text = text.chars().take(SUMMARY_CHARS).collect::<String>() + "…";
+    let total = text.chars().count();
+    if total > SUMMARY_CHARS {
+        text = text.chars().take(SUMMARY_CHARS).collect::<String>();
+        text.push_str(&format!(
+            "… [{} more characters not shown; host_requests in structuredContent holds argv, cwd and env whole]",
+            total - SUMMARY_CHARS
+        ));
     }
     text
+}
+
+/// The command's argv: the program, then its arguments.
+fn argv(cmd: &AdapterCommand) -> Vec<String> {
+    std::iter::once(&cmd.program).chain(&cmd.args).map(|a| lossy(a)).collect()
+}
+
+fn lossy(s: &std::ffi::OsStr) -> String {
+    s.to_string_lossy().into_owned()
+}
+
+/// `s` as a JSON string literal in which nothing can hide or move text: `"` and `\` escaped, and
+/// every control character (C0, DEL, C1), bidirectional control (U+061C, U+200E/F,
+/// U+202A–U+202E, U+2066–U+2069), zero-width or invisible formatting character (U+00AD,
+/// U+180E, U+200B–U+200D, U+2028/9, U+2060–U+2064, U+FEFF) and tag character (U+E0000–U+E007F)
+/// written as `\uXXXX` (surrogate pairs above U+FFFF), so the text stays valid JSON.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if hides_text(c) => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Characters that, shown raw, make a text read otherwise than it is (see [`quoted`]).
+fn hides_text(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+                | '\u{e0000}'..='\u{e007f}'
+        )
 }
 
 /// `bytes` after `carry` as text; an unfinished UTF-8 sequence at the end stays in `carry` for
@@ -527,6 +620,12 @@ mod tests {
     /// A debugpy session launched with `console: terminal` under `policy`, past `initialize`,
     /// whose adapter just sent `runInTerminal` (seq 7).
     fn asked(policy: HostPolicy, now: Instant) -> Sessions {
+        let arguments = json!({"kind": "integrated", "args": ["python3", "launcher", "--", "/p.py"], "cwd": "/", "env": {"X": null}});
+        asked_with(policy, arguments, now)
+    }
+
+    /// As [`asked`], with the `runInTerminal` arguments given.
+    fn asked_with(policy: HostPolicy, arguments: Value, now: Instant) -> Sessions {
         let mut sessions = Sessions::default();
         sessions.host.policy = policy;
         let plan = AdapterPlan {
@@ -541,6 +640,7 @@ mod tests {
             request: "launch",
             launch_arguments: json!({"program": "/p.py"}),
             connect: None,
+            notes: Vec::new(),
         };
         let args = LaunchArgs { program: "/p.py".into(), console: Some("terminal".into()), ..LaunchArgs::default() };
         sessions.launch(args, plan, CallKey::for_test(1), now);
@@ -548,8 +648,7 @@ mod tests {
         while sessions.next_action(now).is_some() {}
         let n = sessions.outbound(0).len();
         sessions.consume(0, n);
-        let request = json!({"seq": 7, "type": "request", "command": "runInTerminal",
-            "arguments": {"kind": "integrated", "args": ["python3", "launcher", "--", "/p.py"], "cwd": "/", "env": {"X": null}}});
+        let request = json!({"seq": 7, "type": "request", "command": "runInTerminal", "arguments": arguments});
         sessions.on_adapter_bytes(0, &Encoder::new().encode(&request).unwrap_or_default(), now);
         sessions
     }
@@ -606,7 +705,7 @@ mod tests {
             launch.is_error
                 && launch
                     .text
-                    .starts_with("unsupported: s1: debugpy asked agentdap to run `python3 launcher -- /p.py (cwd /)`"),
+                    .starts_with(r#"unsupported: s1: debugpy asked agentdap to run argv ["python3", "launcher", "--", "/p.py"], cwd "/", env {"X": null (unset)} (runInTerminal)"#),
             "{}",
             launch.text
         );
@@ -646,6 +745,53 @@ mod tests {
     }
 
     #[test]
+    fn a_pending_request_reads_as_exactly_what_would_run() {
+        let now = Instant::now();
+        let hidden = format!("echo harmless{}; touch ~/owned", " ".repeat(300));
+        let arguments = json!({
+            "kind": "integrated",
+            "args": ["/bin/sh", "-c", hidden, "\u{1b}[2K\rok", "abc\u{202e}txt.exe", "a\"b\\"],
+            "cwd": "/src",
+            "env": {"PYTHONPATH": "/planted", "LD_PRELOAD": null}
+        });
+        let mut s = asked_with(HostPolicy::Ask, arguments, now);
+        let launch = drain(&mut s, now).into_iter().find_map(|a| match a {
+            Action::Complete { output, .. } => Some(output),
+            _ => None,
+        });
+        let launch = launch.expect("the launch is answered at once");
+        let shown = format!(
+            r#"argv ["/bin/sh", "-c", "echo harmless{}; touch ~/owned", "\u001b[2K\rok", "abc\u202etxt.exe", "a\"b\\"], cwd "/src", env {{"LD_PRELOAD": null (unset), "PYTHONPATH": "/planted"}}"#,
+            " ".repeat(300)
+        );
+        assert!(launch.text.contains(&format!("asks agentdap to run {shown} (runInTerminal)")), "{}", launch.text);
+        let pending = &launch.structured["error"]["host_requests"][0];
+        assert_eq!(pending["summary"], json!(shown));
+        assert_eq!(pending["argv"][2], json!(format!("echo harmless{}; touch ~/owned", " ".repeat(300))));
+        assert_eq!(pending["cwd"], "/src");
+        assert_eq!(pending["env"], json!({"PYTHONPATH": "/planted", "LD_PRELOAD": null}));
+        // Nothing the adapter sent reaches the text raw.
+        for raw in ['\u{1b}', '\r', '\u{202e}'] {
+            assert!(!launch.text.contains(raw), "{:?} in {}", raw, launch.text);
+        }
+    }
+
+    #[test]
+    fn a_long_request_says_how_much_is_not_shown() {
+        let cmd = terminal_command(&json!({"args": ["/bin/sh", "-c", "x".repeat(5000)]})).unwrap();
+        let text = summarize(&cmd);
+        // 24 characters before the x's, 50 after them: 5074 in all, 4000 shown.
+        assert!(
+            text.ends_with(
+                "… [1074 more characters not shown; host_requests in structuredContent holds argv, cwd and env whole]"
+            ),
+            "{text}"
+        );
+        assert!(text.starts_with(&format!("argv [\"/bin/sh\", \"-c\", \"{}", "x".repeat(3976))), "{text}");
+        assert_eq!(quoted("\u{e0041}\u{200b}\u{7f}\u{85}é"), r#""\udb40\udc41\u200b\u007f\u0085é""#);
+    }
+
+    #[test]
     fn input_past_the_cap_is_refused_whole() {
         let now = Instant::now();
         let mut s = asked(HostPolicy::Allow, now);
@@ -670,7 +816,10 @@ mod tests {
         assert_eq!(cmd.args, vec!["launcher", "--", "app.py"]);
         assert_eq!(cmd.cwd.as_deref(), Some(std::path::Path::new("/src")));
         assert_eq!(cmd.env, vec![("A".into(), Some("1".into())), ("B".into(), None)]);
-        assert_eq!(summarize(&cmd), "/usr/bin/python3 launcher -- app.py (cwd /src)");
+        assert_eq!(
+            summarize(&cmd),
+            r#"argv ["/usr/bin/python3", "launcher", "--", "app.py"], cwd "/src", env {"A": "1", "B": null (unset)}"#
+        );
         let empty_cwd = terminal_command(&json!({"args": ["x"], "cwd": ""})).unwrap();
         assert_eq!(empty_cwd.cwd, None);
         for bad in [json!({}), json!({"args": []}), json!({"args": [1]}), json!({"args": ["x"], "env": {"A": 1}})] {

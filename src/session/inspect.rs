@@ -292,7 +292,7 @@ impl Session {
                 }
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
             },
-            Op::Evaluate { ref expression, frame, .. } => {
+            Op::Evaluate { ref expression, ref context, frame, .. } => {
                 if let Some(f) = frame {
                     self.note_frame_of(std::slice::from_ref(&body), f);
                 }
@@ -300,7 +300,7 @@ impl Session {
                 if !missing.is_empty() {
                     return self.start_previews(call, missing, op, body, now);
                 }
-                self.evaluate_result(expression, &body)
+                self.evaluate_result(expression, context, &body)
             }
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -507,13 +507,22 @@ impl Session {
         ToolResult::ok(format!("{head}{text}"), structured)
     }
 
-    fn evaluate_result(&mut self, expression: &str, body: &Value) -> ToolResult {
+    fn evaluate_result(&mut self, expression: &str, context: &str, body: &Value) -> ToolResult {
         let mut j = self.variable_json(body);
         if let Some(m) = j.as_object_mut() {
             m.remove("name");
             m.insert("expression".into(), expression.into());
         }
         let value = j.get("preview").or_else(|| j.get("value")).and_then(Value::as_str).unwrap_or("").to_owned();
+        let value = if value.is_empty() {
+            // The structured `value` stays the adapter's "", and says what it means.
+            let known = self.plan.runtime.empty_evaluate.filter(|(c, _)| *c == context).map(|(_, what)| what);
+            let what = known.unwrap_or(NO_VALUE);
+            j["value_note"] = what.into();
+            what.to_owned()
+        } else {
+            value
+        };
         let mut text = format!("{expression} = {value}");
         if let Some(t) = j.get("type").and_then(Value::as_str) {
             text.push_str(&format!("  ({t})"));
@@ -756,7 +765,7 @@ impl Session {
             for (expr, r) in &job.watches {
                 match r {
                     Ok(v) => {
-                        text.push_str(&format!("\n  {expr} = {}", clip(v, VALUE_CHARS).0));
+                        text.push_str(&format!("\n  {expr} = {}", value_text(&clip(v, VALUE_CHARS).0)));
                         list.push(json!({ "expression": expr, "value": clip(v, VALUE_CHARS).0 }));
                     }
                     Err(e) => {
@@ -800,9 +809,22 @@ fn frame_line(f: &Value) -> String {
     s
 }
 
+/// What a result shows for an empty value string from the adapter (any adapter, any place a
+/// value is shown: evaluate, variables, watches, set_variable, previews): never nothing.
+pub(super) const NO_VALUE: &str = "(no value shown by the adapter)";
+
+/// `value`, or [`NO_VALUE`] when the adapter sent an empty one.
+pub(super) fn value_text(value: &str) -> &str {
+    if value.is_empty() {
+        NO_VALUE
+    } else {
+        value
+    }
+}
+
 /// `x = 3 (int)` or `items = [1, 2] (list) [ref 1012]`
 pub(super) fn variable_line(v: &Value) -> String {
-    let value = v.get("preview").or_else(|| v.get("value")).and_then(Value::as_str).unwrap_or("");
+    let value = value_text(v.get("preview").or_else(|| v.get("value")).and_then(Value::as_str).unwrap_or(""));
     let mut s = format!("{} = {}", v.get("name").and_then(Value::as_str).unwrap_or("?"), value);
     if let Some(t) = v.get("type").and_then(Value::as_str) {
         s.push_str(&format!(" ({t})"));
@@ -918,5 +940,7 @@ mod tests {
         assert_eq!(frame_line(&f), "total at app.py:12 [frame 1004]");
         let v = json!({"name": "items", "value": "[1, 2]", "type": "list", "ref": 1012});
         assert_eq!(variable_line(&v), "items = [1, 2] (list) [ref 1012]");
+        let empty = json!({"name": "x", "value": "", "type": "T"});
+        assert_eq!(variable_line(&empty), "x = (no value shown by the adapter) (T)");
     }
 }

@@ -296,6 +296,9 @@ pub struct AdapterPlan {
     /// `attach {connect}` and child sessions: DAP flows over a TCP connection to a server
     /// already listening, with no process of agentdap's behind it (nothing is spawned).
     pub connect: Option<std::net::SocketAddr>,
+    /// What the agent must be told about how the adapter was chosen (the project's `.venv`
+    /// interpreter and why), shown with the first result as warnings.
+    pub notes: Vec<String>,
 }
 
 /// The start-up choreography's progress (DESIGN §5).
@@ -614,6 +617,7 @@ impl Sessions {
         let id = format!("s{}", self.next_id);
         self.next_id += 1;
         let config = client_config(&id, &plan.name, self.request_timeout);
+        let warnings = plan.notes.clone();
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
@@ -650,7 +654,7 @@ impl Sessions {
             adapter_alive: false,
             closing: false,
             failure: None,
-            warnings: Vec::new(),
+            warnings,
             carried_over: Vec::new(),
             ended_by_agentdap: false,
             last_announced: None,

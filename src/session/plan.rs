@@ -8,7 +8,9 @@ use serde_json::{json, Map, Value};
 
 use super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
 use crate::config::{Config, CustomAdapter};
-use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport};
+use crate::dap::adapters::{
+    self, AdapterError, AdapterKind, Host, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport,
+};
 use crate::dap::spawn::AdapterCommand;
 
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
@@ -132,6 +134,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         request: "launch",
         launch_arguments: launch,
         connect: None,
+        notes: recipe.notes,
     })
 }
 
@@ -230,6 +233,7 @@ fn custom_plan(
         request: "launch",
         launch_arguments: launch,
         connect: None,
+        notes: Vec::new(),
     }
 }
 
@@ -332,6 +336,13 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
             if pid <= 0 || !Path::new(&format!("/proc/{pid}")).exists() {
                 return Err(invalid(format!("there is no process {pid}; pass the pid of a running process.")));
             }
+            if config.by_name(name).is_none() {
+                if let Ok(kind) = adapters::select(Some(name), None) {
+                    if let Some(why) = wrong_process(kind, &ProcessFacts::read(pid)) {
+                        return Err(invalid(format!("{why}.")));
+                    }
+                }
+            }
             if let Some(why) = ptrace_refused() {
                 return Err(ToolResult::error(ErrorCode::Unsupported, format!("cannot attach to pid {pid}: {why}.")));
             }
@@ -365,6 +376,7 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
                 request: "attach",
                 launch_arguments: Value::Null,
                 connect,
+                notes: Vec::new(),
             };
             (plan, Value::Object(adapter.launch_defaults.clone()))
         }
@@ -391,6 +403,7 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
                 request: "attach",
                 launch_arguments: Value::Null,
                 connect,
+                notes: Vec::new(),
             };
             (plan, kind.attach_defaults())
         }
@@ -415,6 +428,89 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
         wait_ms: args.wait_ms,
     };
     Ok((plan, start))
+}
+
+/// Bytes of `/proc/<pid>/maps` read to find a Python runtime in a process whose executable is
+/// not named python (an embedding program: uwsgi, blender, …).
+const MAPS_CAP: usize = 4 << 20;
+
+/// What `/proc` says a process runs, read before an attach by pid (local, bounded reads).
+#[derive(Debug, Default)]
+pub struct ProcessFacts {
+    pub pid: i64,
+    /// `/proc/<pid>/exe`; `None` when unreadable (another user's process, a kernel thread).
+    pub exe: Option<PathBuf>,
+    /// The process is a zombie (`Z` in `/proc/<pid>/stat`): it has exited.
+    pub zombie: bool,
+    /// A kernel thread (`/proc/<pid>/cmdline` empty and no executable).
+    pub kernel_thread: bool,
+    /// Its memory maps name a `libpython` (read only when the executable's name is not python).
+    pub loads_libpython: bool,
+    /// Its executable is a Go program (`elf::probe`).
+    pub go: bool,
+}
+
+impl ProcessFacts {
+    /// Reads the facts of `pid` from `/proc` (each read small and bounded; nothing blocks).
+    pub fn read(pid: i64) -> ProcessFacts {
+        let proc = PathBuf::from(format!("/proc/{pid}"));
+        let exe = std::fs::read_link(proc.join("exe")).ok();
+        let stat = std::fs::read_to_string(proc.join("stat")).unwrap_or_default();
+        // `pid (comm) S …`: the state follows the last `)` (comm may hold one).
+        let zombie = stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        let kernel_thread = exe.is_none() && std::fs::read(proc.join("cmdline")).is_ok_and(|c| c.is_empty()) && !zombie;
+        let named_python = exe.as_deref().is_some_and(is_python_name);
+        let loads_libpython = !named_python
+            && exe.is_some()
+            && RealHost.read_range(&proc.join("maps"), 0, MAPS_CAP).is_some_and(|m| {
+                String::from_utf8_lossy(&m)
+                    .lines()
+                    .any(|l| l.rsplit('/').next().is_some_and(|f| f.starts_with("libpython")))
+            });
+        let go = exe.as_ref().and_then(|e| adapters::elf::probe(e, &RealHost)).is_some_and(|f| f.go);
+        ProcessFacts { pid, exe, zombie, kernel_thread, loads_libpython, go }
+    }
+}
+
+/// Whether an executable's name is a Python interpreter's (`python`, `python3.11`, `pypy3`).
+fn is_python_name(exe: &Path) -> bool {
+    let name = exe.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    name.starts_with("python") || name.starts_with("pypy")
+}
+
+/// Why `kind` cannot attach to the process `facts` describe, naming what it runs and which
+/// adapter can; `None` when it may (or agentdap cannot tell: an unreadable executable).
+/// debugpy injects into a Python runtime (debugpy 1.8.22 `attach {processId}` runs gdb and
+/// hangs until its timeout when there is none); Delve attaches only to Go programs; lldb-dap
+/// attaches to any native process.
+pub fn wrong_process(kind: AdapterKind, facts: &ProcessFacts) -> Option<String> {
+    let pid = facts.pid;
+    if facts.zombie {
+        return Some(format!(
+            "process {pid} has exited (a zombie waiting for its parent); there is nothing to attach to"
+        ));
+    }
+    if facts.kernel_thread {
+        return Some(format!("process {pid} is a kernel thread; no debugger attaches to it"));
+    }
+    let exe = facts.exe.as_ref()?;
+    let native =
+        if facts.go { "for a Go program use adapter: delve" } else { "for native processes use adapter: lldb" };
+    match kind {
+        AdapterKind::Debugpy if !is_python_name(exe) && !facts.loads_libpython => Some(format!(
+            "pid {pid} runs {}, not Python; attach by pid works for Python processes (debugpy); {native}",
+            exe.display()
+        )),
+        AdapterKind::Delve if !facts.go => {
+            let other = if is_python_name(exe) || facts.loads_libpython {
+                "for Python use adapter: debugpy"
+            } else {
+                "for native processes use adapter: lldb"
+            };
+            Some(format!("pid {pid} runs {}, not a Go program; Delve attaches to Go programs; {other}", exe.display()))
+        }
+        _ => None,
+    }
 }
 
 /// An IP literal, or `localhost` (127.0.0.1). Never a DNS lookup (DESIGN §2).
@@ -530,6 +626,41 @@ mod attach_tests {
         .map(|&(scope, cap, declared)| yama_refuses(scope, cap, declared))
         .collect();
         assert_eq!(verdicts, [false, true, false, false, true, false, true]);
+    }
+
+    #[test]
+    fn attach_by_pid_names_what_the_process_runs_and_which_adapter_fits() {
+        let facts = |exe: &str, go: bool, libpython: bool| ProcessFacts {
+            pid: 42,
+            exe: Some(exe.into()),
+            go,
+            loads_libpython: libpython,
+            ..ProcessFacts::default()
+        };
+        let sleep = facts("/usr/bin/sleep", false, false);
+        assert_eq!(
+            wrong_process(AdapterKind::Debugpy, &sleep).as_deref(),
+            Some("pid 42 runs /usr/bin/sleep, not Python; attach by pid works for Python processes (debugpy); for native processes use adapter: lldb")
+        );
+        assert_eq!(wrong_process(AdapterKind::Lldb, &sleep), None);
+        assert_eq!(
+            wrong_process(AdapterKind::Delve, &sleep).as_deref(),
+            Some("pid 42 runs /usr/bin/sleep, not a Go program; Delve attaches to Go programs; for native processes use adapter: lldb")
+        );
+        let go = facts("/srv/app", true, false);
+        assert!(wrong_process(AdapterKind::Debugpy, &go)
+            .is_some_and(|w| w.ends_with("for a Go program use adapter: delve")));
+        assert_eq!(wrong_process(AdapterKind::Delve, &go), None);
+        assert_eq!(wrong_process(AdapterKind::Debugpy, &facts("/usr/bin/python3.11", false, false)), None);
+        assert_eq!(wrong_process(AdapterKind::Debugpy, &facts("/usr/bin/uwsgi", false, true)), None);
+        assert!(wrong_process(AdapterKind::Delve, &facts("/usr/bin/python3", false, false))
+            .is_some_and(|w| w.ends_with("for Python use adapter: debugpy")));
+        // Unreadable (another user's process): agentdap cannot tell, the attach goes ahead.
+        assert_eq!(wrong_process(AdapterKind::Debugpy, &ProcessFacts { pid: 42, ..ProcessFacts::default() }), None);
+        let zombie = ProcessFacts { pid: 42, zombie: true, ..ProcessFacts::default() };
+        assert!(wrong_process(AdapterKind::Lldb, &zombie).is_some_and(|w| w.contains("has exited")));
+        let kthread = ProcessFacts { pid: 2, kernel_thread: true, ..ProcessFacts::default() };
+        assert!(wrong_process(AdapterKind::Lldb, &kthread).is_some_and(|w| w.contains("kernel thread")));
     }
 
     #[test]

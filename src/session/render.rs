@@ -35,6 +35,11 @@ impl Session {
             if self.resume_unacked {
                 text.push_str("\nnote: the adapter has not acknowledged the resume yet; it may be busy or hung");
             }
+            if verb == "paused" {
+                let pid = self.debuggee_pid.map(|p| format!(" (the program's pid: {p})")).unwrap_or_default();
+                let why = self.plan.runtime.pause_unanswered.unwrap_or("the adapter reported no stop after `pause`");
+                text.push_str(&format!("\nnote: {why}{pid}"));
+            }
             if self.host.terminal_console && self.host.accepts_input() {
                 text.push_str("\nnote: if the program waits for input, give it with `send_input`");
             }

@@ -74,6 +74,7 @@ fn delve_exit_code_is_read_after_disconnect() {
         request: "launch",
         launch_arguments: json!({"program": "/p"}),
         connect: None,
+        notes: Vec::new(),
     };
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
     s.launch(args, plan, CallKey::for_test(1), now);
@@ -158,5 +159,6 @@ pub(super) fn lldb_plan() -> AdapterPlan {
         request: "launch",
         launch_arguments: json!({"program": "/p"}),
         connect: None,
+        notes: Vec::new(),
     }
 }

@@ -1,4 +1,7 @@
-//! The debugpy recipe (`<python> -m debugpy.adapter` over stdio): interpreter resolution, launch/attach defaults, quirks as data, and recognising a missing debugpy module; never runs Python itself.
+//! The debugpy recipe (`<python> -m debugpy.adapter` over stdio): interpreter resolution (a
+//! project's `.venv` only for a program inside that project, SECURITY.md "Project
+//! interpreters"), launch/attach defaults, quirks as data, and recognising a missing debugpy
+//! module; never runs Python itself.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -8,6 +11,7 @@ use serde_json::{json, Value};
 
 use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
+    RuntimeQuirks,
     Transport,
 };
 use crate::dap::spawn::AdapterCommand;
@@ -77,6 +81,33 @@ pub fn quirks() -> Quirks {
     }
 }
 
+/// debugpy's quirks about entry, exit, output and processes: the standard ones, but for `pause`.
+pub fn runtime_quirks() -> RuntimeQuirks {
+    RuntimeQuirks {
+        // 1.8.22: pydevd stops a thread from its trace function, which runs only between Python
+        // bytecodes; a thread blocked in native code (`Lock.acquire`, `time.sleep`, a C call)
+        // never gets there, so `pause` is answered but no `stopped` follows.
+        pause_unanswered: Some(
+            "debugpy pauses a thread only when it next runs Python code; a thread blocked in native code \
+             (a lock acquire, time.sleep, I/O, a C extension) does not stop, so a deadlocked or blocked program \
+             keeps running. Now: `wait` in case it gets there (or `output` for news); `evaluate` and `context` need \
+             a stop; `disconnect` ends the session; for native stacks of the blocked threads, attach lldb to the \
+             program's pid (`attach {pid, adapter: \"lldb\"}`, where ptrace is allowed)",
+        ),
+        // 1.8.22: in the `repl` context pydevd runs the input as the Python REPL would and
+        // answers `result: ""` when there is nothing to echo — an expression whose value is
+        // None, or a statement (`n = 5`, `print(x)`, whose output arrives as output); `watch`,
+        // `hover` and `clipboard` answer `None` (NoneType) and refuse statements.
+        empty_evaluate: Some((
+            "repl",
+            "(nothing to show: debugpy's repl shows nothing when the value is None or the input is a statement; \
+             context \"watch\" shows None)",
+        )),
+        mirror_evaluate: MIRROR_EVALUATE,
+        ..RuntimeQuirks::STANDARD
+    }
+}
+
 /// DAP `launch` arguments agentdap sends unless the agent's `adapter_args` override them.
 /// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.
 pub fn launch_defaults() -> Value {
@@ -130,7 +161,8 @@ pub enum PythonSource {
     AgentdapPython,
     /// `$VIRTUAL_ENV/bin/python` (an activated venv).
     VirtualEnv,
-    /// `.venv/bin/python` under the launch cwd.
+    /// `<root>/.venv/bin/python` where `<root>` is the nearest directory above the launched
+    /// program that holds a `.venv` (the program is inside that project).
     DotVenv,
     /// agentdap's private venv (`agentdap install debugpy`): `$XDG_DATA_HOME/agentdap/venv`, else
     /// `~/.local/share/agentdap/venv`.
@@ -146,6 +178,17 @@ pub struct Interpreter {
     pub path: PathBuf,
     /// Which rule found it.
     pub source: PythonSource,
+    /// [`PythonSource::DotVenv`]: the directory holding the `.venv`, which holds the program.
+    pub project_root: Option<PathBuf>,
+}
+
+/// Most directories looked at above a program for its project's `.venv`.
+const PROJECT_SEARCH_DEPTH: usize = 64;
+
+impl Interpreter {
+    fn new(path: PathBuf, source: PythonSource) -> Interpreter {
+        Interpreter { path, source, project_root: None }
+    }
 }
 
 /// The install command for debugpy into `python`: `<python> -m pip install debugpy`.
@@ -156,10 +199,16 @@ pub fn install_command(python: &Path) -> String {
 const NO_PYTHON_INSTALL: &str = "apt-get install python3 python3-pip && python3 -m pip install debugpy";
 
 /// Finds the interpreter, first match wins: `adapter_args.python`, `$AGENTDAP_PYTHON`,
-/// `$VIRTUAL_ENV/bin/python`, `<launch cwd>/.venv/bin/python`, `python3` on `$PATH`. An
-/// explicit choice (the first two) that is not executable is an error, not skipped. Only
-/// `stat`s files; never runs the interpreter. Errors: [`AdapterError::NotFound`].
-pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interpreter, AdapterError> {
+/// `$VIRTUAL_ENV/bin/python`, the project's `.venv/bin/python` ([`project_venv`]: only for a
+/// `program` inside the directory holding that `.venv`), agentdap's private venv, `python3` on
+/// `$PATH`. Without a program (`attach`, `doctor`) no project's `.venv` is used. An explicit
+/// choice (the first two) that is not executable is an error, not skipped. Only `stat`s files;
+/// never runs the interpreter. Errors: [`AdapterError::NotFound`].
+pub fn resolve_python(
+    program: Option<&Path>,
+    input: ResolveInput<'_>,
+    host: &dyn Host,
+) -> Result<Interpreter, AdapterError> {
     let base = launch_dir(input.cwd, host);
     let explicit = [
         (explicit_python(input.adapter_args), PythonSource::AdapterArgs, "adapter_args.python"),
@@ -177,7 +226,7 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
         } else {
             find_on_path(&value, host)
         };
-        return found.map(|path| Interpreter { path, source }).ok_or_else(|| AdapterError::NotFound {
+        return found.map(|path| Interpreter::new(path, source)).ok_or_else(|| AdapterError::NotFound {
             adapter: NAME,
             detail: format!(
                 "{what} = {value:?} is not an executable Python interpreter; point it at one (or unset it to let agentdap choose)"
@@ -188,27 +237,91 @@ pub fn resolve_python(input: ResolveInput<'_>, host: &dyn Host) -> Result<Interp
     if let Some(venv) = host.var("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
         let p = PathBuf::from(venv).join("bin/python");
         if host.is_executable(&p) {
-            return Ok(Interpreter { path: p, source: PythonSource::VirtualEnv });
+            return Ok(Interpreter::new(p, PythonSource::VirtualEnv));
         }
     }
-    if let Some(base) = &base {
-        let p = base.join(".venv/bin/python");
-        if host.is_executable(&p) {
-            return Ok(Interpreter { path: p, source: PythonSource::DotVenv });
-        }
+    if let Some((root, p)) = program.and_then(|p| project_venv(p, host)) {
+        return Ok(Interpreter { path: p, source: PythonSource::DotVenv, project_root: Some(root) });
     }
     if let Some(p) = data_venv_python(host).filter(|p| host.is_executable(p)) {
-        return Ok(Interpreter { path: p, source: PythonSource::DataVenv });
+        return Ok(Interpreter::new(p, PythonSource::DataVenv));
     }
     if let Some(p) = find_on_path("python3", host) {
-        return Ok(Interpreter { path: p, source: PythonSource::Path });
+        return Ok(Interpreter::new(p, PythonSource::Path));
     }
     Err(AdapterError::NotFound {
         adapter: NAME,
-        detail: "no Python interpreter found (adapter_args.python, AGENTDAP_PYTHON, VIRTUAL_ENV, .venv, agentdap's venv, python3 on PATH)"
+        detail: "no Python interpreter found (adapter_args.python, AGENTDAP_PYTHON, VIRTUAL_ENV, the program's project .venv, agentdap's venv, python3 on PATH)"
             .to_string(),
         install: NO_PYTHON_INSTALL.to_string(),
     })
+}
+
+/// The project's interpreter for `program` (absolute): the nearest directory above it (at most
+/// [`PROJECT_SEARCH_DEPTH`] levels) holding an executable `.venv/bin/python` is its project
+/// root. That venv is used only if no other user could have planted it (`.venv` and
+/// `.venv/bin` owned by agentdap's user or root, not writable by everyone); otherwise, or when
+/// there is none, `None` — the search never goes past the nearest `.venv`.
+pub fn project_venv(program: &Path, host: &dyn Host) -> Option<(PathBuf, PathBuf)> {
+    let root = program.ancestors().skip(1).take(PROJECT_SEARCH_DEPTH).find(|d| host.is_executable(&venv_python(d)))?;
+    let venv = root.join(".venv");
+    if host.others_could_write(&venv) || host.others_could_write(&venv.join("bin")) {
+        log::warn!("not using {}: another user could have written it", venv_python(root).display());
+        return None;
+    }
+    Some((root.to_path_buf(), venv_python(root)))
+}
+
+fn venv_python(dir: &Path) -> PathBuf {
+    dir.join(".venv/bin/python")
+}
+
+/// What the agent is told about the interpreter: which project's `.venv` runs and why, or,
+/// when the launch directory has a `.venv` that was not used, why not (its packages are
+/// missing from the run). `None` when there is nothing to explain.
+pub fn interpreter_note(
+    interp: &Interpreter,
+    program: Option<&Path>,
+    cwd: Option<&Path>,
+    host: &dyn Host,
+) -> Option<String> {
+    if let (PythonSource::DotVenv, Some(root)) = (interp.source, &interp.project_root) {
+        let program = program.map_or_else(|| "the program".to_string(), |p| p.display().to_string());
+        return Some(format!(
+            "python: {} (the project's .venv, because {program} is inside {})",
+            interp.path.display(),
+            root.display()
+        ));
+    }
+    if !matches!(interp.source, PythonSource::DataVenv | PythonSource::Path) {
+        return None;
+    }
+    let dir = launch_dir(cwd, host)?;
+    let unused = venv_python(&dir);
+    if !host.is_executable(&unused) {
+        return None;
+    }
+    let program = program?;
+    Some(format!(
+        "python: {} ({}); {} was not used because {} is not inside {} (a project's .venv runs only for its own programs; pass adapter_args.python to choose it)",
+        interp.path.display(),
+        source_words(interp.source),
+        unused.display(),
+        program.display(),
+        dir.display()
+    ))
+}
+
+/// How a [`PythonSource`] reads in a sentence.
+pub fn source_words(source: PythonSource) -> &'static str {
+    match source {
+        PythonSource::AdapterArgs => "adapter_args.python",
+        PythonSource::AgentdapPython => "from $AGENTDAP_PYTHON",
+        PythonSource::VirtualEnv => "from $VIRTUAL_ENV",
+        PythonSource::DotVenv => "the program's project .venv",
+        PythonSource::DataVenv => "agentdap's private venv (agentdap install debugpy)",
+        PythonSource::Path => "python3 on PATH",
+    }
 }
 
 /// The interpreter of agentdap's private venv, where `agentdap install debugpy` puts debugpy:
@@ -241,18 +354,25 @@ fn explicit_python(adapter_args: Option<&Value>) -> Option<String> {
     }
 }
 
-/// The full recipe: `<python> -m debugpy.adapter` over stdio, cwd = the launch cwd if given;
+/// The full recipe: `<python> -m debugpy.adapter` over stdio in `/`;
 /// with the fast path on (the default, see [`fastpath`]) `<python> -c <bootstrap>`, which runs
 /// the same module the same way after tuning the adapter's sockets. Errors: [`AdapterError::NotFound`] when no interpreter is found. A missing debugpy module is
 /// only known once the adapter runs: see [`missing_debugpy`].
-pub fn recipe(input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
-    let python = resolve_python(input, host)?;
+///
+/// `program` (absolute) decides whether its project's `.venv` may run ([`resolve_python`]).
+pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
+    let python = resolve_python(program, input, host)?;
+    let notes = interpreter_note(&python, program, input.cwd, host).into_iter().collect();
     let fast = fastpath::enabled(host);
     log::debug!("debugpy fast path {}", if fast { "requested" } else { "off (AGENTDAP_DEBUGPY_FASTPATH)" });
     let command = AdapterCommand {
         program: python.path.clone().into_os_string(),
         args: fastpath::adapter_args(fast),
-        cwd: launch_dir(input.cwd, host),
+        // In `/`, never the project: `-m` (and the bootstrap, which keeps `-m`'s `sys.path`)
+        // put the working directory first on the adapter's `sys.path`, so a `debugpy.py` in it
+        // would run as the adapter. The debuggee's directory is unaffected: the launch `cwd`,
+        // else the program's own directory (debugpy 1.8.22 `adapter/clients.py`).
+        cwd: Some(PathBuf::from("/")),
         env: vec![
             // Python ≥ 3.11 with frozen modules makes pydevd print a multi-line warning into the
             // debuggee's stderr on every launch; agents read that output.
@@ -268,6 +388,7 @@ pub fn recipe(input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, Adapte
         attach_defaults: attach_defaults(),
         quirks: quirks(),
         install_command: install_command(&python.path),
+        notes,
     })
 }
 
@@ -324,12 +445,21 @@ mod tests {
         args: Option<Value>,
         cwd: Option<&str>,
     ) -> Result<(String, PythonSource), AdapterError> {
+        resolve_for(host, args, cwd, None)
+    }
+
+    fn resolve_for(
+        host: &FakeHost,
+        args: Option<Value>,
+        cwd: Option<&str>,
+        program: Option<&str>,
+    ) -> Result<(String, PythonSource), AdapterError> {
         let input = ResolveInput { adapter_args: args.as_ref(), cwd: cwd.map(Path::new) };
-        resolve_python(input, host).map(|i| (i.path.to_string_lossy().into_owned(), i.source))
+        resolve_python(program.map(Path::new), input, host).map(|i| (i.path.to_string_lossy().into_owned(), i.source))
     }
 
     #[test]
-    fn resolution_order_is_args_env_venv_dotvenv_path() {
+    fn resolution_order_is_args_env_venv_project_venv_data_venv_path() {
         let mut host = full_host();
         let args = Some(json!({"python": "/opt/ask/python"}));
         assert_eq!(resolve(&host, args, Some("/srv/app")), Ok(("/opt/ask/python".into(), PythonSource::AdapterArgs)));
@@ -341,10 +471,9 @@ mod tests {
         );
         host.vars.remove("VIRTUAL_ENV");
         let dotvenv = Ok(("/srv/app/.venv/bin/python".into(), PythonSource::DotVenv));
-        assert_eq!(resolve(&host, None, Some("/srv/app")), dotvenv);
-        // No launch cwd: agentdap's own cwd.
-        assert_eq!(resolve(&host, None, None), Ok(("/home/u/proj/.venv/bin/python".into(), PythonSource::DotVenv)));
-        assert_eq!(resolve(&host, None, Some("/elsewhere")), Ok(("/usr/bin/python3".into(), PythonSource::Path)));
+        assert_eq!(resolve_for(&host, None, None, Some("/srv/app/src/pkg/main.py")), dotvenv);
+        assert_eq!(resolve_for(&host, None, Some("/elsewhere"), Some("/srv/app/main.py")), dotvenv);
+        assert_eq!(resolve_for(&host, None, Some("/elsewhere"), Some("/elsewhere/x.py")), path_python());
         // agentdap's private venv (`agentdap install debugpy`) comes before python3 on PATH.
         host.vars.insert("XDG_DATA_HOME", "/data");
         host.exes.insert("/data/agentdap/venv/bin/python");
@@ -355,6 +484,54 @@ mod tests {
         host.exes.insert("/home/u/.local/share/agentdap/venv/bin/python");
         let home = Ok(("/home/u/.local/share/agentdap/venv/bin/python".into(), PythonSource::DataVenv));
         assert_eq!(resolve(&host, None, Some("/elsewhere")), home);
+    }
+
+    fn path_python() -> Result<(String, PythonSource), AdapterError> {
+        Ok(("/usr/bin/python3".into(), PythonSource::Path))
+    }
+
+    #[test]
+    fn a_projects_venv_runs_only_for_a_program_inside_that_project() {
+        let mut host = full_host();
+        host.vars.remove("AGENTDAP_PYTHON");
+        host.vars.remove("VIRTUAL_ENV");
+        // agentdap's cwd (/home/u/proj) has a .venv: a program elsewhere, an attach (no program)
+        // and doctor (neither) never run it.
+        assert_eq!(resolve_for(&host, None, None, Some("/opt/tools/x.py")), path_python());
+        assert_eq!(resolve_for(&host, None, Some("/home/u/proj"), Some("/opt/tools/x.py")), path_python());
+        assert_eq!(resolve(&host, None, None), path_python());
+        assert_eq!(
+            resolve_for(&host, None, None, Some("/home/u/proj/x.py")),
+            Ok(("/home/u/proj/.venv/bin/python".into(), PythonSource::DotVenv))
+        );
+        // The nearest .venv is the project; one another user could have planted is not used,
+        // and the search does not go further up.
+        host.exes.insert("/srv/app/sub/.venv/bin/python");
+        host.shared.insert("/srv/app/sub/.venv/bin");
+        assert_eq!(resolve_for(&host, None, None, Some("/srv/app/sub/x.py")), path_python());
+        host.shared.clear();
+        host.shared.insert("/srv/app/sub/.venv");
+        assert_eq!(resolve_for(&host, None, None, Some("/srv/app/sub/x.py")), path_python());
+        // What the agent is told, either way.
+        let input = |cwd| ResolveInput { adapter_args: None, cwd };
+        let used = resolve_python(Some(Path::new("/srv/app/main.py")), input(None), &host).unwrap();
+        assert_eq!(
+            interpreter_note(&used, Some(Path::new("/srv/app/main.py")), None, &host).as_deref(),
+            Some(
+                "python: /srv/app/.venv/bin/python (the project's .venv, because /srv/app/main.py is inside /srv/app)"
+            )
+        );
+        let outside = Path::new("/opt/tools/x.py");
+        let unused = resolve_python(Some(outside), input(None), &host).unwrap();
+        assert_eq!(
+            interpreter_note(&unused, Some(outside), None, &host).as_deref(),
+            Some(
+                "python: /usr/bin/python3 (python3 on PATH); /home/u/proj/.venv/bin/python was not used because \
+                 /opt/tools/x.py is not inside /home/u/proj (a project's .venv runs only for its own programs; \
+                 pass adapter_args.python to choose it)"
+            )
+        );
+        assert_eq!(interpreter_note(&unused, Some(outside), Some(Path::new("/elsewhere")), &host), None);
     }
 
     #[test]
@@ -397,10 +574,10 @@ mod tests {
     fn recipe_runs_the_adapter_module_over_stdio() {
         let host = full_host();
         let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("/srv/app")) };
-        let Ok(recipe) = recipe(input, &host) else { panic!("no recipe") };
+        let Ok(recipe) = recipe(None, input, &host) else { panic!("no recipe") };
         assert_eq!(recipe.command.program, OsString::from("/opt/dp/python"));
         assert_eq!(recipe.command.args, fastpath::adapter_args(true));
-        assert_eq!(recipe.command.cwd, Some(PathBuf::from("/srv/app")));
+        assert_eq!(recipe.command.cwd, Some(PathBuf::from("/")), "never the project: its files are not imported");
         assert_eq!(recipe.transport, Transport::Stdio);
         assert_eq!(recipe.install_command, "/opt/dp/python -m pip install debugpy");
         assert_eq!(recipe.launch_defaults["console"], "internalConsole");
@@ -412,7 +589,7 @@ mod tests {
         let mut host = full_host();
         host.vars.insert(fastpath::ENV, "0");
         let input = ResolveInput { adapter_args: None, cwd: None };
-        let Ok(recipe) = recipe(input, &host) else { panic!("no recipe") };
+        let Ok(recipe) = recipe(None, input, &host) else { panic!("no recipe") };
         assert_eq!(recipe.command.args, vec![OsString::from("-m"), OsString::from("debugpy.adapter")]);
     }
 

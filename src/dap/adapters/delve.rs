@@ -123,6 +123,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         build_output: Some(("output", "__debug_bin")),
         evaluate_context: "repl",
         mirror_evaluate: MIRROR_EVALUATE,
+        pause_unanswered: None,
+        empty_evaluate: None,
     }
 }
 
@@ -261,6 +263,7 @@ pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) 
         attach_defaults: attach_defaults(),
         quirks: quirks(),
         install_command: INSTALL.to_string(),
+        notes: Vec::new(),
     })
 }
 

@@ -146,6 +146,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 22.1.8: `repl` runs `a+b` as an expression command and answers `(int) $0 = 7`.
         evaluate_context: "watch",
         mirror_evaluate: MIRROR_EVALUATE,
+        pause_unanswered: None,
+        empty_evaluate: None,
     }
 }
 
@@ -413,6 +415,7 @@ pub fn recipe(program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host)
         attach_defaults: attach,
         quirks: quirks(),
         install_command: INSTALL.to_string(),
+        notes: Vec::new(),
     })
 }
 

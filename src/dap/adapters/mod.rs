@@ -160,6 +160,9 @@ pub struct Recipe {
     pub quirks: Quirks,
     /// The shell command that installs the adapter (shown in `adapter_not_found`).
     pub install_command: String,
+    /// What the agent must be told about the choice (the project's `.venv` interpreter and
+    /// why, or why it was not used), shown with the first result.
+    pub notes: Vec<String>,
 }
 
 /// How a finished debuggee's exit code becomes known.
@@ -244,6 +247,12 @@ pub struct RuntimeQuirks {
     /// expression, never a debugger command or a statement (DESIGN §7; `mirror::as_expression`).
     /// The agent's own `evaluate` does not use it.
     pub mirror_evaluate: ExpressionOnly,
+    /// Why a `pause` may end with the program still running, and what the agent can do then
+    /// (shown when a `pause` wait ends without a stop). `None`: nothing known.
+    pub pause_unanswered: Option<&'static str>,
+    /// What an empty `result` of `evaluate` in the context given means for this adapter (shown
+    /// in place of the empty value). `None`: nothing known, agentdap says the adapter showed none.
+    pub empty_evaluate: Option<(&'static str, &'static str)>,
 }
 
 /// The shape of an `evaluate` an adapter evaluates as an expression only: the contexts in which
@@ -295,6 +304,8 @@ impl RuntimeQuirks {
         build_output: None,
         evaluate_context: "repl",
         mirror_evaluate: ExpressionOnly::STANDARD,
+        pause_unanswered: None,
+        empty_evaluate: None,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
@@ -358,9 +369,7 @@ impl AdapterKind {
     /// The adapter's quirks about entry, exit, output and processes.
     pub fn runtime_quirks(self) -> RuntimeQuirks {
         match self {
-            AdapterKind::Debugpy => {
-                RuntimeQuirks { mirror_evaluate: debugpy::MIRROR_EVALUATE, ..RuntimeQuirks::STANDARD }
-            }
+            AdapterKind::Debugpy => debugpy::runtime_quirks(),
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
         }
@@ -545,6 +554,12 @@ pub trait Host {
     fn list_dir(&self, _path: &Path, _cap: usize) -> Vec<OsString> {
         Vec::new()
     }
+    /// Whether another user could have put or changed what is at `path` (follows symlinks): it
+    /// is owned by neither agentdap's user nor root, or anyone may write it. Unreadable counts
+    /// as yes. Default: no.
+    fn others_could_write(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The real process environment and file system (`stat` only).
@@ -588,6 +603,14 @@ impl Host for RealHost {
         let Ok(dir) = std::fs::read_dir(path) else { return Vec::new() };
         dir.take(cap).flatten().map(|e| e.file_name()).collect()
     }
+
+    fn others_could_write(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(m) = std::fs::metadata(path) else { return true };
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        (m.uid() != me && m.uid() != 0) || m.mode() & 0o002 != 0
+    }
 }
 
 /// Builds the recipe for `kind` without looking at the program (lldb: no Rust formatters;
@@ -607,7 +630,7 @@ pub fn recipe_for_program(
     host: &dyn Host,
 ) -> Result<Recipe, AdapterError> {
     match kind {
-        AdapterKind::Debugpy => debugpy::recipe(input, host),
+        AdapterKind::Debugpy => debugpy::recipe(program, input, host),
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
     }

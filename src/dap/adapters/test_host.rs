@@ -15,6 +15,8 @@ pub struct FakeHost {
     pub dirs: HashSet<&'static str>,
     /// agentdap's working directory; `/srv/cwd` when unset.
     pub cwd: Option<&'static str>,
+    /// Paths another user could have written.
+    pub shared: HashSet<&'static str>,
 }
 
 impl Host for FakeHost {
@@ -42,6 +44,10 @@ impl Host for FakeHost {
 
     fn is_dir(&self, path: &Path) -> bool {
         path.to_str().is_some_and(|p| self.dirs.contains(p))
+    }
+
+    fn others_could_write(&self, path: &Path) -> bool {
+        path.to_str().is_some_and(|p| self.shared.contains(p))
     }
 
     /// The first path component below `path` of every executable and file, sorted, deduplicated.
