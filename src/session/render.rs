@@ -144,7 +144,7 @@ impl Session {
             snap["output"] = Value::Object(o);
         }
         self.result_cursor = cursor;
-        ToolResult::ok(text.trim_end().to_owned(), snap)
+        ToolResult::ok(text.trim_end_matches('\n').to_owned(), snap)
     }
 
     /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`

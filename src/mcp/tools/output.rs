@@ -64,26 +64,23 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
     let read = s.output.read(a.since.unwrap_or(0), category, a.limit.unwrap_or(200).min(MAX_LIMIT));
-    let mut text = String::new();
-    let mut entries = Vec::new();
+    let mut size = 0;
+    let mut taken = Vec::new();
     let mut next = read.next_cursor;
     let mut more = read.more;
     for e in &read.entries {
-        if text.len() + e.text.len() > MAX_TEXT && !entries.is_empty() {
+        if size + e.text.len() > MAX_TEXT && !taken.is_empty() {
             next = e.index;
             more = true;
             break;
         }
-        if category.is_none() {
-            text.push_str(&crate::session::output::labelled(e));
-        } else {
-            text.push_str(&e.text);
-        }
-        if !e.text.ends_with('\n') {
-            text.push('\n');
-        }
-        entries.push(json!({"index": e.index, "category": e.category.as_str(), "text": e.text}));
+        size += e.text.len();
+        taken.push(*e);
     }
+    // One category reads as printed; all of them are labelled per line (`output::join`).
+    let text = crate::session::output::join(taken.iter().copied(), category.is_none());
+    let entries: Vec<Value> =
+        taken.iter().map(|e| json!({"index": e.index, "category": e.category.as_str(), "text": e.text})).collect();
     let mut head = format!("{} output: {} entries, next cursor {next}", s.id, entries.len());
     if read.dropped > 0 {
         head.push_str(&format!(", {} older entries were dropped", read.dropped));
@@ -98,5 +95,5 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     if more {
         structured["more"] = true.into();
     }
-    Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end().to_owned(), structured))
+    Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end_matches('\n').to_owned(), structured))
 }
