@@ -37,3 +37,40 @@ fn a_line_finished_after_a_stop_reads_as_printed() {
     let resource = a.resource("agentdap://session/s1/output");
     assert!(resource.contains("errors: [x]\nlow\n"), "{resource:?}");
 }
+
+/// Output past the ring's cap: results and `output` say how much is gone for good and where
+/// what is left starts, never "call `output` for everything"; paging says why a call stopped.
+#[test]
+fn output_past_the_ring_says_what_was_dropped_and_pages_what_is_left() {
+    let mut a = Agent::start();
+    let r = a.ok("launch", json!({"program": fixture("py/flood.py")}));
+    assert_eq!(r.s["stop"]["reason"], json!("entry"), "{}", r.text);
+    let r = a.ok("continue", json!({"wait_ms": 60000}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    assert!(!r.text.contains("for everything"), "{}", r.text);
+    let dropped = r.s["output"]["dropped"].as_u64().unwrap_or(0);
+    assert!(dropped > 0 && r.text.contains("entries were dropped"), "{}", r.text);
+    assert!(r.text.ends_with("line 149999\ndone"), "{}", r.text);
+
+    let first = a.ok("output", json!({"limit": 100000}));
+    assert_eq!(first.s["dropped"], json!(dropped), "{}", first.text);
+    assert_eq!(first.s["first_cursor"], json!(dropped), "{}", first.text);
+    assert_eq!(first.s["more"], json!(true), "{}", first.text);
+    let head = first.text.lines().next().unwrap_or_default().to_owned();
+    assert!(head.contains("were dropped and cannot be read") && head.contains("1024 KiB"), "{head}");
+    assert!(head.contains("at most 1000 entries per call") || head.contains("at most 20000 bytes"), "{head}");
+    // Paging from there reads everything still held: with what was dropped, all that was printed.
+    let mut held = 0u64;
+    let mut page = first;
+    loop {
+        for e in page.s["entries"].as_array().into_iter().flatten() {
+            held += e["text"].as_str().map_or(0, |t| t.len() as u64);
+        }
+        if page.s["more"] != json!(true) {
+            break;
+        }
+        page = a.ok("output", json!({"since": page.s["next_cursor"], "limit": 1000}));
+    }
+    let gone = page.s["dropped_bytes"].as_u64().unwrap_or(0);
+    assert_eq!(held + gone, 150_000 * 12 + "done\n".len() as u64, "held {held}, dropped {gone}");
+}

@@ -78,6 +78,9 @@ pub struct OutputRing {
     next: u64,
     bytes: usize,
     cap: usize,
+    /// Entries and bytes of text dropped so far (oldest first) to stay under `cap`.
+    evicted: u64,
+    evicted_bytes: u64,
     /// Per category, text after the last `\n` not yet made an entry: programs write a line in
     /// pieces (`print` sends the text and the newline separately), and readers want lines.
     partial: Vec<(Category, String)>,
@@ -111,6 +114,8 @@ impl OutputRing {
             next: 0,
             bytes: 0,
             cap: cap.max(1),
+            evicted: 0,
+            evicted_bytes: 0,
             partial: Vec::new(),
             open: Vec::new(),
         }
@@ -179,7 +184,11 @@ impl OutputRing {
         self.next += 1;
         while self.bytes > self.cap {
             match self.entries.pop_front() {
-                Some(old) => self.bytes -= old.text.len(),
+                Some(old) => {
+                    self.bytes -= old.text.len();
+                    self.evicted += 1;
+                    self.evicted_bytes += old.text.len() as u64;
+                }
                 None => break,
             }
         }
@@ -188,6 +197,16 @@ impl OutputRing {
     /// Number of the next entry to arrive (the cursor of a reader who has seen everything).
     pub fn cursor(&self) -> u64 {
         self.next
+    }
+
+    /// The most text the ring holds (bytes).
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Entries and bytes of text dropped so far to stay under the cap (all readers).
+    pub fn evicted(&self) -> (u64, u64) {
+        (self.evicted, self.evicted_bytes)
     }
 
     /// Number of the oldest entry still held.
@@ -389,6 +408,7 @@ mod tests {
         assert_eq!(texts(&r), ["444\n", "555\n"]);
         assert_eq!(r.dropped, 4);
         assert_eq!(r.next_cursor, 6);
+        assert_eq!((ring.first(), ring.evicted()), (4, (4, 16)));
     }
 
     #[test]

@@ -125,10 +125,23 @@ impl Session {
         let cursor = self.output.cursor();
         if !tail.is_empty() || dropped > 0 {
             text.push_str("\noutput:\n");
-            if truncated > 0 || dropped > 0 {
+            if dropped > 0 {
+                // Gone for good: `output` cannot give them back, so the note must not say it can.
                 text.push_str(&format!(
-                    "(… {} earlier bytes not shown here; call `output` for everything)\n",
-                    truncated
+                    "(… {dropped} earlier entries were dropped: the output ring keeps the last {} KiB; {})\n",
+                    self.output.cap() / 1024,
+                    match truncated {
+                        0 => "the rest is below".to_owned(),
+                        t => format!(
+                            "{t} more bytes not shown here: `output` with since={} has them",
+                            self.output.first()
+                        ),
+                    }
+                ));
+            } else if truncated > 0 {
+                text.push_str(&format!(
+                    "(… {truncated} earlier bytes not shown here: `output` with since={} has them)\n",
+                    self.result_cursor
                 ));
             }
             text.push_str(&tail);
