@@ -74,3 +74,29 @@ fn output_past_the_ring_says_what_was_dropped_and_pages_what_is_left() {
     let gone = page.s["dropped_bytes"].as_u64().unwrap_or(0);
     assert_eq!(held + gone, 150_000 * 12 + "done\n".len() as u64, "held {held}, dropped {gone}");
 }
+
+/// debugpy relays a launched program's output apart from its stops (no order between them), so
+/// a stop's result says that output printed just before it may still be arriving; through
+/// `console: terminal` agentdap reads the output itself, before the adapter's stop, and the
+/// result does not say so.
+#[test]
+fn a_stop_result_says_when_output_may_still_be_arriving() {
+    let mut a = Agent::start();
+    let program = fixture("py/partial_line.py");
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 5}]}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(5), "{}", r.text);
+    assert_eq!(r.s["output"]["may_follow"], json!(true), "{}", r.text);
+    assert!(r.text.contains("may still be arriving"), "{}", r.text);
+    let r = a.ok("continue", json!({}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    assert!(!r.text.contains("may still be arriving") && r.s["output"].get("may_follow").is_none(), "{}", r.text);
+
+    let mut a = Agent::start();
+    let r = a.ok(
+        "launch",
+        json!({"program": program, "console": "terminal", "breakpoints": [{"path": program, "line": 5}]}),
+    );
+    assert_eq!(r.s["stop"]["location"]["line"], json!(5), "{}", r.text);
+    assert!(!r.text.contains("may still be arriving"), "{}", r.text);
+    assert_eq!(r.s["output"]["text"], json!("errors:"), "{}", r.text);
+}

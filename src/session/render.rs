@@ -123,8 +123,20 @@ impl Session {
         self.output.flush();
         let (tail, truncated, dropped) = self.output.tail_since(self.result_cursor, SNAPSHOT_TAIL);
         let cursor = self.output.cursor();
-        if !tail.is_empty() || dropped > 0 {
-            text.push_str("\noutput:\n");
+        // At a stop, whether everything printed before it is in cannot be known here.
+        let may_follow = self.state == RunState::Stopped
+            && self.plan.quirks.launch_output_apart_from_stops
+            && self.plan.request == "launch"
+            && !self.host.terminal_console;
+        if may_follow {
+            text.push_str(&format!(
+                "\nnote: the adapter sends output apart from stops: what was printed just before this stop may still be arriving (`output` with since={cursor} shows it)"
+            ));
+        }
+        if !tail.is_empty() || dropped > 0 || may_follow {
+            if !tail.is_empty() || dropped > 0 {
+                text.push_str("\noutput:\n");
+            }
             if dropped > 0 {
                 // Gone for good: `output` cannot give them back, so the note must not say it can.
                 text.push_str(&format!(
@@ -153,6 +165,9 @@ impl Session {
             }
             if dropped > 0 {
                 o.insert("dropped".into(), dropped.into());
+            }
+            if may_follow {
+                o.insert("may_follow".into(), true.into());
             }
             snap["output"] = Value::Object(o);
         }

@@ -54,6 +54,11 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",
+        // 1.8.22: with `console: internalConsole` its launcher reads the program's stdout and
+        // stderr pipes on threads and sends `output` events over its own socket
+        // (debugpy/launcher/output.py), while `stopped` comes from pydevd over another
+        // (`console: terminal` output comes through agentdap's terminal, in order).
+        launch_output_apart_from_stops: true,
     }
 }
 

@@ -83,6 +83,7 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
         attach_pid_key: "processId",
+        launch_output_apart_from_stops: false,
     }
 }
 

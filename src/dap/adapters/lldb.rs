@@ -99,6 +99,7 @@ pub fn quirks() -> Quirks {
         stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",
+        launch_output_apart_from_stops: false,
     }
 }
 

@@ -95,6 +95,10 @@ pub struct Quirks {
     pub stop_on_entry_key: &'static str,
     /// The `attach` argument naming the process to attach to by pid.
     pub attach_pid_key: &'static str,
+    /// A launched program's output (internal console) reaches agentdap on another path than
+    /// its stops, with no order between them: a stop's result may come before the output
+    /// printed just before the stop, so it says that more may follow.
+    pub launch_output_apart_from_stops: bool,
 }
 
 impl Quirks {
@@ -116,6 +120,7 @@ impl Quirks {
         pause_signal: None,
         stop_on_entry_key: "stopOnEntry",
         attach_pid_key: "processId",
+        launch_output_apart_from_stops: false,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
