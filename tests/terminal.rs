@@ -171,10 +171,11 @@ fn lldb_runs_a_c_program_in_a_terminal() {
     a.ok("set_breakpoints", json!({"path": source, "breakpoints": []}));
     let r = a.ok("continue", json!({"wait_ms": 20000}));
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(3)), "{}", r.text);
-    // Its own pipes, not a pseudo-terminal: stdout and stderr apart, no `\r`.
+    // A pseudo-terminal: stdout and stderr are one stream, in the order written, with `\n` line
+    // ends; the end of input was the terminal's, after the last line.
     let stdout = all_output(&mut a, "stdout");
-    assert!(stdout.contains("got one\ngot two") && !stdout.contains('\r'), "{stdout}");
-    assert_eq!(all_output(&mut a, "stderr"), "eof after 8 bytes");
+    assert!(stdout.ends_with("got one\ngot two\neof after 8 bytes") && !stdout.contains('\r'), "{stdout}");
+    assert_eq!(all_output(&mut a, "stderr"), "");
     let log = a.dap_log("s1");
     let launch = log.iter().find(|e| e["message"]["command"] == json!("launch") && e["dir"] == json!("to_adapter"));
     assert_eq!(launch.expect("launch sent")["message"]["arguments"]["runInTerminal"], json!(true));
@@ -401,4 +402,42 @@ fn a_terminal_program_goes_with_a_killed_adapter() {
     agent::assert_all_gone(&[program], Duration::from_secs(6), "the terminal program after its adapter died");
     let s = a.session("s1");
     assert_eq!(s["state"], json!("terminated"), "{s}");
+}
+
+/// Output of a terminal program, polled with `output` until it holds `expected` or the program
+/// ended.
+fn output_until(a: &mut Agent, expected: &str) -> String {
+    let mut text = String::new();
+    agent::eventually(Duration::from_secs(20), || {
+        text = all_output(a, "stdout");
+        text.contains(expected)
+            || !["running", "starting"].contains(&a.session("s1")["state"].as_str().unwrap_or_default())
+    });
+    text
+}
+
+/// `console: terminal` gives the program a pseudo-terminal, as an IDE's terminal does: it sees a
+/// terminal on stdin, stdout and stderr, so Python line-buffers `print` (no `-u`), and a line
+/// printed after the answer to a prompt shows while the program still runs; `send_input` is
+/// what it reads, never echoed back as output; `eof` is the terminal's end of input.
+#[test]
+fn a_terminal_program_sees_a_terminal_and_its_lines_show_as_printed() {
+    let mut a = Agent::start();
+    let program = fixture("py/tty_prompt.py");
+    let r = a.ok("launch", json!({"program": program, "console": "terminal", "stop_on_entry": false, "wait_ms": 200}));
+    assert!(["running", "starting"].contains(&r.s["state"].as_str().unwrap_or_default()), "{}", r.text);
+    let text = output_until(&mut a, "answer? ");
+    assert_eq!(text, "tty: True True True\nanswer? ", "{text:?}");
+    a.ok("send_input", json!({"text": "42\n"}));
+    // The program now blocks in `readline()`, which flushes nothing: the line shows only
+    // because stdout is a terminal.
+    let text = output_until(&mut a, "got 42");
+    assert!(text.ends_with("answer? got 42"), "not echoed, shown while it runs: {text:?}");
+    assert_eq!(a.session("s1")["state"], json!("running"), "{text:?}");
+    let r = a.ok("send_input", json!({"text": "last", "eof": true}));
+    assert_eq!(r.s["eof"], json!(true), "{}", r.text);
+    let r = a.ok("wait", json!({"for": "exit", "wait_ms": 20000}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    let text = all_output(&mut a, "stdout");
+    assert!(text.ends_with("got 42\nline 'last'"), "the end of input after an open line: {text:?}");
 }

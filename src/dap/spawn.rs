@@ -159,6 +159,122 @@ pub fn spawn_adapter(cmd: &AdapterCommand) -> Result<SpawnedAdapter, SpawnError>
     Ok(SpawnedAdapter { pid, pgid: pid, stdin, stdout, stderr })
 }
 
+/// A process spawned on a pseudo-terminal: its ids, the master side (read: everything it
+/// writes, one stream; write: its input) and the terminal's end-of-input character.
+#[derive(Debug)]
+pub struct SpawnedTerminal {
+    /// The child's pid.
+    pub pid: Pid,
+    /// Its process group: equal to `pid` (the child leads a new session and group).
+    pub pgid: Pid,
+    /// The master side for writing the child's input (`O_NONBLOCK`, register WRITABLE).
+    pub input: pipe::Sender,
+    /// The master side for reading what the child writes to stdout and stderr (`O_NONBLOCK`,
+    /// register READABLE). A read fails with `EIO` once no process holds the terminal open.
+    pub output: pipe::Receiver,
+    /// The terminal's `VEOF` character (^D): written at the start of a line, a canonical-mode
+    /// read returns end of input.
+    pub eof_char: u8,
+}
+
+/// Columns and rows of the pseudo-terminal (`TIOCSWINSZ`): a wide terminal, so programs that
+/// wrap or truncate at the width (progress bars, tables) print whole lines for the agent.
+pub const TERMINAL_SIZE: (u16, u16) = (120, 40);
+
+/// Spawns `cmd` on a new pseudo-terminal as its controlling terminal (stdin, stdout and stderr
+/// are the terminal's slave side), as an IDE's integrated terminal runs a program: `isatty()`
+/// is true, so the program line-buffers its output and prompts show when printed. The child
+/// leads a new session (`setsid`, hence its own process group) with `PR_SET_PDEATHSIG(SIGKILL)`
+/// and an empty signal mask, like [`spawn_adapter`]. The terminal does not echo input (the
+/// agent's input is not output) and does not turn `\n` into `\r\n` (`ONLCR` off); a program can
+/// change both with `tcsetattr`. `TERM` is `dumb` unless `cmd` sets it: the terminal interprets
+/// no escape sequences.
+///
+/// Errors: [`SpawnError`]; on error no child is left running.
+pub fn spawn_in_pty(cmd: &AdapterCommand) -> Result<SpawnedTerminal, SpawnError> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    if let Some(cwd) = &cmd.cwd {
+        if !cwd.is_dir() {
+            return Err(SpawnError::BadCwd { cwd: cwd.clone() });
+        }
+    }
+    let cvt = |rc: libc::c_int| if rc == -1 { Err(SpawnError::Io(io::Error::last_os_error())) } else { Ok(rc) };
+    // SAFETY: posix_openpt returns a new fd or -1; the fd is owned from here on.
+    let master =
+        unsafe { OwnedFd::from_raw_fd(cvt(libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC))?) };
+    // SAFETY: grantpt/unlockpt/ioctl on an fd we own; TIOCGPTPEER (Linux 4.13) opens the slave
+    // side without a path lookup and returns a new fd or -1.
+    let slave = unsafe {
+        cvt(libc::grantpt(master.as_raw_fd()))?;
+        cvt(libc::unlockpt(master.as_raw_fd()))?;
+        let flags = libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC;
+        OwnedFd::from_raw_fd(cvt(libc::ioctl(master.as_raw_fd(), libc::TIOCGPTPEER, flags))?)
+    };
+    // SAFETY: termios and winsize are plain C structs filled or read by the kernel.
+    let eof_char = unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        cvt(libc::tcgetattr(slave.as_raw_fd(), &mut t))?;
+        t.c_lflag &= !(libc::ECHO | libc::ECHONL);
+        t.c_oflag &= !libc::ONLCR;
+        cvt(libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t))?;
+        let ws = libc::winsize { ws_col: TERMINAL_SIZE.0, ws_row: TERMINAL_SIZE.1, ws_xpixel: 0, ws_ypixel: 0 };
+        cvt(libc::ioctl(master.as_raw_fd(), libc::TIOCSWINSZ, &ws))?;
+        t.c_cc[libc::VEOF]
+    };
+    let stdio = |fd: &OwnedFd| fd.try_clone().map(Stdio::from).map_err(SpawnError::Io);
+    let mut command = Command::new(&cmd.program);
+    command.args(&cmd.args).stdin(stdio(&slave)?).stdout(stdio(&slave)?).stderr(Stdio::from(slave));
+    if let Some(cwd) = &cmd.cwd {
+        command.current_dir(cwd);
+    }
+    command.env("TERM", "dumb");
+    for (key, value) in &cmd.env {
+        match value {
+            Some(v) => command.env(key, v),
+            None => command.env_remove(key),
+        };
+    }
+    let parent = std::process::id() as Pid;
+    // SAFETY: as in `spawn_adapter`, plus setsid and ioctl(TIOCSCTTY) on fd 0 (the slave side,
+    // already dup2'd by std), both async-signal-safe. No `process_group`: setsid makes the child
+    // a new group's leader, and fails in one that already leads a group.
+    unsafe {
+        command.pre_exec(move || {
+            child_setup(parent)?;
+            if libc::setsid() == -1 || libc::ioctl(0, libc::TIOCSCTTY, 0) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let spawned = command.spawn();
+    // The slave side's copies in `command` close here: only the child holds the terminal open.
+    drop(command);
+    let child = spawned.map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => SpawnError::NotFound { program: cmd.program.clone() },
+        io::ErrorKind::PermissionDenied => SpawnError::PermissionDenied { program: cmd.program.clone() },
+        _ => SpawnError::Io(e),
+    })?;
+    let pid = child.id() as Pid;
+    // `child` is dropped without waiting: reaping belongs to `reap_exited`.
+    drop(child);
+    let ends = master.try_clone().map(|input| (pipe::Sender::from(input), pipe::Receiver::from(master)));
+    let (input, output) = match ends {
+        Ok(ends) => ends,
+        Err(e) => {
+            let _ = kill_group(pid);
+            return Err(SpawnError::Io(e));
+        }
+    };
+    // One open file description behind both ends: O_NONBLOCK set once holds for both.
+    if let Err(e) = output.set_nonblocking(true) {
+        let _ = kill_group(pid);
+        return Err(SpawnError::Io(e));
+    }
+    Ok(SpawnedTerminal { pid, pgid: pid, input, output, eof_char })
+}
+
 /// Runs in the forked child: empty signal mask (the loop may block SIGCHLD/SIGTERM for a
 /// signalfd, and the mask survives exec), die with the parent, and close the race where the
 /// parent died before `prctl` took effect.

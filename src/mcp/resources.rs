@@ -72,7 +72,7 @@ pub fn read(uri: &str, sessions: &Sessions) -> Option<Value> {
         "state" => Some(content(uri, "application/json", s.summary_json().to_string())),
         "output" => {
             let read = s.output.read(0, None, usize::MAX);
-            let text: String = read.entries.iter().map(|e| e.text.as_str()).collect();
+            let text = crate::session::output::join(read.entries.iter().copied(), true);
             Some(content(uri, "text/plain", text))
         }
         "dap-log" => Some(content(uri, "application/x-ndjson", s.dap_log_ndjson())),

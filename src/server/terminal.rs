@@ -1,8 +1,10 @@
 //! Processes agentdap runs for adapters (`runInTerminal`, DESIGN §5 host requests) as loop
-//! sources: spawn (piped stdio, own process group, `PR_SET_PDEATHSIG`, recorded with the
-//! watchdog), their stdout/stderr into the session's output, the stdin buffer the session
-//! holds written on WRITABLE, reaping, and stopping them with their session. Decides nothing:
-//! the policy is the session layer's ([`crate::session::host`]).
+//! sources: spawn on a pseudo-terminal ([`spawn::spawn_in_pty`]: own session and process group,
+//! `PR_SET_PDEATHSIG`, recorded with the watchdog), what they write to the terminal into the
+//! session's output (one stream, `stdout`), the stdin buffer the session holds written to the
+//! terminal on WRITABLE (`eof` as the terminal's end-of-input character), reaping, and stopping
+//! them with their session. Decides nothing: the policy is the session layer's
+//! ([`crate::session::host`]).
 //!
 //! Architecture Invariant: such a process never inherits agentdap's stdin, stdout or stderr.
 
@@ -48,6 +50,13 @@ pub(super) struct TerminalIo {
     stdout: Option<pipe::Receiver>,
     stderr: Option<pipe::Receiver>,
     stdin_writable: bool,
+    /// The terminal's end-of-input character (`VEOF`), written for `send_input {eof: true}`.
+    eof_char: u8,
+    /// The last input byte written was not `\n`: a canonical-mode read takes the first `VEOF`
+    /// as the end of that line, so end of input takes a second one.
+    line_open: bool,
+    /// `VEOF` characters still to write for an `eof` (0 until the queued input is written).
+    eof_left: u8,
     stdout_ready: bool,
     stderr_ready: bool,
     exit: Option<ExitStatus>,
@@ -73,7 +82,7 @@ impl Server {
             let why = "agentdap is shutting down".to_owned();
             return self.sessions.on_terminal_spawned(session, reverse, Err(why), now);
         }
-        let spawned = match spawn::spawn_adapter(&command) {
+        let spawned = match spawn::spawn_in_pty(&command) {
             Ok(s) => s,
             Err(e) => {
                 warn!("runInTerminal: cannot run {}: {e}", command.program.to_string_lossy());
@@ -86,10 +95,14 @@ impl Server {
             session,
             pid: spawned.pid,
             pgid: spawned.pgid,
-            stdin: Some(spawned.stdin),
-            stdout: Some(spawned.stdout),
-            stderr: Some(spawned.stderr),
+            stdin: Some(spawned.input),
+            stdout: Some(spawned.output),
+            // The terminal is one stream: stdout and stderr come through the master side.
+            stderr: None,
             stdin_writable: true,
+            eof_char: spawned.eof_char,
+            line_open: false,
+            eof_left: 0,
             stdout_ready: true,
             stderr_ready: true,
             exit: None,
@@ -180,6 +193,12 @@ impl Server {
                         break;
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    // A pseudo-terminal's master reads EIO once no process holds the terminal
+                    // open: its end of output (pty(7)).
+                    Err(e) if e.raw_os_error() == Some(libc::EIO) => {
+                        self.close_terminal_pipe(tkey, which);
+                        break;
+                    }
                     Err(e) => {
                         debug!("reading a terminal pipe failed: {e}");
                         self.close_terminal_pipe(tkey, which);
@@ -234,8 +253,9 @@ impl Server {
         }
     }
 
-    /// Writes the session's queued input until it is written or the pipe is full; closes stdin
-    /// after it when the agent sent `eof`.
+    /// Writes the session's queued input until it is written or the terminal's buffer is full;
+    /// after the input sent with `eof`, writes the terminal's end-of-input character (twice when
+    /// the input ended inside a line) and takes no more input.
     fn write_terminal(&mut self, tkey: usize) {
         let Some(io) = self.terminals.get_mut(tkey) else { return };
         if io.detached || !io.stdin_writable {
@@ -244,25 +264,42 @@ impl Server {
         let session = io.session;
         let Some(stdin) = io.stdin.as_mut() else { return };
         loop {
-            let (bytes, eof) = self.sessions.terminal_input(session);
-            if bytes.is_empty() {
-                if eof {
-                    if let Some(mut p) = io.stdin.take() {
-                        let _ = self.poll.registry().deregister(&mut p);
-                    }
-                    self.sessions.on_terminal_stdin_closed(session, "it was closed after the input sent with eof");
+            let (queued, eof) = self.sessions.terminal_input(session);
+            let eof_chars = [io.eof_char; 2];
+            let bytes = if !queued.is_empty() {
+                queued
+            } else if eof {
+                if io.eof_left == 0 {
+                    io.eof_left = if io.line_open { 2 } else { 1 };
                 }
+                &eof_chars[..usize::from(io.eof_left)]
+            } else {
                 return;
-            }
+            };
             match stdin.write(bytes) {
-                Ok(n) => self.sessions.consume_terminal_input(session, n),
+                Ok(n) if !queued.is_empty() => {
+                    io.line_open = bytes[..n].last().map_or(io.line_open, |&b| b != b'\n');
+                    self.sessions.consume_terminal_input(session, n);
+                }
+                Ok(n) => {
+                    io.eof_left -= n.min(usize::from(io.eof_left)) as u8; // infallible: n ≤ 2
+                    if io.eof_left == 0 {
+                        io.line_open = false;
+                        if let Some(mut p) = io.stdin.take() {
+                            let _ = self.poll.registry().deregister(&mut p);
+                        }
+                        let why = "the terminal's end of input (VEOF) was sent after the input sent with eof";
+                        self.sessions.on_terminal_stdin_closed(session, why);
+                        return;
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     io.stdin_writable = false;
                     return;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    debug!("writing a terminal's stdin failed: {e}");
+                    debug!("writing a terminal's input failed: {e}");
                     if let Some(mut p) = io.stdin.take() {
                         let _ = self.poll.registry().deregister(&mut p);
                     }

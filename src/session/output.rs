@@ -78,6 +78,9 @@ pub struct OutputRing {
     next: u64,
     bytes: usize,
     cap: usize,
+    /// Entries and bytes of text dropped so far (oldest first) to stay under `cap`.
+    evicted: u64,
+    evicted_bytes: u64,
     /// Per category, text after the last `\n` not yet made an entry: programs write a line in
     /// pieces (`print` sends the text and the newline separately), and readers want lines.
     partial: Vec<(Category, String)>,
@@ -111,6 +114,8 @@ impl OutputRing {
             next: 0,
             bytes: 0,
             cap: cap.max(1),
+            evicted: 0,
+            evicted_bytes: 0,
             partial: Vec::new(),
             open: Vec::new(),
         }
@@ -179,7 +184,11 @@ impl OutputRing {
         self.next += 1;
         while self.bytes > self.cap {
             match self.entries.pop_front() {
-                Some(old) => self.bytes -= old.text.len(),
+                Some(old) => {
+                    self.bytes -= old.text.len();
+                    self.evicted += 1;
+                    self.evicted_bytes += old.text.len() as u64;
+                }
                 None => break,
             }
         }
@@ -188,6 +197,16 @@ impl OutputRing {
     /// Number of the next entry to arrive (the cursor of a reader who has seen everything).
     pub fn cursor(&self) -> u64 {
         self.next
+    }
+
+    /// The most text the ring holds (bytes).
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Entries and bytes of text dropped so far to stay under the cap (all readers).
+    pub fn evicted(&self) -> (u64, u64) {
+        (self.evicted, self.evicted_bytes)
     }
 
     /// Number of the oldest entry still held.
@@ -224,10 +243,7 @@ impl OutputRing {
     /// a line start where possible; returns `(text, truncated_bytes, dropped_entries)`.
     pub fn tail_since(&self, cursor: u64, max: usize) -> (String, usize, u64) {
         let read = self.read(cursor, None, usize::MAX);
-        let mut all = String::new();
-        for e in &read.entries {
-            all.push_str(&labelled(e));
-        }
+        let all = join(read.entries.iter().copied(), true);
         let mut cut = all.len().saturating_sub(max);
         while !all.is_char_boundary(cut) {
             cut += 1;
@@ -254,20 +270,34 @@ impl OutputRing {
     }
 }
 
-/// An entry's text as shown to the agent: stdout as is, other categories with every line
-/// labelled, so interleaved streams stay readable.
-pub fn labelled(e: &Entry) -> String {
-    if e.category == Category::Stdout {
-        return e.text.clone();
-    }
-    let label = format!("[{}] ", e.category.as_str());
-    let mut out = String::with_capacity(e.text.len() + 16);
-    for (i, line) in e.text.split_inclusive('\n').enumerate() {
-        // The first line of an entry that carries on an unfinished line is already labelled.
-        if i > 0 || !e.continues {
-            out.push_str(&label);
+/// Entries as one text for the agent, the one place output is joined (the `output` tool, the
+/// tail in results, the output resource). Text is exactly what was printed: an unfinished line
+/// and the entry that `continues` it join with nothing between them. With `labels`, every line
+/// of a non-stdout entry is labelled (`[stderr] `, `[console] `, `[adapter] `) so interleaved
+/// streams stay readable; when another stream's output arrives while a line is unfinished, the
+/// text breaks the line there (the only `\n` not printed by the program) and the rest of the
+/// line, when it comes, is labelled `[<category> continued] ` so it is not read as a new line.
+pub fn join<'a>(entries: impl IntoIterator<Item = &'a Entry>, labels: bool) -> String {
+    let mut out = String::new();
+    // The category of the line left unfinished at the end of `out`.
+    let mut open: Option<Category> = None;
+    for e in entries {
+        let carries_on = e.continues && open == Some(e.category);
+        if open.is_some() && !carries_on {
+            out.push('\n');
         }
-        out.push_str(line);
+        for (i, line) in e.text.split_inclusive('\n').enumerate() {
+            let first = i == 0;
+            if labels && !(first && carries_on) {
+                match (e.category, first && e.continues) {
+                    (c, true) => out.push_str(&format!("[{} continued] ", c.as_str())),
+                    (Category::Stdout, false) => {}
+                    (c, false) => out.push_str(&format!("[{}] ", c.as_str())),
+                }
+            }
+            out.push_str(line);
+        }
+        open = (!e.text.ends_with('\n')).then_some(e.category);
     }
     out
 }
@@ -292,8 +322,32 @@ mod tests {
         assert!(!ring.has_partial());
         ring.push(Category::Stderr, "bob\nnext\n");
         let all: Vec<&Entry> = ring.read(0, None, 10).entries;
-        let joined: String = all.iter().map(|e| labelled(e)).collect();
+        let joined = join(all.iter().copied(), true);
         assert_eq!(joined, "line 1\n[stderr] name? bob\n[stderr] next\n");
+    }
+
+    #[test]
+    fn joined_text_adds_a_line_break_only_where_another_stream_cut_in() {
+        let check = |pieces: &[(Category, &str, bool)], labels: bool, expected: &str| {
+            let mut ring = OutputRing::default();
+            for &(c, text, flush) in pieces {
+                ring.push(c, text);
+                if flush {
+                    ring.flush();
+                }
+            }
+            assert_eq!(join(ring.read(0, None, 100).entries, labels), expected, "{pieces:?}");
+        };
+        use Category::{Console, Stderr, Stdout};
+        check(&[(Stdout, "errors:", true), (Stdout, " [x]\nlow\n", false)], true, "errors: [x]\nlow\n");
+        check(&[(Stdout, "errors:", true), (Stdout, " [x]\n", false)], false, "errors: [x]\n");
+        check(
+            &[(Stdout, "errors:", true), (Stderr, "oops\n", false), (Stdout, " [x]\n", false)],
+            true,
+            "errors:\n[stderr] oops\n[stdout continued]  [x]\n",
+        );
+        check(&[(Console, "a", true), (Console, "b\nc\n", false)], true, "[console] ab\n[console] c\n");
+        check(&[(Stderr, "name? ", true)], true, "[stderr] name? ");
     }
 
     #[test]
@@ -354,6 +408,7 @@ mod tests {
         assert_eq!(texts(&r), ["444\n", "555\n"]);
         assert_eq!(r.dropped, 4);
         assert_eq!(r.next_cursor, 6);
+        assert_eq!((ring.first(), ring.evicted()), (4, (4, 16)));
     }
 
     #[test]
@@ -376,8 +431,9 @@ mod tests {
         let (text, truncated, dropped) = ring.tail_since(0, 7);
         assert_eq!(text, " wörld");
         assert_eq!((truncated, dropped), (6, 0));
+        // Read from the middle of the line: the label says it carries on one shown before.
         let (text, truncated, _) = ring.tail_since(1, 100);
-        assert_eq!((text.as_str(), truncated), ("wörld", 0));
+        assert_eq!((text.as_str(), truncated), ("[stdout continued] wörld", 0));
     }
 
     #[test]

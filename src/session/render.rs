@@ -139,12 +139,37 @@ impl Session {
         self.output.flush();
         let (tail, truncated, dropped) = self.output.tail_since(self.result_cursor, SNAPSHOT_TAIL);
         let cursor = self.output.cursor();
-        if !tail.is_empty() || dropped > 0 {
-            text.push_str("\noutput:\n");
-            if truncated > 0 || dropped > 0 {
+        // At a stop, whether everything printed before it is in cannot be known here.
+        let may_follow = self.state == RunState::Stopped
+            && self.plan.quirks.launch_output_apart_from_stops
+            && self.plan.request == "launch"
+            && !self.host.terminal_console;
+        if may_follow {
+            text.push_str(&format!(
+                "\nnote: the adapter sends output apart from stops: what was printed just before this stop may still be arriving (`output` with since={cursor} shows it)"
+            ));
+        }
+        if !tail.is_empty() || dropped > 0 || may_follow {
+            if !tail.is_empty() || dropped > 0 {
+                text.push_str("\noutput:\n");
+            }
+            if dropped > 0 {
+                // Gone for good: `output` cannot give them back, so the note must not say it can.
                 text.push_str(&format!(
-                    "(… {} earlier bytes not shown here; call `output` for everything)\n",
-                    truncated
+                    "(… {dropped} earlier entries were dropped: the output ring keeps the last {} KiB; {})\n",
+                    self.output.cap() / 1024,
+                    match truncated {
+                        0 => "the rest is below".to_owned(),
+                        t => format!(
+                            "{t} more bytes not shown here: `output` with since={} has them",
+                            self.output.first()
+                        ),
+                    }
+                ));
+            } else if truncated > 0 {
+                text.push_str(&format!(
+                    "(… {truncated} earlier bytes not shown here: `output` with since={} has them)\n",
+                    self.result_cursor
                 ));
             }
             text.push_str(&tail);
@@ -157,10 +182,13 @@ impl Session {
             if dropped > 0 {
                 o.insert("dropped".into(), dropped.into());
             }
+            if may_follow {
+                o.insert("may_follow".into(), true.into());
+            }
             snap["output"] = Value::Object(o);
         }
         self.result_cursor = cursor;
-        ToolResult::ok(text.trim_end().to_owned(), snap)
+        ToolResult::ok(text.trim_end_matches('\n').to_owned(), snap)
     }
 
     /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`

@@ -11,8 +11,7 @@ use serde_json::{json, Value};
 
 use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
-    RuntimeQuirks,
-    Transport,
+    RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -78,6 +77,11 @@ pub fn quirks() -> Quirks {
         variables_are_snapshots: false,
         mutating_evaluate_prefixes: &[],
         unnamed_child_from_evaluate_name: false,
+        // 1.8.22: with `console: internalConsole` its launcher reads the program's stdout and
+        // stderr pipes on threads and sends `output` events over its own socket
+        // (debugpy/launcher/output.py), while `stopped` comes from pydevd over another
+        // (`console: terminal` output comes through agentdap's terminal, in order).
+        launch_output_apart_from_stops: true,
     }
 }
 

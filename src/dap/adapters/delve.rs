@@ -91,6 +91,7 @@ pub fn quirks() -> Quirks {
         mutating_evaluate_prefixes: &["call "],
         // 1.20.2: a pointer `p`'s one child is `{"name": "", "evaluateName": "(*p)"}`.
         unnamed_child_from_evaluate_name: true,
+        launch_output_apart_from_stops: false,
     }
 }
 

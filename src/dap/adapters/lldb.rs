@@ -111,6 +111,7 @@ pub fn quirks() -> Quirks {
         variables_are_snapshots: false,
         mutating_evaluate_prefixes: &[],
         unnamed_child_from_evaluate_name: false,
+        launch_output_apart_from_stops: false,
     }
 }
 

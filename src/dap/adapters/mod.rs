@@ -107,6 +107,10 @@ pub struct Quirks {
     /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
     /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
     pub unnamed_child_from_evaluate_name: bool,
+    /// A launched program's output (internal console) reaches agentdap on another path than
+    /// its stops, with no order between them: a stop's result may come before the output
+    /// printed just before the stop, so it says that more may follow.
+    pub launch_output_apart_from_stops: bool,
 }
 
 impl Quirks {
@@ -131,6 +135,7 @@ impl Quirks {
         variables_are_snapshots: false,
         mutating_evaluate_prefixes: &[],
         unnamed_child_from_evaluate_name: false,
+        launch_output_apart_from_stops: false,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for

@@ -16,7 +16,8 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "send_input",
         title: "Send input",
-        description: "Write text to the program's stdin (launched with console terminal); eof closes it after.",
+        description:
+            "Write text to the program's terminal (launched with console terminal); eof sends end of input (^D) after.",
         input_schema: send_input_schema,
         annotations: CONTROL,
         handler: send_input,

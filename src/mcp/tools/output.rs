@@ -26,7 +26,7 @@ fn schema() -> Value {
             "session": session_prop(),
             "since": {"type": "integer", "description": "Cursor (default 0)."},
             "category": {"type": "string", "enum": ["stdout", "stderr", "console", "adapter"]},
-            "limit": {"type": "integer", "description": "Default 200."}
+            "limit": {"type": "integer", "description": "Default 200; at most 1000 entries and 20000 bytes of text per call."}
         }
     })
 }
@@ -63,40 +63,56 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     let Some(s) = cx.sessions.get(key) else {
         return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
-    let read = s.output.read(a.since.unwrap_or(0), category, a.limit.unwrap_or(200).min(MAX_LIMIT));
-    let mut text = String::new();
-    let mut entries = Vec::new();
+    let limit = a.limit.unwrap_or(200).min(MAX_LIMIT);
+    let read = s.output.read(a.since.unwrap_or(0), category, limit);
+    let mut size = 0;
+    // Why the read stopped before the newest entry, when it did.
+    let mut stopped_by = read.more.then(|| match a.limit {
+        Some(asked) if asked > MAX_LIMIT => format!("at most {MAX_LIMIT} entries per call"),
+        _ => format!("limit {limit} reached"),
+    });
+    let mut taken = Vec::new();
     let mut next = read.next_cursor;
     let mut more = read.more;
     for e in &read.entries {
-        if text.len() + e.text.len() > MAX_TEXT && !entries.is_empty() {
+        if size + e.text.len() > MAX_TEXT && !taken.is_empty() {
             next = e.index;
             more = true;
+            stopped_by = Some(format!("at most {MAX_TEXT} bytes of text per call"));
             break;
         }
-        if category.is_none() {
-            text.push_str(&crate::session::output::labelled(e));
-        } else {
-            text.push_str(&e.text);
-        }
-        if !e.text.ends_with('\n') {
-            text.push('\n');
-        }
-        entries.push(json!({"index": e.index, "category": e.category.as_str(), "text": e.text}));
+        size += e.text.len();
+        taken.push(*e);
     }
+    // One category reads as printed; all of them are labelled per line (`output::join`).
+    let text = crate::session::output::join(taken.iter().copied(), category.is_none());
+    let entries: Vec<Value> =
+        taken.iter().map(|e| json!({"index": e.index, "category": e.category.as_str(), "text": e.text})).collect();
     let mut head = format!("{} output: {} entries, next cursor {next}", s.id, entries.len());
+    let (evicted, evicted_bytes) = s.output.evicted();
     if read.dropped > 0 {
-        head.push_str(&format!(", {} older entries were dropped", read.dropped));
+        head.push_str(&format!(
+            "; {} entries before cursor {} were dropped and cannot be read ({evicted_bytes} bytes dropped in all: the ring keeps the last {} KiB)",
+            read.dropped,
+            s.output.first(),
+            s.output.cap() / 1024
+        ));
     }
     if more {
-        head.push_str(&format!(" (more: call output with since={next})"));
+        let why = stopped_by.unwrap_or_default();
+        head.push_str(&format!(" (more: {why}; call output with since={next})"));
     }
     let mut structured = json!({"session": s.id, "entries": entries, "next_cursor": next});
     if read.dropped > 0 {
         structured["dropped"] = read.dropped.into();
     }
+    if evicted > 0 {
+        // What the ring still holds starts here; before it, `dropped_bytes` of text are gone.
+        structured["first_cursor"] = s.output.first().into();
+        structured["dropped_bytes"] = evicted_bytes.into();
+    }
     if more {
         structured["more"] = true.into();
     }
-    Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end().to_owned(), structured))
+    Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end_matches('\n').to_owned(), structured))
 }
