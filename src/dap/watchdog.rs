@@ -634,7 +634,7 @@ mod tests {
 
     #[test]
     fn commands_round_trip_and_reject_garbage() {
-        let dir = PathBuf::from("/tmp dir/agentdap-build-12-ab");
+        let dir = PathBuf::from("/scratch space/agentdap-build-12-ab");
         for cmd in [
             WatchdogCommand::Record { pid: 4242, start_time: 987654321 },
             WatchdogCommand::Forget { pid: 77 },
