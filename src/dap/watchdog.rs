@@ -150,6 +150,8 @@ pub fn watchdog_main(args: &[OsString]) -> i32 {
     for dir in &recorded.dirs {
         match remove_own_scratch_dir(dir, &base, Some(server)) {
             Ok(true) => {}
+            // Already gone (removed with its adapter, then recorded again by a relaunch).
+            Ok(false) if std::fs::symlink_metadata(dir).is_err() => {}
             Ok(false) => log::warn!("watchdog: {} is not a directory agentdap made; left alone", dir.display()),
             Err(e) => log::warn!("watchdog: cannot remove {}: {e}", dir.display()),
         }
