@@ -2,7 +2,8 @@
 //! `-gcflags='all=-N -l'` (`mode: exec`) and a `.go` file (`mode: debug`, built by dlv):
 //! breakpoint, `context`, `evaluate`, `step`, program output in order (dlv's own stdout and
 //! stderr), the exit code read after `disconnect`, stop on entry at `main.main`, no
-//! `__debug_bin` in the project, and no dlv left. Fails when Delve is missing
+//! `__debug_bin` in the project, and no dlv left; after a SIGKILL of agentdap its watchdog
+//! removes the build directory and nothing else. Fails when Delve is missing
 //! (`apt-get install delve golang-go`).
 
 mod agent;
@@ -136,4 +137,61 @@ fn debug_mode_builds_stops_at_main_main_and_leaves_no_debug_bin() {
     let leftovers: Vec<_> = std::fs::read_dir(&f.dir).expect("ls").flatten().map(|e| e.file_name()).collect();
     assert!(!leftovers.iter().any(|n| n.to_string_lossy().contains("__debug_bin")), "{leftovers:?}");
     assert!(agent::eventually(Duration::from_secs(5), || !Path::new(&output).parent().is_some_and(Path::exists)));
+}
+
+/// agentdap SIGKILLed while Delve's built program is stopped: the watchdog kills the program,
+/// then removes the temporary build directory agentdap made (without following a symlink inside
+/// it) — and nothing it did not make: a planted `agentdap-build-<pid>-…` symlink and directory
+/// with agentdap's own pid, and a planted symlink named for a dead agentdap (which the next
+/// launch's sweep of stale directories must leave too), all stay.
+#[test]
+fn sigkill_of_agentdap_removes_its_build_directory_and_nothing_else() {
+    let f = fixtures();
+    let tmp = scratch("delve-sigkill-tmp");
+    let mut a = Agent::start_plain(|cmd| {
+        go_env(cmd).env("TMPDIR", &tmp);
+    });
+    let me = a.d.pid();
+    let outside = tmp.join("not-agentdaps");
+    std::fs::create_dir(&outside).expect("mkdir outside");
+    std::fs::write(outside.join("keep.txt"), "keep").expect("write keep.txt");
+    let planted_link = tmp.join(format!("agentdap-build-{me}-planted"));
+    let dead_link = tmp.join("agentdap-build-4000000000-dead");
+    let planted_dir = tmp.join(format!("agentdap-build-{me}-other"));
+    std::os::unix::fs::symlink(&outside, &planted_link).expect("plant symlink");
+    std::os::unix::fs::symlink(&outside, &dead_link).expect("plant symlink");
+    std::fs::create_dir(&planted_dir).expect("plant dir");
+    std::fs::write(planted_dir.join("keep.txt"), "keep").expect("write planted");
+
+    let r = a.ok("launch", json!({"program": path(&f.dir.join("main.go")), "wait_ms": 50000}));
+    assert_eq!(at(&r), (json!(13), json!("main.main")), "{}", r.text);
+    let log = a.dap_log("s1");
+    let launch = log.iter().find(|e| e["message"]["command"] == json!("launch")).expect("launch sent");
+    let output = PathBuf::from(launch["message"]["arguments"]["output"].as_str().expect("output"));
+    let build_dir = output.parent().expect("build dir").to_path_buf();
+    assert_eq!(build_dir.parent(), Some(tmp.as_path()), "{}", build_dir.display());
+    assert!(build_dir.is_dir() && output.is_file(), "{}", output.display());
+    // A symlink inside the build directory: removal must not follow it.
+    std::os::unix::fs::symlink(&outside, build_dir.join("link")).expect("link inside");
+    let tree = a.descendants();
+    let debuggee: Vec<_> = tree
+        .iter()
+        .copied()
+        .filter(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e.starts_with(&build_dir)))
+        .collect();
+    assert_eq!(debuggee.len(), 1, "the built program runs from the build directory: {tree:?}");
+
+    a.d.signal(libc::SIGKILL);
+    let _ = a.d.wait_exit(Duration::from_secs(5));
+    let removed = agent::eventually(Duration::from_secs(15), || !build_dir.exists());
+    assert!(removed, "{} is still there after agentdap's SIGKILL (the watchdog removes it)", build_dir.display());
+    agent::assert_all_gone(&debuggee, agent::HYGIENE, "the debuggee after agentdap's SIGKILL");
+    agent::assert_all_gone(&tree, agent::HYGIENE * 2, "agentdap's processes (and the watchdog)");
+    for link in [&planted_link, &dead_link] {
+        let meta = std::fs::symlink_metadata(link).expect("planted symlink stays");
+        assert!(meta.file_type().is_symlink(), "{}", link.display());
+    }
+    assert_eq!(std::fs::read_to_string(planted_dir.join("keep.txt")).ok().as_deref(), Some("keep"));
+    assert_eq!(std::fs::read_to_string(outside.join("keep.txt")).ok().as_deref(), Some("keep"));
+    let _ = std::fs::remove_dir_all(&tmp);
 }

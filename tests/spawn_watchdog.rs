@@ -1,4 +1,4 @@
-//! The watchdog through `/proc`: it kills recorded pids when its pipe closes (handle dropped, or owner SIGKILLed) and spares unrecorded, forgotten and recycled-pid processes.
+//! The watchdog through `/proc`: it kills recorded pids when its pipe closes (handle dropped, or owner SIGKILLed) and spares unrecorded, forgotten and recycled-pid processes; then it removes recorded temporary directories agentdap would make, and nothing else.
 
 mod spawn_util;
 
@@ -98,4 +98,48 @@ fn sigkilled_owner_leaves_no_recorded_debuggee() {
     assert!(wait_until(DEADLINE, || !running(wd_pid)), "watchdog did not exit");
     assert!(running(bystander), "unrecorded process was killed");
     sigkill(bystander);
+}
+
+/// Recorded directories go when the pipe closes, after the recorded process was killed; a
+/// recorded symlink, a forgotten directory, one outside the temporary directory and one named
+/// for another server stay.
+#[test]
+fn closed_pipe_removes_only_recorded_directories_agentdap_would_make() {
+    let tmp = std::env::temp_dir().join(format!("agentdap-wd-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir(&tmp).expect("mkdir tmp");
+    let exe = std::env::current_exe().expect("test binary path");
+    let args: Vec<OsString> =
+        ["--exact", "watchdog_entry", "--nocapture", "--test-threads=1", "-q"].iter().map(OsString::from).collect();
+    let env = [(ROLE_VAR.into(), "watchdog".into()), ("TMPDIR".into(), tmp.clone().into())];
+    let mut wd = Watchdog::start_with(&exe, &args, &env).expect("start watchdog");
+    let me = std::process::id();
+    let name = |tag: &str| tmp.join(format!("agentdap-build-{me}-{tag}"));
+    let (ours, link, forgotten, other_server) =
+        (name("ours"), name("link"), name("forgotten"), tmp.join("agentdap-build-1-x"));
+    let elsewhere = tmp.join("sub").join(format!("agentdap-build-{me}-deep"));
+    for dir in [&ours, &forgotten, &other_server, &elsewhere] {
+        std::fs::create_dir_all(dir).expect("mkdir");
+        std::fs::write(dir.join("f"), "x").expect("write");
+    }
+    std::os::unix::fs::symlink(&forgotten, &link).expect("symlink");
+    std::os::unix::fs::symlink(&forgotten, ours.join("inside")).expect("symlink inside");
+    let mut victim = debuggee();
+    wd.record(victim.id() as Pid).expect("record victim");
+    for dir in [&ours, &link, &forgotten, &other_server, &elsewhere] {
+        wd.record_dir(dir).expect("record dir");
+    }
+    wd.forget_dir(&forgotten).expect("forget dir");
+    let wd_pid = wd.pid();
+    drop(wd);
+    assert!(wait_until(DEADLINE, || !running(wd_pid)), "watchdog did not exit");
+    assert!(!running(victim.id() as Pid), "the recorded process is gone before the watchdog exits");
+    assert!(!ours.exists(), "the recorded directory is removed");
+    assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()), "a recorded symlink stays");
+    for dir in [&forgotten, &other_server, &elsewhere] {
+        assert!(dir.join("f").is_file(), "{} stays", dir.display());
+    }
+    let _ = victim.kill();
+    let _ = victim.wait();
+    let _ = std::fs::remove_dir_all(&tmp);
 }

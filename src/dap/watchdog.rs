@@ -1,18 +1,24 @@
-//! The watchdog (agentdap re-executed as `__watchdog`) that SIGKILLs recorded launched debuggees when the server's pipe closes, the server-side handle that feeds it, and the debuggee pid book; attached processes are never recorded.
+//! The watchdog (agentdap re-executed as `__watchdog`) that SIGKILLs recorded launched debuggees when the server's pipe closes and then removes the temporary directories agentdap recorded, the server-side handle that feeds it, and the debuggee pid book; attached processes are never recorded, and nothing agentdap did not make is ever removed.
 //!
-//! Wire format on the pipe (one ASCII line each, well under `PIPE_BUF`, so every write is
-//! atomic): `+<pid> <start_time>\n` records a launched process, `-<pid>\n` forgets it.
-//! `start_time` is field 22 of `/proc/<pid>/stat`; the watchdog kills only a pid whose start
-//! time still matches, so a recycled pid is never touched.
+//! Wire format on the pipe (one line each, well under `PIPE_BUF`, so every write is atomic):
+//! `+<pid> <start_time>\n` records a launched process, `-<pid>\n` forgets it;
+//! `+dir <path>\n` records a temporary directory agentdap created, `-dir <path>\n` forgets it
+//! (agentdap removed it itself). `start_time` is field 22 of `/proc/<pid>/stat`; the watchdog
+//! kills only a pid whose start time still matches, so a recycled pid is never touched. A
+//! directory is removed only if it still passes [`is_own_scratch_dir`] for the server that
+//! started the watchdog (its parent), and only once the processes it killed are gone.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -24,15 +30,63 @@ pub const WATCHDOG_SUBCOMMAND: &str = "__watchdog";
 /// Most pids a watchdog (and a [`DebuggeeBook`]) keeps; records beyond it are refused.
 pub const MAX_RECORDED: usize = 4096;
 
-/// Longest command line accepted by the watchdog (bytes, newline excluded).
-const MAX_LINE: usize = 64;
+/// Most temporary directories a watchdog keeps; records beyond it are refused.
+pub const MAX_DIRS: usize = 256;
+
+/// Longest directory path a `+dir`/`-dir` line carries (bytes); longer ones are not recorded.
+pub const MAX_DIR_PATH: usize = 1024;
+
+/// Longest command line accepted by the watchdog (bytes, newline excluded): a `+dir` line with
+/// the longest path, far below `PIPE_BUF` (4096 on Linux), so a write is never split.
+const MAX_LINE: usize = MAX_DIR_PATH + 8;
+
+/// How long the watchdog waits for the processes it SIGKILLed to be gone before it removes the
+/// directories (a built binary may still be executing from one).
+const KILL_WAIT: Duration = Duration::from_secs(10);
+
+/// Name prefix of every temporary directory agentdap creates: `agentdap-build-<pid>-<tag>` in
+/// [`std::env::temp_dir`], `<pid>` the server's.
+pub const SCRATCH_PREFIX: &str = "agentdap-build-";
+
+/// Whether `path` is a temporary directory the agentdap with pid `server` (any agentdap when
+/// `None`) would have created: directly inside `base` (the temporary directory), named
+/// `agentdap-build-<pid>-<tag>`, a real directory (`lstat`: never a symlink) owned by this
+/// process's effective uid. One `lstat`; false on any error.
+pub fn is_own_scratch_dir(path: &Path, base: &Path, server: Option<u32>) -> bool {
+    if !path.is_absolute() || path.parent() != Some(base) {
+        return false;
+    }
+    let Some(rest) = path.file_name().and_then(OsStr::to_str).and_then(|n| n.strip_prefix(SCRATCH_PREFIX)) else {
+        return false;
+    };
+    let Some((pid, tag)) = rest.split_once('-') else { return false };
+    if tag.is_empty() || pid.parse::<u32>().map_or(true, |p| server.is_some_and(|s| s != p)) {
+        return false;
+    }
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return false };
+    // SAFETY: geteuid takes nothing and cannot fail.
+    meta.file_type().is_dir() && meta.uid() == unsafe { libc::geteuid() }
+}
+
+/// Removes `path` recursively if [`is_own_scratch_dir`] holds for it. `remove_dir_all` does not
+/// follow symlinks: it descends with `openat(O_NOFOLLOW)` and unlinks a link itself, so nothing
+/// outside the directory is touched even if an entry inside is a link.
+pub fn remove_own_scratch_dir(path: &Path, base: &Path, server: Option<u32>) -> io::Result<bool> {
+    if !is_own_scratch_dir(path, base, server) {
+        return Ok(false);
+    }
+    std::fs::remove_dir_all(path)?;
+    Ok(true)
+}
 
 /// Bytes of commands queued in the handle while the pipe is full.
 const MAX_PENDING: usize = 16 * 1024;
 
 /// Entry point of the watchdog process (`agentdap __watchdog`): reads commands from stdin (the
 /// server's pipe) until EOF, then SIGKILLs every recorded pid whose start time still matches
-/// (its whole process group first if it leads one) and returns the exit code (0).
+/// (its whole process group first if it leads one), waits until those are gone (at most
+/// [`KILL_WAIT`]), removes every recorded directory that still passes [`is_own_scratch_dir`]
+/// for its parent (the server), and returns the exit code (0).
 ///
 /// `args` are the arguments after the subcommand (none are defined; extra ones are logged and
 /// ignored). Never writes to stdout: fd 1 is pointed at `/dev/null` first, in case it was not.
@@ -44,8 +98,12 @@ pub fn watchdog_main(args: &[OsString]) -> i32 {
         // SAFETY: dup2 of two valid open fds; fd 1 is replaced atomically.
         unsafe { libc::dup2(null.as_raw_fd(), 1) };
     }
+    // Read first: once the server dies the parent is someone else.
+    // SAFETY: getppid takes nothing and cannot fail.
+    let server = unsafe { libc::getppid() } as u32;
+    let base = std::env::temp_dir();
     let _ = std::env::set_current_dir("/");
-    let mut recorded: HashMap<Pid, u64> = HashMap::new();
+    let mut recorded = Recorded::default();
     let mut stdin = io::stdin().lock();
     let mut line: Vec<u8> = Vec::with_capacity(MAX_LINE);
     let mut overlong = false;
@@ -80,10 +138,62 @@ pub fn watchdog_main(args: &[OsString]) -> i32 {
             overlong = false;
         }
     }
-    for (&pid, &start_time) in &recorded {
-        kill_recorded(pid, start_time);
+    let killed: Vec<(Pid, u64, libc::c_int)> = recorded
+        .pids
+        .iter()
+        .filter_map(|(&pid, &start)| kill_recorded(pid, start).map(|fd| (pid, start, fd)))
+        .collect();
+    wait_gone(&killed, KILL_WAIT);
+    for &(_, _, fd) in &killed {
+        close_fd(fd);
+    }
+    for dir in &recorded.dirs {
+        match remove_own_scratch_dir(dir, &base, Some(server)) {
+            Ok(true) => {}
+            // Already gone (removed with its adapter, then recorded again by a relaunch).
+            Ok(false) if std::fs::symlink_metadata(dir).is_err() => {}
+            Ok(false) => log::warn!("watchdog: {} is not a directory agentdap made; left alone", dir.display()),
+            Err(e) => log::warn!("watchdog: cannot remove {}: {e}", dir.display()),
+        }
     }
     0
+}
+
+/// What the watchdog acts on at EOF.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Recorded {
+    /// Launched pids and their start times, at most [`MAX_RECORDED`].
+    pids: HashMap<Pid, u64>,
+    /// Temporary directories, at most [`MAX_DIRS`], in the order recorded.
+    dirs: Vec<PathBuf>,
+}
+
+/// Waits until every killed process (pid, start time, pidfd or -1) has exited, or `limit`
+/// passed. A pidfd turns readable when its process exits; without one, `/proc` is polled.
+fn wait_gone(killed: &[(Pid, u64, libc::c_int)], limit: Duration) {
+    let end = Instant::now() + limit;
+    loop {
+        let left: Vec<_> =
+            killed.iter().filter(|(pid, start, _)| super::spawn::is_running(*pid, Some(*start))).collect();
+        if left.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        if now >= end {
+            log::warn!("watchdog: {} killed process(es) still running after {limit:?}", left.len());
+            return;
+        }
+        let mut fds: Vec<libc::pollfd> = left
+            .iter()
+            .filter(|k| k.2 >= 0)
+            .map(|k| libc::pollfd { fd: k.2, events: libc::POLLIN, revents: 0 })
+            .collect();
+        // Without a pidfd for every process, look again every 10 ms.
+        let step = if fds.len() == left.len() { end - now } else { Duration::from_millis(10).min(end - now) };
+        let ms = step.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfds (possibly empty: a plain sleep).
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    }
 }
 
 /// Blocks until `fd` is readable or hung up (only the watchdog process does this).
@@ -94,7 +204,7 @@ fn wait_readable(fd: libc::c_int) {
 }
 
 /// What one watchdog command line asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WatchdogCommand {
     /// `+<pid> <start_time>`: kill `pid` when the pipe closes if it still started at
     /// `start_time` (clock ticks after boot, `/proc/<pid>/stat` field 22).
@@ -109,11 +219,25 @@ pub enum WatchdogCommand {
         /// The process.
         pid: Pid,
     },
+    /// `+dir <path>`: remove this temporary directory (agentdap created it) once the killed
+    /// processes are gone. At most [`MAX_DIR_PATH`] bytes, no newline.
+    RecordDir(PathBuf),
+    /// `-dir <path>`: agentdap removed the directory itself; forget it.
+    ForgetDir(PathBuf),
 }
 
 /// Parses one command line (without its newline). `None` for anything malformed, including
-/// pids ≤ 1.
+/// pids ≤ 1 and directory paths that are empty, relative or over [`MAX_DIR_PATH`] bytes.
 pub fn parse_command(line: &[u8]) -> Option<WatchdogCommand> {
+    for (prefix, record) in [(&b"+dir "[..], true), (&b"-dir "[..], false)] {
+        if let Some(path) = line.strip_prefix(prefix) {
+            let path = PathBuf::from(OsStr::from_bytes(path));
+            if path.as_os_str().len() > MAX_DIR_PATH || !path.is_absolute() {
+                return None;
+            }
+            return Some(if record { WatchdogCommand::RecordDir(path) } else { WatchdogCommand::ForgetDir(path) });
+        }
+    }
     let text = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
     let op = text.chars().next()?;
     let mut parts = text[op.len_utf8()..].split(' ');
@@ -129,43 +253,61 @@ pub fn parse_command(line: &[u8]) -> Option<WatchdogCommand> {
     parts.next().is_none().then_some(cmd)
 }
 
-/// Formats a command as its wire line (with the newline).
-pub fn format_command(cmd: WatchdogCommand) -> String {
-    match cmd {
-        WatchdogCommand::Record { pid, start_time } => format!("+{pid} {start_time}\n"),
-        WatchdogCommand::Forget { pid } => format!("-{pid}\n"),
+/// Formats a command as its wire line (with the newline). Errors: `InvalidInput` for a
+/// directory path with a newline, relative, or over [`MAX_DIR_PATH`] bytes.
+pub fn format_command(cmd: &WatchdogCommand) -> io::Result<Vec<u8>> {
+    let (prefix, path) = match cmd {
+        WatchdogCommand::Record { pid, start_time } => return Ok(format!("+{pid} {start_time}\n").into_bytes()),
+        WatchdogCommand::Forget { pid } => return Ok(format!("-{pid}\n").into_bytes()),
+        WatchdogCommand::RecordDir(path) => ("+dir ", path),
+        WatchdogCommand::ForgetDir(path) => ("-dir ", path),
+    };
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.len() > MAX_DIR_PATH || bytes.contains(&b'\n') || !path.is_absolute() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "directory path cannot go on a watchdog line"));
     }
+    Ok([prefix.as_bytes(), bytes, b"\n"].concat())
 }
 
-fn apply_command(line: &[u8], recorded: &mut HashMap<Pid, u64>) {
+fn apply_command(line: &[u8], recorded: &mut Recorded) {
     match parse_command(line) {
         Some(WatchdogCommand::Record { pid, start_time }) => {
-            if recorded.len() < MAX_RECORDED || recorded.contains_key(&pid) {
-                recorded.insert(pid, start_time);
+            if recorded.pids.len() < MAX_RECORDED || recorded.pids.contains_key(&pid) {
+                recorded.pids.insert(pid, start_time);
             } else {
                 log::warn!("watchdog: {MAX_RECORDED} pids recorded; not recording {pid}");
             }
         }
         Some(WatchdogCommand::Forget { pid }) => {
-            recorded.remove(&pid);
+            recorded.pids.remove(&pid);
         }
+        Some(WatchdogCommand::RecordDir(path)) if recorded.dirs.contains(&path) => {}
+        Some(WatchdogCommand::RecordDir(path)) => {
+            if recorded.dirs.len() < MAX_DIRS {
+                recorded.dirs.push(path);
+            } else {
+                log::warn!("watchdog: {MAX_DIRS} directories recorded; not recording {}", path.display());
+            }
+        }
+        Some(WatchdogCommand::ForgetDir(path)) => recorded.dirs.retain(|d| *d != path),
         None => log::warn!("watchdog: ignoring malformed command {:?}", String::from_utf8_lossy(line)),
     }
 }
 
 /// Kills `pid` (and its process group if it leads one) if it is still the process that started
 /// at `start_time`. A pidfd, when the kernel has them, pins the process between the check and
-/// the signal.
-fn kill_recorded(pid: Pid, start_time: u64) {
+/// the signal. Returns `None` when nothing was signalled, else the pidfd (or -1 without one),
+/// for [`wait_gone`]; the caller closes it.
+fn kill_recorded(pid: Pid, start_time: u64) -> Option<libc::c_int> {
     // SAFETY: pidfd_open takes a pid and flags; it returns a new fd or -1.
     let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
     let Ok(st) = proc_stat(pid) else {
         close_fd(pidfd);
-        return;
+        return None;
     };
     if st.start_time != start_time || !st.is_running() {
         close_fd(pidfd);
-        return;
+        return None;
     }
     if st.pgid == pid {
         // SAFETY: kill with integer arguments; pid > 1 was checked when recorded.
@@ -178,7 +320,7 @@ fn kill_recorded(pid: Pid, start_time: u64) {
         // SAFETY: kill with integer arguments.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
-    close_fd(pidfd);
+    Some(pidfd)
 }
 
 fn close_fd(fd: libc::c_int) {
@@ -262,6 +404,18 @@ impl Watchdog {
         self.send(WatchdogCommand::Forget { pid })
     }
 
+    /// Records a temporary directory agentdap just created (named by [`SCRATCH_PREFIX`] in the
+    /// temporary directory), for the watchdog to remove after agentdap dies. Errors: as for
+    /// [`format_command`] and [`Watchdog::send`].
+    pub fn record_dir(&mut self, dir: &Path) -> io::Result<()> {
+        self.send(WatchdogCommand::RecordDir(dir.to_path_buf()))
+    }
+
+    /// Forgets a directory agentdap removed itself.
+    pub fn forget_dir(&mut self, dir: &Path) -> io::Result<()> {
+        self.send(WatchdogCommand::ForgetDir(dir.to_path_buf()))
+    }
+
     /// Bytes still queued because the pipe was full.
     pub fn pending(&self) -> usize {
         self.pending.len()
@@ -271,15 +425,15 @@ impl Watchdog {
     /// 16 KiB, then `WouldBlock` is returned and the command is lost) and sent by the next call
     /// or [`Watchdog::flush`]. Errors: `BrokenPipe` when the watchdog died.
     pub fn send(&mut self, cmd: WatchdogCommand) -> io::Result<()> {
-        let line = format_command(cmd);
+        let line = format_command(&cmd)?;
         self.flush()?;
         if !self.pending.is_empty() {
-            return self.queue(line.as_bytes());
+            return self.queue(&line);
         }
-        match self.pipe.write(line.as_bytes()) {
+        match self.pipe.write(&line) {
             // Lines are below PIPE_BUF, so a write is all or nothing.
             Ok(_) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.queue(line.as_bytes()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.queue(&line),
             Err(e) => Err(e),
         }
     }
@@ -482,23 +636,79 @@ mod tests {
 
     #[test]
     fn commands_round_trip_and_reject_garbage() {
-        for cmd in [WatchdogCommand::Record { pid: 4242, start_time: 987654321 }, WatchdogCommand::Forget { pid: 77 }] {
-            let line = format_command(cmd);
-            assert_eq!(parse_command(line.trim_end().as_bytes()), Some(cmd));
+        let dir = PathBuf::from("/scratch space/agentdap-build-12-ab");
+        for cmd in [
+            WatchdogCommand::Record { pid: 4242, start_time: 987654321 },
+            WatchdogCommand::Forget { pid: 77 },
+            WatchdogCommand::RecordDir(dir.clone()),
+            WatchdogCommand::ForgetDir(dir),
+        ] {
+            let Ok(line) = format_command(&cmd) else { panic!("{cmd:?} not formatted") };
+            assert_eq!(line.last(), Some(&b'\n'));
+            assert_eq!(parse_command(&line[..line.len() - 1]), Some(cmd));
         }
         for bad in ["", "+", "+12", "+12 x", "-1", "+0 5", "-abc", "*12 5", "+12 5 6", "- 12", "+-5 3"] {
             assert_eq!(parse_command(bad.as_bytes()), None, "{bad:?}");
         }
+        for bad in ["+dir ", "+dir rel/dir", "-dir ", "+dir", "+dirx /a"] {
+            assert_eq!(parse_command(bad.as_bytes()), None, "{bad:?}");
+        }
+        let long = format!("+dir /{}", "a".repeat(MAX_DIR_PATH));
+        assert_eq!(parse_command(long.as_bytes()), None);
+        for unsendable in ["/a\nb", "rel", ""] {
+            let cmd = WatchdogCommand::RecordDir(PathBuf::from(unsendable));
+            assert!(format_command(&cmd).is_err(), "{unsendable:?}");
+        }
+        let longest = WatchdogCommand::RecordDir(PathBuf::from(format!("/{}", "a".repeat(MAX_DIR_PATH - 1))));
+        assert!(format_command(&longest).is_ok_and(|l| l.len() <= MAX_LINE + 1 && l.len() < 4096));
     }
 
     #[test]
     fn records_are_capped_and_forgettable() {
-        let mut recorded = HashMap::new();
+        let mut recorded = Recorded::default();
         apply_command(b"+100 5", &mut recorded);
         apply_command(b"+101 6", &mut recorded);
         apply_command(b"-100", &mut recorded);
         apply_command(b"garbage", &mut recorded);
-        assert_eq!(recorded, HashMap::from([(101, 6)]));
+        apply_command(b"+dir /t/a", &mut recorded);
+        apply_command(b"+dir /t/b", &mut recorded);
+        apply_command(b"+dir /t/a", &mut recorded);
+        apply_command(b"-dir /t/b", &mut recorded);
+        assert_eq!(recorded.pids, HashMap::from([(101, 6)]));
+        assert_eq!(recorded.dirs, [PathBuf::from("/t/a")]);
+        for i in 0..MAX_DIRS + 5 {
+            apply_command(format!("+dir /t/{i}").as_bytes(), &mut recorded);
+        }
+        assert_eq!(recorded.dirs.len(), MAX_DIRS);
+    }
+
+    #[test]
+    fn own_scratch_dir_is_named_placed_and_a_real_directory() {
+        let base = std::env::temp_dir().join(format!("agentdap-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        assert!(std::fs::create_dir(&base).is_ok());
+        let me = std::process::id();
+        let dir = base.join(format!("agentdap-build-{me}-00aa"));
+        let link = base.join(format!("agentdap-build-{me}-00bb"));
+        let file = base.join(format!("agentdap-build-{me}-00cc"));
+        let other = base.join("agentdap-build-x-00dd");
+        assert!(std::fs::create_dir(&dir).is_ok() && std::fs::create_dir(&other).is_ok());
+        assert!(std::os::unix::fs::symlink(&dir, &link).is_ok() && std::fs::write(&file, "").is_ok());
+        assert!(is_own_scratch_dir(&dir, &base, Some(me)));
+        assert!(is_own_scratch_dir(&dir, &base, None));
+        assert!(!is_own_scratch_dir(&dir, &base, Some(me + 1)), "another server's");
+        assert!(!is_own_scratch_dir(&dir, Path::new("/"), Some(me)), "outside the temporary directory");
+        assert!(!is_own_scratch_dir(&base.join("x").join("..").join(dir.file_name().unwrap_or_default()), &base, None));
+        assert!(!is_own_scratch_dir(&link, &base, Some(me)), "a symlink");
+        assert!(!is_own_scratch_dir(&file, &base, Some(me)), "a file");
+        assert!(!is_own_scratch_dir(&other, &base, None), "no pid in the name");
+        assert!(!is_own_scratch_dir(&base.join(format!("agentdap-build-{me}-")), &base, None), "no tag");
+        assert!(!is_own_scratch_dir(&base.join(format!("agentdap-build-{me}-gone")), &base, None), "missing");
+        assert!(matches!(remove_own_scratch_dir(&link, &base, Some(me)), Ok(false)));
+        assert!(link.symlink_metadata().is_ok() && dir.is_dir());
+        assert!(matches!(remove_own_scratch_dir(&dir, &base, Some(me)), Ok(true)));
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]

@@ -185,6 +185,14 @@ impl Server {
                 scanners = Some([PortScanner::new(prefix), PortScanner::new(prefix)]);
             }
         }
+        // The session's temporary directory (a build's output) exists from its plan on: recorded
+        // before the adapter runs, so the watchdog removes it if agentdap dies at any point
+        // after (it is removed with this adapter otherwise, in `forget_adapter_if_done`).
+        if let (Some(dir), Some(w)) = (self.sessions.scratch_dir(session), self.watchdog.as_mut()) {
+            if let Err(e) = w.record_dir(dir) {
+                warn!("watchdog: cannot record {}: {e}; it stays if agentdap is killed", dir.display());
+            }
+        }
         let spawned = match spawn::spawn_adapter(&command) {
             Ok(s) => s,
             Err(e) => {
@@ -693,9 +701,21 @@ impl Server {
             self.adapter_of.remove(&io.session);
         }
         if let Some(dir) = io.scratch_dir.take() {
-            // Only agentdap's own temporary directory (a build's output), a few files.
-            if let Err(e) = std::fs::remove_dir_all(&dir) {
-                debug!("cannot remove {}: {e}", dir.display());
+            // Only agentdap's own temporary directory (a build's output), a few files. Once it is
+            // gone the watchdog forgets it; if it could not be removed, the watchdog tries again
+            // when agentdap exits.
+            let removed = match std::fs::remove_dir_all(&dir) {
+                Ok(()) => true,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => true,
+                Err(e) => {
+                    debug!("cannot remove {}: {e}", dir.display());
+                    false
+                }
+            };
+            if let (true, Some(w)) = (removed, self.watchdog.as_mut()) {
+                if let Err(e) = w.forget_dir(&dir) {
+                    debug!("watchdog: cannot forget {}: {e}", dir.display());
+                }
             }
         }
         // Its process group may still hold a debuggee that ignored SIGTERM.

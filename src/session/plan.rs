@@ -12,6 +12,7 @@ use crate::dap::adapters::{
     self, AdapterError, AdapterKind, Host, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
+use crate::dap::watchdog::{remove_own_scratch_dir, SCRATCH_PREFIX};
 
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
@@ -138,7 +139,9 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     })
 }
 
-/// A fresh private directory under the system's temporary directory (mode 0700).
+/// A fresh private directory under the system's temporary directory (mode 0700), named
+/// `agentdap-build-<pid>-<tag>`. The IO shell records it with the watchdog when it hands the
+/// plan to an adapter, so it goes even when agentdap is SIGKILLed (`dap::watchdog`).
 fn make_scratch_dir() -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
@@ -148,7 +151,7 @@ fn make_scratch_dir() -> std::io::Result<PathBuf> {
         let mut bytes = [0u8; 6];
         getrandom::getrandom(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
         let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let dir = base.join(format!("agentdap-build-{}-{tag}", std::process::id()));
+        let dir = base.join(format!("{SCRATCH_PREFIX}{}-{tag}", std::process::id()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) => last = Some(e),
@@ -160,16 +163,18 @@ fn make_scratch_dir() -> std::io::Result<PathBuf> {
 /// Most temporary-directory entries looked at for stale scratch directories.
 const STALE_SCAN_CAP: usize = 10_000;
 
-/// Removes scratch directories left by a agentdap that was SIGKILLed (its pid, in the name, no
-/// longer runs): a killed agentdap cannot clean up after itself, the next one does.
+/// Removes scratch directories left by an agentdap whose pid (in the name) no longer runs and
+/// whose watchdog did not remove them (it was killed too, or the directory was never recorded).
+/// Only real directories of this uid with agentdap's name ([`crate::dap::watchdog::is_own_scratch_dir`]); a symlink
+/// or another user's entry by that name is left alone.
 fn remove_stale_scratch_dirs(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else { return };
     for entry in entries.flatten().take(STALE_SCAN_CAP) {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("agentdap-build-")) else { continue };
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)) else { continue };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
         if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
+            let _ = remove_own_scratch_dir(&entry.path(), base, Some(pid));
         }
     }
 }
