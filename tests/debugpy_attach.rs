@@ -67,6 +67,8 @@ fn attach_by_connect_stops_at_a_breakpoint_and_detach_leaves_the_process_running
         json!({"connect": {"host": "localhost", "port": port}, "wait_ms": START,
                "breakpoints": [{"path": program, "line": 6}, {"path": "/nonexistent/dir/gone.py", "line": 1}]}),
     );
+    // A debug server may see other files than this machine: the missing one is sent, and said.
+    assert!(r.text.contains("gone.py:1: no such file on this machine"), "{}", r.text);
     // A process held by --wait-for-client runs into the breakpoint as soon as it is attached.
     let r = if r.s["state"] == json!("stopped") { r } else { a.ok("wait", json!({"for": "stop", "wait_ms": START})) };
     assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);

@@ -93,7 +93,7 @@ fn located(cx: &ToolCx<'_>, session: Option<&str>, path: &str, line: u32) -> Res
     let cwd = cx.sessions.get(key).and_then(|s| s.cwd());
     let path = crate::session::plan::resolve_path(path, cwd.as_deref()).to_string_lossy().into_owned();
     if let Some(msg) = super::breakpoints::missing_file(&path) {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg} The program did not run.")));
     }
     Ok((key, path))
 }

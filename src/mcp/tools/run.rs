@@ -142,7 +142,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     };
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against agentdap's working directory.
-    if let Err(e) = prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref()) {
+    if let Err(e) = prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse) {
         return Outcome::Done(e);
     }
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
@@ -159,13 +159,19 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(a) => a,
         Err(e) => return Outcome::Done(e),
     };
-    if let Err(e) = prepare_breakpoints(&mut args.breakpoints, None) {
-        return Outcome::Done(e);
-    }
-    let (plan, start) = match plan::attach(&args, &cx.sessions.config) {
+    // A debug server at `connect` may run on another machine or in a container, with its own
+    // file system (and a `pathMappings` in `adapter_args`): a file missing here is sent as given
+    // and named in the result. A process attached by pid runs here: as for `launch`.
+    let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
+    let notes = match prepare_breakpoints(&mut args.breakpoints, None, missing) {
+        Ok(n) => n,
+        Err(e) => return Outcome::Done(e),
+    };
+    let (mut plan, start) = match plan::attach(&args, &cx.sessions.config) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),
     };
+    plan.notes.extend(notes);
     cx.sessions.attach(start, plan, cx.call, cx.now);
     Outcome::Pending
 }
@@ -230,9 +236,24 @@ fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     Outcome::Pending
 }
 
-/// Checks the breakpoints given to `launch`/`attach` (a usable path, 1-based lines) and makes
-/// their paths absolute against `cwd` (else agentdap's working directory).
-fn prepare_breakpoints(list: &mut [LaunchBreakpoint], cwd: Option<&str>) -> Result<(), ToolResult> {
+/// What [`prepare_breakpoints`] does with a breakpoint whose file does not exist here.
+#[derive(Clone, Copy, PartialEq)]
+enum MissingFile {
+    /// Refused before anything starts (the program runs on this machine: a misspelling).
+    Refuse,
+    /// Kept, and named in the notes returned (the program may see another file system).
+    Note,
+}
+
+/// Checks the breakpoints given to `launch`/`attach` (a usable path, 1-based lines, a file that
+/// exists unless `missing` says otherwise) and makes their paths absolute against `cwd` (else
+/// agentdap's working directory). Returns the notes for files kept though missing.
+fn prepare_breakpoints(
+    list: &mut [LaunchBreakpoint],
+    cwd: Option<&str>,
+    missing: MissingFile,
+) -> Result<Vec<String>, ToolResult> {
+    let mut notes = Vec::new();
     for b in list.iter_mut() {
         let problem = super::breakpoints::bad_path(&b.path)
             .or_else(|| (b.breakpoint.line == 0).then(|| "lines are 1-based; line 0 does not exist.".to_owned()));
@@ -242,9 +263,16 @@ fn prepare_breakpoints(list: &mut [LaunchBreakpoint], cwd: Option<&str>) -> Resu
         }
         b.path = plan::resolve_path(&b.path, cwd).to_string_lossy().into_owned();
         if let Some(msg) = super::breakpoints::missing_file(&b.path) {
+            if missing == MissingFile::Note {
+                notes.push(format!(
+                    "breakpoint {}:{}: no such file on this machine; sent as given, for the debug server's own files",
+                    b.path, b.breakpoint.line
+                ));
+                continue;
+            }
             let msg = format!("breakpoint {}:{}: {msg} Nothing was started.", b.path, b.breakpoint.line);
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
     }
-    Ok(())
+    Ok(notes)
 }
