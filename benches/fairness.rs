@@ -12,7 +12,7 @@
 //! test (`cargo test --all-targets`, no `--bench` argument) it returns at once.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -211,7 +211,7 @@ fn dap_frame(seq: u64, command: &str, arguments: Value) -> Vec<u8> {
 }
 
 /// Reads one DAP message (blocking).
-fn read_dap(r: &mut BufReader<TcpStream>) -> Option<Value> {
+fn read_dap(r: &mut impl BufRead) -> Option<Value> {
     let mut len = None;
     loop {
         let mut line = String::new();
@@ -299,6 +299,9 @@ enum Mode {
 struct Row {
     name: &'static str,
     ms: Vec<f64>,
+    /// The same `evaluate` from a raw DAP client straight to a second copy of B's adapter, timed
+    /// while the flood still runs: what the machine alone costs (CPU contention on 2 cores).
+    raw: Vec<f64>,
     note: String,
 }
 
@@ -319,6 +322,48 @@ fn time_evaluates(mcp: &mut Mcp, session: &str) -> Result<Vec<f64>, String> {
     }
     ms.sort_by(f64::total_cmp);
     Ok(ms)
+}
+
+/// Times [`CALLS`] `evaluate` round trips of a raw DAP client on a fresh copy of the quiet
+/// adapter (pipes, no agentdap in between).
+fn time_raw_evaluates(python: &Path, script: &Path, count: &Path) -> Result<Vec<f64>, String> {
+    let mut child = Command::new(python)
+        .arg(script)
+        .arg("quiet")
+        .arg(count)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("spawn the raw adapter: {e}"))?;
+    let result = (|| {
+        let mut w = child.stdin.take().ok_or("no stdin")?;
+        let mut r = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut seq = 0;
+        let mut request = |w: &mut ChildStdin, r: &mut BufReader<_>, command: &str, args: Value| {
+            seq += 1;
+            w.write_all(&dap_frame(seq, command, args)).map_err(|e| e.to_string())?;
+            loop {
+                let m = read_dap(r).ok_or("the raw adapter closed")?;
+                if m["type"] == "response" && m["request_seq"] == seq {
+                    return Ok::<_, String>(());
+                }
+            }
+        };
+        request(&mut w, &mut r, "initialize", json!({"adapterID": "bench"}))?;
+        request(&mut w, &mut r, "configurationDone", json!({}))?;
+        let mut ms = Vec::with_capacity(CALLS);
+        for _ in 0..CALLS {
+            let t = Instant::now();
+            request(&mut w, &mut r, "evaluate", json!({"expression": "x", "frameId": 1}))?;
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        ms.sort_by(f64::total_cmp);
+        Ok(ms)
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    result
 }
 
 fn run_mode(bin: &Path, scratch: &Path, mode: Mode) -> Result<Row, String> {
@@ -358,6 +403,7 @@ fn run_mode(bin: &Path, scratch: &Path, mode: Mode) -> Result<Row, String> {
     let t0 = Instant::now();
     let ms = time_evaluates(&mut mcp, b);
     let took = t0.elapsed().as_secs_f64();
+    let raw = time_raw_evaluates(&python, &script, &scratch.join("raw-count"));
     stop.store(true, Ordering::Relaxed);
     let note = match mode {
         Mode::Quiet => String::new(),
@@ -378,7 +424,7 @@ fn run_mode(bin: &Path, scratch: &Path, mode: Mode) -> Result<Row, String> {
             Ok(Ok(())) => {}
         }
     }
-    Ok(Row { name: mode_name(mode), ms: ms?, note })
+    Ok(Row { name: mode_name(mode), ms: ms?, raw: raw?, note })
 }
 
 fn mode_name(mode: Mode) -> &'static str {
@@ -407,7 +453,10 @@ fn main() {
     }
     println!("agentdap: {}", bin.display());
     println!("session B `evaluate` through agentdap, {CALLS} calls per mode, ms");
-    println!("{:<14} {:>8} {:>8} {:>8} {:>8}  {:<9} note", "mode", "p50", "p90", "p99", "max", "p99/quiet");
+    println!(
+        "{:<14} {:>8} {:>8} {:>8} {:>8}  {:<9} {:>8} {:>8}  note",
+        "mode", "p50", "p90", "p99", "max", "p99/quiet", "raw p50", "raw p99"
+    );
     let mut quiet_p99 = None;
     // `cargo bench --bench fairness -- quiet flood`: only the modes named (all by default).
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
@@ -427,13 +476,15 @@ fn main() {
                     quiet_p99 = Some(p99);
                 }
                 println!(
-                    "{:<14} {:>8.2} {:>8.2} {:>8.2} {:>8.2}  {:<9} {}",
+                    "{:<14} {:>8.2} {:>8.2} {:>8.2} {:>8.2}  {:<9} {:>8.2} {:>8.2}  {}",
                     row.name,
                     percentile(&row.ms, 0.5),
                     percentile(&row.ms, 0.9),
                     p99,
                     row.ms.last().copied().unwrap_or(f64::NAN),
                     ratio,
+                    percentile(&row.raw, 0.5),
+                    percentile(&row.raw, 0.99),
                     row.note
                 );
             }

@@ -570,7 +570,7 @@ fn start_debugging_arguments(arguments: Option<Value>) -> Option<(String, Value)
 /// as they are, byte for byte; one that may hold one but is not JSON is replaced whole.
 pub fn log_text(body: &[u8]) -> String {
     // A key can spell `token` with JSON escapes (`mirror\u0054oken`): any escape means parsing.
-    let mentions = body.windows(5).any(|w| w.eq_ignore_ascii_case(b"token")) || body.windows(2).any(|w| w == b"\\u");
+    let mentions = mentions_token_or_escape(body);
     if !mentions {
         return String::from_utf8_lossy(body).into_owned();
     }
@@ -585,6 +585,16 @@ pub fn log_text(body: &[u8]) -> String {
         // Not JSON: it cannot be shown safely.
         Err(_) => REDACTED_MESSAGE.to_owned(),
     }
+}
+
+/// Whether `body` holds `token` (ASCII case ignored) or a `\u` escape: one pass over the bytes,
+/// which every DAP message logged takes (an output flood is mostly this).
+fn mentions_token_or_escape(body: &[u8]) -> bool {
+    body.iter().enumerate().any(|(i, &b)| match b {
+        b'\\' => body.get(i + 1) == Some(&b'u'),
+        b't' | b'T' => body.get(i + 1..i + 5).is_some_and(|rest| rest.eq_ignore_ascii_case(b"oken")),
+        _ => false,
+    })
 }
 
 /// Redacts `value` in place as [`log_text`] does: the value of every `token`/`mirrorToken` key

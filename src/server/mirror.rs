@@ -26,9 +26,9 @@ use crate::session::{SessionKey, Sessions};
 use crate::timer::TimerId;
 use crate::token::{self, Kind};
 
-/// Bytes read from a client per `read` call.
-const READ_CHUNK: usize = 16 * 1024;
-/// Reads of one client per wake-up (16 KiB, like other sources' [`super::TURN_BUDGET`]);
+/// Bytes read from a client per `read` call: the same budget as every other source's.
+const READ_CHUNK: usize = super::TURN_BUDGET;
+/// Reads of one client per wake-up (one [`super::TURN_BUDGET`]);
 /// edge-triggered, so a client left with data is read again on the next turn through `readable`.
 const READS_PER_WAKE: usize = 1;
 /// Connections accepted per listener per loop turn. The listener is edge-triggered: one left with

@@ -59,7 +59,7 @@ const READS_PER_TURN: usize = 1;
 /// left with data keeps its ready flag, so the loop polls again without waiting and serves it
 /// next turn, after everyone else had theirs. One flooding adapter thus delays another session
 /// by at most one budget's worth of its processing (`cargo bench --bench fairness`).
-pub(super) const TURN_BUDGET: usize = 16 * 1024;
+pub(super) const TURN_BUDGET: usize = 4 * 1024;
 /// Events taken from one `poll` call.
 const MAX_EVENTS: usize = 256;
 /// During shutdown, give up on stdout after it has accepted nothing for this long.

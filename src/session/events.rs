@@ -43,9 +43,13 @@ impl Session {
                     }
                 }
                 Output::Event(e) => {
-                    let copy = e.clone();
+                    // Output reaches the mirror only while it is exposed (the hot path of a
+                    // chatty program: no copy otherwise); stops and ends always (late joiners).
+                    let copy = (e.event != "output" || self.mirror.endpoint.is_some()).then(|| e.clone());
                     self.on_event(e, now, actions);
-                    self.mirror_event(&copy);
+                    if let Some(copy) = copy {
+                        self.mirror_event(&copy);
+                    }
                 }
                 Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
                 Output::StartDebugging { id, request, configuration } => {
