@@ -146,7 +146,7 @@ impl Session {
             && !self.host.terminal_console;
         if may_follow {
             text.push_str(&format!(
-                "\nnote: the adapter sends output apart from stops: what was printed just before this stop may still be arriving (`output` with since={cursor} shows it)"
+                "\nnote: output printed just before this stop may still be arriving (output since={cursor})"
             ));
         }
         if !tail.is_empty() || dropped > 0 || may_follow {
