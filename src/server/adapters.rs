@@ -626,10 +626,12 @@ impl Server {
                             io.stdout_ready = true;
                             io.stderr_ready = true;
                         }
+                        // Taken before the pipes are read: reading them to EOF may forget the
+                        // adapter (`forget_adapter_if_done`), and its stream must still hear why.
+                        let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
                         // Whatever it wrote before exiting is still in the pipes: read it first.
                         self.read_adapter(akey, now, READS_AT_EXIT);
                         // A TCP adapter that exits before accepting the connection: say why.
-                        let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
                         if let Some((skey, session)) = stream {
                             let stderr = self.sessions.stderr_tail(session);
                             let step =
