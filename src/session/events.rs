@@ -155,7 +155,9 @@ impl Session {
                 } else {
                     text
                 };
+                let logpoint = self.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
+                    let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
                     self.output.push(c, text);
                 }
             }

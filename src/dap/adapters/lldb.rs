@@ -112,6 +112,8 @@ pub fn quirks() -> Quirks {
         mutating_evaluate_prefixes: &[],
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
+        set_expression_shadows_nonlocals: false,
+        logpoint_output_key: None,
     }
 }
 
