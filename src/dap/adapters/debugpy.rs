@@ -88,10 +88,10 @@ pub fn quirks() -> Quirks {
         // `frame.f_locals` (pydevd_save_locals.py); `save_locals` writes back only the frame's
         // own variables, so a global keeps its value under a shadow key the next evaluation reads.
         set_expression_shadows_nonlocals: true,
-        // 1.8.22: a log point's message is sent by pydevd (`send_output`... via
-        // `NetCommandFactoryJson.make_io_message` with a `source`), category `stdout`, over the
-        // debuggee's socket, while the program's own prints come from the launcher's pipes: only
-        // log-point messages carry `source` (an empty object).
+        // 1.8.22: a log point's message is sent by pydevd itself (pydevd_frame.py:
+        // `cmd_factory.make_io_message(info.pydev_message + os.linesep, "1")`), category `stdout`,
+        // with `source: {}`, over the debuggee's socket; the program's own prints come from the
+        // launcher's pipes without `source`, so the two are not ordered against each other.
         logpoint_output_key: Some("source"),
     }
 }

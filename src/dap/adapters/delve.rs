@@ -128,6 +128,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         mirror_evaluate: MIRROR_EVALUATE,
         pause_unanswered: None,
         empty_evaluate: None,
+        signal_exit_as_status: false,
     }
 }
 

@@ -269,6 +269,9 @@ pub struct RuntimeQuirks {
     /// What an empty `result` of `evaluate` in the context given means for this adapter (shown
     /// in place of the empty value). `None`: nothing known, agentdap says the adapter showed none.
     pub empty_evaluate: Option<(&'static str, &'static str)>,
+    /// A process killed by signal N is reported as `exitCode` N, word for word like `exit(N)`:
+    /// after a stop at signal N that the agent resumed, such an exit is the signal.
+    pub signal_exit_as_status: bool,
 }
 
 /// The shape of an `evaluate` an adapter evaluates as an expression only: the contexts in which
@@ -322,6 +325,7 @@ impl RuntimeQuirks {
         mirror_evaluate: ExpressionOnly::STANDARD,
         pause_unanswered: None,
         empty_evaluate: None,
+        signal_exit_as_status: false,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
