@@ -158,7 +158,8 @@ fn a_breakpoint_in_a_file_the_program_does_not_use_is_named_never_verified_at_th
 /// Builds `name` from `source` in the scratch directory.
 fn c_program(name: &str, source: &str) -> String {
     require("lldb-dap-22", "lldb-22");
-    let dir: PathBuf = scratch("lldb-truth");
+    // A directory of its own: `scratch` starts each one empty, and other tests build in theirs.
+    let dir: PathBuf = scratch(&format!("lldb-truth-{name}"));
     let src = dir.join(format!("{name}.c"));
     std::fs::write(&src, source).expect("write C");
     let program = dir.join(name);
