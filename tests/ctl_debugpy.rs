@@ -9,7 +9,7 @@
 mod agent;
 mod common;
 
-use agent::{assert_all_gone, fixture, sent_commands, var_value, Agent, Res, HYGIENE};
+use agent::{assert_all_gone, fixture, lines_of, sent_commands, var_value, Agent, Res, HYGIENE};
 use agentdap::dap::spawn::Pid;
 use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
@@ -375,4 +375,40 @@ fn set_breakpoints_during_a_run_to_is_said_not_hidden() {
     assert_eq!(run_to["structuredContent"]["stop"]["location"]["line"], json!(6), "{run_to}");
     assert!(text.contains("replaced the temporary breakpoint"), "{text}");
     assert!(!text.contains("stopped before reaching"), "{text}");
+}
+
+/// `set_names.py` stops at line 10 in `inner()`, a closure over `outer()`'s `cell`, which reads
+/// the module's `counter` and `limit` and `obj.attr`; the program then prints all of them.
+#[test]
+fn set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_attributes() {
+    let mut a = Agent::start();
+    let p = fixture("py/set_names.py");
+    let r = a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 10}]}));
+    assert_eq!(line(&r), json!(10), "{}", r.text);
+    // A module name read in a function is not a local: debugpy's setExpression would shadow it.
+    let g = a.ok("set_expression", json!({"expression": "counter", "value": "100"}));
+    assert_eq!(
+        (g.s["value"].clone(), g.s["changed"].clone(), g.s["set_in"].clone()),
+        (json!("100"), json!(true), json!("globals")),
+        "{}",
+        g.text
+    );
+    assert!(g.text.starts_with("counter = 100 (was 4)") && g.text.contains("Globals scope"), "{}", g.text);
+    a.ok("set_expression", json!({"expression": "limit", "value": "200"}));
+    let e = a.ok("evaluate", json!({"expression": "globals()['counter']"}));
+    assert_eq!(e.s["value"], json!("100"), "the module's own dict holds it: {}", e.text);
+    let c = a.ok("set_expression", json!({"expression": "cell", "value": "300"}));
+    assert_eq!(c.s["changed"], json!(true), "{}", c.text);
+    a.ok("set_expression", json!({"expression": "local", "value": "400"}));
+    a.ok("set_expression", json!({"expression": "obj.attr", "value": "500"}));
+    // A builtin is no variable of the frame: refused, nothing sent.
+    let sent = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setExpression" || *c == "setVariable").count();
+    let b = a.call("set_expression", json!({"expression": "len", "value": "5"}));
+    assert!(b.is_error && b.code() == "invalid_argument" && b.text.contains("nothing was sent"), "{}", b.text);
+    let after = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setExpression" || *c == "setVariable").count();
+    assert_eq!(after, sent, "no set request for the builtin");
+    let end = a.ok("continue", json!({}));
+    assert_eq!(end.s["state"], json!("exited"), "{}", end.text);
+    let out = lines_of(&a.ok("output", json!({"since": 0})), "stdout");
+    assert_eq!(out, ["inner 300 400 100 200 500", "outer cell 300", "final 100 200 500"], "what the program printed");
 }

@@ -154,3 +154,42 @@ fn a_breakpoint_in_a_file_the_program_does_not_use_is_named_never_verified_at_th
     assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
     assert!(r.text.contains("1 breakpoint(s) never verified: unused.c:2"), "{}", r.text);
 }
+
+/// Builds `name` from `source` in the scratch directory.
+fn c_program(name: &str, source: &str) -> String {
+    require("lldb-dap-22", "lldb-22");
+    // A directory of its own: `scratch` starts each one empty, and other tests build in theirs.
+    let dir: PathBuf = scratch(&format!("lldb-truth-{name}"));
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).expect("write C");
+    let program = dir.join(name);
+    build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&src), "gcc");
+    program.to_string_lossy().into_owned()
+}
+
+/// lldb-dap reports a SIGSEGV death as `exitCode: 11`, in the words of `exit(11)`: after the
+/// SIGSEGV stop the agent resumed, the exit is the signal; a real `exit(11)` stays a code.
+#[test]
+fn a_program_killed_by_a_signal_is_not_reported_as_an_exit_code() {
+    let segv =
+        c_program("segv", "#include <stdio.h>\nint main(void) { volatile int *p = 0; puts(\"crash\"); return *p; }\n");
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": segv, "stop_on_entry": false, "wait_ms": 30000}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    assert!(r.text.contains("SIGSEGV"), "{}", r.text);
+    let end = a.ok("continue", json!({"wait_ms": 30000}));
+    assert!(end.text.starts_with("s1 killed by signal SIGSEGV (11)"), "{}", end.text);
+    assert_eq!(
+        (end.s["signal"].clone(), end.s["signal_number"].clone()),
+        (json!("SIGSEGV"), json!(11)),
+        "{}",
+        end.text
+    );
+    assert!(end.s.get("exit_code").is_none(), "no exit code the program never gave: {}", end.text);
+
+    let exit11 = c_program("exit11", "#include <stdlib.h>\nint main(void) { exit(11); }\n");
+    let mut b = Agent::start_plain(|_| {});
+    let r = b.ok("launch", json!({"program": exit11, "stop_on_entry": false, "wait_ms": 30000}));
+    assert_eq!(r.s["exit_code"], json!(11), "{}", r.text);
+    assert!(r.s.get("signal").is_none() && r.text.starts_with("s1 exited with code 11"), "{}", r.text);
+}

@@ -100,3 +100,25 @@ fn a_stop_result_says_when_output_may_still_be_arriving() {
     assert!(!r.text.contains("may still be arriving"), "{}", r.text);
     assert_eq!(r.s["output"]["text"], json!("errors:"), "{}", r.text);
 }
+
+/// A log point's messages are `logpoint` entries, apart from the program's prints: debugpy sends
+/// them as `stdout`, marked only by a `source` key.
+#[test]
+fn log_point_messages_are_labelled_apart_from_the_programs_prints() {
+    let mut a = Agent::start();
+    let program = fixture("py/out.py");
+    let bp = json!([{"path": program, "line": 2, "log_message": "logged {i}"}]);
+    let r = a.ok("launch", json!({"program": program, "breakpoints": bp}));
+    assert_eq!(r.s["state"], json!("exited"), "a log point never stops: {}", r.text);
+    let mut out = a.ok("output", json!({}));
+    let arrived = agent::eventually(Duration::from_secs(10), || {
+        out = a.ok("output", json!({}));
+        out.text.contains("result=6") && out.text.contains("logged 2")
+    });
+    assert!(arrived, "{}", out.text);
+    assert_eq!(agent::lines_of(&out, "stdout"), ["line 0", "line 1", "line 2", "result=6"], "{}", out.text);
+    assert_eq!(agent::lines_of(&out, "logpoint"), ["logged 0", "logged 1", "logged 2"], "{}", out.text);
+    assert!(out.text.contains("[logpoint] logged 0\n"), "{}", out.text);
+    let only = a.ok("output", json!({"category": "logpoint"}));
+    assert_eq!(agent::lines_of(&only, "logpoint").len(), 3, "{}", only.text);
+}

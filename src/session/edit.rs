@@ -40,6 +40,12 @@ enum Subject {
 enum Phase {
     /// The top frame (for an expression without `frame`).
     Frame,
+    /// The frame's scopes, then its locals' names, then its globals' names: where a bare name
+    /// lives, for an adapter whose `setExpression` shadows names that are not locals
+    /// (`Quirks::set_expression_shadows_nonlocals`).
+    Scopes,
+    Locals,
+    Globals,
     /// The value before.
     Before,
     /// The set request itself.
@@ -62,6 +68,11 @@ pub struct Job {
     old: Option<String>,
     /// The adapter's answer to the set request.
     ack: Option<Value>,
+    /// The frame's `Locals` and `Globals` scopes, learned in `Phase::Scopes`.
+    locals: Option<i64>,
+    globals: Option<i64>,
+    /// The expression was a global name, set through the `Globals` scope instead.
+    via_globals: bool,
 }
 
 impl Sessions {
@@ -90,7 +101,18 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         let target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
         let frames_epoch = s.handles.epoch(HandleKind::Frame);
-        let job = Job { call, frames_epoch, target, value, phase: Phase::Before, old: None, ack: None };
+        let job = Job {
+            call,
+            frames_epoch,
+            target,
+            value,
+            phase: Phase::Before,
+            old: None,
+            ack: None,
+            locals: None,
+            globals: None,
+            via_globals: false,
+        };
         s.edit_next(job, now);
         self.after(key, now);
     }
@@ -118,10 +140,26 @@ impl Sessions {
         let Some(thread) = self.thread_arg(key, target.thread, call) else { return };
         let Some(s) = self.slab.get_mut(key) else { return };
         let frame = frame.or_else(|| s.known_top_frame(thread));
-        let phase = if frame.is_some() { Phase::Before } else { Phase::Frame };
+        let where_first = s.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(&expression);
+        let phase = match (frame, where_first) {
+            (None, _) => Phase::Frame,
+            (Some(_), true) => Phase::Scopes,
+            (Some(_), false) => Phase::Before,
+        };
         let target = Subject::Expression { expression, thread, frame };
         let frames_epoch = s.handles.epoch(HandleKind::Frame);
-        let job = Job { call, frames_epoch, target, value, phase, old: None, ack: None };
+        let job = Job {
+            call,
+            frames_epoch,
+            target,
+            value,
+            phase,
+            old: None,
+            ack: None,
+            locals: None,
+            globals: None,
+            via_globals: false,
+        };
         s.edit_next(job, now);
         self.after(key, now);
     }
@@ -163,7 +201,17 @@ impl Session {
             (Subject::Expression { expression, frame, .. }, Phase::Set) => {
                 ("setExpression", json!({ "expression": expression, "value": job.value, "frameId": frame }))
             }
-            (Subject::Variable { .. }, Phase::Frame) => return self.edit_step(job, Value::Null, now),
+            (Subject::Expression { frame, .. }, Phase::Scopes) => ("scopes", json!({ "frameId": frame })),
+            (Subject::Expression { .. }, Phase::Locals | Phase::Globals) => {
+                let reference = if job.phase == Phase::Locals { job.locals } else { job.globals };
+                let Some(reference) = reference else {
+                    return self.edit_step(job, Value::Null, now);
+                };
+                ("variables", json!({ "variablesReference": reference }))
+            }
+            (Subject::Variable { .. }, Phase::Frame | Phase::Scopes | Phase::Locals | Phase::Globals) => {
+                return self.edit_step(job, Value::Null, now)
+            }
         };
         self.send(command, Some(args), Origin::Ctl(Op::Edit(Box::new(job))), now);
     }
@@ -199,10 +247,51 @@ impl Session {
                     let msg = "the focus thread has no frames; pass `frame` (see `stack_trace`).";
                     return self.done.push((job.call, ToolResult::error(ErrorCode::AdapterError, msg)));
                 };
-                if let Subject::Expression { frame: f, .. } = &mut job.target {
+                if let Subject::Expression { frame: f, expression, .. } = &mut job.target {
                     *f = Some(frame);
+                    let where_first = self.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(expression);
+                    job.phase = if where_first { Phase::Scopes } else { Phase::Before };
                 }
+            }
+            Phase::Scopes => {
+                let scopes = body.get("scopes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                let named = |n: &str| {
+                    scopes
+                        .iter()
+                        .find(|s| s.get("name").and_then(Value::as_str).is_some_and(|x| x.eq_ignore_ascii_case(n)))
+                        .and_then(|s| s.get("variablesReference").and_then(Value::as_i64))
+                        .filter(|r| *r > 0)
+                };
+                job.locals = named("locals");
+                job.globals = named("globals");
+                job.phase = Phase::Locals;
+            }
+            Phase::Locals => {
+                let Subject::Expression { expression, .. } = &job.target else { return };
+                // A local (or, at module level, any module name: there the locals are the
+                // globals) is set by `setExpression` as the program sees it; so is everything
+                // when the frame shows no locals to tell by.
+                let local = body.is_null() || self.child(&body, expression).is_some();
+                job.phase = if local { Phase::Before } else { Phase::Globals };
+            }
+            Phase::Globals => {
+                let Subject::Expression { expression, .. } = &job.target else { return };
+                let name = expression.clone();
+                let (Some(reference), Some(_)) = (job.globals, self.child(&body, &name)) else {
+                    let msg = format!(
+                        "`{name}` is neither a local nor a global of this frame (a builtin, or a name it does not have): \\
+                         {}'s setExpression would only assign it in a copy of the frame's locals that the program never \\
+                         reads, so nothing was sent; set the variable it really is (`scopes`, `variables`, then \\
+                         `set_variable`), or an attribute or item (`obj.attr`, `d['k']`).",
+                        self.adapter
+                    );
+                    return self.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+                };
+                let handle = self.handles.mint(HandleKind::Variables, reference).map_or(0, i64::from);
+                job.target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
+                job.via_globals = true;
                 job.phase = Phase::Before;
+                return self.edit_step(job, body, now);
             }
             Phase::Before => {
                 if let Subject::Variable { reference, name, adapter_name, fresh, .. } = &mut job.target {
@@ -280,6 +369,19 @@ impl Session {
                 ));
                 j["name"] = name.clone().into();
             }
+            Subject::Variable { reference, name, .. } if job.via_globals => {
+                if let Some(h) = self.handles.mint(HandleKind::Variables, *reference) {
+                    j["container_ref"] = h.into();
+                    note = Some(format!(
+                        "\n(`{name}` is not a local of this frame: set in its module's globals, where the program reads it, \
+                         through the Globals scope, ref {h}; {}'s setExpression would only have shadowed it in a copy of the \
+                         frame's locals)",
+                        self.adapter
+                    ));
+                }
+                j["expression"] = name.clone().into();
+                j["set_in"] = "globals".into();
+            }
             Subject::Variable { handle, reference, name, .. } => {
                 // The container's handle, a new one when the adapter invalidated variables
                 // meanwhile (lldb-dap does after every change).
@@ -352,6 +454,12 @@ impl Session {
         text.push_str(&note.unwrap_or_default());
         ToolResult::ok(text, j)
     }
+}
+
+/// A plain Python-style identifier (`counter`, `_x1`): what `setExpression` assigns as a name.
+fn is_bare_name(expression: &str) -> bool {
+    let mut chars = expression.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 fn children(body: &Value) -> &[Value] {

@@ -89,6 +89,7 @@ impl Session {
                     self.descendants_recorded = true;
                     actions.push_back(Action::TrackProcesses);
                 }
+                self.stop_signal = fatal_signal(&body);
                 self.on_stopped(&body, now)
             }
             "continued" => {
@@ -100,6 +101,10 @@ impl Session {
             "exited" => {
                 self.exit_code = body.get("exitCode").and_then(Value::as_i64);
                 self.ended_by_agentdap |= self.closing;
+                let signalled = self.stop_signal.filter(|(_, n)| Some(*n) == self.exit_code);
+                if self.plan.runtime.signal_exit_as_status && !self.ended_by_agentdap {
+                    self.killed_by = signalled;
+                }
                 self.state = RunState::Exited;
                 self.stop = None;
             }
@@ -155,7 +160,9 @@ impl Session {
                 } else {
                     text
                 };
+                let logpoint = self.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
+                    let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
                     self.output.push(c, text);
                 }
             }
@@ -798,4 +805,16 @@ pub(super) fn last_lines(text: &str, n: usize) -> String {
 /// came. Empty when nothing is left.
 fn without_banner(text: &str, banner: &[&str]) -> String {
     text.split_inclusive('\n').filter(|line| !banner.iter().any(|b| line.starts_with(b))).collect()
+}
+
+/// Fatal signals a stop may name, with their Linux numbers.
+const FATAL_SIGNALS: &[(&str, i64)] =
+    &[("SIGSEGV", 11), ("SIGABRT", 6), ("SIGBUS", 7), ("SIGFPE", 8), ("SIGILL", 4), ("SIGTRAP", 5), ("SIGSYS", 31)];
+
+/// The fatal signal a `stopped` event's `description` or `text` names as a word (lldb-dap:
+/// "signal SIGSEGV: address not mapped to object (fault address=0x0)").
+fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
+    let words = ["description", "text"].into_iter().filter_map(|k| body.get(k).and_then(Value::as_str));
+    let mut found = words.flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()));
+    found.find_map(|w| FATAL_SIGNALS.iter().copied().find(|(name, _)| *name == w))
 }

@@ -330,6 +330,12 @@ pub struct Session {
     /// Stop details (top frame, exception info) still awaited for the current stop.
     stop_pending: u8,
     pub exit_code: Option<i64>,
+    /// The fatal signal (name, number) the last stop was at, while no other stop followed.
+    pub stop_signal: Option<(&'static str, i64)>,
+    /// The program died of this signal (name, number): the adapter reported its number as the
+    /// exit code after the agent resumed it from that signal's stop
+    /// (`RuntimeQuirks::signal_exit_as_status`).
+    pub killed_by: Option<(&'static str, i64)>,
     pub output: OutputRing,
     /// The output cursor when the last result was written.
     result_cursor: u64,
@@ -631,6 +637,8 @@ impl Sessions {
             stop_ready: false,
             stop_pending: 0,
             exit_code: None,
+            stop_signal: None,
+            killed_by: None,
             output: OutputRing::default(),
             result_cursor: 0,
             dap_log: VecDeque::new(),

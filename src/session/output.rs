@@ -23,6 +23,9 @@ pub enum Category {
     Console,
     /// The adapter process's own stderr pipe (not the debuggee's).
     Adapter,
+    /// A log point's message, told apart from the program's prints by
+    /// `Quirks::logpoint_output_key` (debugpy sends it as `stdout`).
+    Logpoint,
 }
 
 impl Category {
@@ -43,6 +46,7 @@ impl Category {
             Category::Stderr => "stderr",
             Category::Console => "console",
             Category::Adapter => "adapter",
+            Category::Logpoint => "logpoint",
         }
     }
 
@@ -53,6 +57,7 @@ impl Category {
             "stderr" => Some(Category::Stderr),
             "console" => Some(Category::Console),
             "adapter" => Some(Category::Adapter),
+            "logpoint" => Some(Category::Logpoint),
             _ => None,
         }
     }

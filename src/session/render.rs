@@ -193,7 +193,12 @@ impl Session {
 
     /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`
     pub fn headline(&self) -> String {
-        let mut s = format!("{} {}", self.id, self.state.as_str());
+        let mut s = match self.killed_by {
+            Some((name, number)) if self.state == RunState::Exited => {
+                format!("{} killed by signal {name} ({number})", self.id)
+            }
+            _ => format!("{} {}", self.id, self.state.as_str()),
+        };
         match self.state {
             RunState::Stopped => {
                 if let Some(stop) = &self.stop {
@@ -217,6 +222,12 @@ impl Session {
                     // The code is the signal agentdap's own ending left (debugpy 247, lldb 9): not
                     // the program's answer, so it is not shown as one.
                     s.push_str(" (ended by agentdap: disconnect/terminate)");
+                } else if let Some((name, number)) = self.killed_by {
+                    s.push_str(&format!(
+                        " (the program was resumed from its {name} stop; {} reports this death as exit status \
+                         {number}, in the same words as exit({number}))",
+                        self.adapter
+                    ));
                 } else if let Some(code) = self.exit_code {
                     s.push_str(&format!(" with code {code}"));
                 }
@@ -240,6 +251,10 @@ impl Session {
         put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
         if self.ended_by_agentdap {
             m.insert("ended_by_agentdap".into(), true.into());
+            put(&mut m, "reported_exit_code", self.exit_code.map(Value::from));
+        } else if let Some((name, number)) = self.killed_by {
+            m.insert("signal".into(), name.into());
+            m.insert("signal_number".into(), number.into());
             put(&mut m, "reported_exit_code", self.exit_code.map(Value::from));
         } else {
             put(&mut m, "exit_code", self.exit_code.map(Value::from));

@@ -120,6 +120,8 @@ impl Session {
         }
         self.mark_running();
         self.exit_code = None;
+        self.stop_signal = None;
+        self.killed_by = None;
         self.ctl.restart_call = Some((call, "adapter"));
         self.push_restart_waiter(call, wait, now);
         let args = json!({ "arguments": self.plan.launch_arguments });
@@ -168,6 +170,8 @@ impl Session {
         self.stop_ready = false;
         self.stop_pending = 0;
         self.exit_code = None;
+        self.stop_signal = None;
+        self.killed_by = None;
         self.startup = Startup::default();
         self.adapter_alive = false;
         self.closing = false;

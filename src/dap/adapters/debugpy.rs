@@ -82,6 +82,17 @@ pub fn quirks() -> Quirks {
         // (debugpy/launcher/output.py), while `stopped` comes from pydevd over another
         // (`console: terminal` output comes through agentdap's terminal, in order).
         launch_output_apart_from_stops: true,
+        // 1.8.22: pydevd's `internal_set_expression_json` execs `<expr> = (<value>)` with
+        // `evaluate_expression(is_exec=True)` in one dict merged from `f_globals` and
+        // `f_locals`, then `update_globals_and_locals` copies every changed name into
+        // `frame.f_locals` (pydevd_save_locals.py); `save_locals` writes back only the frame's
+        // own variables, so a global keeps its value under a shadow key the next evaluation reads.
+        set_expression_shadows_nonlocals: true,
+        // 1.8.22: a log point's message is sent by pydevd itself (pydevd_frame.py:
+        // `cmd_factory.make_io_message(info.pydev_message + os.linesep, "1")`), category `stdout`,
+        // with `source: {}`, over the debuggee's socket; the program's own prints come from the
+        // launcher's pipes without `source`, so the two are not ordered against each other.
+        logpoint_output_key: Some("source"),
     }
 }
 

@@ -92,6 +92,8 @@ pub fn quirks() -> Quirks {
         // 1.20.2: a pointer `p`'s one child is `{"name": "", "evaluateName": "(*p)"}`.
         unnamed_child_from_evaluate_name: true,
         launch_output_apart_from_stops: false,
+        set_expression_shadows_nonlocals: false,
+        logpoint_output_key: None,
     }
 }
 
@@ -126,6 +128,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         mirror_evaluate: MIRROR_EVALUATE,
         pause_unanswered: None,
         empty_evaluate: None,
+        signal_exit_as_status: false,
     }
 }
 

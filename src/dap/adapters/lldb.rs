@@ -112,6 +112,8 @@ pub fn quirks() -> Quirks {
         mutating_evaluate_prefixes: &[],
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
+        set_expression_shadows_nonlocals: false,
+        logpoint_output_key: None,
     }
 }
 
@@ -131,6 +133,10 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         debuggee_output: DebuggeeOutput::OutputEventsFromPty,
         // 22.1.8: `exited {exitCode}` before `terminated`.
         exit_report: ExitReport::ExitedEvent,
+        // 22.1.8: a SIGSEGV death is `exited {exitCode: 11}` and the console line "Process N
+        // exited with status = 11 (0x0000000b)", the very words of `exit(11)`: lldb-server's
+        // `X0b` (signal) stop reply reaches lldb as status 11 with no description.
+        signal_exit_as_status: true,
         exits_after_disconnect: true,
         single_client: true,
         // All versions: top frame id 524288 and Locals reference 1 at every stop.

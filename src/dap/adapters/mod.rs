@@ -111,6 +111,15 @@ pub struct Quirks {
     /// its stops, with no order between them: a stop's result may come before the output
     /// printed just before the stop, so it says that more may follow.
     pub launch_output_apart_from_stops: bool,
+    /// `setExpression` on a bare name assigns it in a copy of the frame's locals: a name that is
+    /// not a local of the frame (a `global`, a module name read from a function, a builtin, a
+    /// new name) gets a shadow entry there that the program never reads, and the adapter's
+    /// evaluations read that shadow too. agentdap sets such a name through the frame's
+    /// `Globals` scope (`setVariable`) when it is there, and refuses it otherwise.
+    pub set_expression_shadows_nonlocals: bool,
+    /// `output` events that carry this key are the adapter's own messages (log points), not
+    /// the program's prints: they are labelled `logpoint`.
+    pub logpoint_output_key: Option<&'static str>,
 }
 
 impl Quirks {
@@ -136,6 +145,8 @@ impl Quirks {
         mutating_evaluate_prefixes: &[],
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
+        set_expression_shadows_nonlocals: false,
+        logpoint_output_key: None,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
@@ -258,6 +269,9 @@ pub struct RuntimeQuirks {
     /// What an empty `result` of `evaluate` in the context given means for this adapter (shown
     /// in place of the empty value). `None`: nothing known, agentdap says the adapter showed none.
     pub empty_evaluate: Option<(&'static str, &'static str)>,
+    /// A process killed by signal N is reported as `exitCode` N, word for word like `exit(N)`:
+    /// after a stop at signal N that the agent resumed, such an exit is the signal.
+    pub signal_exit_as_status: bool,
 }
 
 /// The shape of an `evaluate` an adapter evaluates as an expression only: the contexts in which
@@ -311,6 +325,7 @@ impl RuntimeQuirks {
         mirror_evaluate: ExpressionOnly::STANDARD,
         pause_unanswered: None,
         empty_evaluate: None,
+        signal_exit_as_status: false,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.

@@ -25,7 +25,7 @@ fn schema() -> Value {
         "properties": {
             "session": session_prop(),
             "since": {"type": "integer", "description": "Cursor (default 0)."},
-            "category": {"type": "string", "enum": ["stdout", "stderr", "console", "adapter"]},
+            "category": {"type": "string", "enum": ["stdout", "stderr", "console", "adapter", "logpoint"]},
             "limit": {"type": "integer", "description": "Default 200; at most 1000 entries and 20000 bytes of text per call."}
         }
     })
@@ -51,7 +51,7 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Some(None) => {
             return Outcome::Done(ToolResult::error(
                 ErrorCode::InvalidArgument,
-                "category must be one of stdout, stderr, console, adapter.",
+                "category must be one of stdout, stderr, console, adapter, logpoint.",
             ))
         }
     };
