@@ -10,6 +10,7 @@ struct FakeHost {
     forwarded: Vec<(i64, String, Option<Value>)>,
     stop: Option<Value>,
     others_attached: usize,
+    agent_waiting: bool,
 }
 
 impl Host for FakeHost {
@@ -28,6 +29,9 @@ impl Host for FakeHost {
     }
     fn other_attached_clients(&self) -> usize {
         self.others_attached
+    }
+    fn agent_waiting(&self) -> bool {
+        self.agent_waiting
     }
 }
 
