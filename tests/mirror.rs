@@ -905,3 +905,60 @@ fn an_agent_request_waits_behind_at_most_the_cap_of_a_mirror_clients_requests() 
         .collect();
     assert_eq!(sent, (0..20).map(|i| format!("m{i}")).collect::<Vec<_>>());
 }
+
+#[test]
+fn the_agent_goes_ahead_of_queued_mirror_requests_and_its_timeout_names_the_mirror_request_holding_the_adapter() {
+    use agentdap::mirror::MAX_ADAPTER_IN_FLIGHT;
+    let dir = common::TempDir::new("mirror-first");
+    let config = dir.0.join("config.json");
+    let entry = json!({"command": agent::debugpy_python(), "args": [fixture("fake_adapter.py"), "hold"]});
+    std::fs::write(&config, json!({"adapters": {"fake-hold": entry}}).to_string()).expect("write config");
+    let mut a = Agent::start_with(|c| {
+        c.arg("--config").arg(&config);
+    });
+    let program = fixture("prog.fake");
+    let r = a.ok(
+        "launch",
+        json!({"program": program, "adapter": "fake-hold", "breakpoints": [{"path": program, "line": 3}]}),
+    );
+    let id = r.s["session"].as_str().expect("id").to_owned();
+    let (port, token) = expose(&mut a, &id);
+    let mut ide = Raw::attach(port, &token);
+    let st = ide.call(3, "stackTrace", json!({"threadId": 1}));
+    let frame = st["body"]["stackFrames"][0]["id"].clone();
+    let burst: Vec<u8> = (0..8)
+        .flat_map(|i| {
+            let args = json!({"expression": format!("m{i}"), "frameId": frame, "context": "watch"});
+            Raw::request_frame(100 + i, "evaluate", args)
+        })
+        .collect();
+    ide.stream.write_all(&burst).expect("write the burst");
+    assert_eq!(ide.call(200, "setExceptionBreakpoints", json!({"filters": []}))["success"], json!(true));
+    let n = MAX_ADAPTER_IN_FLIGHT;
+    assert_eq!(a.ok("evaluate", json!({"expression": "held"})).s["value"], json!(n.to_string()));
+
+    // The adapter answers the held ones, then waits for the next request before answering the
+    // agent's: the queued mirror evaluates must wait for the agent's answer.
+    let first = a.ok("evaluate", json!({"expression": "first"}));
+    assert_eq!(first.s["value"], json!("none"), "a mirror request reached the adapter ahead of the agent's answer");
+
+    // The next `n` mirror evaluates are held now; the agent's own one times out behind them,
+    // and its error says what held the adapter.
+    // (The agent's request timeout is 30 s, past the harness's usual wait for a line.)
+    let call = json!({"name": "evaluate", "arguments": {"expression": "stall"}});
+    a.d.send_json(&json!({"jsonrpc": "2.0", "id": 9000, "method": "tools/call", "params": call}));
+    let stalled = loop {
+        let line = a.d.recv_line_within(std::time::Duration::from_secs(60)).expect("the agent's evaluate is answered");
+        let msg: serde_json::Value = serde_json::from_str(&line).expect("json");
+        if msg["id"] == json!(9000) {
+            break msg["result"].clone();
+        }
+    };
+    let text = stalled["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(stalled["isError"], json!(true), "{stalled}");
+    assert!(text.contains("the adapter was still busy with a mirror client's `evaluate` sent"), "{text}");
+    // Those mirror evaluates timed out for the client meanwhile, but the adapter still holds
+    // them: none of the queued ones was sent in their place.
+    let held = a.ok("evaluate", json!({"expression": "held"}));
+    assert_eq!(held.s["value"], json!((n + 1).to_string()), "{}", held.text);
+}

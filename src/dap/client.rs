@@ -271,7 +271,7 @@ impl<O: Origin> DapClient<O> {
                 p.timeout.as_millis(),
                 if cancel_sent { "; sent cancel" } else { "" }
             );
-            let outcome = Outcome::Timeout { command: p.command, step, after: p.timeout, cancel_sent };
+            let outcome = Outcome::Timeout { command: p.command, step, after: p.timeout, cancel_sent, busy: None };
             self.outputs.push_back(Output::Completed { seq, origin, outcome });
         }
     }
@@ -346,6 +346,11 @@ impl<O: Origin> DapClient<O> {
     }
 
     /// Requests in flight (including agentdap's own `cancel`s).
+    /// Whether a request whose origin satisfies `f` is pending (sent, not answered or timed out).
+    pub fn any_pending(&self, f: impl Fn(&O) -> bool) -> bool {
+        self.pending.values().any(|p| matches!(&p.owner, Owner::Caller(o) if f(o)))
+    }
+
     pub fn pending_len(&self) -> usize {
         self.pending.len()
     }

@@ -33,6 +33,8 @@ pub trait Host {
     fn late_join_stop(&self) -> Option<Value>;
     /// How many other clients of the same mirror are attached (against [`MAX_CLIENTS`]).
     fn other_attached_clients(&self) -> usize;
+    /// The agent has a request at the adapter: queued requests wait (the agent goes first).
+    fn agent_waiting(&self) -> bool;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +60,9 @@ pub struct ClientCore {
     seq: i64,
     auth_deadline: Option<Instant>,
     late_join_at: Option<Instant>,
-    /// Requests handed to the host and not answered yet. Cap: [`MAX_ADAPTER_IN_FLIGHT`].
+    /// Requests handed to the host that the adapter has not answered yet, including ones the
+    /// client was already told timed out (the adapter may still be busy with them). Cap:
+    /// [`MAX_ADAPTER_IN_FLIGHT`].
     in_flight: usize,
     /// Forwarded requests waiting for one of those to be answered, oldest first. Cap:
     /// [`MAX_IN_FLIGHT`] minus `in_flight`.
@@ -241,8 +245,13 @@ impl ClientCore {
         }
     }
 
-    /// Hands queued requests to the host while fewer than [`MAX_ADAPTER_IN_FLIGHT`] are out.
-    fn send_queued(&mut self, host: &mut dyn Host) {
+    /// Hands queued requests to the host while fewer than [`MAX_ADAPTER_IN_FLIGHT`] are out and
+    /// the agent has nothing at the adapter. The IO shell calls it every loop turn, so what was
+    /// held back for the agent goes once the agent's requests are answered.
+    pub fn send_queued(&mut self, host: &mut dyn Host) {
+        if self.closing || host.agent_waiting() {
+            return;
+        }
         while self.in_flight < MAX_ADAPTER_IN_FLIGHT {
             let Some(q) = self.queued.pop_front() else { return };
             self.in_flight += 1;
@@ -250,10 +259,37 @@ impl ClientCore {
         }
     }
 
+    /// Whether requests wait in the mirror for their turn at the adapter.
+    pub fn has_queued(&self) -> bool {
+        !self.queued.is_empty()
+    }
+
     /// A forwarded request was answered (ids already translated by the session); the next queued
     /// one goes to the host.
     pub fn complete(&mut self, request_seq: i64, response: Response, host: &mut dyn Host) {
+        self.answer(request_seq, response, false, host);
+    }
+
+    /// A forwarded request was answered, with `held` when it timed out while the adapter still
+    /// works on it: then its place stays taken until [`ClientCore::release`].
+    pub fn answer(&mut self, request_seq: i64, response: Response, held: bool, host: &mut dyn Host) {
+        if !held {
+            self.in_flight = self.in_flight.saturating_sub(1);
+        }
+        self.reply(request_seq, response, host);
+    }
+
+    /// The adapter answered (late) a request that had timed out: its place is free.
+    pub fn release(&mut self, host: &mut dyn Host) {
         self.in_flight = self.in_flight.saturating_sub(1);
+        if self.closing {
+            self.queued.clear();
+            return;
+        }
+        self.send_queued(host);
+    }
+
+    fn reply(&mut self, request_seq: i64, response: Response, host: &mut dyn Host) {
         if self.closing {
             // Nobody will read the answers: what is queued is never sent.
             self.queued.clear();

@@ -35,13 +35,15 @@ pub const LATE_JOIN_FALLBACK: Duration = Duration::from_secs(1);
 pub const CLIENT_OUT_CAP: usize = 8 << 20;
 /// Largest request body a client may send (bytes); larger frames are skipped.
 pub const CLIENT_MAX_BODY: usize = 1 << 20;
-/// Requests of one client the adapter holds at once. An adapter answers in order on one
-/// connection (debugpy evaluates on the stopped thread, lldb-dap and Delve on one request
-/// loop), so an agent's request waits behind at most this many of each attached client's
-/// ([`MAX_CLIENTS`]), whatever the client pipelines. 4 keeps what VS Code sends at a stop
-/// (`threads`, `stackTrace`, then `scopes` and the watch expressions) flowing two or three at a
-/// time, while a client keeping 64 heavy `evaluate`s pending costs the agent at most 4 of them.
-pub const MAX_ADAPTER_IN_FLIGHT: usize = 4;
+/// Requests of one client the adapter holds at once, counting ones that timed out for the
+/// client until the adapter really answers them. An adapter answers in order on one connection
+/// (debugpy evaluates on the stopped thread, lldb-dap and Delve on one request loop), and queued
+/// mirror requests are held back while the agent has a request at the adapter, so an agent's
+/// request waits behind at most this many of each attached client's ([`MAX_CLIENTS`]). 2: at a
+/// stop VS Code asks `threads`, then `stackTrace`, then `scopes`, each needing the previous
+/// answer, and only then `variables` and the watch expressions side by side, so two at a time
+/// keeps its view filling while the agent waits behind at most two slow `evaluate`s.
+pub const MAX_ADAPTER_IN_FLIGHT: usize = 2;
 /// Forwarded requests of one client not answered yet: at the adapter
 /// ([`MAX_ADAPTER_IN_FLIGHT`]) or queued in the mirror behind them (sent in order as earlier ones
 /// are answered). Beyond it a request is answered with an error at once.

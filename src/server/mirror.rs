@@ -143,6 +143,10 @@ impl Host for SessionHost<'_> {
     fn other_attached_clients(&self) -> usize {
         self.others_attached
     }
+
+    fn agent_waiting(&self) -> bool {
+        self.sessions.get(self.session).is_some_and(|s| s.agent_waiting())
+    }
 }
 
 /// Attached clients of `listener` other than `ckey`.
@@ -180,6 +184,10 @@ impl Server {
             }
         }
         self.deliver_notes(notes, now);
+        if self.send_held_back(now) {
+            self.process_actions(now);
+            self.write_adapters(now);
+        }
         for key in ended {
             self.close_listener_of(key, now);
         }
@@ -341,7 +349,7 @@ impl Server {
                     }
                 }
             }
-            Note::Response { client, request_seq, response } => {
+            Note::Response { client, request_seq, response, held } => {
                 let MirrorIo { clients, .. } = &mut self.mirror;
                 let others = others_attached(clients, lkey, client.key);
                 let Some(c) = clients.get_mut(client.key).filter(|c| c.serial == client.serial) else {
@@ -356,11 +364,51 @@ impl Server {
                     others_attached: others,
                     forwarded: false,
                 };
-                c.core.complete(request_seq, response, &mut host);
+                c.core.answer(request_seq, response, held, &mut host);
+                return host.forwarded;
+            }
+            Note::Released { client } => {
+                let MirrorIo { clients, .. } = &mut self.mirror;
+                let others = others_attached(clients, lkey, client.key);
+                let Some(c) = clients.get_mut(client.key).filter(|c| c.serial == client.serial) else { return false };
+                let mut host = SessionHost {
+                    sessions: &mut self.sessions,
+                    session: c.session,
+                    client,
+                    now,
+                    others_attached: others,
+                    forwarded: false,
+                };
+                c.core.release(&mut host);
                 return host.forwarded;
             }
         }
         false
+    }
+
+    /// Hands on what clients queued behind the agent's requests once the agent has none at
+    /// the adapter; true when something was forwarded.
+    fn send_held_back(&mut self, now: Instant) -> bool {
+        let MirrorIo { clients, .. } = &mut self.mirror;
+        let waiting: Vec<(usize, usize)> =
+            clients.iter().filter(|(_, c)| c.core.has_queued()).map(|(k, c)| (k, c.listener)).collect();
+        let mut forwarded = false;
+        for (k, lkey) in waiting {
+            let others = others_attached(&self.mirror.clients, lkey, k);
+            let Some(c) = self.mirror.clients.get_mut(k) else { continue };
+            let client = ClientRef { key: k, serial: c.serial };
+            let mut host = SessionHost {
+                sessions: &mut self.sessions,
+                session: c.session,
+                client,
+                now,
+                others_attached: others,
+                forwarded: false,
+            };
+            c.core.send_queued(&mut host);
+            forwarded |= host.forwarded;
+        }
+        forwarded
     }
 
     /// Events on a listener: accept pending connections (up to [`ACCEPTS_PER_WAKE`] this turn;

@@ -124,6 +124,8 @@ impl Sessions {
             }
         }
         s.client.on_closed(&tail);
+        // No late reply will come: timed-out mirror requests free their places.
+        s.mirror.adapter_answered(None);
         s.pump(now, &mut self.actions);
         if !s.state.is_over() {
             if s.failure.is_none() && !s.closing {

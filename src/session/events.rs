@@ -12,8 +12,8 @@ use super::output::Category;
 use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
 use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
-use crate::dap::client::{Outcome, Output};
-use crate::dap::protocol::Event;
+use crate::dap::client::{ClientDiagnostic, Outcome, Output};
+use crate::dap::protocol::{Event, Seq};
 
 impl Session {
     /// Drains the client's outputs and reacts to each, then queues finished calls.
@@ -51,7 +51,19 @@ impl Session {
                         self.mirror_event(&copy);
                     }
                 }
-                Output::Completed { origin, outcome, .. } => self.on_completed(origin, outcome, now, actions),
+                Output::Completed { seq, origin, outcome } => {
+                    let outcome = match outcome {
+                        Outcome::Timeout { command, step, after, cancel_sent, .. }
+                            if !matches!(origin, Origin::Mirror(_)) =>
+                        {
+                            // Truth about why: a mirror client's request may have held the adapter.
+                            let busy = now.checked_sub(after).and_then(|sent| self.mirror.busy_note(sent));
+                            Outcome::Timeout { command, step, after, cancel_sent, busy }
+                        }
+                        other => other,
+                    };
+                    self.on_completed(seq, origin, outcome, now, actions)
+                }
                 Output::StartDebugging { id, request, configuration } => {
                     // Opening a child needs the whole session table: `Sessions::next_action`
                     // answers the reverse request and opens the child in this same turn.
@@ -62,7 +74,13 @@ impl Session {
                     actions.push_back(Action::HostRequest { session: self.key, id, arguments })
                 }
                 // The client already logged it (at warn); the session only notes it for tracing.
-                Output::Diagnostic(d) => log::debug!("{}: {d}", self.id),
+                Output::Diagnostic(d) => {
+                    log::debug!("{}: {d}", self.id);
+                    if let ClientDiagnostic::UnexpectedResponse { request_seq, .. } = d {
+                        // A late reply to a timed-out request: a mirror client's place is free.
+                        self.mirror.adapter_answered(Some(request_seq));
+                    }
+                }
             }
         }
         self.drop_pending_host_requests(now);
@@ -277,7 +295,14 @@ impl Session {
         }
     }
 
-    fn on_completed(&mut self, origin: Origin, outcome: Outcome, now: Instant, actions: &mut VecDeque<Action>) {
+    fn on_completed(
+        &mut self,
+        seq: Seq,
+        origin: Origin,
+        outcome: Outcome,
+        now: Instant,
+        actions: &mut VecDeque<Action>,
+    ) {
         if let Outcome::Success(r) = &outcome {
             match &origin {
                 // Any request of the agent's own that is not a known read may have changed
@@ -300,7 +325,7 @@ impl Session {
             }
         }
         match origin {
-            Origin::Mirror(f) => return self.mirror_completed(f, outcome),
+            Origin::Mirror(f) => return self.mirror_completed(seq, f, outcome),
             Origin::Raw { call } => return self.raw_completed(call, outcome),
             _ => {}
         }

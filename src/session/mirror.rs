@@ -49,7 +49,23 @@ pub enum Note {
     /// An event for every attached client, in order.
     Event { event: String, body: Option<Value> },
     /// The answer to one client's forwarded request (`seq`/`request_seq` are set by the client).
-    Response { client: ClientRef, request_seq: i64, response: Response },
+    /// `held`: the request timed out and the adapter is still working on it, so it keeps its
+    /// place in the client's in-flight cap until a [`Note::Released`] for it.
+    Response { client: ClientRef, request_seq: i64, response: Response, held: bool },
+    /// The adapter finally answered a request of `client` that had timed out (or the session's
+    /// connection ended): its place in the client's in-flight cap is free.
+    Released { client: ClientRef },
+}
+
+/// A mirror client's request the adapter has not answered, timed out or not.
+#[derive(Debug)]
+struct AtAdapter {
+    seq: Seq,
+    client: ClientRef,
+    command: String,
+    sent_at: Instant,
+    /// The client was answered with a timeout; the adapter's late reply only frees the place.
+    timed_out: bool,
 }
 
 /// What the agent asked of the mirror, for the IO shell.
@@ -74,6 +90,10 @@ pub struct Tap {
     /// The clients were told `continued` since the last `stopped` (one `continued` per resume,
     /// whether the adapter sent it, agentdap synthesized it, or both happened).
     told_running: bool,
+    /// Mirror requests sent to the adapter and not answered by it, oldest first. Cap: each
+    /// client holds at most [`crate::mirror::MAX_ADAPTER_IN_FLIGHT`] places, timed-out ones
+    /// included, and a mirror has at most [`crate::mirror::MAX_CLIENTS`] clients.
+    at_adapter: Vec<AtAdapter>,
 }
 
 impl Tap {
@@ -123,7 +143,30 @@ impl Tap {
     }
 
     fn note_response(&mut self, client: ClientRef, request_seq: i64, response: Response) {
-        self.notes.push_back(Note::Response { client, request_seq, response });
+        self.notes.push_back(Note::Response { client, request_seq, response, held: false });
+    }
+
+    /// The adapter answered `seq` (a late reply, or none will come: `seq` is `None` when the
+    /// connection ended): a timed-out mirror request's place is released.
+    pub(super) fn adapter_answered(&mut self, seq: Option<Seq>) {
+        let (gone, kept): (Vec<AtAdapter>, Vec<AtAdapter>) =
+            std::mem::take(&mut self.at_adapter).into_iter().partition(|a| seq.map_or(true, |s| s == a.seq));
+        self.at_adapter = kept;
+        for a in gone.into_iter().filter(|a| a.timed_out) {
+            self.notes.push_back(Note::Released { client: a.client });
+        }
+    }
+
+    /// What held the adapter when an agent's request sent at `sent_at` got no answer: the
+    /// oldest mirror request sent before it that the adapter had not answered.
+    pub(super) fn busy_note(&self, sent_at: Instant) -> Option<String> {
+        let a = self.at_adapter.iter().filter(|a| a.sent_at <= sent_at).min_by_key(|a| a.sent_at)?;
+        let earlier = sent_at.saturating_duration_since(a.sent_at).as_secs_f64();
+        Some(format!(
+            "the adapter was still busy with a mirror client's `{}` sent {earlier:.1} s earlier{}",
+            a.command,
+            if a.timed_out { " (it had timed out for the client; the adapter never answered it)" } else { "" }
+        ))
     }
 }
 
@@ -212,8 +255,18 @@ impl Session {
     }
 
     /// A forwarded request was answered: ids in the reply become handles, then the client hears it.
-    pub(super) fn mirror_completed(&mut self, f: Forwarded, outcome: Outcome) {
+    pub(super) fn mirror_completed(&mut self, seq: Seq, f: Forwarded, outcome: Outcome) {
         let Forwarded { client, request_seq, command, revision } = f;
+        let timed_out = matches!(outcome, Outcome::Timeout { .. });
+        if timed_out {
+            // The adapter is still working on it: it keeps its place until it really answers.
+            if let Some(a) = self.mirror.at_adapter.iter_mut().find(|a| a.seq == seq) {
+                a.timed_out = true;
+            }
+        } else {
+            self.mirror.at_adapter.retain(|a| a.seq != seq);
+        }
+        let held = timed_out && self.mirror.at_adapter.iter().any(|a| a.seq == seq);
         let response = match outcome {
             Outcome::Success(mut r) if revision == self.revision || !MINTS_IDS.contains(&command.as_str()) => {
                 if let Some(body) = r.body.as_mut() {
@@ -228,7 +281,14 @@ impl Session {
             Outcome::Error { message, response } => Response { body: response.body, ..failure(&command, message) },
             other => failure(&command, other.to_string()),
         };
-        self.mirror.note_response(client, request_seq, response);
+        self.mirror.notes.push_back(Note::Response { client, request_seq, response, held });
+    }
+
+    /// Whether the agent (or `agentdap ctl`) has a request at the adapter: queued mirror
+    /// requests wait until it has none, so the agent is never behind more than what each
+    /// client already had in flight.
+    pub fn agent_waiting(&self) -> bool {
+        self.client.any_pending(|o| !matches!(o, Origin::Mirror(_)))
     }
 
     /// Replaces the adapter's frame ids and variable references in a reply by handles.
@@ -387,9 +447,18 @@ impl Sessions {
         }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.revision });
-        if let Err(refused) = s.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
-            let msg = format!("agentdap could not send `{command}`: {}", refused.error);
-            s.mirror.note_response(client, request_seq, failure(command, msg));
+        match s.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
+            Ok(seq) => s.mirror.at_adapter.push(AtAdapter {
+                seq,
+                client,
+                command: command.to_owned(),
+                sent_at: now,
+                timed_out: false,
+            }),
+            Err(refused) => {
+                let msg = format!("agentdap could not send `{command}`: {}", refused.error);
+                s.mirror.note_response(client, request_seq, failure(command, msg));
+            }
         }
         s.pump(now, &mut self.actions);
     }

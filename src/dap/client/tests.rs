@@ -338,7 +338,8 @@ fn timeout_names_command_and_step_without_cancel_when_unsupported() {
             command: "launch".into(),
             step: Some("launch"),
             after: DEFAULT_REQUEST_TIMEOUT,
-            cancel_sent: false
+            cancel_sent: false,
+            busy: None
         }
     );
     assert_eq!(outcome.to_string(), "`launch` got no response within 30000 ms (start-up step: launch)");

@@ -90,7 +90,9 @@ pub enum Outcome {
     Error { message: String, response: Response },
     /// No response within `after`; the request is abandoned (a late reply is dropped).
     /// `cancel_sent` says whether DAP `cancel` went out (only when the adapter supports it).
-    Timeout { command: String, step: Option<&'static str>, after: Duration, cancel_sent: bool },
+    /// `busy` is set by the session when it knows what else held the adapter (a mirror client's
+    /// request sent earlier and still unanswered); the client itself leaves it `None`.
+    Timeout { command: String, step: Option<&'static str>, after: Duration, cancel_sent: bool, busy: Option<String> },
     /// The connection closed first; `stderr_tail` is what the adapter last wrote to stderr.
     ///
     /// `cause` is set when agentdap closed the connection itself (a frame over the size cap),
@@ -115,10 +117,13 @@ impl fmt::Display for Outcome {
         match self {
             Outcome::Success(r) => write!(f, "`{}` succeeded", r.command),
             Outcome::Error { message, response } => write!(f, "`{}` failed: {message}", response.command),
-            Outcome::Timeout { command, step, after, cancel_sent } => {
+            Outcome::Timeout { command, step, after, cancel_sent, busy } => {
                 write!(f, "`{command}` got no response within {} ms", after.as_millis())?;
                 if let Some(step) = step {
                     write!(f, " (start-up step: {step})")?;
+                }
+                if let Some(busy) = busy {
+                    write!(f, "; {busy}")?;
                 }
                 if *cancel_sent {
                     f.write_str("; sent cancel")?;

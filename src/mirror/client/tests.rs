@@ -10,6 +10,7 @@ struct FakeHost {
     forwarded: Vec<(i64, String, Option<Value>)>,
     stop: Option<Value>,
     others_attached: usize,
+    agent_waiting: bool,
 }
 
 impl Host for FakeHost {
@@ -28,6 +29,9 @@ impl Host for FakeHost {
     }
     fn other_attached_clients(&self) -> usize {
         self.others_attached
+    }
+    fn agent_waiting(&self) -> bool {
+        self.agent_waiting
     }
 }
 
@@ -373,22 +377,53 @@ fn a_client_has_at_most_the_cap_of_requests_at_the_adapter_and_the_rest_follow_i
         (0..10).flat_map(|i| frame(100 + i, "evaluate", json!({"expression": format!("e{i}")}))).collect();
     c.receive(&burst, now, &mut host);
     let seqs = |host: &FakeHost| host.forwarded.iter().map(|f| f.0).collect::<Vec<_>>();
-    assert_eq!(seqs(&host), [100, 101, 102, 103], "only the cap reaches the session");
+    assert_eq!(seqs(&host), [100, 101], "only the cap reaches the session");
     assert!(written(&mut c).is_empty(), "queued, not refused");
     // Answers in any order: each frees a slot for the oldest queued request.
-    c.complete(102, answer("evaluate"), &mut host);
-    assert_eq!(seqs(&host)[4..], [104]);
+    c.complete(101, answer("evaluate"), &mut host);
+    assert_eq!(seqs(&host)[2..], [102]);
     c.complete(100, answer("evaluate"), &mut host);
-    c.complete(104, answer("evaluate"), &mut host);
-    assert_eq!(seqs(&host)[5..], [105, 106]);
+    c.complete(102, answer("evaluate"), &mut host);
+    assert_eq!(seqs(&host)[3..], [103, 104]);
     let out = written(&mut c);
     let answered: Vec<Value> = out.iter().map(|m| m["request_seq"].clone()).collect();
-    assert_eq!(answered, [json!(102), json!(100), json!(104)]);
-    for seq in [101, 103, 105, 106, 107, 108, 109] {
+    assert_eq!(answered, [json!(101), json!(100), json!(102)]);
+    for seq in [103, 104, 105, 106, 107, 108, 109] {
         c.complete(seq, answer("evaluate"), &mut host);
     }
     assert_eq!(seqs(&host), (100..110).collect::<Vec<_>>(), "every request went out once, in order");
     assert_eq!(written(&mut c).len(), 7);
+}
+
+#[test]
+fn a_timed_out_request_keeps_its_place_until_the_adapter_answers_it() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    let burst: Vec<u8> =
+        (0..4).flat_map(|i| frame(100 + i, "evaluate", json!({"expression": format!("e{i}")}))).collect();
+    c.receive(&burst, now, &mut host);
+    let n = MAX_ADAPTER_IN_FLIGHT;
+    assert_eq!(host.forwarded.len(), n);
+    // Told it timed out, while the adapter still works on it: nothing more goes out.
+    c.answer(100, answer("evaluate"), true, &mut host);
+    assert_eq!(written(&mut c).len(), 1, "the client hears the timeout at once");
+    assert_eq!(host.forwarded.len(), n, "the adapter is still busy with it");
+    // The adapter's late reply frees the place.
+    c.release(&mut host);
+    assert_eq!(host.forwarded.len(), n + 1);
+}
+
+#[test]
+fn queued_requests_wait_while_the_agent_has_a_request_at_the_adapter() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    host.agent_waiting = true;
+    c.receive(&frame(100, "threads", json!({})), now, &mut host);
+    assert!(host.forwarded.is_empty() && c.has_queued(), "the agent goes first");
+    host.agent_waiting = false;
+    c.send_queued(&mut host);
+    assert_eq!(host.forwarded.len(), 1);
+    assert!(!c.has_queued());
 }
 
 #[test]
