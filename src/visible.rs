@@ -39,6 +39,22 @@ pub fn quoted_cut(s: &str, max: usize) -> String {
     out
 }
 
+/// `s` for a place that shows it unquoted (a session's program in `sessions`, an adapter's
+/// words in a stop's headline): the escapes of [`quoted`] but no quotes, and `"` as is.
+pub fn escaped(s: &str) -> String {
+    if !s.chars().any(|c| c == '\\' || hides_text(c)) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '"' => out.push('"'),
+            c => push_escaped(&mut out, c),
+        }
+    }
+    out
+}
+
 fn push_escaped(out: &mut String, c: char) {
     match c {
         '"' => out.push_str("\\\""),
@@ -251,5 +267,11 @@ mod tests {
         assert_eq!(quoted_cut("abcdef", 6), r#""abcdef""#);
         assert_eq!(quoted_cut("abcdef", 2), r#""ab…" (4 more characters not shown)"#);
         assert_eq!(quoted_cut("\u{202e}bcd", 1), r#""\u202e…" (3 more characters not shown)"#);
+    }
+
+    #[test]
+    fn unquoted_text_escapes_the_same_characters() {
+        assert_eq!(escaped("python3 app.py"), "python3 app.py");
+        assert_eq!(escaped("a\"b\\c\u{202e}d\ne"), r#"a"b\\c\u202ed\ne"#);
     }
 }
