@@ -745,13 +745,13 @@ mod tests {
         let mut args = vec![json!("/bin/echo")];
         args.extend(long.iter().map(|a| json!(a)));
         let cmd =
-            terminal_command(&json!({"args": args, "cwd": "/tmp", "env": {"LD_PRELOAD": "/tmp/evil.so"}})).unwrap();
+            terminal_command(&json!({"args": args, "cwd": "/srv", "env": {"LD_PRELOAD": "/srv/evil.so"}})).unwrap();
         let text = summarize(&cmd);
         let cut: Vec<String> =
             (0..5).map(|i| format!("\"{}…\" (500 more characters not shown)", format!("{i}").repeat(500))).collect();
         assert_eq!(
             text,
-            format!(r#"in cwd "/tmp", env {{"LD_PRELOAD": "/tmp/evil.so"}}, argv ["/bin/echo", {}]"#, cut.join(", "))
+            format!(r#"in cwd "/srv", env {{"LD_PRELOAD": "/srv/evil.so"}}, argv ["/bin/echo", {}]"#, cut.join(", "))
         );
         assert!(text.chars().count() <= SUMMARY_CHARS, "{}", text.chars().count());
     }
@@ -778,7 +778,7 @@ mod tests {
             "kind": "integrated",
             "args": ["/bin/echo", "safe\u{206a}\u{206f}arg", "x\u{fff9}hidden\u{fffa}y\u{fffb}", "\u{3164}\u{115f}\u{1160}\u{ffa0}",
                      "vs\u{fe0f}\u{e0100}", "stri\u{336}ke", "cgj\u{34f}", "\u{2800}braille", "mus\u{1d173}\u{1d17a}", "é 日本 😀"],
-            "cwd": "/tmp"
+            "cwd": "/srv"
         });
         let now = Instant::now();
         let mut s = asked_with(HostPolicy::Ask, arguments, now);
