@@ -14,3 +14,4 @@ pub mod server;
 pub mod session;
 pub mod timer;
 pub mod token;
+pub mod visible;

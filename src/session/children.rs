@@ -45,6 +45,7 @@ impl Sessions {
             Ok(addr) => addr,
             Err(why) => {
                 let name = configuration.get("name").and_then(Value::as_str).unwrap_or("a child process");
+                let name = crate::visible::escaped(name);
                 let answer = client::ReverseAnswer::Failure { message: format!("agentdap cannot debug it: {why}") };
                 let _ = p.client.respond(id, answer, now);
                 p.warnings.push(format!(
@@ -63,7 +64,9 @@ impl Sessions {
         plan.entry_function = None;
         plan.scratch_dir = None;
         let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
-        let program = child_program(&plan.launch_arguments, pid);
+        // The debuggee's command line or the adapter's `name`: shown in `sessions` as the
+        // program, so nothing in it may hide text (crate::visible).
+        let program = crate::visible::escaped(&child_program(&plan.launch_arguments, pid));
         let start = Start { program, breakpoints, exception_filters: p.exception_filters.clone() };
         let (owns, target, parent_id) = (p.owns_debuggee, p.attach_target.clone(), p.id.clone());
         p.pump(now, &mut self.actions);

@@ -14,6 +14,7 @@ use super::snapshot::RunState;
 use super::{Action, CallKey, ErrorCode, Session, SessionKey, Sessions, ToolResult};
 use crate::dap::client::{ReverseAnswer, ReverseId};
 use crate::dap::spawn::AdapterCommand;
+use crate::visible;
 
 /// The environment variable (and `--host-requests` flag) choosing the policy.
 pub const POLICY_ENV: &str = "AGENTDAP_HOST_REQUESTS";
@@ -26,6 +27,10 @@ const MAX_PENDING: usize = 8;
 /// how many more there are, and `host_requests[]` in `structuredContent` holds the request whole
 /// (bounded by the DAP frame cap, `dap::framing`).
 const SUMMARY_CHARS: usize = 4000;
+/// Characters of one string of a request (an argument, the cwd, an environment name or value)
+/// in its summary; past it that string alone is cut, saying how many characters the cut hides,
+/// so one long argument cannot push the rest out of [`SUMMARY_CHARS`].
+const STRING_CHARS: usize = 500;
 /// Most arguments, and environment entries, a `runInTerminal` may carry.
 const MAX_ARGS: usize = 4096;
 const MAX_ENV: usize = 4096;
@@ -490,18 +495,19 @@ fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
     Ok(cmd)
 }
 
-/// The request as the agent reads it before deciding: the exact argv, the cwd and every
-/// environment entry it sets, each string quoted with control, bidirectional and invisible
-/// characters escaped ([`quoted`]):
-/// `argv ["python3", "launcher", "--", "app.py"], cwd "/src", env {"A": "1", "B": null (unset)}`.
-/// Past [`SUMMARY_CHARS`] it is cut and says how many characters are not shown.
+/// The request as the agent reads it before deciding: the cwd and every environment entry it
+/// sets first (short, and they change what runs as much as the program does), then the exact argv,
+/// each string quoted with control, bidirectional, invisible and combining characters escaped
+/// ([`visible::quoted`]) and cut past [`STRING_CHARS`] saying how many characters the cut hides:
+/// `in cwd "/src", env {"A": "1", "B": null (unset)}, argv ["python3", "launcher", "--", "app.py"]`.
+/// Past [`SUMMARY_CHARS`] in all (thousands of entries) it is cut and says how many characters
+/// are not shown.
 fn summarize(cmd: &AdapterCommand) -> String {
-    let words: Vec<String> = argv(cmd).iter().map(|a| quoted(a)).collect();
-    let mut text = format!("argv [{}]", words.join(", "));
-    match &cmd.cwd {
-        Some(cwd) => text.push_str(&format!(", cwd {}", quoted(&cwd.to_string_lossy()))),
-        None => text.push_str(", cwd agentdap's own (none given)"),
-    }
+    let shown = |s: &str| visible::quoted_cut(s, STRING_CHARS);
+    let mut text = match &cmd.cwd {
+        Some(cwd) => format!("in cwd {}", shown(&cwd.to_string_lossy())),
+        None => "in agentdap's own cwd (none given)".to_owned(),
+    };
     if cmd.env.is_empty() {
         text.push_str(", env unchanged");
     } else {
@@ -509,12 +515,14 @@ fn summarize(cmd: &AdapterCommand) -> String {
             .env
             .iter()
             .map(|(k, v)| match v {
-                Some(v) => format!("{}: {}", quoted(&lossy(k)), quoted(&lossy(v))),
-                None => format!("{}: null (unset)", quoted(&lossy(k))),
+                Some(v) => format!("{}: {}", shown(&lossy(k)), shown(&lossy(v))),
+                None => format!("{}: null (unset)", shown(&lossy(k))),
             })
             .collect();
         text.push_str(&format!(", env {{{}}}", entries.join(", ")));
     }
+    let words: Vec<String> = argv(cmd).iter().map(|a| shown(a)).collect();
+    text.push_str(&format!(", argv [{}]", words.join(", ")));
     let total = text.chars().count();
     if total > SUMMARY_CHARS {
         text = text.chars().take(SUMMARY_CHARS).collect::<String>();
@@ -533,51 +541,6 @@ fn argv(cmd: &AdapterCommand) -> Vec<String> {
 
 fn lossy(s: &std::ffi::OsStr) -> String {
     s.to_string_lossy().into_owned()
-}
-
-/// `s` as a JSON string literal in which nothing can hide or move text: `"` and `\` escaped, and
-/// every control character (C0, DEL, C1), bidirectional control (U+061C, U+200E/F,
-/// U+202A–U+202E, U+2066–U+2069), zero-width or invisible formatting character (U+00AD,
-/// U+180E, U+200B–U+200D, U+2028/9, U+2060–U+2064, U+FEFF) and tag character (U+E0000–U+E007F)
-/// written as `\uXXXX` (surrogate pairs above U+FFFF), so the text stays valid JSON.
-fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if hides_text(c) => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{u:04x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Characters that, shown raw, make a text read otherwise than it is (see [`quoted`]).
-fn hides_text(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{00ad}'
-                | '\u{061c}'
-                | '\u{180e}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{feff}'
-                | '\u{e0000}'..='\u{e007f}'
-        )
 }
 
 /// `bytes` after `carry` as text; an unfinished UTF-8 sequence at the end stays in `carry` for
@@ -705,7 +668,7 @@ mod tests {
             launch.is_error
                 && launch
                     .text
-                    .starts_with(r#"unsupported: s1: debugpy asked agentdap to run argv ["python3", "launcher", "--", "/p.py"], cwd "/", env {"X": null (unset)} (runInTerminal)"#),
+                    .starts_with(r#"unsupported: s1: debugpy asked agentdap to run in cwd "/", env {"X": null (unset)}, argv ["python3", "launcher", "--", "/p.py"] (runInTerminal)"#),
             "{}",
             launch.text
         );
@@ -761,7 +724,7 @@ mod tests {
         });
         let launch = launch.expect("the launch is answered at once");
         let shown = format!(
-            r#"argv ["/bin/sh", "-c", "echo harmless{}; touch ~/owned", "\u001b[2K\rok", "abc\u202etxt.exe", "a\"b\\"], cwd "/src", env {{"LD_PRELOAD": null (unset), "PYTHONPATH": "/planted"}}"#,
+            r#"in cwd "/src", env {{"LD_PRELOAD": null (unset), "PYTHONPATH": "/planted"}}, argv ["/bin/sh", "-c", "echo harmless{}; touch ~/owned", "\u001b[2K\rok", "abc\u202etxt.exe", "a\"b\\"]"#,
             " ".repeat(300)
         );
         assert!(launch.text.contains(&format!("asks agentdap to run {shown} (runInTerminal)")), "{}", launch.text);
@@ -777,18 +740,58 @@ mod tests {
     }
 
     #[test]
-    fn a_long_request_says_how_much_is_not_shown() {
-        let cmd = terminal_command(&json!({"args": ["/bin/sh", "-c", "x".repeat(5000)]})).unwrap();
+    fn long_arguments_are_cut_one_by_one_after_the_cwd_and_env() {
+        let long: Vec<String> = (0..5).map(|i| format!("{i}").repeat(1000)).collect();
+        let mut args = vec![json!("/bin/echo")];
+        args.extend(long.iter().map(|a| json!(a)));
+        let cmd =
+            terminal_command(&json!({"args": args, "cwd": "/srv", "env": {"LD_PRELOAD": "/srv/evil.so"}})).unwrap();
         let text = summarize(&cmd);
-        // 24 characters before the x's, 50 after them: 5074 in all, 4000 shown.
+        let cut: Vec<String> =
+            (0..5).map(|i| format!("\"{}…\" (500 more characters not shown)", format!("{i}").repeat(500))).collect();
+        assert_eq!(
+            text,
+            format!(r#"in cwd "/srv", env {{"LD_PRELOAD": "/srv/evil.so"}}, argv ["/bin/echo", {}]"#, cut.join(", "))
+        );
+        assert!(text.chars().count() <= SUMMARY_CHARS, "{}", text.chars().count());
+    }
+
+    #[test]
+    fn a_long_request_says_how_much_is_not_shown() {
+        let env: Map<String, Value> = (0..100).map(|i| (format!("V{i:03}"), json!("v".repeat(40)))).collect();
+        let cmd = terminal_command(&json!({"args": ["/bin/sh"], "env": env})).unwrap();
+        let text = summarize(&cmd);
+        // 100 entries of 50 characters joined by ", " (5198), inside `in agentdap's own cwd (none
+        // given), env {` (41) and `}, argv ["/bin/sh"]` (19): 5258 in all, 4000 shown.
         assert!(
             text.ends_with(
-                "… [1074 more characters not shown; host_requests in structuredContent holds argv, cwd and env whole]"
+                "… [1258 more characters not shown; host_requests in structuredContent holds argv, cwd and env whole]"
             ),
             "{text}"
         );
-        assert!(text.starts_with(&format!("argv [\"/bin/sh\", \"-c\", \"{}", "x".repeat(3976))), "{text}");
-        assert_eq!(quoted("\u{e0041}\u{200b}\u{7f}\u{85}é"), r#""\udb40\udc41\u200b\u007f\u0085é""#);
+        assert!(text.starts_with(r#"in agentdap's own cwd (none given), env {"V000": "vvvv"#), "{text}");
+    }
+
+    #[test]
+    fn invisible_characters_in_a_request_are_escaped() {
+        let arguments = json!({
+            "kind": "integrated",
+            "args": ["/bin/echo", "safe\u{206a}\u{206f}arg", "x\u{fff9}hidden\u{fffa}y\u{fffb}", "\u{3164}\u{115f}\u{1160}\u{ffa0}",
+                     "vs\u{fe0f}\u{e0100}", "stri\u{336}ke", "cgj\u{34f}", "\u{2800}braille", "mus\u{1d173}\u{1d17a}", "é 日本 😀"],
+            "cwd": "/srv"
+        });
+        let now = Instant::now();
+        let mut s = asked_with(HostPolicy::Ask, arguments, now);
+        let launch = drain(&mut s, now).into_iter().find_map(|a| match a {
+            Action::Complete { output, .. } => Some(output),
+            _ => None,
+        });
+        let launch = launch.expect("the launch is answered at once");
+        let shown = r#"argv ["/bin/echo", "safe\u206a\u206farg", "x\ufff9hidden\ufffay\ufffb", "\u3164\u115f\u1160\uffa0", "vs\ufe0f\udb40\udd00", "stri\u0336ke", "cgj\u034f", "\u2800braille", "mus\ud834\udd73\ud834\udd7a", "é 日本 😀"]"#;
+        assert!(launch.text.contains(shown), "{}", launch.text);
+        for c in launch.text.chars() {
+            assert!(c.is_ascii() || !visible::hides_text(c), "U+{:04X} raw in {}", c as u32, launch.text);
+        }
     }
 
     #[test]
@@ -818,7 +821,7 @@ mod tests {
         assert_eq!(cmd.env, vec![("A".into(), Some("1".into())), ("B".into(), None)]);
         assert_eq!(
             summarize(&cmd),
-            r#"argv ["/usr/bin/python3", "launcher", "--", "app.py"], cwd "/src", env {"A": "1", "B": null (unset)}"#
+            r#"in cwd "/src", env {"A": "1", "B": null (unset)}, argv ["/usr/bin/python3", "launcher", "--", "app.py"]"#
         );
         let empty_cwd = terminal_command(&json!({"args": ["x"], "cwd": ""})).unwrap();
         assert_eq!(empty_cwd.cwd, None);

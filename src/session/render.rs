@@ -210,8 +210,9 @@ impl Session {
                         s.push_str(&format!(" · thread {t}"));
                     }
                     if stop.requested_pause {
+                        // The adapter's words, which a reader takes as agentdap's (crate::visible).
                         let words = stop.description.as_deref().or(stop.text.as_deref()).unwrap_or("");
-                        s.push_str(&format!(" · the pause you asked for ({words})"));
+                        s.push_str(&format!(" · the pause you asked for ({})", crate::visible::escaped(words)));
                     } else if let Some(e) = &stop.exception {
                         s.push_str(&format!(" · {}", e.summary()));
                     }

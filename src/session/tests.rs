@@ -162,3 +162,27 @@ pub(super) fn lldb_plan() -> AdapterPlan {
         notes: Vec::new(),
     }
 }
+
+/// What a debuggee or adapter names a child process, or says about a pause, reaches the
+/// `sessions` line and the stop's headline with nothing in it able to hide text.
+#[test]
+fn adapter_words_in_names_and_stop_notes_hide_nothing() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let request = frame(&json!({"seq": 1, "type": "request", "command": "startDebugging", "arguments": {
+        "request": "attach",
+        "configuration": {"name": "worker\u{202e}exe.py\u{3164}\u{fff9}x\u{fffb}", "connect": {"host": "127.0.0.1", "port": 4711}}}}));
+    s.on_adapter_bytes(0, &request, now);
+    while s.next_action(now).is_some() {}
+    let child = s.get(1).expect("child session");
+    assert_eq!(child.program, r#"worker\u202eexe.py\u3164\ufff9x\ufffb"#);
+
+    let parent = s.slab.get_mut(0).expect("session");
+    parent.state = super::RunState::Running;
+    parent.pause_sent = true;
+    let stopped = frame(&json!({"seq": 2, "type": "event", "event": "stopped", "body": {
+        "reason": "exception", "threadId": 1, "description": "signal SIGSTOP\u{2066}\u{0336}"}}));
+    s.on_adapter_bytes(0, &stopped, now);
+    let headline = s.get(0).expect("session").headline();
+    assert!(headline.contains(r#"the pause you asked for (signal SIGSTOP\u2066\u0336)"#), "{headline}");
+}
