@@ -33,6 +33,7 @@ fn config_json() -> Value {
         "fake-liar-cap": liar("67108865"), "fake-liar-12": liar("999999999999"),
         "fake-liar-13": liar("1099511627776"), "fake-liar-30": liar(&"9".repeat(30)),
         "fake-liar-zeros": liar(&format!("{}67108865", "0".repeat(40))),
+        "fake-liar-60m": liar("60000000"), "fake-liar-at-cap": liar("67108864"),
     }})
 }
 
@@ -178,6 +179,41 @@ fn a_frame_over_the_size_cap_ends_the_session_disconnected_naming_the_claim() {
         assert!(r.is_error, "{what}: {}", r.text);
         assert_eq!(r.code(), "disconnected", "{what}: {}", r.text);
         assert!(r.text.contains(claim) && r.text.contains("67108864-byte limit"), "{what}: {}", r.text);
+        let s = a.session(&id);
+        assert_eq!(s["state"], json!("terminated"), "{what}: {s}");
+        assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");
+        assert_all_gone(&adapters, HYGIENE, "the adapter that lied");
+    }
+}
+
+/// A frame claiming a body within the cap, with the next frame's header where that body should
+/// be, ends trust just the same: the call is answered `disconnected` at once naming the claim and
+/// where the header appeared (not after 30 s, and never from the swallowed frame), the session
+/// ends, and its adapter is stopped.
+#[test]
+fn a_frame_whose_body_holds_the_next_header_ends_the_session_disconnected_naming_the_claim() {
+    let (mut a, _dir) = with_config_flag("liar-under");
+    let program = fixture("prog.fake");
+    let cases = [
+        ("fake-liar-60m", "evaluate", "claiming 60000000 bytes, but a Content-Length header began 0 bytes"),
+        ("fake-liar-at-cap", "evaluate", "claiming 67108864 bytes, but a Content-Length header began 0 bytes"),
+        ("fake-liar-60m", "continue", "claiming 60000000 bytes, but a Content-Length header began 0 bytes"),
+    ];
+    for (n, (adapter, tool, claim)) in cases.into_iter().enumerate() {
+        let id = format!("s{}", n + 1);
+        let before = a.descendants();
+        let r = a.ok(
+            "launch",
+            json!({"program": program, "adapter": adapter, "breakpoints": [{"path": program, "line": 3}]}),
+        );
+        assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+        let adapters: Vec<i32> = a.descendants().into_iter().filter(|p| !before.contains(p)).collect();
+        let args = if tool == "evaluate" { json!({"expression": "x"}) } else { json!({"wait_ms": 40000}) };
+        let r = a.call(tool, args);
+        let what = format!("{adapter} {tool}");
+        assert!(r.is_error, "{what}: {}", r.text);
+        assert_eq!(r.code(), "disconnected", "{what}: {}", r.text);
+        assert!(r.text.contains(claim), "{what}: {}", r.text);
         let s = a.session(&id);
         assert_eq!(s["state"], json!("terminated"), "{what}: {s}");
         assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");

@@ -116,7 +116,8 @@ pub struct DapClient<O> {
     capabilities: Option<Capabilities>,
     initialized: bool,
     closed: bool,
-    /// Set when a frame claimed a body over the cap; the client closed itself then.
+    /// Set when a frame's claimed length ended trust ([`framing::Diagnostic::ends_trust`]); the
+    /// client closed itself then.
     untrusted: Option<framing::Diagnostic>,
     reported: Nonconformances,
 }
@@ -203,7 +204,7 @@ impl<O: Origin> DapClient<O> {
         decoder.feed(bytes, |frame| match frame {
             Ok(body) => self.on_frame(body, now),
             Err(d) => {
-                if matches!(d, framing::Diagnostic::BodyTooLarge { .. }) {
+                if d.ends_trust() {
                     self.untrusted = Some(d);
                 }
                 self.diagnostic(ClientDiagnostic::Framing(d))
@@ -218,7 +219,8 @@ impl<O: Origin> DapClient<O> {
     }
 
     /// Why agentdap stopped trusting this connection: a frame claimed a body over the cap
-    /// ([`framing::Diagnostic::BodyTooLarge`]). `None` while it is trusted.
+    /// ([`framing::Diagnostic::BodyTooLarge`]) or one a later header showed to be a lie
+    /// ([`framing::Diagnostic::HeaderInBody`]). `None` while it is trusted.
     pub fn untrusted(&self) -> Option<framing::Diagnostic> {
         self.untrusted
     }
