@@ -33,6 +33,7 @@ fn config_json() -> Value {
         "fake-liar-cap": liar("67108865"), "fake-liar-12": liar("999999999999"),
         "fake-liar-13": liar("1099511627776"), "fake-liar-30": liar(&"9".repeat(30)),
         "fake-liar-zeros": liar(&format!("{}67108865", "0".repeat(40))),
+        "fake-flood": json!({"command": python, "args": [script, "flood", "30000"]}),
         "fake-liar-60m": liar("60000000"), "fake-liar-at-cap": liar("67108864"),
     }})
 }
@@ -219,6 +220,28 @@ fn a_frame_whose_body_holds_the_next_header_ends_the_session_disconnected_naming
         assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");
         assert_all_gone(&adapters, HYGIENE, "the adapter that lied");
     }
+}
+
+/// 30,000 frames that are not JSON cost a few `warn` lines, not 30,000: the first ten are shown,
+/// then one summary per 10,000 with its count; the answer after the flood still arrives.
+#[test]
+fn a_flood_of_bad_frames_is_logged_as_the_first_few_and_counted_summaries() {
+    let (mut a, _dir) = with_config_flag("flood");
+    let program = fixture("prog.fake");
+    let r = a.ok("launch", json!({"program": program, "adapter": "fake-flood", "stop_on_entry": true}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = a.ok("evaluate", json!({"expression": "x"}));
+    assert!(r.text.contains("after the flood"), "{}", r.text);
+    // Everything is logged once agentdap has exited.
+    a.d.close_stdin();
+    a.d.assert_clean_exit(Duration::from_secs(20));
+    let stderr = a.d.stderr();
+    let warns: Vec<&str> = stderr.lines().filter(|l| l.contains("WARN")).collect();
+    let all = warns.join("\n");
+    // Ten shown, and each of the two summaries names the latest.
+    assert_eq!(warns.iter().filter(|l| l.contains("that is not JSON")).count(), 10 + 2, "{all}");
+    assert_eq!(warns.iter().filter(|l| l.contains(": 10000 more stream diagnostics")).count(), 2, "{all}");
+    assert!(warns.len() < 30, "{all}");
 }
 
 #[test]
