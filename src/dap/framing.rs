@@ -202,7 +202,8 @@ enum State {
     /// Collecting a body of `len` bytes into `Decoder::body`. `line` is how much of `PATTERN` the
     /// current body line has matched from its start so far ([`MID_LINE`]: the line began otherwise).
     Body { len: usize, line: u8 },
-    /// A frame claimed a body over the cap: every later byte is dropped, no frame follows.
+    /// A frame's claimed length ended trust ([`Diagnostic::ends_trust`]): every later byte is
+    /// dropped, no frame follows.
     Finished,
     /// Dropping bytes until `PATTERN` appears; progress in `Decoder::garbage`.
     Garbage,
@@ -298,7 +299,8 @@ impl Decoder {
         matches!(self.state, State::Header { lines: 0, .. }) && self.line.is_empty()
     }
 
-    /// True once a frame claimed a body over the cap ([`Diagnostic::BodyTooLarge`]): nothing the
+    /// True once a frame's claimed length ended trust ([`Diagnostic::BodyTooLarge`],
+    /// [`Diagnostic::HeaderInBody`]): nothing the
     /// stream carries afterwards is decoded.
     pub fn is_finished(&self) -> bool {
         matches!(self.state, State::Finished)
