@@ -33,6 +33,8 @@ fn config_json() -> Value {
         "fake-liar-cap": liar("67108865"), "fake-liar-12": liar("999999999999"),
         "fake-liar-13": liar("1099511627776"), "fake-liar-30": liar(&"9".repeat(30)),
         "fake-liar-zeros": liar(&format!("{}67108865", "0".repeat(40))),
+        "fake-flood": json!({"command": python, "args": [script, "flood", "30000"]}),
+        "fake-liar-60m": liar("60000000"), "fake-liar-at-cap": liar("67108864"),
     }})
 }
 
@@ -183,6 +185,63 @@ fn a_frame_over_the_size_cap_ends_the_session_disconnected_naming_the_claim() {
         assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");
         assert_all_gone(&adapters, HYGIENE, "the adapter that lied");
     }
+}
+
+/// A frame claiming a body within the cap, with the next frame's header where that body should
+/// be, ends trust just the same: the call is answered `disconnected` at once naming the claim and
+/// where the header appeared (not after 30 s, and never from the swallowed frame), the session
+/// ends, and its adapter is stopped.
+#[test]
+fn a_frame_whose_body_holds_the_next_header_ends_the_session_disconnected_naming_the_claim() {
+    let (mut a, _dir) = with_config_flag("liar-under");
+    let program = fixture("prog.fake");
+    let cases = [
+        ("fake-liar-60m", "evaluate", "claiming 60000000 bytes, but a Content-Length header began 0 bytes"),
+        ("fake-liar-at-cap", "evaluate", "claiming 67108864 bytes, but a Content-Length header began 0 bytes"),
+        ("fake-liar-60m", "continue", "claiming 60000000 bytes, but a Content-Length header began 0 bytes"),
+    ];
+    for (n, (adapter, tool, claim)) in cases.into_iter().enumerate() {
+        let id = format!("s{}", n + 1);
+        let before = a.descendants();
+        let r = a.ok(
+            "launch",
+            json!({"program": program, "adapter": adapter, "breakpoints": [{"path": program, "line": 3}]}),
+        );
+        assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+        let adapters: Vec<i32> = a.descendants().into_iter().filter(|p| !before.contains(p)).collect();
+        let args = if tool == "evaluate" { json!({"expression": "x"}) } else { json!({"wait_ms": 40000}) };
+        let r = a.call(tool, args);
+        let what = format!("{adapter} {tool}");
+        assert!(r.is_error, "{what}: {}", r.text);
+        assert_eq!(r.code(), "disconnected", "{what}: {}", r.text);
+        assert!(r.text.contains(claim), "{what}: {}", r.text);
+        let s = a.session(&id);
+        assert_eq!(s["state"], json!("terminated"), "{what}: {s}");
+        assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");
+        assert_all_gone(&adapters, HYGIENE, "the adapter that lied");
+    }
+}
+
+/// 30,000 frames that are not JSON cost a few `warn` lines, not 30,000: the first ten are shown,
+/// then one summary per 10,000 with its count; the answer after the flood still arrives.
+#[test]
+fn a_flood_of_bad_frames_is_logged_as_the_first_few_and_counted_summaries() {
+    let (mut a, _dir) = with_config_flag("flood");
+    let program = fixture("prog.fake");
+    let r = a.ok("launch", json!({"program": program, "adapter": "fake-flood", "stop_on_entry": true}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = a.ok("evaluate", json!({"expression": "x"}));
+    assert!(r.text.contains("after the flood"), "{}", r.text);
+    // Everything is logged once agentdap has exited.
+    a.d.close_stdin();
+    a.d.assert_clean_exit(Duration::from_secs(20));
+    let stderr = a.d.stderr();
+    let warns: Vec<&str> = stderr.lines().filter(|l| l.contains("WARN")).collect();
+    let all = warns.join("\n");
+    // Ten shown, and each of the two summaries names the latest.
+    assert_eq!(warns.iter().filter(|l| l.contains("that is not JSON")).count(), 10 + 2, "{all}");
+    assert_eq!(warns.iter().filter(|l| l.contains(": 10000 more stream diagnostics")).count(), 2, "{all}");
+    assert!(warns.len() < 30, "{all}");
 }
 
 #[test]

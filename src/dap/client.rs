@@ -116,9 +116,55 @@ pub struct DapClient<O> {
     capabilities: Option<Capabilities>,
     initialized: bool,
     closed: bool,
-    /// Set when a frame claimed a body over the cap; the client closed itself then.
+    /// Set when a frame's claimed length ended trust ([`framing::Diagnostic::ends_trust`]); the
+    /// client closed itself then.
     untrusted: Option<framing::Diagnostic>,
     reported: Nonconformances,
+    warnings: LogBudget,
+}
+
+/// Stream diagnostics logged at `warn` per connection before the rest are summarised.
+pub const WARN_FIRST: u32 = 10;
+/// After [`WARN_FIRST`], one `warn` summary per this many further diagnostics (each still at `debug`).
+pub const WARN_SUMMARY_EVERY: u64 = 10_000;
+
+/// What to do with one diagnostic's log line ([`LogBudget::admit`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum LogVerdict {
+    /// Log it at `warn`.
+    Warn,
+    /// Log it at `debug`, and a `warn` summary: this many were held back since the last `warn`.
+    Summary(u64),
+    /// Log it at `debug` only.
+    Quiet,
+}
+
+/// Rate limit for one connection's stream diagnostics: a peer sending 300k garbage frames must not
+/// write 300k `warn` lines. The first [`WARN_FIRST`] are shown, then one summary per
+/// [`WARN_SUMMARY_EVERY`], and one for the remainder when the connection closes.
+#[derive(Debug, Default)]
+pub struct LogBudget {
+    warned: u32,
+    held: u64,
+}
+
+impl LogBudget {
+    pub fn admit(&mut self) -> LogVerdict {
+        if self.warned < WARN_FIRST {
+            self.warned += 1;
+            return LogVerdict::Warn;
+        }
+        self.held += 1;
+        if self.held >= WARN_SUMMARY_EVERY {
+            return LogVerdict::Summary(std::mem::take(&mut self.held));
+        }
+        LogVerdict::Quiet
+    }
+
+    /// Diagnostics held back since the last `warn` line (taken: reported once).
+    pub fn take_held(&mut self) -> u64 {
+        std::mem::take(&mut self.held)
+    }
 }
 
 impl<O: Origin> DapClient<O> {
@@ -139,6 +185,7 @@ impl<O: Origin> DapClient<O> {
             closed: false,
             untrusted: None,
             reported: Nonconformances::default(),
+            warnings: LogBudget::default(),
         }
     }
 
@@ -203,7 +250,7 @@ impl<O: Origin> DapClient<O> {
         decoder.feed(bytes, |frame| match frame {
             Ok(body) => self.on_frame(body, now),
             Err(d) => {
-                if matches!(d, framing::Diagnostic::BodyTooLarge { .. }) {
+                if d.ends_trust() {
                     self.untrusted = Some(d);
                 }
                 self.diagnostic(ClientDiagnostic::Framing(d))
@@ -218,7 +265,8 @@ impl<O: Origin> DapClient<O> {
     }
 
     /// Why agentdap stopped trusting this connection: a frame claimed a body over the cap
-    /// ([`framing::Diagnostic::BodyTooLarge`]). `None` while it is trusted.
+    /// ([`framing::Diagnostic::BodyTooLarge`]) or one a later header showed to be a lie
+    /// ([`framing::Diagnostic::HeaderInBody`]). `None` while it is trusted.
     pub fn untrusted(&self) -> Option<framing::Diagnostic> {
         self.untrusted
     }
@@ -289,6 +337,10 @@ impl<O: Origin> DapClient<O> {
             return;
         }
         self.closed = true;
+        let held = self.warnings.take_held();
+        if held > 0 {
+            log::warn!("{}: {held} more stream diagnostics like the ones above (logged at debug)", self.config.name);
+        }
         if !self.decoder.is_idle() && !self.decoder.is_finished() {
             self.diagnostic(ClientDiagnostic::TruncatedAtClose { buffered: self.decoder.buffered() });
         }
@@ -431,7 +483,16 @@ impl<O: Origin> DapClient<O> {
     }
 
     fn diagnostic(&mut self, d: ClientDiagnostic) {
-        log::warn!("{}: {d}", self.config.name);
+        let ends_trust = matches!(d, ClientDiagnostic::Framing(f) if f.ends_trust());
+        let verdict = if ends_trust { LogVerdict::Warn } else { self.warnings.admit() };
+        match verdict {
+            LogVerdict::Warn => log::warn!("{}: {d}", self.config.name),
+            LogVerdict::Summary(n) => {
+                log::debug!("{}: {d}", self.config.name);
+                log::warn!("{}: {n} more stream diagnostics like the ones above (latest: {d})", self.config.name);
+            }
+            LogVerdict::Quiet => log::debug!("{}: {d}", self.config.name),
+        }
         self.outputs.push_back(Output::Diagnostic(d));
     }
 

@@ -7,6 +7,13 @@
 //! Each input byte is examined once on the normal path: header lines are parsed as their `\n`
 //! arrives, a body is copied once into one buffer (or lent straight out of the input when it arrived
 //! whole), and nothing is allocated for what a header merely claims.
+//!
+//! The one exception: body bytes that leave their body still incomplete at the end of the input
+//! are also scanned for a line starting `Content-Length:` before they are copied. Valid JSON never
+//! holds one (a raw newline is not allowed inside a JSON string, and those letters are not JSON
+//! outside strings), so one there means the header lied about the length and later frames are
+//! being swallowed into a phantom body ([`Diagnostic::HeaderInBody`]). A body that completes within
+//! the bytes at hand is never scanned.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -75,6 +82,11 @@ pub enum Diagnostic {
     /// longer be trusted: the decoder is finished ([`Decoder::is_finished`]), drops every later
     /// byte and never yields another frame, and the caller ends the connection.
     BodyTooLarge { declared: Claim, max: usize },
+    /// A frame claimed a body of `declared` bytes (within the cap), but a line starting
+    /// `Content-Length:` began `at` bytes into that body, which valid JSON never holds: the claim
+    /// was a lie and later frames would be swallowed into it. Trust ends exactly as for
+    /// [`Diagnostic::BodyTooLarge`] (the decoder is finished).
+    HeaderInBody { declared: usize, at: usize },
     /// A complete body of `len` bytes that is not JSON (see [`parse_body`]); error at `line`:`column`.
     NotJson { len: usize, line: usize, column: usize },
 }
@@ -149,6 +161,14 @@ impl fmt::Display for Problem {
     }
 }
 
+impl Diagnostic {
+    /// True for the diagnostics after which the peer's framing is no longer trusted and the
+    /// decoder is finished ([`Decoder::is_finished`]): the caller ends the connection.
+    pub fn ends_trust(&self) -> bool {
+        matches!(self, Diagnostic::BodyTooLarge { .. } | Diagnostic::HeaderInBody { .. })
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -163,6 +183,10 @@ impl fmt::Display for Diagnostic {
                 f,
                 "sent a frame claiming {declared}, over the {max}-byte limit; its framing is no longer trusted"
             ),
+            Diagnostic::HeaderInBody { declared, at } => write!(
+                f,
+                "sent a frame claiming {declared} bytes, but a Content-Length header began {at} bytes into that body; its framing is no longer trusted"
+            ),
             Diagnostic::NotJson { len, line, column } => write!(
                 f,
                 "skipped a {len}-byte message that is not JSON (error at line {line}, column {column})"
@@ -175,13 +199,18 @@ impl fmt::Display for Diagnostic {
 enum State {
     /// Between frames (`lines == 0`) or inside a header block. `block` counts the block's bytes.
     Header { length: Option<Length>, lines: u32, block: usize },
-    /// Collecting a body of `len` bytes into `Decoder::body`.
-    Body { len: usize },
-    /// A frame claimed a body over the cap: every later byte is dropped, no frame follows.
+    /// Collecting a body of `len` bytes into `Decoder::body`. `line` is how much of `PATTERN` the
+    /// current body line has matched from its start so far ([`MID_LINE`]: the line began otherwise).
+    Body { len: usize, line: u8 },
+    /// A frame's claimed length ended trust ([`Diagnostic::ends_trust`]): every later byte is
+    /// dropped, no frame follows.
     Finished,
     /// Dropping bytes until `PATTERN` appears; progress in `Decoder::garbage`.
     Garbage,
 }
+
+/// `State::Body::line` once the current body line cannot start with `PATTERN`.
+const MID_LINE: u8 = u8::MAX;
 
 const HEADER_START: State = State::Header { length: None, lines: 0, block: 0 };
 
@@ -270,7 +299,8 @@ impl Decoder {
         matches!(self.state, State::Header { lines: 0, .. }) && self.line.is_empty()
     }
 
-    /// True once a frame claimed a body over the cap ([`Diagnostic::BodyTooLarge`]): nothing the
+    /// True once a frame's claimed length ended trust ([`Diagnostic::BodyTooLarge`],
+    /// [`Diagnostic::HeaderInBody`]): nothing the
     /// stream carries afterwards is decoded.
     pub fn is_finished(&self) -> bool {
         matches!(self.state, State::Finished)
@@ -334,13 +364,25 @@ impl Decoder {
                         return Step { consumed: pos, status: Status::Diagnostic(d) };
                     }
                 }
-                State::Body { len } => {
+                State::Body { len, line } => {
                     let avail = &input[pos..];
                     if self.body.is_empty() && avail.len() >= len {
                         self.state = HEADER_START;
                         return Step { consumed: pos + len, status: Status::Frame(Cow::Borrowed(&avail[..len])) };
                     }
                     let take = (len - self.body.len()).min(avail.len());
+                    if take < len - self.body.len() {
+                        // The body stays incomplete: check these bytes for a header (module docs).
+                        match scan_body_lines(&avail[..take], line) {
+                            Ok(line) => self.state = State::Body { len, line },
+                            Err(end) => {
+                                let at = self.body.len() + end - PATTERN.len();
+                                self.finish();
+                                let d = Diagnostic::HeaderInBody { declared: len, at };
+                                return Step { consumed: input.len(), status: Status::Diagnostic(d) };
+                            }
+                        }
+                    }
                     self.append_body(&avail[..take], len);
                     pos += take;
                     if self.body.len() == len {
@@ -428,18 +470,23 @@ impl Decoder {
         let declared = match len {
             Length::Bytes(n) => match usize::try_from(n) {
                 Ok(n) if n <= self.max_body => {
-                    self.state = State::Body { len: n };
+                    self.state = State::Body { len: n, line: 0 };
                     return Flow::Next;
                 }
                 _ => Claim::Bytes(n),
             },
             Length::Digits(d) => Claim::Digits(d),
         };
+        self.finish();
+        Flow::Emit(Diagnostic::BodyTooLarge { declared, max: self.max_body })
+    }
+
+    /// The peer's framing is no longer trusted: drop everything held and every later byte.
+    fn finish(&mut self) {
         self.state = State::Finished;
         self.line = Vec::new();
         self.line_complete = false;
         self.body = Vec::new();
-        Flow::Emit(Diagnostic::BodyTooLarge { declared, max: self.max_body })
     }
 
     /// Starts dropping bytes: `prior` bytes of the block were already taken, then the bad `line`
@@ -530,6 +577,38 @@ impl Decoder {
     fn grow_body(&mut self, need: usize, len: usize) {
         let target = (self.body.capacity() * 2).max(need).max(MIN_BODY_RESERVE).min(len);
         self.body.reserve_exact(target - self.body.len());
+    }
+}
+
+/// Scans body bytes for a line starting with `PATTERN` (ASCII case-insensitively), the body's very
+/// start included. `line` is how much of `PATTERN` the current line matched before `data`
+/// ([`MID_LINE`]: none can). Returns the state to carry into the next bytes, or `Err` with the
+/// index in `data` just past the completed match (which may have begun in earlier bytes). Each
+/// byte is looked at once; mid-line it only looks for the next `\n`.
+fn scan_body_lines(data: &[u8], mut line: u8) -> Result<u8, usize> {
+    let mut i = 0;
+    loop {
+        if line != MID_LINE {
+            let matched = usize::from(line);
+            let want = &PATTERN[matched..];
+            let n = data[i..].iter().zip(want).take_while(|(b, p)| b.to_ascii_lowercase() == **p).count();
+            if n == want.len() {
+                return Err(i + n);
+            }
+            if i + n == data.len() {
+                // PATTERN is 15 bytes: the count fits. // infallible
+                return Ok((matched + n) as u8);
+            }
+            // A mismatch: the byte at `i + n` is looked at again below only for being a `\n`.
+            i += n;
+        }
+        match find_newline(&data[i..]) {
+            Some(nl) => {
+                i += nl + 1;
+                line = 0;
+            }
+            None => return Ok(MID_LINE),
+        }
     }
 }
 

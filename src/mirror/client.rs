@@ -114,9 +114,10 @@ impl ClientCore {
             Err(d) => log::info!("{}: skipped bytes: {d}", self.name),
         });
         if decoder.is_finished() {
-            // A frame over the size cap: nothing later can be told apart from its claimed body,
-            // so the client is closed at once, before anything it sent is acted on.
-            log::info!("{}: a frame claimed a body over the {CLIENT_MAX_BODY}-byte limit; closing", self.name);
+            // A frame over the size cap (or one whose claimed length a later header showed to be a
+            // lie): nothing later can be told apart from its claimed body, so the client is closed
+            // at once, before anything it sent is acted on. The diagnostic was logged above.
+            log::info!("{}: its framing is no longer trusted (limit {CLIENT_MAX_BODY} bytes); closing", self.name);
             self.decoder = decoder;
             self.abort();
             return;

@@ -721,3 +721,25 @@ fn log_text_redacts_escaped_keys_and_wrapped_values() {
     let plain = br#"{"seq":1,"type":"event","event":"output","body":{"output":"\u00e9"}}"#;
     assert_eq!(log_text(plain), String::from_utf8_lossy(plain));
 }
+
+#[test]
+fn stream_diagnostics_warn_the_first_few_then_one_summary_per_ten_thousand() {
+    let mut b = LogBudget::default();
+    let verdicts: Vec<LogVerdict> = (0..WARN_FIRST as u64 + 2 * WARN_SUMMARY_EVERY + 7).map(|_| b.admit()).collect();
+    let first = WARN_FIRST as usize;
+    assert!(verdicts[..first].iter().all(|v| *v == LogVerdict::Warn), "the first ones stay visible");
+    let summaries: Vec<(usize, &LogVerdict)> =
+        verdicts.iter().enumerate().filter(|(_, v)| matches!(v, LogVerdict::Summary(_))).collect();
+    let every = WARN_SUMMARY_EVERY as usize;
+    assert_eq!(
+        summaries,
+        [
+            (first + every - 1, &LogVerdict::Summary(WARN_SUMMARY_EVERY)),
+            (first + 2 * every - 1, &LogVerdict::Summary(WARN_SUMMARY_EVERY))
+        ]
+    );
+    let warns = verdicts.iter().filter(|v| **v == LogVerdict::Warn).count();
+    assert_eq!(warns, first);
+    assert_eq!(b.take_held(), 7, "the remainder is reported at close");
+    assert_eq!(b.take_held(), 0);
+}

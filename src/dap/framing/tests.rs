@@ -306,7 +306,48 @@ fn body_shorter_than_declared_costs_only_the_frames_it_overlaps() {
         frame(b"null"),
     ];
     check(&[stream], &expected);
-    check(&pieces(stream, 3), &expected);
+    // Read in pieces, the swallowed header shows up while the body is still incomplete: the
+    // claim is known to be a lie and trust ends instead (module docs).
+    let mut dec = Decoder::new();
+    assert_eq!(run(&mut dec, &pieces(stream, 3)), [header_in_body(40, 8)]);
+    assert!(dec.is_finished());
+}
+
+fn header_in_body(declared: usize, at: usize) -> Out {
+    Out::Diag(Diagnostic::HeaderInBody { declared, at })
+}
+
+#[test]
+fn a_header_inside_an_unfinished_body_ends_trust_wherever_it_begins() {
+    // Right at the body's start (the liar sent no body at all), after a line, in any case, and at
+    // exactly the cap; and the bytes after it never decode.
+    let cases: [(&[u8], usize, usize); 4] = [
+        (b"Content-Length: 60000000\r\n\r\nContent-Length: 2\r\n\r\n{}", 60_000_000, 0),
+        (b"Content-Length: 1000\r\n\r\n{\"a\":1}\r\ncontent-LENGTH: 2\r\n\r\n{}", 1000, 9),
+        (b"Content-Length: 1000\r\n\r\n\n\nCONTENT-LENGTH:2\n\n{}", 1000, 2),
+        (b"Content-Length: 67108864\r\n\r\nContent-Length: 2\r\n\r\n{}", DEFAULT_MAX_BODY, 0),
+    ];
+    for (stream, declared, at) in cases {
+        for size in [1, 2, 5, 16, stream.len()] {
+            let mut dec = Decoder::new();
+            let got = run(&mut dec, &pieces(stream, size));
+            assert_eq!(got, [header_in_body(declared, at)], "{} in pieces of {size}", stream.escape_ascii());
+            assert!(dec.is_finished() && dec.buffered() == 0);
+            assert_eq!(run(&mut dec, &[b"Content-Length: 2\r\n\r\n{}"]), [], "nothing decodes after the lie");
+        }
+    }
+}
+
+#[test]
+fn header_text_that_is_not_at_a_line_start_in_an_unfinished_body_is_body() {
+    // Escaped inside a string, after whitespace, or cut short: JSON may hold these.
+    let body = br#"{"a":"\r\nContent-Length: 5", "b":"Content-Length: 7"}
+  Content-Length
+Content-Length"#;
+    let stream = [format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes(), body].concat();
+    for size in [1, 3, 20, stream.len()] {
+        check(&pieces(&stream, size), &[frame(body)]);
+    }
 }
 
 #[test]
@@ -460,6 +501,10 @@ fn diagnostics_read_as_log_lines() {
         (
             Diagnostic::BodyTooLarge { declared: Claim::Digits(30), max: 64 },
             "sent a frame claiming a 30-digit number of bytes, over the 64-byte limit; its framing is no longer trusted",
+        ),
+        (
+            Diagnostic::HeaderInBody { declared: 60_000_000, at: 0 },
+            "sent a frame claiming 60000000 bytes, but a Content-Length header began 0 bytes into that body; its framing is no longer trusted",
         ),
         (
             Diagnostic::NotJson { len: 3, line: 1, column: 2 },
@@ -698,4 +743,75 @@ fn after_a_claim_over_the_cap_no_frame_is_ever_decoded() {
 
 fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// An honest body with raw `\r\n` whitespace between tokens and `Content-Length` text in strings.
+fn honest_body(seq: usize, text: &str) -> Vec<u8> {
+    let v = json!({"seq": seq, "type": "event", "event": "output",
+        "body": {"output": text, "note": "\r\nContent-Length: 12\r\n\r\n", "Content-Length:": 1}});
+    serde_json::to_string_pretty(&v).unwrap_or_default().replace('\n', "\r\n").into_bytes()
+}
+
+fn prop_any_chunking_of_honest_bodies_with_header_text_decodes_them(texts: Vec<(String, u8)>, sizes: Vec<u8>) -> bool {
+    let mut stream = Vec::new();
+    let mut bodies = Vec::new();
+    for (seq, (text, style)) in texts.iter().enumerate() {
+        let body = honest_body(seq, text);
+        stream.extend_from_slice(header_for(*style, body.len()).as_bytes());
+        stream.extend_from_slice(&body);
+        bodies.push(frame(&body));
+    }
+    decode_pieces(&cut(&stream, &sizes)) == bodies
+}
+
+#[test]
+fn any_chunking_of_honest_bodies_with_header_text_decodes_them() {
+    QuickCheck::new().tests(400).quickcheck(
+        prop_any_chunking_of_honest_bodies_with_header_text_decodes_them as fn(Vec<(String, u8)>, Vec<u8>) -> bool,
+    );
+}
+
+fn prop_any_chunking_of_a_lying_length_ends_trust(
+    before: Vec<String>,
+    start: String,
+    excess: u32,
+    style: u8,
+    sizes: Vec<u8>,
+) -> bool {
+    let mut stream = Vec::new();
+    let mut expected = Vec::new();
+    for (seq, text) in before.iter().enumerate() {
+        let body = honest_body(seq, text);
+        stream.extend_from_slice(header_for(0, body.len()).as_bytes());
+        stream.extend_from_slice(&body);
+        expected.push(frame(&body));
+    }
+    // The lie: a claim longer than everything after it, then a line of JSON text (no raw
+    // newline), then honest frames that the claimed body would swallow.
+    let start = serde_json::to_string(&start).unwrap_or_default();
+    let mut after = start.clone().into_bytes();
+    after.extend_from_slice(b"\r\n");
+    let at = after.len();
+    for (seq, text) in before.iter().enumerate() {
+        let body = honest_body(seq, text);
+        // Not style 5: its first line is another header.
+        after.extend_from_slice(header_for(style % 5, body.len()).trim_start().as_bytes());
+        after.extend_from_slice(&body);
+    }
+    after.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+    let declared = (after.len() + 1 + excess as usize % (1 << 20)).min(DEFAULT_MAX_BODY);
+    stream.extend_from_slice(header_for(0, declared).as_bytes());
+    stream.extend_from_slice(&after);
+    expected.push(header_in_body(declared, at));
+    let refs = cut(&stream, &sizes);
+    let refs: Vec<&[u8]> = refs.iter().map(Vec::as_slice).collect();
+    let mut dec = Decoder::new();
+    run(&mut dec, &refs) == expected && dec.is_finished()
+}
+
+#[test]
+fn any_chunking_of_a_lying_length_ends_trust() {
+    QuickCheck::new().tests(400).quickcheck(
+        prop_any_chunking_of_a_lying_length_ends_trust as fn(Vec<String>, String, u32, u8, Vec<u8>) -> bool,
+    );
 }
