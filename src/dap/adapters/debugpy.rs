@@ -10,8 +10,8 @@ use std::process::ExitStatus;
 use serde_json::{json, Value};
 
 use super::{
-    find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
-    RuntimeQuirks, Transport,
+    find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
+    ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -108,6 +108,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
              context \"watch\" shows None)",
         )),
         mirror_evaluate: MIRROR_EVALUATE,
+        // the program is Python: an uncaught exception prints a traceback.
+        failure_shapes: &[FailureShape::PythonTraceback],
         ..RuntimeQuirks::STANDARD
     }
 }
