@@ -120,6 +120,40 @@ fn stop_on_entry_by_default_then_moved_and_unverified_breakpoints() {
     assert!(!list.text.contains("gone.py"), "{}", list.text);
 }
 
+/// debugpy 1.8.22 moves a breakpoint past the end of a file to its last line and calls it
+/// verified, so the program would stop where nobody asked: every tool that takes a line refuses
+/// one past the end before anything is sent or run.
+#[test]
+fn a_line_past_the_end_of_the_file_is_refused_before_anything_runs() {
+    let mut a = Agent::start();
+    let program = fixture("py/loop.py");
+    let r = a.call("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 500}]}));
+    assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
+    assert!(r.text.contains("line 500 is past the end of loop.py (19 lines); nothing was started"), "{}", r.text);
+    assert_eq!(a.ok("sessions", json!({})).s["sessions"], json!([]), "nothing was started");
+
+    // The last line is a line; one past it is not.
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 19}]}));
+    assert_eq!((r.s["stop"]["reason"].clone(), loc(&r)), (json!("breakpoint"), (json!(program), json!(19))));
+    let r = a.call("set_breakpoints", json!({"path": program, "lines": [5, 20]}));
+    assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
+    assert!(r.text.contains("line 20 is past the end of loop.py (19 lines); no breakpoint was set"), "{}", r.text);
+    let list = a.ok("breakpoints", json!({}));
+    assert!(!list.text.contains("line 5"), "{}", list.text);
+    // Only what agentdap sends counts: the adapter's events go on arriving on their own.
+    let sent_before = sent_commands(&a.dap_log("s1")).len();
+    for tool in ["run_to", "goto"] {
+        let r = a.call(tool, json!({"path": program, "line": 500}));
+        assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{tool}: {}", r.text);
+        assert!(
+            r.text.contains("line 500 is past the end of loop.py (19 lines); the program did not run"),
+            "{}",
+            r.text
+        );
+    }
+    assert_eq!(sent_commands(&a.dap_log("s1")).len(), sent_before, "nothing was sent to the adapter");
+}
+
 #[test]
 fn an_uncaught_exception_stops_with_its_name_and_message() {
     let mut a = Agent::start();

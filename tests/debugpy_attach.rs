@@ -59,16 +59,24 @@ impl Drop for Reap {
 #[test]
 fn attach_by_connect_stops_at_a_breakpoint_and_detach_leaves_the_process_running() {
     let program = fixture("py/attach_me.py");
+    let other = fixture("py/app.py");
     let port = free_port();
     let mut target = Reap(listening(port, true, &program, &["20"]));
     let mut a = Agent::start();
     let r = a.ok(
         "attach",
         json!({"connect": {"host": "localhost", "port": port}, "wait_ms": START,
-               "breakpoints": [{"path": program, "line": 6}, {"path": "/nonexistent/dir/gone.py", "line": 1}]}),
+               "breakpoints": [{"path": program, "line": 6}, {"path": "/nonexistent/dir/gone.py", "line": 1},
+                               {"path": other, "line": 500}]}),
     );
-    // A debug server may see other files than this machine: the missing one is sent, and said.
+    // A debug server may see other files than this machine: the missing one is sent, and said;
+    // so is a line past the end of the file as this machine has it.
     assert!(r.text.contains("gone.py:1: no such file on this machine"), "{}", r.text);
+    assert!(
+        r.text.contains("app.py:500: line 500 is past the end of app.py (2 lines) on this machine; sent as given"),
+        "{}",
+        r.text
+    );
     // A process held by --wait-for-client runs into the breakpoint as soon as it is attached.
     let r = if r.s["state"] == json!("stopped") { r } else { a.ok("wait", json!({"for": "stop", "wait_ms": START})) };
     assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
@@ -87,10 +95,11 @@ fn attach_by_connect_stops_at_a_breakpoint_and_detach_leaves_the_process_running
     // answered only after it.
     let log = a.dap_log("s1");
     let sent = sent_commands(&log);
-    let head: Vec<&str> = sent.iter().map(String::as_str).take(6).collect();
+    let head: Vec<&str> = sent.iter().map(String::as_str).take(7).collect();
+    let set = "setBreakpoints";
     assert_eq!(
         head,
-        ["initialize", "attach", "setBreakpoints", "setBreakpoints", "setExceptionBreakpoints", "configurationDone"],
+        ["initialize", "attach", set, set, set, "setExceptionBreakpoints", "configurationDone"],
         "{sent:?}"
     );
     let at = |pred: &dyn Fn(&Value) -> bool| log.iter().position(|e| pred(&e["message"])).unwrap_or(usize::MAX);

@@ -38,6 +38,8 @@ fn multiprocessing_child_stops_while_the_parent_runs_and_dies_with_it() {
     let list = a.ok("sessions", json!({}));
     let (parent, child) = (entry(&list.s, "s1"), entry(&list.s, "s2"));
     assert_eq!(child["parent"], json!("s1"), "{}", list.s);
+    // `fork` (Linux's default start method): the child's command line is its parent's.
+    assert_eq!(child["program"], json!(format!("fork of {}", fixture("py/mp.py"))), "{}", list.text);
     assert_eq!(child["request"], json!("attach"));
     assert_eq!(child["state"], json!("stopped"));
     assert_eq!(parent["state"], json!("running"));
@@ -89,6 +91,9 @@ fn subprocess_child_stops_then_both_run_to_their_ends() {
     let child = fixture("py/sub_child.py");
     let r = a.ok("launch", json!({"program": parent, "breakpoints": [{"path": child, "line": 4}], "wait_ms": START}));
     assert!(r.text.starts_with("s2 stopped (breakpoint) at sub_child.py:4"), "{}", r.text);
+    // Named by what it runs: not pydevd's launcher that debugpy puts in front of it.
+    let list = a.ok("sessions", json!({}));
+    assert_eq!(entry(&list.s, "s2")["program"], json!(format!("{child} 7")), "{}", list.text);
     let v = a.ok("evaluate", json!({"session": "s2", "expression": "n * 100"}));
     assert!(v.text.contains("700"), "{}", v.text);
     let r = a.ok("continue", json!({"session": "s2", "wait_ms": START}));
@@ -97,6 +102,28 @@ fn subprocess_child_stops_then_both_run_to_their_ends() {
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(0)), "{}", r.text);
     let out = a.ok("output", json!({"session": "s1"}));
     assert!(out.text.contains("child exited with 0"), "{}", out.text);
+    a.ok("disconnect", json!({"session": "s1"}));
+    let gone = agent::eventually(HYGIENE, || a.ok("sessions", json!({})).s["sessions"] == json!([]));
+    assert!(gone, "{}", a.ok("sessions", json!({})).s);
+}
+
+/// A `spawn` pool worker runs interpreter options and multiprocessing's own `-c` code behind
+/// pydevd's start-up code: it is named as the worker it is.
+#[test]
+fn a_spawned_pool_worker_is_named_as_a_worker_of_its_parent_program() {
+    let mut a = Agent::start();
+    let program = fixture("py/pool.py");
+    let r =
+        a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 5}], "wait_ms": START}));
+    assert_eq!(r.s["child_stops"][0]["stop"]["location"]["line"], json!(5), "{}", r.text);
+    let worker = r.s["child_stops"][0]["session"].as_str().unwrap_or_default().to_owned();
+    let list = a.ok("sessions", json!({}));
+    assert_eq!(
+        entry(&list.s, &worker)["program"],
+        json!(format!("multiprocessing worker of {program}")),
+        "{}",
+        list.text
+    );
     a.ok("disconnect", json!({"session": "s1"}));
     let gone = agent::eventually(HYGIENE, || a.ok("sessions", json!({})).s["sessions"] == json!([]));
     assert!(gone, "{}", a.ok("sessions", json!({})).s);

@@ -195,3 +195,40 @@ fn sigkill_of_agentdap_removes_its_build_directory_and_nothing_else() {
     assert_eq!(std::fs::read_to_string(outside.join("keep.txt")).ok().as_deref(), Some("keep"));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+const GO_PANIC_SOURCE: &str = r#"package main
+
+import "fmt"
+
+func main() {
+	var m map[string]int
+	fmt.Println("before")
+	m["x"] = 1
+}
+"#;
+
+/// A Go panic ends with goroutine frames on stderr; what ended the program is the `panic:`
+/// line, and that is the "last stderr line" a failed run shows.
+#[test]
+fn a_go_panic_shows_the_panic_line_as_the_last_stderr_line() {
+    require("dlv", "delve golang-go");
+    let dir = scratch("delve-panic");
+    std::fs::write(dir.join("main.go"), GO_PANIC_SOURCE).expect("write Go");
+    std::fs::write(dir.join("go.mod"), "module example.com/panics\n\ngo 1.19\n").expect("write go.mod");
+    let bin = dir.join("panics");
+    let mut cmd = Command::new("go");
+    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+    build(&mut cmd, "golang-go");
+    let mut a = agent();
+    let mut r = a.ok("launch", json!({"program": path(&bin), "stop_on_entry": false, "wait_ms": 60000}));
+    // Delve stops at the unrecovered panic first; the runtime prints it when the program goes on.
+    for _ in 0..3 {
+        if r.s["state"] != json!("stopped") {
+            break;
+        }
+        r = a.ok("continue", json!({"wait_ms": 30000}));
+    }
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(2)), "{}", r.text);
+    assert_eq!(r.s["last_stderr_line"], json!("panic: assignment to entry in nil map"), "{}", r.text);
+    assert!(r.text.contains("last stderr line: panic: assignment to entry in nil map"), "{}", r.text);
+}

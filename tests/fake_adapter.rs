@@ -311,7 +311,7 @@ fn a_debuggee_the_adapter_leaves_behind_dies_with_agentdap_and_on_disconnect() {
 #[test]
 fn a_stop_before_the_step_response_leaves_the_session_stopped_at_the_new_line() {
     let (mut a, _dir) = with_config_flag("stopfirst");
-    let program = fixture("py/app.py");
+    let program = fixture("prog.fake");
     let r = a.ok(
         "launch",
         json!({"program": program, "adapter": "fake-stopfirst", "breakpoints": [{"path": program, "line": 40}]}),

@@ -66,7 +66,7 @@ impl Sessions {
         let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
         // The debuggee's command line or the adapter's `name`: shown in `sessions` as the
         // program, so nothing in it may hide text (crate::visible).
-        let program = crate::visible::escaped(&child_program(&plan.launch_arguments, pid));
+        let program = crate::visible::escaped(&child_program(&plan.launch_arguments, pid, &p.program));
         let start = Start { program, breakpoints, exception_filters: p.exception_filters.clone() };
         let (owns, target, parent_id) = (p.owns_debuggee, p.attach_target.clone(), p.id.clone());
         p.pump(now, &mut self.actions);
@@ -177,51 +177,306 @@ impl Sessions {
     }
 }
 
-/// Most bytes of a child's command line read, and most characters of `-c` code shown.
+/// Most bytes of a child's command line read, and most characters of `-c` code (or of a
+/// script's arguments) shown.
 const CMDLINE_BYTES: u64 = 4096;
 const CODE_CHARS: usize = 40;
 
-/// What a child session runs, for `sessions`: its process's command line when agentdap can
-/// read it (`python -c <code…>`, or the script), else the configuration's `name` (debugpy
-/// 1.8.22 copies the parent's `program` into a subprocess's configuration, so that field says
-/// nothing about the child).
-fn child_program(configuration: &Value, pid: Option<i64>) -> String {
-    let argv = pid.and_then(|pid| {
-        use std::io::Read;
-        let file = std::fs::File::open(format!("/proc/{pid}/cmdline")).ok()?;
-        let mut bytes = Vec::new();
-        file.take(CMDLINE_BYTES).read_to_end(&mut bytes).ok()?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        Some(text.split('\0').filter(|a| !a.is_empty()).map(str::to_owned).collect::<Vec<_>>())
-    });
-    if let Some(argv) = argv.filter(|a| a.len() > 1) {
-        let interpreter = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_owned();
-        // The first argument that is not an interpreter flag: `-c`, `-m`, or the script.
-        let mut rest = argv[1..].iter().skip_while(|a| a.starts_with('-') && !matches!(a.as_str(), "-c" | "-m"));
-        match (rest.next().map(String::as_str), rest.next()) {
-            (Some(flag @ ("-c" | "-m")), Some(what)) => {
-                let (start, end) = crate::dap::adapters::debugpy::SUBPROCESS_C_CODE_AFTER;
-                let what = match what.find(start) {
-                    // Only the program's own code: the start-up code before it holds a token.
-                    Some(at) => match what[at..].find(end) {
-                        Some(e) => &what[at + e + end.len()..],
-                        None => {
-                            return configuration
-                                .get("name")
-                                .and_then(Value::as_str)
-                                .unwrap_or("a child process")
-                                .to_owned()
-                        }
-                    },
-                    None => what.as_str(),
-                };
-                let one_line = what.split_whitespace().collect::<Vec<_>>().join(" ");
-                let (shown, _) = super::inspect::clip(&one_line, CODE_CHARS);
-                return format!("{interpreter} {flag} {shown}");
+const MULTIPROCESSING_WORKER: &str = "multiprocessing worker";
+const FORK_SERVER_OF: &str = "multiprocessing fork server of ";
+
+/// The command line of process `pid` (`/proc/<pid>/cmdline`, at most [`CMDLINE_BYTES`]).
+fn read_cmdline(pid: i64) -> Option<Vec<String>> {
+    use std::io::Read;
+    let file = std::fs::File::open(format!("/proc/{pid}/cmdline")).ok()?;
+    let mut bytes = Vec::new();
+    file.take(CMDLINE_BYTES).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Some(text.split('\0').filter(|a| !a.is_empty()).map(str::to_owned).collect())
+}
+
+/// The parent process of `pid` (`/proc/<pid>/stat`: the field after the state, which follows
+/// the parenthesised name, itself free to hold `)`).
+fn parent_pid(pid: i64) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// What a child session runs, for `sessions`: what its process's command line runs when
+/// agentdap can read it (see [`describe`]), else the configuration's `name` (debugpy 1.8.22
+/// copies the parent's `program` into a subprocess's configuration, so that field says nothing
+/// about the child). A process whose command line is its parent process's is a fork of the
+/// parent program (`multiprocessing`'s default `fork` start method on Linux).
+fn child_program(configuration: &Value, pid: Option<i64>, parent_program: &str) -> String {
+    let fallback = || configuration.get("name").and_then(Value::as_str).unwrap_or("a child process").to_owned();
+    let Some(pid) = pid else { return fallback() };
+    let Some(argv) = read_cmdline(pid).filter(|a| a.len() > 1) else { return fallback() };
+    if parent_pid(pid).and_then(read_cmdline).is_some_and(|p| p == argv) {
+        // What a fork server forks is a worker.
+        return match parent_program.strip_prefix(FORK_SERVER_OF) {
+            Some(program) => format!("{MULTIPROCESSING_WORKER} of {program}"),
+            None => format!("fork of {parent_program}"),
+        };
+    }
+    describe(&argv, parent_program).unwrap_or_else(fallback)
+}
+
+/// What a Python command line runs.
+#[derive(Debug, PartialEq, Eq)]
+enum PythonTarget {
+    Script { path: String, args: Vec<String> },
+    Module { name: String, args: Vec<String> },
+    Code { code: String, args: Vec<String> },
+}
+
+/// The name shown for a child running `argv`: `multiprocessing worker of <parent_program>`
+/// (or its fork server, or resource tracker),
+/// `python -c <code…>` (the program's own code only), `python -m <module> <args…>`, or
+/// `<script> <args…>`. `None` when `argv` does not read as a Python command line.
+fn describe(argv: &[String], parent_program: &str) -> Option<String> {
+    use crate::dap::adapters::debugpy::cmdline::{MULTIPROCESSING_CODE, MULTIPROCESSING_FORK_ARG};
+    let interpreter = argv.first()?.rsplit('/').next().unwrap_or(&argv[0]).to_owned();
+    let target = python_target(argv)?;
+    let with_args = |head: String, args: &[String]| {
+        let (shown, _) = super::inspect::clip(&args.join(" "), CODE_CHARS);
+        if args.is_empty() {
+            head
+        } else {
+            format!("{head} {shown}")
+        }
+    };
+    Some(match target {
+        PythonTarget::Code { code, args } => {
+            if let Some((_, what)) = MULTIPROCESSING_CODE.iter().find(|(m, _)| code.contains(m)) {
+                return Some(format!("{what} of {parent_program}"));
             }
-            (Some(script), _) => return script.to_owned(),
-            _ => {}
+            if args.iter().any(|a| a == MULTIPROCESSING_FORK_ARG) {
+                return Some(format!("{MULTIPROCESSING_WORKER} of {parent_program}"));
+            }
+            let (start, end) = crate::dap::adapters::debugpy::SUBPROCESS_C_CODE_AFTER;
+            let own = match code.find(start) {
+                // Only the program's own code: the start-up code before it holds a token.
+                Some(at) => &code[at + code[at..].find(end)? + end.len()..],
+                None => code.as_str(),
+            };
+            let one_line = own.split_whitespace().collect::<Vec<_>>().join(" ");
+            let (shown, _) = super::inspect::clip(&one_line, CODE_CHARS);
+            format!("{interpreter} -c {shown}")
+        }
+        PythonTarget::Module { name, args } => with_args(format!("{interpreter} -m {name}"), &args),
+        PythonTarget::Script { path, args } => with_args(path, &args),
+    })
+}
+
+/// What `argv` (the interpreter first) runs, read as CPython reads its options, then through
+/// debugpy's and pydevd's launchers to the program they start.
+fn python_target(argv: &[String]) -> Option<PythonTarget> {
+    use crate::dap::adapters::debugpy::cmdline::{DEBUGPY_PACKAGE, PYDEVD_SCRIPT};
+    let mut target = interpreter_target(argv.get(1..)?)?;
+    // Bounded: debugpy's launcher, then pydevd's, each seen through at most once.
+    for _ in 0..2 {
+        let PythonTarget::Script { path, args } = &target else { break };
+        let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
+        target = if name == PYDEVD_SCRIPT {
+            pydevd_target(args)?
+        } else if name == DEBUGPY_PACKAGE {
+            debugpy_target(args)?
+        } else {
+            break;
+        };
+    }
+    Some(target)
+}
+
+/// The program of CPython's own arguments (`argv` without the interpreter): options (combined
+/// one-letter flags, `-X opt`/`-Xopt`, `-W arg`, long ones), then `-c <code>`, `-m <module>`,
+/// `--` or the script. `None` for the REPL, stdin (`-`) and unreadable lines.
+fn interpreter_target(args: &[String]) -> Option<PythonTarget> {
+    use crate::dap::adapters::debugpy::cmdline::{PYTHON_LETTERS_WITH_VALUE, PYTHON_LONG_WITH_VALUE};
+    let rest = |from: usize| args.get(from..).unwrap_or_default().to_vec();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if a == "--" {
+            return Some(PythonTarget::Script { path: args.get(i)?.clone(), args: rest(i + 1) });
+        }
+        if a == "-" {
+            return None;
+        }
+        if a.starts_with("--") {
+            if PYTHON_LONG_WITH_VALUE.contains(&a.as_str()) {
+                i += 1;
+            }
+            continue;
+        }
+        let Some(letters) = a.strip_prefix('-') else {
+            return Some(PythonTarget::Script { path: a.clone(), args: rest(i) });
+        };
+        for (at, c) in letters.char_indices() {
+            let attached = &letters[at + c.len_utf8()..];
+            if c == 'c' || c == 'm' {
+                let (value, after) =
+                    if attached.is_empty() { (args.get(i)?.clone(), i + 1) } else { (attached.to_owned(), i) };
+                return Some(if c == 'c' {
+                    PythonTarget::Code { code: value, args: rest(after) }
+                } else {
+                    PythonTarget::Module { name: value, args: rest(after) }
+                });
+            }
+            if PYTHON_LETTERS_WITH_VALUE.contains(c) {
+                if attached.is_empty() {
+                    i += 1;
+                }
+                break;
+            }
         }
     }
-    configuration.get("name").and_then(Value::as_str).unwrap_or("a child process").to_owned()
+    None
+}
+
+/// The program debugpy's command line starts (`<…>/debugpy --connect <addr> … <script>`).
+fn debugpy_target(args: &[String]) -> Option<PythonTarget> {
+    use crate::dap::adapters::debugpy::cmdline::{DEBUGPY_CONFIGURE_PREFIX, DEBUGPY_WITH_VALUE};
+    let rest = |from: usize| args.get(from..).unwrap_or_default().to_vec();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "-m" => return Some(PythonTarget::Module { name: args.get(i + 1)?.clone(), args: rest(i + 2) }),
+            "-c" => return Some(PythonTarget::Code { code: args.get(i + 1)?.clone(), args: rest(i + 2) }),
+            "--pid" => return None,
+            o if DEBUGPY_WITH_VALUE.contains(&o) || o.starts_with(DEBUGPY_CONFIGURE_PREFIX) => i += 2,
+            o if o.starts_with('-') => i += 1,
+            _ => return Some(PythonTarget::Script { path: a.clone(), args: rest(i + 1) }),
+        }
+    }
+    None
+}
+
+/// The program pydevd's launcher starts (`<…>/pydevd.py --port N … --file <script> <args…>`;
+/// with `--module`, `--file` names a module).
+fn pydevd_target(args: &[String]) -> Option<PythonTarget> {
+    use crate::dap::adapters::debugpy::cmdline::PYDEVD_WITH_VALUE;
+    let (mut i, mut module) = (0, false);
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "--file" => {
+                let what = args.get(i + 1)?.clone();
+                let rest = args.get(i + 2..).unwrap_or_default().to_vec();
+                return Some(if module {
+                    PythonTarget::Module { name: what, args: rest }
+                } else {
+                    PythonTarget::Script { path: what, args: rest }
+                });
+            }
+            "--module" => (module, i) = (true, i + 1),
+            o if PYDEVD_WITH_VALUE.contains(&o) => i += 2,
+            o if o.starts_with("--") => i += 1,
+            // pydevd refuses anything else before `--file`.
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{describe, python_target, PythonTarget};
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    /// Command lines read from /proc while debugpy 1.8.22 children ran under agentdap
+    /// (CPython 3.11; the venv's path shortened, tokens replaced).
+    #[test]
+    fn a_python_command_line_names_the_program_it_runs() {
+        let py = "/venv/bin/python";
+        // `subprocess.run([sys.executable, "child.py", "7"])`, rewritten by pydevd.
+        let subprocess = argv(&[
+            py,
+            "/venv/lib/python3.11/site-packages/debugpy/_vendored/pydevd/pydevd.py",
+            "--port",
+            "54755",
+            "--ppid",
+            "17143",
+            "--client",
+            "127.0.0.1",
+            "--client-access-token",
+            "0123abcd",
+            "--debug-mode",
+            "debugpy-dap",
+            "--preimport",
+            "/venv/lib/python3.11/site-packages/debugpy/..;debugpy._vendored.force_pydevd",
+            "--multiprocess",
+            "--skip-notify-stdin",
+            "--json-dap-http",
+            "--file",
+            "/src/child.py",
+            "7",
+        ]);
+        assert_eq!(describe(&subprocess, "/src/workers.py").as_deref(), Some("/src/child.py 7"));
+        // A launched program (and a process forked from it, which has the same command line).
+        let launched = argv(&[
+            py,
+            "-X",
+            "frozen_modules=off",
+            "/venv/lib/python3.11/site-packages/debugpy/launcher/../../debugpy",
+            "--connect",
+            "127.0.0.1:54755",
+            "--configure-qt",
+            "none",
+            "--adapter-access-token",
+            "0123abcd",
+            "/src/workers.py",
+        ]);
+        assert_eq!(describe(&launched, "-").as_deref(), Some("/src/workers.py"));
+        // multiprocessing's `spawn` start method, its `-c` code prefixed by pydevd's start-up.
+        let setup = "import sys; import pydevd; pydevd.settrace(host='127.0.0.1', port=34131, \
+                     client_access_token='0123abcd', __setup_holder__={'client': '127.0.0.1', 'ppid': 14268}); ";
+        let spawn =
+            format!("{setup}from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5, pipe_handle=7)");
+        let spawned = argv(&[py, "-X", "frozen_modules=off", "-c", &spawn, "--multiprocessing-fork"]);
+        assert_eq!(describe(&spawned, "/src/mp.py").as_deref(), Some("multiprocessing worker of /src/mp.py"));
+        let forkserver =
+            format!("{setup}from multiprocessing.forkserver import main; main(7, 8, ['__main__'], **{{}})");
+        let server = argv(&[py, "-X", "frozen_modules=off", "-c", &forkserver]);
+        assert_eq!(describe(&server, "/src/mp.py").as_deref(), Some("multiprocessing fork server of /src/mp.py"));
+        let tracker = format!("{setup}from multiprocessing.resource_tracker import main;main(6)");
+        let tracker = argv(&[py, "-X", "frozen_modules=off", "-c", &tracker]);
+        assert_eq!(describe(&tracker, "/src/mp.py").as_deref(), Some("multiprocessing resource tracker of /src/mp.py"));
+        // The program's own `-c` code, never pydevd's start-up code before it.
+        let code = format!("{setup}print('hi')");
+        let c = describe(&argv(&[py, "-c", &code]), "-");
+        assert_eq!(c.as_deref(), Some("python -c print('hi')"));
+    }
+
+    #[test]
+    fn interpreter_options_are_skipped_as_cpython_reads_them() {
+        let target = |args: &[&str]| python_target(&argv(args));
+        let script = |path: &str, args: &[&str]| Some(PythonTarget::Script { path: path.into(), args: argv(args) });
+        assert_eq!(target(&["python", "-Esu", "app.py", "-v"]), script("app.py", &["-v"]));
+        assert_eq!(target(&["python", "-X", "dev", "-W", "ignore", "app.py"]), script("app.py", &[]));
+        assert_eq!(target(&["python", "-Xdev", "-Werror", "-b", "app.py"]), script("app.py", &[]));
+        assert_eq!(target(&["python", "--check-hash-based-pycs", "always", "app.py"]), script("app.py", &[]));
+        assert_eq!(target(&["python", "-I", "--", "-weird.py", "x"]), script("-weird.py", &["x"]));
+        let module = |name: &str, args: &[&str]| Some(PythonTarget::Module { name: name.into(), args: argv(args) });
+        assert_eq!(target(&["python", "-u", "-m", "http.server", "8000"]), module("http.server", &["8000"]));
+        assert_eq!(target(&["python", "-qmhttp.server"]), module("http.server", &[]));
+        let code = |c: &str, args: &[&str]| Some(PythonTarget::Code { code: c.into(), args: argv(args) });
+        assert_eq!(target(&["python", "-Sc", "print(1)", "a"]), code("print(1)", &["a"]));
+        assert_eq!(target(&["python", "-cprint(1)"]), code("print(1)", &[]));
+        // The REPL and stdin run no named program; a `-c` without its code is no command line.
+        assert_eq!(target(&["python", "-i"]), None);
+        assert_eq!(target(&["python", "-"]), None);
+        assert_eq!(target(&["python", "-c"]), None);
+        // pydevd with `--module`, and debugpy's own `-m`.
+        let pydevd =
+            ["python", "/x/pydevd.py", "--module", "--port", "1", "--qt-support=auto", "--file", "pkg.cli", "a"];
+        assert_eq!(target(&pydevd), module("pkg.cli", &["a"]));
+        assert_eq!(
+            target(&["python", "/x/debugpy", "--connect", "1", "--wait-for-client", "-m", "pkg"]),
+            module("pkg", &[])
+        );
+        assert_eq!(target(&["python", "/x/debugpy", "--listen", "1", "--pid", "42"]), None);
+    }
 }

@@ -6,10 +6,15 @@
 
 use std::collections::VecDeque;
 
+use crate::dap::adapters::FailureShape;
+
 /// Default cap on the text held per session (bytes), DESIGN §9.
 pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
 /// Cap on the "output since the last result" tail carried in a snapshot (bytes), DESIGN §4.
 pub const SNAPSHOT_TAIL: usize = 2048;
+/// Most bytes of recent output searched for a failure report ([`OutputRing::failure_line`]):
+/// a Go panic's goroutine dump can be long, a report older than this is not the last one.
+const FAILURE_SCAN_BYTES: usize = 64 * 1024;
 /// An unfinished line longer than this becomes an entry without waiting for its `\n` (bytes).
 const PARTIAL_CAP: usize = 4096;
 
@@ -264,6 +269,32 @@ impl OutputRing {
 
     /// The last non-empty line of `category` still held (e.g. the exception line a program
     /// printed on stderr before exiting).
+    /// The line of the latest `category` output that says what ended the program, in the first
+    /// of `shapes` found there (each looked for in the last [`FAILURE_SCAN_BYTES`] of that
+    /// output, joined exactly as printed), else the last non-blank line ([`Self::last_line`]).
+    pub fn failure_line(&self, category: Category, shapes: &[FailureShape]) -> Option<String> {
+        if !shapes.is_empty() {
+            let mut pieces: Vec<&str> = Vec::new();
+            let mut bytes = 0;
+            let partial = self.partial.iter().find(|(c, _)| *c == category).map(|(_, t)| t.as_str());
+            let entries = self.entries.iter().rev().filter(|e| e.category == category).map(|e| e.text.as_str());
+            for text in partial.into_iter().chain(entries) {
+                if bytes >= FAILURE_SCAN_BYTES {
+                    break;
+                }
+                bytes += text.len();
+                pieces.push(text);
+            }
+            pieces.reverse();
+            let text = pieces.concat();
+            let lines: Vec<&str> = text.lines().collect();
+            if let Some(found) = shapes.iter().find_map(|s| s.find(&lines)) {
+                return Some(found);
+            }
+        }
+        self.last_line(category)
+    }
+
     pub fn last_line(&self, category: Category) -> Option<String> {
         let partial = self.partial.iter().find(|(c, _)| *c == category).map(|(_, t)| t.as_str());
         let entries = self.entries.iter().rev().filter(|e| e.category == category).map(|e| e.text.as_str());

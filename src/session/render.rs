@@ -117,7 +117,7 @@ impl Session {
             }
         }
         if self.state == RunState::Exited && self.exit_code.is_some_and(|c| c != 0) && !self.ended_by_agentdap {
-            if let Some(last) = self.output.last_line(Category::Stderr) {
+            if let Some(last) = self.output.failure_line(Category::Stderr, self.plan.runtime.failure_shapes) {
                 text.push_str(&format!("\nlast stderr line: {last}"));
                 snap["last_stderr_line"] = json!(last);
             }

@@ -10,8 +10,8 @@ use std::process::ExitStatus;
 use serde_json::{json, Value};
 
 use super::{
-    find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
-    RuntimeQuirks, Transport,
+    find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
+    ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -119,6 +119,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
              context \"watch\" shows None)",
         )),
         mirror_evaluate: MIRROR_EVALUATE,
+        // the program is Python: an uncaught exception prints a traceback.
+        failure_shapes: &[FailureShape::PythonTraceback],
         ..RuntimeQuirks::STANDARD
     }
 }
@@ -640,3 +642,51 @@ mod tests {
 /// first end marker after the start marker; what comes before carries an access token and is
 /// never shown.
 pub const SUBPROCESS_C_CODE_AFTER: (&str, &str) = ("__setup_holder__=", "}); ");
+
+/// How a Python command line reads, for naming a child session by what it runs (CPython 3.11
+/// `python --help`, debugpy 1.8.22's `debugpy/server/cli.py` and its pydevd's
+/// `_pydevd_bundle/pydevd_command_line_handling.py`).
+pub mod cmdline {
+    /// CPython's one-letter options that take a value (attached, `-Wignore`, or as the next
+    /// argument); every other letter is a flag and may be combined (`-Esu`). `-c` and `-m` end
+    /// the options: their value is the program.
+    pub const PYTHON_LETTERS_WITH_VALUE: &str = "WX";
+    /// CPython's long options that take the next argument.
+    pub const PYTHON_LONG_WITH_VALUE: &[&str] = &["--check-hash-based-pycs"];
+    /// debugpy's command line (`python <…>/debugpy --connect … <script>`, how debugpy starts a
+    /// launched program and the processes forked from it): options that take the next
+    /// argument (`--configure-<name>` too), then `-m <module>`, `-c <code>`, `--pid <pid>` or
+    /// the script.
+    pub const DEBUGPY_WITH_VALUE: &[&str] =
+        &["--log-to", "--listen", "--connect", "--parent-session-pid", "--adapter-access-token"];
+    pub const DEBUGPY_CONFIGURE_PREFIX: &str = "--configure-";
+    /// pydevd's launcher (`python <…>/pydevd.py --port N --client H … --file <script> <args>`,
+    /// how pydevd's `pydev_monkey.py` rewrites a subprocess's `python <script>`): options that
+    /// take the next argument; every other `--` option is a flag, up to `--file`, whose value
+    /// is the program (a module with the `--module` flag).
+    pub const PYDEVD_WITH_VALUE: &[&str] = &[
+        "--port",
+        "--ppid",
+        "--vm_type",
+        "--client",
+        "--access-token",
+        "--client-access-token",
+        "--debug-mode",
+        "--preimport",
+        "--log-file",
+        "--log-level",
+    ];
+    /// The file name of pydevd's launcher script.
+    pub const PYDEVD_SCRIPT: &str = "pydevd.py";
+    /// The directory name of the debugpy package, run as a script.
+    pub const DEBUGPY_PACKAGE: &str = "debugpy";
+    /// `-c` code of multiprocessing's own processes and what each is (CPython 3.8–3.13
+    /// `multiprocessing/spawn.py` `get_command_line`, `forkserver.py` `ensure_running`,
+    /// `resource_tracker.py` `ensure_running`), and the argument `spawn` adds after its code.
+    pub const MULTIPROCESSING_CODE: &[(&str, &str)] = &[
+        ("from multiprocessing.spawn import spawn_main", "multiprocessing worker"),
+        ("from multiprocessing.forkserver import main", "multiprocessing fork server"),
+        ("from multiprocessing.resource_tracker import main", "multiprocessing resource tracker"),
+    ];
+    pub const MULTIPROCESSING_FORK_ARG: &str = "--multiprocessing-fork";
+}

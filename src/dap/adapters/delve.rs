@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, Host, PortDiscovery,
-    Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
+    elf, find_on_path, AdapterError, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host,
+    PortDiscovery, Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -129,6 +129,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         pause_unanswered: None,
         empty_evaluate: None,
         signal_exit_as_status: false,
+        // the program is Go: an unrecovered panic or a runtime fatal error.
+        failure_shapes: &[FailureShape::GoPanic],
     }
 }
 

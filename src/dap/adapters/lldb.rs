@@ -37,8 +37,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, Host, Quirks, Recipe, ResolveInput,
-    RuntimeQuirks, Transport,
+    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
+    ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -155,6 +155,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         mirror_evaluate: MIRROR_EVALUATE,
         pause_unanswered: None,
         empty_evaluate: None,
+        // Rust programs panic in this shape; C and C++ have no single one.
+        failure_shapes: &[FailureShape::RustPanic],
     }
 }
 

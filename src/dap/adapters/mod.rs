@@ -272,6 +272,57 @@ pub struct RuntimeQuirks {
     /// A process killed by signal N is reported as `exitCode` N, word for word like `exit(N)`:
     /// after a stop at signal N that the agent resumed, such an exit is the signal.
     pub signal_exit_as_status: bool,
+    /// How the debuggee's language says on stderr what ended it: a program that failed shows
+    /// the line found by the first of these that matches as its "last stderr line", rather than
+    /// the last line (a stack frame, a hint about backtraces). Empty: the last line.
+    pub failure_shapes: &'static [FailureShape],
+}
+
+/// A known shape of a runtime's report of what ended a program on stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureShape {
+    /// Go (1.x runtime): `panic: <value>` or `fatal error: <message>` at the start of a line,
+    /// then goroutine stacks.
+    GoPanic,
+    /// CPython: `Traceback (most recent call last):`, indented frame lines, then the exception
+    /// (`KeyError: 'x'`) on the first line not indented.
+    PythonTraceback,
+    /// Rust std: `thread 'main' panicked at src/main.rs:4:5:` with the message on the next line
+    /// (Rust 1.73 on; 1.90 adds the thread id: `thread 'main' (1909) panicked at`), or the
+    /// message in the same line (`panicked at 'msg', src/main.rs:4:5`, earlier versions).
+    RustPanic,
+}
+
+/// Most characters of a failure line shown (a panic value can be a whole data structure).
+const FAILURE_LINE_CHARS: usize = 300;
+
+impl FailureShape {
+    /// The line of `lines` (stderr, oldest first) that says what happened, in this shape's
+    /// last report there, if any.
+    pub fn find(self, lines: &[&str]) -> Option<String> {
+        let found = match self {
+            FailureShape::GoPanic => lines
+                .iter()
+                .rposition(|l| l.starts_with("panic: ") || l.starts_with("fatal error: "))
+                .map(|i| lines[i].to_owned()),
+            FailureShape::PythonTraceback => {
+                let header = lines.iter().rposition(|l| l.trim_end() == "Traceback (most recent call last):")?;
+                lines[header + 1..]
+                    .iter()
+                    .find(|l| !l.is_empty() && !l.starts_with(char::is_whitespace))
+                    .map(|l| (*l).to_owned())
+            }
+            FailureShape::RustPanic => {
+                let at = lines.iter().rposition(|l| l.starts_with("thread '") && l.contains(" panicked at "))?;
+                let line = lines[at].trim_end();
+                match (line.ends_with(':'), lines.get(at + 1)) {
+                    (true, Some(message)) => Some(format!("{line} {}", message.trim())),
+                    _ => Some(line.to_owned()),
+                }
+            }
+        }?;
+        Some(found.chars().take(FAILURE_LINE_CHARS).collect())
+    }
 }
 
 /// The shape of an `evaluate` an adapter evaluates as an expression only: the contexts in which
@@ -326,6 +377,7 @@ impl RuntimeQuirks {
         pause_unanswered: None,
         empty_evaluate: None,
         signal_exit_as_status: false,
+        failure_shapes: &[],
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
@@ -695,6 +747,44 @@ pub fn merge_arguments(defaults: &Value, overrides: Option<&Value>) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Stderr as the runtimes print it (Go 1.19 `go run`, Rust 1.90 with RUST_BACKTRACE=1,
+    /// CPython 3.11 with a chained exception), paths shortened.
+    #[test]
+    fn a_failure_shape_finds_the_line_that_says_what_happened() {
+        let go = "transfer 2 of 200: err=insufficient funds\npanic: assignment to entry in nil map\n\n\
+                  goroutine 1 [running]:\nmain.main()\n\t/src/gobank/main.go:44 +0x3e5\nexit status 2\n";
+        let rust = "thread 'main' (1909) panicked at p.rs:1:54:\nindex out of bounds: the len is 0 but the index is 3\n\
+                    stack backtrace:\n   0: __rustc::rust_begin_unwind\n             at /rustc/library/std/src/panicking.rs:689:5\n\
+                    note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n";
+        let rust_old = "thread 'main' panicked at 'boom', src/main.rs:2:5\nnote: run with `RUST_BACKTRACE=1`\n";
+        let python = "Traceback (most recent call last):\n  File \"/src/t.py\", line 4, in <module>\n    f()\n\
+                      KeyError: 'x'\n\nThe above exception was the direct cause of the following exception:\n\n\
+                      Traceback (most recent call last):\n  File \"/src/t.py\", line 6, in <module>\n    \
+                      raise ValueError(\"bad\\nsecond line\") from e\n    ^^^^^^^^^^\nValueError: bad\nsecond line\ncleanup done\n";
+        let check = |shape: FailureShape, text: &str| shape.find(&text.lines().collect::<Vec<_>>());
+        assert_eq!(check(FailureShape::GoPanic, go).as_deref(), Some("panic: assignment to entry in nil map"));
+        let fatal = "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\n";
+        assert_eq!(
+            check(FailureShape::GoPanic, fatal).as_deref(),
+            Some("fatal error: all goroutines are asleep - deadlock!")
+        );
+        assert_eq!(
+            check(FailureShape::RustPanic, rust).as_deref(),
+            Some("thread 'main' (1909) panicked at p.rs:1:54: index out of bounds: the len is 0 but the index is 3")
+        );
+        assert_eq!(
+            check(FailureShape::RustPanic, rust_old).as_deref(),
+            Some("thread 'main' panicked at 'boom', src/main.rs:2:5")
+        );
+        assert_eq!(check(FailureShape::PythonTraceback, python).as_deref(), Some("ValueError: bad"));
+        // Not this shape: nothing found, and the caller shows the last line.
+        assert_eq!(check(FailureShape::GoPanic, python), None);
+        assert_eq!(check(FailureShape::PythonTraceback, go), None);
+        assert_eq!(check(FailureShape::RustPanic, "error: file not found\n"), None);
+        let long = format!("panic: {}\n", "x".repeat(1000));
+        assert_eq!(check(FailureShape::GoPanic, &long).map(|l| l.chars().count()), Some(FAILURE_LINE_CHARS));
+    }
 
     #[test]
     fn selects_by_name_or_program() {

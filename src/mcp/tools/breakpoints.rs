@@ -139,6 +139,13 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         if let Some(msg) = missing_file(&path) {
             return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
+        let last = list.iter().map(|b| b.line).max().unwrap_or(0);
+        if let Some(msg) = past_end(&path, last) {
+            return Outcome::Done(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                format!("{msg}; no breakpoint was set."),
+            ));
+        }
     }
     cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now);
     Outcome::Pending
@@ -239,6 +246,52 @@ pub(crate) fn missing_file(path: &str) -> Option<String> {
     }
 }
 
+/// Most bytes of a source file read to count its lines; past it the line check is skipped.
+const MAX_COUNTED: u64 = 16 << 20;
+
+/// How many lines the regular file at `path` has (a last line without a newline counts), or
+/// `None` when agentdap cannot tell cheaply: not a regular file, over [`MAX_COUNTED`] bytes, or
+/// unreadable. Opened non-blocking, so a FIFO never waits for a writer.
+pub(crate) fn line_count(path: &str) -> Option<u64> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_COUNTED {
+        return None;
+    }
+    // `take` bounds the read even if the file grows meanwhile (or lies about its size).
+    let mut reader = file.take(MAX_COUNTED + 1);
+    let mut buf = [0u8; 64 * 1024]; // cap: one 64 KiB chunk at a time
+    let (mut read, mut newlines, mut last) = (0u64, 0u64, b'\n');
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        read += n as u64;
+        newlines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        last = buf[n - 1];
+    }
+    if read > MAX_COUNTED {
+        return None;
+    }
+    Some(newlines + u64::from(last != b'\n'))
+}
+
+/// Why `line` is not a line of the file at `path`, if agentdap can tell it is not: the file
+/// has fewer lines. Adapters move such a breakpoint to the last line and call it verified
+/// (debugpy 1.8.22), so it is refused before anything is sent or run.
+pub(crate) fn past_end(path: &str, line: u32) -> Option<String> {
+    let lines = line_count(path)?;
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let unit = if lines == 1 { "line" } else { "lines" };
+    (u64::from(line) > lines).then(|| format!("line {line} is past the end of {name} ({lines} {unit})"))
+}
+
 /// Why a source path argument cannot be used, if it cannot (empty, or a NUL byte, which no file
 /// name holds and which breaks adapters that pass it to the OS).
 pub(crate) fn bad_path(path: &str) -> Option<String> {
@@ -246,4 +299,38 @@ pub(crate) fn bad_path(path: &str) -> Option<String> {
         return Some("path is empty; give the source file's path.".into());
     }
     path.contains('\0').then(|| "path contains a NUL byte; no file name can.".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{line_count, past_end, MAX_COUNTED};
+
+    #[test]
+    fn line_count_counts_a_last_line_without_newline_and_skips_what_it_cannot_read_cheaply() {
+        let dir = std::env::temp_dir().join(format!("agentdap-lines-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = |name: &str, text: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).expect("write");
+            p.to_string_lossy().into_owned()
+        };
+        assert_eq!(line_count(&file("empty.py", b"")), Some(0));
+        assert_eq!(line_count(&file("two.py", b"a\nb\n")), Some(2));
+        assert_eq!(line_count(&file("open.py", b"a\nb")), Some(2));
+        let one = file("one.py", b"x = 1\n");
+        assert_eq!(past_end(&one, 1), None);
+        assert_eq!(past_end(&one, 2).as_deref(), Some("line 2 is past the end of one.py (1 line)"));
+        // Sparse: larger than the cap without writing it.
+        let big = dir.join("big.py");
+        std::fs::File::create(&big).and_then(|f| f.set_len(MAX_COUNTED + 1)).expect("sparse file");
+        assert_eq!(line_count(&big.to_string_lossy()), None);
+        // A FIFO with no writer: opened non-blocking and not counted (a blocking open would hang).
+        let fifo = dir.join("pipe.py");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("no NUL");
+        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(line_count(&fifo.to_string_lossy()), None);
+        assert_eq!(line_count(&dir.to_string_lossy()), None, "a directory");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

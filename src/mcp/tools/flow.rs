@@ -95,6 +95,9 @@ fn located(cx: &ToolCx<'_>, session: Option<&str>, path: &str, line: u32) -> Res
     if let Some(msg) = super::breakpoints::missing_file(&path) {
         return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg} The program did not run.")));
     }
+    if let Some(msg) = super::breakpoints::past_end(&path, line) {
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg}; the program did not run.")));
+    }
     Ok((key, path))
 }
 

@@ -236,7 +236,8 @@ fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     Outcome::Pending
 }
 
-/// What [`prepare_breakpoints`] does with a breakpoint whose file does not exist here.
+/// What [`prepare_breakpoints`] does with a breakpoint whose file does not exist here, or whose
+/// line is past the end of the file here.
 #[derive(Clone, Copy, PartialEq)]
 enum MissingFile {
     /// Refused before anything starts (the program runs on this machine: a misspelling).
@@ -246,7 +247,7 @@ enum MissingFile {
 }
 
 /// Checks the breakpoints given to `launch`/`attach` (a usable path, 1-based lines, a file that
-/// exists unless `missing` says otherwise) and makes their paths absolute against `cwd` (else
+/// exists and holds the line unless `missing` says otherwise) and makes their paths absolute against `cwd` (else
 /// agentdap's working directory). Returns the notes for files kept though missing.
 fn prepare_breakpoints(
     list: &mut [LaunchBreakpoint],
@@ -271,6 +272,17 @@ fn prepare_breakpoints(
                 continue;
             }
             let msg = format!("breakpoint {}:{}: {msg} Nothing was started.", b.path, b.breakpoint.line);
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        if let Some(msg) = super::breakpoints::past_end(&b.path, b.breakpoint.line) {
+            if missing == MissingFile::Note {
+                notes.push(format!(
+                    "breakpoint {}:{}: {msg} on this machine; sent as given, for the debug server's own files",
+                    b.path, b.breakpoint.line
+                ));
+                continue;
+            }
+            let msg = format!("breakpoint {}:{}: {msg}; nothing was started.", b.path, b.breakpoint.line);
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
     }
