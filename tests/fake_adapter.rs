@@ -33,6 +33,7 @@ fn config_json() -> Value {
         "fake-liar-cap": liar("67108865"), "fake-liar-12": liar("999999999999"),
         "fake-liar-13": liar("1099511627776"), "fake-liar-30": liar(&"9".repeat(30)),
         "fake-liar-zeros": liar(&format!("{}67108865", "0".repeat(40))),
+        "fake-odd": entry("odd"),
         "fake-flood": json!({"command": python, "args": [script, "flood", "30000"]}),
         "fake-liar-60m": liar("60000000"), "fake-liar-at-cap": liar("67108864"),
     }})
@@ -220,6 +221,33 @@ fn a_frame_whose_body_holds_the_next_header_ends_the_session_disconnected_naming
         assert!(s.to_string().contains(claim), "{what}: the session says why it ended: {s}");
         assert_all_gone(&adapters, HYGIENE, "the adapter that lied");
     }
+}
+
+/// An answer with a byte that is not UTF-8 or a lone surrogate escape is still read (the odd
+/// character as U+FFFD); one that cannot be parsed at all fails its request at once, saying so,
+/// instead of waiting for the 30 s timeout as if the adapter had been silent.
+#[test]
+fn an_odd_character_costs_only_itself_and_an_unreadable_answer_fails_its_request_at_once() {
+    let (mut a, _dir) = with_config_flag("odd");
+    let program = fixture("prog.fake");
+    let r = a.ok(
+        "launch",
+        json!({"program": program, "adapter": "fake-odd", "breakpoints": [{"path": program, "line": 3}]}),
+    );
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = a.ok("evaluate", json!({"expression": "latin1"}));
+    assert_eq!(r.s["value"], json!("caf\u{fffd}"), "{}", r.text);
+    let r = a.ok("evaluate", json!({"expression": "surrogate"}));
+    assert_eq!(r.s["value"], json!("a\u{fffd}b"), "{}", r.text);
+    let started = std::time::Instant::now();
+    let r = a.call("evaluate", json!({"expression": "deep"}));
+    assert!(r.is_error && r.code() == "adapter_error", "{}", r.text);
+    assert!(r.text.contains("answer could not be read"), "{}", r.text);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "answered at once: {:?}", started.elapsed());
+    // The session goes on.
+    let r = a.ok("evaluate", json!({"expression": "latin1"}));
+    assert_eq!(r.s["value"], json!("caf\u{fffd}"), "{}", r.text);
+    a.ok("disconnect", json!({}));
 }
 
 /// 30,000 frames that are not JSON cost a few `warn` lines, not 30,000: the first ten are shown,

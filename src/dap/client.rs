@@ -499,7 +499,32 @@ impl<O: Origin> DapClient<O> {
     fn on_frame(&mut self, body: &[u8], now: Instant) {
         let value = match framing::parse_body(body) {
             Ok(v) => v,
-            Err(d) => return self.diagnostic(ClientDiagnostic::Framing(d)),
+            Err(d) => {
+                // An answer that cannot be read fails its request now, in those words, rather
+                // than at its timeout as if the adapter had said nothing.
+                if let Some(seq) = framing::unreadable_response_seq(body).map(Seq::new) {
+                    if let Some(p) = self.pending.get(&seq).filter(|p| matches!(p.owner, Owner::Caller(_))) {
+                        let command = p.command.clone();
+                        if let Some(Pending { owner: Owner::Caller(origin), .. }) = self.pending.remove(&seq) {
+                            let message = format!("the adapter's answer could not be read: {d}");
+                            let response = Response {
+                                seq: Seq::new(0),
+                                request_seq: seq,
+                                success: false,
+                                command,
+                                message: Some(message.clone()),
+                                body: None,
+                            };
+                            self.outputs.push_back(Output::Completed {
+                                seq,
+                                origin,
+                                outcome: Outcome::Error { message, response },
+                            });
+                        }
+                    }
+                }
+                return self.diagnostic(ClientDiagnostic::Framing(d));
+            }
         };
         if self.config.log_messages {
             let entry = LogEntry { at: now, direction: Direction::FromAdapter, json: log_text(body) };

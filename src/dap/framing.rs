@@ -687,12 +687,80 @@ fn contains_pattern(data: &[u8]) -> bool {
 
 /// Parses a frame body as JSON. A body that is not JSON gives [`Diagnostic::NotJson`]; the
 /// caller reports it and goes on with the next frame.
+///
+/// Two flaws that leave the rest of a message readable are tolerated, on the error path only:
+/// bytes that are not UTF-8 (read as U+FFFD) and `\uD800`–`\uDFFF` escapes that are not a
+/// surrogate pair (read as `\uFFFD`), so one odd character in a variable's value does not cost
+/// the whole answer.
 pub fn parse_body(body: &[u8]) -> Result<serde_json::Value, Diagnostic> {
-    serde_json::from_slice(body).map_err(|e| Diagnostic::NotJson {
-        len: body.len(),
-        line: e.line(),
-        column: e.column(),
-    })
+    let first = match serde_json::from_slice(body) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let text = String::from_utf8_lossy(body);
+    let mended = mend_lone_surrogates(&text);
+    if matches!(text, Cow::Owned(_)) || matches!(mended, Cow::Owned(_)) {
+        if let Ok(v) = serde_json::from_str(&mended) {
+            return Ok(v);
+        }
+    }
+    Err(Diagnostic::NotJson { len: body.len(), line: first.line(), column: first.column() })
+}
+
+/// `text` with every `\uXXXX` escape in the surrogate range that is not a high surrogate
+/// followed by a low one replaced by `\uFFFD` (borrowed when there is none). An escaped
+/// backslash (`\\u…`) is not an escape and stays.
+fn mend_lone_surrogates(text: &str) -> Cow<'_, str> {
+    fn surrogate(b: &[u8], i: usize) -> Option<u16> {
+        let hex = b.get(i + 2..i + 6)?;
+        if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        let n = u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+        (0xD800..=0xDFFF).contains(&n).then_some(n)
+    }
+    let b = text.as_bytes();
+    let mut out: Option<String> = None;
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(n) = surrogate(b, i) else {
+            i += 2; // an escape of another kind, `\\` included: its second byte is not a start
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&n) && surrogate(b, i + 6).is_some_and(|m| m >= 0xDC00);
+        if paired {
+            i += 12;
+            continue;
+        }
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        o.push_str(&text[copied..i]);
+        o.push_str("\\uFFFD");
+        i += 6;
+        copied = i;
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            Cow::Owned(o)
+        }
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// The `request_seq` of a response whose body could not be parsed, when its first 4 KiB say it
+/// plainly (`"type":"response"` and `"request_seq":N`, no spaces inside either): the request it
+/// answers can then fail at once instead of waiting for its timeout.
+pub fn unreadable_response_seq(body: &[u8]) -> Option<i64> {
+    let head = &body[..body.len().min(4096)];
+    let find = |needle: &[u8]| head.windows(needle.len()).position(|w| w == needle);
+    find(br#""type":"response""#)?;
+    let at = find(br#""request_seq":"#)? + br#""request_seq":"#.len();
+    let digits: Vec<u8> = head[at..].iter().copied().take_while(u8::is_ascii_digit).take(18).collect();
+    std::str::from_utf8(&digits).ok()?.parse().ok()
 }
 
 /// Writes `Content-Length: N\r\n\r\n` + compact JSON (DAP § Base Protocol), N in bytes.

@@ -815,3 +815,24 @@ fn any_chunking_of_a_lying_length_ends_trust() {
         prop_any_chunking_of_a_lying_length_ends_trust as fn(Vec<String>, String, u32, u8, Vec<u8>) -> bool,
     );
 }
+
+#[test]
+fn a_body_with_a_stray_byte_or_lone_surrogate_is_read_and_pairs_and_escaped_backslashes_stay() {
+    let check = |body: &[u8], want: serde_json::Value| {
+        assert_eq!(parse_body(body).ok(), Some(want), "{}", String::from_utf8_lossy(body));
+    };
+    check(b"{\"r\":\"caf\xe9\"}", serde_json::json!({"r": "caf\u{fffd}"}));
+    check(br#"{"r":"a\ud800b"}"#, serde_json::json!({"r": "a\u{fffd}b"}));
+    check(br#"{"r":"\udc00\ud800"}"#, serde_json::json!({"r": "\u{fffd}\u{fffd}"}));
+    // A real pair is one character; an escaped backslash before `u` is text, not an escape.
+    check(br#"{"r":"\ud83d\ude00","s":"\\ud800"}"#, serde_json::json!({"r": "\u{1f600}", "s": "\\ud800"}));
+    check(br#"{"r":"\\\ud800"}"#, serde_json::json!({"r": "\\\u{fffd}"}));
+    assert!(parse_body(b"{\"r\": nope}").is_err());
+}
+
+#[test]
+fn the_request_seq_of_an_unreadable_response_is_found_only_when_said_plainly() {
+    assert_eq!(unreadable_response_seq(br#"{"seq":9,"type":"response","request_seq":42,"body":[[["#), Some(42));
+    assert_eq!(unreadable_response_seq(br#"{"seq":9,"type":"event","request_seq":42"#), None);
+    assert_eq!(unreadable_response_seq(br#"{"type":"response","body":{}}"#), None);
+}
