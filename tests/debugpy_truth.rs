@@ -74,8 +74,9 @@ fn a_python_dash_c_child_session_is_listed_by_the_code_it_runs() {
     let child = s.s["sessions"].as_array().and_then(|l| l.iter().find(|e| e["session"] == json!("s2")).cloned());
     let child = child.unwrap_or_else(|| panic!("no child session: {}", s.text));
     let shown = child["program"].as_str().unwrap_or_default();
-    // The interpreter, `-c` and the code's first 40 characters.
-    let first: String = code.chars().take(40).collect();
+    // The interpreter, `-c` and the code's first 40 characters, escaped as every name an adapter
+    // or debuggee controls is (a backslash doubled, so no `\u` escape is ambiguous).
+    let first: String = code.chars().take(40).collect::<String>().replace('\\', "\\\\");
     assert_eq!(shown, format!("python -c {first}…"), "listed by its code, not the parent's program: {}", s.text);
     assert!(!s.text.contains("access_token") && !s.text.contains("pydevd"), "{}", s.text);
 }
