@@ -263,28 +263,22 @@ fn prepare_breakpoints(
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         b.path = plan::resolve_path(&b.path, cwd).to_string_lossy().into_owned();
-        if let Some(msg) = super::breakpoints::missing_file(&b.path) {
-            if missing == MissingFile::Note {
-                notes.push(format!(
-                    "breakpoint {}:{}: no such file on this machine; sent as given, for the debug server's own files",
-                    b.path, b.breakpoint.line
-                ));
-                continue;
-            }
-            let msg = format!("breakpoint {}:{}: {msg} Nothing was started.", b.path, b.breakpoint.line);
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        // What the file on this machine says against the breakpoint, short (for a note: a
+        // server may see other files) and whole (for the refusal).
+        let against = match super::breakpoints::missing_file(&b.path) {
+            Some(msg) => Some(("no such file".to_owned(), format!("{msg} Nothing was started."))),
+            None => super::breakpoints::past_end(&b.path, b.breakpoint.line).map(|m| {
+                let whole = format!("{m}; nothing was started.");
+                (m, whole)
+            }),
+        };
+        let Some((short, whole)) = against else { continue };
+        let at = format!("breakpoint {}:{}", b.path, b.breakpoint.line);
+        if missing == MissingFile::Note {
+            notes.push(format!("{at}: {short} on this machine; sent as given, for the debug server's own files"));
+            continue;
         }
-        if let Some(msg) = super::breakpoints::past_end(&b.path, b.breakpoint.line) {
-            if missing == MissingFile::Note {
-                notes.push(format!(
-                    "breakpoint {}:{}: {msg} on this machine; sent as given, for the debug server's own files",
-                    b.path, b.breakpoint.line
-                ));
-                continue;
-            }
-            let msg = format!("breakpoint {}:{}: {msg}; nothing was started.", b.path, b.breakpoint.line);
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-        }
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{at}: {whole}")));
     }
     Ok(notes)
 }
