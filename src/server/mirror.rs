@@ -350,37 +350,15 @@ impl Server {
                 }
             }
             Note::Response { client, request_seq, response, held } => {
-                let MirrorIo { clients, .. } = &mut self.mirror;
-                let others = others_attached(clients, lkey, client.key);
-                let Some(c) = clients.get_mut(client.key).filter(|c| c.serial == client.serial) else {
+                let act =
+                    |core: &mut ClientCore, host: &mut SessionHost<'_>| core.answer(request_seq, response, held, host);
+                return self.with_client_host(client, now, act).unwrap_or_else(|| {
                     trace!("mirror: answer for a client that left");
-                    return false;
-                };
-                let mut host = SessionHost {
-                    sessions: &mut self.sessions,
-                    session: c.session,
-                    client,
-                    now,
-                    others_attached: others,
-                    forwarded: false,
-                };
-                c.core.answer(request_seq, response, held, &mut host);
-                return host.forwarded;
+                    false
+                });
             }
             Note::Released { client } => {
-                let MirrorIo { clients, .. } = &mut self.mirror;
-                let others = others_attached(clients, lkey, client.key);
-                let Some(c) = clients.get_mut(client.key).filter(|c| c.serial == client.serial) else { return false };
-                let mut host = SessionHost {
-                    sessions: &mut self.sessions,
-                    session: c.session,
-                    client,
-                    now,
-                    others_attached: others,
-                    forwarded: false,
-                };
-                c.core.release(&mut host);
-                return host.forwarded;
+                return self.with_client_host(client, now, |core, host| core.release(host)).unwrap_or(false);
             }
         }
         false
@@ -389,26 +367,42 @@ impl Server {
     /// Hands on what clients queued behind the agent's requests once the agent has none at
     /// the adapter; true when something was forwarded.
     fn send_held_back(&mut self, now: Instant) -> bool {
-        let MirrorIo { clients, .. } = &mut self.mirror;
-        let waiting: Vec<(usize, usize)> =
-            clients.iter().filter(|(_, c)| c.core.has_queued()).map(|(k, c)| (k, c.listener)).collect();
+        let waiting: Vec<ClientRef> = self
+            .mirror
+            .clients
+            .iter()
+            .filter(|(_, c)| c.core.has_queued())
+            .map(|(key, c)| ClientRef { key, serial: c.serial })
+            .collect();
         let mut forwarded = false;
-        for (k, lkey) in waiting {
-            let others = others_attached(&self.mirror.clients, lkey, k);
-            let Some(c) = self.mirror.clients.get_mut(k) else { continue };
-            let client = ClientRef { key: k, serial: c.serial };
-            let mut host = SessionHost {
-                sessions: &mut self.sessions,
-                session: c.session,
-                client,
-                now,
-                others_attached: others,
-                forwarded: false,
-            };
-            c.core.send_queued(&mut host);
-            forwarded |= host.forwarded;
+        for client in waiting {
+            forwarded |= self.with_client_host(client, now, |core, host| core.send_queued(host)).unwrap_or(false);
         }
         forwarded
+    }
+
+    /// Runs `act` on `client`'s state machine with its session as the [`Host`]. `None` when the
+    /// client left (a reused slab key with another serial is someone else); else whether `act`
+    /// handed a request to the session.
+    fn with_client_host(
+        &mut self,
+        client: ClientRef,
+        now: Instant,
+        act: impl FnOnce(&mut ClientCore, &mut SessionHost<'_>),
+    ) -> Option<bool> {
+        let listener = self.mirror.clients.get(client.key).filter(|c| c.serial == client.serial)?.listener;
+        let others = others_attached(&self.mirror.clients, listener, client.key);
+        let c = self.mirror.clients.get_mut(client.key)?;
+        let mut host = SessionHost {
+            sessions: &mut self.sessions,
+            session: c.session,
+            client,
+            now,
+            others_attached: others,
+            forwarded: false,
+        };
+        act(&mut c.core, &mut host);
+        Some(host.forwarded)
     }
 
     /// Events on a listener: accept pending connections (up to [`ACCEPTS_PER_WAKE`] this turn;
