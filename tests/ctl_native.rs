@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use agent::{assert_all_gone, build, require, scratch, var_value, Agent, Res, HYGIENE};
 use agentdap::dap::spawn::Pid;
+use common::go_env;
 use serde_json::{json, Value};
 
 const C_SOURCE: &str = r#"#include <stdio.h>
@@ -150,12 +151,6 @@ fn lldb_function_breakpoint_set_variable_run_to_and_restart_in_the_adapter() {
     let r = a.ok("continue", json!({}));
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(19)), "{}", r.text);
     a.ok("disconnect", json!({}));
-}
-
-/// GOCACHE/GOPATH shared with the other Go tests, so builds stay warm.
-fn go_env(cmd: &mut Command) -> &mut Command {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
-    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
 }
 
 #[test]

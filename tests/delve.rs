@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agent::{build, require, scratch, var_value, Agent, Res};
+use common::go_env;
 use serde_json::{json, Value};
 
 const GO_SOURCE: &str = r#"package main
@@ -38,12 +39,6 @@ func main() {
 	os.Exit(7)
 }
 "#;
-
-/// GOCACHE/GOPATH shared by every Go test (and dlv's builds), so builds stay warm.
-fn go_env(cmd: &mut Command) -> &mut Command {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
-    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
-}
 
 struct Fixtures {
     dir: PathBuf,

@@ -13,6 +13,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use agent::{build, require, scratch, var_ref, var_value, Agent, Res};
+use common::go_env;
 use serde_json::{json, Value};
 
 const GO_SOURCE: &str = r#"package main
@@ -36,12 +37,6 @@ func main() {
 
 /// The line of the `fmt.Println` in [`GO_SOURCE`].
 const PRINT_LINE: u32 = 16;
-
-/// GOCACHE/GOPATH of this test binary's Go builds (dlv's too), so builds stay warm.
-fn go_env(cmd: &mut Command) -> &mut Command {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
-    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
-}
 
 struct Fixtures {
     dir: PathBuf,

@@ -3,6 +3,7 @@
 //! Needs `gcc`, `rustc`, `lldb-dap-NN` (`apt-get install lldb-22`) and `dlv` + `go`
 //! (`apt-get install delve golang-go`); a missing one fails the test with that command.
 
+mod common;
 mod spawn_util;
 
 use std::io::{self, Read, Write};
@@ -14,6 +15,7 @@ use agentdap::dap::adapters::{self, delve, lldb, AdapterKind, RealHost, ResolveI
 use agentdap::dap::framing::Decoder;
 use agentdap::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
 use agentdap::dap::tcp::{Connector, PortScanner, Scan, Step};
+use common::go_env;
 use mio::{Events, Interest, Poll, Token};
 use serde_json::{json, Value};
 use spawn_util::{group_members, running, wait_until, DEADLINE};
@@ -44,12 +46,6 @@ fn build_c(dir: &Path) -> PathBuf {
     let bin = dir.join("hello");
     run(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&bin).arg(dir.join("hello.c")), "gcc");
     bin
-}
-
-/// Go with GOCACHE/GOPATH in the cargo target dir (writable, and warm on the next run).
-fn go_env(cmd: &mut Command) -> &mut Command {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
-    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
 }
 
 fn go_package(dir: &Path) -> PathBuf {

@@ -7,7 +7,7 @@
 mod agent;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use agent::{alive, assert_all_gone, build, fixture, require, scratch, Agent};
 use agentdap::dap::spawn::Pid;
 use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use common::go_env;
 use serde_json::json;
 
 const EXIT: Duration = Duration::from_secs(4);
@@ -28,11 +29,6 @@ struct Fixtures {
     dir: PathBuf,
     c: PathBuf,
     go: PathBuf,
-}
-
-fn go_env(cmd: &mut Command) -> &mut Command {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
-    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
 }
 
 fn fixtures() -> &'static Fixtures {

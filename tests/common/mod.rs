@@ -16,6 +16,12 @@ use serde_json::{json, Value};
 /// How long a test waits for one expected line before failing.
 pub const LINE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// GOCACHE/GOPATH shared by every Go build of the tests (and dlv's), so builds stay warm.
+pub fn go_env(cmd: &mut Command) -> &mut Command {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
+    cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod")
+}
+
 /// The binary under test.
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_agentdap")
