@@ -68,15 +68,10 @@ pub fn quirks() -> Quirks {
         dropped_output_categories: &["telemetry"],
         // 1.8.22: custom event listing its sockets, meaningless to agents.
         dropped_events: &["debugpySockets"],
-        console_banner: &[],
-        pause_signal: None,
-        stop_on_entry_key: "stopOnEntry",
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",
         // 1.8.22: `variables` reads the live objects on every request.
         variables_are_snapshots: false,
-        mutating_evaluate_prefixes: &[],
-        unnamed_child_from_evaluate_name: false,
         // 1.8.22: with `console: internalConsole` its launcher reads the program's stdout and
         // stderr pipes on threads and sends `output` events over its own socket
         // (debugpy/launcher/output.py), while `stopped` comes from pydevd over another
@@ -93,6 +88,7 @@ pub fn quirks() -> Quirks {
         // with `source: {}`, over the debuggee's socket; the program's own prints come from the
         // launcher's pipes without `source`, so the two are not ordered against each other.
         logpoint_output_key: Some("source"),
+        ..Quirks::STANDARD
     }
 }
 

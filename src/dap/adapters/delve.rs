@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host,
-    PortDiscovery, Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
+    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, PortDiscovery,
+    Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::spawn::AdapterCommand;
 
@@ -68,19 +68,8 @@ pub fn quirks() -> Quirks {
         launch_response_after_configuration_done: false,
         // 1.20.2: no exceptionBreakpointFilters at all; panics stop as `exception` anyway.
         exception_filters: &[],
-        exception_filter_aliases: &[],
-        default_filters_off_until_sent: false,
-        exit_stops_as_exception: false,
-        variable_paging: true,
-        moves_unbindable_breakpoints: false,
-        child_sessions: ChildSessions::None,
-        terminate_debuggee_capability: "supportTerminateDebuggee",
-        dropped_output_categories: &["telemetry"],
-        dropped_events: &[],
         // 1.20: greets the debug console with this line.
         console_banner: &["Type 'dlv help' for list of commands."],
-        pause_signal: None,
-        stop_on_entry_key: "stopOnEntry",
         // 1.20.2: `attach {mode: local, processId}`.
         attach_pid_key: "processId",
         // 1.20.2: a reference keeps the values loaded when it was made (its `variableHandles`
@@ -91,9 +80,7 @@ pub fn quirks() -> Quirks {
         mutating_evaluate_prefixes: &["call "],
         // 1.20.2: a pointer `p`'s one child is `{"name": "", "evaluateName": "(*p)"}`.
         unnamed_child_from_evaluate_name: true,
-        launch_output_apart_from_stops: false,
-        set_expression_shadows_nonlocals: false,
-        logpoint_output_key: None,
+        ..Quirks::STANDARD
     }
 }
 
@@ -102,7 +89,6 @@ pub fn runtime_quirks() -> RuntimeQuirks {
     RuntimeQuirks {
         // 1.20.2: its own entry stop precedes the runtime (no goroutine, no stack).
         entry_function: Some("main.main"),
-        adapter_entry_reasons: &["entry"],
         // 1.20.2: the entry stop's only thread, on which stackTrace fails.
         placeholder_thread: Some("Dummy"),
         // Steps and continues may stop before their response (DESIGN §6 lists Delve).
@@ -118,19 +104,14 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.20.2: frame ids restart at 1000 at every stop.
         reuses_ids_across_stops: true,
         debuggee_own_process_group: true,
-        helper_processes: &[],
-        crash_markers: &[],
         // `debug`/`test` modes run `go build` inside `launch`.
         launch_builds: true,
         // 1.20.2: `output` names the built binary (default `./__debug_bin` in the cwd).
         build_output: Some(("output", "__debug_bin")),
-        evaluate_context: "repl",
         mirror_evaluate: MIRROR_EVALUATE,
-        pause_unanswered: None,
-        empty_evaluate: None,
-        signal_exit_as_status: false,
         // the program is Go: an unrecovered panic or a runtime fatal error.
         failure_shapes: &[FailureShape::GoPanic],
+        ..RuntimeQuirks::STANDARD
     }
 }
 

@@ -78,9 +78,6 @@ pub fn quirks() -> Quirks {
         // 22.1.8 offers cpp_catch, cpp_throw, objc_catch, objc_throw, none `default`: trust
         // the capabilities.
         exception_filters: &[],
-        exception_filter_aliases: &[],
-        default_filters_off_until_sent: false,
-        exit_stops_as_exception: false,
         // 22.1.8 does not advertise supportsVariablePaging; whether it honours `start`/`count`
         // anyway is unverified, so agentdap pages itself.
         variable_paging: false,
@@ -90,8 +87,6 @@ pub fn quirks() -> Quirks {
         child_sessions: super::ChildSessions::None,
         // 22.1.8: spelled as the spec spells it.
         terminate_debuggee_capability: "supportTerminateDebuggee",
-        dropped_output_categories: &["telemetry"],
-        dropped_events: &[],
         // 22.1.8 greets every session with the first two lines on the debug console, and every
         // launch with `Executable binary set to '<path>' (<triple>).` followed, in the same
         // event, by `Attached to process <pid>.` (kept: it names the pid). Both come from
@@ -103,17 +98,12 @@ pub fn quirks() -> Quirks {
         ],
         // 22.1.8 interrupts with SIGSTOP and says `exception` / `signal SIGSTOP`.
         pause_signal: Some("SIGSTOP"),
-        stop_on_entry_key: "stopOnEntry",
         // 22.1.8: `attach {pid}`.
         attach_pid_key: "pid",
         // 22.1.8: `variables` reads the target on every request, and sends `invalidated`
         // (`variables`) after a `setVariable`.
         variables_are_snapshots: false,
-        mutating_evaluate_prefixes: &[],
-        unnamed_child_from_evaluate_name: false,
-        launch_output_apart_from_stops: false,
-        set_expression_shadows_nonlocals: false,
-        logpoint_output_key: None,
+        ..Quirks::STANDARD
     }
 }
 
@@ -126,7 +116,6 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 22.1.8 says `entry` (description "signal SIGSTOP"); before llvm PR#165901 it was
         // `exception` with the same description. Passed through unchanged (CASES C14).
         adapter_entry_reasons: &["entry", "exception"],
-        placeholder_thread: None,
         // 22.1.8: the entry stop arrives before the configurationDone and launch responses.
         stop_before_response: true,
         // All versions: the inferior's terminal is a PTY (stderr merged, CRLF).
@@ -137,7 +126,6 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // exited with status = 11 (0x0000000b)", the very words of `exit(11)`: lldb-server's
         // `X0b` (signal) stop reply reaches lldb as status 11 with no description.
         signal_exit_as_status: true,
-        exits_after_disconnect: true,
         single_client: true,
         // All versions: top frame id 524288 and Locals reference 1 at every stop.
         reuses_ids_across_stops: true,
@@ -148,15 +136,12 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // LLVM's crash handler (older lldb-vscode/lldb-dap crashed on shutdown and their
         // stderr arrived as hundreds of `output` events).
         crash_markers: &["PLEASE submit a bug report", "Stack dump:"],
-        launch_builds: false,
-        build_output: None,
         // 22.1.8: `repl` runs `a+b` as an expression command and answers `(int) $0 = 7`.
         evaluate_context: "watch",
         mirror_evaluate: MIRROR_EVALUATE,
-        pause_unanswered: None,
-        empty_evaluate: None,
         // Rust programs panic in this shape; C and C++ have no single one.
         failure_shapes: &[FailureShape::RustPanic],
+        ..RuntimeQuirks::STANDARD
     }
 }
 
