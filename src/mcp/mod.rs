@@ -24,8 +24,9 @@ use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, Id, Message, Span, INVALID_REQUEST, PARSE_ERROR};
 
+pub use crate::reply::{CallKey, ErrorCode, ToolResult};
 pub use eras::{Era, LATEST_LEGACY, LEGACY, MODERN, SUPPORTED};
-pub use tools::{ErrorCode, Outcome, ToolCx, ToolResult};
+pub use tools::{Outcome, ToolCx};
 
 /// The MCP line cap the reader enforces (DESIGN § 9): 16 MiB.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -102,18 +103,6 @@ pub struct Context<'a> {
     pub now: Instant,
     /// The session manager tool handlers act on.
     pub sessions: &'a mut crate::session::Sessions,
-}
-
-/// A tool call that answered [`Outcome::Pending`]; unique for the life of the process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CallKey(u64);
-
-impl CallKey {
-    /// A key for session-layer unit tests.
-    #[cfg(test)]
-    pub(crate) fn for_test(n: u64) -> CallKey {
-        CallKey(n)
-    }
 }
 
 /// A JSON-RPC error answer: `{"code", "message", "data"?}` (JSON-RPC 2.0 § 5.1).
@@ -535,7 +524,7 @@ impl Mcp {
     }
 
     fn new_call_key(&mut self) -> CallKey {
-        let key = CallKey(self.next_call);
+        let key = CallKey::new(self.next_call);
         self.next_call += 1;
         key
     }

@@ -611,11 +611,11 @@ fn cancelled_calls_are_never_answered_and_reported_to_the_owner() {
         ],
     );
     let cancelled = mcp.take_cancelled();
-    assert_eq!(cancelled, [CallKey(0)]);
+    assert_eq!(cancelled, [CallKey::new(0)]);
     assert!(mcp.take_cancelled().is_empty());
     let got = run(&mut mcp, |m, cx| {
-        assert!(!m.complete(CallKey(0), ToolResult::ok("late", Value::Null), cx));
-        assert!(m.complete(CallKey(1), ToolResult::ok("done", Value::Null), cx));
+        assert!(!m.complete(CallKey::new(0), ToolResult::ok("late", Value::Null), cx));
+        assert!(m.complete(CallKey::new(1), ToolResult::ok("done", Value::Null), cx));
     });
     assert_eq!(
         got,

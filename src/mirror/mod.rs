@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::dap::adapters::ExpressionOnly;
-use crate::mcp::tools::ToolResult;
+use crate::reply::ToolResult;
 
 /// Most attached clients one exposed session serves at once (DESIGN §9); a fifth is refused
 /// at its `initialize`/`attach`. Connections still in the handshake do not count.

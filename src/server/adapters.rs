@@ -18,7 +18,8 @@ use crate::dap::adapters::{PortDiscovery, Transport};
 use crate::dap::spawn::{self, Pid, SpawnError};
 use crate::dap::tcp::{self, Connector, PortScanner, Scan};
 use crate::mcp::Context;
-use crate::session::{Action, ErrorCode, SessionKey};
+use crate::reply::ErrorCode;
+use crate::session::{Action, SessionKey};
 use crate::token::{self, Kind};
 
 /// Bytes read from an adapter pipe per `read` call: one loop turn's budget.

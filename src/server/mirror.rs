@@ -17,10 +17,10 @@ use slab::Slab;
 
 use super::{Server, TimerEvent};
 use crate::ledger::{Kind as LedgerKind, Record};
-use crate::mcp::tools::{ErrorCode, ToolResult};
 use crate::mcp::Context;
 use crate::mirror::client::{ClientCore, Host};
 use crate::mirror::{self, Endpoint, Token, FORWARD_TIMEOUT, MAX_HANDSHAKING};
+use crate::reply::{CallKey, ErrorCode, ToolResult};
 use crate::session::mirror::{ClientRef, Note, Request};
 use crate::session::{SessionKey, Sessions};
 use crate::timer::TimerId;
@@ -214,7 +214,7 @@ impl Server {
     }
 
     /// Binds a listener for `session` and answers `call` with the endpoint.
-    fn expose(&mut self, session: SessionKey, call: crate::mcp::CallKey, now: Instant) {
+    fn expose(&mut self, session: SessionKey, call: CallKey, now: Instant) {
         let result = self.bind_listener(session);
         let output = match result {
             Ok(()) => match self.sessions.get(session) {

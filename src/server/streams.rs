@@ -16,7 +16,8 @@ use mio::Interest;
 
 use super::{Server, TimerEvent};
 use crate::dap::tcp::{Connector, Step};
-use crate::session::{ErrorCode, SessionKey};
+use crate::reply::ErrorCode;
+use crate::session::SessionKey;
 use crate::timer::TimerId;
 use crate::token::{self, Kind};
 

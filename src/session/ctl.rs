@@ -51,14 +51,7 @@ pub(super) type Answer = Result<Value, (ErrorCode, String)>;
 fn split(outcome: Outcome) -> Answer {
     match outcome {
         Outcome::Success(r) => Ok(r.body.unwrap_or(Value::Null)),
-        other => {
-            let code = match &other {
-                Outcome::Timeout { .. } => ErrorCode::Timeout,
-                Outcome::Disconnected { .. } => ErrorCode::Disconnected,
-                _ => ErrorCode::AdapterError,
-            };
-            Err((code, other.to_string()))
-        }
+        other => Err((ErrorCode::of(&other).unwrap_or(ErrorCode::AdapterError), other.to_string())),
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::breakpoints::FunctionBreakpoint;
 use super::{Action, AdapterPlan, LaunchArgs, Sessions, ToolResult};
 use crate::dap::framing::{Decoder, Encoder};
-use crate::mcp::CallKey;
+use crate::reply::CallKey;
 
 /// A session driven by hand: requests agentdap sent are read back, answers are fed in.
 struct Fake {
@@ -28,7 +28,7 @@ impl Fake {
             .collect();
         s.pending_breakpoints.set_functions(list);
         let plan = AdapterPlan { entry_function, ..super::tests::lldb_plan() };
-        s.launch(LaunchArgs { program: "/p".into(), ..LaunchArgs::default() }, plan, CallKey::for_test(1), now);
+        s.launch(LaunchArgs { program: "/p".into(), ..LaunchArgs::default() }, plan, CallKey::new(1), now);
         s.on_spawned(0, now);
         while s.next_action(now).is_some() {}
         Fake { s, now, seq: 100 }
@@ -101,14 +101,14 @@ fn a_set_the_adapter_acknowledges_but_that_does_not_take_is_reported() {
     let mut f = Fake::new(None, &[]);
     f.start(json!({"supportsSetVariable": true, "supportsConfigurationDoneRequest": true}));
     f.stop();
-    let call = CallKey::for_test(2);
+    let call = CallKey::new(2);
     f.s.scopes(0, super::inspect::Target::default(), call, f.now);
     let sent = f.sent();
     f.answer_all(&sent, &[("scopes", json!({"scopes": [{"name": "Locals", "variablesReference": 5}]}))]);
     let scopes = f.results();
     let locals = scopes[0].1.structured["scopes"][0]["ref"].as_i64().unwrap_or(0);
 
-    let call = CallKey::for_test(3);
+    let call = CallKey::new(3);
     f.s.set_variable(0, locals, "x".into(), "42".into(), call, f.now);
     let vars = json!({"variables": [{"name": "x", "value": "3", "type": "int", "variablesReference": 0}]});
     let sent = f.sent();
@@ -164,7 +164,7 @@ fn a_context_stops_at_its_first_timeout() {
     f.stop();
     let watched = f.s.watch(0, vec!["a".into(), "b".into(), "c".into()], &[]);
     assert!(!watched.is_error, "{}", watched.text);
-    let call = CallKey::for_test(4);
+    let call = CallKey::new(4);
     f.s.context(0, super::inspect::Target::default(), None, None, call, f.now);
     let sent = f.sent();
     let frame = json!({"stackFrames": [{"id": 7, "name": "f", "line": 3, "source": {"path": "/p.c"}}]});

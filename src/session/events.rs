@@ -337,11 +337,7 @@ impl Session {
             other => Some(other.to_string()),
         };
         self.note_request_error(&outcome);
-        let code = match &outcome {
-            Outcome::Timeout { .. } => ErrorCode::Timeout,
-            Outcome::Disconnected { .. } => ErrorCode::Disconnected,
-            _ => ErrorCode::AdapterError,
-        };
+        let code = ErrorCode::of(&outcome).unwrap_or(ErrorCode::AdapterError);
         let body = match outcome {
             Outcome::Success(r) => r.body.unwrap_or(Value::Null),
             _ => Value::Null,

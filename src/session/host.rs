@@ -606,7 +606,7 @@ mod tests {
             notes: Vec::new(),
         };
         let args = LaunchArgs { program: "/p.py".into(), console: Some("terminal".into()), ..LaunchArgs::default() };
-        sessions.launch(args, plan, CallKey::for_test(1), now);
+        sessions.launch(args, plan, CallKey::new(1), now);
         sessions.on_spawned(0, now);
         while sessions.next_action(now).is_some() {}
         let n = sessions.outbound(0).len();
@@ -691,11 +691,11 @@ mod tests {
         assert_eq!(s.get(0).map(|x| x.snapshot_json()["host_requests"][0]["id"].clone()), Some(json!("h1")));
         assert!(sent(&mut s).is_empty(), "nothing is answered before the decision");
         // An unknown id changes nothing.
-        s.resolve_host_request(None, "h2", true, None, CallKey::for_test(2), now);
+        s.resolve_host_request(None, "h2", true, None, CallKey::new(2), now);
         assert!(drain(&mut s, now)
             .iter()
             .any(|a| matches!(a, Action::Complete { output, .. } if output.text.contains("h1 (s1)"))));
-        s.disconnect(0, None, CallKey::for_test(3), now);
+        s.disconnect(0, None, CallKey::new(3), now);
         drain(&mut s, now);
         let out = sent(&mut s);
         assert!(

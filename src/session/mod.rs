@@ -73,8 +73,7 @@ const STDERR_TAIL: usize = 8 << 10;
 /// Slab key of a session (not the agent-facing `s1` id).
 pub type SessionKey = usize;
 
-pub use crate::mcp::tools::{ErrorCode, ToolResult};
-pub use crate::mcp::CallKey;
+use crate::reply::{CallKey, ErrorCode, ToolResult};
 
 /// Work for the IO shell.
 #[derive(Debug)]

@@ -17,13 +17,12 @@ mod run;
 mod sessions;
 mod source;
 
-use std::fmt;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::CallKey;
 use crate::jsonrpc::Id;
+pub use crate::reply::{CallKey, ErrorCode, ToolResult};
 
 /// What a handler can reach while it runs.
 ///
@@ -153,83 +152,6 @@ pub fn registry() -> Vec<&'static Tool> {
         host::TOOLS,
     ];
     groups.iter().flat_map(|g| g.iter()).chain(ledger::TOOLS).collect()
-}
-
-/// Stable error codes of tool results (DESIGN § 10).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorCode {
-    InvalidArgument,
-    SessionNotFound,
-    NotStopped,
-    TargetInvalidated,
-    Unsupported,
-    AdapterNotFound,
-    AdapterError,
-    Timeout,
-    Disconnected,
-    HostRequestPending,
-}
-
-impl ErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidArgument => "invalid_argument",
-            ErrorCode::SessionNotFound => "session_not_found",
-            ErrorCode::NotStopped => "not_stopped",
-            ErrorCode::TargetInvalidated => "target_invalidated",
-            ErrorCode::Unsupported => "unsupported",
-            ErrorCode::AdapterNotFound => "adapter_not_found",
-            ErrorCode::AdapterError => "adapter_error",
-            ErrorCode::Timeout => "timeout",
-            ErrorCode::Disconnected => "disconnected",
-            ErrorCode::HostRequestPending => "host_request_pending",
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A tool result: concise `text` for the agent and the same facts as `structured` JSON
-/// (MCP 2025-11-25 § Tools › Tool Result; DESIGN § 3).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolResult {
-    pub text: String,
-    pub structured: Value,
-    pub is_error: bool,
-}
-
-impl ToolResult {
-    pub fn ok(text: impl Into<String>, structured: Value) -> ToolResult {
-        ToolResult { text: text.into(), structured, is_error: false }
-    }
-
-    /// An error the agent can act on: text `<code>: <message>`,
-    /// `structuredContent: {"error": {"code", "message"}}`, `isError: true` (DESIGN § 3, § 10).
-    pub fn error(code: ErrorCode, message: impl Into<String>) -> ToolResult {
-        let message = message.into();
-        ToolResult {
-            text: format!("{code}: {message}"),
-            structured: json!({"error": {"code": code.as_str(), "message": message}}),
-            is_error: true,
-        }
-    }
-
-    /// The `CallToolResult` object: `{"content": [{"type": "text", "text"}], "structuredContent",
-    /// "isError"?}` (`isError` only when true).
-    pub fn to_value(&self) -> Value {
-        let mut v = json!({
-            "content": [{"type": "text", "text": self.text}],
-            "structuredContent": self.structured,
-        });
-        if self.is_error {
-            crate::jsonrpc::insert(&mut v, "isError", Value::Bool(true));
-        }
-        v
-    }
 }
 
 /// Parses a call's `arguments` into `T`; a mismatch is an `invalid_argument` result naming the

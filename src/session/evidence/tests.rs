@@ -7,12 +7,12 @@ use serde_json::json;
 use super::super::{Action, LaunchArgs, Sessions, MAX_SESSIONS};
 use crate::dap::framing::Encoder;
 use crate::ledger::Kind;
-use crate::mcp::CallKey;
+use crate::reply::CallKey;
 
 fn launch(s: &mut Sessions, n: u64, now: Instant) -> Vec<Action> {
     let plan = crate::session::tests::lldb_plan();
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
-    s.launch(args, plan, CallKey::for_test(n), now);
+    s.launch(args, plan, CallKey::new(n), now);
     let mut actions: Vec<Action> = std::iter::from_fn(|| s.next_action(now)).collect();
     let spawned: Vec<usize> = actions
         .iter()
