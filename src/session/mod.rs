@@ -8,6 +8,8 @@
 mod adapter_io;
 pub mod breakpoints;
 mod children;
+#[cfg(test)]
+mod choreography_tests;
 pub mod control;
 pub mod ctl;
 #[cfg(test)]
@@ -29,6 +31,8 @@ mod raw;
 mod render;
 mod restart;
 pub mod run_to;
+#[cfg(test)]
+mod scripted;
 pub mod snapshot;
 pub mod source;
 #[cfg(test)]
