@@ -27,6 +27,8 @@ mod ops;
 pub mod output;
 pub mod plan;
 mod preview;
+#[cfg(test)]
+mod quirk_tests;
 mod raw;
 mod render;
 mod restart;

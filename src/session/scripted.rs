@@ -93,15 +93,6 @@ impl Rig {
         call
     }
 
-    /// `Sessions::attach`, then pumped until quiescent.
-    pub fn attach(&mut self, plan: AdapterPlan, args: super::AttachStart) -> CallKey {
-        let call = self.call_key();
-        self.transport = plan.transport.clone();
-        self.s.attach(args, plan, call, self.now);
-        self.pump();
-        call
-    }
-
     /// Calls a tool entry point `f(sessions, key, call, now)`, then pumps. An immediate answer
     /// is kept like a later one, so [`Rig::result`] finds either.
     pub fn call<R: Answered>(&mut self, f: impl FnOnce(&mut Sessions, SessionKey, CallKey, Instant) -> R) -> CallKey {
