@@ -93,6 +93,16 @@ impl Rig {
         call
     }
 
+    /// `Sessions::attach` (what the `attach` tool's handler calls once it has a plan), then
+    /// pumped until quiescent. Returns the attach call's key.
+    pub fn attach(&mut self, plan: AdapterPlan, start: super::AttachStart) -> CallKey {
+        let call = self.call_key();
+        self.transport = plan.transport.clone();
+        self.s.attach(start, plan, call, self.now);
+        self.pump();
+        call
+    }
+
     /// Calls a tool entry point `f(sessions, key, call, now)`, then pumps. An immediate answer
     /// is kept like a later one, so [`Rig::result`] finds either.
     pub fn call<R: Answered>(&mut self, f: impl FnOnce(&mut Sessions, SessionKey, CallKey, Instant) -> R) -> CallKey {
