@@ -4,6 +4,8 @@ pub mod adapters;
 pub mod client;
 pub mod framing;
 pub mod protocol;
+#[cfg(test)]
+pub mod scripted;
 pub mod spawn;
 pub mod tcp;
 pub mod watchdog;

@@ -8,6 +8,8 @@
 mod adapter_io;
 pub mod breakpoints;
 mod children;
+#[cfg(test)]
+mod choreography_tests;
 pub mod control;
 pub mod ctl;
 #[cfg(test)]
@@ -25,10 +27,14 @@ mod ops;
 pub mod output;
 pub mod plan;
 mod preview;
+#[cfg(test)]
+mod quirk_tests;
 mod raw;
 mod render;
 mod restart;
 pub mod run_to;
+#[cfg(test)]
+mod scripted;
 pub mod snapshot;
 pub mod source;
 #[cfg(test)]
