@@ -24,12 +24,12 @@
 //! session's own origin type (`Step` names the start-up step a timeout will report):
 //!
 //! ```text
-//! client.request("initialize", Some(initialize_arguments("debugpy", false)), Origin::Startup(Initialize), now, None)?;
+//! client.send::<Initialize>(InitializeArguments::agentdap("debugpy", false), Origin::Startup(Initialize), now, None)?;
 //! // ... for every Output after receive():
 //! match out {
 //!     // 1. initialize answered: send launch/attach at once and do NOT wait for its response.
 //!     Output::Completed { origin: Origin::Startup(Initialize), outcome: Outcome::Success(_), .. } => {
-//!         client.request("launch", Some(launch_args), Origin::Startup(Launch), now, None)?;
+//!         client.send::<Launch>(launch_args, Origin::Startup(Launch), now, None)?;
 //!         if client.initialized() { configure(&mut client, now) } // C05: it came early
 //!     }
 //!     // 2. `initialized` (whenever it arrives; also before the initialize response, C05, or
