@@ -4,6 +4,7 @@ pub mod adapters;
 pub mod client;
 pub mod framing;
 pub mod protocol;
+pub mod requests;
 #[cfg(test)]
 pub mod scripted;
 pub mod spawn;

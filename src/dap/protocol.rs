@@ -548,6 +548,16 @@ impl Capabilities {
     }
 }
 
+/// Reads an `initialize` response body as [`Capabilities::from_body`] does: anything that is
+/// not an object is the empty set. Lets `Capabilities` be the typed `initialize` response
+/// (`crate::dap::requests::Initialize`).
+impl<'de> serde::Deserialize<'de> for Capabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Capabilities, D::Error> {
+        let body = <Value as serde::Deserialize>::deserialize(d)?;
+        Ok(Capabilities::from_body(Some(&body)))
+    }
+}
+
 fn flag(raw: &Map<String, Value>, name: &str) -> bool {
     raw.get(name).and_then(Value::as_bool).unwrap_or(false)
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::{DEFAULT_REQUEST_TIMEOUT, MAX_PENDING, OUTBOUND_HIGH_WATER};
 use crate::dap::framing;
 use crate::dap::protocol::{Event, MessageError, Nonconformance, Response, Seq};
+use crate::dap::requests;
 
 /// What a pending request's answer goes back to; defined by the caller (an MCP tool call, a
 /// start-up step, a mirror client, internal bookkeeping).
@@ -78,6 +79,17 @@ impl ReverseAnswer {
     /// `success: true` without a body (what `startDebugging` expects; CASES C07).
     pub fn ok() -> ReverseAnswer {
         ReverseAnswer::Success { body: None }
+    }
+
+    /// `success: true` with `R`'s typed response body ([`requests::ReverseRequest`]): no body
+    /// when it serialises to nothing (`()`, what `startDebugging` answers), else the object
+    /// (`{"processId": …}` for `runInTerminal`).
+    pub fn success<R: requests::ReverseRequest>(body: &R::Response) -> ReverseAnswer {
+        match serde_json::to_value(body) {
+            Ok(Value::Object(map)) => ReverseAnswer::Success { body: Some(map) },
+            // `()` is `null`; the response types here are structs, which serialise to objects.
+            Ok(_) | Err(_) => ReverseAnswer::ok(),
+        }
     }
 }
 
