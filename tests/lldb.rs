@@ -1,8 +1,8 @@
 //! lldb-dap through the built binary (issue 7): a C program (`gcc -g -O0`) and a Rust program
 //! (`rustc -g`): breakpoints in functions, `context`, `evaluate`, `step` in/out, `variables` of
 //! a struct, a `Vec` and a `String`, output, exit codes, stale handles (lldb-dap reuses its
-//! ids), stop on entry at `main` with the adapter's reason (CASES C14), a symlinked project
-//! with `g++` (CASES C22). Fails when lldb-dap is missing (`apt-get install lldb-22`).
+//! ids), stop on entry at `main` with the adapter's reason (llvm/llvm-project#165901, #195352),
+//! a symlinked project with `g++` (mfussenegger/nvim-dap#1197). Fails when lldb-dap is missing (`apt-get install lldb-22`).
 
 mod agent;
 mod common;
@@ -150,7 +150,7 @@ fn c_breakpoint_context_evaluate_steps_struct_output_exit_and_stale_handles() {
 }
 
 /// lldb-dap 22 interrupts with SIGSTOP and reports `exception` / `signal SIGSTOP`: the reason
-/// passes through (CASES C14), and the result says it is the pause the agent asked for.
+/// passes through (agentdap never rewrites a reason), and the result says it is the pause the agent asked for.
 #[test]
 fn a_pause_reads_as_a_pause_not_a_signal() {
     let f = fixtures();
@@ -198,7 +198,7 @@ fn rust_vec_and_string_read_naturally_and_steps_land() {
     assert_eq!(agent::lines_of(&out, "stdout"), ["agentdap 60 3"]);
 }
 
-/// CASES C14: stop on entry stops at `main` with the reason lldb-dap gave (a breakpoint on
+/// Stop on entry (llvm/llvm-project#165901, #195352) stops at `main` with the reason lldb-dap gave (a breakpoint on
 /// `main`), and the adapter's own entry stop keeps its own reason; agentdap never writes `entry`.
 #[test]
 fn entry_stops_at_main_and_reasons_pass_through() {
@@ -228,7 +228,7 @@ fn entry_stops_at_main_and_reasons_pass_through() {
     a.ok("disconnect", json!({}));
 }
 
-/// CASES C22: a project built inside a symlinked directory; the breakpoint is verified and hit
+/// mfussenegger/nvim-dap#1197: a project built inside a symlinked directory; the breakpoint is verified and hit
 /// whether given through the link or by its real path (lldb matches only the spelling in the
 /// debug info; agentdap retries with the other one).
 #[test]

@@ -1,4 +1,4 @@
-//! The IDE mirror (issue 8, DESIGN §7) against real debugpy, with Microsoft's own DAP client as
+//! The IDE mirror (issue 8; SECURITY.md) against real debugpy, with Microsoft's own DAP client as
 //! the IDE (`@vscode/debugadapter-testsupport`'s `DebugClient`, driven by
 //! `tests/node/mirror_ide.js`): masked capabilities, the late-join `stopped`, real values through
 //! the mirror, control refused, the agent's step seen as `continued` then `stopped`, stale
@@ -206,7 +206,7 @@ fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
     assert!(words_ref >= 1000, "{words}");
     let items = ide.ok(c, "variables", json!({"variablesReference": words_ref}));
     assert!(items.to_string().contains("'hello'"), "{items}");
-    // C01: UTF-8 both ways through the mirror writer and reader.
+    // UTF-8 both ways (`Content-Length` in bytes, microsoft/vscode#99421) through the mirror writer and reader.
     let e = ide.ok(c, "evaluate", json!({"expression": "name + ' 变'", "frameId": frame, "context": "hover"}));
     assert_eq!(e["result"], json!("'变量 world 变'"), "{e}");
 

@@ -1,6 +1,6 @@
-//! No orphans for lldb-dap and Delve (DESIGN §2, issue 7): after `disconnect`, stdin EOF,
+//! No orphans for lldb-dap and Delve (issue 7): after `disconnect`, stdin EOF,
 //! SIGTERM and SIGKILL of agentdap, no adapter, lldb-server or debuggee is alive (polled through
-//! `/proc`). Plus CASES C13: a TCP adapter that never announces its port is reached on a port
+//! `/proc`). Plus codelldb ≥ 1.7.0's way (simrat39/rust-tools.nvim#157): a TCP adapter that never announces its port is reached on a port
 //! agentdap chose, with refused connects retried; one that exits with a usage error fails fast
 //! with its stderr.
 
@@ -167,7 +167,7 @@ fn tcp_agent(args: &[&str]) -> Agent {
     })
 }
 
-/// CASES C13: no banner; the port is agentdap's choice and the connect is retried until the
+/// codelldb ≥ 1.7.0 (simrat39/rust-tools.nvim#157): no banner; the port is agentdap's choice and the connect is retried until the
 /// adapter listens (here after 0.4 s).
 #[test]
 fn c13_tcp_adapter_without_banner_is_reached_on_a_chosen_port() {
@@ -185,7 +185,7 @@ fn c13_tcp_adapter_without_banner_is_reached_on_a_chosen_port() {
     a.ok("disconnect", json!({}));
 }
 
-/// CASES C13: an adapter that exits with a usage error before listening fails the launch at
+/// codelldb ≥ 1.7.0 without `--port`: an adapter that exits with a usage error before listening fails the launch at
 /// once, in its own words.
 #[test]
 fn c13_tcp_adapter_exiting_before_it_listens_fails_fast_with_its_stderr() {

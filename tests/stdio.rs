@@ -1,4 +1,4 @@
-//! The built binary over real pipes: MCP transport behaviour (DESIGN §3), backpressure, files as
+//! The built binary over real pipes: MCP transport behaviour (MCP 2025-11-25 § Basic › Transports › stdio), backpressure, files as
 //! stdio, and shutdown on EOF, signals and EPIPE.
 
 mod common;
@@ -338,7 +338,7 @@ fn tools_core_lists_the_everyday_tools_only() {
     assert_eq!(call["error"]["code"], json!(-32602), "a tool outside the set is unknown: {call}");
     assert!(call["error"]["message"].as_str().unwrap_or_default().contains("--tools full"), "{call}");
     assert!(full_len <= 16 * 1024, "tools/list is {full_len} bytes");
-    assert!(core_len <= 6 * 1024, "core tools/list is {core_len} bytes (DESIGN §3: at most 6 KB)");
+    assert!(core_len <= 6 * 1024, "core tools/list is {core_len} bytes (at most 6 KB)");
 }
 
 /// The core listing leaves advanced arguments out of its schemas, but a call that passes one

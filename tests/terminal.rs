@@ -1,4 +1,4 @@
-//! `console: terminal` (DESIGN §4–§5): agentdap runs the program itself through the adapter's
+//! `console: terminal` (DAP § Reverse Requests › RunInTerminal): agentdap runs the program itself through the adapter's
 //! `runInTerminal` (debugpy's launcher, lldb-dap's `--launch-target`), owning its stdin
 //! (`send_input`), under the `--host-requests` policy (allow, deny, ask with
 //! `resolve_host_request`); the `dap_request` escape hatch; and no process left behind after
