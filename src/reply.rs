@@ -74,8 +74,8 @@ impl ToolResult {
         ToolResult { text: text.into(), structured, is_error: false }
     }
 
-    /// An error the agent can act on: text `<code>: <message>`,
-    /// `structuredContent: {"error": {"code", "message"}}`, `isError: true` (MCP 2025-11-25 § Server › Tools › Error Handling).
+    /// An error the agent can act on: text `<code>: <message>`, `structuredContent: {"error":
+    /// {"code", "message"}}`, `isError: true` (MCP 2025-11-25 § Server › Tools › Error Handling).
     pub fn error(code: ErrorCode, message: impl Into<String>) -> ToolResult {
         let message = message.into();
         ToolResult {

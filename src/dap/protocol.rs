@@ -452,8 +452,8 @@ pub struct ExceptionBreakpointsFilter {
     /// Display name; falls back to `filter` when the adapter omits it.
     pub label: String,
     pub description: Option<String>,
-    /// Only a hint to the client (DAP § Types › ExceptionBreakpointsFilter): debugpy marks `uncaught` default yet stays off
-    /// until told.
+    /// Only a hint to the client (DAP § Types › ExceptionBreakpointsFilter): debugpy marks
+    /// `uncaught` default yet stays off until told.
     pub default: bool,
     pub supports_condition: bool,
     pub condition_description: Option<String>,

@@ -1,7 +1,8 @@
-//! The IDE mirror's sockets as sources of the loop (SECURITY.md, README § Let a person look): one listener per exposed session
-//! and its clients, each in a slab under token kinds `MirrorListener`/`MirrorClient`. Binds,
-//! accepts, reads and writes; the protocol is `mirror::client::ClientCore` and the session's
-//! side is `session::mirror`. Must not: decide policy or touch a session's DAP state itself.
+//! The IDE mirror's sockets as sources of the loop (SECURITY.md, README § Let a person look): one
+//! listener per exposed session and its clients, each in a slab under token kinds
+//! `MirrorListener`/`MirrorClient`. Binds, accepts, reads and writes; the protocol is
+//! `mirror::client::ClientCore` and the session's side is `session::mirror`. Must not: decide
+//! policy or touch a session's DAP state itself.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};

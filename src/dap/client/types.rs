@@ -205,7 +205,8 @@ pub enum Direction {
     FromAdapter,
 }
 
-/// One DAP message for the DAP log (`--dap-log`, the `dap_log` of `sessions`): when, which way, and its compact JSON text.
+/// One DAP message for the DAP log (`--dap-log`, the `dap_log` of `sessions`): when, which way, and
+/// its compact JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
     pub at: Instant,

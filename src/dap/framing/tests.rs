@@ -1,5 +1,6 @@
-//! Unit tests for the frame decoder and encoder: exact-bytes field cases (UTF-8
-//! bodies, blank lines between messages, multi-megabyte bodies, string seqs), recovery from every kind of garbage, the body cap, and `quickcheck` properties.
+//! Unit tests for the frame decoder and encoder: exact-bytes field cases (UTF-8 bodies, blank lines
+//! between messages, multi-megabyte bodies, string seqs), recovery from every kind of garbage, the
+//! body cap, and `quickcheck` properties.
 
 use super::*;
 use quickcheck::{QuickCheck, TestResult};
