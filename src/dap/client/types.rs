@@ -24,7 +24,8 @@ pub trait Origin {
 /// What the client does with a `runInTerminal` reverse request (DAP § Reverse Requests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunInTerminalPolicy {
-    /// Answer `success: false`, "runInTerminal is not supported by this client" (CASES C12).
+    /// Answer `success: false`, "runInTerminal is not supported by this client" (codelldb sends it even
+    /// when told it is unsupported, vadimcn/codelldb#722).
     Decline,
     /// Surface it as [`Output::RunInTerminal`]; the caller answers with [`DapClient::respond`].
     Surface,
@@ -38,7 +39,7 @@ pub struct ClientConfig {
     /// Timeout for requests sent with `timeout: None`.
     pub request_timeout: Duration,
     pub run_in_terminal: RunInTerminalPolicy,
-    /// Emit [`Output::Log`] for every message in both directions (the DAP log, DESIGN §8).
+    /// Emit [`Output::Log`] for every message in both directions (the DAP log, `--dap-log`).
     pub log_messages: bool,
 }
 
@@ -76,7 +77,8 @@ pub enum ReverseAnswer {
 }
 
 impl ReverseAnswer {
-    /// `success: true` without a body (what `startDebugging` expects; CASES C07).
+    /// `success: true` without a body (what `startDebugging` expects: DAP § Reverse Requests ›
+    /// StartDebugging has no response body).
     pub fn ok() -> ReverseAnswer {
         ReverseAnswer::Success { body: None }
     }
@@ -113,7 +115,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The DESIGN §10 error code for a failure (`adapter_error`, `timeout`, `disconnected`).
+    /// The tool result's error code for a failure (`reply::ErrorCode`) (`adapter_error`, `timeout`, `disconnected`).
     pub fn error_code(&self) -> Option<&'static str> {
         match self {
             Outcome::Success(_) => None,
@@ -215,7 +217,8 @@ pub enum Direction {
     FromAdapter,
 }
 
-/// One DAP message for the DAP log (DESIGN §8): when, which way, and its compact JSON text.
+/// One DAP message for the DAP log (`--dap-log`, the `dap_log` of `sessions`): when, which way, and
+/// its compact JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
     pub at: Instant,
