@@ -149,15 +149,23 @@ const KNOWN: &[Known] = &[
     Known { file: "src/mcp/tools/breakpoints.rs", uses: "std::os::unix::fs", why: "opens the source O_NONBLOCK" },
     Known { file: "src/mcp/tools/breakpoints.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read" },
     Known {
-        file: "src/session/source.rs",
+        file: "src/session/tools/source.rs",
         uses: "std::fs",
         why: "bounded source read; IO leaves the session layer (issue 15)",
     },
-    Known { file: "src/session/source.rs", uses: "std::os::unix::fs", why: "opens the source O_NONBLOCK (issue 15)" },
-    Known { file: "src/session/source.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read (issue 15)" },
+    Known {
+        file: "src/session/tools/source.rs",
+        uses: "std::os::unix::fs",
+        why: "opens the source O_NONBLOCK (issue 15)",
+    },
+    Known { file: "src/session/tools/source.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read (issue 15)" },
     Known { file: "src/session/children.rs", uses: "std::fs", why: "reads a child's `/proc` entry (issue 15)" },
-    Known { file: "src/session/events.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
-    Known { file: "src/session/inspect.rs", uses: "std::fs", why: "a second bounded source read (issue 15)" },
+    Known { file: "src/session/tools/breakpoints.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
+    Known {
+        file: "src/session/tools/inspect/context.rs",
+        uses: "std::fs",
+        why: "a second bounded source read (issue 15)",
+    },
     Known {
         file: "src/session/plan.rs",
         uses: "std::fs",
@@ -168,21 +176,12 @@ const KNOWN: &[Known] = &[
         uses: "std::os::unix::fs",
         why: "creates scratch directories 0700 (issue 15)",
     },
-    Known { file: "src/session/run_to.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
+    Known { file: "src/session/tools/flow.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
 ];
 
 /// Cycles among sibling modules present today (the members, sorted), with the reason. The test
 /// fails on any other cycle and when one of these is gone.
-const KNOWN_CYCLES: &[(&[&str], &str)] = &[
-    (
-        &["session::ctl", "session::edit", "session::run_to", "session::source"],
-        "`ctl`'s `Op` names its children's types and they import `Answer`, `Op`, `add_note` back; `ctl` dissolves into `session/tools/` (issue 15)",
-    ),
-    (
-        &["session::inspect", "session::preview"],
-        "`preview` renders what `inspect` fetches and `inspect` calls `preview`'s renderers; the inspect slice owns both (issue 15)",
-    ),
-];
+const KNOWN_CYCLES: &[(&[&str], &str)] = &[];
 
 /// One path a module uses: where, and the path as written (leading `crate`/`super`/`self`
 /// resolved to absolute segments for crate paths).

@@ -229,7 +229,7 @@ impl Mcp {
         let call = self.new_call_key();
         let mut tcx =
             ToolCx { call, now: cx.now, progress_token: req.progress_token.as_ref(), sessions: &mut *cx.sessions };
-        match (tool.handler)(&mut tcx, args) {
+        match (tool.handler)(&mut tcx, args).unwrap_or_else(Outcome::Done) {
             Outcome::Done(result) => Ok(Answer::Result(result.to_value(), None)),
             Outcome::Pending => {
                 let pending = PendingCall {

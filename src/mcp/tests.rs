@@ -516,8 +516,8 @@ fn subscriptions_listen_is_acknowledged_notified_and_closed() {
 
 // ---- pending tool calls: later answers, progress, cancellation ----
 
-fn pending_handler(_cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
-    Outcome::Pending
+fn pending_handler(_cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    Ok(Outcome::Pending)
 }
 
 static WAIT: Tool = Tool {

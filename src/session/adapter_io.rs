@@ -2,10 +2,10 @@
 
 use super::*;
 use crate::dap::protocol::initialize_arguments;
-use events::last_lines;
 use output::Category;
 use snapshot::RunState;
 use std::time::Instant;
+use text::last_lines;
 
 impl Sessions {
     /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
@@ -15,7 +15,7 @@ impl Sessions {
         s.adapter_alive = true;
         // runInTerminal is always answered: by the host-request policy (DESIGN §5).
         let args = initialize_arguments(&s.plan.name, true);
-        s.send("initialize", Some(args), Origin::Startup(Step::Initialize), now);
+        s.send("initialize", Some(args), Origin::Startup(super::Step::Initialize), now);
         s.pump(now, &mut self.actions);
     }
 

@@ -376,6 +376,48 @@ fn bound_from(bp: &Value) -> Bound {
     }
 }
 
+/// `verified`, `NOT verified (why)` or `no answer yet`, with ` · hit` once it stopped there.
+pub fn state_text(e: &FunctionEntry) -> String {
+    let mut s = match &e.bound {
+        None => "no answer yet".to_owned(),
+        Some(b) if b.verified => "verified".to_owned(),
+        Some(b) => format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter")),
+    };
+    if e.hit {
+        s.push_str(" · hit");
+    }
+    s
+}
+
+/// The function breakpoints as JSON: name, condition, hit condition, id, verified, message, hit.
+pub fn functions_json(set: &[FunctionEntry]) -> Value {
+    Value::Array(
+        set.iter()
+            .map(|e| {
+                let mut m = serde_json::Map::new();
+                m.insert("id".into(), e.id.into());
+                m.insert("name".into(), e.requested.name.clone().into());
+                if let Some(c) = &e.requested.condition {
+                    m.insert("condition".into(), c.clone().into());
+                }
+                if let Some(h) = &e.requested.hit_condition {
+                    m.insert("hit_condition".into(), h.clone().into());
+                }
+                if let Some(b) = &e.bound {
+                    m.insert("verified".into(), b.verified.into());
+                    if let Some(message) = &b.message {
+                        m.insert("message".into(), message.clone().into());
+                    }
+                }
+                if e.hit {
+                    m.insert("hit".into(), true.into());
+                }
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

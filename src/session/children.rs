@@ -145,7 +145,7 @@ impl Sessions {
         }
         c.closing = true;
         c.ended_by_agentdap = true;
-        c.send_disconnect(Some(terminate), Origin::Disconnect { call: None }, now);
+        c.send_disconnect(Some(terminate), Origin::Run(super::tools::run::Op::Disconnect { call: None }), now);
         c.pump(now, &mut self.actions);
     }
 
@@ -238,7 +238,7 @@ fn describe(argv: &[String], parent_program: &str) -> Option<String> {
     let interpreter = argv.first()?.rsplit('/').next().unwrap_or(&argv[0]).to_owned();
     let target = python_target(argv)?;
     let with_args = |head: String, args: &[String]| {
-        let (shown, _) = super::inspect::clip(&args.join(" "), CODE_CHARS);
+        let (shown, _) = super::text::clip(&args.join(" "), CODE_CHARS);
         if args.is_empty() {
             head
         } else {
@@ -260,7 +260,7 @@ fn describe(argv: &[String], parent_program: &str) -> Option<String> {
                 None => code.as_str(),
             };
             let one_line = own.split_whitespace().collect::<Vec<_>>().join(" ");
-            let (shown, _) = super::inspect::clip(&one_line, CODE_CHARS);
+            let (shown, _) = super::text::clip(&one_line, CODE_CHARS);
             format!("{interpreter} -c {shown}")
         }
         PythonTarget::Module { name, args } => with_args(format!("{interpreter} -m {name}"), &args),

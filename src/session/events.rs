@@ -1,19 +1,34 @@
-//! How a session reacts to its adapter: events, responses, the configuration phase, and the
-//! results written to waiting calls. Sans-IO; called from `Session::pump`.
+//! How a session reacts to its adapter: events, the stop (and the details a stop result shows),
+//! and the router that hands every response to the owner of its request ([`Origin`]). Sans-IO;
+//! called from `Session::pump`. Must not: hold a tool's logic (see `session/tools/`) or the
+//! start-up's (see `session/startup.rs`).
 
 use std::collections::VecDeque;
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::breakpoints::{Entry, SourceBreakpoint};
 use super::output::Category;
-use super::snapshot::{put, ExceptionStop, Location, RunState, Stop};
-use super::{Action, ErrorCode, Origin, Session, Step, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
+use super::snapshot::{ExceptionStop, Location, RunState, Stop};
+use super::tools::{inspect, run, split, Reply};
+use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{ClientDiagnostic, Outcome, Output};
 use crate::dap::protocol::{Event, Seq};
+
+/// A request for what a stop result shows, sent at the stop of `revision`; carried in
+/// [`Origin::Stop`].
+#[derive(Debug)]
+pub enum StopDetail {
+    /// The top frame, for the stop's location.
+    Location { revision: u64 },
+    /// The threads, for a stop that named none.
+    Threads { revision: u64 },
+    /// `exceptionInfo` after an exception stop, for the exception's name and message.
+    Exception { revision: u64 },
+    /// A `threads` refresh at a stop (for validating thread arguments).
+    ThreadList { revision: u64 },
+}
 
 impl Session {
     /// Drains the client's outputs and reacts to each, then queues finished calls.
@@ -84,7 +99,7 @@ impl Session {
             }
         }
         self.drop_pending_host_requests(now);
-        self.ctl_settle(now, actions);
+        self.flow_settle(now, actions);
         self.drain_notes(actions);
         for (call, output) in self.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
@@ -134,7 +149,7 @@ impl Session {
                     // waits end when the disconnect is answered, with the code read meanwhile.
                     self.awaiting_exit_report = true;
                     self.closing = true;
-                    self.send_disconnect(None, Origin::Disconnect { call: None }, now);
+                    self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                     return;
                 }
                 if !self.state.is_over() {
@@ -145,7 +160,7 @@ impl Session {
                 if !self.closing && self.adapter_alive {
                     // The debuggee is gone; let the adapter go too. Output still arriving is kept.
                     self.closing = true;
-                    self.send_disconnect(None, Origin::Disconnect { call: None }, now);
+                    self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                 }
             }
             "output" => {
@@ -258,12 +273,12 @@ impl Session {
                 // focus moves to a real thread before the result.
                 if self.plan.runtime.placeholder_thread.is_some() {
                     self.stop_pending += 1;
-                    self.send("threads", None, Origin::ThreadList { revision }, now);
+                    self.send("threads", None, Origin::Stop(StopDetail::ThreadList { revision }), now);
                 }
             }
             None => {
                 self.stop_pending = 1;
-                self.send("threads", None, Origin::StopThreads { revision }, now)
+                self.send("threads", None, Origin::Stop(StopDetail::Threads { revision }), now)
             }
         }
     }
@@ -275,12 +290,17 @@ impl Session {
         let exception = self.stop.as_ref().is_some_and(|s| s.reason == "exception");
         if exception && self.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
             self.stop_pending += 1;
-            self.send("exceptionInfo", Some(json!({ "threadId": thread })), Origin::StopException { revision }, now);
+            self.send(
+                "exceptionInfo",
+                Some(json!({ "threadId": thread })),
+                Origin::Stop(StopDetail::Exception { revision }),
+                now,
+            );
         }
         self.send(
             "stackTrace",
             Some(json!({ "threadId": thread, "startFrame": 0, "levels": 1 })),
-            Origin::StopLocation { revision },
+            Origin::Stop(StopDetail::Location { revision }),
             now,
         );
     }
@@ -295,6 +315,7 @@ impl Session {
         }
     }
 
+    /// Hands a response to the owner of its request.
     fn on_completed(
         &mut self,
         seq: Seq,
@@ -307,12 +328,10 @@ impl Session {
             match &origin {
                 // Any request of the agent's own that is not a known read may have changed
                 // the program's values (a `setVariable`, an `evaluate` that calls).
-                Origin::Raw { .. } if !super::raw::only_reads(&r.command) => self.values_changed(),
+                Origin::Host(_) if !super::tools::host::only_reads(&r.command) => self.values_changed(),
                 // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
                 // can run code): an assignment or a call may have changed what pages show.
-                Origin::Inspect { op: super::inspect::Op::Evaluate { expression, .. }, .. }
-                    if r.command == "evaluate" =>
-                {
+                Origin::Inspect { op: inspect::Op::Evaluate { expression, .. }, .. } if r.command == "evaluate" => {
                     let prefixes = self.plan.quirks.mutating_evaluate_prefixes;
                     if prefixes.iter().any(|p| expression.starts_with(p)) {
                         self.values_changed();
@@ -324,148 +343,49 @@ impl Session {
                 _ => {}
             }
         }
-        match origin {
+        // Owners that read the outcome themselves.
+        let origin = match origin {
             Origin::Mirror(f) => return self.mirror_completed(seq, f, outcome),
-            Origin::Raw { call } => return self.raw_completed(call, outcome),
-            _ => {}
-        }
-        if let Origin::Ctl(op) = origin {
-            return self.ctl_completed(op, outcome, now);
-        }
-        let failure = match &outcome {
-            Outcome::Success(_) => None,
-            other => Some(other.to_string()),
+            Origin::Host(op) => return self.host_answered(op, outcome),
+            Origin::Flow(op) => return self.flow_answered(op, split(outcome), now),
+            Origin::Edit(op) => return self.edit_answered(op, split(outcome), now),
+            Origin::Source(op) => return self.source_answered(op, split(outcome)),
+            other => other,
         };
         self.note_request_error(&outcome);
-        let code = ErrorCode::of(&outcome).unwrap_or(ErrorCode::AdapterError);
-        let body = match outcome {
-            Outcome::Success(r) => r.body.unwrap_or(Value::Null),
-            _ => Value::Null,
-        };
+        let reply = Reply::of(outcome);
         match origin {
-            Origin::Startup(Step::Initialize) => match failure {
-                None => {
-                    let args = self.plan.launch_arguments.clone();
-                    let timeout = self.plan.runtime.launch_timeout();
-                    let request = self.plan.request;
-                    self.send_with_timeout(request, Some(args), Origin::Startup(Step::Launch), now, timeout);
-                    self.startup.launch_sent = true;
-                    if self.client.initialized() {
-                        self.configure(now);
-                    }
-                }
-                Some(msg) => self.fail_start(code, format!("the adapter did not initialize: {msg}"), actions),
-            },
-            Origin::Startup(Step::Launch) => match failure {
-                None => {
-                    self.startup.launch_result = Some(Ok(()));
-                    if self.state == RunState::Starting {
-                        self.state = RunState::Running;
-                    }
-                    self.complete_waiters();
-                }
-                Some(msg) => {
-                    self.startup.launch_result = Some(Err(msg.clone()));
-                    // `msg` already names the request: "`attach` failed: <the adapter's words>".
-                    let mut why = msg.clone();
-                    if let Some(hint) = self.attach_hint() {
-                        why.push_str(&format!(" ({hint})"));
-                    }
-                    self.fail_start(code, why, actions);
-                }
-            },
-            Origin::Startup(Step::ConfigurationDone) => {
-                if let Some(msg) = failure {
-                    log::warn!("{}: {msg}", self.id);
-                }
-                if self.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
-                    self.state = RunState::Running;
-                    self.complete_waiters();
-                }
-            }
-            Origin::SetBreakpointsRetry { path, alias, call } => {
-                let verified = failure.is_none() && any_verified(&body);
-                if verified {
-                    self.breakpoints.on_response(&path, Ok(&body));
-                    self.path_aliases.insert(path.clone(), alias);
-                }
-                self.note_breakpoints(&path, failure.as_deref());
-                match call {
-                    Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
-                    None => {
-                        self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
-                        self.configuration_step_done(now);
-                    }
-                }
-            }
-            Origin::SetBreakpoints { path, call } => {
-                match &failure {
-                    None => self.breakpoints.on_response(&path, Ok(&body)),
-                    Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
-                }
-                let none_verified = failure.is_none()
-                    && !any_verified(&body)
-                    && !self.breakpoints.get(&path).is_empty()
-                    && !self.path_aliases.contains_key(&path);
-                if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
-                    // The adapter may know the file only under its other spelling (debug info
-                    // written through a symlink, or around it): try that before reporting.
-                    let mut args = self.breakpoints.set_breakpoints_arguments(&path);
-                    args["source"]["path"] = alias.clone().into();
-                    self.send("setBreakpoints", Some(args), Origin::SetBreakpointsRetry { path, alias, call }, now);
-                    return;
-                }
-                if failure.as_ref().map_or(true, |_| code != ErrorCode::Disconnected) {
-                    self.note_breakpoints(&path, failure.as_deref());
-                }
-                if call.is_none() {
-                    self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
-                    self.configuration_step_done(now);
-                }
-                if let Some(call) = call {
-                    let output = match failure {
-                        Some(msg) if code != ErrorCode::Disconnected => {
-                            breakpoint_result(&path, self.breakpoints.get(&path), Some(msg))
-                        }
-                        Some(msg) => ToolResult::error(code, msg),
-                        None => breakpoint_result(&path, self.breakpoints.get(&path), None),
-                    };
-                    self.done.push((call, output));
-                }
-            }
-            Origin::SetExceptionBreakpoints { call } => {
-                if let Some(call) = call {
-                    let output = match failure {
-                        None => {
-                            let filters = self.exception_filters.clone().unwrap_or_default();
-                            ToolResult::ok(
-                                format!("exception filters set: [{}]", filters.join(", ")),
-                                json!({ "filters": filters }),
-                            )
-                        }
-                        Some(msg) => ToolResult::error(code, msg),
-                    };
-                    self.done.push((call, output));
-                } else if let Some(msg) = failure {
-                    log::warn!("{}: {msg}", self.id);
-                }
-            }
-            Origin::Resume { call } => {
-                if failure.is_none() {
-                    self.resume_unacked = false;
-                    self.mirror_resumed();
-                }
-                if let Some(msg) = failure {
-                    // The adapter refused to resume: the session is still where it was.
-                    self.waiters.retain(|w| w.call != call);
-                    if self.state == RunState::Running {
-                        self.state = RunState::Stopped;
-                        self.stop_ready = true;
-                    }
-                    self.done.push((call, ToolResult::error(code, msg)));
-                }
-            }
-            Origin::StopLocation { revision } => {
+            Origin::Startup(step) => self.startup_answered(step, reply, now, actions),
+            Origin::Stop(detail) => self.stop_detail_answered(detail, reply, now),
+            Origin::Run(op) => self.run_answered(op, reply, actions),
+            Origin::Control(op) => self.control_answered(op, reply),
+            Origin::Breakpoints(op) => self.breakpoints_answered(op, reply, now),
+            Origin::Inspect { call, op, revision } => self.inspect_answered(call, op, reply.answer(), revision, now),
+            // Taken above.
+            Origin::Mirror(_) | Origin::Host(_) | Origin::Flow(_) | Origin::Edit(_) | Origin::Source(_) => {}
+        }
+    }
+
+    /// A request that never went out: its owner learns why.
+    pub(super) fn failed_origin(&mut self, origin: Origin, code: ErrorCode, msg: String) {
+        match origin {
+            Origin::Run(op) => self.run_failed(op, code, msg),
+            Origin::Control(op) => self.control_failed(op, code, msg),
+            Origin::Breakpoints(op) => self.breakpoints_failed(op, code, msg),
+            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
+            Origin::Host(op) => self.host_failed(op, code, msg),
+            Origin::Flow(op) => self.flow_failed(op, code, msg),
+            Origin::Edit(op) => self.edit_failed(op, code, msg),
+            Origin::Source(op) => self.source_failed(op, code, msg),
+            Origin::Startup(_) | Origin::Stop(_) | Origin::Mirror(_) => {}
+        }
+    }
+
+    /// The answer to a stop-detail request; the stop is ready once every one is in.
+    fn stop_detail_answered(&mut self, detail: StopDetail, reply: Reply, now: Instant) {
+        let Reply { failure, body, .. } = reply;
+        match detail {
+            StopDetail::Location { revision } => {
                 if revision == self.revision {
                     if let Some(frame) = body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()) {
                         if let Some(stop) = &mut self.stop {
@@ -479,7 +399,7 @@ impl Session {
                     self.stop_detail_done();
                 }
             }
-            Origin::StopException { revision } => {
+            StopDetail::Exception { revision } => {
                 if revision == self.revision {
                     if failure.is_none() {
                         let mut info = ExceptionStop::from_info(&body);
@@ -493,13 +413,13 @@ impl Session {
                     self.stop_detail_done();
                 }
             }
-            Origin::ThreadList { revision } => {
+            StopDetail::ThreadList { revision } => {
                 self.note_threads(&body);
                 if revision == self.revision {
                     self.stop_detail_done();
                 }
             }
-            Origin::StopThreads { revision } => {
+            StopDetail::Threads { revision } => {
                 self.note_threads(&body);
                 if revision == self.revision {
                     let first = self.first_real_thread(&body);
@@ -515,151 +435,6 @@ impl Session {
                     }
                 }
             }
-            Origin::Disconnect { call } => {
-                if std::mem::take(&mut self.awaiting_exit_report) {
-                    // The exit status (if the adapter printed it) was read from its output.
-                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
-                    self.stop = None;
-                }
-                if !self.state.is_over() {
-                    self.state = RunState::Terminated;
-                }
-                self.closing = true;
-                actions.push_back(Action::StopAdapter { session: self.key });
-                self.complete_waiters();
-                if let Some(call) = call {
-                    let mut out = self.result("disconnected", false);
-                    // An adapter that exits instead of answering `disconnect` did what was asked.
-                    if let Some(msg) = failure.filter(|_| code != ErrorCode::Disconnected) {
-                        out.text.push_str(&format!(
-                            "\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"
-                        ));
-                    }
-                    self.done.push((call, out));
-                }
-            }
-            Origin::Pause { call } => {
-                if let Some(msg) = failure {
-                    self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolResult::error(code, msg)));
-                }
-            }
-            Origin::Inspect { call, op, revision } => {
-                let result = match failure {
-                    None => Ok(body),
-                    Some(msg) => Err((code, msg)),
-                };
-                self.finish(call, op, result, revision, now);
-            }
-            Origin::Terminate { call } => {
-                if let Some(msg) = failure {
-                    self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolResult::error(code, msg)));
-                }
-            }
-            // Taken before `outcome` is consumed (above).
-            Origin::Mirror(_) | Origin::Ctl(_) | Origin::Raw { .. } => {}
-            Origin::EntryBreakpoint { remove } => self.entry_breakpoint_answered(remove, failure, &body),
-        }
-    }
-
-    /// The configuration phase (DESIGN §5): breakpoints, exception filters, `configurationDone`.
-    /// Runs once, after `launch` was sent and `initialized` arrived, in whichever order.
-    fn configure(&mut self, now: Instant) {
-        if self.startup.configured {
-            return;
-        }
-        self.startup.configured = true;
-        let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
-        for path in paths {
-            self.startup.breakpoints_pending += 1;
-            let args = self.breakpoint_arguments(&path);
-            self.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: None }, now);
-        }
-        let caps = self.client.capabilities().cloned().unwrap_or_default();
-        let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
-        let filters: Vec<String> = match &self.exception_filters {
-            Some(asked) => {
-                for f in asked.iter().filter(|f| map_filter(f, &known).is_none()) {
-                    self.warnings.push(format!(
-                        "exception filter `{f}` is not one of {}'s [{}]; it was ignored",
-                        self.adapter,
-                        known.join(", ")
-                    ));
-                }
-                asked.iter().filter_map(|f| map_filter(f, &known)).collect()
-            }
-            // A `default` is only a hint to the client: debugpy stops on nothing until told.
-            None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),
-        };
-        if !known.is_empty() {
-            self.exception_filters = Some(filters.clone());
-            self.send(
-                "setExceptionBreakpoints",
-                Some(json!({ "filters": filters })),
-                Origin::SetExceptionBreakpoints { call: None },
-                now,
-            );
-        }
-        self.configure_function_breakpoints(&caps, now);
-        // configurationDone waits for the breakpoints' answers (and retries under another
-        // spelling), as VS Code does, so a retried breakpoint still hits in the first lines.
-        self.startup.configuration_done_due = caps.supports_configuration_done_request;
-        self.configuration_step_done(now);
-    }
-
-    /// One configuration-phase `setBreakpoints` answer is in (or none was pending): send
-    /// `configurationDone` once all are.
-    fn configuration_step_done(&mut self, now: Instant) {
-        if self.startup.breakpoints_pending > 0 || !self.startup.configuration_done_due {
-            return;
-        }
-        self.startup.configuration_done_due = false;
-        self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
-    }
-
-    /// For a failed attach by pid: what usually stops it (ptrace permission).
-    fn attach_hint(&self) -> Option<&'static str> {
-        let by_pid = self.plan.request == "attach"
-            && self.plan.connect.is_none()
-            && self.plan.launch_arguments.get(self.plan.quirks.attach_pid_key).is_some();
-        by_pid.then_some(super::plan::PTRACE_HINT)
-    }
-
-    pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
-        if self.failure.is_none() {
-            // Adapters often put the real reason in their output ("Build error: Check the debug
-            // console"): the agent has no console, so the last lines come with the error.
-            self.output.flush();
-            let (tail, _, _) = self.output.tail_since(0, 1200);
-            let tail = last_lines(tail.trim_end(), 8);
-            let msg = if tail.is_empty() { msg } else { format!("{msg}\n{} output ended with:\n{tail}", self.id) };
-            self.failure = Some(msg);
-        }
-        self.state = RunState::Terminated;
-        self.fail_waiters(code);
-        self.closing = true;
-        actions.push_back(Action::StopAdapter { session: self.key });
-    }
-
-    pub(super) fn fail_waiters(&mut self, code: ErrorCode) {
-        let msg = self.failure.clone().unwrap_or_else(|| "the session ended".into());
-        for w in std::mem::take(&mut self.waiters) {
-            self.done.push((w.call, ToolResult::error(code, msg.clone())));
-        }
-    }
-
-    /// Answers every wait that is satisfied (a stop whose location is known, the end, output).
-    pub(super) fn complete_waiters(&mut self) {
-        if self.waiters.is_empty() {
-            return;
-        }
-        let (done, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.waiters).into_iter().partition(|w| self.satisfies(w));
-        self.waiters = keep;
-        for w in done {
-            let out = self.wait_result(&w, true);
-            self.done.push((w.call, out));
         }
     }
 
@@ -687,138 +462,6 @@ impl Session {
             )),
         }
     }
-}
-
-/// Maps a requested exception filter onto the adapter's; `all` means `raised` where there is no
-/// `all` (debugpy).
-pub(super) fn map_filter(f: &str, known: &[String]) -> Option<String> {
-    if known.iter().any(|k| k == f) {
-        Some(f.to_owned())
-    } else if f == "all" && known.iter().any(|k| k == "raised") {
-        Some("raised".to_owned())
-    } else {
-        None
-    }
-}
-
-/// Maps every filter, or names the first unknown one.
-pub(super) fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, String> {
-    filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
-}
-
-/// Whether a `setBreakpoints` response verified any breakpoint.
-fn any_verified(body: &Value) -> bool {
-    body.get("breakpoints")
-        .and_then(Value::as_array)
-        .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)))
-}
-
-impl Session {
-    /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
-    pub(super) fn breakpoint_arguments(&self, path: &str) -> Value {
-        let mut args = self.breakpoints.set_breakpoints_arguments(path);
-        if let Some(alias) = self.path_aliases.get(path) {
-            args["source"]["path"] = alias.clone().into();
-        }
-        args
-    }
-
-    /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
-    /// else, when it lies under the real path of the program's or cwd's directory as given
-    /// (a symlinked project), the same file under that directory as given. `stat`s only.
-    fn other_spelling(&self, path: &str) -> Option<String> {
-        let given = Path::new(path);
-        let real = std::fs::canonicalize(given).ok()?;
-        if real != given {
-            return Some(real.to_string_lossy().into_owned());
-        }
-        let args = &self.plan.launch_arguments;
-        let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
-        let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
-        for base in [program_dir, cwd].into_iter().flatten() {
-            let Ok(real_base) = std::fs::canonicalize(base) else { continue };
-            if real_base == base {
-                continue;
-            }
-            if let Ok(rest) = real.strip_prefix(&real_base) {
-                return Some(base.join(rest).to_string_lossy().into_owned());
-            }
-        }
-        None
-    }
-}
-
-pub fn breakpoints_json(set: &[Entry]) -> Value {
-    Value::Array(
-        set.iter()
-            .map(|e| {
-                let mut m = Map::new();
-                m.insert("id".into(), e.id.into());
-                m.insert("line".into(), e.requested.line.into());
-                if let Some(b) = &e.bound {
-                    m.insert("verified".into(), b.verified.into());
-                    if e.moved() {
-                        put(&mut m, "actual_line", b.line.map(Value::from));
-                        m.insert("moved".into(), true.into());
-                    }
-                    put(&mut m, "message", b.message.clone().map(Value::from));
-                }
-                put(&mut m, "condition", e.requested.condition.clone().map(Value::from));
-                put(&mut m, "hit_condition", e.requested.hit_condition.clone().map(Value::from));
-                put(&mut m, "log_message", e.requested.log_message.clone().map(Value::from));
-                Value::Object(m)
-            })
-            .collect(),
-    )
-}
-
-/// The `set_breakpoints` result: one line per breakpoint, verified/moved/unverified.
-fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> ToolResult {
-    let mut text = format!("{} breakpoint(s) in {}", set.len(), short(path));
-    for e in set {
-        let line = e.requested.line;
-        match &e.bound {
-            Some(b) if b.verified && e.moved() => {
-                text.push_str(&format!("\n  line {line}: verified, moved to line {}", b.line.unwrap_or(line)))
-            }
-            Some(b) if b.verified => text.push_str(&format!("\n  line {line}: verified")),
-            Some(b) => text.push_str(&format!(
-                "\n  line {line}: NOT verified ({})",
-                b.message.as_deref().unwrap_or(
-                    "the adapter gave no reason: is the file part of the program, and was it built with debug info?"
-                )
-            )),
-            None => text.push_str(&format!("\n  line {line}: no answer yet")),
-        }
-    }
-    if let Some(f) = failure {
-        text.push_str(&format!("\nthe adapter refused the request: {f}"));
-    }
-    ToolResult::ok(text, json!({ "path": path, "breakpoints": breakpoints_json(set) }))
-}
-
-pub(super) fn group_by_path(list: Vec<super::LaunchBreakpoint>) -> Vec<(String, Vec<SourceBreakpoint>)> {
-    let mut out: Vec<(String, Vec<SourceBreakpoint>)> = Vec::new();
-    for b in list {
-        match out.iter_mut().find(|(p, _)| *p == b.path) {
-            Some((_, v)) => v.push(b.breakpoint),
-            None => out.push((b.path, vec![b.breakpoint])),
-        }
-    }
-    out
-}
-
-pub(super) fn wait_duration(wait_ms: Option<u64>) -> Duration {
-    wait_ms.map(Duration::from_millis).unwrap_or(super::DEFAULT_WAIT).min(super::MAX_WAIT)
-}
-
-pub(super) fn short(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-pub(super) fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// A `console` output event's text without the lines that are the adapter's own chatter (lines

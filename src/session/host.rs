@@ -7,11 +7,9 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::control::{Until, Waiter};
-use super::events::wait_duration;
 use super::output::Category;
 use super::snapshot::RunState;
-use super::{Action, CallKey, ErrorCode, Session, SessionKey, Sessions, ToolResult};
+use super::{Action, ErrorCode, Session, SessionKey, Sessions, ToolResult};
 use crate::dap::client::{ReverseAnswer, ReverseId};
 use crate::dap::spawn::AdapterCommand;
 use crate::visible;
@@ -69,11 +67,11 @@ pub struct HostTable {
 
 /// A host request waiting for `resolve_host_request`.
 #[derive(Debug)]
-struct Pending {
-    id: String,
-    reverse: ReverseId,
-    summary: String,
-    run: AdapterCommand,
+pub(super) struct Pending {
+    pub(super) id: String,
+    pub(super) reverse: ReverseId,
+    pub(super) summary: String,
+    pub(super) run: AdapterCommand,
 }
 
 /// One session's host requests and program stdin.
@@ -81,18 +79,18 @@ struct Pending {
 pub struct HostState {
     /// Launched with `console: terminal`: the program's stdin is agentdap's to feed.
     pub terminal_console: bool,
-    pending: Vec<Pending>,
+    pub(super) pending: Vec<Pending>,
     /// A `runInTerminal` was allowed: its process is being started or runs (one at a time per
     /// session; a restarted program brings the next).
-    terminal_started: bool,
+    pub(super) terminal_started: bool,
     /// The pid of that process, once spawned.
     pub terminal_pid: Option<i64>,
     /// Input not yet written to the program's stdin (≤ [`STDIN_CAP`]).
-    stdin: Vec<u8>,
+    pub(super) stdin: Vec<u8>,
     /// Close stdin once `stdin` is written (`send_input {eof: true}`).
-    eof_requested: bool,
+    pub(super) eof_requested: bool,
     /// Why stdin takes no more input (closed after `eof`, or the process is gone).
-    stdin_closed: Option<String>,
+    pub(super) stdin_closed: Option<String>,
     /// An unfinished UTF-8 sequence at the end of the last stdout / stderr read (≤ 3 bytes).
     carry: [Vec<u8>; 2],
 }
@@ -195,72 +193,6 @@ impl Sessions {
         s.pump(now, &mut self.actions);
     }
 
-    /// `resolve_host_request`: runs (`allow`) or refuses the pending request `id` of `key`
-    /// (any session when `None`). `allow` waits like `launch` (first stop, exit, `wait_ms`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn resolve_host_request(
-        &mut self,
-        key: Option<SessionKey>,
-        id: &str,
-        allow: bool,
-        wait_ms: Option<u64>,
-        call: CallKey,
-        now: Instant,
-    ) {
-        let found = self
-            .slab
-            .iter()
-            .filter(|(k, _)| key.map_or(true, |want| want == *k))
-            .find_map(|(k, s)| s.host.pending.iter().position(|p| p.id == id).map(|i| (k, i)));
-        let Some((key, index)) = found else {
-            let pending: Vec<String> = self
-                .slab
-                .iter()
-                .flat_map(|(_, s)| s.host.pending.iter().map(move |p| format!("{} ({})", p.id, s.id)))
-                .collect();
-            let msg = if pending.is_empty() {
-                format!("no host request `{id}` is pending (none is).")
-            } else {
-                format!("no host request `{id}` is pending here; pending: {}.", pending.join(", "))
-            };
-            return self
-                .actions
-                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
-        };
-        let Some(s) = self.slab.get_mut(key) else { return };
-        let p = s.host.pending.remove(index);
-        if s.state.is_over() || s.closing {
-            let msg = format!("{} has ended; its host request {} is void.", s.id, p.id);
-            return self
-                .actions
-                .push_back(Action::Complete { call, output: ToolResult::error(ErrorCode::InvalidArgument, msg) });
-        }
-        if allow {
-            log::info!("{}: host request {} allowed", s.id, p.id);
-            s.start_terminal(p.reverse, p.run, &mut self.actions);
-            let verb = if s.state == RunState::Starting { "launched" } else { "resolved" };
-            let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.revision);
-            w.output_cursor = Some(s.output.cursor());
-            if s.satisfies(&w) {
-                let out = s.wait_result(&w, true);
-                self.actions.push_back(Action::Complete { call, output: out });
-            } else {
-                s.waiters.push(w);
-            }
-        } else {
-            let why = format!(
-                "{} asked agentdap to run {} (runInTerminal) and it was denied ({})",
-                s.adapter, p.summary, p.id
-            );
-            s.deny_host(p.reverse, why, now, &mut self.actions);
-            let mut out = s.result("denied", false);
-            out.text = format!("{} denied.\n{}", p.id, out.text);
-            self.actions.push_back(Action::Complete { call, output: out });
-        }
-        self.actions.push_back(Action::StateChanged { session: s.id.clone() });
-        s.pump(now, &mut self.actions);
-    }
-
     /// The IO shell started (`Ok(pid)`) or could not start the `runInTerminal` command.
     pub fn on_terminal_spawned(
         &mut self,
@@ -288,63 +220,6 @@ impl Sessions {
             }
         }
         s.pump(now, &mut self.actions);
-    }
-
-    /// `send_input`: queues `text` for the program's stdin (then its end when `eof`). Whole or
-    /// not at all: past [`STDIN_CAP`] unread bytes it is refused.
-    pub fn send_input(&mut self, key: SessionKey, text: &str, eof: bool) -> ToolResult {
-        let Some(s) = self.slab.get_mut(key) else {
-            return ToolResult::error(ErrorCode::SessionNotFound, "the session is gone.");
-        };
-        if let Some(why) = &s.host.stdin_closed {
-            return ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", s.id));
-        }
-        if !s.host.terminal_console && !s.host.terminal_started {
-            return ToolResult::error(
-                ErrorCode::Unsupported,
-                format!(
-                    "{} runs with console `internal`: its stdin belongs to the adapter, not to agentdap; launch again with console `terminal` to give it input.",
-                    s.id
-                ),
-            );
-        }
-        if s.host.eof_requested {
-            return ToolResult::error(
-                ErrorCode::InvalidArgument,
-                format!("{}'s stdin is being closed (eof was sent).", s.id),
-            );
-        }
-        if s.state.is_over() {
-            let msg = format!("{} has {}; its program reads no more input.", s.id, s.state.as_str());
-            return ToolResult::error(ErrorCode::InvalidArgument, msg);
-        }
-        let buffered = s.host.stdin.len();
-        if buffered + text.len() > STDIN_CAP {
-            return ToolResult::error(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "{} bytes already wait for {} to read them; {} more would pass the {} KiB stdin buffer, so nothing was sent. Let the program run (`continue`) to read, then send again.",
-                    buffered,
-                    s.id,
-                    text.len(),
-                    STDIN_CAP >> 10
-                ),
-            );
-        }
-        s.host.stdin.extend_from_slice(text.as_bytes());
-        s.host.eof_requested = eof;
-        let mut line = format!("{}: {} bytes to stdin", s.id, text.len());
-        if eof {
-            line.push_str(", then end of input");
-        }
-        if s.host.terminal_pid.is_none() {
-            line.push_str(" (queued: the program is not started yet)");
-        }
-        line.push_str(". Call `wait` or `continue` to see what it does.");
-        ToolResult::ok(
-            line,
-            json!({ "session": s.id, "bytes": text.len(), "eof": eof, "buffered": buffered + text.len() }),
-        )
     }
 
     /// Input waiting for `key`'s program stdin, and whether stdin is to be closed once it is
@@ -398,7 +273,7 @@ impl Sessions {
 
 impl Session {
     /// Queues the command for the IO shell; the reverse request is answered once it ran.
-    fn start_terminal(
+    pub(super) fn start_terminal(
         &mut self,
         reverse: ReverseId,
         run: AdapterCommand,
@@ -412,7 +287,7 @@ impl Session {
 
     /// Refuses a host request; a session still starting cannot go on without it and ends with
     /// `why` (adapters wait for the process otherwise: debugpy for 60 s).
-    fn deny_host(
+    pub(super) fn deny_host(
         &mut self,
         reverse: ReverseId,
         why: String,
@@ -578,7 +453,7 @@ mod tests {
     use super::*;
     use crate::dap::adapters::{debugpy, AdapterKind, RuntimeQuirks, Transport};
     use crate::dap::framing::Encoder;
-    use crate::session::{AdapterPlan, LaunchArgs};
+    use crate::session::{AdapterPlan, CallKey, LaunchArgs};
 
     /// A debugpy session launched with `console: terminal` under `policy`, past `initialize`,
     /// whose adapter just sent `runInTerminal` (seq 7).
@@ -606,7 +481,7 @@ mod tests {
             notes: Vec::new(),
         };
         let args = LaunchArgs { program: "/p.py".into(), console: Some("terminal".into()), ..LaunchArgs::default() };
-        sessions.launch(args, plan, CallKey::new(1), now);
+        sessions.launch(args, plan, CallKey::new(1), now).expect("started");
         sessions.on_spawned(0, now);
         while sessions.next_action(now).is_some() {}
         let n = sessions.outbound(0).len();
@@ -646,11 +521,11 @@ mod tests {
             answer.ends_with(r#""request_seq":7,"success":true,"command":"runInTerminal","body":{"processId":4242}}"#),
             "{answer}"
         );
-        assert!(!s.send_input(0, "hi\n", true).is_error);
+        assert!(s.send_input(0, "hi\n", true).is_ok());
         assert_eq!(s.terminal_input(0), (&b"hi\n"[..], true));
         s.consume_terminal_input(0, 3);
         s.on_terminal_stdin_closed(0, "closed after eof");
-        assert!(s.send_input(0, "more", false).text.contains("closed after eof"));
+        assert!(s.send_input(0, "more", false).unwrap_or_else(|e| e).text.contains("closed after eof"));
     }
 
     #[test]
@@ -691,11 +566,9 @@ mod tests {
         assert_eq!(s.get(0).map(|x| x.snapshot_json()["host_requests"][0]["id"].clone()), Some(json!("h1")));
         assert!(sent(&mut s).is_empty(), "nothing is answered before the decision");
         // An unknown id changes nothing.
-        s.resolve_host_request(None, "h2", true, None, CallKey::new(2), now);
-        assert!(drain(&mut s, now)
-            .iter()
-            .any(|a| matches!(a, Action::Complete { output, .. } if output.text.contains("h1 (s1)"))));
-        s.disconnect(0, None, CallKey::new(3), now);
+        let refused = s.resolve_host_request(None, "h2", true, None, CallKey::new(2), now);
+        assert!(refused.is_err_and(|output| output.text.contains("h1 (s1)")));
+        assert!(s.disconnect(0, None, CallKey::new(3), now).is_ok());
         drain(&mut s, now);
         let out = sent(&mut s);
         assert!(
@@ -800,8 +673,8 @@ mod tests {
         let mut s = asked(HostPolicy::Allow, now);
         drain(&mut s, now);
         let big = "x".repeat(STDIN_CAP - 10);
-        assert!(!s.send_input(0, &big, false).is_error);
-        let r = s.send_input(0, "01234567890", false);
+        assert!(s.send_input(0, &big, false).is_ok());
+        let r = s.send_input(0, "01234567890", false).unwrap_or_else(|e| e);
         assert!(r.is_error && r.text.contains("nothing was sent"), "{}", r.text);
         assert_eq!(s.terminal_input(0).0.len(), STDIN_CAP - 10);
     }

@@ -10,17 +10,10 @@ pub mod breakpoints;
 mod children;
 #[cfg(test)]
 mod choreography_tests;
-pub mod control;
-pub mod ctl;
-#[cfg(test)]
-mod ctl_tests;
-mod edit;
 mod events;
 mod evidence;
-pub mod function_breakpoints;
 pub mod handles;
 pub mod host;
-pub mod inspect;
 pub mod mirror;
 mod names;
 mod ops;
@@ -29,36 +22,37 @@ pub mod plan;
 mod preview;
 #[cfg(test)]
 mod quirk_tests;
-mod raw;
 mod render;
-mod restart;
-pub mod run_to;
 #[cfg(test)]
 mod scripted;
 pub mod snapshot;
-pub mod source;
+mod startup;
 #[cfg(test)]
 mod tests;
+mod text;
 mod threads;
+pub mod tools;
+mod values;
+pub mod waiters;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use slab::Slab;
 
 use crate::config::Config;
 use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::spawn::AdapterCommand;
-use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
+use breakpoints::BreakpointStore;
 use children::ChildStop;
-use control::{Until, Waiter};
-pub use events::breakpoints_json;
-use events::{group_by_path, wait_duration};
 pub use evidence::DEFAULT_IDLE_REAP;
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
 use snapshot::{RunState, Stop};
+pub use tools::breakpoints::breakpoints_json;
+pub use tools::run::{AttachStart, LaunchArgs, LaunchBreakpoint};
+use waiters::Waiter;
 
 /// Most sessions alive at once (DESIGN §9). Ended sessions count until disconnected.
 pub const MAX_SESSIONS: usize = 32;
@@ -127,121 +121,69 @@ pub enum Action {
     RunInTerminal { session: SessionKey, reverse: client::ReverseId, command: AdapterCommand },
 }
 
-/// Who a DAP request's answer goes to.
+/// Who a DAP request's answer goes to: the start-up, the stop's bookkeeping, a tool group (its
+/// operation type names the step), or a mirror client. `events.rs` routes every answer by it.
 #[derive(Debug)]
 pub enum Origin {
     Startup(Step),
-    /// `setBreakpoints` for `path` (start-up or a tool call).
-    SetBreakpoints {
-        path: String,
-        call: Option<CallKey>,
-    },
-    /// `setBreakpoints` for `path` sent again under the file's other spelling (through or
-    /// around a symlink) after the adapter verified none of them (CASES C22).
-    SetBreakpointsRetry {
-        path: String,
-        alias: String,
-        call: Option<CallKey>,
-    },
-    SetExceptionBreakpoints {
-        call: Option<CallKey>,
-    },
-    /// A resume (`continue`): its failure fails the call's wait.
-    Resume {
-        call: CallKey,
-    },
-    /// The top frame after a stop, for the stop's location.
-    StopLocation {
-        revision: u64,
-    },
-    StopThreads {
-        revision: u64,
-    },
-    /// `exceptionInfo` after an exception stop, for the exception's name and message.
-    StopException {
-        revision: u64,
-    },
-    Disconnect {
-        call: Option<CallKey>,
-    },
-    Terminate {
-        call: CallKey,
-    },
-    /// A `threads` refresh at a stop (for validating thread arguments).
-    ThreadList {
-        revision: u64,
-    },
-    /// `pause`: its failure fails the call's wait.
-    Pause {
-        call: CallKey,
-    },
-    /// The temporary function breakpoint that makes "stop on entry" stop at `main`
-    /// (`remove`: the request that clears it at the first stop).
-    EntryBreakpoint {
-        remove: bool,
-    },
+    /// What a stop result shows (its location, threads, exception).
+    Stop(events::StopDetail),
+    Run(tools::run::Op),
+    Control(tools::control::Op),
+    Breakpoints(tools::breakpoints::Op),
     /// An inspection tool's request; `revision` is the session's when it was sent.
     Inspect {
         call: CallKey,
-        op: inspect::Op,
+        op: tools::inspect::Op,
         revision: u64,
     },
+    Flow(tools::flow::Op),
+    Edit(tools::edit::Op),
+    Source(tools::source::Op),
+    Host(tools::host::Op),
     /// A mirror client's read-only request (DESIGN §7); the answer goes back to that client.
     Mirror(mirror::Forwarded),
-    /// A request of `run_to`, `goto`, `restart`, `set_variable`, `set_expression`,
-    /// `set_function_breakpoints` or `source` ([`ctl`]).
-    Ctl(ctl::Op),
-    /// A `dap_request` call: the raw response body goes back to it.
-    Raw {
-        call: CallKey,
-    },
 }
 
-/// A start-up step, named in timeouts.
+/// A start-up request, named in timeouts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     Initialize,
     Launch,
     ConfigurationDone,
+    /// The temporary function breakpoint that makes "stop on entry" stop at `main`
+    /// (`remove`: the request that clears it at the first stop).
+    EntryBreakpoint {
+        remove: bool,
+    },
+}
+
+impl Step {
+    /// How a timeout names the request (`None`: not a start-up step the agent waits on).
+    fn name(self) -> Option<&'static str> {
+        match self {
+            Step::Initialize => Some("initialize"),
+            Step::Launch => Some("launch/attach (waiting for its response)"),
+            Step::ConfigurationDone => Some("configurationDone"),
+            Step::EntryBreakpoint { remove: false } => Some("setFunctionBreakpoints (entry function)"),
+            Step::EntryBreakpoint { remove: true } => None,
+        }
+    }
 }
 
 impl client::Origin for Origin {
     fn step(&self) -> Option<&'static str> {
         match self {
-            Origin::Startup(Step::Initialize) => Some("initialize"),
-            Origin::Startup(Step::Launch) => Some("launch/attach (waiting for its response)"),
-            Origin::Startup(Step::ConfigurationDone) => Some("configurationDone"),
-            Origin::SetBreakpoints { call: None, .. } => Some("setBreakpoints (configuration phase)"),
-            Origin::SetExceptionBreakpoints { call: None } => Some("setExceptionBreakpoints (configuration phase)"),
-            Origin::EntryBreakpoint { remove: false } => Some("setFunctionBreakpoints (entry function)"),
+            Origin::Startup(step) => step.name(),
+            Origin::Breakpoints(tools::breakpoints::Op::Set { call: None, .. }) => {
+                Some("setBreakpoints (configuration phase)")
+            }
+            Origin::Breakpoints(tools::breakpoints::Op::Exception { call: None }) => {
+                Some("setExceptionBreakpoints (configuration phase)")
+            }
             _ => None,
         }
     }
-}
-
-/// Arguments of the `launch` tool (DESIGN §4).
-#[derive(Clone, Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LaunchArgs {
-    pub program: String,
-    #[serde(default)]
-    pub args: Vec<String>,
-    pub cwd: Option<String>,
-    #[serde(default)]
-    pub env: Map<String, Value>,
-    pub adapter: Option<String>,
-    pub stop_on_entry: Option<bool>,
-    #[serde(default)]
-    pub breakpoints: Vec<LaunchBreakpoint>,
-    pub exception_filters: Option<Vec<String>>,
-    #[serde(default)]
-    pub no_debug: bool,
-    #[serde(default)]
-    pub adapter_args: Map<String, Value>,
-    pub wait_ms: Option<u64>,
-    /// `internal` (default) or `terminal`: agentdap runs the program (`runInTerminal`), owning
-    /// its stdin.
-    pub console: Option<String>,
 }
 
 /// What a new session starts with, whatever opened it.
@@ -250,27 +192,6 @@ struct Start {
     program: String,
     breakpoints: BreakpointStore,
     exception_filters: Option<Vec<String>>,
-}
-
-/// The `attach` tool's arguments, checked (see `mcp::tools::run`).
-#[derive(Clone, Debug, Default)]
-pub struct AttachStart {
-    /// `pid 4242` or `127.0.0.1:5678`, shown as the session's program.
-    pub target: String,
-    pub pid: Option<i64>,
-    /// The host the agent named for `connect`.
-    pub connect_host: Option<String>,
-    pub breakpoints: Vec<LaunchBreakpoint>,
-    pub exception_filters: Option<Vec<String>>,
-    pub wait_ms: Option<u64>,
-}
-
-/// A breakpoint given to `launch`: a path plus a DAP `SourceBreakpoint`.
-#[derive(Clone, Debug, serde::Deserialize)]
-pub struct LaunchBreakpoint {
-    pub path: String,
-    #[serde(flatten)]
-    pub breakpoint: SourceBreakpoint,
 }
 
 /// What an adapter recipe resolved to for one launch (see [`plan::launch`]).
@@ -444,8 +365,8 @@ pub struct Session {
     /// DAP messages logged since the session began (the `dap_log` ring keeps the last ones):
     /// `--dap-log` files follow it.
     pub dap_log_total: u64,
-    /// State of `run_to` and `restart` ([`ctl`]).
-    ctl: ctl::State,
+    /// State of `run_to` and `restart` ([`tools::flow`]).
+    flow: tools::flow::State,
     /// Host requests (`runInTerminal`) and the stdin of a program agentdap runs itself.
     pub host: host::HostState,
 }
@@ -569,51 +490,6 @@ impl Sessions {
         }
     }
 
-    /// Starts a launch: a new session in `starting`, its adapter to spawn. The call is answered at
-    /// the first stop, the exit, or after `wait_ms` (then honestly `running`).
-    pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallKey, now: Instant) {
-        if let Err(output) = self.room() {
-            return self.actions.push_back(Action::Complete { call, output });
-        }
-        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
-        let carried_over = breakpoints.listing();
-        for (path, set) in group_by_path(args.breakpoints) {
-            breakpoints.apply(&path, Mode::Add, set);
-        }
-        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
-        let terminal = args.console.as_deref() == Some("terminal");
-        let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
-        let key = self.open(start, plan, Some(waiter), None, true, now);
-        if let Some(s) = self.slab.get_mut(key) {
-            s.host.terminal_console = terminal;
-            s.carried_over = carried_over;
-        }
-        self.latest = Some(key);
-    }
-
-    /// Starts an attach (`attach` tool): like a launch, with the DAP `attach` request, a
-    /// debuggee that is never agentdap's to end, and a call answered once attached (or at a
-    /// first stop, or after `wait_ms`). `target` is what the session shows as its program.
-    pub fn attach(&mut self, args: AttachStart, plan: AdapterPlan, call: CallKey, now: Instant) {
-        if let Err(output) = self.room() {
-            return self.actions.push_back(Action::Complete { call, output });
-        }
-        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
-        let carried_over = breakpoints.listing();
-        for (path, set) in group_by_path(args.breakpoints) {
-            breakpoints.apply(&path, Mode::Add, set);
-        }
-        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
-        let start = Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters };
-        let key = self.open(start, plan, Some(waiter), None, false, now);
-        if let Some(s) = self.slab.get_mut(key) {
-            s.attach_target = args.connect_host;
-            s.carried_over = carried_over;
-            s.debuggee_pid = args.pid;
-        }
-        self.latest = Some(key);
-    }
-
     /// Creates a session in `starting` and queues what opens its transport: `Connect` for a
     /// server already listening, else `Spawn`.
     fn open(
@@ -693,7 +569,7 @@ impl Sessions {
             ledger_stop_rev: 0,
             ended_at: None,
             dap_log_total: 0,
-            ctl: ctl::State::default(),
+            flow: tools::flow::State::default(),
             host: host::HostState::default(),
         };
         self.actions.push_back(Action::Ledger(session.start_record()));
@@ -804,33 +680,11 @@ impl Session {
             &format!("{} crashed ({line}); the rest of its crash report is not shown as output\n", self.adapter),
         );
     }
-
-    /// A request that never went out: its owner learns why.
-    fn failed_origin(&mut self, origin: Origin, code: ErrorCode, msg: String) {
-        match origin {
-            Origin::Resume { call } | Origin::Terminate { call } | Origin::Pause { call } => {
-                self.waiters.retain(|w| w.call != call);
-                self.done.push((call, ToolResult::error(code, msg)));
-            }
-            Origin::SetBreakpoints { call: Some(call), .. }
-            | Origin::SetBreakpointsRetry { call: Some(call), .. }
-            | Origin::SetExceptionBreakpoints { call: Some(call) } => {
-                self.done.push((call, ToolResult::error(code, msg)));
-            }
-            Origin::Disconnect { call: Some(call) } => {
-                let out = self.result("disconnected", false);
-                self.done.push((call, out));
-            }
-            Origin::Inspect { call, .. } | Origin::Raw { call } => self.done.push((call, ToolResult::error(code, msg))),
-            Origin::Ctl(op) => self.ctl_failed(op, code, msg),
-            _ => {}
-        }
-    }
 }
 
 /// `s` cut to at most `max` characters (ending in `…` when cut), for one-line summaries.
 pub fn clip_text(s: &str, max: usize) -> String {
-    inspect::clip(s, max).0
+    text::clip(s, max).0
 }
 
 /// The DAP client configuration of every session's connection (a new session, a relaunch).

@@ -80,7 +80,7 @@ fn child_value(c: &Value, lookup: &dyn Fn(i64) -> Option<std::rc::Rc<Vec<Value>>
             None => "{…}".to_string(),
         },
         Some(_) => "{…}".to_string(),
-        None => super::inspect::value_text(value).chars().take(60).collect(),
+        None => super::text::value_text(value).chars().take(60).collect(),
     }
 }
 

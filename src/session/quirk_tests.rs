@@ -58,8 +58,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::inspect::{Page, Target};
 use super::scripted::{args, plan, Rig};
+use super::tools::inspect::{Page, Target};
 use super::Action;
 use crate::dap::adapters::AdapterKind;
 use crate::dap::scripted::{Reply, ScriptedAdapter};

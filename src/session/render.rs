@@ -3,9 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::events::short;
 use super::output::Category;
 use super::snapshot::{put, RunState, Stop};
+use super::text::short;
 use super::{Session, ToolResult, SNAPSHOT_TAIL};
 
 impl Session {

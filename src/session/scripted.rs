@@ -88,7 +88,9 @@ impl Rig {
     pub fn launch(&mut self, plan: AdapterPlan, args: LaunchArgs) -> CallKey {
         let call = self.call_key();
         self.transport = plan.transport.clone();
-        self.s.launch(args, plan, call, self.now);
+        if let Some(out) = self.s.launch(args, plan, call, self.now).answered() {
+            self.results.push((call, out));
+        }
         self.pump();
         call
     }
@@ -98,7 +100,9 @@ impl Rig {
     pub fn attach(&mut self, plan: AdapterPlan, start: super::AttachStart) -> CallKey {
         let call = self.call_key();
         self.transport = plan.transport.clone();
-        self.s.attach(start, plan, call, self.now);
+        if let Some(out) = self.s.attach(start, plan, call, self.now).answered() {
+            self.results.push((call, out));
+        }
         self.pump();
         call
     }

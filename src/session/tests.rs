@@ -19,7 +19,7 @@ fn lldb_session(now: Instant) -> Sessions {
     let mut sessions = Sessions::default();
     let plan = lldb_plan();
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
-    sessions.launch(args, plan, CallKey::new(1), now);
+    sessions.launch(args, plan, CallKey::new(1), now).expect("started");
     sessions.on_spawned(0, now);
     while sessions.next_action(now).is_some() {}
     sessions
@@ -77,7 +77,7 @@ fn delve_exit_code_is_read_after_disconnect() {
         notes: Vec::new(),
     };
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
-    s.launch(args, plan, CallKey::new(1), now);
+    s.launch(args, plan, CallKey::new(1), now).expect("started");
     s.on_spawned(0, now);
     while s.next_action(now).is_some() {}
     let sent = |s: &mut Sessions| {

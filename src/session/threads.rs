@@ -6,6 +6,16 @@ use serde_json::Value;
 use super::{ErrorCode, Session, ToolResult};
 
 impl Session {
+    /// The thread inspection applies to: the one given, else the focus thread, else the stop's.
+    pub(super) fn thread_for(&self, thread: Option<i64>) -> Option<i64> {
+        thread.or(self.focus_thread).or_else(|| self.stop.as_ref().and_then(|s| s.thread))
+    }
+
+    /// The adapter id of `thread`'s top frame at this stop, when the stop already fetched it.
+    pub(super) fn known_top_frame(&self, thread: i64) -> Option<i64> {
+        self.top_frame.filter(|(rev, t, _)| *rev == self.revision && *t == thread).map(|(_, _, f)| f)
+    }
+
     /// Remembers the thread ids of a `threads` response. A placeholder thread
     /// ([`crate::dap::adapters::RuntimeQuirks::placeholder_thread`], Delve's "Dummy") never
     /// stays the focus while a real thread exists.

@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
+use crate::session::breakpoints::{functions_json, state_text};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
-use crate::session::function_breakpoints;
 
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
 
@@ -91,19 +91,13 @@ struct SetArgs {
     mode: Option<String>,
 }
 
-fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: SetArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SetArgs = parse_args(args)?;
     let mode = match a.mode.as_deref().map(Mode::parse) {
         None => Mode::Replace,
         Some(Some(m)) => m,
         Some(None) => {
-            return Outcome::Done(ToolResult::error(
-                ErrorCode::InvalidArgument,
-                "mode must be one of replace, add, remove.",
-            ))
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, "mode must be one of replace, add, remove."))
         }
     };
     let mut list = a.breakpoints;
@@ -115,20 +109,14 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         log_message: None,
     }));
     if let Some(msg) = bad_path(&a.path) {
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
     }
     if list.iter().any(|b| b.line == 0) {
-        return Outcome::Done(ToolResult::error(
-            ErrorCode::InvalidArgument,
-            "lines are 1-based; line 0 does not exist.",
-        ));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "lines are 1-based; line 0 does not exist."));
     }
     // No session yet is fine: the breakpoints wait for the next launch.
     let key = match a.session.as_deref() {
-        Some(id) => match cx.sessions.resolve(Some(id)) {
-            Ok(k) => Some(k),
-            Err(e) => return Outcome::Done(e),
-        },
+        Some(id) => Some(cx.sessions.resolve(Some(id))?),
         None => cx.sessions.resolve(None).ok(),
     };
     // A relative path means what it meant at launch: against the session's `cwd`, if it had one.
@@ -137,18 +125,15 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     // Removing breakpoints of a file that is gone is fine; setting them is a misspelling.
     if !(mode == Mode::Remove || list.is_empty()) {
         if let Some(msg) = missing_file(&path) {
-            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         let last = list.iter().map(|b| b.line).max().unwrap_or(0);
         if let Some(msg) = past_end(&path, last) {
-            return Outcome::Done(ToolResult::error(
-                ErrorCode::InvalidArgument,
-                format!("{msg}; no breakpoint was set."),
-            ));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg}; no breakpoint was set.")));
         }
     }
-    cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.set_breakpoints(key, path, mode, list, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -157,23 +142,20 @@ struct SessionArgs {
     session: Option<String>,
 }
 
-fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: SessionArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SessionArgs = parse_args(args)?;
     let store = match a.session.as_deref() {
-        Some(id) => match cx.sessions.resolve(Some(id)) {
-            Ok(k) => cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breakpoints)),
-            Err(e) => return Outcome::Done(e),
-        },
+        Some(id) => {
+            let k = cx.sessions.resolve(Some(id))?;
+            cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breakpoints))
+        }
         None => match cx.sessions.resolve(None).ok().and_then(|k| cx.sessions.get(k)) {
             Some(s) => Some((Some(s.id.clone()), &s.breakpoints)),
             None => Some((None, &cx.sessions.pending_breakpoints)),
         },
     };
     let Some((id, store)) = store else {
-        return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+        return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
     let mut text = String::new();
     let mut files = Vec::new();
@@ -198,19 +180,19 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     let functions = store.functions();
     for e in functions {
         let options = e.requested.options_text();
-        text.push_str(&format!("function {}{options}: {}\n", e.requested.name, function_breakpoints::state_text(e)));
+        text.push_str(&format!("function {}{options}: {}\n", e.requested.name, state_text(e)));
     }
     if text.is_empty() {
         text = "no breakpoints".into();
     }
     let mut structured = json!({"files": files});
     if !functions.is_empty() {
-        structured["functions"] = function_breakpoints::functions_json(functions);
+        structured["functions"] = functions_json(functions);
     }
     if let Some(id) = id {
         structured["session"] = id.into();
     }
-    Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), structured))
+    Ok(Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), structured)))
 }
 
 #[derive(serde::Deserialize)]
@@ -220,17 +202,11 @@ struct ExceptionArgs {
     filters: Vec<String>,
 }
 
-fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: ExceptionArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.set_exception_breakpoints(key, a.filters, cx.call, cx.now);
-    Outcome::Pending
+fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: ExceptionArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.set_exception_breakpoints(key, a.filters, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 /// Why a breakpoint may not go on the absolute `path`, if it may not: nothing is there, or

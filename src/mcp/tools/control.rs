@@ -6,7 +6,8 @@ use serde_json::{json, Map, Value};
 use super::{
     parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
 };
-use crate::session::control::{StepKind, Until};
+use crate::session::tools::control::StepKind;
+use crate::session::waiters::Until;
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
 
@@ -76,33 +77,24 @@ struct StepArgs {
     wait_ms: Option<u64>,
 }
 
-fn step(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: StepArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn step(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: StepArgs = parse_args(args)?;
     let kind = match a.kind.as_deref().map(StepKind::parse) {
         None => StepKind::Over,
         Some(Some(k)) => k,
         Some(None) => {
-            return Outcome::Done(ToolResult::error(
-                ErrorCode::InvalidArgument,
-                "kind must be one of over, in, out, back.",
-            ))
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, "kind must be one of over, in, out, back."))
         }
     };
     if let Some(g) = a.granularity.as_deref() {
         if !matches!(g, "statement" | "line" | "instruction") {
             let msg = "granularity must be one of statement, line, instruction.";
-            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
     }
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.step(key, kind, a.granularity, a.thread, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.step(key, kind, a.granularity, a.thread, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -113,17 +105,11 @@ struct PauseArgs {
     wait_ms: Option<u64>,
 }
 
-fn pause(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: PauseArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.pause(key, a.thread, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+fn pause(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: PauseArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.pause(key, a.thread, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -136,25 +122,16 @@ struct WaitArgs {
     wait_ms: Option<u64>,
 }
 
-fn wait(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: WaitArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn wait(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: WaitArgs = parse_args(args)?;
     let until = match a.until.as_deref().map(Until::parse) {
         None => Until::Stop,
         Some(Some(u)) => u,
         Some(None) => {
-            return Outcome::Done(ToolResult::error(
-                ErrorCode::InvalidArgument,
-                "for must be one of stop, exit, output.",
-            ))
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, "for must be one of stop, exit, output."))
         }
     };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.wait(key, until, a.since_revision, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.wait(key, until, a.since_revision, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::breakpoints::FunctionBreakpoint;
-use crate::session::inspect::Target;
+use crate::session::tools::inspect::Target;
 
 /// Setting the same value twice leaves the same state.
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
@@ -87,15 +87,6 @@ fn function_schema() -> Value {
     })
 }
 
-macro_rules! try_done {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Outcome::Done(e),
-        }
-    };
-}
-
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SetVariableArgs {
@@ -106,14 +97,14 @@ struct SetVariableArgs {
     value: String,
 }
 
-fn set_variable(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: SetVariableArgs = try_done!(parse_args(args));
+fn set_variable(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SetVariableArgs = parse_args(args)?;
     if a.name.is_empty() {
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "name is empty; give the child's name."));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "name is empty; give the child's name."));
     }
-    let key = try_done!(session_key(cx, a.session.as_deref()));
-    cx.sessions.set_variable(key, a.reference, a.name, a.value, cx.call, cx.now);
-    Outcome::Pending
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.set_variable(key, a.reference, a.name, a.value, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -125,15 +116,15 @@ struct SetExpressionArgs {
     frame: Option<i64>,
 }
 
-fn set_expression(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: SetExpressionArgs = try_done!(parse_args(args));
+fn set_expression(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SetExpressionArgs = parse_args(args)?;
     if a.expression.trim().is_empty() {
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
     }
-    let key = try_done!(session_key(cx, a.session.as_deref()));
+    let key = session_key(cx, a.session.as_deref())?;
     let target = Target { thread: None, frame: a.frame };
-    cx.sessions.set_expression(key, a.expression, a.value, target, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.set_expression(key, a.expression, a.value, target, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -146,23 +137,20 @@ struct FunctionArgs {
 /// Most function breakpoints in one list.
 const MAX_FUNCTIONS: usize = 256;
 
-fn set_function_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: FunctionArgs = try_done!(parse_args(args));
+fn set_function_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: FunctionArgs = parse_args(args)?;
     if a.breakpoints.iter().any(|b| b.name.trim().is_empty()) {
-        return Outcome::Done(ToolResult::error(
-            ErrorCode::InvalidArgument,
-            "a function breakpoint has an empty name.",
-        ));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "a function breakpoint has an empty name."));
     }
     if a.breakpoints.len() > MAX_FUNCTIONS {
         let msg = format!("at most {MAX_FUNCTIONS} function breakpoints at once.");
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
     }
     // No session yet is fine: they wait for the next launch.
     let key = match a.session.as_deref() {
-        Some(id) => Some(try_done!(cx.sessions.resolve(Some(id)))),
+        Some(id) => Some(cx.sessions.resolve(Some(id))?),
         None => cx.sessions.resolve(None).ok(),
     };
-    cx.sessions.set_function_breakpoints(key, a.breakpoints, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.set_function_breakpoints(key, a.breakpoints, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }

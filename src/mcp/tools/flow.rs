@@ -71,15 +71,6 @@ fn restart_schema() -> Value {
     json!({"type": "object", "properties": {"session": session_prop(), "wait_ms": wait_prop()}})
 }
 
-macro_rules! try_done {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Outcome::Done(e),
-        }
-    };
-}
-
 /// The session and the absolute path of a `path`/`line` argument pair (relative paths are
 /// taken against the session's `cwd`, as for `set_breakpoints`).
 fn located(cx: &ToolCx<'_>, session: Option<&str>, path: &str, line: u32) -> Result<(usize, String), ToolResult> {
@@ -110,11 +101,11 @@ struct RunToArgs {
     wait_ms: Option<u64>,
 }
 
-fn run_to(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: RunToArgs = try_done!(parse_args(args));
-    let (key, path) = try_done!(located(cx, a.session.as_deref(), &a.path, a.line));
-    cx.sessions.run_to(key, path, a.line, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+fn run_to(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: RunToArgs = parse_args(args)?;
+    let (key, path) = located(cx, a.session.as_deref(), &a.path, a.line)?;
+    cx.sessions.run_to(key, path, a.line, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -126,11 +117,11 @@ struct GotoArgs {
     thread: Option<i64>,
 }
 
-fn goto(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: GotoArgs = try_done!(parse_args(args));
-    let (key, path) = try_done!(located(cx, a.session.as_deref(), &a.path, a.line));
-    cx.sessions.goto(key, path, a.line, a.thread, None, cx.call, cx.now);
-    Outcome::Pending
+fn goto(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: GotoArgs = parse_args(args)?;
+    let (key, path) = located(cx, a.session.as_deref(), &a.path, a.line)?;
+    cx.sessions.goto(key, path, a.line, a.thread, None, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -140,9 +131,9 @@ struct RestartArgs {
     wait_ms: Option<u64>,
 }
 
-fn restart(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: RestartArgs = try_done!(parse_args(args));
-    let key = try_done!(session_key(cx, a.session.as_deref()));
-    cx.sessions.restart(key, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+fn restart(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: RestartArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.restart(key, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }

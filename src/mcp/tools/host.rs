@@ -88,16 +88,10 @@ struct SendInputArgs {
     eof: bool,
 }
 
-fn send_input(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: SendInputArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    Outcome::Done(cx.sessions.send_input(key, &a.text, a.eof))
+fn send_input(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SendInputArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    Ok(Outcome::Done(cx.sessions.send_input(key, &a.text, a.eof)?))
 }
 
 #[derive(serde::Deserialize)]
@@ -109,25 +103,19 @@ struct ResolveArgs {
     wait_ms: Option<u64>,
 }
 
-fn resolve(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: ResolveArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn resolve(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: ResolveArgs = parse_args(args)?;
     let allow = match a.decision.as_str() {
         "allow" => true,
         "deny" => false,
-        _ => return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "decision must be allow or deny.")),
+        _ => return Err(ToolResult::error(ErrorCode::InvalidArgument, "decision must be allow or deny.")),
     };
     let key = match a.session.as_deref() {
-        Some(id) => match session_key(cx, Some(id)) {
-            Ok(k) => Some(k),
-            Err(e) => return Outcome::Done(e),
-        },
+        Some(id) => Some(session_key(cx, Some(id))?),
         None => None,
     };
-    cx.sessions.resolve_host_request(key, &a.id, allow, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.resolve_host_request(key, &a.id, allow, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -138,18 +126,12 @@ struct DapRequestArgs {
     arguments: Option<Map<String, Value>>,
 }
 
-fn dap_request(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: DapRequestArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn dap_request(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: DapRequestArgs = parse_args(args)?;
     if a.command.trim().is_empty() {
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "command must name a DAP request."));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "command must name a DAP request."));
     }
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.dap_request(key, &a.command, a.arguments.map(Value::Object), cx.call, cx.now);
-    Outcome::Pending
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.dap_request(key, &a.command, a.arguments.map(Value::Object), cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }

@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
-use crate::session::inspect::{Page, Target};
+use crate::session::tools::inspect::{Page, Target};
 
 /// Evaluating may run code in the debuggee, so it is not read-only.
 const EVAL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
@@ -179,24 +179,6 @@ fn watch_schema() -> Value {
     })
 }
 
-macro_rules! args {
-    ($t:ty, $args:expr) => {
-        match parse_args::<$t>($args) {
-            Ok(a) => a,
-            Err(e) => return Outcome::Done(e),
-        }
-    };
-}
-
-macro_rules! key {
-    ($cx:expr, $session:expr) => {
-        match session_key($cx, $session) {
-            Ok(k) => k,
-            Err(e) => return Outcome::Done(e),
-        }
-    };
-}
-
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ContextArgs {
@@ -207,12 +189,12 @@ struct ContextArgs {
     max_variables: Option<usize>,
 }
 
-fn context(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(ContextArgs, args);
-    let key = key!(cx, a.session.as_deref());
+fn context(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<ContextArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
     let target = Target { thread: a.thread, frame: a.frame };
-    cx.sessions.context(key, target, a.source_lines, a.max_variables, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.context(key, target, a.source_lines, a.max_variables, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -225,21 +207,21 @@ struct EvaluateArgs {
     context: Option<String>,
 }
 
-fn evaluate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(EvaluateArgs, args);
+fn evaluate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<EvaluateArgs>(args)?;
     if let Some(c) = a.context.as_deref() {
         if !matches!(c, "repl" | "watch" | "hover" | "clipboard" | "variables") {
             let msg = "context must be one of repl, watch, hover, clipboard.";
-            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
     }
     if a.expression.trim().is_empty() {
-        return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
     }
-    let key = key!(cx, a.session.as_deref());
+    let key = session_key(cx, a.session.as_deref())?;
     let target = Target { thread: a.thread, frame: a.frame };
-    cx.sessions.evaluate(key, a.expression, target, a.context, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.evaluate(key, a.expression, target, a.context, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -253,17 +235,17 @@ struct VariablesArgs {
     filter: Option<String>,
 }
 
-fn variables(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(VariablesArgs, args);
+fn variables(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<VariablesArgs>(args)?;
     if let Some(f) = a.filter.as_deref() {
         if !matches!(f, "indexed" | "named") {
-            return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, "filter must be indexed or named."));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, "filter must be indexed or named."));
         }
     }
-    let key = key!(cx, a.session.as_deref());
+    let key = session_key(cx, a.session.as_deref())?;
     let page = Page { start: a.start, count: a.count, filter: a.filter };
-    cx.sessions.variables(key, a.reference, page, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.variables(key, a.reference, page, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -275,12 +257,12 @@ struct StackArgs {
     levels: Option<u64>,
 }
 
-fn stack_trace(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(StackArgs, args);
-    let key = key!(cx, a.session.as_deref());
+fn stack_trace(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<StackArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
     let levels = a.levels.unwrap_or(20).clamp(1, 200);
-    cx.sessions.stack_trace(key, a.thread, a.start.unwrap_or(0), levels, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.stack_trace(key, a.thread, a.start.unwrap_or(0), levels, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -291,11 +273,11 @@ struct FrameArgs {
     thread: Option<i64>,
 }
 
-fn scopes(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(FrameArgs, args);
-    let key = key!(cx, a.session.as_deref());
-    cx.sessions.scopes(key, Target { thread: a.thread, frame: a.frame }, cx.call, cx.now);
-    Outcome::Pending
+fn scopes(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<FrameArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.scopes(key, Target { thread: a.thread, frame: a.frame }, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -304,11 +286,11 @@ struct SessionArgs {
     session: Option<String>,
 }
 
-fn threads(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(SessionArgs, args);
-    let key = key!(cx, a.session.as_deref());
-    cx.sessions.threads(key, cx.call, cx.now);
-    Outcome::Pending
+fn threads(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<SessionArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.threads(key, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -318,11 +300,10 @@ struct SelectArgs {
     thread: i64,
 }
 
-fn select_thread(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(SelectArgs, args);
-    let key = key!(cx, a.session.as_deref());
-    cx.sessions.select_thread(key, a.thread, cx.call);
-    Outcome::Pending
+fn select_thread(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<SelectArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    Ok(Outcome::Done(cx.sessions.select_thread(key, a.thread)?))
 }
 
 #[derive(serde::Deserialize)]
@@ -332,11 +313,11 @@ struct ThreadArgs {
     thread: Option<i64>,
 }
 
-fn exception_info(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(ThreadArgs, args);
-    let key = key!(cx, a.session.as_deref());
-    cx.sessions.exception_info(key, a.thread, cx.call, cx.now);
-    Outcome::Pending
+fn exception_info(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<ThreadArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.exception_info(key, a.thread, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -349,15 +330,14 @@ struct WatchArgs {
     remove: Vec<u32>,
 }
 
-fn watch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(WatchArgs, args);
-    let key = key!(cx, a.session.as_deref());
-    Outcome::Done(cx.sessions.watch(key, a.add, &a.remove))
+fn watch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<WatchArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    Ok(Outcome::Done(cx.sessions.watch(key, a.add, &a.remove)?))
 }
 
-fn capabilities(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a = args!(SessionArgs, args);
-    let key = key!(cx, a.session.as_deref());
-    cx.sessions.capabilities(key, cx.call);
-    Outcome::Pending
+fn capabilities(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<SessionArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    Ok(Outcome::Done(cx.sessions.capabilities(key)?))
 }

@@ -44,11 +44,8 @@ struct Args {
     limit: Option<usize>,
 }
 
-fn ledger(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: Args = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn ledger(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: Args = parse_args(args)?;
     let mut kinds = Vec::new();
     for name in &a.kinds {
         match Kind::parse(name) {
@@ -56,7 +53,7 @@ fn ledger(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
             None => {
                 let all: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
                 let msg = format!("unknown kind `{name}`; kinds are: {}.", all.join(", "));
-                return Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+                return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
             }
         }
     }
@@ -102,7 +99,7 @@ fn ledger(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         structured["gap"] = true.into();
     }
     let text = std::iter::once(head).chain(lines).collect::<Vec<_>>().join("\n");
-    Outcome::Done(ToolResult::ok(text, structured))
+    Ok(Outcome::Done(ToolResult::ok(text, structured)))
 }
 
 /// `#7 09:05:07.042 s1 breakpoint_hit {"location":{…},…}`

@@ -55,50 +55,38 @@ struct SessionArgs {
     session: Option<String>,
 }
 
-fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let args: ExposeArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let args: ExposeArgs = parse_args(args)?;
     if args.control {
         let msg =
             "control mirrors are not supported yet; call expose_session without `control` for a read-only mirror.";
-        return Outcome::Done(ToolResult::error(ErrorCode::Unsupported, msg));
+        return Err(ToolResult::error(ErrorCode::Unsupported, msg));
     }
-    let key = match session_key(cx, args.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
+    let key = session_key(cx, args.session.as_deref())?;
     let Some(s) = cx.sessions.get(key) else {
-        return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+        return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
     if s.state.is_over() {
         let msg = format!("{} has {}; there is nothing left to look at. `launch` again first.", s.id, s.state.as_str());
-        return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
+        return Err(ToolResult::error(ErrorCode::NotStopped, msg));
     }
     let starting = s.state == crate::session::snapshot::RunState::Starting;
     if starting || s.raw_capabilities().is_none() {
         let msg = format!("{} is still starting; call expose_session again once it stopped or runs.", s.id);
-        return Outcome::Done(ToolResult::error(ErrorCode::NotStopped, msg));
+        return Err(ToolResult::error(ErrorCode::NotStopped, msg));
     }
     // Not one an unexpose queued in the same turn is about to close: that call gets a new one.
     if let Some(e) = s.mirror.open_endpoint() {
         // Idempotent: the same endpoint and token.
-        return Outcome::Done(crate::mirror::expose_result(&s.id, &s.vscode_type(), e));
+        return Ok(Outcome::Done(crate::mirror::expose_result(&s.id, &s.vscode_type(), e)));
     }
     cx.sessions.request_expose(key, cx.call);
-    Outcome::Pending
+    Ok(Outcome::Pending)
 }
 
-fn unexpose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let args: SessionArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, args.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
+fn unexpose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let args: SessionArgs = parse_args(args)?;
+    let key = session_key(cx, args.session.as_deref())?;
     let id = cx.sessions.get(key).map(|s| s.id.clone()).unwrap_or_default();
     // The listener closes before this answer is written (same loop turn).
     let closed = cx.sessions.request_unexpose(key);
@@ -107,5 +95,5 @@ fn unexpose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     } else {
         format!("{id} was not exposed; nothing to close.")
     };
-    Outcome::Done(ToolResult::ok(text, json!({ "session": id, "closed": closed })))
+    Ok(Outcome::Done(ToolResult::ok(text, json!({ "session": id, "closed": closed }))))
 }

@@ -40,8 +40,10 @@ pub struct ToolCx<'a> {
     pub sessions: &'a mut crate::session::Sessions,
 }
 
-/// A tool handler: `arguments` is the call's `arguments` object (empty when absent).
-pub type Handler = fn(&mut ToolCx<'_>, &Map<String, Value>) -> Outcome;
+/// A tool handler: `arguments` is the call's `arguments` object (empty when absent). `Err` is a
+/// refusal known at once (a bad argument, a session that is not stopped), answered like
+/// [`Outcome::Done`].
+pub type Handler = fn(&mut ToolCx<'_>, &Map<String, Value>) -> Result<Outcome, ToolResult>;
 
 /// What a handler answers.
 #[derive(Debug)]

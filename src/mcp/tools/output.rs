@@ -40,28 +40,22 @@ struct Args {
     limit: Option<usize>,
 }
 
-fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: Args = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: Args = parse_args(args)?;
     let category = match a.category.as_deref().map(Category::parse) {
         None => None,
         Some(Some(c)) => Some(c),
         Some(None) => {
-            return Outcome::Done(ToolResult::error(
+            return Err(ToolResult::error(
                 ErrorCode::InvalidArgument,
                 "category must be one of stdout, stderr, console, adapter, logpoint.",
             ))
         }
     };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
+    let key = session_key(cx, a.session.as_deref())?;
     cx.sessions.flush_output(key);
     let Some(s) = cx.sessions.get(key) else {
-        return Outcome::Done(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+        return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
     let limit = a.limit.unwrap_or(200).min(MAX_LIMIT);
     let read = s.output.read(a.since.unwrap_or(0), category, limit);
@@ -114,5 +108,5 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     if more {
         structured["more"] = true.into();
     }
-    Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end_matches('\n').to_owned(), structured))
+    Ok(Outcome::Done(ToolResult::ok(format!("{head}\n{text}").trim_end_matches('\n').to_owned(), structured)))
 }

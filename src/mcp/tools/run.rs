@@ -135,45 +135,28 @@ fn session_only_schema() -> Value {
     json!({"type": "object", "properties": {"session": session_prop()}})
 }
 
-fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let mut args: LaunchArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let mut args: LaunchArgs = parse_args(args)?;
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against agentdap's working directory.
-    if let Err(e) = prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse) {
-        return Outcome::Done(e);
-    }
+    prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
-    let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
-        Ok(p) => p,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.launch(args, plan, cx.call, cx.now);
-    Outcome::Pending
+    let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config)?;
+    cx.sessions.launch(args, plan, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
-fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let mut args: plan::AttachArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
+fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let mut args: plan::AttachArgs = parse_args(args)?;
     // A debug server at `connect` may run on another machine or in a container, with its own
     // file system (and a `pathMappings` in `adapter_args`): a file missing here is sent as given
     // and named in the result. A process attached by pid runs here: as for `launch`.
     let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
-    let notes = match prepare_breakpoints(&mut args.breakpoints, None, missing) {
-        Ok(n) => n,
-        Err(e) => return Outcome::Done(e),
-    };
-    let (mut plan, start) = match plan::attach(&args, &cx.sessions.config) {
-        Ok(p) => p,
-        Err(e) => return Outcome::Done(e),
-    };
+    let notes = prepare_breakpoints(&mut args.breakpoints, None, missing)?;
+    let (mut plan, start) = plan::attach(&args, &cx.sessions.config)?;
     plan.notes.extend(notes);
-    cx.sessions.attach(start, plan, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.attach(start, plan, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -184,17 +167,11 @@ struct ContinueArgs {
     wait_ms: Option<u64>,
 }
 
-fn resume(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: ContinueArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.resume(key, a.thread, a.wait_ms, cx.call, cx.now);
-    Outcome::Pending
+fn resume(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: ContinueArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.resume(key, a.thread, a.wait_ms, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -204,17 +181,11 @@ struct DisconnectArgs {
     terminate_debuggee: Option<bool>,
 }
 
-fn disconnect(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: DisconnectArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.disconnect(key, a.terminate_debuggee, cx.call, cx.now);
-    Outcome::Pending
+fn disconnect(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: DisconnectArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.disconnect(key, a.terminate_debuggee, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]
@@ -223,17 +194,11 @@ struct SessionArgs {
     session: Option<String>,
 }
 
-fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: SessionArgs = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let key = match session_key(cx, a.session.as_deref()) {
-        Ok(k) => k,
-        Err(e) => return Outcome::Done(e),
-    };
-    cx.sessions.terminate(key, cx.call, cx.now);
-    Outcome::Pending
+fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SessionArgs = parse_args(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.terminate(key, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 /// What [`prepare_breakpoints`] does with a breakpoint whose file does not exist here, or whose

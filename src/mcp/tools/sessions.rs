@@ -14,7 +14,7 @@ pub const TOOLS: &[Tool] = &[Tool {
 }];
 
 /// `sessions` → one line per session plus `structuredContent: {"sessions": [...]}`.
-fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
+fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let mut text = String::new();
     for (depth, s) in cx.sessions.listed() {
         let indent = "  ".repeat(depth);
@@ -43,5 +43,5 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Outcome {
     if text.is_empty() {
         text = "No debug sessions. Start one with launch.".into();
     }
-    Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), cx.sessions.list_json()))
+    Ok(Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), cx.sessions.list_json())))
 }

@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::breakpoints::bad_path;
 use super::{parse_args, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
-use crate::session::source::SourceArgs;
+use crate::session::tools::source::SourceArgs;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "source",
@@ -42,12 +42,9 @@ struct Args {
     end_line: Option<usize>,
 }
 
-fn source(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
-    let a: Args = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Done(e),
-    };
-    let invalid = |msg: &str| Outcome::Done(ToolResult::error(ErrorCode::InvalidArgument, msg));
+fn source(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: Args = parse_args(args)?;
+    let invalid = |msg: &str| Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
     if a.path.is_some() && a.source_ref.is_some() {
         return invalid("pass `path` or `source_ref`, not both.");
     }
@@ -60,10 +57,7 @@ fn source(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         }
     }
     let key = match a.session.as_deref() {
-        Some(id) => match cx.sessions.resolve(Some(id)) {
-            Ok(k) => Some(k),
-            Err(e) => return Outcome::Done(e),
-        },
+        Some(id) => Some(cx.sessions.resolve(Some(id))?),
         None => cx.sessions.resolve(None).ok(),
     };
     let path = match a.path.as_deref() {
@@ -85,6 +79,6 @@ fn source(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         start_line: a.start_line,
         end_line: a.end_line,
     };
-    cx.sessions.source(key, args, cx.call, cx.now);
-    Outcome::Pending
+    cx.sessions.source(key, args, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }

@@ -7,12 +7,19 @@ use serde_json::json;
 use super::super::{Action, LaunchArgs, Sessions, MAX_SESSIONS};
 use crate::dap::framing::Encoder;
 use crate::ledger::Kind;
-use crate::reply::CallKey;
+use crate::reply::{CallKey, ToolResult};
 
 fn launch(s: &mut Sessions, n: u64, now: Instant) -> Vec<Action> {
+    let (started, actions) = try_launch(s, n, now);
+    started.expect("started");
+    actions
+}
+
+/// A launch, what it answered at once, and the actions it queued.
+fn try_launch(s: &mut Sessions, n: u64, now: Instant) -> (Result<(), ToolResult>, Vec<Action>) {
     let plan = crate::session::tests::lldb_plan();
     let args = LaunchArgs { program: "/p".into(), ..LaunchArgs::default() };
-    s.launch(args, plan, CallKey::new(n), now);
+    let started = s.launch(args, plan, CallKey::new(n), now);
     let mut actions: Vec<Action> = std::iter::from_fn(|| s.next_action(now)).collect();
     let spawned: Vec<usize> = actions
         .iter()
@@ -25,7 +32,7 @@ fn launch(s: &mut Sessions, n: u64, now: Instant) -> Vec<Action> {
         s.on_spawned(key, now);
         actions.extend(std::iter::from_fn(|| s.next_action(now)));
     }
-    actions
+    (started, actions)
 }
 
 fn event(s: &mut Sessions, key: usize, seq: i64, name: &str, body: serde_json::Value, now: Instant) -> Vec<Action> {
@@ -106,12 +113,10 @@ fn a_full_table_releases_the_ended_session_that_ended_first_and_refuses_when_all
     let actions = launch(&mut s, 101, t2);
     assert_eq!(stop_adapter_or_release(&actions), [3], "{actions:?}");
 
-    let actions = launch(&mut s, 102, t2);
-    let refusal = actions.iter().find_map(|a| match a {
-        Action::Complete { output, .. } => Some(output.clone()),
-        _ => None,
-    });
-    let refusal = refusal.expect("the 33rd live session is refused");
+    let (started, actions) = try_launch(&mut s, 102, t2);
+    // Refused at once: the call is answered without going through the action queue.
+    assert!(!actions.iter().any(|a| matches!(a, Action::Complete { .. })), "{actions:?}");
+    let refusal = started.expect_err("the 33rd live session is refused");
     assert!(
         refusal.is_error && refusal.text.starts_with("invalid_argument: 32 sessions exist (32 live)"),
         "{}",

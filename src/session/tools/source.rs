@@ -1,21 +1,29 @@
-//! `source` (DESIGN §4): numbered lines of a file, or of a source that has no file through DAP
-//! `source` (a `source_ref` from a frame), around a line or in a range; by default around the
-//! current stop, its line marked `→`.
+//! Tool group "source" (`mcp/tools/source.rs`): numbered lines of a file, or of a source that
+//! has no file through DAP `source` (a `source_ref` from a frame), around a line or in a range; by
+//! default around the current stop, its line marked `→`.
 //!
 //! Reading a file happens on the loop's thread (a local file read has no pollable handle), so it
 //! is bounded: only a regular file, opened non-blocking (a FIFO or device named by mistake answers
 //! at once instead of hanging the loop), at most [`MAX_FILE`] bytes, checked before and while
-//! reading. Sans-IO otherwise.
+//! reading. Must not: read anything else.
 
 use std::io::Read;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::ctl::{Answer, Op};
-use super::inspect::clip;
-use super::snapshot::RunState;
-use super::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+use super::{session, stopped, Answer, Started};
+use crate::session::snapshot::RunState;
+use crate::session::text::clip;
+use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+
+/// A DAP `source` request in flight: the call and what to show of the answer; carried in
+/// [`Origin::Source`].
+#[derive(Debug)]
+pub struct Op {
+    call: CallKey,
+    window: Window,
+}
 
 /// Largest file `source` reads (bytes).
 pub const MAX_FILE: u64 = 4 << 20;
@@ -143,7 +151,7 @@ pub fn read_file(path: &str) -> Result<String, String> {
 impl Sessions {
     /// `source`: a file (`path`, no session needed), a `source_ref` (DAP `source` on the live
     /// session `key`), or, with neither, the current stop's source.
-    pub fn source(&mut self, key: Option<SessionKey>, args: SourceArgs, call: CallKey, now: Instant) {
+    pub fn source(&mut self, key: Option<SessionKey>, args: SourceArgs, call: CallKey, now: Instant) -> Started {
         let session = key.and_then(|k| self.slab.get(k));
         let stop_loc = session
             .filter(|s| s.state == RunState::Stopped)
@@ -158,20 +166,21 @@ impl Sessions {
                 Ok(text) => window.render(&text),
                 Err(msg) => ToolResult::error(ErrorCode::InvalidArgument, msg),
             };
-            return self.complete(call, out);
+            self.complete(call, out);
+            return Ok(());
         }
         let Some(key) = key else {
             let msg = "there is no session; pass `path` to read a file, or `launch` first.";
-            return self.complete(call, ToolResult::error(ErrorCode::SessionNotFound, msg));
+            return Err(ToolResult::error(ErrorCode::SessionNotFound, msg));
         };
         if let Some(r) = args.source_ref {
             let line = args.line.map(|l| l as usize);
             return self.fetch_source(key, Window::new(&args, None, Some(r), line), call, now);
         }
-        let Some(s) = self.stopped(key, call) else { return };
+        let s = stopped(&mut self.slab, key)?;
         let Some(loc) = stop_loc else {
             let msg = format!("{} has no known stop location; pass `path` (or `source_ref`).", s.id);
-            return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         };
         let line = args.line.map(|l| l as usize).or(loc.line.map(|l| l as usize));
         match (loc.source_ref, loc.path) {
@@ -182,21 +191,22 @@ impl Sessions {
                     Ok(text) => window.render(&text),
                     Err(msg) => ToolResult::error(ErrorCode::InvalidArgument, msg),
                 };
-                self.complete(call, out)
+                self.complete(call, out);
+                Ok(())
             }
             (None, None) => {
                 let msg = "the stop has no source; pass `path`, or look at another frame (`stack_trace`).";
-                self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg))
+                Err(ToolResult::error(ErrorCode::InvalidArgument, msg))
             }
         }
     }
 
     /// DAP `source` for a source the adapter holds (the live session `key`).
-    fn fetch_source(&mut self, key: SessionKey, window: Window, call: CallKey, now: Instant) {
-        let Some(s) = self.slab.get_mut(key) else { return };
+    fn fetch_source(&mut self, key: SessionKey, window: Window, call: CallKey, now: Instant) -> Started {
+        let s = session(&mut self.slab, key)?;
         if s.state.is_over() || !s.adapter_alive || s.state == RunState::Starting {
             let msg = format!("{} is {}; a source_ref is read from its live adapter.", s.id, s.state.as_str());
-            return self.complete(call, ToolResult::error(ErrorCode::NotStopped, msg));
+            return Err(ToolResult::error(ErrorCode::NotStopped, msg));
         }
         let r = window.source_ref.unwrap_or(0);
         let mut source = json!({ "sourceReference": r });
@@ -204,13 +214,16 @@ impl Sessions {
             source["path"] = p.clone().into();
         }
         let args = json!({ "source": source, "sourceReference": r });
-        s.send("source", Some(args), Origin::Ctl(Op::Source { call, window }), now);
+        s.send("source", Some(args), Origin::Source(Op { call, window }), now);
         self.after(key, now);
+        Ok(())
     }
 }
 
 impl Session {
-    pub(super) fn source_answered(&mut self, call: CallKey, window: Window, answer: Answer) {
+    /// The answer to DAP `source`.
+    pub(in crate::session) fn source_answered(&mut self, op: Op, answer: Answer) {
+        let Op { call, window } = op;
         let out = match answer {
             Ok(body) => match body.get("content").and_then(Value::as_str) {
                 Some(text) if text.len() as u64 <= MAX_FILE => window.render(text),
@@ -223,5 +236,10 @@ impl Session {
             Err((code, msg)) => ToolResult::error(code, msg),
         };
         self.done.push((call, out));
+    }
+
+    /// A `source` request that never went out.
+    pub(in crate::session) fn source_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
+        self.done.push((op.call, ToolResult::error(code, msg)));
     }
 }

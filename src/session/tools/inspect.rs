@@ -1,39 +1,35 @@
-//! Inspecting a stopped session (DESIGN §4–§5): threads, stack traces, scopes, variables with
-//! paging, evaluate, and the one-call `context`. Frame ids and variable references go out as
-//! handles minted by agentdap ([`super::handles`]) and are checked before anything is sent.
+//! Tool group "inspect" (`mcp/tools/inspect.rs`): what a stopped program looks like — `context`,
+//! `threads`, `select_thread`, `stack_trace`, `scopes`, `variables`, `evaluate`,
+//! `exception_info`, `watch`, `capabilities`. Frame ids and variable references go out as handles
+//! minted by agentdap ([`crate::session::handles`]) and are checked before anything is sent.
 //!
-//! A request's [`Op`] travels in its DAP origin; when the response arrives, [`Session::finish`]
-//! turns it into the tool result — or, for multi-step operations (`context`, a default frame),
-//! sends the next request carrying the updated `Op`.
+//! A request's [`Op`] travels in its DAP origin ([`Origin::Inspect`]); when the response
+//! arrives, [`Session::inspect_answered`] turns it into the tool result — or, for multi-step
+//! operations (`context`, a default frame, previews), sends the next request carrying the
+//! updated `Op`. Must not: read another group's state, or touch IO.
+
+mod context;
 
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
-use super::handles::{HandleError, Kind};
-use super::preview;
-use super::snapshot::put;
-use super::{CallKey, ErrorCode, Origin, Session, ToolResult};
+use super::{session, stopped, Started};
+use crate::dap::protocol::Capabilities;
+use crate::session::handles::Kind;
+use crate::session::preview;
+use crate::session::snapshot::put;
+use crate::session::text::{clip, NO_VALUE};
+use crate::session::values::{variable_line, RESULT_CHARS};
+use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+pub use context::ContextJob;
+use context::CONTEXT_FRAMES;
 
 /// Most variables one `variables` page returns (default page: [`DEFAULT_PAGE`]).
 pub const MAX_PAGE: usize = 500;
 pub const DEFAULT_PAGE: usize = 100;
-/// Most characters of one value shown in text (the structured value is cut the same way).
-const VALUE_CHARS: usize = 300;
-/// Most characters of a tool result's text (DESIGN §9); past it the page ends early.
-pub const RESULT_CHARS: usize = 20_000;
-/// Default source lines around the current line in `context`, and its cap.
-pub const DEFAULT_SOURCE_LINES: usize = 5;
-const MAX_SOURCE_LINES: usize = 50;
-/// Default locals shown by `context`, and its cap.
-pub const DEFAULT_CONTEXT_VARS: usize = 30;
-const MAX_CONTEXT_VARS: usize = 200;
-/// Frames shown by `context`.
-const CONTEXT_FRAMES: u64 = 5;
-/// Most variables references whose frame is remembered (`Session::var_frames`).
-pub const MAX_VAR_FRAMES: usize = 4096;
-/// Source files larger than this are not read for `context` (bytes).
-const MAX_SOURCE_FILE: u64 = 4 << 20;
+/// Most watch expressions per session.
+const MAX_WATCHES: usize = 32;
 
 /// What an inspection request is doing; carried in its DAP origin.
 #[derive(Debug)]
@@ -83,24 +79,6 @@ pub struct VarQuery {
     pub filter: Option<String>,
 }
 
-/// The `context` tool's progress through its requests.
-#[derive(Debug, Default)]
-pub struct ContextJob {
-    pub thread: i64,
-    pub source_lines: usize,
-    pub max_variables: usize,
-    frames: Vec<Value>,
-    /// The stack answer's `totalFrames`, when the adapter sent one.
-    total_frames: Option<u64>,
-    /// The frame to show (index into `frames`), when the agent chose one.
-    pub frame_handle: Option<i64>,
-    /// The locals scope: its name, its variables, its adapter reference.
-    locals: Option<(String, std::rc::Rc<Vec<Value>>, i64)>,
-    watches_started: bool,
-    watches: Vec<(String, Result<String, String>)>,
-    pending_watches: Vec<String>,
-}
-
 /// The page a `variables` call asks for (all optional: from 0, [`DEFAULT_PAGE`] children, all).
 #[derive(Debug, Default, Clone)]
 pub struct Page {
@@ -117,39 +95,258 @@ pub struct Target {
     pub frame: Option<i64>,
 }
 
+impl Sessions {
+    /// Starts `op` on the stopped session `key`.
+    fn inspect(&mut self, key: SessionKey, call: CallKey, op: Op, now: Instant) -> Started {
+        stopped(&mut self.slab, key)?.start_op(call, op, now);
+        self.after(key, now);
+        Ok(())
+    }
+
+    pub fn threads(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
+        self.inspect(key, call, Op::Threads, now)
+    }
+
+    /// `select_thread`: the focus thread for later calls (answered at once).
+    pub fn select_thread(&mut self, key: SessionKey, thread: i64) -> Result<ToolResult, ToolResult> {
+        let s = session(&mut self.slab, key)?;
+        if !s.known_threads.is_empty() && !s.known_threads.contains(&thread) {
+            let known: Vec<String> = s.known_threads.iter().map(i64::to_string).collect();
+            let msg = format!(
+                "{} has no thread {thread} that agentdap has shown: known threads are [{}]; call `threads` for the current list.",
+                s.id,
+                known.join(", ")
+            );
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        s.focus_thread = Some(thread);
+        Ok(ToolResult::ok(
+            format!("{} focus thread is now {thread}", s.id),
+            json!({ "session": s.id, "thread": thread }),
+        ))
+    }
+
+    pub fn stack_trace(
+        &mut self,
+        key: SessionKey,
+        thread: Option<i64>,
+        start: u64,
+        levels: u64,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        self.check_stopped(key)?;
+        let thread = self.thread_arg(key, thread)?;
+        self.inspect(key, call, Op::StackTrace { thread, start, levels }, now)
+    }
+
+    pub fn scopes(&mut self, key: SessionKey, target: Target, call: CallKey, now: Instant) -> Started {
+        self.check_stopped(key)?;
+        let frame = self.frame_arg(key, target.frame)?;
+        let thread = self.thread_arg(key, target.thread)?;
+        let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
+        self.inspect(key, call, Op::Scopes { thread, frame }, now)
+    }
+
+    pub fn variables(&mut self, key: SessionKey, handle: i64, page: Page, call: CallKey, now: Instant) -> Started {
+        let Page { start, count, filter } = page;
+        self.check_stopped(key)?;
+        let reference = self.handle_arg(key, Kind::Variables, handle)?;
+        let q = VarQuery {
+            handle,
+            reference,
+            start: start.unwrap_or(0),
+            count: count.unwrap_or(DEFAULT_PAGE).max(1),
+            filter,
+        };
+        self.inspect(key, call, Op::Variables(q), now)
+    }
+
+    pub fn evaluate(
+        &mut self,
+        key: SessionKey,
+        expression: String,
+        target: Target,
+        context: Option<String>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        self.check_stopped(key)?;
+        let frame = self.frame_arg(key, target.frame)?;
+        let thread = self.thread_arg(key, target.thread)?;
+        let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
+        let default = self.slab.get(key).map_or("repl", |s| s.plan.runtime.evaluate_context);
+        let context = context.unwrap_or_else(|| default.into());
+        self.inspect(key, call, Op::Evaluate { thread, frame, expression, context }, now)
+    }
+
+    pub fn context(
+        &mut self,
+        key: SessionKey,
+        target: Target,
+        source_lines: Option<usize>,
+        max_variables: Option<usize>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        self.check_stopped(key)?;
+        self.frame_arg(key, target.frame)?;
+        let thread = self.thread_arg(key, target.thread)?;
+        let job = ContextJob::new(thread, target.frame, source_lines, max_variables);
+        self.inspect(key, call, Op::Context(Box::new(job)), now)
+    }
+
+    pub fn exception_info(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey, now: Instant) -> Started {
+        let s = stopped(&mut self.slab, key)?;
+        let reason = s.stop.as_ref().map(|st| st.reason.clone()).unwrap_or_default();
+        if reason != "exception" {
+            let msg = format!(
+                "{} stopped for {reason}, not on an exception; exception_info applies to exception stops.",
+                s.id
+            );
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        if !s.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
+            let msg = format!("{} has no exceptionInfo request; the stop's text is in the snapshot.", s.adapter);
+            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+        }
+        let thread = self.thread_arg(key, thread)?;
+        self.inspect(key, call, Op::ExceptionInfo { thread }, now)
+    }
+
+    /// `capabilities`: what the adapter said it supports, and which agentdap tools work.
+    pub fn capabilities(&mut self, key: SessionKey) -> Result<ToolResult, ToolResult> {
+        let s = session(&mut self.slab, key)?;
+        let Some(caps) = s.client.capabilities() else {
+            let msg = format!("{} has not answered initialize yet; try again after launch returns.", s.id);
+            return Err(ToolResult::error(ErrorCode::NotStopped, msg));
+        };
+        let gated = [
+            ("step back", caps.supports_step_back),
+            ("set_variable", caps.supports_set_variable),
+            ("set_expression", caps.supports_set_expression),
+            ("goto", caps.supports_goto_targets_request),
+            ("restart_frame", caps.supports_restart_frame),
+            ("exception_info", caps.supports_exception_info_request),
+            ("completions", caps.supports_completions_request),
+            ("modules", caps.supports_modules_request),
+            ("loaded_sources", caps.supports_loaded_sources_request),
+            ("set_function_breakpoints", caps.supports_function_breakpoints),
+            ("set_data_breakpoints", caps.supports_data_breakpoints),
+            ("set_instruction_breakpoints", caps.supports_instruction_breakpoints),
+            ("read_memory", caps.supports_read_memory_request),
+            ("disassemble", caps.supports_disassemble_request),
+            ("terminate (graceful)", caps.supports_terminate_request),
+            ("conditional breakpoints", caps.supports_conditional_breakpoints),
+            ("hit conditions", caps.supports_hit_conditional_breakpoints),
+            ("log points", caps.supports_log_points),
+        ];
+        let yes: Vec<&str> = gated.iter().filter(|g| g.1).map(|g| g.0).collect();
+        let no: Vec<&str> = gated.iter().filter(|g| !g.1).map(|g| g.0).collect();
+        let filters: Vec<Value> = caps
+            .exception_breakpoint_filters
+            .iter()
+            .map(|f| json!({ "filter": f.filter, "label": f.label, "default": f.default }))
+            .collect();
+        let names: Vec<&str> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.as_str()).collect();
+        let text = format!(
+            "{} ({}) DAP capabilities\nthe adapter supports: {}\nit does not support: {}\nexception filters: [{}]",
+            s.id,
+            s.adapter,
+            yes.join(", "),
+            no.join(", "),
+            names.join(", ")
+        );
+        let (tools, missing) = s.tools_available(caps);
+        let mut text = format!("{text}\nagentdap tools that work here: {}", tools.join(", "));
+        if !missing.is_empty() {
+            let why: Vec<String> = missing.iter().map(|(tool, needs)| format!("{tool} (needs {needs})")).collect();
+            text.push_str(&format!("\nnot here: {}", why.join(", ")));
+        }
+        let missing: Vec<Value> = missing.iter().map(|(tool, needs)| json!({ "tool": tool, "needs": needs })).collect();
+        let structured = json!({
+            "session": s.id, "adapter": s.adapter, "supported": yes, "unsupported": no,
+            "tools": { "available": tools, "unavailable": missing },
+            "exception_filters": filters, "raw": Value::Object(caps.raw.clone()),
+        });
+        Ok(ToolResult::ok(text, structured))
+    }
+
+    /// `watch`: adds and removes watch expressions (answered at once).
+    pub fn watch(&mut self, key: SessionKey, add: Vec<String>, remove: &[u32]) -> Result<ToolResult, ToolResult> {
+        let s = session(&mut self.slab, key)?;
+        let unknown: Vec<String> =
+            remove.iter().filter(|id| !s.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
+        if !unknown.is_empty() {
+            let known: Vec<String> = s.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
+            let msg = format!(
+                "{} has no watch with id {}; its watches are [{}].",
+                s.id,
+                unknown.join(", "),
+                known.join(", ")
+            );
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        s.watches.retain(|w| !remove.contains(&w.0));
+        for expr in add.into_iter().filter(|e| !e.trim().is_empty()) {
+            if s.watches.len() >= MAX_WATCHES {
+                let msg = format!("at most {MAX_WATCHES} watches per session.");
+                return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+            }
+            let id = s.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
+            s.watches.push((id, expr));
+        }
+        let list: Vec<Value> = s.watches.iter().map(|(id, e)| json!({ "id": id, "expression": e })).collect();
+        let mut text = format!("{} watches:", s.id);
+        for (id, e) in &s.watches {
+            text.push_str(&format!("\n  {id}: {e}"));
+        }
+        if s.watches.is_empty() {
+            text = format!("{} has no watches", s.id);
+        }
+        Ok(ToolResult::ok(text, json!({ "session": s.id, "watches": list })))
+    }
+}
+
 impl Session {
-    /// The thread inspection applies to: the one given, else the focus thread, else the stop's.
-    pub(super) fn thread_for(&self, thread: Option<i64>) -> Option<i64> {
-        thread.or(self.focus_thread).or_else(|| self.stop.as_ref().and_then(|s| s.thread))
-    }
-
-    /// The adapter id of `thread`'s top frame at this stop, when the stop already fetched it.
-    pub(super) fn known_top_frame(&self, thread: i64) -> Option<i64> {
-        self.top_frame.filter(|(rev, t, _)| *rev == self.revision && *t == thread).map(|(_, _, f)| f)
-    }
-
-    /// Resolves a handle argument, or explains why it cannot be used (`target_invalidated`
-    /// names the revision; nothing is sent to the adapter).
-    pub(super) fn resolve_handle(&self, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
-        self.handles.resolve(kind, handle).map_err(|e| match e {
-            HandleError::Stale => ToolResult::error(
-                ErrorCode::TargetInvalidated,
-                format!(
-                    "{} {handle} is from an earlier stop, or from before a change that made the adapter's ids stale; {} is now at rev {}. Call `context` or `stack_trace` again for fresh ids.",
-                    kind.as_str(),
-                    self.id,
-                    self.revision
-                ),
+    /// Which of agentdap's adapter-dependent tools work for this session: the ones that do, and
+    /// the others with what they would need (the `capabilities` result).
+    fn tools_available(&self, caps: &Capabilities) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
+        let restart = if self.parent.is_some() {
+            Err("a child session: restart its parent")
+        } else if caps.supports_restart_request {
+            Ok("restart (by the adapter)")
+        } else if self.plan.request == "launch" {
+            Ok("restart (relaunch)")
+        } else {
+            Err("supportsRestartRequest (an attached program is not agentdap's to relaunch)")
+        };
+        let gated: [(&'static str, Result<&'static str, &'static str>); 8] = [
+            ("run_to", Ok("run_to")),
+            ("source", Ok("source")),
+            ("restart", restart),
+            ("goto", gate(caps.supports_goto_targets_request, "goto", "supportsGotoTargetsRequest")),
+            ("set_variable", gate(caps.supports_set_variable, "set_variable", "supportsSetVariable")),
+            ("set_expression", gate(caps.supports_set_expression, "set_expression", "supportsSetExpression")),
+            (
+                "set_function_breakpoints",
+                gate(caps.supports_function_breakpoints, "set_function_breakpoints", "supportsFunctionBreakpoints"),
             ),
-            other => ToolResult::error(
-                ErrorCode::InvalidArgument,
-                format!("{} {handle} is not valid for {}: {other}. Use an id from a recent result.", kind.as_str(), self.id),
-            ),
-        })
+            ("step back", gate(caps.supports_step_back, "step back", "supportsStepBack")),
+        ];
+        let mut yes = Vec::new();
+        let mut no = Vec::new();
+        for (tool, verdict) in gated {
+            match verdict {
+                Ok(label) => yes.push(label),
+                Err(needs) => no.push((tool, needs)),
+            }
+        }
+        (yes, no)
     }
 
     /// Starts an inspection operation: sends its first request.
-    pub(super) fn start_op(&mut self, call: CallKey, op: Op, now: Instant) {
+    pub(in crate::session) fn start_op(&mut self, call: CallKey, op: Op, now: Instant) {
         let (command, args) = match &op {
             Op::Threads => ("threads", None),
             Op::StackTrace { thread, start, levels } => {
@@ -191,7 +388,7 @@ impl Session {
     }
 
     /// A response to an inspection request arrived (`Err` carries the failure's code and words).
-    pub(super) fn finish(
+    pub(in crate::session) fn inspect_answered(
         &mut self,
         call: CallKey,
         op: Op,
@@ -230,7 +427,7 @@ impl Session {
             return match *then {
                 Op::Context(job) => self.context_next(call, job, now),
                 Op::Variables(q) => self.start_op(call, Op::Variables(q), now),
-                other => self.finish(call, other, Ok(body), revision, now),
+                other => self.inspect_answered(call, other, Ok(body), revision, now),
             };
         }
         let body =
@@ -340,7 +537,11 @@ impl Session {
                 let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
                 put(&mut m, "frame", self.handles.mint(Kind::Frame, id).map(Value::from));
                 let name = f.get("name").and_then(Value::as_str);
-                put(&mut m, "function", name.map(|n| Value::from(super::names::readable_frame_name(n).into_owned())));
+                put(
+                    &mut m,
+                    "function",
+                    name.map(|n| Value::from(crate::session::names::readable_frame_name(n).into_owned())),
+                );
                 let src = &f["source"];
                 put(&mut m, "path", src.get("path").or_else(|| src.get("name")).cloned());
                 let source_ref = src.get("sourceReference").and_then(Value::as_i64).filter(|&r| r > 0);
@@ -398,51 +599,6 @@ impl Session {
         ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "scopes": list }))
     }
 
-    /// One variable for a result: name, value (cut to [`VALUE_CHARS`]), type, and a `ref` handle
-    /// when it has children.
-    pub(super) fn variable_json(&mut self, v: &Value) -> Value {
-        let mut m = Map::new();
-        let name = self.shown_name(v).map_or(Value::Null, |n| Value::from(n.into_owned()));
-        m.insert("name".into(), name);
-        let value = v.get("value").or_else(|| v.get("result")).and_then(Value::as_str).unwrap_or("");
-        let (value, cut) = clip(value, VALUE_CHARS);
-        m.insert("value".into(), value.into());
-        if cut {
-            m.insert("value_truncated".into(), true.into());
-        }
-        put(&mut m, "type", v.get("type").cloned().filter(|t| t.as_str().is_some_and(|s| !s.is_empty())));
-        let reference = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-        if let Some(children) = preview::wants_preview(v).and_then(|r| self.cached_children(r)) {
-            if !children.is_empty() {
-                let lookup = |r: i64| self.cached_children(r);
-                m.insert("preview".into(), preview::render(&children, &lookup).into());
-            }
-        }
-        if reference > 0 {
-            put(&mut m, "ref", self.handles.mint(Kind::Variables, reference).map(Value::from));
-            put(&mut m, "named", v.get("namedVariables").cloned());
-            put(&mut m, "indexed", v.get("indexedVariables").cloned());
-        }
-        put(&mut m, "evaluate_name", v.get("evaluateName").cloned());
-        Value::Object(m)
-    }
-
-    /// The name a child is shown under (and that `set_variable` takes): the adapter's, or for
-    /// an unnamed one its `evaluateName` without outer parentheses
-    /// (`Quirks::unnamed_child_from_evaluate_name`).
-    pub(super) fn shown_name<'a>(&self, v: &'a Value) -> Option<std::borrow::Cow<'a, str>> {
-        let name = v.get("name").and_then(Value::as_str)?;
-        if !name.is_empty() || !self.plan.quirks.unnamed_child_from_evaluate_name {
-            return Some(name.into());
-        }
-        let Some(e) = v.get("evaluateName").and_then(Value::as_str).filter(|e| !e.is_empty()) else {
-            return Some(name.into());
-        };
-        let inner = e.strip_prefix('(').and_then(|i| i.strip_suffix(')')).filter(|i| balanced(i));
-        Some(inner.unwrap_or(e).to_owned().into())
-    }
-
-    /// A page of a container's children, cut to the page size and to [`RESULT_CHARS`] of text,
     /// with the total and the `start` to ask for next (DESIGN §5: agentdap pages itself).
     fn variables_page(&mut self, q: &VarQuery, all: &[Value]) -> ToolResult {
         let filtered: Vec<&Value> = all
@@ -535,70 +691,6 @@ impl Session {
         ToolResult::ok(text, j)
     }
 
-    /// Children cached for this revision (a `variables` page or a preview fetched them).
-    fn cached_children(&self, reference: i64) -> Option<std::rc::Rc<Vec<Value>>> {
-        let page = self.var_cache.get(&reference).map(|(_, c)| c);
-        page.or_else(|| self.preview_cache.get(&reference)).map(std::rc::Rc::clone)
-    }
-
-    /// Drops every cached container (the program ran, or a value changed).
-    pub(super) fn clear_var_caches(&mut self) {
-        self.var_cache.clear();
-        self.preview_cache.clear();
-    }
-
-    /// A value of the program changed at this stop (a set, a call): agentdap's pages are
-    /// dropped, and where the adapter's references hold the old values
-    /// (`Quirks::variables_are_snapshots`, Delve) the agent's refs from before are refused from
-    /// now on rather than answered with those values.
-    pub(super) fn values_changed(&mut self) {
-        self.clear_var_caches();
-        if self.plan.quirks.variables_are_snapshots {
-            self.handles.invalidated(&["variables"]);
-        }
-    }
-
-    /// Remembers `frame` as the frame of every reference among `items` (scopes, variables or an
-    /// evaluation's result), up to [`MAX_VAR_FRAMES`].
-    fn note_frame_of(&mut self, items: &[Value], frame: i64) {
-        let epoch = self.handles.epoch(Kind::Variables);
-        if self.var_frames.len() >= MAX_VAR_FRAMES {
-            self.var_frames.retain(|_, (e, _)| *e == epoch);
-        }
-        for item in items {
-            let reference = item.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            if reference > 0 && self.var_frames.len() < MAX_VAR_FRAMES {
-                self.var_frames.insert(reference, (epoch, frame));
-            }
-        }
-    }
-
-    /// Children's references come from their container's frame.
-    fn note_children_frame(&mut self, container: i64, children: &[Value]) {
-        if let Some(frame) = self.frame_of(container) {
-            self.note_frame_of(children, frame);
-        }
-    }
-
-    /// The frame a variables reference came from, when agentdap saw it made since the
-    /// program last ran (or the adapter's references were last invalidated).
-    pub(super) fn frame_of(&self, reference: i64) -> Option<i64> {
-        let epoch = self.handles.epoch(Kind::Variables);
-        self.var_frames.get(&reference).filter(|(e, _)| *e == epoch).map(|&(_, f)| f)
-    }
-
-    /// References among `vars` that want a preview and are not cached yet (at most
-    /// [`preview::PREVIEW_CONTAINERS`]).
-    fn missing_previews<'a>(&self, vars: impl Iterator<Item = &'a Value>) -> Vec<i64> {
-        let mut refs: Vec<i64> = vars
-            .filter_map(preview::wants_preview)
-            .filter(|r| !self.var_cache.contains_key(r) && !self.preview_cache.contains_key(r))
-            .take(preview::PREVIEW_CONTAINERS)
-            .collect();
-        refs.dedup();
-        refs
-    }
-
     /// Fetches the children of `refs` one after another, then answers `then` (see `Op::Preview`).
     fn start_previews(&mut self, call: CallKey, refs: Vec<i64>, then: Op, body: Value, now: Instant) {
         let budget = (2 * preview::PREVIEW_CONTAINERS).saturating_sub(refs.len());
@@ -610,173 +702,6 @@ impl Session {
             }
             None => self.done.push((call, ToolResult::error(ErrorCode::AdapterError, "nothing to preview"))),
         }
-    }
-
-    fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
-        if job.frames.is_empty() {
-            job.frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
-            job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
-            if job.frames.is_empty() {
-                let msg = format!("thread {} has no frames", job.thread);
-                self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
-                return;
-            }
-            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
-            let revision = self.revision;
-            self.send(
-                "scopes",
-                Some(json!({ "frameId": id })),
-                Origin::Inspect { call, op: Op::Context(job), revision },
-                now,
-            );
-            return;
-        }
-        if job.watches_started {
-            if !job.pending_watches.is_empty() {
-                let expr = job.pending_watches.remove(0);
-                let value = body.get("result").and_then(Value::as_str).unwrap_or("").to_owned();
-                job.watches.push((expr, Ok(value)));
-            }
-        } else if job.locals.is_none() {
-            let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
-            // The first scope that is cheap (debugpy, lldb-dap and Delve all call it "Locals").
-            let scope = scopes.iter().find(|s| !s.get("expensive").and_then(Value::as_bool).unwrap_or(false));
-            let named =
-                scope.and_then(|s| Some((s.get("name")?.as_str()?.to_owned(), s.get("variablesReference")?.as_i64()?)));
-            match named {
-                Some((name, reference)) if reference > 0 => {
-                    if let Some(f) = self.context_frame(&job).get("id").and_then(Value::as_i64) {
-                        let scope = json!({ "variablesReference": reference });
-                        self.note_frame_of(std::slice::from_ref(&scope), f);
-                    }
-                    job.locals = Some((name, std::rc::Rc::default(), reference));
-                    let args = json!({ "variablesReference": reference });
-                    let revision = self.revision;
-                    self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
-                    return;
-                }
-                _ => job.locals = Some((String::new(), std::rc::Rc::default(), 0)),
-            }
-        } else if let Some((_, list, reference)) = &mut job.locals {
-            let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
-            let reference = *reference;
-            self.note_children_frame(reference, &vars);
-            self.var_cache.insert(reference, (self.revision, std::rc::Rc::clone(&vars)));
-            *list = std::rc::Rc::clone(&vars);
-            let missing = self.missing_previews(vars.iter().filter(|v| !is_noise(v)).take(job.max_variables));
-            if !missing.is_empty() {
-                return self.start_previews(call, missing, Op::Context(job), Value::Null, now);
-            }
-        }
-        self.context_next(call, job, now)
-    }
-
-    fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a Value {
-        let chosen = job
-            .frame_handle
-            .and_then(|h| self.handles.resolve(Kind::Frame, h).ok())
-            .and_then(|id| job.frames.iter().find(|f| f.get("id").and_then(Value::as_i64) == Some(id)));
-        chosen.unwrap_or(&job.frames[0])
-    }
-
-    /// Sends the next watch evaluation, or writes the `context` result.
-    fn context_next(&mut self, call: CallKey, mut job: Box<ContextJob>, now: Instant) {
-        if !job.watches_started {
-            job.watches_started = true;
-            job.pending_watches = self.watches.iter().map(|w| w.1.clone()).collect();
-        }
-        if let Some(expr) = job.pending_watches.first().cloned() {
-            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
-            let args = json!({ "expression": expr, "frameId": id, "context": "watch" });
-            let revision = self.revision;
-            self.send("evaluate", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
-            return;
-        }
-        let out = self.context_result(&job);
-        self.done.push((call, out));
-    }
-
-    fn context_result(&mut self, job: &ContextJob) -> ToolResult {
-        let mut text = self.headline();
-        if self.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
-            text.push_str(&format!("\nshowing thread {} (the focus thread)", job.thread));
-        }
-        let frames = self.frames_json(&job.frames);
-        let top = self.context_frame(job).clone();
-        let loc = super::snapshot::Location::from_frame(&top);
-        let mut structured = self.snapshot_json();
-        let frame_handle = frames
-            .iter()
-            .zip(&job.frames)
-            .find(|(_, f)| f.get("id") == top.get("id"))
-            .and_then(|(j, _)| j.get("frame").cloned());
-        // Source excerpt, read from disk (bounded) when the frame has a path.
-        if let (Some(path), Some(line)) = (&loc.path, loc.line) {
-            if let Some((excerpt, lines)) = source_excerpt(path, line as usize, job.source_lines) {
-                text.push('\n');
-                text.push_str(&excerpt);
-                structured["source"] = json!({ "path": path, "line": line, "lines": lines });
-            }
-        }
-        if !frames.is_empty() {
-            text.push_str("\nstack:");
-            for (i, f) in frames.iter().enumerate() {
-                text.push_str(&format!("\n  #{i} {}", frame_line(f)));
-            }
-        }
-        if let Some(next) = more_frames(0, CONTEXT_FRAMES, frames.len(), job.total_frames) {
-            text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
-            structured["more_frames_from"] = next.into();
-        }
-        structured["frames"] = Value::Array(frames);
-        if let Some(m) = structured.as_object_mut() {
-            put(m, "frame", frame_handle);
-        }
-        if let Some((scope, vars, reference)) = &job.locals {
-            if !scope.is_empty() {
-                let shown: Vec<Value> = vars
-                    .iter()
-                    .filter(|v| !is_noise(v))
-                    .take(job.max_variables)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .iter()
-                    .map(|v| self.variable_json(v))
-                    .collect();
-                let total = vars.iter().filter(|v| !is_noise(v)).count();
-                let locals_ref = self.handles.mint(Kind::Variables, *reference);
-                match locals_ref {
-                    // The scope's ref: what `variables` pages and `set_variable` names.
-                    Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
-                    None => text.push_str(&format!("\n{}:", scope.to_lowercase())),
-                }
-                for v in &shown {
-                    text.push_str(&format!("\n  {}", variable_line(v)));
-                }
-                if total > shown.len() {
-                    text.push_str(&format!("\n  … {} more (call variables with the locals' ref)", total - shown.len()));
-                }
-                structured["locals"] = json!({ "scope": scope, "ref": locals_ref, "total": total, "variables": shown });
-            }
-        }
-        if !job.watches.is_empty() {
-            text.push_str("\nwatches:");
-            let mut list = Vec::new();
-            for (expr, r) in &job.watches {
-                match r {
-                    Ok(v) => {
-                        text.push_str(&format!("\n  {expr} = {}", value_text(&clip(v, VALUE_CHARS).0)));
-                        list.push(json!({ "expression": expr, "value": clip(v, VALUE_CHARS).0 }));
-                    }
-                    Err(e) => {
-                        text.push_str(&format!("\n  {expr}: error: {e}"));
-                        list.push(json!({ "expression": expr, "error": e }));
-                    }
-                }
-            }
-            structured["watches"] = Value::Array(list);
-        }
-        ToolResult::ok(text, structured)
     }
 }
 
@@ -790,7 +715,7 @@ fn more_frames(start: u64, levels: u64, got: usize, total: Option<u64>) -> Optio
     (full_page && total.is_none_or(|t| t > next)).then_some(next)
 }
 
-pub(super) fn top_frame_id(body: &Value) -> Option<i64> {
+pub(in crate::session) fn top_frame_id(body: &Value) -> Option<i64> {
     body.get("stackFrames")?.as_array()?.first()?.get("id")?.as_i64()
 }
 
@@ -809,53 +734,6 @@ fn frame_line(f: &Value) -> String {
     s
 }
 
-/// What a result shows for an empty value string from the adapter (any adapter, any place a
-/// value is shown: evaluate, variables, watches, set_variable, previews): never nothing.
-pub(super) const NO_VALUE: &str = "(no value shown by the adapter)";
-
-/// `value`, or [`NO_VALUE`] when the adapter sent an empty one.
-pub(super) fn value_text(value: &str) -> &str {
-    if value.is_empty() {
-        NO_VALUE
-    } else {
-        value
-    }
-}
-
-/// `x = 3 (int)` or `items = [1, 2] (list) [ref 1012]`
-pub(super) fn variable_line(v: &Value) -> String {
-    let value = value_text(v.get("preview").or_else(|| v.get("value")).and_then(Value::as_str).unwrap_or(""));
-    let mut s = format!("{} = {}", v.get("name").and_then(Value::as_str).unwrap_or("?"), value);
-    if let Some(t) = v.get("type").and_then(Value::as_str) {
-        s.push_str(&format!(" ({t})"));
-    }
-    if let Some(r) = v.get("ref") {
-        s.push_str(&format!(" [ref {r}]"));
-    }
-    s
-}
-
-/// debugpy groups dunder and special entries under these names; `context` hides them.
-fn is_noise(v: &Value) -> bool {
-    let name = v.get("name").and_then(Value::as_str).unwrap_or("");
-    matches!(name, "special variables" | "function variables" | "class variables" | "protected variables")
-        || (name.starts_with("__") && name.ends_with("__"))
-}
-
-/// True when every `(` in `s` closes in `s` (so `(*p)` may lose its outer pair, `(a).(b)` not).
-fn balanced(s: &str) -> bool {
-    let mut depth = 0usize;
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' if depth == 0 => return false,
-            ')' => depth -= 1,
-            _ => {}
-        }
-    }
-    depth == 0
-}
-
 fn is_index_name(name: &str) -> bool {
     let n = name.trim_start_matches('[').trim_end_matches(']');
     !n.is_empty() && (n.bytes().all(|b| b.is_ascii_digit()) || n.starts_with("0x"))
@@ -872,61 +750,17 @@ fn exception_result(body: &Value) -> ToolResult {
     ToolResult::ok(text, body.clone())
 }
 
-/// Cuts `s` to `max` characters on a char boundary; says whether it cut.
-pub(super) fn clip(s: &str, max: usize) -> (String, bool) {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => (format!("{}…", &s[..i]), true),
-        None => (s.to_owned(), false),
-    }
-}
-
-/// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
-/// lines as JSON. `None` when the file cannot be read or is too large.
-fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<Value>)> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SOURCE_FILE {
-        return None;
-    }
-    let text = std::fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&text);
-    let around = around.min(MAX_SOURCE_LINES);
-    let first = line.saturating_sub(around).max(1);
-    let mut out = String::new();
-    let mut lines = Vec::new();
-    for (i, l) in text.lines().enumerate().skip(first - 1).take(2 * around + 1) {
-        let n = i + 1;
-        let mark = if n == line { "→" } else { " " };
-        let l = clip(l, 200).0;
-        out.push_str(&format!("{mark}{n:>5}  {l}\n"));
-        lines.push(json!({ "line": n, "text": l }));
-    }
-    if lines.is_empty() {
-        return None;
-    }
-    Some((out.trim_end().to_owned(), lines))
-}
-
-impl ContextJob {
-    pub fn new(thread: i64, frame: Option<i64>, source_lines: Option<usize>, max_variables: Option<usize>) -> Self {
-        ContextJob {
-            thread,
-            frame_handle: frame,
-            source_lines: source_lines.unwrap_or(DEFAULT_SOURCE_LINES).min(MAX_SOURCE_LINES),
-            max_variables: max_variables.unwrap_or(DEFAULT_CONTEXT_VARS).min(MAX_CONTEXT_VARS),
-            ..ContextJob::default()
-        }
+fn gate(supported: bool, tool: &'static str, capability: &'static str) -> Result<&'static str, &'static str> {
+    if supported {
+        Ok(tool)
+    } else {
+        Err(capability)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clip_cuts_on_char_boundaries() {
-        assert_eq!(clip("héllo", 2), ("hé…".to_owned(), true));
-        assert_eq!(clip("hé", 2), ("hé".to_owned(), false));
-    }
 
     #[test]
     fn index_names() {

@@ -1,4 +1,4 @@
-//! Sans-IO tests of the tools in [`super::ctl`] for what no real adapter does on demand: an
+//! Sans-IO tests of the tool groups for what no real adapter does on demand: an
 //! adapter that acknowledges a `setVariable` that did not take, and the temporary entry
 //! breakpoint travelling with (and leaving) the agent's function breakpoints.
 
@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::breakpoints::FunctionBreakpoint;
-use super::{Action, AdapterPlan, LaunchArgs, Sessions, ToolResult};
 use crate::dap::framing::{Decoder, Encoder};
 use crate::reply::CallKey;
+use crate::session::breakpoints::FunctionBreakpoint;
+use crate::session::{Action, AdapterPlan, LaunchArgs, Sessions, ToolResult};
 
 /// A session driven by hand: requests agentdap sent are read back, answers are fed in.
 struct Fake {
@@ -27,8 +27,9 @@ impl Fake {
             .map(|n| FunctionBreakpoint { name: (*n).into(), condition: None, hit_condition: None })
             .collect();
         s.pending_breakpoints.set_functions(list);
-        let plan = AdapterPlan { entry_function, ..super::tests::lldb_plan() };
-        s.launch(LaunchArgs { program: "/p".into(), ..LaunchArgs::default() }, plan, CallKey::new(1), now);
+        let plan = AdapterPlan { entry_function, ..crate::session::tests::lldb_plan() };
+        s.launch(LaunchArgs { program: "/p".into(), ..LaunchArgs::default() }, plan, CallKey::new(1), now)
+            .expect("started");
         s.on_spawned(0, now);
         while s.next_action(now).is_some() {}
         Fake { s, now, seq: 100 }
@@ -102,14 +103,14 @@ fn a_set_the_adapter_acknowledges_but_that_does_not_take_is_reported() {
     f.start(json!({"supportsSetVariable": true, "supportsConfigurationDoneRequest": true}));
     f.stop();
     let call = CallKey::new(2);
-    f.s.scopes(0, super::inspect::Target::default(), call, f.now);
+    f.s.scopes(0, super::inspect::Target::default(), call, f.now).expect("started");
     let sent = f.sent();
     f.answer_all(&sent, &[("scopes", json!({"scopes": [{"name": "Locals", "variablesReference": 5}]}))]);
     let scopes = f.results();
     let locals = scopes[0].1.structured["scopes"][0]["ref"].as_i64().unwrap_or(0);
 
     let call = CallKey::new(3);
-    f.s.set_variable(0, locals, "x".into(), "42".into(), call, f.now);
+    f.s.set_variable(0, locals, "x".into(), "42".into(), call, f.now).expect("started");
     let vars = json!({"variables": [{"name": "x", "value": "3", "type": "int", "variablesReference": 0}]});
     let sent = f.sent();
     assert_eq!(sent[0]["command"], json!("variables"), "the value before");
@@ -162,10 +163,10 @@ fn a_context_stops_at_its_first_timeout() {
     let mut f = Fake::new(None, &[]);
     f.start(json!({"supportsConfigurationDoneRequest": true}));
     f.stop();
-    let watched = f.s.watch(0, vec!["a".into(), "b".into(), "c".into()], &[]);
+    let watched = f.s.watch(0, vec!["a".into(), "b".into(), "c".into()], &[]).unwrap_or_else(|e| e);
     assert!(!watched.is_error, "{}", watched.text);
     let call = CallKey::new(4);
-    f.s.context(0, super::inspect::Target::default(), None, None, call, f.now);
+    f.s.context(0, super::inspect::Target::default(), None, None, call, f.now).expect("started");
     let sent = f.sent();
     let frame = json!({"stackFrames": [{"id": 7, "name": "f", "line": 3, "source": {"path": "/p.c"}}]});
     f.answer_all(&sent, &[("stackTrace", frame)]);

@@ -1,21 +1,42 @@
-//! `set_variable` and `set_expression` (DESIGN §4): the value before (from the container's
-//! children or an evaluation), DAP `setVariable`/`setExpression`, then a read-back, so the result
-//! says what the program now holds — and says so when the adapter acknowledged a change that did
-//! not happen. Variable refs are agentdap handles, checked before anything is sent (§5); the cached
-//! variables pages of the stop are dropped, so the next `variables` shows the new value. Where
-//! the adapter's references keep the values they were made with (Delve), the read-back
-//! evaluates the variable's `evaluateName` in its frame instead, and refs from before the change
-//! are refused from then on. Sans-IO.
+//! Tool group "edit" (`mcp/tools/edit.rs`): `set_variable`, `set_expression` and
+//! `set_function_breakpoints`.
+//!
+//! A set reads the value before (from the container's children or an evaluation), sends DAP
+//! `setVariable`/`setExpression`, then reads it back, so the result says what the program now
+//! holds — and says so when the adapter acknowledged a change that did not happen. Variable refs
+//! are agentdap handles, checked before anything is sent (§5); the cached variables pages of the
+//! stop are dropped, so the next `variables` shows the new value. Where the adapter's references
+//! keep the values they were made with (Delve), the read-back evaluates the variable's
+//! `evaluateName` in its frame instead, and refs from before the change are refused from then on.
+//!
+//! Function breakpoints are kept in the session's
+//! [`crate::session::breakpoints::BreakpointStore`] like source breakpoints (pending ones apply at
+//! the next launch; a relaunch and child sessions replay them), sent whole with DAP
+//! `setFunctionBreakpoints` — which replaces every function breakpoint, so agentdap's temporary
+//! entry breakpoint (`session/startup.rs`) always travels with the agent's list.
+//!
+//! Must not: touch IO, or another group's state.
 
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::ctl::{Answer, Op};
-use super::handles::Kind as HandleKind;
-use super::inspect::{clip, top_frame_id, Target};
-use super::snapshot::RunState;
-use super::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+use super::inspect::{top_frame_id, Target};
+use super::{session, stopped, Answer, Started};
+use crate::session::breakpoints::{functions_json, state_text, FunctionBreakpoint};
+use crate::session::handles::Kind as HandleKind;
+use crate::session::snapshot::RunState;
+use crate::session::text::{clip, value_text};
+use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+
+/// What an edit request is doing; carried in [`Origin::Edit`].
+#[derive(Debug)]
+pub enum Op {
+    /// `set_variable` / `set_expression`, one request at a time.
+    Value(Box<Job>),
+    /// `setFunctionBreakpoints` with the agent's list `sent` (`call`: the tool call, if any).
+    FunctionBreakpoints { call: Option<CallKey>, sent: Vec<FunctionBreakpoint> },
+}
 
 /// Most child names listed when the variable asked for is not in the container.
 const NAMES_SHOWN: usize = 20;
@@ -85,20 +106,17 @@ impl Sessions {
         value: String,
         call: CallKey,
         now: Instant,
-    ) {
-        let Some(s) = self.stopped(key, call) else { return };
+    ) -> Started {
+        let s = stopped(&mut self.slab, key)?;
         if !s.client.capabilities().is_some_and(|c| c.supports_set_variable) {
             let msg = format!(
                 "{} cannot set variables (the adapter lacks supportsSetVariable); evaluate an assignment instead.",
                 s.adapter
             );
-            return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
+            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
-        let reference = match self.handle_arg(key, HandleKind::Variables, handle) {
-            Ok(r) => r,
-            Err(e) => return self.complete(call, e),
-        };
-        let Some(s) = self.slab.get_mut(key) else { return };
+        let reference = self.handle_arg(key, HandleKind::Variables, handle)?;
+        let s = session(&mut self.slab, key)?;
         let target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
         let frames_epoch = s.handles.epoch(HandleKind::Frame);
         let job = Job {
@@ -115,6 +133,7 @@ impl Sessions {
         };
         s.edit_next(job, now);
         self.after(key, now);
+        Ok(())
     }
 
     /// `set_expression`: the assignable `expression` becomes `value`, in `target`'s frame
@@ -127,18 +146,18 @@ impl Sessions {
         target: Target,
         call: CallKey,
         now: Instant,
-    ) {
-        let Some(s) = self.stopped(key, call) else { return };
+    ) -> Started {
+        let s = stopped(&mut self.slab, key)?;
         if !s.client.capabilities().is_some_and(|c| c.supports_set_expression) {
             let msg = format!(
                 "{} cannot set expressions (the adapter lacks supportsSetExpression); use set_variable with the ref of the variable's container, or evaluate an assignment.",
                 s.adapter
             );
-            return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
+            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
-        let Ok(frame) = self.frame_arg(key, target.frame, call) else { return };
-        let Some(thread) = self.thread_arg(key, target.thread, call) else { return };
-        let Some(s) = self.slab.get_mut(key) else { return };
+        let frame = self.frame_arg(key, target.frame)?;
+        let thread = self.thread_arg(key, target.thread)?;
+        let s = session(&mut self.slab, key)?;
         let frame = frame.or_else(|| s.known_top_frame(thread));
         let where_first = s.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(&expression);
         let phase = match (frame, where_first) {
@@ -162,10 +181,83 @@ impl Sessions {
         };
         s.edit_next(job, now);
         self.after(key, now);
+        Ok(())
+    }
+
+    /// `set_function_breakpoints`: replaces the function breakpoints of the live session `key`
+    /// (and its children), or, without one, those waiting for the next launch.
+    pub fn set_function_breakpoints(
+        &mut self,
+        key: Option<SessionKey>,
+        list: Vec<FunctionBreakpoint>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let Some(s) = live else {
+            self.pending_breakpoints.set_functions(list);
+            let set = self.pending_breakpoints.functions();
+            let text = format!(
+                "{} function breakpoint(s) saved; no session is live, so they apply at the next `launch` or `restart`.",
+                set.len()
+            );
+            let structured = json!({ "pending": true, "breakpoints": functions_json(set) });
+            self.complete(call, ToolResult::ok(text, structured));
+            return Ok(());
+        };
+        if s.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
+            let msg = format!(
+                "{} has no function breakpoints (the adapter lacks supportsFunctionBreakpoints); set a breakpoint on the function's first line with set_breakpoints.",
+                s.adapter
+            );
+            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+        }
+        s.breakpoints.set_functions(list.clone());
+        if !s.startup.configured {
+            let text = format!(
+                "function breakpoints recorded; {} is still starting, they are sent in its configuration phase.",
+                s.id
+            );
+            let structured = json!({ "pending": true, "breakpoints": functions_json(s.breakpoints.functions()) });
+            self.complete(call, ToolResult::ok(text, structured));
+            return Ok(());
+        }
+        s.send_function_breakpoints(Some(call), now);
+        let parent = s.key;
+        self.after(parent, now);
+        // Child sessions debug the same program: they get the new list too.
+        for child in self.children_of(parent) {
+            let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
+            c.breakpoints.set_functions(list.clone());
+            if c.startup.configured && c.client.capabilities().is_some_and(|caps| caps.supports_function_breakpoints) {
+                c.send_function_breakpoints(None, now);
+            }
+            self.after(child, now);
+        }
+        Ok(())
     }
 }
 
 impl Session {
+    /// The answer to one of these tools' requests.
+    pub(in crate::session) fn edit_answered(&mut self, op: Op, answer: Answer, now: Instant) {
+        match op {
+            Op::Value(job) => self.value_answered(*job, answer, now),
+            Op::FunctionBreakpoints { call, sent } => self.function_breakpoints_answered(call, &sent, answer),
+        }
+    }
+
+    /// A request that never went out: its call is answered with why.
+    pub(in crate::session) fn edit_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
+        let call = match op {
+            Op::Value(job) => Some(job.call),
+            Op::FunctionBreakpoints { call, .. } => call,
+        };
+        if let Some(call) = call {
+            self.done.push((call, ToolResult::error(code, msg)));
+        }
+    }
+
     /// Sends the request of the job's phase (the value before comes from the cache when the
     /// container's children were fetched at this stop).
     fn edit_next(&mut self, job: Job, now: Instant) {
@@ -213,10 +305,10 @@ impl Session {
                 return self.edit_step(job, Value::Null, now)
             }
         };
-        self.send(command, Some(args), Origin::Ctl(Op::Edit(Box::new(job))), now);
+        self.send(command, Some(args), Origin::Edit(Op::Value(Box::new(job))), now);
     }
 
-    pub(super) fn edit_answered(&mut self, job: Job, answer: Answer, now: Instant) {
+    fn value_answered(&mut self, job: Job, answer: Answer, now: Instant) {
         if job.frames_epoch != self.handles.epoch(HandleKind::Frame) || self.state != RunState::Stopped {
             let msg = format!("{} ran while the value was being set (now rev {}); look again.", self.id, self.revision);
             return self.done.push((job.call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
@@ -396,7 +488,7 @@ impl Session {
             Subject::Expression { expression, .. } => j["expression"] = expression.clone().into(),
         }
 
-        let shown = |v: &str| super::inspect::value_text(&clip(v, VALUE_CHARS).0).to_owned();
+        let shown = |v: &str| value_text(&clip(v, VALUE_CHARS).0).to_owned();
         let mut text;
         match (&now_value, &job.old) {
             // Unchanged although the adapter answered another value (or, without an answer,
@@ -453,6 +545,42 @@ impl Session {
         }
         text.push_str(&note.unwrap_or_default());
         ToolResult::ok(text, j)
+    }
+
+    /// Sends the agent's function breakpoints (plus the entry breakpoint while it is set).
+    pub(in crate::session) fn send_function_breakpoints(&mut self, call: Option<CallKey>, now: Instant) {
+        let sent: Vec<FunctionBreakpoint> = self.breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+        let entry = self.plan.entry_function.filter(|_| self.entry_breakpoint);
+        let args = self.breakpoints.function_arguments(entry);
+        self.send("setFunctionBreakpoints", Some(args), Origin::Edit(Op::FunctionBreakpoints { call, sent }), now);
+    }
+
+    fn function_breakpoints_answered(&mut self, call: Option<CallKey>, sent: &[FunctionBreakpoint], answer: Answer) {
+        match &answer {
+            Ok(body) => self.breakpoints.on_functions_response(sent, Ok(body)),
+            Err((_, msg)) => self.breakpoints.on_functions_response(sent, Err(msg)),
+        }
+        let Some(call) = call else {
+            if let Err((_, msg)) = answer {
+                log::warn!("{}: setFunctionBreakpoints failed: {msg}", self.id);
+            }
+            return;
+        };
+        let out = match answer {
+            Err((code, msg)) if code != ErrorCode::AdapterError => ToolResult::error(code, msg),
+            other => {
+                let set = self.breakpoints.functions();
+                let mut text = format!("{} function breakpoint(s)", set.len());
+                for e in set {
+                    text.push_str(&format!("\n  {}: {}", e.requested.name, state_text(e)));
+                }
+                if let Err((_, msg)) = other {
+                    text.push_str(&format!("\nthe adapter refused the request: {msg}"));
+                }
+                ToolResult::ok(text, json!({ "session": self.id, "breakpoints": functions_json(set) }))
+            }
+        };
+        self.done.push((call, out));
     }
 }
 

@@ -1,0 +1,217 @@
+//! The start-up choreography (DAP § Overview: initialize, launch or attach, `initialized`, the
+//! configuration phase, `configurationDone`), as VS Code runs it: `launch` goes out after
+//! `initialize` is answered, the configuration phase runs once both the launch is sent and
+//! `initialized` came, and `configurationDone` waits for the configuration-phase breakpoints'
+//! answers. Also the temporary entry breakpoint that makes "stop on entry" stop at `main`. Must
+//! not: answer tool calls other than through the waits it ends.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::breakpoints::FunctionBreakpoint;
+use super::snapshot::RunState;
+use super::text::last_lines;
+use super::tools::breakpoints::{map_filter, Op as BreakpointsOp};
+use super::tools::Reply;
+use super::{Action, ErrorCode, Origin, Session, Step};
+use crate::dap::protocol::Capabilities;
+
+impl Session {
+    /// The answer to a start-up request.
+    pub(super) fn startup_answered(&mut self, step: Step, reply: Reply, now: Instant, actions: &mut VecDeque<Action>) {
+        let Reply { failure, code, body } = reply;
+        match step {
+            Step::Initialize => match failure {
+                None => {
+                    let args = self.plan.launch_arguments.clone();
+                    let timeout = self.plan.runtime.launch_timeout();
+                    let request = self.plan.request;
+                    self.send_with_timeout(request, Some(args), Origin::Startup(Step::Launch), now, timeout);
+                    self.startup.launch_sent = true;
+                    if self.client.initialized() {
+                        self.configure(now);
+                    }
+                }
+                Some(msg) => self.fail_start(code, format!("the adapter did not initialize: {msg}"), actions),
+            },
+            Step::Launch => match failure {
+                None => {
+                    self.startup.launch_result = Some(Ok(()));
+                    if self.state == RunState::Starting {
+                        self.state = RunState::Running;
+                    }
+                    self.complete_waiters();
+                }
+                Some(msg) => {
+                    self.startup.launch_result = Some(Err(msg.clone()));
+                    // `msg` already names the request: "`attach` failed: <the adapter's words>".
+                    let mut why = msg.clone();
+                    if let Some(hint) = self.attach_hint() {
+                        why.push_str(&format!(" ({hint})"));
+                    }
+                    self.fail_start(code, why, actions);
+                }
+            },
+            Step::ConfigurationDone => {
+                if let Some(msg) = failure {
+                    log::warn!("{}: {msg}", self.id);
+                }
+                if self.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
+                    self.state = RunState::Running;
+                    self.complete_waiters();
+                }
+            }
+            Step::EntryBreakpoint { remove } => self.entry_breakpoint_answered(remove, failure, &body),
+        }
+    }
+
+    /// The configuration phase (DESIGN §5): breakpoints, exception filters, `configurationDone`.
+    /// Runs once, after `launch` was sent and `initialized` arrived, in whichever order.
+    pub(super) fn configure(&mut self, now: Instant) {
+        if self.startup.configured {
+            return;
+        }
+        self.startup.configured = true;
+        let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
+        for path in paths {
+            self.startup.breakpoints_pending += 1;
+            let args = self.breakpoint_arguments(&path);
+            self.send("setBreakpoints", Some(args), Origin::Breakpoints(BreakpointsOp::Set { path, call: None }), now);
+        }
+        let caps = self.client.capabilities().cloned().unwrap_or_default();
+        let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
+        let filters: Vec<String> = match &self.exception_filters {
+            Some(asked) => {
+                for f in asked.iter().filter(|f| map_filter(f, &known).is_none()) {
+                    self.warnings.push(format!(
+                        "exception filter `{f}` is not one of {}'s [{}]; it was ignored",
+                        self.adapter,
+                        known.join(", ")
+                    ));
+                }
+                asked.iter().filter_map(|f| map_filter(f, &known)).collect()
+            }
+            // A `default` is only a hint to the client: debugpy stops on nothing until told.
+            None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),
+        };
+        if !known.is_empty() {
+            self.exception_filters = Some(filters.clone());
+            self.send(
+                "setExceptionBreakpoints",
+                Some(json!({ "filters": filters })),
+                Origin::Breakpoints(BreakpointsOp::Exception { call: None }),
+                now,
+            );
+        }
+        self.configure_function_breakpoints(&caps, now);
+        // configurationDone waits for the breakpoints' answers (and retries under another
+        // spelling), as VS Code does, so a retried breakpoint still hits in the first lines.
+        self.startup.configuration_done_due = caps.supports_configuration_done_request;
+        self.configuration_step_done(now);
+    }
+
+    /// One configuration-phase `setBreakpoints` answer is in (or none was pending): send
+    /// `configurationDone` once all are.
+    pub(super) fn configuration_step_done(&mut self, now: Instant) {
+        if self.startup.breakpoints_pending > 0 || !self.startup.configuration_done_due {
+            return;
+        }
+        self.startup.configuration_done_due = false;
+        self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
+    }
+
+    /// For a failed attach by pid: what usually stops it (ptrace permission).
+    fn attach_hint(&self) -> Option<&'static str> {
+        let by_pid = self.plan.request == "attach"
+            && self.plan.connect.is_none()
+            && self.plan.launch_arguments.get(self.plan.quirks.attach_pid_key).is_some();
+        by_pid.then_some(super::plan::PTRACE_HINT)
+    }
+
+    pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
+        if self.failure.is_none() {
+            // Adapters often put the real reason in their output ("Build error: Check the debug
+            // console"): the agent has no console, so the last lines come with the error.
+            self.output.flush();
+            let (tail, _, _) = self.output.tail_since(0, 1200);
+            let tail = last_lines(tail.trim_end(), 8);
+            let msg = if tail.is_empty() { msg } else { format!("{msg}\n{} output ended with:\n{tail}", self.id) };
+            self.failure = Some(msg);
+        }
+        self.state = RunState::Terminated;
+        self.fail_waiters(code);
+        self.closing = true;
+        actions.push_back(Action::StopAdapter { session: self.key });
+    }
+
+    /// or Go program, the temporary breakpoint on its entry function, in one request.
+    pub(super) fn configure_function_breakpoints(&mut self, caps: &Capabilities, now: Instant) {
+        let entry = self.plan.entry_function;
+        let mine = !self.breakpoints.functions().is_empty();
+        if !caps.supports_function_breakpoints {
+            if let Some(name) = entry {
+                self.warnings.push(format!(
+                    "stop on entry: {} has no function breakpoints, so it cannot stop at `{name}`",
+                    self.adapter
+                ));
+            }
+            if mine {
+                self.warnings.push(format!(
+                    "{} has no function breakpoints; the {} function breakpoint(s) were not set",
+                    self.adapter,
+                    self.breakpoints.functions().len()
+                ));
+            }
+            return;
+        }
+        match entry {
+            Some(name) => {
+                self.entry_breakpoint = true;
+                let args = self.breakpoints.function_arguments(Some(name));
+                self.send(
+                    "setFunctionBreakpoints",
+                    Some(args),
+                    Origin::Startup(Step::EntryBreakpoint { remove: false }),
+                    now,
+                );
+            }
+            None if mine => self.send_function_breakpoints(None, now),
+            None => {}
+        }
+    }
+
+    /// At the first stop: the temporary entry breakpoint did its job (or another stop came
+    /// first) and goes, so it never fires again (a recursive `main`); the agent's stay.
+    pub(super) fn drop_entry_breakpoint(&mut self, now: Instant) {
+        if !self.entry_breakpoint {
+            return;
+        }
+        self.entry_breakpoint = false;
+        let args = self.breakpoints.function_arguments(None);
+        self.send("setFunctionBreakpoints", Some(args), Origin::Startup(Step::EntryBreakpoint { remove: true }), now);
+    }
+
+    /// The answer to a request carrying (or dropping) the entry breakpoint: the agent's function
+    /// breakpoints come first in it; a refused or unverified entry breakpoint is a warning.
+    fn entry_breakpoint_answered(&mut self, remove: bool, failure: Option<String>, body: &Value) {
+        let sent: Vec<FunctionBreakpoint> = self.breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+        match &failure {
+            None => self.breakpoints.on_functions_response(&sent, Ok(body)),
+            Some(msg) => self.breakpoints.on_functions_response(&sent, Err(msg)),
+        }
+        if remove {
+            return;
+        }
+        let entry = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(sent.len()));
+        let verified = entry.and_then(|b| b.get("verified")).and_then(Value::as_bool) == Some(true);
+        if failure.is_some() || !verified {
+            let name = self.plan.entry_function.unwrap_or("main");
+            let why = failure.unwrap_or_else(|| "not verified".into());
+            self.warnings.push(format!(
+                "stop on entry: the adapter did not set the breakpoint on `{name}` ({why}); the program may run to its end"
+            ));
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Text helpers every result shares: cutting to a length, the stand-in for an empty value, a
+//! path's last component, the last lines of a text. Pure functions; must not know about sessions.
+
+/// Cuts `s` to `max` characters on a char boundary; says whether it cut.
+pub(in crate::session) fn clip(s: &str, max: usize) -> (String, bool) {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => (format!("{}…", &s[..i]), true),
+        None => (s.to_owned(), false),
+    }
+}
+
+/// What a result shows for an empty value string from the adapter (any adapter, any place a
+/// value is shown: evaluate, variables, watches, set_variable, previews): never nothing.
+pub(in crate::session) const NO_VALUE: &str = "(no value shown by the adapter)";
+
+/// `value`, or [`NO_VALUE`] when the adapter sent an empty one.
+pub(in crate::session) fn value_text(value: &str) -> &str {
+    if value.is_empty() {
+        NO_VALUE
+    } else {
+        value
+    }
+}
+
+/// The last component of `path` (the file name).
+pub(in crate::session) fn short(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The last `n` lines of `text`.
+pub(in crate::session) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_cuts_on_char_boundaries() {
+        assert_eq!(clip("héllo", 2), ("hé…".to_owned(), true));
+        assert_eq!(clip("hé", 2), ("hé".to_owned(), false));
+    }
+}

@@ -1,0 +1,324 @@
+//! Tool group "breakpoints" (`mcp/tools/breakpoints.rs`): `set_breakpoints` and
+//! `set_exception_breakpoints` on a live session (or kept for the next launch), their DAP
+//! requests — also those of the configuration phase — and their answers, including the retry
+//! under a file's other spelling. Must not: keep breakpoint state itself (the
+//! [`crate::session::breakpoints::BreakpointStore`] does).
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::{session, Reply, Started};
+use crate::session::breakpoints::{Entry, Mode, SourceBreakpoint};
+use crate::session::snapshot::put;
+use crate::session::text::short;
+use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+
+/// What a breakpoints request is doing; carried in [`Origin::Breakpoints`].
+#[derive(Debug)]
+pub enum Op {
+    /// `setBreakpoints` for `path` (start-up or a tool call).
+    Set { path: String, call: Option<CallKey> },
+    /// `setBreakpoints` for `path` sent again under the file's other spelling (through or
+    /// around a symlink) after the adapter verified none of them (CASES C22).
+    Retry { path: String, alias: String, call: Option<CallKey> },
+    /// `setExceptionBreakpoints` (start-up or a tool call).
+    Exception { call: Option<CallKey> },
+}
+
+impl Sessions {
+    /// `set_breakpoints`: updates the file's set and, when a session is live, sends it.
+    pub fn set_breakpoints(
+        &mut self,
+        key: Option<SessionKey>,
+        path: String,
+        mode: Mode,
+        list: Vec<SourceBreakpoint>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let Some(s) = live else {
+            self.pending_breakpoints.apply(&path, mode, list);
+            let set = self.pending_breakpoints.get(&path);
+            let text = format!(
+                "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch` or `restart`.",
+                set.len()
+            );
+            let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(set) });
+            self.complete(call, ToolResult::ok(text, structured));
+            return Ok(());
+        };
+        s.breakpoints.apply(&path, mode, list);
+        if s.startup.configured {
+            let args = s.breakpoint_arguments(&path);
+            let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
+            s.run_to_overridden(&path);
+            s.send(
+                "setBreakpoints",
+                Some(args),
+                Origin::Breakpoints(Op::Set { path: path.clone(), call: Some(call) }),
+                now,
+            );
+            s.pump(now, &mut self.actions);
+            // Child sessions debug the same program: they get the file's new set too.
+            for child in self.children_of(key.unwrap_or(usize::MAX)) {
+                let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
+                c.breakpoints.apply(&path, Mode::Replace, set.clone());
+                if c.startup.configured {
+                    let args = c.breakpoint_arguments(&path);
+                    c.send(
+                        "setBreakpoints",
+                        Some(args),
+                        Origin::Breakpoints(Op::Set { path: path.clone(), call: None }),
+                        now,
+                    );
+                    c.pump(now, &mut self.actions);
+                }
+            }
+        } else {
+            let text = format!(
+                "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
+                s.id
+            );
+            let structured =
+                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
+            self.complete(call, ToolResult::ok(text, structured));
+        }
+        Ok(())
+    }
+
+    /// `set_exception_breakpoints`: validates the filters against the adapter's, then sends them.
+    pub fn set_exception_breakpoints(
+        &mut self,
+        key: SessionKey,
+        filters: Vec<String>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let s = session(&mut self.slab, key)?;
+        let known: Vec<String> = s
+            .client
+            .capabilities()
+            .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
+            .unwrap_or_default();
+        let mapped = match map_filters(&filters, &known) {
+            Ok(m) => m,
+            Err(bad) => {
+                let msg = format!(
+                    "unknown exception filter `{bad}` for {}; its filters are: [{}].",
+                    s.adapter,
+                    known.join(", ")
+                );
+                return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+            }
+        };
+        s.exception_filters = Some(mapped.clone());
+        if s.startup.configured && !s.state.is_over() {
+            s.send(
+                "setExceptionBreakpoints",
+                Some(json!({ "filters": mapped })),
+                Origin::Breakpoints(Op::Exception { call: Some(call) }),
+                now,
+            );
+            s.pump(now, &mut self.actions);
+        } else {
+            let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
+            self.complete(call, ToolResult::ok(text, json!({ "filters": mapped })));
+        }
+        Ok(())
+    }
+}
+
+impl Session {
+    /// The answer to a `setBreakpoints` or `setExceptionBreakpoints`.
+    pub(in crate::session) fn breakpoints_answered(&mut self, op: Op, reply: Reply, now: Instant) {
+        let Reply { failure, code, body } = reply;
+        match op {
+            Op::Retry { path, alias, call } => {
+                let verified = failure.is_none() && any_verified(&body);
+                if verified {
+                    self.breakpoints.on_response(&path, Ok(&body));
+                    self.path_aliases.insert(path.clone(), alias);
+                }
+                self.note_breakpoints(&path, failure.as_deref());
+                match call {
+                    Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
+                    None => {
+                        self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
+                        self.configuration_step_done(now);
+                    }
+                }
+            }
+            Op::Set { path, call } => {
+                match &failure {
+                    None => self.breakpoints.on_response(&path, Ok(&body)),
+                    Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
+                }
+                let none_verified = failure.is_none()
+                    && !any_verified(&body)
+                    && !self.breakpoints.get(&path).is_empty()
+                    && !self.path_aliases.contains_key(&path);
+                if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
+                    // The adapter may know the file only under its other spelling (debug info
+                    // written through a symlink, or around it): try that before reporting.
+                    let mut args = self.breakpoints.set_breakpoints_arguments(&path);
+                    args["source"]["path"] = alias.clone().into();
+                    self.send("setBreakpoints", Some(args), Origin::Breakpoints(Op::Retry { path, alias, call }), now);
+                    return;
+                }
+                if failure.as_ref().map_or(true, |_| code != ErrorCode::Disconnected) {
+                    self.note_breakpoints(&path, failure.as_deref());
+                }
+                if call.is_none() {
+                    self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
+                    self.configuration_step_done(now);
+                }
+                if let Some(call) = call {
+                    let output = match failure {
+                        Some(msg) if code != ErrorCode::Disconnected => {
+                            breakpoint_result(&path, self.breakpoints.get(&path), Some(msg))
+                        }
+                        Some(msg) => ToolResult::error(code, msg),
+                        None => breakpoint_result(&path, self.breakpoints.get(&path), None),
+                    };
+                    self.done.push((call, output));
+                }
+            }
+            Op::Exception { call } => {
+                if let Some(call) = call {
+                    let output = match failure {
+                        None => {
+                            let filters = self.exception_filters.clone().unwrap_or_default();
+                            ToolResult::ok(
+                                format!("exception filters set: [{}]", filters.join(", ")),
+                                json!({ "filters": filters }),
+                            )
+                        }
+                        Some(msg) => ToolResult::error(code, msg),
+                    };
+                    self.done.push((call, output));
+                } else if let Some(msg) = failure {
+                    log::warn!("{}: {msg}", self.id);
+                }
+            }
+        }
+    }
+
+    /// A breakpoints request that never went out: a tool call hears why.
+    pub(in crate::session) fn breakpoints_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
+        if let Op::Set { call: Some(call), .. }
+        | Op::Retry { call: Some(call), .. }
+        | Op::Exception { call: Some(call) } = op
+        {
+            self.done.push((call, ToolResult::error(code, msg)));
+        }
+    }
+
+    /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
+    pub(in crate::session) fn breakpoint_arguments(&self, path: &str) -> Value {
+        let mut args = self.breakpoints.set_breakpoints_arguments(path);
+        if let Some(alias) = self.path_aliases.get(path) {
+            args["source"]["path"] = alias.clone().into();
+        }
+        args
+    }
+
+    /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
+    /// else, when it lies under the real path of the program's or cwd's directory as given
+    /// (a symlinked project), the same file under that directory as given. `stat`s only.
+    fn other_spelling(&self, path: &str) -> Option<String> {
+        let given = Path::new(path);
+        let real = std::fs::canonicalize(given).ok()?;
+        if real != given {
+            return Some(real.to_string_lossy().into_owned());
+        }
+        let args = &self.plan.launch_arguments;
+        let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
+        let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
+        for base in [program_dir, cwd].into_iter().flatten() {
+            let Ok(real_base) = std::fs::canonicalize(base) else { continue };
+            if real_base == base {
+                continue;
+            }
+            if let Ok(rest) = real.strip_prefix(&real_base) {
+                return Some(base.join(rest).to_string_lossy().into_owned());
+            }
+        }
+        None
+    }
+}
+
+/// Maps a requested exception filter onto the adapter's; `all` means `raised` where there is no
+/// `all` (debugpy).
+pub(in crate::session) fn map_filter(f: &str, known: &[String]) -> Option<String> {
+    if known.iter().any(|k| k == f) {
+        Some(f.to_owned())
+    } else if f == "all" && known.iter().any(|k| k == "raised") {
+        Some("raised".to_owned())
+    } else {
+        None
+    }
+}
+
+/// Maps every filter, or names the first unknown one.
+fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, String> {
+    filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
+}
+
+/// Whether a `setBreakpoints` response verified any breakpoint.
+fn any_verified(body: &Value) -> bool {
+    body.get("breakpoints")
+        .and_then(Value::as_array)
+        .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)))
+}
+
+pub fn breakpoints_json(set: &[Entry]) -> Value {
+    Value::Array(
+        set.iter()
+            .map(|e| {
+                let mut m = Map::new();
+                m.insert("id".into(), e.id.into());
+                m.insert("line".into(), e.requested.line.into());
+                if let Some(b) = &e.bound {
+                    m.insert("verified".into(), b.verified.into());
+                    if e.moved() {
+                        put(&mut m, "actual_line", b.line.map(Value::from));
+                        m.insert("moved".into(), true.into());
+                    }
+                    put(&mut m, "message", b.message.clone().map(Value::from));
+                }
+                put(&mut m, "condition", e.requested.condition.clone().map(Value::from));
+                put(&mut m, "hit_condition", e.requested.hit_condition.clone().map(Value::from));
+                put(&mut m, "log_message", e.requested.log_message.clone().map(Value::from));
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+/// The `set_breakpoints` result: one line per breakpoint, verified/moved/unverified.
+fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> ToolResult {
+    let mut text = format!("{} breakpoint(s) in {}", set.len(), short(path));
+    for e in set {
+        let line = e.requested.line;
+        match &e.bound {
+            Some(b) if b.verified && e.moved() => {
+                text.push_str(&format!("\n  line {line}: verified, moved to line {}", b.line.unwrap_or(line)))
+            }
+            Some(b) if b.verified => text.push_str(&format!("\n  line {line}: verified")),
+            Some(b) => text.push_str(&format!(
+                "\n  line {line}: NOT verified ({})",
+                b.message.as_deref().unwrap_or(
+                    "the adapter gave no reason: is the file part of the program, and was it built with debug info?"
+                )
+            )),
+            None => text.push_str(&format!("\n  line {line}: no answer yet")),
+        }
+    }
+    if let Some(f) = failure {
+        text.push_str(&format!("\nthe adapter refused the request: {f}"));
+    }
+    ToolResult::ok(text, json!({ "path": path, "breakpoints": breakpoints_json(set) }))
+}

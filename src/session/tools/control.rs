@@ -1,0 +1,201 @@
+//! Tool group "control" (`mcp/tools/control.rs`): `step`, `pause`, `wait`, and the resume every
+//! tool that runs the program shares (`continue`, `step`, `goto`, `run_to`): the wait it starts
+//! and what a refused resume or pause means. Must not: decide what a wait's result says (see
+//! `session/waiters.rs`).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::{session, stopped, Reply, Started};
+use crate::session::snapshot::RunState;
+use crate::session::waiters::{wait_duration, Until, Waiter};
+use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+
+/// What a control request is doing; carried in [`Origin::Control`].
+#[derive(Debug)]
+pub enum Op {
+    /// A resume (`continue`, a step, `goto`): its failure fails the call's wait.
+    Resume { call: CallKey },
+    /// `pause`: its failure fails the call's wait.
+    Pause { call: CallKey },
+}
+
+/// How far a `step` goes (DAP `next`/`stepIn`/`stepOut`/`stepBack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepKind {
+    Over,
+    In,
+    Out,
+    Back,
+}
+
+impl StepKind {
+    pub fn parse(s: &str) -> Option<StepKind> {
+        match s {
+            "over" | "next" => Some(StepKind::Over),
+            "in" | "into" => Some(StepKind::In),
+            "out" => Some(StepKind::Out),
+            "back" => Some(StepKind::Back),
+            _ => None,
+        }
+    }
+
+    fn command(self) -> &'static str {
+        match self {
+            StepKind::Over => "next",
+            StepKind::In => "stepIn",
+            StepKind::Out => "stepOut",
+            StepKind::Back => "stepBack",
+        }
+    }
+}
+
+impl Sessions {
+    /// `step`: one step of `kind` on `thread` (default: the focus thread).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        key: SessionKey,
+        kind: StepKind,
+        granularity: Option<String>,
+        thread: Option<i64>,
+        wait_ms: Option<u64>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let s = stopped(&mut self.slab, key)?;
+        s.check_thread(thread)?;
+        if kind == StepKind::Back && !s.client.capabilities().is_some_and(|c| c.supports_step_back) {
+            let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.adapter);
+            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+        }
+        let Some(t) = s.thread_for(thread) else {
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, "no thread to step; pass `thread`."));
+        };
+        let mut args = json!({ "threadId": t });
+        if let Some(g) = granularity {
+            args["granularity"] = g.into();
+        }
+        s.resume_with(kind.command(), args, call, wait_duration(wait_ms), "stepped", now);
+        self.after(key, now);
+        Ok(())
+    }
+
+    /// `pause`: interrupts a running session and waits for the stop.
+    pub fn pause(
+        &mut self,
+        key: SessionKey,
+        thread: Option<i64>,
+        wait_ms: Option<u64>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let s = session(&mut self.slab, key)?;
+        match s.state {
+            RunState::Stopped => {
+                let out = s.result("already stopped", false);
+                self.complete(call, out);
+                return Ok(());
+            }
+            RunState::Exited | RunState::Terminated | RunState::Starting => {
+                let msg = format!("{} is {}; there is nothing to pause.", s.id, s.state.as_str());
+                return Err(ToolResult::error(ErrorCode::NotStopped, msg));
+            }
+            RunState::Running => {}
+        }
+        let t = thread.or(s.focus_thread).unwrap_or(0);
+        let since = s.revision;
+        s.waiters.push(Waiter::new(call, now, wait_duration(wait_ms), "paused", Until::Stop, since));
+        s.pause_sent = true;
+        s.send("pause", Some(json!({ "threadId": t })), Origin::Control(Op::Pause { call }), now);
+        self.after(key, now);
+        Ok(())
+    }
+
+    /// `wait`: for the next stop, the exit, or new output; at once when already satisfied.
+    pub fn wait(
+        &mut self,
+        key: SessionKey,
+        until: Until,
+        since_revision: Option<u64>,
+        wait_ms: Option<u64>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let s = session(&mut self.slab, key)?;
+        // Default: a stop the agent has not seen — the current one counts when stopped.
+        let since = since_revision.unwrap_or(if s.state == RunState::Stopped {
+            s.revision.saturating_sub(1)
+        } else {
+            s.revision
+        });
+        let mut w = Waiter::new(call, now, wait_duration(wait_ms), "waited", until, since);
+        s.output.flush();
+        w.output_cursor = Some(s.result_cursor_value());
+        if s.satisfies(&w) {
+            let out = s.wait_result(&w, true);
+            self.complete(call, out);
+            return Ok(());
+        }
+        s.waiters.push(w);
+        Ok(())
+    }
+}
+
+impl Session {
+    /// Resumes the stopped session with `command` (`continue`, `next`, `stepIn`, `stepOut`,
+    /// `stepBack`, `goto`) and waits for the next stop or the exit.
+    pub(in crate::session) fn resume_with(
+        &mut self,
+        command: &str,
+        args: Value,
+        call: CallKey,
+        wait: Duration,
+        verb: &'static str,
+        now: Instant,
+    ) {
+        let since = self.revision + 1;
+        self.mark_running();
+        self.resume_unacked = true;
+        let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
+        w.output_cursor = Some(self.output.cursor());
+        self.waiters.push(w);
+        self.send(command, Some(args), Origin::Control(Op::Resume { call }), now);
+    }
+
+    /// The answer to a resume or a pause.
+    pub(in crate::session) fn control_answered(&mut self, op: Op, reply: Reply) {
+        let Reply { failure, code, .. } = reply;
+        match op {
+            Op::Resume { call } => {
+                if failure.is_none() {
+                    self.resume_unacked = false;
+                    self.mirror_resumed();
+                }
+                if let Some(msg) = failure {
+                    // The adapter refused to resume: the session is still where it was.
+                    self.waiters.retain(|w| w.call != call);
+                    if self.state == RunState::Running {
+                        self.state = RunState::Stopped;
+                        self.stop_ready = true;
+                    }
+                    self.done.push((call, ToolResult::error(code, msg)));
+                }
+            }
+            Op::Pause { call } => {
+                if let Some(msg) = failure {
+                    self.waiters.retain(|w| w.call != call);
+                    self.done.push((call, ToolResult::error(code, msg)));
+                }
+            }
+        }
+    }
+
+    /// A resume or pause that never went out: its wait ends with why.
+    pub(in crate::session) fn control_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
+        let (Op::Resume { call } | Op::Pause { call }) = op;
+        self.waiters.retain(|w| w.call != call);
+        self.done.push((call, ToolResult::error(code, msg)));
+    }
+}

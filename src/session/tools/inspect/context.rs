@@ -1,0 +1,257 @@
+//! The `context` tool's job: the stack, the chosen frame's scopes and locals (with previews),
+//! the watch expressions, and the source excerpt, gathered request by request into one result.
+//! Part of the "inspect" group ([`super`]); must not answer any other tool.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::{frame_line, more_frames, Op};
+use crate::session::handles::Kind;
+use crate::session::snapshot::put;
+use crate::session::text::{clip, value_text};
+use crate::session::values::{variable_line, VALUE_CHARS};
+use crate::session::{CallKey, ErrorCode, Origin, Session, ToolResult};
+
+/// Default source lines around the current line in `context`, and its cap.
+pub const DEFAULT_SOURCE_LINES: usize = 5;
+const MAX_SOURCE_LINES: usize = 50;
+/// Default locals shown by `context`, and its cap.
+pub const DEFAULT_CONTEXT_VARS: usize = 30;
+const MAX_CONTEXT_VARS: usize = 200;
+/// Frames shown by `context`.
+pub(super) const CONTEXT_FRAMES: u64 = 5;
+/// Source files larger than this are not read for `context` (bytes).
+const MAX_SOURCE_FILE: u64 = 4 << 20;
+
+/// The `context` tool's progress through its requests.
+#[derive(Debug, Default)]
+pub struct ContextJob {
+    pub thread: i64,
+    pub source_lines: usize,
+    pub max_variables: usize,
+    pub(super) frames: Vec<Value>,
+    /// The stack answer's `totalFrames`, when the adapter sent one.
+    pub(super) total_frames: Option<u64>,
+    /// The frame to show (index into `frames`), when the agent chose one.
+    pub frame_handle: Option<i64>,
+    /// The locals scope: its name, its variables, its adapter reference.
+    pub(super) locals: Option<(String, std::rc::Rc<Vec<Value>>, i64)>,
+    pub(super) watches_started: bool,
+    pub(super) watches: Vec<(String, Result<String, String>)>,
+    pub(super) pending_watches: Vec<String>,
+}
+
+impl ContextJob {
+    pub fn new(thread: i64, frame: Option<i64>, source_lines: Option<usize>, max_variables: Option<usize>) -> Self {
+        ContextJob {
+            thread,
+            frame_handle: frame,
+            source_lines: source_lines.unwrap_or(DEFAULT_SOURCE_LINES).min(MAX_SOURCE_LINES),
+            max_variables: max_variables.unwrap_or(DEFAULT_CONTEXT_VARS).min(MAX_CONTEXT_VARS),
+            ..ContextJob::default()
+        }
+    }
+}
+
+impl Session {
+    pub(super) fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
+        if job.frames.is_empty() {
+            job.frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
+            job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
+            if job.frames.is_empty() {
+                let msg = format!("thread {} has no frames", job.thread);
+                self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                return;
+            }
+            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
+            let revision = self.revision;
+            self.send(
+                "scopes",
+                Some(json!({ "frameId": id })),
+                Origin::Inspect { call, op: Op::Context(job), revision },
+                now,
+            );
+            return;
+        }
+        if job.watches_started {
+            if !job.pending_watches.is_empty() {
+                let expr = job.pending_watches.remove(0);
+                let value = body.get("result").and_then(Value::as_str).unwrap_or("").to_owned();
+                job.watches.push((expr, Ok(value)));
+            }
+        } else if job.locals.is_none() {
+            let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
+            // The first scope that is cheap (debugpy, lldb-dap and Delve all call it "Locals").
+            let scope = scopes.iter().find(|s| !s.get("expensive").and_then(Value::as_bool).unwrap_or(false));
+            let named =
+                scope.and_then(|s| Some((s.get("name")?.as_str()?.to_owned(), s.get("variablesReference")?.as_i64()?)));
+            match named {
+                Some((name, reference)) if reference > 0 => {
+                    if let Some(f) = self.context_frame(&job).get("id").and_then(Value::as_i64) {
+                        let scope = json!({ "variablesReference": reference });
+                        self.note_frame_of(std::slice::from_ref(&scope), f);
+                    }
+                    job.locals = Some((name, std::rc::Rc::default(), reference));
+                    let args = json!({ "variablesReference": reference });
+                    let revision = self.revision;
+                    self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
+                    return;
+                }
+                _ => job.locals = Some((String::new(), std::rc::Rc::default(), 0)),
+            }
+        } else if let Some((_, list, reference)) = &mut job.locals {
+            let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+            let reference = *reference;
+            self.note_children_frame(reference, &vars);
+            self.var_cache.insert(reference, (self.revision, std::rc::Rc::clone(&vars)));
+            *list = std::rc::Rc::clone(&vars);
+            let missing = self.missing_previews(vars.iter().filter(|v| !is_noise(v)).take(job.max_variables));
+            if !missing.is_empty() {
+                return self.start_previews(call, missing, Op::Context(job), Value::Null, now);
+            }
+        }
+        self.context_next(call, job, now)
+    }
+
+    fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a Value {
+        let chosen = job
+            .frame_handle
+            .and_then(|h| self.handles.resolve(Kind::Frame, h).ok())
+            .and_then(|id| job.frames.iter().find(|f| f.get("id").and_then(Value::as_i64) == Some(id)));
+        chosen.unwrap_or(&job.frames[0])
+    }
+
+    /// Sends the next watch evaluation, or writes the `context` result.
+    pub(super) fn context_next(&mut self, call: CallKey, mut job: Box<ContextJob>, now: Instant) {
+        if !job.watches_started {
+            job.watches_started = true;
+            job.pending_watches = self.watches.iter().map(|w| w.1.clone()).collect();
+        }
+        if let Some(expr) = job.pending_watches.first().cloned() {
+            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
+            let args = json!({ "expression": expr, "frameId": id, "context": "watch" });
+            let revision = self.revision;
+            self.send("evaluate", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
+            return;
+        }
+        let out = self.context_result(&job);
+        self.done.push((call, out));
+    }
+
+    fn context_result(&mut self, job: &ContextJob) -> ToolResult {
+        let mut text = self.headline();
+        if self.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
+            text.push_str(&format!("\nshowing thread {} (the focus thread)", job.thread));
+        }
+        let frames = self.frames_json(&job.frames);
+        let top = self.context_frame(job).clone();
+        let loc = crate::session::snapshot::Location::from_frame(&top);
+        let mut structured = self.snapshot_json();
+        let frame_handle = frames
+            .iter()
+            .zip(&job.frames)
+            .find(|(_, f)| f.get("id") == top.get("id"))
+            .and_then(|(j, _)| j.get("frame").cloned());
+        // Source excerpt, read from disk (bounded) when the frame has a path.
+        if let (Some(path), Some(line)) = (&loc.path, loc.line) {
+            if let Some((excerpt, lines)) = source_excerpt(path, line as usize, job.source_lines) {
+                text.push('\n');
+                text.push_str(&excerpt);
+                structured["source"] = json!({ "path": path, "line": line, "lines": lines });
+            }
+        }
+        if !frames.is_empty() {
+            text.push_str("\nstack:");
+            for (i, f) in frames.iter().enumerate() {
+                text.push_str(&format!("\n  #{i} {}", frame_line(f)));
+            }
+        }
+        if let Some(next) = more_frames(0, CONTEXT_FRAMES, frames.len(), job.total_frames) {
+            text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
+            structured["more_frames_from"] = next.into();
+        }
+        structured["frames"] = Value::Array(frames);
+        if let Some(m) = structured.as_object_mut() {
+            put(m, "frame", frame_handle);
+        }
+        if let Some((scope, vars, reference)) = &job.locals {
+            if !scope.is_empty() {
+                let shown: Vec<Value> = vars
+                    .iter()
+                    .filter(|v| !is_noise(v))
+                    .take(job.max_variables)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(|v| self.variable_json(v))
+                    .collect();
+                let total = vars.iter().filter(|v| !is_noise(v)).count();
+                let locals_ref = self.handles.mint(Kind::Variables, *reference);
+                match locals_ref {
+                    // The scope's ref: what `variables` pages and `set_variable` names.
+                    Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
+                    None => text.push_str(&format!("\n{}:", scope.to_lowercase())),
+                }
+                for v in &shown {
+                    text.push_str(&format!("\n  {}", variable_line(v)));
+                }
+                if total > shown.len() {
+                    text.push_str(&format!("\n  … {} more (call variables with the locals' ref)", total - shown.len()));
+                }
+                structured["locals"] = json!({ "scope": scope, "ref": locals_ref, "total": total, "variables": shown });
+            }
+        }
+        if !job.watches.is_empty() {
+            text.push_str("\nwatches:");
+            let mut list = Vec::new();
+            for (expr, r) in &job.watches {
+                match r {
+                    Ok(v) => {
+                        text.push_str(&format!("\n  {expr} = {}", value_text(&clip(v, VALUE_CHARS).0)));
+                        list.push(json!({ "expression": expr, "value": clip(v, VALUE_CHARS).0 }));
+                    }
+                    Err(e) => {
+                        text.push_str(&format!("\n  {expr}: error: {e}"));
+                        list.push(json!({ "expression": expr, "error": e }));
+                    }
+                }
+            }
+            structured["watches"] = Value::Array(list);
+        }
+        ToolResult::ok(text, structured)
+    }
+}
+
+/// debugpy groups dunder and special entries under these names; `context` hides them.
+fn is_noise(v: &Value) -> bool {
+    let name = v.get("name").and_then(Value::as_str).unwrap_or("");
+    matches!(name, "special variables" | "function variables" | "class variables" | "protected variables")
+        || (name.starts_with("__") && name.ends_with("__"))
+}
+
+/// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
+/// lines as JSON. `None` when the file cannot be read or is too large.
+fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<Value>)> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SOURCE_FILE {
+        return None;
+    }
+    let text = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let around = around.min(MAX_SOURCE_LINES);
+    let first = line.saturating_sub(around).max(1);
+    let mut out = String::new();
+    let mut lines = Vec::new();
+    for (i, l) in text.lines().enumerate().skip(first - 1).take(2 * around + 1) {
+        let n = i + 1;
+        let mark = if n == line { "→" } else { " " };
+        let l = clip(l, 200).0;
+        out.push_str(&format!("{mark}{n:>5}  {l}\n"));
+        lines.push(json!({ "line": n, "text": l }));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some((out.trim_end().to_owned(), lines))
+}

@@ -1,0 +1,273 @@
+//! Tool group "run" (`mcp/tools/run.rs`): `launch`, `attach`, `continue`, `disconnect`,
+//! `terminate` — opening a session (the start-up itself is `session/startup.rs`), resuming it,
+//! and ending it. Must not: resolve adapters or paths (`session/plan.rs` and the MCP handlers do).
+
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::{session, stopped, Reply, Started};
+use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::snapshot::RunState;
+use crate::session::waiters::{wait_duration, Until, Waiter};
+use crate::session::{
+    Action, AdapterPlan, CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, Start, ToolResult, DEFAULT_WAIT,
+};
+
+/// What a run request is doing; carried in [`Origin::Run`].
+#[derive(Debug)]
+pub enum Op {
+    /// DAP `disconnect`, for the `disconnect` tool's call, or agentdap's own (the debuggee
+    /// ended, shutdown, a child ending with its parent).
+    Disconnect { call: Option<CallKey> },
+    /// DAP `terminate`: its failure fails the call's wait.
+    Terminate { call: CallKey },
+}
+
+/// Arguments of the `launch` tool (DESIGN §4).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchArgs {
+    pub program: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub env: Map<String, Value>,
+    pub adapter: Option<String>,
+    pub stop_on_entry: Option<bool>,
+    #[serde(default)]
+    pub breakpoints: Vec<LaunchBreakpoint>,
+    pub exception_filters: Option<Vec<String>>,
+    #[serde(default)]
+    pub no_debug: bool,
+    #[serde(default)]
+    pub adapter_args: Map<String, Value>,
+    pub wait_ms: Option<u64>,
+    /// `internal` (default) or `terminal`: agentdap runs the program (`runInTerminal`), owning
+    /// its stdin.
+    pub console: Option<String>,
+}
+
+/// The `attach` tool's arguments, checked (see `mcp::tools::run`).
+#[derive(Clone, Debug, Default)]
+pub struct AttachStart {
+    /// `pid 4242` or `127.0.0.1:5678`, shown as the session's program.
+    pub target: String,
+    pub pid: Option<i64>,
+    /// The host the agent named for `connect`.
+    pub connect_host: Option<String>,
+    pub breakpoints: Vec<LaunchBreakpoint>,
+    pub exception_filters: Option<Vec<String>>,
+    pub wait_ms: Option<u64>,
+}
+
+/// A breakpoint given to `launch`: a path plus a DAP `SourceBreakpoint`.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct LaunchBreakpoint {
+    pub path: String,
+    #[serde(flatten)]
+    pub breakpoint: SourceBreakpoint,
+}
+
+impl Sessions {
+    /// Starts a launch: a new session in `starting`, its adapter to spawn. The call is answered at
+    /// the first stop, the exit, or after `wait_ms` (then honestly `running`).
+    pub fn launch(&mut self, args: LaunchArgs, plan: AdapterPlan, call: CallKey, now: Instant) -> Started {
+        self.room()?;
+        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        let carried_over = breakpoints.listing();
+        for (path, set) in group_by_path(args.breakpoints) {
+            breakpoints.apply(&path, Mode::Add, set);
+        }
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
+        let terminal = args.console.as_deref() == Some("terminal");
+        let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
+        let key = self.open(start, plan, Some(waiter), None, true, now);
+        if let Some(s) = self.slab.get_mut(key) {
+            s.host.terminal_console = terminal;
+            s.carried_over = carried_over;
+        }
+        self.latest = Some(key);
+        Ok(())
+    }
+
+    /// Starts an attach (`attach` tool): like a launch, with the DAP `attach` request, a
+    /// debuggee that is never agentdap's to end, and a call answered once attached (or at a
+    /// first stop, or after `wait_ms`). `target` is what the session shows as its program.
+    pub fn attach(&mut self, args: AttachStart, plan: AdapterPlan, call: CallKey, now: Instant) -> Started {
+        self.room()?;
+        let mut breakpoints = std::mem::take(&mut self.pending_breakpoints);
+        let carried_over = breakpoints.listing();
+        for (path, set) in group_by_path(args.breakpoints) {
+            breakpoints.apply(&path, Mode::Add, set);
+        }
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
+        let start = Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters };
+        let key = self.open(start, plan, Some(waiter), None, false, now);
+        if let Some(s) = self.slab.get_mut(key) {
+            s.attach_target = args.connect_host;
+            s.carried_over = carried_over;
+            s.debuggee_pid = args.pid;
+        }
+        self.latest = Some(key);
+        Ok(())
+    }
+
+    /// `continue`: resumes the stopped session and waits for the next stop or the exit.
+    pub fn resume(
+        &mut self,
+        key: SessionKey,
+        thread: Option<i64>,
+        wait_ms: Option<u64>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        let s = stopped(&mut self.slab, key)?;
+        s.check_thread(thread)?;
+        let thread = s.thread_for(thread).unwrap_or(0);
+        s.resume_with("continue", json!({ "threadId": thread }), call, wait_duration(wait_ms), "continued", now);
+        s.pump(now, &mut self.actions);
+        Ok(())
+    }
+
+    /// `disconnect`: ends the session (terminating a launched debuggee unless told otherwise),
+    /// then the adapter's process group goes.
+    pub fn disconnect(
+        &mut self,
+        key: SessionKey,
+        terminate_debuggee: Option<bool>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
+        let terminate_default = self.slab.get(key).is_some_and(|s| s.owns_debuggee);
+        for child in self.children_of(key) {
+            if let Some(c) = self.slab.get_mut(child) {
+                c.disconnected = true;
+                if !c.adapter_alive {
+                    self.actions.push_back(Action::Release { session: child });
+                    continue;
+                }
+            }
+            self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
+        }
+        let s = session(&mut self.slab, key)?;
+        if !s.adapter_alive {
+            // Not started yet (its spawn may still be queued) or already gone: end it here; the
+            // IO shell stops an adapter that starts meanwhile before the session is dropped.
+            if !s.state.is_over() {
+                s.closing = true;
+                s.ended_by_agentdap = true;
+                s.failure = Some(format!("{} was disconnected before its adapter started", s.id));
+                s.state = RunState::Terminated;
+                s.fail_waiters(ErrorCode::Disconnected);
+                s.pump(now, &mut self.actions);
+            }
+            let output = s.result("disconnected", false);
+            self.actions.push_back(Action::Complete { call, output });
+            self.actions.push_back(Action::Release { session: key });
+            return Ok(());
+        }
+        s.disconnected = true;
+        if s.closing {
+            // A disconnect is already under way (the debuggee ended, or an earlier call): answer
+            // once the adapter is gone, and make sure it goes.
+            s.disconnect_calls.push(call);
+            self.actions.push_back(Action::StopAdapter { session: key });
+            return Ok(());
+        }
+        s.closing = true;
+        // An attached process is the user's: detach unless the agent asks otherwise.
+        let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
+        self.actions.push_back(Action::TrackProcesses);
+        s.send_disconnect(Some(terminate), Origin::Run(Op::Disconnect { call: Some(call) }), now);
+        s.pump(now, &mut self.actions);
+        Ok(())
+    }
+
+    /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
+    pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
+        let s = session(&mut self.slab, key)?;
+        let supported = s.client.capabilities().is_some_and(|c| c.supports_terminate_request);
+        if !supported || !s.adapter_alive || s.state.is_over() {
+            return self.disconnect(key, Some(true), call, now);
+        }
+        let since = s.revision;
+        s.ended_by_agentdap = true;
+        s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
+        s.send("terminate", Some(json!({})), Origin::Run(Op::Terminate { call }), now);
+        s.pump(now, &mut self.actions);
+        Ok(())
+    }
+}
+
+impl Session {
+    /// The answer to `disconnect` or `terminate`.
+    pub(in crate::session) fn run_answered(
+        &mut self,
+        op: Op,
+        reply: Reply,
+        actions: &mut std::collections::VecDeque<Action>,
+    ) {
+        let Reply { failure, code, .. } = reply;
+        match op {
+            Op::Disconnect { call } => {
+                if std::mem::take(&mut self.awaiting_exit_report) {
+                    // The exit status (if the adapter printed it) was read from its output.
+                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                    self.stop = None;
+                }
+                if !self.state.is_over() {
+                    self.state = RunState::Terminated;
+                }
+                self.closing = true;
+                actions.push_back(Action::StopAdapter { session: self.key });
+                self.complete_waiters();
+                if let Some(call) = call {
+                    let mut out = self.result("disconnected", false);
+                    // An adapter that exits instead of answering `disconnect` did what was asked.
+                    if let Some(msg) = failure.filter(|_| code != ErrorCode::Disconnected) {
+                        out.text.push_str(&format!(
+                            "\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"
+                        ));
+                    }
+                    self.done.push((call, out));
+                }
+            }
+            Op::Terminate { call } => {
+                if let Some(msg) = failure {
+                    self.waiters.retain(|w| w.call != call);
+                    self.done.push((call, ToolResult::error(code, msg)));
+                }
+            }
+        }
+    }
+
+    /// A `disconnect` or `terminate` that never went out.
+    pub(in crate::session) fn run_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
+        match op {
+            Op::Terminate { call } => {
+                self.waiters.retain(|w| w.call != call);
+                self.done.push((call, ToolResult::error(code, msg)));
+            }
+            Op::Disconnect { call: Some(call) } => {
+                let out = self.result("disconnected", false);
+                self.done.push((call, out));
+            }
+            Op::Disconnect { call: None } => {}
+        }
+    }
+}
+
+/// The breakpoints given to `launch`/`attach`, grouped by file in the order given.
+fn group_by_path(list: Vec<LaunchBreakpoint>) -> Vec<(String, Vec<SourceBreakpoint>)> {
+    let mut out: Vec<(String, Vec<SourceBreakpoint>)> = Vec::new();
+    for b in list {
+        match out.iter_mut().find(|(p, _)| *p == b.path) {
+            Some((_, v)) => v.push(b.breakpoint),
+            None => out.push((b.path, vec![b.breakpoint])),
+        }
+    }
+    out
+}
