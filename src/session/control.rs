@@ -78,13 +78,13 @@ impl Session {
     /// Whether `w` can be answered now.
     pub(super) fn satisfies(&self, w: &Waiter) -> bool {
         // A host request waiting for `resolve_host_request` ends every wait (with that news).
-        if self.state.is_over() || self.host.has_pending() {
+        if self.run.state.is_over() || self.host.has_pending() {
             return true;
         }
-        let stopped = self.state == RunState::Stopped && self.stop_ready && self.revision > w.since;
+        let stopped = self.run.state == RunState::Stopped && self.run.stop_ready && self.run.revision > w.since;
         // A child session's stop ends the parent's waits for a stop: the agent waiting on the
         // parent hears of it (the result names the child).
-        let child_stopped = !self.child_stops.is_empty();
+        let child_stopped = !self.family.child_stops.is_empty();
         match w.until {
             Until::Stop => stopped || child_stopped,
             Until::Exit => false,
@@ -95,7 +95,7 @@ impl Session {
                     || self.output.has_partial()
                     || w.output_cursor.is_some_and(|c| self.output.cursor() > c)
             }
-            Until::Attached => stopped || child_stopped || self.state == RunState::Running,
+            Until::Attached => stopped || child_stopped || self.run.state == RunState::Running,
         }
     }
 
@@ -118,7 +118,7 @@ impl Session {
     /// Answers waits whose deadline passed; sends progress for the others.
     pub(super) fn tick_waiters(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
         let (due, mut keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.waiters).into_iter().partition(|w| w.deadline <= now);
+            std::mem::take(&mut self.calls.waiters).into_iter().partition(|w| w.deadline <= now);
         for w in due {
             let satisfied = self.satisfies(&w);
             let output = self.wait_result(&w, satisfied);
@@ -132,14 +132,14 @@ impl Session {
                 let message = format!(
                     "{} {} for {:.0} s · {} new output entries",
                     self.id,
-                    self.state.as_str(),
+                    self.run.state.as_str(),
                     secs,
                     new_output
                 );
                 actions.push_back(Action::Progress { call: w.call, progress: secs.floor(), message });
             }
         }
-        self.waiters = keep;
+        self.calls.waiters = keep;
         // A `run_to` whose wait ran out takes its temporary breakpoint out.
         self.ctl_settle(now, actions);
     }
@@ -155,12 +155,12 @@ impl Session {
         verb: &'static str,
         now: Instant,
     ) {
-        let since = self.revision + 1;
+        let since = self.run.revision + 1;
         self.mark_running();
-        self.resume_unacked = true;
+        self.run.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
         w.output_cursor = Some(self.output.cursor());
-        self.waiters.push(w);
+        self.calls.waiters.push(w);
         self.send(command, Some(args), Origin::Resume { call }, now);
     }
 }
@@ -247,8 +247,8 @@ impl Sessions {
         if let Err(e) = s.check_thread(thread) {
             return self.complete(call, e);
         }
-        if kind == StepKind::Back && !s.client.capabilities().is_some_and(|c| c.supports_step_back) {
-            let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.adapter);
+        if kind == StepKind::Back && !s.link.client.capabilities().is_some_and(|c| c.supports_step_back) {
+            let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.link.adapter);
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let Some(t) = s.thread_for(thread) else {
@@ -266,21 +266,21 @@ impl Sessions {
     /// `pause`: interrupts a running session and waits for the stop.
     pub fn pause(&mut self, key: SessionKey, thread: Option<i64>, wait_ms: Option<u64>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        match s.state {
+        match s.run.state {
             RunState::Stopped => {
                 let out = s.result("already stopped", false);
                 return self.complete(call, out);
             }
             RunState::Exited | RunState::Terminated | RunState::Starting => {
-                let msg = format!("{} is {}; there is nothing to pause.", s.id, s.state.as_str());
+                let msg = format!("{} is {}; there is nothing to pause.", s.id, s.run.state.as_str());
                 return self.complete(call, ToolResult::error(ErrorCode::NotStopped, msg));
             }
             RunState::Running => {}
         }
-        let t = thread.or(s.focus_thread).unwrap_or(0);
-        let since = s.revision;
-        s.waiters.push(Waiter::new(call, now, super::wait_duration(wait_ms), "paused", Until::Stop, since));
-        s.pause_sent = true;
+        let t = thread.or(s.view.focus_thread).unwrap_or(0);
+        let since = s.run.revision;
+        s.calls.waiters.push(Waiter::new(call, now, super::wait_duration(wait_ms), "paused", Until::Stop, since));
+        s.run.pause_sent = true;
         s.send("pause", Some(json!({ "threadId": t })), Origin::Pause { call }, now);
         self.after(key, now);
     }
@@ -297,10 +297,10 @@ impl Sessions {
     ) {
         let Some(s) = self.slab.get_mut(key) else { return };
         // Default: a stop the agent has not seen — the current one counts when stopped.
-        let since = since_revision.unwrap_or(if s.state == RunState::Stopped {
-            s.revision.saturating_sub(1)
+        let since = since_revision.unwrap_or(if s.run.state == RunState::Stopped {
+            s.run.revision.saturating_sub(1)
         } else {
-            s.revision
+            s.run.revision
         });
         let mut w = Waiter::new(call, now, super::wait_duration(wait_ms), "waited", until, since);
         s.output.flush();
@@ -309,14 +309,14 @@ impl Sessions {
             let out = s.wait_result(&w, true);
             return self.complete(call, out);
         }
-        s.waiters.push(w);
+        s.calls.waiters.push(w);
     }
 
     /// The client cancelled `call` (MCP `notifications/cancelled`): stop waiting for it. The
     /// program is not touched; no result is sent.
     pub fn cancel(&mut self, call: CallKey, now: Instant) {
         for (_, s) in self.slab.iter_mut() {
-            s.waiters.retain(|w| w.call != call);
+            s.calls.waiters.retain(|w| w.call != call);
             s.ctl_settle(now, &mut self.actions);
         }
     }
@@ -347,7 +347,7 @@ impl Sessions {
             return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
         };
         s.resolve_handle(kind, handle).map_err(|e| {
-            match self.slab.iter().find(|(k, other)| *k != key && other.handles.knows(handle)) {
+            match self.slab.iter().find(|(k, other)| *k != key && other.view.handles.knows(handle)) {
                 Some((_, owner)) => ToolResult::error(
                     ErrorCode::InvalidArgument,
                     format!(
@@ -384,8 +384,8 @@ impl Sessions {
     /// `select_thread`: the focus thread for later calls.
     pub fn select_thread(&mut self, key: SessionKey, thread: i64, call: CallKey) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        if !s.known_threads.is_empty() && !s.known_threads.contains(&thread) {
-            let known: Vec<String> = s.known_threads.iter().map(i64::to_string).collect();
+        if !s.view.known_threads.is_empty() && !s.view.known_threads.contains(&thread) {
+            let known: Vec<String> = s.view.known_threads.iter().map(i64::to_string).collect();
             let msg = format!(
                 "{} has no thread {thread} that agentdap has shown: known threads are [{}]; call `threads` for the current list.",
                 s.id,
@@ -393,7 +393,7 @@ impl Sessions {
             );
             return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        s.focus_thread = Some(thread);
+        s.view.focus_thread = Some(thread);
         let out = ToolResult::ok(
             format!("{} focus thread is now {thread}", s.id),
             json!({ "session": s.id, "thread": thread }),
@@ -461,7 +461,7 @@ impl Sessions {
         let Ok(frame) = self.frame_arg(key, target.frame, call) else { return };
         let Some(thread) = self.thread_arg(key, target.thread, call) else { return };
         let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
-        let default = self.slab.get(key).map_or("repl", |s| s.plan.runtime.evaluate_context);
+        let default = self.slab.get(key).map_or("repl", |s| s.link.plan.runtime.evaluate_context);
         let context = context.unwrap_or_else(|| default.into());
         self.inspect(key, call, Op::Evaluate { thread, frame, expression, context }, now);
     }
@@ -490,7 +490,7 @@ impl Sessions {
 
     pub fn exception_info(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey, now: Instant) {
         let Some(s) = self.stopped(key, call) else { return };
-        let reason = s.stop.as_ref().map(|st| st.reason.clone()).unwrap_or_default();
+        let reason = s.run.stop.as_ref().map(|st| st.reason.clone()).unwrap_or_default();
         if reason != "exception" {
             let msg = format!(
                 "{} stopped for {reason}, not on an exception; exception_info applies to exception stops.",
@@ -498,8 +498,8 @@ impl Sessions {
             );
             return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        if !s.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
-            let msg = format!("{} has no exceptionInfo request; the stop's text is in the snapshot.", s.adapter);
+        if !s.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
+            let msg = format!("{} has no exceptionInfo request; the stop's text is in the snapshot.", s.link.adapter);
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let Some(thread) = self.thread_arg(key, thread, call) else { return };
@@ -509,7 +509,7 @@ impl Sessions {
     /// `capabilities`: what the adapter said it supports, and which agentdap tools work.
     pub fn capabilities(&mut self, key: SessionKey, call: CallKey) {
         let Some(s) = self.slab.get(key) else { return };
-        let Some(caps) = s.client.capabilities() else {
+        let Some(caps) = s.link.client.capabilities() else {
             let msg = format!("{} has not answered initialize yet; try again after launch returns.", s.id);
             return self.complete(call, ToolResult::error(ErrorCode::NotStopped, msg));
         };
@@ -544,7 +544,7 @@ impl Sessions {
         let text = format!(
             "{} ({}) DAP capabilities\nthe adapter supports: {}\nit does not support: {}\nexception filters: [{}]",
             s.id,
-            s.adapter,
+            s.link.adapter,
             yes.join(", "),
             no.join(", "),
             names.join(", ")
@@ -557,7 +557,7 @@ impl Sessions {
         }
         let missing: Vec<Value> = missing.iter().map(|(tool, needs)| json!({ "tool": tool, "needs": needs })).collect();
         let structured = json!({
-            "session": s.id, "adapter": s.adapter, "supported": yes, "unsupported": no,
+            "session": s.id, "adapter": s.link.adapter, "supported": yes, "unsupported": no,
             "tools": { "available": tools, "unavailable": missing },
             "exception_filters": filters, "raw": Value::Object(caps.raw.clone()),
         });
@@ -568,7 +568,7 @@ impl Sessions {
 impl Session {
     /// The output cursor as of the last result (what a wait for output compares against).
     pub(super) fn result_cursor_value(&self) -> u64 {
-        self.result_cursor
+        self.calls.result_cursor
     }
 }
 
@@ -582,9 +582,9 @@ impl Sessions {
             return ToolResult::error(ErrorCode::SessionNotFound, "the session is gone.");
         };
         let unknown: Vec<String> =
-            remove.iter().filter(|id| !s.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
+            remove.iter().filter(|id| !s.view.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
         if !unknown.is_empty() {
-            let known: Vec<String> = s.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
+            let known: Vec<String> = s.view.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
             let msg = format!(
                 "{} has no watch with id {}; its watches are [{}].",
                 s.id,
@@ -593,23 +593,23 @@ impl Sessions {
             );
             return ToolResult::error(ErrorCode::InvalidArgument, msg);
         }
-        s.watches.retain(|w| !remove.contains(&w.0));
+        s.view.watches.retain(|w| !remove.contains(&w.0));
         for expr in add.into_iter().filter(|e| !e.trim().is_empty()) {
-            if s.watches.len() >= MAX_WATCHES {
+            if s.view.watches.len() >= MAX_WATCHES {
                 return ToolResult::error(
                     ErrorCode::InvalidArgument,
                     format!("at most {MAX_WATCHES} watches per session."),
                 );
             }
-            let id = s.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
-            s.watches.push((id, expr));
+            let id = s.view.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
+            s.view.watches.push((id, expr));
         }
-        let list: Vec<Value> = s.watches.iter().map(|(id, e)| json!({ "id": id, "expression": e })).collect();
+        let list: Vec<Value> = s.view.watches.iter().map(|(id, e)| json!({ "id": id, "expression": e })).collect();
         let mut text = format!("{} watches:", s.id);
-        for (id, e) in &s.watches {
+        for (id, e) in &s.view.watches {
             text.push_str(&format!("\n  {id}: {e}"));
         }
-        if s.watches.is_empty() {
+        if s.view.watches.is_empty() {
             text = format!("{} has no watches", s.id);
         }
         ToolResult::ok(text, json!({ "session": s.id, "watches": list }))

@@ -76,7 +76,7 @@ impl Session {
             Op::RunTo(super::run_to::Step::Arm { call, .. }) => Some(call),
             Op::GotoTargets(job) => Some(job.call),
             Op::Restart { call, .. } => {
-                self.waiters.retain(|w| w.call != call);
+                self.calls.waiters.retain(|w| w.call != call);
                 Some(call)
             }
             Op::Edit(job) => Some(job.call),
@@ -85,7 +85,7 @@ impl Session {
             Op::RunTo(super::run_to::Step::Disarm { .. }) => None,
         };
         if let Some(call) = call {
-            self.done.push((call, ToolResult::error(code, msg)));
+            self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }
 
@@ -120,11 +120,11 @@ impl Session {
         &self,
         caps: &Capabilities,
     ) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
-        let restart = if self.parent.is_some() {
+        let restart = if self.family.parent.is_some() {
             Err("a child session: restart its parent")
         } else if caps.supports_restart_request {
             Ok("restart (by the adapter)")
-        } else if self.plan.request == "launch" {
+        } else if self.link.plan.request == "launch" {
             Ok("restart (relaunch)")
         } else {
             Err("supportsRestartRequest (an attached program is not agentdap's to relaunch)")

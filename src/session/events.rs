@@ -18,7 +18,7 @@ use crate::dap::protocol::{Event, Seq};
 impl Session {
     /// Drains the client's outputs and reacts to each, then queues finished calls.
     pub(super) fn pump(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
-        while let Some(out) = self.client.poll_output() {
+        while let Some(out) = self.link.client.poll_output() {
             match out {
                 Output::Log(mut entry) => {
                     if entry.json.len() > DAP_LOG_ENTRY_MAX {
@@ -32,12 +32,12 @@ impl Session {
                         entry.json =
                             json!({ "agentdap_truncated": true, "bytes": entry.json.len(), "head": head }).to_string();
                     }
-                    self.dap_log_bytes += entry.json.len();
-                    self.dap_log.push_back(entry);
-                    self.dap_log_total += 1;
-                    while self.dap_log.len() > DAP_LOG_CAP || self.dap_log_bytes > DAP_LOG_BYTES {
-                        match self.dap_log.pop_front() {
-                            Some(old) => self.dap_log_bytes -= old.json.len(),
+                    self.evidence.dap_log_bytes += entry.json.len();
+                    self.evidence.dap_log.push_back(entry);
+                    self.evidence.dap_log_total += 1;
+                    while self.evidence.dap_log.len() > DAP_LOG_CAP || self.evidence.dap_log_bytes > DAP_LOG_BYTES {
+                        match self.evidence.dap_log.pop_front() {
+                            Some(old) => self.evidence.dap_log_bytes -= old.json.len(),
                             None => break,
                         }
                     }
@@ -86,13 +86,13 @@ impl Session {
         self.drop_pending_host_requests(now);
         self.ctl_settle(now, actions);
         self.drain_notes(actions);
-        for (call, output) in self.done.drain(..) {
+        for (call, output) in self.calls.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
         }
         // Subscribers of `agentdap://session/{id}/state` hear of every stop, resume and exit.
-        let now_seen = (self.state, self.revision);
-        if self.last_announced != Some(now_seen) {
-            self.last_announced = Some(now_seen);
+        let now_seen = (self.run.state, self.run.revision);
+        if self.run.last_announced != Some(now_seen) {
+            self.run.last_announced = Some(now_seen);
             actions.push_back(Action::StateChanged { session: self.id.clone() });
         }
     }
@@ -102,75 +102,79 @@ impl Session {
         match e.event.as_str() {
             "initialized" if self.startup.launch_sent => self.configure(now),
             "stopped" => {
-                if self.plan.runtime.debuggee_own_process_group && !self.descendants_recorded {
+                if self.link.plan.runtime.debuggee_own_process_group && !self.link.descendants_recorded {
                     // Helpers (lldb-server) may start after the `process` event: walk again.
-                    self.descendants_recorded = true;
+                    self.link.descendants_recorded = true;
                     actions.push_back(Action::TrackProcesses);
                 }
-                self.stop_signal = fatal_signal(&body);
+                self.run.stop_signal = fatal_signal(&body);
                 self.on_stopped(&body, now)
             }
             "continued" => {
-                self.resume_unacked = false;
-                if self.state == RunState::Stopped {
+                self.run.resume_unacked = false;
+                if self.run.state == RunState::Stopped {
                     self.mark_running();
                 }
             }
             "exited" => {
-                self.exit_code = body.get("exitCode").and_then(Value::as_i64);
-                self.ended_by_agentdap |= self.closing;
-                let signalled = self.stop_signal.filter(|(_, n)| Some(*n) == self.exit_code);
-                if self.plan.runtime.signal_exit_as_status && !self.ended_by_agentdap {
-                    self.killed_by = signalled;
+                self.run.exit_code = body.get("exitCode").and_then(Value::as_i64);
+                self.run.ended_by_agentdap |= self.link.closing;
+                let signalled = self.run.stop_signal.filter(|(_, n)| Some(*n) == self.run.exit_code);
+                if self.link.plan.runtime.signal_exit_as_status && !self.run.ended_by_agentdap {
+                    self.run.killed_by = signalled;
                 }
-                self.state = RunState::Exited;
-                self.stop = None;
+                self.run.state = RunState::Exited;
+                self.run.stop = None;
             }
             "terminated" => {
                 let report_after_disconnect =
-                    matches!(self.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
-                if report_after_disconnect && self.exit_code.is_none() && !self.closing && self.adapter_alive {
+                    matches!(self.link.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
+                if report_after_disconnect
+                    && self.run.exit_code.is_none()
+                    && !self.link.closing
+                    && self.link.adapter_alive
+                {
                     // Delve: no `exited`; the status is printed once `disconnect` is sent. The
                     // waits end when the disconnect is answered, with the code read meanwhile.
-                    self.awaiting_exit_report = true;
-                    self.closing = true;
+                    self.run.awaiting_exit_report = true;
+                    self.link.closing = true;
                     self.send_disconnect(None, Origin::Disconnect { call: None }, now);
                     return;
                 }
-                if !self.state.is_over() {
-                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                if !self.run.state.is_over() {
+                    self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
                 }
-                self.stop = None;
+                self.run.stop = None;
                 self.complete_waiters();
-                if !self.closing && self.adapter_alive {
+                if !self.link.closing && self.link.adapter_alive {
                     // The debuggee is gone; let the adapter go too. Output still arriving is kept.
-                    self.closing = true;
+                    self.link.closing = true;
                     self.send_disconnect(None, Origin::Disconnect { call: None }, now);
                 }
             }
             "output" => {
                 let category = body.get("category").and_then(Value::as_str);
                 let Some(text) = body.get("output").and_then(Value::as_str) else { return };
-                if self.crashed {
+                if self.link.crashed {
                     self.keep_stderr(text.as_bytes());
                     return;
                 }
-                if self.plan.runtime.is_crash_report(text) {
+                if self.link.plan.runtime.is_crash_report(text) {
                     self.keep_stderr(text.as_bytes());
                     self.note_crash(text);
                     return;
                 }
                 if let (ExitReport::ConsoleAfterDisconnect { marker }, Some("console" | "important") | None) =
-                    (self.plan.runtime.exit_report, category)
+                    (self.link.plan.runtime.exit_report, category)
                 {
                     if let Some(code) = parse_exit_report(marker, text) {
-                        self.exit_code = Some(code);
-                        self.ended_by_agentdap |= self.closing && !self.awaiting_exit_report;
+                        self.run.exit_code = Some(code);
+                        self.run.ended_by_agentdap |= self.link.closing && !self.run.awaiting_exit_report;
                     }
                 }
                 let kept;
                 let text = if category == Some("console") {
-                    kept = without_banner(text, self.plan.quirks.console_banner);
+                    kept = without_banner(text, self.link.plan.quirks.console_banner);
                     if kept.is_empty() {
                         return;
                     }
@@ -178,7 +182,7 @@ impl Session {
                 } else {
                     text
                 };
-                let logpoint = self.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
+                let logpoint = self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
                     self.output.push(c, text);
@@ -186,25 +190,25 @@ impl Session {
             }
             "process" => {
                 if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
-                    self.debuggee_pid = Some(pid);
+                    self.family.debuggee_pid = Some(pid);
                     // An attached process is the user's: never recorded, so never killed.
-                    if self.owns_debuggee {
+                    if self.family.owns_debuggee {
                         actions.push_back(Action::RecordDebuggee { pid });
                     }
                 }
-                if self.plan.runtime.debuggee_own_process_group {
+                if self.link.plan.runtime.debuggee_own_process_group {
                     actions.push_back(Action::TrackProcesses);
                 }
             }
-            "breakpoint" => self.breakpoints.on_event(&body),
+            "breakpoint" => self.breaks.store.on_event(&body),
             "invalidated" => {
                 let areas: Vec<&str> = body
                     .get("areas")
                     .and_then(Value::as_array)
                     .map(|a| a.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                self.revision += 1;
-                self.handles.invalidated(&areas);
+                self.run.revision += 1;
+                self.view.handles.invalidated(&areas);
                 self.clear_var_caches();
             }
             _ => {}
@@ -212,11 +216,11 @@ impl Session {
     }
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
-        self.resume_unacked = false;
+        self.run.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);
-        let paused = std::mem::take(&mut self.pause_sent);
-        if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.plan.quirks.pause_signal) {
+        let paused = std::mem::take(&mut self.run.pause_sent);
+        if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.link.plan.quirks.pause_signal) {
             // The adapter's reason and words pass through unchanged (CASES C14); the result says
             // this is the pause the agent asked for rather than something the program did.
             let words = [&stop.description, &stop.text];
@@ -224,45 +228,45 @@ impl Session {
         }
         if stop.reason == "exception" {
             stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());
-            if self.plan.quirks.exit_stops_as_exception {
+            if self.link.plan.quirks.exit_stops_as_exception {
                 if let Some(e) = &mut stop.exception {
                     e.note_system_exit();
                 }
             }
         }
-        self.revision += 1;
-        self.handles.resumed();
+        self.run.revision += 1;
+        self.view.handles.resumed();
         self.clear_var_caches();
-        self.state = RunState::Stopped;
-        self.stop_ready = false;
-        self.stop_pending = 0;
+        self.run.state = RunState::Stopped;
+        self.run.stop_ready = false;
+        self.run.stop_pending = 0;
         if stop.thread.is_some() {
-            self.focus_thread = stop.thread;
+            self.view.focus_thread = stop.thread;
         }
         self.drop_entry_breakpoint(now);
-        self.breakpoints.on_hit(&stop.adapter_hits);
-        stop.hit_breakpoints = self.breakpoints.stable_ids(&stop.adapter_hits);
-        let revision = self.revision;
-        let thread = stop.thread.or(self.focus_thread);
-        self.stop = Some(stop);
+        self.breaks.store.on_hit(&stop.adapter_hits);
+        stop.hit_breakpoints = self.breaks.store.stable_ids(&stop.adapter_hits);
+        let revision = self.run.revision;
+        let thread = stop.thread.or(self.view.focus_thread);
+        self.run.stop = Some(stop);
         match thread {
             Some(t) => {
                 self.fetch_stop_details(t, revision, now);
                 // The agent learns thread ids from stops and from `threads`; those are the ids it
                 // may name (`check_thread`), so a stop asks for no thread list (a `threads` costs
                 // debugpy ~0.5 ms and a stock debugpy a 40 ms delayed ACK; lldb-dap ~0.2 ms).
-                if !self.known_threads.contains(&t) {
-                    self.known_threads.push(t);
+                if !self.view.known_threads.contains(&t) {
+                    self.view.known_threads.push(t);
                 }
                 // An adapter with a placeholder thread (Delve's "Dummy") is asked at once, so the
                 // focus moves to a real thread before the result.
-                if self.plan.runtime.placeholder_thread.is_some() {
-                    self.stop_pending += 1;
+                if self.link.plan.runtime.placeholder_thread.is_some() {
+                    self.run.stop_pending += 1;
                     self.send("threads", None, Origin::ThreadList { revision }, now);
                 }
             }
             None => {
-                self.stop_pending = 1;
+                self.run.stop_pending = 1;
                 self.send("threads", None, Origin::StopThreads { revision }, now)
             }
         }
@@ -271,10 +275,10 @@ impl Session {
     /// Asks for what a stop result shows: the top frame and, for an exception, `exceptionInfo`
     /// (when the adapter has it). The stop is ready once every answer is in.
     fn fetch_stop_details(&mut self, thread: i64, revision: u64, now: Instant) {
-        self.stop_pending = 1;
-        let exception = self.stop.as_ref().is_some_and(|s| s.reason == "exception");
-        if exception && self.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
-            self.stop_pending += 1;
+        self.run.stop_pending = 1;
+        let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
+        if exception && self.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
+            self.run.stop_pending += 1;
             self.send("exceptionInfo", Some(json!({ "threadId": thread })), Origin::StopException { revision }, now);
         }
         self.send(
@@ -287,9 +291,9 @@ impl Session {
 
     /// One stop-detail answer is in; the waits are answered after the last one.
     fn stop_detail_done(&mut self) {
-        self.stop_pending = self.stop_pending.saturating_sub(1);
-        if self.stop_pending == 0 {
-            self.stop_ready = true;
+        self.run.stop_pending = self.run.stop_pending.saturating_sub(1);
+        if self.run.stop_pending == 0 {
+            self.run.stop_ready = true;
             self.note_stop();
             self.complete_waiters();
         }
@@ -313,7 +317,7 @@ impl Session {
                 Origin::Inspect { op: super::inspect::Op::Evaluate { expression, .. }, .. }
                     if r.command == "evaluate" =>
                 {
-                    let prefixes = self.plan.quirks.mutating_evaluate_prefixes;
+                    let prefixes = self.link.plan.quirks.mutating_evaluate_prefixes;
                     if prefixes.iter().any(|p| expression.starts_with(p)) {
                         self.values_changed();
                     } else {
@@ -345,12 +349,12 @@ impl Session {
         match origin {
             Origin::Startup(Step::Initialize) => match failure {
                 None => {
-                    let args = self.plan.launch_arguments.clone();
-                    let timeout = self.plan.runtime.launch_timeout();
-                    let request = self.plan.request;
+                    let args = self.link.plan.launch_arguments.clone();
+                    let timeout = self.link.plan.runtime.launch_timeout();
+                    let request = self.link.plan.request;
                     self.send_with_timeout(request, Some(args), Origin::Startup(Step::Launch), now, timeout);
                     self.startup.launch_sent = true;
-                    if self.client.initialized() {
+                    if self.link.client.initialized() {
                         self.configure(now);
                     }
                 }
@@ -359,8 +363,8 @@ impl Session {
             Origin::Startup(Step::Launch) => match failure {
                 None => {
                     self.startup.launch_result = Some(Ok(()));
-                    if self.state == RunState::Starting {
-                        self.state = RunState::Running;
+                    if self.run.state == RunState::Starting {
+                        self.run.state = RunState::Running;
                     }
                     self.complete_waiters();
                 }
@@ -378,20 +382,22 @@ impl Session {
                 if let Some(msg) = failure {
                     log::warn!("{}: {msg}", self.id);
                 }
-                if self.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
-                    self.state = RunState::Running;
+                if self.run.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
+                    self.run.state = RunState::Running;
                     self.complete_waiters();
                 }
             }
             Origin::SetBreakpointsRetry { path, alias, call } => {
                 let verified = failure.is_none() && any_verified(&body);
                 if verified {
-                    self.breakpoints.on_response(&path, Ok(&body));
-                    self.path_aliases.insert(path.clone(), alias);
+                    self.breaks.store.on_response(&path, Ok(&body));
+                    self.breaks.path_aliases.insert(path.clone(), alias);
                 }
                 self.note_breakpoints(&path, failure.as_deref());
                 match call {
-                    Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
+                    Some(call) => {
+                        self.calls.done.push((call, breakpoint_result(&path, self.breaks.store.get(&path), None)))
+                    }
                     None => {
                         self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
                         self.configuration_step_done(now);
@@ -400,17 +406,17 @@ impl Session {
             }
             Origin::SetBreakpoints { path, call } => {
                 match &failure {
-                    None => self.breakpoints.on_response(&path, Ok(&body)),
-                    Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
+                    None => self.breaks.store.on_response(&path, Ok(&body)),
+                    Some(msg) => self.breaks.store.on_response(&path, Err(msg)),
                 }
                 let none_verified = failure.is_none()
                     && !any_verified(&body)
-                    && !self.breakpoints.get(&path).is_empty()
-                    && !self.path_aliases.contains_key(&path);
+                    && !self.breaks.store.get(&path).is_empty()
+                    && !self.breaks.path_aliases.contains_key(&path);
                 if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
                     // The adapter may know the file only under its other spelling (debug info
                     // written through a symlink, or around it): try that before reporting.
-                    let mut args = self.breakpoints.set_breakpoints_arguments(&path);
+                    let mut args = self.breaks.store.set_breakpoints_arguments(&path);
                     args["source"]["path"] = alias.clone().into();
                     self.send("setBreakpoints", Some(args), Origin::SetBreakpointsRetry { path, alias, call }, now);
                     return;
@@ -425,19 +431,19 @@ impl Session {
                 if let Some(call) = call {
                     let output = match failure {
                         Some(msg) if code != ErrorCode::Disconnected => {
-                            breakpoint_result(&path, self.breakpoints.get(&path), Some(msg))
+                            breakpoint_result(&path, self.breaks.store.get(&path), Some(msg))
                         }
                         Some(msg) => ToolResult::error(code, msg),
-                        None => breakpoint_result(&path, self.breakpoints.get(&path), None),
+                        None => breakpoint_result(&path, self.breaks.store.get(&path), None),
                     };
-                    self.done.push((call, output));
+                    self.calls.done.push((call, output));
                 }
             }
             Origin::SetExceptionBreakpoints { call } => {
                 if let Some(call) = call {
                     let output = match failure {
                         None => {
-                            let filters = self.exception_filters.clone().unwrap_or_default();
+                            let filters = self.breaks.exception_filters.clone().unwrap_or_default();
                             ToolResult::ok(
                                 format!("exception filters set: [{}]", filters.join(", ")),
                                 json!({ "filters": filters }),
@@ -445,34 +451,34 @@ impl Session {
                         }
                         Some(msg) => ToolResult::error(code, msg),
                     };
-                    self.done.push((call, output));
+                    self.calls.done.push((call, output));
                 } else if let Some(msg) = failure {
                     log::warn!("{}: {msg}", self.id);
                 }
             }
             Origin::Resume { call } => {
                 if failure.is_none() {
-                    self.resume_unacked = false;
+                    self.run.resume_unacked = false;
                     self.mirror_resumed();
                 }
                 if let Some(msg) = failure {
                     // The adapter refused to resume: the session is still where it was.
-                    self.waiters.retain(|w| w.call != call);
-                    if self.state == RunState::Running {
-                        self.state = RunState::Stopped;
-                        self.stop_ready = true;
+                    self.calls.waiters.retain(|w| w.call != call);
+                    if self.run.state == RunState::Running {
+                        self.run.state = RunState::Stopped;
+                        self.run.stop_ready = true;
                     }
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
             Origin::StopLocation { revision } => {
-                if revision == self.revision {
+                if revision == self.run.revision {
                     if let Some(frame) = body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()) {
-                        if let Some(stop) = &mut self.stop {
+                        if let Some(stop) = &mut self.run.stop {
                             stop.location = Some(Location::from_frame(frame));
                             // The top frame of this stop: `evaluate`/`scopes` without a frame use
                             // it directly instead of asking for the stack again.
-                            self.top_frame =
+                            self.run.top_frame =
                                 stop.thread.zip(frame.get("id").and_then(Value::as_i64)).map(|(t, f)| (revision, t, f));
                         }
                     }
@@ -480,13 +486,13 @@ impl Session {
                 }
             }
             Origin::StopException { revision } => {
-                if revision == self.revision {
+                if revision == self.run.revision {
                     if failure.is_none() {
                         let mut info = ExceptionStop::from_info(&body);
-                        if self.plan.quirks.exit_stops_as_exception {
+                        if self.link.plan.quirks.exit_stops_as_exception {
                             info.note_system_exit();
                         }
-                        if let Some(stop) = &mut self.stop {
+                        if let Some(stop) = &mut self.run.stop {
                             stop.exception = Some(info);
                         }
                     }
@@ -495,18 +501,18 @@ impl Session {
             }
             Origin::ThreadList { revision } => {
                 self.note_threads(&body);
-                if revision == self.revision {
+                if revision == self.run.revision {
                     self.stop_detail_done();
                 }
             }
             Origin::StopThreads { revision } => {
                 self.note_threads(&body);
-                if revision == self.revision {
+                if revision == self.run.revision {
                     let first = self.first_real_thread(&body);
                     match first {
                         Some(t) => {
-                            self.focus_thread = Some(t);
-                            if let Some(stop) = &mut self.stop {
+                            self.view.focus_thread = Some(t);
+                            if let Some(stop) = &mut self.run.stop {
                                 stop.thread = Some(t);
                             }
                             self.fetch_stop_details(t, revision, now);
@@ -516,15 +522,15 @@ impl Session {
                 }
             }
             Origin::Disconnect { call } => {
-                if std::mem::take(&mut self.awaiting_exit_report) {
+                if std::mem::take(&mut self.run.awaiting_exit_report) {
                     // The exit status (if the adapter printed it) was read from its output.
-                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
-                    self.stop = None;
+                    self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                    self.run.stop = None;
                 }
-                if !self.state.is_over() {
-                    self.state = RunState::Terminated;
+                if !self.run.state.is_over() {
+                    self.run.state = RunState::Terminated;
                 }
-                self.closing = true;
+                self.link.closing = true;
                 actions.push_back(Action::StopAdapter { session: self.key });
                 self.complete_waiters();
                 if let Some(call) = call {
@@ -535,13 +541,13 @@ impl Session {
                             "\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"
                         ));
                     }
-                    self.done.push((call, out));
+                    self.calls.done.push((call, out));
                 }
             }
             Origin::Pause { call } => {
                 if let Some(msg) = failure {
-                    self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.waiters.retain(|w| w.call != call);
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
             Origin::Inspect { call, op, revision } => {
@@ -553,8 +559,8 @@ impl Session {
             }
             Origin::Terminate { call } => {
                 if let Some(msg) = failure {
-                    self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.waiters.retain(|w| w.call != call);
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
             // Taken before `outcome` is consumed (above).
@@ -570,20 +576,20 @@ impl Session {
             return;
         }
         self.startup.configured = true;
-        let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
+        let paths: Vec<String> = self.breaks.store.files().map(|(p, _)| p.to_owned()).collect();
         for path in paths {
             self.startup.breakpoints_pending += 1;
             let args = self.breakpoint_arguments(&path);
             self.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path, call: None }, now);
         }
-        let caps = self.client.capabilities().cloned().unwrap_or_default();
+        let caps = self.link.client.capabilities().cloned().unwrap_or_default();
         let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
-        let filters: Vec<String> = match &self.exception_filters {
+        let filters: Vec<String> = match &self.breaks.exception_filters {
             Some(asked) => {
                 for f in asked.iter().filter(|f| map_filter(f, &known).is_none()) {
-                    self.warnings.push(format!(
+                    self.calls.warnings.push(format!(
                         "exception filter `{f}` is not one of {}'s [{}]; it was ignored",
-                        self.adapter,
+                        self.link.adapter,
                         known.join(", ")
                     ));
                 }
@@ -593,7 +599,7 @@ impl Session {
             None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),
         };
         if !known.is_empty() {
-            self.exception_filters = Some(filters.clone());
+            self.breaks.exception_filters = Some(filters.clone());
             self.send(
                 "setExceptionBreakpoints",
                 Some(json!({ "filters": filters })),
@@ -620,70 +626,74 @@ impl Session {
 
     /// For a failed attach by pid: what usually stops it (ptrace permission).
     fn attach_hint(&self) -> Option<&'static str> {
-        let by_pid = self.plan.request == "attach"
-            && self.plan.connect.is_none()
-            && self.plan.launch_arguments.get(self.plan.quirks.attach_pid_key).is_some();
+        let by_pid = self.link.plan.request == "attach"
+            && self.link.plan.connect.is_none()
+            && self.link.plan.launch_arguments.get(self.link.plan.quirks.attach_pid_key).is_some();
         by_pid.then_some(super::plan::PTRACE_HINT)
     }
 
     pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
-        if self.failure.is_none() {
+        if self.run.failure.is_none() {
             // Adapters often put the real reason in their output ("Build error: Check the debug
             // console"): the agent has no console, so the last lines come with the error.
             self.output.flush();
             let (tail, _, _) = self.output.tail_since(0, 1200);
             let tail = last_lines(tail.trim_end(), 8);
             let msg = if tail.is_empty() { msg } else { format!("{msg}\n{} output ended with:\n{tail}", self.id) };
-            self.failure = Some(msg);
+            self.run.failure = Some(msg);
         }
-        self.state = RunState::Terminated;
+        self.run.state = RunState::Terminated;
         self.fail_waiters(code);
-        self.closing = true;
+        self.link.closing = true;
         actions.push_back(Action::StopAdapter { session: self.key });
     }
 
     pub(super) fn fail_waiters(&mut self, code: ErrorCode) {
-        let msg = self.failure.clone().unwrap_or_else(|| "the session ended".into());
-        for w in std::mem::take(&mut self.waiters) {
-            self.done.push((w.call, ToolResult::error(code, msg.clone())));
+        let msg = self.run.failure.clone().unwrap_or_else(|| "the session ended".into());
+        for w in std::mem::take(&mut self.calls.waiters) {
+            self.calls.done.push((w.call, ToolResult::error(code, msg.clone())));
         }
     }
 
     /// Answers every wait that is satisfied (a stop whose location is known, the end, output).
     pub(super) fn complete_waiters(&mut self) {
-        if self.waiters.is_empty() {
+        if self.calls.waiters.is_empty() {
             return;
         }
         let (done, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.waiters).into_iter().partition(|w| self.satisfies(w));
-        self.waiters = keep;
+            std::mem::take(&mut self.calls.waiters).into_iter().partition(|w| self.satisfies(w));
+        self.calls.waiters = keep;
         for w in done {
             let out = self.wait_result(&w, true);
-            self.done.push((w.call, out));
+            self.calls.done.push((w.call, out));
         }
     }
 
     pub(super) fn mark_running(&mut self) {
-        if self.state == RunState::Stopped {
-            self.revision += 1;
+        if self.run.state == RunState::Stopped {
+            self.run.revision += 1;
         }
-        self.handles.resumed();
+        self.view.handles.resumed();
         self.clear_var_caches();
-        self.state = RunState::Running;
-        self.stop = None;
-        self.stop_ready = false;
+        self.run.state = RunState::Running;
+        self.run.stop = None;
+        self.run.stop_ready = false;
     }
 
     pub(super) fn require_stopped(&self) -> Result<(), ToolResult> {
-        match self.state {
+        match self.run.state {
             RunState::Stopped => Ok(()),
             RunState::Running | RunState::Starting => Err(ToolResult::error(
                 ErrorCode::NotStopped,
-                format!("{} is {}; call `wait` for the next stop or `pause` it first.", self.id, self.state.as_str()),
+                format!(
+                    "{} is {}; call `wait` for the next stop or `pause` it first.",
+                    self.id,
+                    self.run.state.as_str()
+                ),
             )),
             RunState::Exited | RunState::Terminated => Err(ToolResult::error(
                 ErrorCode::NotStopped,
-                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.state.as_str()),
+                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.run.state.as_str()),
             )),
         }
     }
@@ -716,8 +726,8 @@ fn any_verified(body: &Value) -> bool {
 impl Session {
     /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
     pub(super) fn breakpoint_arguments(&self, path: &str) -> Value {
-        let mut args = self.breakpoints.set_breakpoints_arguments(path);
-        if let Some(alias) = self.path_aliases.get(path) {
+        let mut args = self.breaks.store.set_breakpoints_arguments(path);
+        if let Some(alias) = self.breaks.path_aliases.get(path) {
             args["source"]["path"] = alias.clone().into();
         }
         args
@@ -732,7 +742,7 @@ impl Session {
         if real != given {
             return Some(real.to_string_lossy().into_owned());
         }
-        let args = &self.plan.launch_arguments;
+        let args = &self.link.plan.launch_arguments;
         let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
         let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
         for base in [program_dir, cwd].into_iter().flatten() {

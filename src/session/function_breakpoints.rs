@@ -23,7 +23,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) {
-        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.run.state.is_over());
         let Some(s) = live else {
             self.pending_breakpoints.set_functions(list);
             let set = self.pending_breakpoints.functions();
@@ -34,20 +34,20 @@ impl Sessions {
             let structured = json!({ "pending": true, "breakpoints": functions_json(set) });
             return self.complete(call, ToolResult::ok(text, structured));
         };
-        if s.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
+        if s.link.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
             let msg = format!(
                 "{} has no function breakpoints (the adapter lacks supportsFunctionBreakpoints); set a breakpoint on the function's first line with set_breakpoints.",
-                s.adapter
+                s.link.adapter
             );
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
-        s.breakpoints.set_functions(list.clone());
+        s.breaks.store.set_functions(list.clone());
         if !s.startup.configured {
             let text = format!(
                 "function breakpoints recorded; {} is still starting, they are sent in its configuration phase.",
                 s.id
             );
-            let structured = json!({ "pending": true, "breakpoints": functions_json(s.breakpoints.functions()) });
+            let structured = json!({ "pending": true, "breakpoints": functions_json(s.breaks.store.functions()) });
             return self.complete(call, ToolResult::ok(text, structured));
         }
         s.send_function_breakpoints(Some(call), now);
@@ -55,9 +55,13 @@ impl Sessions {
         self.after(parent, now);
         // Child sessions debug the same program: they get the new list too.
         for child in self.children_of(parent) {
-            let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
-            c.breakpoints.set_functions(list.clone());
-            if c.startup.configured && c.client.capabilities().is_some_and(|caps| caps.supports_function_breakpoints) {
+            let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.closing) else {
+                continue;
+            };
+            c.breaks.store.set_functions(list.clone());
+            if c.startup.configured
+                && c.link.client.capabilities().is_some_and(|caps| caps.supports_function_breakpoints)
+            {
                 c.send_function_breakpoints(None, now);
             }
             self.after(child, now);
@@ -68,9 +72,9 @@ impl Sessions {
 impl Session {
     /// Sends the agent's function breakpoints (plus the entry breakpoint while it is set).
     fn send_function_breakpoints(&mut self, call: Option<CallKey>, now: Instant) {
-        let sent: Vec<FunctionBreakpoint> = self.breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
-        let entry = self.plan.entry_function.filter(|_| self.entry_breakpoint);
-        let args = self.breakpoints.function_arguments(entry);
+        let sent: Vec<FunctionBreakpoint> = self.breaks.store.functions().iter().map(|e| e.requested.clone()).collect();
+        let entry = self.link.plan.entry_function.filter(|_| self.breaks.entry_breakpoint);
+        let args = self.breaks.store.function_arguments(entry);
         self.send("setFunctionBreakpoints", Some(args), Origin::Ctl(Op::FunctionBreakpoints { call, sent }), now);
     }
 
@@ -81,8 +85,8 @@ impl Session {
         answer: Answer,
     ) {
         match &answer {
-            Ok(body) => self.breakpoints.on_functions_response(sent, Ok(body)),
-            Err((_, msg)) => self.breakpoints.on_functions_response(sent, Err(msg)),
+            Ok(body) => self.breaks.store.on_functions_response(sent, Ok(body)),
+            Err((_, msg)) => self.breaks.store.on_functions_response(sent, Err(msg)),
         }
         let Some(call) = call else {
             if let Err((_, msg)) = answer {
@@ -93,7 +97,7 @@ impl Session {
         let out = match answer {
             Err((code, msg)) if code != ErrorCode::AdapterError => ToolResult::error(code, msg),
             other => {
-                let set = self.breakpoints.functions();
+                let set = self.breaks.store.functions();
                 let mut text = format!("{} function breakpoint(s)", set.len());
                 for e in set {
                     text.push_str(&format!("\n  {}: {}", e.requested.name, state_text(e)));
@@ -104,34 +108,34 @@ impl Session {
                 ToolResult::ok(text, json!({ "session": self.id, "breakpoints": functions_json(set) }))
             }
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 
     /// Configuration phase: the agent's function breakpoints and, for "stop on entry" of a native
     /// or Go program, the temporary breakpoint on its entry function, in one request.
     pub(super) fn configure_function_breakpoints(&mut self, caps: &Capabilities, now: Instant) {
-        let entry = self.plan.entry_function;
-        let mine = !self.breakpoints.functions().is_empty();
+        let entry = self.link.plan.entry_function;
+        let mine = !self.breaks.store.functions().is_empty();
         if !caps.supports_function_breakpoints {
             if let Some(name) = entry {
-                self.warnings.push(format!(
+                self.calls.warnings.push(format!(
                     "stop on entry: {} has no function breakpoints, so it cannot stop at `{name}`",
-                    self.adapter
+                    self.link.adapter
                 ));
             }
             if mine {
-                self.warnings.push(format!(
+                self.calls.warnings.push(format!(
                     "{} has no function breakpoints; the {} function breakpoint(s) were not set",
-                    self.adapter,
-                    self.breakpoints.functions().len()
+                    self.link.adapter,
+                    self.breaks.store.functions().len()
                 ));
             }
             return;
         }
         match entry {
             Some(name) => {
-                self.entry_breakpoint = true;
-                let args = self.breakpoints.function_arguments(Some(name));
+                self.breaks.entry_breakpoint = true;
+                let args = self.breaks.store.function_arguments(Some(name));
                 self.send("setFunctionBreakpoints", Some(args), Origin::EntryBreakpoint { remove: false }, now);
             }
             None if mine => self.send_function_breakpoints(None, now),
@@ -142,21 +146,21 @@ impl Session {
     /// At the first stop: the temporary entry breakpoint did its job (or another stop came
     /// first) and goes, so it never fires again (a recursive `main`); the agent's stay.
     pub(super) fn drop_entry_breakpoint(&mut self, now: Instant) {
-        if !self.entry_breakpoint {
+        if !self.breaks.entry_breakpoint {
             return;
         }
-        self.entry_breakpoint = false;
-        let args = self.breakpoints.function_arguments(None);
+        self.breaks.entry_breakpoint = false;
+        let args = self.breaks.store.function_arguments(None);
         self.send("setFunctionBreakpoints", Some(args), Origin::EntryBreakpoint { remove: true }, now);
     }
 
     /// The answer to a request carrying (or dropping) the entry breakpoint: the agent's function
     /// breakpoints come first in it; a refused or unverified entry breakpoint is a warning.
     pub(super) fn entry_breakpoint_answered(&mut self, remove: bool, failure: Option<String>, body: &Value) {
-        let sent: Vec<FunctionBreakpoint> = self.breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+        let sent: Vec<FunctionBreakpoint> = self.breaks.store.functions().iter().map(|e| e.requested.clone()).collect();
         match &failure {
-            None => self.breakpoints.on_functions_response(&sent, Ok(body)),
-            Some(msg) => self.breakpoints.on_functions_response(&sent, Err(msg)),
+            None => self.breaks.store.on_functions_response(&sent, Ok(body)),
+            Some(msg) => self.breaks.store.on_functions_response(&sent, Err(msg)),
         }
         if remove {
             return;
@@ -164,9 +168,9 @@ impl Session {
         let entry = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(sent.len()));
         let verified = entry.and_then(|b| b.get("verified")).and_then(Value::as_bool) == Some(true);
         if failure.is_some() || !verified {
-            let name = self.plan.entry_function.unwrap_or("main");
+            let name = self.link.plan.entry_function.unwrap_or("main");
             let why = failure.unwrap_or_else(|| "not verified".into());
-            self.warnings.push(format!(
+            self.calls.warnings.push(format!(
                 "stop on entry: the adapter did not set the breakpoint on `{name}` ({why}); the program may run to its end"
             ));
         }

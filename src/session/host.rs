@@ -178,7 +178,7 @@ impl Sessions {
                 let why = format!(
                     "{} asked agentdap to run {summary} (runInTerminal) and the host-request policy is `deny`; \
                      launch with console `internal`, or start agentdap with --host-requests allow (or ask)",
-                    s.adapter
+                    s.link.adapter
                 );
                 s.deny_host(reverse, why, now, &mut self.actions);
             }
@@ -229,7 +229,7 @@ impl Sessions {
         };
         let Some(s) = self.slab.get_mut(key) else { return };
         let p = s.host.pending.remove(index);
-        if s.state.is_over() || s.closing {
+        if s.run.state.is_over() || s.link.closing {
             let msg = format!("{} has ended; its host request {} is void.", s.id, p.id);
             return self
                 .actions
@@ -238,19 +238,19 @@ impl Sessions {
         if allow {
             log::info!("{}: host request {} allowed", s.id, p.id);
             s.start_terminal(p.reverse, p.run, &mut self.actions);
-            let verb = if s.state == RunState::Starting { "launched" } else { "resolved" };
-            let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.revision);
+            let verb = if s.run.state == RunState::Starting { "launched" } else { "resolved" };
+            let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.run.revision);
             w.output_cursor = Some(s.output.cursor());
             if s.satisfies(&w) {
                 let out = s.wait_result(&w, true);
                 self.actions.push_back(Action::Complete { call, output: out });
             } else {
-                s.waiters.push(w);
+                s.calls.waiters.push(w);
             }
         } else {
             let why = format!(
                 "{} asked agentdap to run {} (runInTerminal) and it was denied ({})",
-                s.adapter, p.summary, p.id
+                s.link.adapter, p.summary, p.id
             );
             s.deny_host(p.reverse, why, now, &mut self.actions);
             let mut out = s.result("denied", false);
@@ -281,7 +281,7 @@ impl Sessions {
                 s.host.terminal_started = false;
                 s.host.stdin_closed = Some(format!("the program could not be started ({e})"));
                 s.answer_host(reverse, ReverseAnswer::Failure { message: e.clone() }, now);
-                if s.state == RunState::Starting && !s.closing {
+                if s.run.state == RunState::Starting && !s.link.closing {
                     let msg = format!("{}: could not run the adapter's runInTerminal command: {e}", s.id);
                     s.fail_start(ErrorCode::AdapterError, msg, &mut self.actions);
                 }
@@ -314,8 +314,8 @@ impl Sessions {
                 format!("{}'s stdin is being closed (eof was sent).", s.id),
             );
         }
-        if s.state.is_over() {
-            let msg = format!("{} has {}; its program reads no more input.", s.id, s.state.as_str());
+        if s.run.state.is_over() {
+            let msg = format!("{} has {}; its program reads no more input.", s.id, s.run.state.as_str());
             return ToolResult::error(ErrorCode::InvalidArgument, msg);
         }
         let buffered = s.host.stdin.len();
@@ -422,28 +422,28 @@ impl Session {
         log::info!("{}: {why}", self.id);
         let message = "runInTerminal was refused by agentdap's host-request policy".to_owned();
         self.answer_host(reverse, ReverseAnswer::Failure { message }, now);
-        if self.state == RunState::Starting && !self.closing {
+        if self.run.state == RunState::Starting && !self.link.closing {
             self.fail_start(ErrorCode::Unsupported, format!("{}: {why}.", self.id), actions);
         } else {
-            self.warnings.push(why);
+            self.calls.warnings.push(why);
         }
     }
 
     fn answer_host(&mut self, reverse: ReverseId, answer: ReverseAnswer, now: Instant) {
-        if let Err(e) = self.client.respond(reverse, answer, now) {
+        if let Err(e) = self.link.client.respond(reverse, answer, now) {
             log::debug!("{}: cannot answer runInTerminal: {e}", self.id);
         }
     }
 
     /// `host_request_pending` for waits while a host request waits for a decision.
     pub(super) fn host_pending_result(&self) -> Option<ToolResult> {
-        if self.state.is_over() {
+        if self.run.state.is_over() {
             return None;
         }
         let p = self.host.pending.first()?;
         let message = format!(
             "{} waits for host request {}: {} asks agentdap to run {} (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
-            self.id, p.id, self.adapter, p.summary, p.id
+            self.id, p.id, self.link.adapter, p.summary, p.id
         );
         let mut out = ToolResult::error(ErrorCode::HostRequestPending, message);
         out.structured["error"]["host_requests"] = self.host.pending_json().unwrap_or(Value::Null);
@@ -454,7 +454,7 @@ impl Session {
     /// A session that is ending answers its pending host requests (every reverse request gets
     /// an answer, DESIGN §5).
     pub(super) fn drop_pending_host_requests(&mut self, now: Instant) {
-        if self.host.pending.is_empty() || !(self.closing || self.state.is_over()) {
+        if self.host.pending.is_empty() || !(self.link.closing || self.run.state.is_over()) {
             return;
         }
         for p in std::mem::take(&mut self.host.pending) {

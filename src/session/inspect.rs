@@ -120,25 +120,25 @@ pub struct Target {
 impl Session {
     /// The thread inspection applies to: the one given, else the focus thread, else the stop's.
     pub(super) fn thread_for(&self, thread: Option<i64>) -> Option<i64> {
-        thread.or(self.focus_thread).or_else(|| self.stop.as_ref().and_then(|s| s.thread))
+        thread.or(self.view.focus_thread).or_else(|| self.run.stop.as_ref().and_then(|s| s.thread))
     }
 
     /// The adapter id of `thread`'s top frame at this stop, when the stop already fetched it.
     pub(super) fn known_top_frame(&self, thread: i64) -> Option<i64> {
-        self.top_frame.filter(|(rev, t, _)| *rev == self.revision && *t == thread).map(|(_, _, f)| f)
+        self.run.top_frame.filter(|(rev, t, _)| *rev == self.run.revision && *t == thread).map(|(_, _, f)| f)
     }
 
     /// Resolves a handle argument, or explains why it cannot be used (`target_invalidated`
     /// names the revision; nothing is sent to the adapter).
     pub(super) fn resolve_handle(&self, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
-        self.handles.resolve(kind, handle).map_err(|e| match e {
+        self.view.handles.resolve(kind, handle).map_err(|e| match e {
             HandleError::Stale => ToolResult::error(
                 ErrorCode::TargetInvalidated,
                 format!(
                     "{} {handle} is from an earlier stop, or from before a change that made the adapter's ids stale; {} is now at rev {}. Call `context` or `stack_trace` again for fresh ids.",
                     kind.as_str(),
                     self.id,
-                    self.revision
+                    self.run.revision
                 ),
             ),
             other => ToolResult::error(
@@ -163,7 +163,7 @@ impl Session {
                 ("evaluate", Some(json!({ "expression": expression, "frameId": f, "context": context })))
             }
             Op::Variables(q) => {
-                if let Some((_, vars)) = self.var_cache.get(&q.reference) {
+                if let Some((_, vars)) = self.view.var_cache.get(&q.reference) {
                     // A shared handle, not a copy: later pages of a big container cost nothing.
                     let vars = std::rc::Rc::clone(vars);
                     let missing = self.missing_previews(vars.iter().skip(q.start).take(q.count.min(MAX_PAGE)));
@@ -171,7 +171,7 @@ impl Session {
                         return self.start_previews(call, missing, op, Value::Null, now);
                     }
                     let out = self.variables_page(q, &vars);
-                    self.done.push((call, out));
+                    self.calls.done.push((call, out));
                     return;
                 }
                 ("variables", Some(json!({ "variablesReference": q.reference })))
@@ -186,7 +186,7 @@ impl Session {
                 Some(json!({ "variablesReference": fetching, "start": 0, "count": preview::PREVIEW_FETCH })),
             ),
         };
-        let revision = self.revision;
+        let revision = self.run.revision;
         self.send(command, args, Origin::Inspect { call, op, revision }, now);
     }
 
@@ -199,10 +199,10 @@ impl Session {
         revision: u64,
         now: Instant,
     ) {
-        if revision != self.revision {
+        if revision != self.run.revision {
             let msg =
-                format!("{} ran while the request was in flight (now rev {}); ask again.", self.id, self.revision);
-            self.done.push((call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
+                format!("{} ran while the request was in flight (now rev {}); ask again.", self.id, self.run.revision);
+            self.calls.done.push((call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
             return;
         }
         if let Op::Preview { fetching, depth, mut rest, mut budget, then, body } = op {
@@ -212,9 +212,9 @@ impl Session {
             self.note_children_frame(fetching, &children);
             if children.len() < preview::PREVIEW_FETCH {
                 // Fewer than asked for: that is every child, as good as a `variables` fetch.
-                self.var_cache.insert(fetching, (self.revision, std::rc::Rc::clone(&children)));
+                self.view.var_cache.insert(fetching, (self.run.revision, std::rc::Rc::clone(&children)));
             } else {
-                self.preview_cache.insert(fetching, std::rc::Rc::clone(&children));
+                self.view.preview_cache.insert(fetching, std::rc::Rc::clone(&children));
             }
             if depth == 0 {
                 // Members that say nothing either (a struct inside a struct) show one level too.
@@ -246,7 +246,7 @@ impl Session {
                             let rest: Vec<String> = if job.watches_started {
                                 std::mem::take(&mut job.pending_watches)
                             } else {
-                                self.watches.iter().map(|w| w.1.clone()).collect()
+                                self.view.watches.iter().map(|w| w.1.clone()).collect()
                             };
                             job.watches_started = true;
                             let why = format!("skipped: an earlier request of this context timed out ({msg})");
@@ -268,7 +268,7 @@ impl Session {
                             return self.context_next(call, job, now);
                         }
                     }
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                     return;
                 }
             };
@@ -305,7 +305,7 @@ impl Session {
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
                 self.note_children_frame(q.reference, &vars);
-                self.var_cache.insert(q.reference, (self.revision, std::rc::Rc::new(vars)));
+                self.view.var_cache.insert(q.reference, (self.run.revision, std::rc::Rc::new(vars)));
                 // Served from the cache now, after any previews its page needs.
                 return self.start_op(call, Op::Variables(q), now);
             }
@@ -313,12 +313,12 @@ impl Session {
             Op::ExceptionInfo { .. } => exception_result(&body),
             Op::Preview { .. } => return,
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 
     fn threads_result(&mut self, body: &Value) -> ToolResult {
         let threads = body.get("threads").and_then(Value::as_array).cloned().unwrap_or_default();
-        self.known_threads = threads.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        self.view.known_threads = threads.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
         let focus = self.thread_for(None);
         let mut text = format!("{} threads ({}):", self.id, threads.len());
         let mut list = Vec::new();
@@ -329,7 +329,7 @@ impl Session {
             text.push_str(&format!("\n  {id} {name}{mark}"));
             list.push(json!({ "id": id, "name": name, "focus": Some(id) == focus }));
         }
-        ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "threads": list }))
+        ToolResult::ok(text, json!({ "session": self.id, "revision": self.run.revision, "threads": list }))
     }
 
     fn frames_json(&mut self, frames: &[Value]) -> Vec<Value> {
@@ -338,7 +338,7 @@ impl Session {
             .map(|f| {
                 let mut m = Map::new();
                 let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
-                put(&mut m, "frame", self.handles.mint(Kind::Frame, id).map(Value::from));
+                put(&mut m, "frame", self.view.handles.mint(Kind::Frame, id).map(Value::from));
                 let name = f.get("name").and_then(Value::as_str);
                 put(&mut m, "function", name.map(|n| Value::from(super::names::readable_frame_name(n).into_owned())));
                 let src = &f["source"];
@@ -356,11 +356,12 @@ impl Session {
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         let total = body.get("totalFrames").and_then(Value::as_u64);
         let list = self.frames_json(&frames);
-        let mut text = format!("{} thread {thread} · rev {}", self.id, self.revision);
+        let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
         for (i, f) in list.iter().enumerate() {
             text.push_str(&format!("\n  #{} {}", start as usize + i, frame_line(f)));
         }
-        let mut structured = json!({ "session": self.id, "revision": self.revision, "thread": thread, "frames": list });
+        let mut structured =
+            json!({ "session": self.id, "revision": self.run.revision, "thread": thread, "frames": list });
         if let Some(t) = total {
             structured["total_frames"] = t.into();
         }
@@ -373,12 +374,12 @@ impl Session {
 
     fn scopes_result(&mut self, body: &Value) -> ToolResult {
         let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
-        let mut text = format!("{} scopes · rev {}", self.id, self.revision);
+        let mut text = format!("{} scopes · rev {}", self.id, self.run.revision);
         let mut list = Vec::new();
         for s in &scopes {
             let name = s.get("name").and_then(Value::as_str).unwrap_or("?");
             let reference = s.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            let handle = if reference > 0 { self.handles.mint(Kind::Variables, reference) } else { None };
+            let handle = if reference > 0 { self.view.handles.mint(Kind::Variables, reference) } else { None };
             let expensive = s.get("expensive").and_then(Value::as_bool).unwrap_or(false);
             text.push_str(&format!(
                 "\n  {name}{}{}",
@@ -395,7 +396,7 @@ impl Session {
             }
             list.push(Value::Object(m));
         }
-        ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "scopes": list }))
+        ToolResult::ok(text, json!({ "session": self.id, "revision": self.run.revision, "scopes": list }))
     }
 
     /// One variable for a result: name, value (cut to [`VALUE_CHARS`]), type, and a `ref` handle
@@ -419,7 +420,7 @@ impl Session {
             }
         }
         if reference > 0 {
-            put(&mut m, "ref", self.handles.mint(Kind::Variables, reference).map(Value::from));
+            put(&mut m, "ref", self.view.handles.mint(Kind::Variables, reference).map(Value::from));
             put(&mut m, "named", v.get("namedVariables").cloned());
             put(&mut m, "indexed", v.get("indexedVariables").cloned());
         }
@@ -432,7 +433,7 @@ impl Session {
     /// (`Quirks::unnamed_child_from_evaluate_name`).
     pub(super) fn shown_name<'a>(&self, v: &'a Value) -> Option<std::borrow::Cow<'a, str>> {
         let name = v.get("name").and_then(Value::as_str)?;
-        if !name.is_empty() || !self.plan.quirks.unnamed_child_from_evaluate_name {
+        if !name.is_empty() || !self.link.plan.quirks.unnamed_child_from_evaluate_name {
             return Some(name.into());
         }
         let Some(e) = v.get("evaluateName").and_then(Value::as_str).filter(|e| !e.is_empty()) else {
@@ -475,10 +476,10 @@ impl Session {
             q.start.min(total),
             end,
             total,
-            self.revision
+            self.run.revision
         );
         let mut structured = json!({
-            "session": self.id, "revision": self.revision, "ref": q.handle,
+            "session": self.id, "revision": self.run.revision, "ref": q.handle,
             "start": q.start, "total": total, "variables": list,
         });
         // debugpy lists the first 100 items of a big container, then `more` (a ref holding the
@@ -516,7 +517,7 @@ impl Session {
         let value = j.get("preview").or_else(|| j.get("value")).and_then(Value::as_str).unwrap_or("").to_owned();
         let value = if value.is_empty() {
             // The structured `value` stays the adapter's "", and says what it means.
-            let known = self.plan.runtime.empty_evaluate.filter(|(c, _)| *c == context).map(|(_, what)| what);
+            let known = self.link.plan.runtime.empty_evaluate.filter(|(c, _)| *c == context).map(|(_, what)| what);
             let what = known.unwrap_or(NO_VALUE);
             j["value_note"] = what.into();
             what.to_owned()
@@ -531,20 +532,20 @@ impl Session {
             text.push_str(&format!("  [ref {r}]"));
         }
         j["session"] = self.id.clone().into();
-        j["revision"] = self.revision.into();
+        j["revision"] = self.run.revision.into();
         ToolResult::ok(text, j)
     }
 
     /// Children cached for this revision (a `variables` page or a preview fetched them).
     fn cached_children(&self, reference: i64) -> Option<std::rc::Rc<Vec<Value>>> {
-        let page = self.var_cache.get(&reference).map(|(_, c)| c);
-        page.or_else(|| self.preview_cache.get(&reference)).map(std::rc::Rc::clone)
+        let page = self.view.var_cache.get(&reference).map(|(_, c)| c);
+        page.or_else(|| self.view.preview_cache.get(&reference)).map(std::rc::Rc::clone)
     }
 
     /// Drops every cached container (the program ran, or a value changed).
     pub(super) fn clear_var_caches(&mut self) {
-        self.var_cache.clear();
-        self.preview_cache.clear();
+        self.view.var_cache.clear();
+        self.view.preview_cache.clear();
     }
 
     /// A value of the program changed at this stop (a set, a call): agentdap's pages are
@@ -553,22 +554,22 @@ impl Session {
     /// now on rather than answered with those values.
     pub(super) fn values_changed(&mut self) {
         self.clear_var_caches();
-        if self.plan.quirks.variables_are_snapshots {
-            self.handles.invalidated(&["variables"]);
+        if self.link.plan.quirks.variables_are_snapshots {
+            self.view.handles.invalidated(&["variables"]);
         }
     }
 
     /// Remembers `frame` as the frame of every reference among `items` (scopes, variables or an
     /// evaluation's result), up to [`MAX_VAR_FRAMES`].
     fn note_frame_of(&mut self, items: &[Value], frame: i64) {
-        let epoch = self.handles.epoch(Kind::Variables);
-        if self.var_frames.len() >= MAX_VAR_FRAMES {
-            self.var_frames.retain(|_, (e, _)| *e == epoch);
+        let epoch = self.view.handles.epoch(Kind::Variables);
+        if self.view.var_frames.len() >= MAX_VAR_FRAMES {
+            self.view.var_frames.retain(|_, (e, _)| *e == epoch);
         }
         for item in items {
             let reference = item.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            if reference > 0 && self.var_frames.len() < MAX_VAR_FRAMES {
-                self.var_frames.insert(reference, (epoch, frame));
+            if reference > 0 && self.view.var_frames.len() < MAX_VAR_FRAMES {
+                self.view.var_frames.insert(reference, (epoch, frame));
             }
         }
     }
@@ -583,8 +584,8 @@ impl Session {
     /// The frame a variables reference came from, when agentdap saw it made since the
     /// program last ran (or the adapter's references were last invalidated).
     pub(super) fn frame_of(&self, reference: i64) -> Option<i64> {
-        let epoch = self.handles.epoch(Kind::Variables);
-        self.var_frames.get(&reference).filter(|(e, _)| *e == epoch).map(|&(_, f)| f)
+        let epoch = self.view.handles.epoch(Kind::Variables);
+        self.view.var_frames.get(&reference).filter(|(e, _)| *e == epoch).map(|&(_, f)| f)
     }
 
     /// References among `vars` that want a preview and are not cached yet (at most
@@ -592,7 +593,7 @@ impl Session {
     fn missing_previews<'a>(&self, vars: impl Iterator<Item = &'a Value>) -> Vec<i64> {
         let mut refs: Vec<i64> = vars
             .filter_map(preview::wants_preview)
-            .filter(|r| !self.var_cache.contains_key(r) && !self.preview_cache.contains_key(r))
+            .filter(|r| !self.view.var_cache.contains_key(r) && !self.view.preview_cache.contains_key(r))
             .take(preview::PREVIEW_CONTAINERS)
             .collect();
         refs.dedup();
@@ -608,7 +609,7 @@ impl Session {
                 let op = Op::Preview { fetching, depth, rest, budget, then: Box::new(then), body };
                 self.start_op(call, op, now)
             }
-            None => self.done.push((call, ToolResult::error(ErrorCode::AdapterError, "nothing to preview"))),
+            None => self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, "nothing to preview"))),
         }
     }
 
@@ -618,11 +619,11 @@ impl Session {
             job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
             if job.frames.is_empty() {
                 let msg = format!("thread {} has no frames", job.thread);
-                self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
                 return;
             }
             let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
-            let revision = self.revision;
+            let revision = self.run.revision;
             self.send(
                 "scopes",
                 Some(json!({ "frameId": id })),
@@ -651,7 +652,7 @@ impl Session {
                     }
                     job.locals = Some((name, std::rc::Rc::default(), reference));
                     let args = json!({ "variablesReference": reference });
-                    let revision = self.revision;
+                    let revision = self.run.revision;
                     self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
                     return;
                 }
@@ -661,7 +662,7 @@ impl Session {
             let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
             let reference = *reference;
             self.note_children_frame(reference, &vars);
-            self.var_cache.insert(reference, (self.revision, std::rc::Rc::clone(&vars)));
+            self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
             *list = std::rc::Rc::clone(&vars);
             let missing = self.missing_previews(vars.iter().filter(|v| !is_noise(v)).take(job.max_variables));
             if !missing.is_empty() {
@@ -674,7 +675,7 @@ impl Session {
     fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a Value {
         let chosen = job
             .frame_handle
-            .and_then(|h| self.handles.resolve(Kind::Frame, h).ok())
+            .and_then(|h| self.view.handles.resolve(Kind::Frame, h).ok())
             .and_then(|id| job.frames.iter().find(|f| f.get("id").and_then(Value::as_i64) == Some(id)));
         chosen.unwrap_or(&job.frames[0])
     }
@@ -683,22 +684,22 @@ impl Session {
     fn context_next(&mut self, call: CallKey, mut job: Box<ContextJob>, now: Instant) {
         if !job.watches_started {
             job.watches_started = true;
-            job.pending_watches = self.watches.iter().map(|w| w.1.clone()).collect();
+            job.pending_watches = self.view.watches.iter().map(|w| w.1.clone()).collect();
         }
         if let Some(expr) = job.pending_watches.first().cloned() {
             let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
             let args = json!({ "expression": expr, "frameId": id, "context": "watch" });
-            let revision = self.revision;
+            let revision = self.run.revision;
             self.send("evaluate", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
         }
         let out = self.context_result(&job);
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 
     fn context_result(&mut self, job: &ContextJob) -> ToolResult {
         let mut text = self.headline();
-        if self.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
+        if self.run.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
             text.push_str(&format!("\nshowing thread {} (the focus thread)", job.thread));
         }
         let frames = self.frames_json(&job.frames);
@@ -744,7 +745,7 @@ impl Session {
                     .map(|v| self.variable_json(v))
                     .collect();
                 let total = vars.iter().filter(|v| !is_noise(v)).count();
-                let locals_ref = self.handles.mint(Kind::Variables, *reference);
+                let locals_ref = self.view.handles.mint(Kind::Variables, *reference);
                 match locals_ref {
                     // The scope's ref: what `variables` pages and `set_variable` names.
                     Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),

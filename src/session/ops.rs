@@ -32,7 +32,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) {
-        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.run.state.is_over());
         let Some(s) = live else {
             self.pending_breakpoints.apply(&path, mode, list);
             let set = self.pending_breakpoints.get(&path);
@@ -44,17 +44,19 @@ impl Sessions {
             self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
             return;
         };
-        s.breakpoints.apply(&path, mode, list);
+        s.breaks.store.apply(&path, mode, list);
         if s.startup.configured {
             let args = s.breakpoint_arguments(&path);
-            let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
+            let set: Vec<SourceBreakpoint> = s.breaks.store.get(&path).iter().map(|e| e.requested.clone()).collect();
             s.run_to_overridden(&path);
             s.send("setBreakpoints", Some(args), Origin::SetBreakpoints { path: path.clone(), call: Some(call) }, now);
             s.pump(now, &mut self.actions);
             // Child sessions debug the same program: they get the file's new set too.
             for child in self.children_of(key.unwrap_or(usize::MAX)) {
-                let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
-                c.breakpoints.apply(&path, Mode::Replace, set.clone());
+                let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.closing) else {
+                    continue;
+                };
+                c.breaks.store.apply(&path, Mode::Replace, set.clone());
                 if c.startup.configured {
                     let args = c.breakpoint_arguments(&path);
                     c.send(
@@ -72,7 +74,7 @@ impl Sessions {
                 s.id
             );
             let structured =
-                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
+                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breaks.store.get(&path)) });
             self.actions.push_back(Action::Complete { call, output: ToolResult::ok(text, structured) });
         }
     }
@@ -81,6 +83,7 @@ impl Sessions {
     pub fn set_exception_breakpoints(&mut self, key: SessionKey, filters: Vec<String>, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let known: Vec<String> = s
+            .link
             .client
             .capabilities()
             .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
@@ -90,7 +93,7 @@ impl Sessions {
             Err(bad) => {
                 let msg = format!(
                     "unknown exception filter `{bad}` for {}; its filters are: [{}].",
-                    s.adapter,
+                    s.link.adapter,
                     known.join(", ")
                 );
                 self.actions
@@ -98,8 +101,8 @@ impl Sessions {
                 return;
             }
         };
-        s.exception_filters = Some(mapped.clone());
-        if s.startup.configured && !s.state.is_over() {
+        s.breaks.exception_filters = Some(mapped.clone());
+        if s.startup.configured && !s.run.state.is_over() {
             s.send(
                 "setExceptionBreakpoints",
                 Some(json!({ "filters": mapped })),
@@ -118,11 +121,11 @@ impl Sessions {
     /// then the adapter's process group goes.
     pub fn disconnect(&mut self, key: SessionKey, terminate_debuggee: Option<bool>, call: CallKey, now: Instant) {
         // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
-        let terminate_default = self.slab.get(key).is_some_and(|s| s.owns_debuggee);
+        let terminate_default = self.slab.get(key).is_some_and(|s| s.family.owns_debuggee);
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
-                c.disconnected = true;
-                if !c.adapter_alive {
+                c.link.disconnected = true;
+                if !c.link.adapter_alive {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -130,14 +133,14 @@ impl Sessions {
             self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
         }
         let Some(s) = self.slab.get_mut(key) else { return };
-        if !s.adapter_alive {
+        if !s.link.adapter_alive {
             // Not started yet (its spawn may still be queued) or already gone: end it here; the
             // IO shell stops an adapter that starts meanwhile before the session is dropped.
-            if !s.state.is_over() {
-                s.closing = true;
-                s.ended_by_agentdap = true;
-                s.failure = Some(format!("{} was disconnected before its adapter started", s.id));
-                s.state = RunState::Terminated;
+            if !s.run.state.is_over() {
+                s.link.closing = true;
+                s.run.ended_by_agentdap = true;
+                s.run.failure = Some(format!("{} was disconnected before its adapter started", s.id));
+                s.run.state = RunState::Terminated;
                 s.fail_waiters(ErrorCode::Disconnected);
                 s.pump(now, &mut self.actions);
             }
@@ -146,17 +149,17 @@ impl Sessions {
             self.actions.push_back(Action::Release { session: key });
             return;
         }
-        s.disconnected = true;
-        if s.closing {
+        s.link.disconnected = true;
+        if s.link.closing {
             // A disconnect is already under way (the debuggee ended, or an earlier call): answer
             // once the adapter is gone, and make sure it goes.
-            s.disconnect_calls.push(call);
+            s.calls.disconnect_calls.push(call);
             self.actions.push_back(Action::StopAdapter { session: key });
             return;
         }
-        s.closing = true;
+        s.link.closing = true;
         // An attached process is the user's: detach unless the agent asks otherwise.
-        let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
+        let terminate = terminate_debuggee.unwrap_or(s.family.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
         s.send_disconnect(Some(terminate), Origin::Disconnect { call: Some(call) }, now);
         s.pump(now, &mut self.actions);
@@ -165,13 +168,13 @@ impl Sessions {
     /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
     pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        let supported = s.client.capabilities().is_some_and(|c| c.supports_terminate_request);
-        if !supported || !s.adapter_alive || s.state.is_over() {
+        let supported = s.link.client.capabilities().is_some_and(|c| c.supports_terminate_request);
+        if !supported || !s.link.adapter_alive || s.run.state.is_over() {
             return self.disconnect(key, Some(true), call, now);
         }
-        let since = s.revision;
-        s.ended_by_agentdap = true;
-        s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
+        let since = s.run.revision;
+        s.run.ended_by_agentdap = true;
+        s.calls.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
         s.send("terminate", Some(json!({})), Origin::Terminate { call }, now);
         s.pump(now, &mut self.actions);
     }
@@ -191,9 +194,9 @@ impl Sessions {
     pub fn shutdown(&mut self, now: Instant) {
         self.actions.push_back(Action::TrackProcesses);
         for (_, s) in self.slab.iter_mut() {
-            if s.adapter_alive && !s.closing {
-                s.closing = true;
-                let terminate = s.owns_debuggee;
+            if s.link.adapter_alive && !s.link.closing {
+                s.link.closing = true;
+                let terminate = s.family.owns_debuggee;
                 s.send_disconnect(Some(terminate), Origin::Disconnect { call: None }, now);
                 s.pump(now, &mut self.actions);
             }
@@ -202,7 +205,7 @@ impl Sessions {
 
     /// True when no adapter is alive any more.
     pub fn all_closed(&self) -> bool {
-        self.slab.iter().all(|(_, s)| !s.adapter_alive)
+        self.slab.iter().all(|(_, s)| !s.link.adapter_alive)
     }
 
     /// The JSON for `sessions` and `agentdap://sessions`: children right after their parent.

@@ -82,8 +82,8 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         let refused = if let Some(why) = refusal(command) {
             Some(ToolResult::error(ErrorCode::InvalidArgument, why))
-        } else if s.state.is_over() || s.closing || !s.adapter_alive || s.client.is_closed() {
-            let msg = format!("{} has {}; its adapter takes no more requests.", s.id, s.state.as_str());
+        } else if s.run.state.is_over() || s.link.closing || !s.link.adapter_alive || s.link.client.is_closed() {
+            let msg = format!("{} has {}; its adapter takes no more requests.", s.id, s.run.state.as_str());
             Some(ToolResult::error(ErrorCode::Disconnected, msg))
         } else if !s.startup.launch_sent {
             let msg =
@@ -139,7 +139,7 @@ impl Session {
             other @ Outcome::Timeout { .. } => ToolResult::error(ErrorCode::Timeout, other.to_string()),
             other @ Outcome::Disconnected { .. } => ToolResult::error(ErrorCode::Disconnected, other.to_string()),
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 }
 

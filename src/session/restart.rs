@@ -28,15 +28,15 @@ impl Sessions {
         let Some(s) = self.slab.get(key) else {
             return self.complete(call, ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
         };
-        let refusal = if let Some((_, parent)) = &s.parent {
+        let refusal = if let Some((_, parent)) = &s.family.parent {
             Some((
                 ErrorCode::Unsupported,
                 format!("{} is a child session of {parent}; restart {parent} instead.", s.id),
             ))
-        } else if s.disconnected {
+        } else if s.link.disconnected {
             Some((ErrorCode::InvalidArgument, format!("{} was disconnected; `launch` the program again.", s.id)))
         } else if s.ctl.relaunch_pending
-            || s.ctl.restart_call.is_some_and(|(c, _)| s.waiters.iter().any(|w| w.call == c))
+            || s.ctl.restart_call.is_some_and(|(c, _)| s.calls.waiters.iter().any(|w| w.call == c))
         {
             Some((ErrorCode::InvalidArgument, format!("a restart of {} is under way; call `wait`.", s.id)))
         } else {
@@ -45,25 +45,25 @@ impl Sessions {
         if let Some((code, msg)) = refusal {
             return self.complete(call, ToolResult::error(code, msg));
         }
-        let in_adapter = s.client.capabilities().is_some_and(|c| c.supports_restart_request)
-            && s.adapter_alive
-            && !s.closing
-            && matches!(s.state, RunState::Stopped | RunState::Running);
-        if !in_adapter && s.plan.request != "launch" {
+        let in_adapter = s.link.client.capabilities().is_some_and(|c| c.supports_restart_request)
+            && s.link.adapter_alive
+            && !s.link.closing
+            && matches!(s.run.state, RunState::Stopped | RunState::Running);
+        if !in_adapter && s.link.plan.request != "launch" {
             let msg = format!(
                 "{} is attached to a program agentdap did not start, and its adapter cannot restart it (no supportsRestartRequest); disconnect and attach again.",
                 s.id
             );
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
-        let owns = s.owns_debuggee;
+        let owns = s.family.owns_debuggee;
         // The mirror closes (DESIGN §7); an IDE attaches again to the new run.
         self.request_unexpose(key);
         // Child sessions belong to the old run.
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
-                c.disconnected = true;
-                if !c.adapter_alive {
+                c.link.disconnected = true;
+                if !c.link.adapter_alive {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -78,7 +78,7 @@ impl Sessions {
             s.pump(now, &mut self.actions);
         } else {
             // Breakpoints set since the program ended wait for "the next launch": this one.
-            s.breakpoints.take_over(std::mem::take(&mut self.pending_breakpoints));
+            s.breaks.store.take_over(std::mem::take(&mut self.pending_breakpoints));
             s.begin_relaunch(call, wait, now, &mut self.actions);
         }
     }
@@ -90,12 +90,14 @@ impl Sessions {
         let timeout = self.request_timeout;
         let Some(s) = self.slab.get_mut(key).filter(|s| s.id == id && s.ctl.relaunch_pending) else { return };
         s.ctl.relaunch_pending = false;
-        s.client = DapClient::new(super::client_config(&s.id, &s.plan.name, timeout));
-        let action = match s.plan.connect {
+        s.link.client = DapClient::new(super::client_config(&s.id, &s.link.plan.name, timeout));
+        let action = match s.link.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
-            None => {
-                Action::Spawn { session: key, command: s.plan.command.clone(), transport: s.plan.transport.clone() }
-            }
+            None => Action::Spawn {
+                session: key,
+                command: s.link.plan.command.clone(),
+                transport: s.link.plan.transport.clone(),
+            },
         };
         log::info!("{}: relaunching", s.id);
         self.actions.push_back(action);
@@ -107,45 +109,46 @@ impl Session {
     /// DAP `restart` with the launch arguments (DAP § Requests: Restart). The adapter keeps its
     /// breakpoints; "stop on entry" sets the temporary entry breakpoint again first.
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
-        if let Some(name) = self.plan.entry_function {
-            if self.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
-                self.entry_breakpoint = true;
-                let args = self.breakpoints.function_arguments(Some(name));
+        if let Some(name) = self.link.plan.entry_function {
+            if self.link.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
+                self.breaks.entry_breakpoint = true;
+                let args = self.breaks.store.function_arguments(Some(name));
                 self.send("setFunctionBreakpoints", Some(args), Origin::EntryBreakpoint { remove: false }, now);
             }
         }
-        if self.state == RunState::Running {
+        if self.run.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.
-            self.revision += 1;
+            self.run.revision += 1;
         }
         self.mark_running();
-        self.exit_code = None;
-        self.stop_signal = None;
-        self.killed_by = None;
+        self.run.exit_code = None;
+        self.run.stop_signal = None;
+        self.run.killed_by = None;
         self.ctl.restart_call = Some((call, "adapter"));
         self.push_restart_waiter(call, wait, now);
-        let args = json!({ "arguments": self.plan.launch_arguments });
+        let args = json!({ "arguments": self.link.plan.launch_arguments });
         self.send("restart", Some(args), Origin::Ctl(Op::Restart { call, wait }), now);
     }
 
     fn push_restart_waiter(&mut self, call: CallKey, wait: Duration, now: Instant) {
-        let mut w = Waiter::new(call, now, wait, VERB, Until::Stop, self.revision);
+        let mut w = Waiter::new(call, now, wait, VERB, Until::Stop, self.run.revision);
         w.output_cursor = Some(self.output.cursor());
-        self.waiters.push(w);
+        self.calls.waiters.push(w);
     }
 
     /// The answer to DAP `restart`: nothing to do when it succeeded (the stop or the exit ends
     /// the wait); a refusal (or no answer) relaunches a launched program instead.
     pub(super) fn restart_answered(&mut self, call: CallKey, wait: Duration, answer: Answer) {
         let Err((code, msg)) = answer else { return };
-        self.waiters.retain(|w| w.call != call);
+        self.calls.waiters.retain(|w| w.call != call);
         self.ctl.restart_call = None;
-        if self.plan.request == "launch" {
-            self.warnings
+        if self.link.plan.request == "launch" {
+            self.calls
+                .warnings
                 .push(format!("the adapter's restart failed ({msg}); agentdap relaunched the program instead"));
             self.ctl.relaunch_due = Some((call, wait));
         } else {
-            self.done.push((call, ToolResult::error(code, msg)));
+            self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }
 
@@ -159,39 +162,39 @@ impl Session {
         now: Instant,
         actions: &mut VecDeque<Action>,
     ) {
-        self.client.on_closed("");
+        self.link.client.on_closed("");
         self.pump(now, actions);
         // Every handle of the old run goes stale.
-        self.revision += 1;
-        self.handles.resumed();
+        self.run.revision += 1;
+        self.view.handles.resumed();
         self.clear_var_caches();
-        self.state = RunState::Starting;
-        self.stop = None;
-        self.stop_ready = false;
-        self.stop_pending = 0;
-        self.exit_code = None;
-        self.stop_signal = None;
-        self.killed_by = None;
+        self.run.state = RunState::Starting;
+        self.run.stop = None;
+        self.run.stop_ready = false;
+        self.run.stop_pending = 0;
+        self.run.exit_code = None;
+        self.run.stop_signal = None;
+        self.run.killed_by = None;
         self.startup = Startup::default();
-        self.adapter_alive = false;
-        self.closing = false;
-        self.failure = None;
-        self.ended_by_agentdap = false;
-        self.top_frame = None;
-        self.resume_unacked = false;
-        self.entry_breakpoint = false;
-        self.awaiting_exit_report = false;
-        self.crashed = false;
-        self.pipes_are_program_output = false;
-        self.descendants_recorded = false;
-        self.stderr_tail.clear();
-        self.debuggee_pid = None;
-        self.known_threads.clear();
+        self.link.adapter_alive = false;
+        self.link.closing = false;
+        self.run.failure = None;
+        self.run.ended_by_agentdap = false;
+        self.run.top_frame = None;
+        self.run.resume_unacked = false;
+        self.breaks.entry_breakpoint = false;
+        self.run.awaiting_exit_report = false;
+        self.link.crashed = false;
+        self.link.pipes_are_program_output = false;
+        self.link.descendants_recorded = false;
+        self.link.stderr_tail.clear();
+        self.family.debuggee_pid = None;
+        self.view.known_threads.clear();
         self.host.forget_terminal();
-        self.focus_thread = None;
-        self.child_stops.clear();
+        self.view.focus_thread = None;
+        self.family.child_stops.clear();
         // The new adapter verifies them afresh.
-        self.breakpoints = self.breakpoints.requested_only();
+        self.breaks.store = self.breaks.store.requested_only();
         self.ctl.run_to = None;
         self.ctl.relaunch_pending = true;
         self.ctl.restart_call = Some((call, "relaunch"));

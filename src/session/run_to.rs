@@ -84,7 +84,7 @@ impl Sessions {
             return self.complete(call, ToolResult::error(ErrorCode::InvalidArgument, msg));
         };
         let wait = wait_duration(wait_ms);
-        let set = s.breakpoints.get(&path);
+        let set = s.breaks.store.get(&path);
         let plain =
             |b: &SourceBreakpoint| b.condition.is_none() && b.hit_condition.is_none() && b.log_message.is_none();
         let own = set.iter().any(|e| {
@@ -110,7 +110,7 @@ impl Sessions {
                     None => list.push(json!({ "line": line })),
                 }
             }
-            let revision = s.revision;
+            let revision = s.run.revision;
             let step = Step::Arm { call, path, line, temp, thread, wait, revision, sent };
             s.send("setBreakpoints", Some(args), Origin::Ctl(Op::RunTo(step)), now);
         }
@@ -131,16 +131,16 @@ impl Sessions {
         now: Instant,
     ) {
         let Some(s) = self.stopped(key, call) else { return };
-        if !s.client.capabilities().is_some_and(|c| c.supports_goto_targets_request) {
+        if !s.link.client.capabilities().is_some_and(|c| c.supports_goto_targets_request) {
             let msg = format!(
                 "{} cannot jump (the adapter lacks supportsGotoTargetsRequest); use run_to, or restart the program.",
-                s.adapter
+                s.link.adapter
             );
             return self.complete(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
         // A jump stays in the stopped frame's file (debugpy ignores the path and jumps to the
         // line in the current file); another file is refused before anything is sent.
-        let here = s.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());
+        let here = s.run.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());
         if let Some(here) = here.filter(|h| !same_file(h, &path)) {
             let msg = format!(
                 "goto jumps within the stopped frame's file ({here}), not to {path}; use run_to to go elsewhere."
@@ -152,7 +152,7 @@ impl Sessions {
         // The file as the adapter knows it (a symlinked spelling learned by set_breakpoints).
         let source = s.breakpoint_arguments(&path)["source"].clone();
         let args = json!({ "source": source, "line": line });
-        let job = GotoJob { call, thread, line, wait: wait_duration(wait_ms), revision: s.revision };
+        let job = GotoJob { call, thread, line, wait: wait_duration(wait_ms), revision: s.run.revision };
         s.send("gotoTargets", Some(args), Origin::Ctl(Op::GotoTargets(job)), now);
         self.after(key, now);
     }
@@ -170,7 +170,7 @@ impl Session {
                     Ok(body) => body,
                     Err((code, msg)) => {
                         self.disarm(&path, now);
-                        return self.done.push((call, ToolResult::error(code, msg)));
+                        return self.calls.done.push((call, ToolResult::error(code, msg)));
                     }
                 };
                 self.record_file_answer(&path, &sent, &body);
@@ -186,13 +186,13 @@ impl Session {
                         "{}:{line} cannot take a breakpoint ({why}); pick a line with code (see `source`). The program did not run.",
                         short(&path)
                     );
-                    return self.done.push((call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+                    return self.calls.done.push((call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
                 }
-                if self.state != RunState::Stopped || self.revision != revision {
+                if self.run.state != RunState::Stopped || self.run.revision != revision {
                     self.disarm(&path, now);
                     let msg =
                         format!("{} ran while run_to set its breakpoint; call `wait`, then run_to again.", self.id);
-                    return self.done.push((call, ToolResult::error(ErrorCode::NotStopped, msg)));
+                    return self.calls.done.push((call, ToolResult::error(ErrorCode::NotStopped, msg)));
                 }
                 let bound_line = temp
                     .and_then(|t| t.get("line"))
@@ -209,7 +209,7 @@ impl Session {
     /// Records the adapter's answers for the agent's breakpoints of `path` (the first
     /// `sent.len()` of the response), unless the file's set changed since the request went out.
     fn record_file_answer(&mut self, path: &str, sent: &[SourceBreakpoint], body: &Value) {
-        let now_set: Vec<&SourceBreakpoint> = self.breakpoints.get(path).iter().map(|e| &e.requested).collect();
+        let now_set: Vec<&SourceBreakpoint> = self.breaks.store.get(path).iter().map(|e| &e.requested).collect();
         if now_set.len() != sent.len() || now_set.iter().zip(sent).any(|(a, b)| *a != b) {
             return;
         }
@@ -217,15 +217,15 @@ impl Session {
             .get("breakpoints")
             .and_then(Value::as_array)
             .map_or(Vec::new(), |l| l.iter().take(sent.len()).cloned().collect());
-        self.breakpoints.on_response(path, Ok(&json!({ "breakpoints": answers })));
+        self.breaks.store.on_response(path, Ok(&json!({ "breakpoints": answers })));
     }
 
     /// Sends the file's own set again (the temporary breakpoint out).
     fn disarm(&mut self, path: &str, now: Instant) {
-        if self.state.is_over() || !self.adapter_alive || self.closing {
+        if self.run.state.is_over() || !self.link.adapter_alive || self.link.closing {
             return;
         }
-        let sent: Vec<SourceBreakpoint> = self.breakpoints.get(path).iter().map(|e| e.requested.clone()).collect();
+        let sent: Vec<SourceBreakpoint> = self.breaks.store.get(path).iter().map(|e| e.requested.clone()).collect();
         let args = self.breakpoint_arguments(path);
         let step = Step::Disarm { path: path.to_owned(), sent };
         self.send("setBreakpoints", Some(args), Origin::Ctl(Op::RunTo(step)), now);
@@ -236,8 +236,8 @@ impl Session {
     /// `run_to` once its call was answered.
     pub(super) fn run_to_settle(&mut self, now: Instant) {
         let Some(rt) = &self.ctl.run_to else { return };
-        let waiting = self.waiters.iter().any(|w| w.call == rt.call);
-        if rt.armed && (self.state != RunState::Running || !waiting) {
+        let waiting = self.calls.waiters.iter().any(|w| w.call == rt.call);
+        if rt.armed && (self.run.state != RunState::Running || !waiting) {
             let path = rt.path.clone();
             if let Some(rt) = &mut self.ctl.run_to {
                 rt.armed = false;
@@ -253,7 +253,7 @@ impl Session {
     pub(super) fn run_to_annotate(&mut self, call: CallKey, out: &mut ToolResult) {
         let Some(rt) = self.ctl.run_to.as_ref().filter(|rt| rt.call == call) else { return };
         let target = format!("{}:{}", short(&rt.path), rt.bound_line);
-        let stop = self.stop.as_ref().filter(|_| self.state == RunState::Stopped);
+        let stop = self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped);
         let reached = stop.is_some_and(|st| {
             let by_id = rt.id.is_some_and(|id| st.adapter_hits.contains(&id));
             let at = st.location.as_ref().is_some_and(|l| {
@@ -261,7 +261,7 @@ impl Session {
             });
             by_id || at
         });
-        let note = match self.state {
+        let note = match self.run.state {
             _ if reached => String::new(),
             RunState::Stopped if rt.overridden => format!(
                 "run_to: set_breakpoints on {} while it ran replaced the temporary breakpoint, so the program may have run past {target}",
@@ -299,7 +299,7 @@ impl Session {
     pub(super) fn goto_targets_answered(&mut self, job: GotoJob, answer: Answer, now: Instant) {
         let body = match answer {
             Ok(b) => b,
-            Err((code, msg)) => return self.done.push((job.call, ToolResult::error(code, msg))),
+            Err((code, msg)) => return self.calls.done.push((job.call, ToolResult::error(code, msg))),
         };
         let targets = body.get("targets").and_then(Value::as_array).cloned().unwrap_or_default();
         let chosen = targets
@@ -312,11 +312,11 @@ impl Session {
                 "the adapter offers no goto target at line {} (no code there, or outside the current function).",
                 job.line
             );
-            return self.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+            return self.calls.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
         };
-        if self.state != RunState::Stopped || self.revision != job.revision {
+        if self.run.state != RunState::Stopped || self.run.revision != job.revision {
             let msg = format!("{} ran while goto asked for its targets; call `wait`, then goto again.", self.id);
-            return self.done.push((job.call, ToolResult::error(ErrorCode::NotStopped, msg)));
+            return self.calls.done.push((job.call, ToolResult::error(ErrorCode::NotStopped, msg)));
         }
         let args = json!({ "threadId": job.thread, "targetId": target });
         self.resume_with("goto", args, job.call, job.wait, "jumped", now);

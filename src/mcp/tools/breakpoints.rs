@@ -164,11 +164,11 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
     };
     let store = match a.session.as_deref() {
         Some(id) => match cx.sessions.resolve(Some(id)) {
-            Ok(k) => cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breakpoints)),
+            Ok(k) => cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breaks.store)),
             Err(e) => return Outcome::Done(e),
         },
         None => match cx.sessions.resolve(None).ok().and_then(|k| cx.sessions.get(k)) {
-            Some(s) => Some((Some(s.id.clone()), &s.breakpoints)),
+            Some(s) => Some((Some(s.id.clone()), &s.breaks.store)),
             None => Some((None, &cx.sessions.pending_breakpoints)),
         },
     };
