@@ -94,7 +94,7 @@ impl Server {
         let Evidence { dap_dir: Some(dir), dap_files, run_tag, .. } = &mut self.evidence else { return };
         let Some(s) = self.sessions.get(session) else { return };
         let written = dap_files.get(&s.id).map_or(0, |(_, n)| *n);
-        if s.dap_log_total <= written {
+        if s.evidence.dap_log_total <= written {
             return;
         }
         let (file, count) = dap_files.entry(s.id.clone()).or_insert_with(|| {
@@ -109,7 +109,7 @@ impl Server {
         if file.is_writable() {
             file.append(s.dap_log_lines_after(*count).as_bytes());
         }
-        *count = s.dap_log_total;
+        *count = s.evidence.dap_log_total;
         if file.failed() {
             // Said once (by the file); the directory is not tried again for other sessions.
             self.evidence.dap_dir = None;

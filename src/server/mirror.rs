@@ -170,8 +170,8 @@ impl Server {
             }
             if s.mirror.endpoint.is_some() {
                 notes.push((key, s.mirror.take_notes()));
-                let restarted = s.state == crate::session::snapshot::RunState::Starting;
-                if s.state.is_over() || restarted || self.shutdown.is_some() {
+                let restarted = s.run.state == crate::session::snapshot::RunState::Starting;
+                if s.run.state.is_over() || restarted || self.shutdown.is_some() {
                     ended.push(key);
                 }
             }

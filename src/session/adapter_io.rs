@@ -12,9 +12,9 @@ impl Sessions {
     /// start the choreography.
     pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        s.adapter_alive = true;
+        s.link.adapter_alive = true;
         // runInTerminal is always answered: by the host-request policy (DESIGN §5).
-        let args = initialize_arguments(&s.plan.name, true);
+        let args = initialize_arguments(&s.link.plan.name, true);
         s.send("initialize", Some(args), Origin::Startup(super::Step::Initialize), now);
         s.pump(now, &mut self.actions);
     }
@@ -22,9 +22,9 @@ impl Sessions {
     /// The adapter could not be started: the launch fails with `reason`.
     pub fn on_spawn_failed(&mut self, key: SessionKey, code: ErrorCode, reason: String) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        s.state = RunState::Terminated;
-        s.failure = Some(reason.clone());
-        for w in s.waiters.drain(..) {
+        s.run.state = RunState::Terminated;
+        s.run.failure = Some(reason.clone());
+        for w in s.calls.waiters.drain(..) {
             self.actions.push_back(Action::Complete { call: w.call, output: ToolResult::error(code, reason.clone()) });
         }
     }
@@ -32,16 +32,16 @@ impl Sessions {
     /// Bytes from the adapter's DAP stream.
     pub fn on_adapter_bytes(&mut self, key: SessionKey, bytes: &[u8], now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        s.client.receive(bytes, now);
+        s.link.client.receive(bytes, now);
         s.pump(now, &mut self.actions);
-        if let Some(d) = s.client.untrusted().filter(|_| s.adapter_alive) {
+        if let Some(d) = s.link.client.untrusted().filter(|_| s.link.adapter_alive) {
             // DESIGN §0: a frame over the size cap ends trust in the connection. The session
             // ends `disconnected` naming the claim; every wait is answered now, not at a timeout.
             log::warn!("{}: the adapter {d}; ending the session", s.id);
-            if !s.state.is_over() {
-                s.failure = Some(format!("agentdap ended the session: the adapter {d}"));
-                s.state = RunState::Terminated;
-                s.stop = None;
+            if !s.run.state.is_over() {
+                s.run.failure = Some(format!("agentdap ended the session: the adapter {d}"));
+                s.run.state = RunState::Terminated;
+                s.run.stop = None;
                 s.fail_waiters(ErrorCode::Disconnected);
             }
             self.actions.push_back(Action::StopAdapter { session: key });
@@ -55,15 +55,15 @@ impl Sessions {
     pub fn on_adapter_stderr(&mut self, key: SessionKey, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.keep_stderr(bytes);
-        if s.crashed {
+        if s.link.crashed {
             return;
         }
         let text = String::from_utf8_lossy(bytes);
-        if s.plan.runtime.is_crash_report(&text) {
+        if s.link.plan.runtime.is_crash_report(&text) {
             s.note_crash(&text);
             return;
         }
-        let category = if s.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
+        let category = if s.link.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
         s.output.push(category, &text);
         self.output_arrived(key);
     }
@@ -72,7 +72,7 @@ impl Sessions {
     /// once the adapter's pipes carry program output, else `adapter` output.
     pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        let category = if s.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
+        let category = if s.link.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
         s.output.push(category, &String::from_utf8_lossy(bytes));
         self.output_arrived(key);
     }
@@ -82,7 +82,7 @@ impl Sessions {
     pub(super) fn output_arrived(&mut self, key: SessionKey) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.complete_waiters();
-        for (call, output) in s.done.drain(..) {
+        for (call, output) in s.calls.done.drain(..) {
             self.actions.push_back(Action::Complete { call, output });
         }
     }
@@ -92,8 +92,8 @@ impl Sessions {
     /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]).
     pub fn on_adapter_listening(&mut self, key: SessionKey) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        s.pipes_are_program_output =
-            s.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
+        s.link.pipes_are_program_output =
+            s.link.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
     }
 
     /// The adapter's stderr so far (the tail agentdap keeps), for error messages.
@@ -103,53 +103,53 @@ impl Sessions {
 
     /// The session's temporary directory, to remove once its adapter is gone.
     pub fn scratch_dir(&self, key: SessionKey) -> Option<&std::path::Path> {
-        self.slab.get(key).and_then(|s| s.plan.scratch_dir.as_deref())
+        self.slab.get(key).and_then(|s| s.link.plan.scratch_dir.as_deref())
     }
 
     /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
     pub fn on_adapter_closed(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        if !s.adapter_alive && s.client.is_closed() {
+        if !s.link.adapter_alive && s.link.client.is_closed() {
             return;
         }
-        s.adapter_alive = false;
+        s.link.adapter_alive = false;
         let tail = s.stderr_text();
-        if !s.state.is_over() && !s.closing && s.failure.is_none() {
+        if !s.run.state.is_over() && !s.link.closing && s.run.failure.is_none() {
             // Explain a known start-up failure (debugpy missing) before the pending requests fail
             // with a bare "connection closed".
-            if let Some(why) = plan::explain_early_exit(&s.plan, &tail) {
-                s.failure = Some(why);
-                s.state = RunState::Terminated;
+            if let Some(why) = plan::explain_early_exit(&s.link.plan, &tail) {
+                s.run.failure = Some(why);
+                s.run.state = RunState::Terminated;
                 s.fail_waiters(ErrorCode::AdapterNotFound);
             }
         }
-        s.client.on_closed(&tail);
+        s.link.client.on_closed(&tail);
         // No late reply will come: timed-out mirror requests free their places.
         s.mirror.adapter_answered(None);
         s.pump(now, &mut self.actions);
-        if !s.state.is_over() {
-            if s.failure.is_none() && !s.closing {
-                let mapped = plan::explain_early_exit(&s.plan, &tail);
+        if !s.run.state.is_over() {
+            if s.run.failure.is_none() && !s.link.closing {
+                let mapped = plan::explain_early_exit(&s.link.plan, &tail);
                 let why = match &mapped {
                     Some(m) => m.clone(),
                     None if tail.is_empty() => "the adapter exited unexpectedly".to_owned(),
                     None => format!("the adapter exited unexpectedly; its stderr ended with: {}", last_lines(&tail, 5)),
                 };
-                s.failure = Some(why);
+                s.run.failure = Some(why);
                 let code = if mapped.is_some() { ErrorCode::AdapterNotFound } else { ErrorCode::Disconnected };
-                s.state = RunState::Terminated;
+                s.run.state = RunState::Terminated;
                 s.fail_waiters(code);
             } else {
-                s.state = RunState::Terminated;
+                s.run.state = RunState::Terminated;
             }
         }
         s.complete_waiters();
-        for call in std::mem::take(&mut s.disconnect_calls) {
+        for call in std::mem::take(&mut s.calls.disconnect_calls) {
             let output = s.result("disconnected", false);
-            s.done.push((call, output));
+            s.calls.done.push((call, output));
         }
         s.pump(now, &mut self.actions);
-        if s.disconnected {
+        if s.link.disconnected {
             self.actions.push_back(Action::Release { session: key });
         }
     }

@@ -418,6 +418,19 @@ pub fn functions_json(set: &[FunctionEntry]) -> Value {
     )
 }
 
+/// A session's breakpoints: the agent's sets, its exception filters, the spellings the adapter
+/// accepts, and the temporary entry breakpoint.
+#[derive(Default)]
+pub struct Breaks {
+    pub(crate) store: BreakpointStore,
+    pub(crate) exception_filters: Option<Vec<String>>,
+    /// Breakpoint files the adapter accepts only under another spelling (path as given →
+    /// the spelling sent), learned by a retry.
+    pub(crate) path_aliases: std::collections::HashMap<String, String>,
+    /// The entry function breakpoint is set and not yet removed.
+    pub(crate) entry_breakpoint: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,10 +36,10 @@ impl Sessions {
         let Some(p) = self.slab.get_mut(parent) else { return };
         let verdict = if full {
             Err(format!("{MAX_SESSIONS} sessions exist"))
-        } else if p.closing || p.state.is_over() {
+        } else if p.link.closing || p.run.state.is_over() {
             Err(format!("{} is ending", p.id))
         } else {
-            plan::child_address(&configuration, p.attach_target.as_deref())
+            plan::child_address(&configuration, p.family.attach_target.as_deref())
         };
         let addr = match verdict {
             Ok(addr) => addr,
@@ -47,17 +47,17 @@ impl Sessions {
                 let name = configuration.get("name").and_then(Value::as_str).unwrap_or("a child process");
                 let name = crate::visible::escaped(name);
                 let answer = client::ReverseAnswer::Failure { message: format!("agentdap cannot debug it: {why}") };
-                let _ = p.client.respond(id, answer, now);
-                p.warnings.push(format!(
+                let _ = p.link.client.respond(id, answer, now);
+                p.calls.warnings.push(format!(
                     "the program started {name}, which agentdap cannot debug ({why}); its breakpoints will not hit"
                 ));
                 p.pump(now, &mut self.actions);
                 return;
             }
         };
-        let _ = p.client.respond(id, client::ReverseAnswer::ok(), now);
-        let breakpoints = p.breakpoints.requested_only();
-        let mut plan = p.plan.clone();
+        let _ = p.link.client.respond(id, client::ReverseAnswer::ok(), now);
+        let breakpoints = p.breaks.store.requested_only();
+        let mut plan = p.link.plan.clone();
         plan.request = if request == "launch" { "launch" } else { "attach" };
         plan.launch_arguments = configuration;
         plan.connect = Some(addr);
@@ -67,20 +67,25 @@ impl Sessions {
         // The debuggee's command line or the adapter's `name`: shown in `sessions` as the
         // program, so nothing in it may hide text (crate::visible).
         let program = crate::visible::escaped(&child_program(&plan.launch_arguments, pid, &p.program));
-        let start = Start { program, breakpoints, exception_filters: p.exception_filters.clone() };
-        let (owns, target, parent_id) = (p.owns_debuggee, p.attach_target.clone(), p.id.clone());
+        let start = Start { program, breakpoints, exception_filters: p.breaks.exception_filters.clone() };
+        let (owns, target, parent_id) = (p.family.owns_debuggee, p.family.attach_target.clone(), p.id.clone());
         p.pump(now, &mut self.actions);
         let key = self.open(start, plan, None, Some((parent, parent_id)), owns, now);
         if let Some(c) = self.slab.get_mut(key) {
-            c.debuggee_pid = pid;
-            c.attach_target = target;
-            log::info!("{}: child session of {} for {}", c.id, c.parent.as_ref().map_or("", |p| p.1.as_str()), addr);
+            c.family.debuggee_pid = pid;
+            c.family.attach_target = target;
+            log::info!(
+                "{}: child session of {} for {}",
+                c.id,
+                c.family.parent.as_ref().map_or("", |p| p.1.as_str()),
+                addr
+            );
         }
     }
 
     /// Whether `child`'s parent is still in the table (the same session, not a reused key).
     pub(super) fn parent_of(&self, child: &Session) -> Option<SessionKey> {
-        let (key, id) = child.parent.as_ref()?;
+        let (key, id) = child.family.parent.as_ref()?;
         self.slab.get(*key).filter(|p| p.id == *id).map(|_| *key)
     }
 
@@ -88,51 +93,57 @@ impl Sessions {
     /// waits (and becomes the default session); a child whose parent ends, is disconnected or
     /// left the table is disconnected too, and leaves the table with its parent.
     pub(super) fn sweep_children(&mut self, now: Instant) {
-        let children: Vec<SessionKey> = self.slab.iter().filter(|(_, s)| s.parent.is_some()).map(|(k, _)| k).collect();
+        let children: Vec<SessionKey> =
+            self.slab.iter().filter(|(_, s)| s.family.parent.is_some()).map(|(k, _)| k).collect();
         for key in children {
             let Some(c) = self.slab.get(key) else { continue };
             let parent = self.parent_of(c);
-            let stopped_new = c.state == RunState::Stopped && c.stop_ready && c.revision > c.stop_told_parent;
-            let stop = stopped_new.then(|| (c.revision, c.headline(), c.snapshot_json()));
-            let (alive, closing, child_id) = (c.adapter_alive, c.closing, c.id.clone());
+            let stopped_new =
+                c.run.state == RunState::Stopped && c.run.stop_ready && c.run.revision > c.family.stop_told_parent;
+            let stop = stopped_new.then(|| (c.run.revision, c.headline(), c.snapshot_json()));
+            let (alive, closing, child_id) = (c.link.adapter_alive, c.link.closing, c.id.clone());
             let parent_ending = match parent.and_then(|p| self.slab.get(p)) {
                 None => true,
-                Some(p) => p.closing || p.state.is_over(),
+                Some(p) => p.link.closing || p.run.state.is_over(),
             };
-            let parent_disconnected = parent.and_then(|p| self.slab.get(p)).map_or(true, |p| p.disconnected);
+            let parent_disconnected = parent.and_then(|p| self.slab.get(p)).map_or(true, |p| p.link.disconnected);
             if let (Some((revision, headline, snapshot)), Some(pkey)) = (stop, parent) {
                 if let Some(c) = self.slab.get_mut(key) {
-                    c.stop_told_parent = revision;
+                    c.family.stop_told_parent = revision;
                 }
                 self.latest = Some(key);
                 if let Some(p) = self.slab.get_mut(pkey) {
-                    p.child_stops.retain(|s| s.key != key);
-                    p.child_stops.push(ChildStop { key, revision, headline, snapshot });
+                    p.family.child_stops.retain(|s| s.key != key);
+                    p.family.child_stops.push(ChildStop { key, revision, headline, snapshot });
                     p.complete_waiters();
                     p.pump(now, &mut self.actions);
                 }
             }
             if parent_ending && alive && !closing {
-                let terminate = self.slab.get(key).is_some_and(|c| c.owns_debuggee);
+                let terminate = self.slab.get(key).is_some_and(|c| c.family.owns_debuggee);
                 log::debug!("{child_id}: its parent ended; disconnecting it");
                 self.end_child(key, terminate, now);
             }
             if let Some(c) = self.slab.get_mut(key) {
                 // It leaves the table with its parent: now if its connection is gone, else once
                 // it is (`on_adapter_closed`).
-                if parent_disconnected && !c.disconnected {
-                    c.disconnected = true;
-                    if !c.adapter_alive {
+                if parent_disconnected && !c.link.disconnected {
+                    c.link.disconnected = true;
+                    if !c.link.adapter_alive {
                         self.actions.push_back(Action::Release { session: key });
                     }
                 }
             }
         }
         // A parent forgets stops of children that ran on meanwhile.
-        let stopped: Vec<(SessionKey, u64)> =
-            self.slab.iter().filter(|(_, s)| s.state == RunState::Stopped).map(|(k, s)| (k, s.revision)).collect();
+        let stopped: Vec<(SessionKey, u64)> = self
+            .slab
+            .iter()
+            .filter(|(_, s)| s.run.state == RunState::Stopped)
+            .map(|(k, s)| (k, s.run.revision))
+            .collect();
         for (_, s) in self.slab.iter_mut() {
-            s.child_stops.retain(|c| stopped.contains(&(c.key, c.revision)));
+            s.family.child_stops.retain(|c| stopped.contains(&(c.key, c.revision)));
         }
     }
 
@@ -140,11 +151,11 @@ impl Sessions {
     /// terminated when it is agentdap's (`terminate`).
     pub(super) fn end_child(&mut self, key: SessionKey, terminate: bool, now: Instant) {
         let Some(c) = self.slab.get_mut(key) else { return };
-        if c.closing || !c.adapter_alive {
+        if c.link.closing || !c.link.adapter_alive {
             return;
         }
-        c.closing = true;
-        c.ended_by_agentdap = true;
+        c.link.closing = true;
+        c.run.ended_by_agentdap = true;
         c.send_disconnect(Some(terminate), Origin::Run(super::tools::run::Op::Disconnect { call: None }), now);
         c.pump(now, &mut self.actions);
     }
@@ -154,7 +165,7 @@ impl Sessions {
         let Some(id) = self.slab.get(key).map(|s| s.id.clone()) else { return Vec::new() };
         self.slab
             .iter()
-            .filter(|(_, c)| c.parent.as_ref().is_some_and(|(k, i)| *k == key && *i == id))
+            .filter(|(_, c)| c.family.parent.as_ref().is_some_and(|(k, i)| *k == key && *i == id))
             .map(|(k, _)| k)
             .collect()
     }
@@ -376,6 +387,26 @@ fn pydevd_target(args: &[String]) -> Option<PythonTarget> {
         }
     }
     None
+}
+
+/// The debuggee a session is attached to and the sessions around it: its parent, whether the
+/// debuggee is agentdap's to end, and child stops not yet told.
+#[derive(Default)]
+pub struct Family {
+    /// The session that opened this one through `startDebugging`: (slab key, id). The id
+    /// guards against a reused slab key once the parent is gone.
+    pub(crate) parent: Option<(SessionKey, String)>,
+    /// The debuggee is agentdap's to end: a `launch` and its child sessions. False for `attach`
+    /// (and its children): the attached process is the user's, never killed or recorded.
+    pub(crate) owns_debuggee: bool,
+    /// Where an `attach {connect}` went, as the agent named it (children may follow a
+    /// `connect` back to the same host).
+    pub(crate) attach_target: Option<String>,
+    pub(crate) debuggee_pid: Option<i64>,
+    /// Child stops not yet shown in a result of this session.
+    pub(super) child_stops: Vec<ChildStop>,
+    /// The revision of this session's last stop announced to its parent.
+    pub(crate) stop_told_parent: u64,
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub enum StopDetail {
 impl Session {
     /// Drains the client's outputs and reacts to each, then queues finished calls.
     pub(super) fn pump(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
-        while let Some(out) = self.client.poll_output() {
+        while let Some(out) = self.link.client.poll_output() {
             match out {
                 Output::Log(mut entry) => {
                     if entry.json.len() > DAP_LOG_ENTRY_MAX {
@@ -47,12 +47,12 @@ impl Session {
                         entry.json =
                             json!({ "agentdap_truncated": true, "bytes": entry.json.len(), "head": head }).to_string();
                     }
-                    self.dap_log_bytes += entry.json.len();
-                    self.dap_log.push_back(entry);
-                    self.dap_log_total += 1;
-                    while self.dap_log.len() > DAP_LOG_CAP || self.dap_log_bytes > DAP_LOG_BYTES {
-                        match self.dap_log.pop_front() {
-                            Some(old) => self.dap_log_bytes -= old.json.len(),
+                    self.evidence.dap_log_bytes += entry.json.len();
+                    self.evidence.dap_log.push_back(entry);
+                    self.evidence.dap_log_total += 1;
+                    while self.evidence.dap_log.len() > DAP_LOG_CAP || self.evidence.dap_log_bytes > DAP_LOG_BYTES {
+                        match self.evidence.dap_log.pop_front() {
+                            Some(old) => self.evidence.dap_log_bytes -= old.json.len(),
                             None => break,
                         }
                     }
@@ -101,13 +101,13 @@ impl Session {
         self.drop_pending_host_requests(now);
         self.flow_settle(now, actions);
         self.drain_notes(actions);
-        for (call, output) in self.done.drain(..) {
+        for (call, output) in self.calls.done.drain(..) {
             actions.push_back(Action::Complete { call, output });
         }
         // Subscribers of `agentdap://session/{id}/state` hear of every stop, resume and exit.
-        let now_seen = (self.state, self.revision);
-        if self.last_announced != Some(now_seen) {
-            self.last_announced = Some(now_seen);
+        let now_seen = (self.run.state, self.run.revision);
+        if self.run.last_announced != Some(now_seen) {
+            self.run.last_announced = Some(now_seen);
             actions.push_back(Action::StateChanged { session: self.id.clone() });
         }
     }
@@ -117,75 +117,79 @@ impl Session {
         match e.event.as_str() {
             "initialized" if self.startup.launch_sent => self.configure(now),
             "stopped" => {
-                if self.plan.runtime.debuggee_own_process_group && !self.descendants_recorded {
+                if self.link.plan.runtime.debuggee_own_process_group && !self.link.descendants_recorded {
                     // Helpers (lldb-server) may start after the `process` event: walk again.
-                    self.descendants_recorded = true;
+                    self.link.descendants_recorded = true;
                     actions.push_back(Action::TrackProcesses);
                 }
-                self.stop_signal = fatal_signal(&body);
+                self.run.stop_signal = fatal_signal(&body);
                 self.on_stopped(&body, now)
             }
             "continued" => {
-                self.resume_unacked = false;
-                if self.state == RunState::Stopped {
+                self.run.resume_unacked = false;
+                if self.run.state == RunState::Stopped {
                     self.mark_running();
                 }
             }
             "exited" => {
-                self.exit_code = body.get("exitCode").and_then(Value::as_i64);
-                self.ended_by_agentdap |= self.closing;
-                let signalled = self.stop_signal.filter(|(_, n)| Some(*n) == self.exit_code);
-                if self.plan.runtime.signal_exit_as_status && !self.ended_by_agentdap {
-                    self.killed_by = signalled;
+                self.run.exit_code = body.get("exitCode").and_then(Value::as_i64);
+                self.run.ended_by_agentdap |= self.link.closing;
+                let signalled = self.run.stop_signal.filter(|(_, n)| Some(*n) == self.run.exit_code);
+                if self.link.plan.runtime.signal_exit_as_status && !self.run.ended_by_agentdap {
+                    self.run.killed_by = signalled;
                 }
-                self.state = RunState::Exited;
-                self.stop = None;
+                self.run.state = RunState::Exited;
+                self.run.stop = None;
             }
             "terminated" => {
                 let report_after_disconnect =
-                    matches!(self.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
-                if report_after_disconnect && self.exit_code.is_none() && !self.closing && self.adapter_alive {
+                    matches!(self.link.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
+                if report_after_disconnect
+                    && self.run.exit_code.is_none()
+                    && !self.link.closing
+                    && self.link.adapter_alive
+                {
                     // Delve: no `exited`; the status is printed once `disconnect` is sent. The
                     // waits end when the disconnect is answered, with the code read meanwhile.
-                    self.awaiting_exit_report = true;
-                    self.closing = true;
+                    self.run.awaiting_exit_report = true;
+                    self.link.closing = true;
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                     return;
                 }
-                if !self.state.is_over() {
-                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                if !self.run.state.is_over() {
+                    self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
                 }
-                self.stop = None;
+                self.run.stop = None;
                 self.complete_waiters();
-                if !self.closing && self.adapter_alive {
+                if !self.link.closing && self.link.adapter_alive {
                     // The debuggee is gone; let the adapter go too. Output still arriving is kept.
-                    self.closing = true;
+                    self.link.closing = true;
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                 }
             }
             "output" => {
                 let category = body.get("category").and_then(Value::as_str);
                 let Some(text) = body.get("output").and_then(Value::as_str) else { return };
-                if self.crashed {
+                if self.link.crashed {
                     self.keep_stderr(text.as_bytes());
                     return;
                 }
-                if self.plan.runtime.is_crash_report(text) {
+                if self.link.plan.runtime.is_crash_report(text) {
                     self.keep_stderr(text.as_bytes());
                     self.note_crash(text);
                     return;
                 }
                 if let (ExitReport::ConsoleAfterDisconnect { marker }, Some("console" | "important") | None) =
-                    (self.plan.runtime.exit_report, category)
+                    (self.link.plan.runtime.exit_report, category)
                 {
                     if let Some(code) = parse_exit_report(marker, text) {
-                        self.exit_code = Some(code);
-                        self.ended_by_agentdap |= self.closing && !self.awaiting_exit_report;
+                        self.run.exit_code = Some(code);
+                        self.run.ended_by_agentdap |= self.link.closing && !self.run.awaiting_exit_report;
                     }
                 }
                 let kept;
                 let text = if category == Some("console") {
-                    kept = without_banner(text, self.plan.quirks.console_banner);
+                    kept = without_banner(text, self.link.plan.quirks.console_banner);
                     if kept.is_empty() {
                         return;
                     }
@@ -193,7 +197,7 @@ impl Session {
                 } else {
                     text
                 };
-                let logpoint = self.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
+                let logpoint = self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
                     self.output.push(c, text);
@@ -201,25 +205,25 @@ impl Session {
             }
             "process" => {
                 if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
-                    self.debuggee_pid = Some(pid);
+                    self.family.debuggee_pid = Some(pid);
                     // An attached process is the user's: never recorded, so never killed.
-                    if self.owns_debuggee {
+                    if self.family.owns_debuggee {
                         actions.push_back(Action::RecordDebuggee { pid });
                     }
                 }
-                if self.plan.runtime.debuggee_own_process_group {
+                if self.link.plan.runtime.debuggee_own_process_group {
                     actions.push_back(Action::TrackProcesses);
                 }
             }
-            "breakpoint" => self.breakpoints.on_event(&body),
+            "breakpoint" => self.breaks.store.on_event(&body),
             "invalidated" => {
                 let areas: Vec<&str> = body
                     .get("areas")
                     .and_then(Value::as_array)
                     .map(|a| a.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                self.revision += 1;
-                self.handles.invalidated(&areas);
+                self.run.revision += 1;
+                self.view.handles.invalidated(&areas);
                 self.clear_var_caches();
             }
             _ => {}
@@ -227,11 +231,11 @@ impl Session {
     }
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
-        self.resume_unacked = false;
+        self.run.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);
-        let paused = std::mem::take(&mut self.pause_sent);
-        if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.plan.quirks.pause_signal) {
+        let paused = std::mem::take(&mut self.run.pause_sent);
+        if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.link.plan.quirks.pause_signal) {
             // The adapter's reason and words pass through unchanged (CASES C14); the result says
             // this is the pause the agent asked for rather than something the program did.
             let words = [&stop.description, &stop.text];
@@ -239,45 +243,45 @@ impl Session {
         }
         if stop.reason == "exception" {
             stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());
-            if self.plan.quirks.exit_stops_as_exception {
+            if self.link.plan.quirks.exit_stops_as_exception {
                 if let Some(e) = &mut stop.exception {
                     e.note_system_exit();
                 }
             }
         }
-        self.revision += 1;
-        self.handles.resumed();
+        self.run.revision += 1;
+        self.view.handles.resumed();
         self.clear_var_caches();
-        self.state = RunState::Stopped;
-        self.stop_ready = false;
-        self.stop_pending = 0;
+        self.run.state = RunState::Stopped;
+        self.run.stop_ready = false;
+        self.run.stop_pending = 0;
         if stop.thread.is_some() {
-            self.focus_thread = stop.thread;
+            self.view.focus_thread = stop.thread;
         }
         self.drop_entry_breakpoint(now);
-        self.breakpoints.on_hit(&stop.adapter_hits);
-        stop.hit_breakpoints = self.breakpoints.stable_ids(&stop.adapter_hits);
-        let revision = self.revision;
-        let thread = stop.thread.or(self.focus_thread);
-        self.stop = Some(stop);
+        self.breaks.store.on_hit(&stop.adapter_hits);
+        stop.hit_breakpoints = self.breaks.store.stable_ids(&stop.adapter_hits);
+        let revision = self.run.revision;
+        let thread = stop.thread.or(self.view.focus_thread);
+        self.run.stop = Some(stop);
         match thread {
             Some(t) => {
                 self.fetch_stop_details(t, revision, now);
                 // The agent learns thread ids from stops and from `threads`; those are the ids it
                 // may name (`check_thread`), so a stop asks for no thread list (a `threads` costs
                 // debugpy ~0.5 ms and a stock debugpy a 40 ms delayed ACK; lldb-dap ~0.2 ms).
-                if !self.known_threads.contains(&t) {
-                    self.known_threads.push(t);
+                if !self.view.known_threads.contains(&t) {
+                    self.view.known_threads.push(t);
                 }
                 // An adapter with a placeholder thread (Delve's "Dummy") is asked at once, so the
                 // focus moves to a real thread before the result.
-                if self.plan.runtime.placeholder_thread.is_some() {
-                    self.stop_pending += 1;
+                if self.link.plan.runtime.placeholder_thread.is_some() {
+                    self.run.stop_pending += 1;
                     self.send("threads", None, Origin::Stop(StopDetail::ThreadList { revision }), now);
                 }
             }
             None => {
-                self.stop_pending = 1;
+                self.run.stop_pending = 1;
                 self.send("threads", None, Origin::Stop(StopDetail::Threads { revision }), now)
             }
         }
@@ -286,10 +290,10 @@ impl Session {
     /// Asks for what a stop result shows: the top frame and, for an exception, `exceptionInfo`
     /// (when the adapter has it). The stop is ready once every answer is in.
     fn fetch_stop_details(&mut self, thread: i64, revision: u64, now: Instant) {
-        self.stop_pending = 1;
-        let exception = self.stop.as_ref().is_some_and(|s| s.reason == "exception");
-        if exception && self.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
-            self.stop_pending += 1;
+        self.run.stop_pending = 1;
+        let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
+        if exception && self.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
+            self.run.stop_pending += 1;
             self.send(
                 "exceptionInfo",
                 Some(json!({ "threadId": thread })),
@@ -307,9 +311,9 @@ impl Session {
 
     /// One stop-detail answer is in; the waits are answered after the last one.
     fn stop_detail_done(&mut self) {
-        self.stop_pending = self.stop_pending.saturating_sub(1);
-        if self.stop_pending == 0 {
-            self.stop_ready = true;
+        self.run.stop_pending = self.run.stop_pending.saturating_sub(1);
+        if self.run.stop_pending == 0 {
+            self.run.stop_ready = true;
             self.note_stop();
             self.complete_waiters();
         }
@@ -332,7 +336,7 @@ impl Session {
                 // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
                 // can run code): an assignment or a call may have changed what pages show.
                 Origin::Inspect { op: inspect::Op::Evaluate { expression, .. }, .. } if r.command == "evaluate" => {
-                    let prefixes = self.plan.quirks.mutating_evaluate_prefixes;
+                    let prefixes = self.link.plan.quirks.mutating_evaluate_prefixes;
                     if prefixes.iter().any(|p| expression.starts_with(p)) {
                         self.values_changed();
                     } else {
@@ -372,7 +376,7 @@ impl Session {
             Origin::Run(op) => self.run_failed(op, code, msg),
             Origin::Control(op) => self.control_failed(op, code, msg),
             Origin::Breakpoints(op) => self.breakpoints_failed(op, code, msg),
-            Origin::Inspect { call, .. } => self.done.push((call, ToolResult::error(code, msg))),
+            Origin::Inspect { call, .. } => self.calls.done.push((call, ToolResult::error(code, msg))),
             Origin::Host(op) => self.host_failed(op, code, msg),
             Origin::Flow(op) => self.flow_failed(op, code, msg),
             Origin::Edit(op) => self.edit_failed(op, code, msg),
@@ -386,13 +390,13 @@ impl Session {
         let Reply { failure, body, .. } = reply;
         match detail {
             StopDetail::Location { revision } => {
-                if revision == self.revision {
+                if revision == self.run.revision {
                     if let Some(frame) = body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()) {
-                        if let Some(stop) = &mut self.stop {
+                        if let Some(stop) = &mut self.run.stop {
                             stop.location = Some(Location::from_frame(frame));
                             // The top frame of this stop: `evaluate`/`scopes` without a frame use
                             // it directly instead of asking for the stack again.
-                            self.top_frame =
+                            self.run.top_frame =
                                 stop.thread.zip(frame.get("id").and_then(Value::as_i64)).map(|(t, f)| (revision, t, f));
                         }
                     }
@@ -400,13 +404,13 @@ impl Session {
                 }
             }
             StopDetail::Exception { revision } => {
-                if revision == self.revision {
+                if revision == self.run.revision {
                     if failure.is_none() {
                         let mut info = ExceptionStop::from_info(&body);
-                        if self.plan.quirks.exit_stops_as_exception {
+                        if self.link.plan.quirks.exit_stops_as_exception {
                             info.note_system_exit();
                         }
-                        if let Some(stop) = &mut self.stop {
+                        if let Some(stop) = &mut self.run.stop {
                             stop.exception = Some(info);
                         }
                     }
@@ -415,18 +419,18 @@ impl Session {
             }
             StopDetail::ThreadList { revision } => {
                 self.note_threads(&body);
-                if revision == self.revision {
+                if revision == self.run.revision {
                     self.stop_detail_done();
                 }
             }
             StopDetail::Threads { revision } => {
                 self.note_threads(&body);
-                if revision == self.revision {
+                if revision == self.run.revision {
                     let first = self.first_real_thread(&body);
                     match first {
                         Some(t) => {
-                            self.focus_thread = Some(t);
-                            if let Some(stop) = &mut self.stop {
+                            self.view.focus_thread = Some(t);
+                            if let Some(stop) = &mut self.run.stop {
                                 stop.thread = Some(t);
                             }
                             self.fetch_stop_details(t, revision, now);
@@ -439,26 +443,30 @@ impl Session {
     }
 
     pub(super) fn mark_running(&mut self) {
-        if self.state == RunState::Stopped {
-            self.revision += 1;
+        if self.run.state == RunState::Stopped {
+            self.run.revision += 1;
         }
-        self.handles.resumed();
+        self.view.handles.resumed();
         self.clear_var_caches();
-        self.state = RunState::Running;
-        self.stop = None;
-        self.stop_ready = false;
+        self.run.state = RunState::Running;
+        self.run.stop = None;
+        self.run.stop_ready = false;
     }
 
     pub(super) fn require_stopped(&self) -> Result<(), ToolResult> {
-        match self.state {
+        match self.run.state {
             RunState::Stopped => Ok(()),
             RunState::Running | RunState::Starting => Err(ToolResult::error(
                 ErrorCode::NotStopped,
-                format!("{} is {}; call `wait` for the next stop or `pause` it first.", self.id, self.state.as_str()),
+                format!(
+                    "{} is {}; call `wait` for the next stop or `pause` it first.",
+                    self.id,
+                    self.run.state.as_str()
+                ),
             )),
             RunState::Exited | RunState::Terminated => Err(ToolResult::error(
                 ErrorCode::NotStopped,
-                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.state.as_str()),
+                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.run.state.as_str()),
             )),
         }
     }

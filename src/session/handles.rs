@@ -171,6 +171,30 @@ impl Handles {
     }
 }
 
+/// What the agent has been shown of the debuggee: handles, the threads it may name, the focus,
+/// watches, and the variables fetched this revision.
+#[derive(Default)]
+pub struct View {
+    /// Frame ids and variable references handed to the agent.
+    pub(crate) handles: Handles,
+    pub(crate) focus_thread: Option<i64>,
+    /// Thread ids the agent may name: those of `threads` answers and of stops since (calls naming
+    /// another are refused before anything is sent; empty: none known yet, the adapter decides).
+    pub(crate) known_threads: Vec<i64>,
+    /// Children of variable containers fetched this revision (adapter ref → revision, children):
+    /// agentdap pages them itself, from one fetch per revision.
+    pub(crate) var_cache: HashMap<i64, (u64, std::rc::Rc<Vec<serde_json::Value>>)>,
+    /// The first children of containers fetched only for a preview (maybe not all of them;
+    /// never served as a `variables` page). Cleared with `var_cache`.
+    pub(crate) preview_cache: HashMap<i64, std::rc::Rc<Vec<serde_json::Value>>>,
+    /// The frame each variables reference came from (adapter ref → the handles' variables
+    /// epoch then, adapter frame id), for reading a change back by evaluation (`edit.rs`); an
+    /// entry of an older epoch means nothing. At most `inspect::MAX_VAR_FRAMES` entries.
+    pub(crate) var_frames: HashMap<i64, (u64, i64)>,
+    /// Watch expressions (id, expression), evaluated by `context` and at stops.
+    pub(crate) watches: Vec<(u32, String)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

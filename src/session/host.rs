@@ -176,7 +176,7 @@ impl Sessions {
                 let why = format!(
                     "{} asked agentdap to run {summary} (runInTerminal) and the host-request policy is `deny`; \
                      launch with console `internal`, or start agentdap with --host-requests allow (or ask)",
-                    s.adapter
+                    s.link.adapter
                 );
                 s.deny_host(reverse, why, now, &mut self.actions);
             }
@@ -213,7 +213,7 @@ impl Sessions {
                 s.host.terminal_started = false;
                 s.host.stdin_closed = Some(format!("the program could not be started ({e})"));
                 s.answer_host(reverse, ReverseAnswer::Failure { message: e.clone() }, now);
-                if s.state == RunState::Starting && !s.closing {
+                if s.run.state == RunState::Starting && !s.link.closing {
                     let msg = format!("{}: could not run the adapter's runInTerminal command: {e}", s.id);
                     s.fail_start(ErrorCode::AdapterError, msg, &mut self.actions);
                 }
@@ -297,28 +297,28 @@ impl Session {
         log::info!("{}: {why}", self.id);
         let message = "runInTerminal was refused by agentdap's host-request policy".to_owned();
         self.answer_host(reverse, ReverseAnswer::Failure { message }, now);
-        if self.state == RunState::Starting && !self.closing {
+        if self.run.state == RunState::Starting && !self.link.closing {
             self.fail_start(ErrorCode::Unsupported, format!("{}: {why}.", self.id), actions);
         } else {
-            self.warnings.push(why);
+            self.calls.warnings.push(why);
         }
     }
 
     fn answer_host(&mut self, reverse: ReverseId, answer: ReverseAnswer, now: Instant) {
-        if let Err(e) = self.client.respond(reverse, answer, now) {
+        if let Err(e) = self.link.client.respond(reverse, answer, now) {
             log::debug!("{}: cannot answer runInTerminal: {e}", self.id);
         }
     }
 
     /// `host_request_pending` for waits while a host request waits for a decision.
     pub(super) fn host_pending_result(&self) -> Option<ToolResult> {
-        if self.state.is_over() {
+        if self.run.state.is_over() {
             return None;
         }
         let p = self.host.pending.first()?;
         let message = format!(
             "{} waits for host request {}: {} asks agentdap to run {} (runInTerminal). Call `resolve_host_request` with id \"{}\" and decision \"allow\" to run it (or \"deny\"); decide soon, adapters stop waiting after some seconds.",
-            self.id, p.id, self.adapter, p.summary, p.id
+            self.id, p.id, self.link.adapter, p.summary, p.id
         );
         let mut out = ToolResult::error(ErrorCode::HostRequestPending, message);
         out.structured["error"]["host_requests"] = self.host.pending_json().unwrap_or(Value::Null);
@@ -329,7 +329,7 @@ impl Session {
     /// A session that is ending answers its pending host requests (every reverse request gets
     /// an answer, DESIGN §5).
     pub(super) fn drop_pending_host_requests(&mut self, now: Instant) {
-        if self.host.pending.is_empty() || !(self.closing || self.state.is_over()) {
+        if self.host.pending.is_empty() || !(self.link.closing || self.run.state.is_over()) {
             return;
         }
         for p in std::mem::take(&mut self.host.pending) {

@@ -180,17 +180,17 @@ const MINTS_IDS: &[&str] = &["stackTrace", "scopes", "variables", "evaluate"];
 impl Session {
     /// The session's VS Code debug type (`debugpy`, `lldb-dap`, `go`; a custom adapter's name).
     pub fn vscode_type(&self) -> String {
-        match self.plan.kind {
+        match self.link.plan.kind {
             Some(AdapterKind::Debugpy) => "debugpy".into(),
             Some(AdapterKind::Lldb) => "lldb-dap".into(),
             Some(AdapterKind::Delve) => "go".into(),
-            None => self.plan.name.clone(),
+            None => self.link.plan.name.clone(),
         }
     }
 
     /// The adapter's capabilities as it reported them.
     pub fn raw_capabilities(&self) -> Option<serde_json::Map<String, Value>> {
-        self.client.capabilities().map(|c| c.raw.clone())
+        self.link.client.capabilities().map(|c| c.raw.clone())
     }
 
     /// Called for every adapter event, after the session reacted to it.
@@ -204,12 +204,12 @@ impl Session {
                 }
                 if let Some((rev, _)) = &self.mirror.last_stop {
                     // The program ran since the clients saw the last stop, and nobody said so.
-                    if self.revision > rev + 1 && !self.mirror.told_running {
+                    if self.run.revision > rev + 1 && !self.mirror.told_running {
                         let thread = body.get("threadId").cloned();
                         self.mirror.note_event("continued", Some(continued_body(thread)));
                     }
                 }
-                self.mirror.last_stop = Some((self.revision, body.clone()));
+                self.mirror.last_stop = Some((self.run.revision, body.clone()));
                 self.mirror.note_event("stopped", Some(body));
             }
             // agentdap already synthesized it for this resume (the adapter answered the step first).
@@ -228,7 +228,7 @@ impl Session {
     /// The agent's resume (`continue`, a step) succeeded: clients that last saw a stop hear
     /// `continued`, unless the adapter said so already or the program stopped again first.
     pub(super) fn mirror_resumed(&mut self) {
-        if self.state != RunState::Running {
+        if self.run.state != RunState::Running {
             return;
         }
         if let Some((_, body)) = self.mirror.last_stop.take() {
@@ -240,13 +240,13 @@ impl Session {
 
     /// The `stopped` body a client attaching now should see, when the session is stopped.
     pub fn mirror_late_join_stop(&self) -> Option<Value> {
-        if self.state != RunState::Stopped {
+        if self.run.state != RunState::Stopped {
             return None;
         }
         if let Some((_, body)) = &self.mirror.last_stop {
             return Some(body.clone());
         }
-        let stop = self.stop.as_ref()?;
+        let stop = self.run.stop.as_ref()?;
         let mut body = json!({ "reason": stop.reason, "allThreadsStopped": true });
         if let Some(t) = stop.thread {
             body["threadId"] = t.into();
@@ -268,7 +268,7 @@ impl Session {
         }
         let held = timed_out && self.mirror.at_adapter.iter().any(|a| a.seq == seq);
         let response = match outcome {
-            Outcome::Success(mut r) if revision == self.revision || !MINTS_IDS.contains(&command.as_str()) => {
+            Outcome::Success(mut r) if revision == self.run.revision || !MINTS_IDS.contains(&command.as_str()) => {
                 if let Some(body) = r.body.as_mut() {
                     self.mint_reply_ids(&command, body);
                 }
@@ -276,7 +276,7 @@ impl Session {
             }
             Outcome::Success(_) => failure(
                 &command,
-                format!("the program ran while `{command}` was in flight (now rev {}); ask again", self.revision),
+                format!("the program ran while `{command}` was in flight (now rev {}); ask again", self.run.revision),
             ),
             Outcome::Error { message, response } => Response { body: response.body, ..failure(&command, message) },
             other => failure(&command, other.to_string()),
@@ -288,7 +288,7 @@ impl Session {
     /// requests wait until it has none, so the agent is never behind more than what each
     /// client already had in flight.
     pub fn agent_waiting(&self) -> bool {
-        self.client.any_pending(|o| !matches!(o, Origin::Mirror(_)))
+        self.link.client.any_pending(|o| !matches!(o, Origin::Mirror(_)))
     }
 
     /// Replaces the adapter's frame ids and variable references in a reply by handles.
@@ -312,7 +312,7 @@ impl Session {
         if kind == Kind::Variables && id <= 0 {
             return;
         }
-        let handle = self.handles.mint(kind, id).map_or(0, i64::from);
+        let handle = self.view.handles.mint(kind, id).map_or(0, i64::from);
         item[field] = handle.into();
     }
 
@@ -331,7 +331,7 @@ impl Session {
         let Some(handle) = raw.as_i64() else {
             return Err(UnmintError { handle: None, message: format!("`{field}` must be an integer, not {raw}") });
         };
-        match self.handles.resolve(kind, handle) {
+        match self.view.handles.resolve(kind, handle) {
             Ok(id) => {
                 args[field] = id.into();
                 Ok(())
@@ -413,7 +413,7 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         if command == "evaluate" {
             // An expression, never a debugger command or a statement (the adapter's data says how).
-            if let Err(msg) = crate::mirror::as_expression(&mut arguments, &s.plan.runtime.mirror_evaluate) {
+            if let Err(msg) = crate::mirror::as_expression(&mut arguments, &s.link.plan.runtime.mirror_evaluate) {
                 s.mirror.note_response(client, request_seq, failure(command, msg));
                 return;
             }
@@ -421,7 +421,10 @@ impl Sessions {
         let Some(s) = self.slab.get(key) else { return };
         if let Err(e) = s.unmint_arguments(command, &mut arguments) {
             let owner = e.handle.and_then(|(_, handle)| {
-                self.slab.iter().find(|(k, other)| *k != key && other.handles.knows(handle)).map(|(_, o)| o.id.clone())
+                self.slab
+                    .iter()
+                    .find(|(k, other)| *k != key && other.view.handles.knows(handle))
+                    .map(|(_, o)| o.id.clone())
             });
             let msg = match (owner, e.handle) {
                 (Some(owner), Some((kind, handle))) => format!(
@@ -436,7 +439,7 @@ impl Sessions {
             return;
         }
         let Some(s) = self.slab.get_mut(key) else { return };
-        let queued = s.client.outbound().len();
+        let queued = s.link.client.outbound().len();
         if queued > FORWARD_OUTBOUND_BUDGET {
             // The agent's requests must always get through: the mirror has its own budget.
             let msg = format!(
@@ -446,8 +449,8 @@ impl Sessions {
             return;
         }
         let origin =
-            Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.revision });
-        match s.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
+            Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.run.revision });
+        match s.link.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
             Ok(seq) => s.mirror.at_adapter.push(AtAdapter {
                 seq,
                 client,

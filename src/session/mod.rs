@@ -7,6 +7,7 @@
 
 mod adapter_io;
 pub mod breakpoints;
+mod calls;
 mod children;
 #[cfg(test)]
 mod choreography_tests;
@@ -14,6 +15,7 @@ mod events;
 mod evidence;
 pub mod handles;
 pub mod host;
+mod link;
 pub mod mirror;
 mod names;
 mod ops;
@@ -46,10 +48,9 @@ use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::spawn::AdapterCommand;
 use breakpoints::BreakpointStore;
-use children::ChildStop;
 pub use evidence::DEFAULT_IDLE_REAP;
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
-use snapshot::{RunState, Stop};
+use snapshot::RunState;
 pub use tools::breakpoints::breakpoints_json;
 pub use tools::run::{AttachStart, LaunchArgs, LaunchBreakpoint};
 use waiters::Waiter;
@@ -240,132 +241,31 @@ struct Startup {
     configuration_done_due: bool,
 }
 
-/// One debug session: one adapter connection and what agentdap knows about its debuggee.
+/// One debug session: one adapter connection and what agentdap knows about its debuggee, as a
+/// few owned parts.
 pub struct Session {
     pub id: String,
     /// The session's slab key (stable for its life).
     pub key: SessionKey,
-    pub adapter: String,
     pub program: String,
-    pub state: RunState,
-    /// Bumped on every stopped↔running transition (DESIGN §5).
-    pub revision: u64,
-    pub stop: Option<Stop>,
-    /// True once the stop's location is known (or could not be): results may be written.
-    stop_ready: bool,
-    /// Stop details (top frame, exception info) still awaited for the current stop.
-    stop_pending: u8,
-    pub exit_code: Option<i64>,
-    /// The fatal signal (name, number) the last stop was at, while no other stop followed.
-    pub stop_signal: Option<(&'static str, i64)>,
-    /// The program died of this signal (name, number): the adapter reported its number as the
-    /// exit code after the agent resumed it from that signal's stop
-    /// (`RuntimeQuirks::signal_exit_as_status`).
-    pub killed_by: Option<(&'static str, i64)>,
-    pub output: OutputRing,
-    /// The output cursor when the last result was written.
-    result_cursor: u64,
-    pub dap_log: VecDeque<client::LogEntry>,
-    /// Bytes of message text in `dap_log` (capped at [`DAP_LOG_BYTES`]).
-    dap_log_bytes: usize,
-    /// When the session was created (DAP log times are relative to it).
-    pub started: Instant,
-    pub breakpoints: BreakpointStore,
-    pub exception_filters: Option<Vec<String>>,
-    pub focus_thread: Option<i64>,
-    /// Thread ids from the last `threads` response.
-    /// Thread ids the agent may name: those of `threads` answers and of stops since (calls naming
-    /// another are refused before anything is sent; empty: none known yet, the adapter decides).
-    pub known_threads: Vec<i64>,
-    /// Frame ids and variable references handed to the agent (DESIGN §5).
-    pub handles: handles::Handles,
-    /// Children of variable containers fetched this revision (adapter ref → revision, children):
-    /// agentdap pages them itself, from one fetch per revision.
-    var_cache: std::collections::HashMap<i64, (u64, std::rc::Rc<Vec<Value>>)>,
-    /// The first children of containers fetched only for a preview (maybe not all of them;
-    /// never served as a `variables` page). Cleared with `var_cache`.
-    preview_cache: std::collections::HashMap<i64, std::rc::Rc<Vec<Value>>>,
-    /// The frame each variables reference came from (adapter ref → the handles' variables
-    /// epoch then, adapter frame id), for reading a change back by evaluation (`edit.rs`); an
-    /// entry of an older epoch means nothing. At most `inspect::MAX_VAR_FRAMES` entries.
-    var_frames: std::collections::HashMap<i64, (u64, i64)>,
-    /// Watch expressions (id, expression), evaluated by `context` and at stops.
-    pub watches: Vec<(u32, String)>,
-    pub debuggee_pid: Option<i64>,
-    client: DapClient<Origin>,
-    plan: AdapterPlan,
+    /// Run state, the stop, and how the run ended.
+    pub run: snapshot::Run,
+    /// The adapter, its plan and the DAP connection.
+    pub link: link::Link,
+    /// Waits under way, calls answered, what the next result says.
+    pub calls: calls::Calls,
+    /// Handles, threads, watches and the variables fetched this revision.
+    pub view: handles::View,
+    /// The DAP log and ledger records.
+    pub evidence: evidence::Evidence,
+    /// The parent session, child stops, the debuggee's pid and ownership.
+    pub family: children::Family,
     startup: Startup,
-    waiters: Vec<Waiter>,
-    stderr_tail: Vec<u8>,
-    adapter_alive: bool,
-    /// Set when agentdap asked the adapter to go (disconnect sent or adapter stopped).
-    closing: bool,
-    /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
-    pub failure: Option<String>,
-    /// Notes for the next result (e.g. an exception filter the adapter does not have).
-    warnings: Vec<String>,
-    /// Breakpoints set before this session while no session was live (`path:line`,
-    /// `name()`), said once in the launch or attach result.
-    carried_over: Vec<String>,
-    /// The program ended because agentdap ended it (`disconnect`, `terminate`, shutdown): its exit
-    /// code is the kill's, not the program's own.
-    pub ended_by_agentdap: bool,
-    /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
-    top_frame: Option<(u64, i64, i64)>,
-    /// A resume was sent and neither its response nor a `continued`/`stopped` came yet.
-    resume_unacked: bool,
-    /// A `pause` was sent and no stop has come since.
-    pause_sent: bool,
-    /// The (state, revision) last announced to resource subscribers.
-    last_announced: Option<(RunState, u64)>,
-    /// `disconnect` was called: the session leaves the table once its adapter is gone.
-    disconnected: bool,
-    /// `disconnect` calls answered when the adapter is gone.
-    disconnect_calls: Vec<CallKey>,
-    /// Calls answered inside a session method; `pump` moves them to the action queue.
-    done: Vec<(CallKey, ToolResult)>,
-    /// The IDE mirror's view of this session (DESIGN §7).
+    pub breaks: breakpoints::Breaks,
+    pub output: OutputRing,
+    /// The IDE mirror's view of this session.
     pub mirror: mirror::Tap,
-    /// The entry function breakpoint is set and not yet removed.
-    entry_breakpoint: bool,
-    /// `terminated` came from an adapter that reports the exit only after `disconnect`
-    /// ([`crate::dap::adapters::ExitReport::ConsoleAfterDisconnect`]): the waits end when the
-    /// disconnect is answered, with the exit code read meanwhile.
-    awaiting_exit_report: bool,
-    /// The adapter's output started a crash report: the rest is kept in the stderr tail only.
-    crashed: bool,
-    /// The adapter's own stdout/stderr now carry the debuggee's output
-    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`], after the port announcement).
-    pipes_are_program_output: bool,
-    /// The adapter's descendants were recorded at the first stop.
-    descendants_recorded: bool,
-    /// Breakpoint files the adapter accepts only under another spelling (path as given →
-    /// the spelling sent), learned by a retry (CASES C22).
-    path_aliases: std::collections::HashMap<String, String>,
-    /// The session that opened this one through `startDebugging`: (slab key, id). The id
-    /// guards against a reused slab key once the parent is gone.
-    pub parent: Option<(SessionKey, String)>,
-    /// The debuggee is agentdap's to end: a `launch` and its child sessions. False for `attach`
-    /// (and its children): the attached process is the user's, never killed or recorded.
-    pub owns_debuggee: bool,
-    /// Where an `attach {connect}` went, as the agent named it (children may follow a
-    /// `connect` back to the same host).
-    pub attach_target: Option<String>,
-    /// Child stops not yet shown in a result of this session (DESIGN §5 child sessions).
-    child_stops: Vec<ChildStop>,
-    /// The revision of this session's last stop announced to its parent.
-    stop_told_parent: u64,
-    /// Ledger records not yet handed to the action queue (drained by `pump`).
-    ledger_out: Vec<crate::ledger::Record>,
-    /// The revision of the last stop recorded in the ledger.
-    ledger_stop_rev: u64,
-    /// When the session was first seen ended (its `session_end` was recorded): idle reaping
-    /// counts from here.
-    ended_at: Option<Instant>,
-    /// DAP messages logged since the session began (the `dap_log` ring keeps the last ones):
-    /// `--dap-log` files follow it.
-    pub dap_log_total: u64,
-    /// State of `run_to` and `restart` ([`tools::flow`]).
+    /// State of `run_to`, `goto` and `restart` ([`tools::flow`]).
     flow: tools::flow::State,
     /// Host requests (`runInTerminal`) and the stdin of a program agentdap runs itself.
     pub host: host::HostState,
@@ -431,7 +331,8 @@ impl Sessions {
                 Some(action) => {
                     if let Action::StateChanged { session } = &action {
                         // The default session is the one that most recently stopped (or started).
-                        let stopped = self.slab.iter().find(|(_, s)| s.id == *session && s.state == RunState::Stopped);
+                        let stopped =
+                            self.slab.iter().find(|(_, s)| s.id == *session && s.run.state == RunState::Stopped);
                         if let Some((key, _)) = stopped {
                             self.latest = Some(key);
                         }
@@ -481,8 +382,8 @@ impl Sessions {
             }),
             None => self
                 .latest
-                .filter(|k| self.slab.get(*k).is_some_and(|s| !s.state.is_over()))
-                .or_else(|| self.slab.iter().rev().find(|(_, s)| !s.state.is_over()).map(|(k, _)| k))
+                .filter(|k| self.slab.get(*k).is_some_and(|s| !s.run.state.is_over()))
+                .or_else(|| self.slab.iter().rev().find(|(_, s)| !s.run.state.is_over()).map(|(k, _)| k))
                 .or_else(|| self.slab.iter().next_back().map(|(k, _)| k))
                 .ok_or_else(|| {
                     ToolResult::error(ErrorCode::SessionNotFound, "there is no session; call `launch` to start one.")
@@ -510,75 +411,31 @@ impl Sessions {
         let session = Session {
             id,
             key,
-            adapter: plan.name.clone(),
             program: start.program,
-            state: RunState::Starting,
-            revision: 0,
-            stop: None,
-            stop_ready: false,
-            stop_pending: 0,
-            exit_code: None,
-            stop_signal: None,
-            killed_by: None,
-            output: OutputRing::default(),
-            result_cursor: 0,
-            dap_log: VecDeque::new(),
-            dap_log_bytes: 0,
-            started: now,
-            breakpoints: start.breakpoints,
-            exception_filters: start.exception_filters,
-            focus_thread: None,
-            known_threads: Vec::new(),
-            handles: handles::Handles::new(),
-            var_cache: std::collections::HashMap::new(),
-            preview_cache: std::collections::HashMap::new(),
-            var_frames: std::collections::HashMap::new(),
-            watches: Vec::new(),
-            debuggee_pid: None,
-            client: DapClient::new(config),
-            plan,
+            run: snapshot::Run::default(),
+            link: link::Link::new(DapClient::new(config), plan),
+            calls: calls::Calls { waiters: waiter.into_iter().collect(), warnings, ..calls::Calls::default() },
+            view: handles::View::default(),
+            evidence: evidence::Evidence::new(now),
+            family: children::Family { parent, owns_debuggee, ..children::Family::default() },
             startup: Startup::default(),
-            waiters: waiter.into_iter().collect(),
-            stderr_tail: Vec::new(),
-            adapter_alive: false,
-            closing: false,
-            failure: None,
-            warnings,
-            carried_over: Vec::new(),
-            ended_by_agentdap: false,
-            last_announced: None,
-            pause_sent: false,
-            resume_unacked: false,
-            top_frame: None,
-            disconnected: false,
-            disconnect_calls: Vec::new(),
-            done: Vec::new(),
+            breaks: breakpoints::Breaks {
+                store: start.breakpoints,
+                exception_filters: start.exception_filters,
+                ..breakpoints::Breaks::default()
+            },
+            output: OutputRing::default(),
             mirror: mirror::Tap::default(),
-            entry_breakpoint: false,
-            awaiting_exit_report: false,
-            crashed: false,
-            pipes_are_program_output: false,
-            descendants_recorded: false,
-            path_aliases: std::collections::HashMap::new(),
-            parent,
-            owns_debuggee,
-            attach_target: None,
-            child_stops: Vec::new(),
-            stop_told_parent: 0,
-            ledger_out: Vec::new(),
-            ledger_stop_rev: 0,
-            ended_at: None,
-            dap_log_total: 0,
             flow: tools::flow::State::default(),
             host: host::HostState::default(),
         };
         self.actions.push_back(Action::Ledger(session.start_record()));
-        let action = match session.plan.connect {
+        let action = match session.link.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
             None => Action::Spawn {
                 session: key,
-                command: session.plan.command.clone(),
-                transport: session.plan.transport.clone(),
+                command: session.link.plan.command.clone(),
+                transport: session.link.plan.transport.clone(),
             },
         };
         entry.insert(session);
@@ -590,7 +447,9 @@ impl Sessions {
     pub fn next_deadline(&self) -> Option<Instant> {
         self.slab
             .iter()
-            .flat_map(|(_, s)| s.client.next_deadline().into_iter().chain(s.waiters.iter().map(Waiter::next_deadline)))
+            .flat_map(|(_, s)| {
+                s.link.client.next_deadline().into_iter().chain(s.calls.waiters.iter().map(Waiter::next_deadline))
+            })
             .chain(self.next_reap())
             .min()
     }
@@ -598,7 +457,7 @@ impl Sessions {
     /// Fires every deadline at or before `now`.
     pub fn on_timer(&mut self, now: Instant) {
         for (_, s) in self.slab.iter_mut() {
-            s.client.on_timer(now);
+            s.link.client.on_timer(now);
             s.pump(now, &mut self.actions);
             s.tick_waiters(now, &mut self.actions);
         }
@@ -607,18 +466,18 @@ impl Sessions {
 
     /// Pending DAP bytes for `key`'s adapter (write them, then [`Sessions::consume`]).
     pub fn outbound(&self, key: SessionKey) -> &[u8] {
-        self.slab.get(key).map_or(&[], |s| s.client.outbound())
+        self.slab.get(key).map_or(&[], |s| s.link.client.outbound())
     }
 
     pub fn consume(&mut self, key: SessionKey, n: usize) {
         if let Some(s) = self.slab.get_mut(key) {
-            s.client.consume(n);
+            s.link.client.consume(n);
         }
     }
 
     /// Keys of sessions that have bytes to write.
     pub fn with_outbound(&self) -> Vec<SessionKey> {
-        self.slab.iter().filter(|(_, s)| !s.client.outbound().is_empty()).map(|(k, _)| k).collect()
+        self.slab.iter().filter(|(_, s)| !s.link.client.outbound().is_empty()).map(|(k, _)| k).collect()
     }
 }
 
@@ -647,7 +506,7 @@ impl Session {
         now: Instant,
         timeout: Option<Duration>,
     ) {
-        if let Err(refused) = self.client.request(command, arguments, origin, now, timeout) {
+        if let Err(refused) = self.link.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);
             log::warn!("{}: {msg}", self.id);
@@ -662,10 +521,10 @@ impl Session {
     }
 
     fn keep_stderr(&mut self, bytes: &[u8]) {
-        self.stderr_tail.extend_from_slice(bytes);
-        if self.stderr_tail.len() > STDERR_TAIL {
-            let cut = self.stderr_tail.len() - STDERR_TAIL;
-            self.stderr_tail.drain(..cut);
+        self.link.stderr_tail.extend_from_slice(bytes);
+        if self.link.stderr_tail.len() > STDERR_TAIL {
+            let cut = self.link.stderr_tail.len() - STDERR_TAIL;
+            self.link.stderr_tail.drain(..cut);
         }
     }
 
@@ -673,11 +532,11 @@ impl Session {
     /// diagnostic in the output, the report itself only in the stderr tail (shown when the
     /// session ends), instead of hundreds of output entries.
     pub(super) fn note_crash(&mut self, first: &str) {
-        self.crashed = true;
-        let line = first.lines().find(|l| self.plan.runtime.is_crash_report(l)).unwrap_or(first).trim();
+        self.link.crashed = true;
+        let line = first.lines().find(|l| self.link.plan.runtime.is_crash_report(l)).unwrap_or(first).trim();
         self.output.push(
             Category::Adapter,
-            &format!("{} crashed ({line}); the rest of its crash report is not shown as output\n", self.adapter),
+            &format!("{} crashed ({line}); the rest of its crash report is not shown as output\n", self.link.adapter),
         );
     }
 }

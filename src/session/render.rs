@@ -10,14 +10,14 @@ use super::{Session, ToolResult, SNAPSHOT_TAIL};
 
 impl Session {
     pub(super) fn stderr_text(&self) -> String {
-        String::from_utf8_lossy(&self.stderr_tail).trim_end().to_owned()
+        String::from_utf8_lossy(&self.link.stderr_tail).trim_end().to_owned()
     }
 
     /// The result of an execution tool: the one line that matters, then output since the last
     /// result; `structuredContent` carries the snapshot (DESIGN §4). Advances the output cursor.
     pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolResult {
         let mut text = self.headline();
-        let child_stops = std::mem::take(&mut self.child_stops);
+        let child_stops = std::mem::take(&mut self.family.child_stops);
         if !child_stops.is_empty() {
             // The line that matters is the child's stop: it leads, the parent's state follows.
             let lines: Vec<&str> = child_stops.iter().map(|c| c.headline.as_str()).collect();
@@ -27,30 +27,31 @@ impl Session {
                 self.id
             );
         }
-        if verb == "attached" && self.state == RunState::Running {
+        if verb == "attached" && self.run.state == RunState::Running {
             text.push_str(" (attached; call `wait` for a breakpoint, or `pause`)");
         }
-        if timed_out && self.state == RunState::Running {
+        if timed_out && self.run.state == RunState::Running {
             text.push_str(&format!(" ({verb}; still running when the wait ended: call `wait` or `pause`)"));
-            if self.resume_unacked {
+            if self.run.resume_unacked {
                 text.push_str("\nnote: the adapter has not acknowledged the resume yet; it may be busy or hung");
             }
             if verb == "paused" {
-                let pid = self.debuggee_pid.map(|p| format!(" (the program's pid: {p})")).unwrap_or_default();
-                let why = self.plan.runtime.pause_unanswered.unwrap_or("the adapter reported no stop after `pause`");
+                let pid = self.family.debuggee_pid.map(|p| format!(" (the program's pid: {p})")).unwrap_or_default();
+                let why =
+                    self.link.plan.runtime.pause_unanswered.unwrap_or("the adapter reported no stop after `pause`");
                 text.push_str(&format!("\nnote: {why}{pid}"));
             }
             if self.host.terminal_console && self.host.accepts_input() {
                 text.push_str("\nnote: if the program waits for input, give it with `send_input`");
             }
         }
-        if timed_out && self.state == RunState::Starting {
+        if timed_out && self.run.state == RunState::Starting {
             let step = if !self.startup.launch_sent {
                 "the adapter has not answered `initialize`"
             } else if !self.startup.configured {
                 "the adapter has not sent `initialized` yet (it may be building or starting the program)"
             } else {
-                if self.plan.request == "attach" {
+                if self.link.plan.request == "attach" {
                     "the adapter has not answered `attach` yet"
                 } else {
                     "the adapter has not answered `launch` yet"
@@ -63,28 +64,29 @@ impl Session {
             let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
             snap["child_stops"] = Value::Array(list);
         }
-        if !self.warnings.is_empty() {
-            let warnings = std::mem::take(&mut self.warnings);
+        if !self.calls.warnings.is_empty() {
+            let warnings = std::mem::take(&mut self.calls.warnings);
             for w in &warnings {
                 text.push_str(&format!("\nwarning: {w}"));
             }
             snap["warnings"] = json!(warnings);
         }
-        if !self.carried_over.is_empty() {
+        if !self.calls.carried_over.is_empty() {
             // Set before this session, with no session live: the agent may have forgotten them.
-            let carried = std::mem::take(&mut self.carried_over);
+            let carried = std::mem::take(&mut self.calls.carried_over);
             text.push_str(&format!(
                 "\n{} breakpoint(s) carried over from before this {}: {} (`set_breakpoints` with an empty list removes a file's)",
                 carried.len(),
-                self.plan.request,
+                self.link.plan.request,
                 carried.join(", ")
             ));
             snap["carried_over_breakpoints"] = json!(carried);
         }
-        if matches!(verb, "launched" | "restarted") && !self.state.is_over() {
+        if matches!(verb, "launched" | "restarted") && !self.run.state.is_over() {
             // Breakpoints the adapter already refused: say so now, not only when the run ends.
             let refused: Vec<String> = self
-                .breakpoints
+                .breaks
+                .store
                 .files()
                 .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
                 .filter(|(_, e)| e.bound.as_ref().is_some_and(|b| !b.verified))
@@ -102,7 +104,8 @@ impl Session {
                 snap["unverified_breakpoints"] = json!(refused);
             }
             let moved: Vec<String> = self
-                .breakpoints
+                .breaks
+                .store
                 .files()
                 .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
                 .filter(|(_, e)| e.moved())
@@ -116,15 +119,18 @@ impl Session {
                 snap["moved_breakpoints"] = json!(moved);
             }
         }
-        if self.state == RunState::Exited && self.exit_code.is_some_and(|c| c != 0) && !self.ended_by_agentdap {
-            if let Some(last) = self.output.failure_line(Category::Stderr, self.plan.runtime.failure_shapes) {
+        if self.run.state == RunState::Exited
+            && self.run.exit_code.is_some_and(|c| c != 0)
+            && !self.run.ended_by_agentdap
+        {
+            if let Some(last) = self.output.failure_line(Category::Stderr, self.link.plan.runtime.failure_shapes) {
                 text.push_str(&format!("\nlast stderr line: {last}"));
                 snap["last_stderr_line"] = json!(last);
             }
         }
-        if self.state.is_over() {
-            let never = self.breakpoints.never_verified();
-            let functions = self.breakpoints.functions_never_verified();
+        if self.run.state.is_over() {
+            let never = self.breaks.store.never_verified();
+            let functions = self.breaks.store.functions_never_verified();
             if !never.is_empty() || !functions.is_empty() {
                 let mut list: Vec<String> =
                     never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
@@ -132,17 +138,17 @@ impl Session {
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
                 snap["unverified_breakpoints"] = json!(list);
             }
-            if let Some(f) = &self.failure {
+            if let Some(f) = &self.run.failure {
                 text.push_str(&format!("\n{f}"));
             }
         }
         self.output.flush();
-        let (tail, truncated, dropped) = self.output.tail_since(self.result_cursor, SNAPSHOT_TAIL);
+        let (tail, truncated, dropped) = self.output.tail_since(self.calls.result_cursor, SNAPSHOT_TAIL);
         let cursor = self.output.cursor();
         // At a stop, whether everything printed before it is in cannot be known here.
-        let may_follow = self.state == RunState::Stopped
-            && self.plan.quirks.launch_output_apart_from_stops
-            && self.plan.request == "launch"
+        let may_follow = self.run.state == RunState::Stopped
+            && self.link.plan.quirks.launch_output_apart_from_stops
+            && self.link.plan.request == "launch"
             && !self.host.terminal_console;
         if may_follow {
             text.push_str(&format!(
@@ -169,7 +175,7 @@ impl Session {
             } else if truncated > 0 {
                 text.push_str(&format!(
                     "(… {truncated} earlier bytes not shown here: `output` with since={} has them)\n",
-                    self.result_cursor
+                    self.calls.result_cursor
                 ));
             }
             text.push_str(&tail);
@@ -187,21 +193,21 @@ impl Session {
             }
             snap["output"] = Value::Object(o);
         }
-        self.result_cursor = cursor;
+        self.calls.result_cursor = cursor;
         ToolResult::ok(text.trim_end_matches('\n').to_owned(), snap)
     }
 
     /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`
     pub fn headline(&self) -> String {
-        let mut s = match self.killed_by {
-            Some((name, number)) if self.state == RunState::Exited => {
+        let mut s = match self.run.killed_by {
+            Some((name, number)) if self.run.state == RunState::Exited => {
                 format!("{} killed by signal {name} ({number})", self.id)
             }
-            _ => format!("{} {}", self.id, self.state.as_str()),
+            _ => format!("{} {}", self.id, self.run.state.as_str()),
         };
-        match self.state {
+        match self.run.state {
             RunState::Stopped => {
-                if let Some(stop) = &self.stop {
+                if let Some(stop) = &self.run.stop {
                     s.push_str(&format!(" ({})", stop.reason));
                     if let Some(loc) = stop.location.as_ref().map(|l| l.short()).filter(|l| !l.is_empty()) {
                         s.push_str(&format!(" at {loc}"));
@@ -219,26 +225,26 @@ impl Session {
                 }
             }
             RunState::Exited => {
-                if self.ended_by_agentdap {
+                if self.run.ended_by_agentdap {
                     // The code is the signal agentdap's own ending left (debugpy 247, lldb 9): not
                     // the program's answer, so it is not shown as one.
                     s.push_str(" (ended by agentdap: disconnect/terminate)");
-                } else if let Some((name, number)) = self.killed_by {
+                } else if let Some((name, number)) = self.run.killed_by {
                     s.push_str(&format!(
                         " (the program was resumed from its {name} stop; {} reports this death as exit status \
                          {number}, in the same words as exit({number}))",
-                        self.adapter
+                        self.link.adapter
                     ));
-                } else if let Some(code) = self.exit_code {
+                } else if let Some(code) = self.run.exit_code {
                     s.push_str(&format!(" with code {code}"));
                 }
             }
-            RunState::Terminated if !self.owns_debuggee && self.closing && self.failure.is_none() => {
+            RunState::Terminated if !self.family.owns_debuggee && self.link.closing && self.run.failure.is_none() => {
                 s.push_str(" (detached; the program keeps running)");
             }
             _ => {}
         }
-        s.push_str(&format!(" · rev {}", self.revision));
+        s.push_str(&format!(" · rev {}", self.run.revision));
         s
     }
 
@@ -246,19 +252,19 @@ impl Session {
     pub fn snapshot_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("session".into(), self.id.clone().into());
-        m.insert("adapter".into(), self.adapter.clone().into());
-        m.insert("state".into(), self.state.as_str().into());
-        m.insert("revision".into(), self.revision.into());
-        put(&mut m, "stop", self.stop.as_ref().filter(|_| self.state == RunState::Stopped).map(Stop::to_json));
-        if self.ended_by_agentdap {
+        m.insert("adapter".into(), self.link.adapter.clone().into());
+        m.insert("state".into(), self.run.state.as_str().into());
+        m.insert("revision".into(), self.run.revision.into());
+        put(&mut m, "stop", self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped).map(Stop::to_json));
+        if self.run.ended_by_agentdap {
             m.insert("ended_by_agentdap".into(), true.into());
-            put(&mut m, "reported_exit_code", self.exit_code.map(Value::from));
-        } else if let Some((name, number)) = self.killed_by {
+            put(&mut m, "reported_exit_code", self.run.exit_code.map(Value::from));
+        } else if let Some((name, number)) = self.run.killed_by {
             m.insert("signal".into(), name.into());
             m.insert("signal_number".into(), number.into());
-            put(&mut m, "reported_exit_code", self.exit_code.map(Value::from));
+            put(&mut m, "reported_exit_code", self.run.exit_code.map(Value::from));
         } else {
-            put(&mut m, "exit_code", self.exit_code.map(Value::from));
+            put(&mut m, "exit_code", self.run.exit_code.map(Value::from));
         }
         put(&mut m, "host_requests", self.host.pending_json());
         Value::Object(m)
@@ -267,13 +273,13 @@ impl Session {
     /// The DAP log as NDJSON: `{"ms": <since session start>, "dir": "to_adapter"|"from_adapter",
     /// "message": {…}}` per line, oldest first (DESIGN §8).
     pub fn dap_log_ndjson(&self) -> String {
-        self.dap_log_lines_after(self.dap_log_total.saturating_sub(self.dap_log.len() as u64))
+        self.dap_log_lines_after(self.evidence.dap_log_total.saturating_sub(self.evidence.dap_log.len() as u64))
     }
 
     /// The DAP log's lines after the first `n` messages the session ever logged (for
     /// `--dap-log` files), led by a note when some of them already left the ring.
     pub fn dap_log_lines_after(&self, n: u64) -> String {
-        let first_kept = self.dap_log_total.saturating_sub(self.dap_log.len() as u64);
+        let first_kept = self.evidence.dap_log_total.saturating_sub(self.evidence.dap_log.len() as u64);
         let mut out = String::new();
         if n < first_kept {
             out.push_str(&format!(
@@ -282,8 +288,8 @@ impl Session {
             ));
         }
         let skip = n.saturating_sub(first_kept) as usize;
-        for e in self.dap_log.iter().skip(skip) {
-            let ms = e.at.saturating_duration_since(self.started).as_secs_f64() * 1000.0;
+        for e in self.evidence.dap_log.iter().skip(skip) {
+            let ms = e.at.saturating_duration_since(self.evidence.started).as_secs_f64() * 1000.0;
             let dir = match e.direction {
                 crate::dap::client::Direction::ToAdapter => "to_adapter",
                 crate::dap::client::Direction::FromAdapter => "from_adapter",
@@ -295,26 +301,26 @@ impl Session {
 
     /// The DAP request that started the session: `launch` or `attach`.
     pub fn plan_request(&self) -> &'static str {
-        self.plan.request
+        self.link.plan.request
     }
 
     /// The launch `cwd`, when the launch gave one.
     pub fn cwd(&self) -> Option<String> {
-        self.plan.launch_arguments.get("cwd").and_then(Value::as_str).map(str::to_owned)
+        self.link.plan.launch_arguments.get("cwd").and_then(Value::as_str).map(str::to_owned)
     }
 
     /// One entry of `sessions`.
     pub fn summary_json(&self) -> Value {
         let mut v = self.snapshot_json();
         v["program"] = self.program.clone().into();
-        v["request"] = self.plan.request.into();
-        if let Some((_, parent)) = &self.parent {
+        v["request"] = self.link.plan.request.into();
+        if let Some((_, parent)) = &self.family.parent {
             v["parent"] = parent.clone().into();
         }
-        if let Some(pid) = self.debuggee_pid {
+        if let Some(pid) = self.family.debuggee_pid {
             v["pid"] = pid.into();
         }
-        if let Some(f) = &self.failure {
+        if let Some(f) = &self.run.failure {
             v["failure"] = f.clone().into();
         }
         if let Some(e) = &self.mirror.endpoint {

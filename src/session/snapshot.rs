@@ -249,6 +249,66 @@ pub fn put(m: &mut Map<String, Value>, key: &str, value: Option<Value>) {
     }
 }
 
+/// A session's run state and its stop: where the debuggee is, the revision, what is known about
+/// the current stop, and how the run ended.
+#[derive(Debug)]
+pub struct Run {
+    pub(crate) state: RunState,
+    /// Bumped on every stopped↔running transition.
+    pub(crate) revision: u64,
+    pub(crate) stop: Option<Stop>,
+    /// True once the stop's location is known (or could not be): results may be written.
+    pub(crate) stop_ready: bool,
+    /// Stop details (top frame, exception info) still awaited for the current stop.
+    pub(crate) stop_pending: u8,
+    /// The fatal signal (name, number) the last stop was at, while no other stop followed.
+    pub(crate) stop_signal: Option<(&'static str, i64)>,
+    /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
+    pub(crate) top_frame: Option<(u64, i64, i64)>,
+    /// A resume was sent and neither its response nor a `continued`/`stopped` came yet.
+    pub(crate) resume_unacked: bool,
+    /// A `pause` was sent and no stop has come since.
+    pub(crate) pause_sent: bool,
+    /// The (state, revision) last announced to resource subscribers.
+    pub(crate) last_announced: Option<(RunState, u64)>,
+    pub(crate) exit_code: Option<i64>,
+    /// The program died of this signal (name, number): the adapter reported its number as the
+    /// exit code after the agent resumed it from that signal's stop
+    /// (`RuntimeQuirks::signal_exit_as_status`).
+    pub(crate) killed_by: Option<(&'static str, i64)>,
+    /// `terminated` came from an adapter that reports the exit only after `disconnect`
+    /// ([`crate::dap::adapters::ExitReport::ConsoleAfterDisconnect`]): the waits end when the
+    /// disconnect is answered, with the exit code read meanwhile.
+    pub(crate) awaiting_exit_report: bool,
+    /// The program ended because agentdap ended it (`disconnect`, `terminate`, shutdown): its exit
+    /// code is the kill's, not the program's own.
+    pub(crate) ended_by_agentdap: bool,
+    /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
+    pub(crate) failure: Option<String>,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            state: RunState::Starting,
+            revision: 0,
+            stop: None,
+            stop_ready: false,
+            stop_pending: 0,
+            stop_signal: None,
+            top_frame: None,
+            resume_unacked: false,
+            pause_sent: false,
+            last_announced: None,
+            exit_code: None,
+            killed_by: None,
+            awaiting_exit_report: false,
+            ended_by_agentdap: false,
+            failure: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,12 +25,12 @@ impl Session {
         match step {
             Step::Initialize => match failure {
                 None => {
-                    let args = self.plan.launch_arguments.clone();
-                    let timeout = self.plan.runtime.launch_timeout();
-                    let request = self.plan.request;
+                    let args = self.link.plan.launch_arguments.clone();
+                    let timeout = self.link.plan.runtime.launch_timeout();
+                    let request = self.link.plan.request;
                     self.send_with_timeout(request, Some(args), Origin::Startup(Step::Launch), now, timeout);
                     self.startup.launch_sent = true;
-                    if self.client.initialized() {
+                    if self.link.client.initialized() {
                         self.configure(now);
                     }
                 }
@@ -39,8 +39,8 @@ impl Session {
             Step::Launch => match failure {
                 None => {
                     self.startup.launch_result = Some(Ok(()));
-                    if self.state == RunState::Starting {
-                        self.state = RunState::Running;
+                    if self.run.state == RunState::Starting {
+                        self.run.state = RunState::Running;
                     }
                     self.complete_waiters();
                 }
@@ -58,8 +58,8 @@ impl Session {
                 if let Some(msg) = failure {
                     log::warn!("{}: {msg}", self.id);
                 }
-                if self.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
-                    self.state = RunState::Running;
+                if self.run.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
+                    self.run.state = RunState::Running;
                     self.complete_waiters();
                 }
             }
@@ -74,20 +74,20 @@ impl Session {
             return;
         }
         self.startup.configured = true;
-        let paths: Vec<String> = self.breakpoints.files().map(|(p, _)| p.to_owned()).collect();
+        let paths: Vec<String> = self.breaks.store.files().map(|(p, _)| p.to_owned()).collect();
         for path in paths {
             self.startup.breakpoints_pending += 1;
             let args = self.breakpoint_arguments(&path);
             self.send("setBreakpoints", Some(args), Origin::Breakpoints(BreakpointsOp::Set { path, call: None }), now);
         }
-        let caps = self.client.capabilities().cloned().unwrap_or_default();
+        let caps = self.link.client.capabilities().cloned().unwrap_or_default();
         let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
-        let filters: Vec<String> = match &self.exception_filters {
+        let filters: Vec<String> = match &self.breaks.exception_filters {
             Some(asked) => {
                 for f in asked.iter().filter(|f| map_filter(f, &known).is_none()) {
-                    self.warnings.push(format!(
+                    self.calls.warnings.push(format!(
                         "exception filter `{f}` is not one of {}'s [{}]; it was ignored",
-                        self.adapter,
+                        self.link.adapter,
                         known.join(", ")
                     ));
                 }
@@ -97,7 +97,7 @@ impl Session {
             None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),
         };
         if !known.is_empty() {
-            self.exception_filters = Some(filters.clone());
+            self.breaks.exception_filters = Some(filters.clone());
             self.send(
                 "setExceptionBreakpoints",
                 Some(json!({ "filters": filters })),
@@ -124,52 +124,52 @@ impl Session {
 
     /// For a failed attach by pid: what usually stops it (ptrace permission).
     fn attach_hint(&self) -> Option<&'static str> {
-        let by_pid = self.plan.request == "attach"
-            && self.plan.connect.is_none()
-            && self.plan.launch_arguments.get(self.plan.quirks.attach_pid_key).is_some();
+        let by_pid = self.link.plan.request == "attach"
+            && self.link.plan.connect.is_none()
+            && self.link.plan.launch_arguments.get(self.link.plan.quirks.attach_pid_key).is_some();
         by_pid.then_some(super::plan::PTRACE_HINT)
     }
 
     pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
-        if self.failure.is_none() {
+        if self.run.failure.is_none() {
             // Adapters often put the real reason in their output ("Build error: Check the debug
             // console"): the agent has no console, so the last lines come with the error.
             self.output.flush();
             let (tail, _, _) = self.output.tail_since(0, 1200);
             let tail = last_lines(tail.trim_end(), 8);
             let msg = if tail.is_empty() { msg } else { format!("{msg}\n{} output ended with:\n{tail}", self.id) };
-            self.failure = Some(msg);
+            self.run.failure = Some(msg);
         }
-        self.state = RunState::Terminated;
+        self.run.state = RunState::Terminated;
         self.fail_waiters(code);
-        self.closing = true;
+        self.link.closing = true;
         actions.push_back(Action::StopAdapter { session: self.key });
     }
 
     /// or Go program, the temporary breakpoint on its entry function, in one request.
     pub(super) fn configure_function_breakpoints(&mut self, caps: &Capabilities, now: Instant) {
-        let entry = self.plan.entry_function;
-        let mine = !self.breakpoints.functions().is_empty();
+        let entry = self.link.plan.entry_function;
+        let mine = !self.breaks.store.functions().is_empty();
         if !caps.supports_function_breakpoints {
             if let Some(name) = entry {
-                self.warnings.push(format!(
+                self.calls.warnings.push(format!(
                     "stop on entry: {} has no function breakpoints, so it cannot stop at `{name}`",
-                    self.adapter
+                    self.link.adapter
                 ));
             }
             if mine {
-                self.warnings.push(format!(
+                self.calls.warnings.push(format!(
                     "{} has no function breakpoints; the {} function breakpoint(s) were not set",
-                    self.adapter,
-                    self.breakpoints.functions().len()
+                    self.link.adapter,
+                    self.breaks.store.functions().len()
                 ));
             }
             return;
         }
         match entry {
             Some(name) => {
-                self.entry_breakpoint = true;
-                let args = self.breakpoints.function_arguments(Some(name));
+                self.breaks.entry_breakpoint = true;
+                let args = self.breaks.store.function_arguments(Some(name));
                 self.send(
                     "setFunctionBreakpoints",
                     Some(args),
@@ -185,21 +185,21 @@ impl Session {
     /// At the first stop: the temporary entry breakpoint did its job (or another stop came
     /// first) and goes, so it never fires again (a recursive `main`); the agent's stay.
     pub(super) fn drop_entry_breakpoint(&mut self, now: Instant) {
-        if !self.entry_breakpoint {
+        if !self.breaks.entry_breakpoint {
             return;
         }
-        self.entry_breakpoint = false;
-        let args = self.breakpoints.function_arguments(None);
+        self.breaks.entry_breakpoint = false;
+        let args = self.breaks.store.function_arguments(None);
         self.send("setFunctionBreakpoints", Some(args), Origin::Startup(Step::EntryBreakpoint { remove: true }), now);
     }
 
     /// The answer to a request carrying (or dropping) the entry breakpoint: the agent's function
     /// breakpoints come first in it; a refused or unverified entry breakpoint is a warning.
     fn entry_breakpoint_answered(&mut self, remove: bool, failure: Option<String>, body: &Value) {
-        let sent: Vec<FunctionBreakpoint> = self.breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+        let sent: Vec<FunctionBreakpoint> = self.breaks.store.functions().iter().map(|e| e.requested.clone()).collect();
         match &failure {
-            None => self.breakpoints.on_functions_response(&sent, Ok(body)),
-            Some(msg) => self.breakpoints.on_functions_response(&sent, Err(msg)),
+            None => self.breaks.store.on_functions_response(&sent, Ok(body)),
+            Some(msg) => self.breaks.store.on_functions_response(&sent, Err(msg)),
         }
         if remove {
             return;
@@ -207,9 +207,9 @@ impl Session {
         let entry = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(sent.len()));
         let verified = entry.and_then(|b| b.get("verified")).and_then(Value::as_bool) == Some(true);
         if failure.is_some() || !verified {
-            let name = self.plan.entry_function.unwrap_or("main");
+            let name = self.link.plan.entry_function.unwrap_or("main");
             let why = failure.unwrap_or_else(|| "not verified".into());
-            self.warnings.push(format!(
+            self.calls.warnings.push(format!(
                 "stop on entry: the adapter did not set the breakpoint on `{name}` ({why}); the program may run to its end"
             ));
         }

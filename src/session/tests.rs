@@ -133,8 +133,8 @@ fn start_debugging_opens_a_child_or_declines_a_remote_address() {
     let answer = String::from_utf8_lossy(s.outbound(0)).into_owned();
     assert!(answer.contains(r#""command":"startDebugging""#) && answer.contains(r#""success":true"#), "{answer}");
     let c = s.get(child).expect("child session");
-    assert_eq!((c.id.as_str(), c.parent.as_ref().map(|p| p.1.as_str())), ("s2", Some("s1")));
-    assert_eq!(c.debuggee_pid, Some(9));
+    assert_eq!((c.id.as_str(), c.family.parent.as_ref().map(|p| p.1.as_str())), ("s2", Some("s1")));
+    assert_eq!(c.family.debuggee_pid, Some(9));
     let pending = s.outbound(0).len();
     s.consume(0, pending);
 
@@ -178,8 +178,8 @@ fn adapter_words_in_names_and_stop_notes_hide_nothing() {
     assert_eq!(child.program, r#"worker\u202eexe.py\u3164\ufff9x\ufffb"#);
 
     let parent = s.slab.get_mut(0).expect("session");
-    parent.state = super::RunState::Running;
-    parent.pause_sent = true;
+    parent.run.state = super::RunState::Running;
+    parent.run.pause_sent = true;
     let stopped = frame(&json!({"seq": 2, "type": "event", "event": "stopped", "body": {
         "reason": "exception", "threadId": 1, "description": "signal SIGSTOP\u{2066}\u{0336}"}}));
     s.on_adapter_bytes(0, &stopped, now);

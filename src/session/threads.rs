@@ -8,12 +8,12 @@ use super::{ErrorCode, Session, ToolResult};
 impl Session {
     /// The thread inspection applies to: the one given, else the focus thread, else the stop's.
     pub(super) fn thread_for(&self, thread: Option<i64>) -> Option<i64> {
-        thread.or(self.focus_thread).or_else(|| self.stop.as_ref().and_then(|s| s.thread))
+        thread.or(self.view.focus_thread).or_else(|| self.run.stop.as_ref().and_then(|s| s.thread))
     }
 
     /// The adapter id of `thread`'s top frame at this stop, when the stop already fetched it.
     pub(super) fn known_top_frame(&self, thread: i64) -> Option<i64> {
-        self.top_frame.filter(|(rev, t, _)| *rev == self.revision && *t == thread).map(|(_, _, f)| f)
+        self.run.top_frame.filter(|(rev, t, _)| *rev == self.run.revision && *t == thread).map(|(_, _, f)| f)
     }
 
     /// Remembers the thread ids of a `threads` response. A placeholder thread
@@ -21,16 +21,16 @@ impl Session {
     /// stays the focus while a real thread exists.
     pub(super) fn note_threads(&mut self, body: &Value) {
         let Some(list) = body.get("threads").and_then(Value::as_array) else { return };
-        self.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
-        let placeholder = self.plan.runtime.placeholder_thread;
+        self.view.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let placeholder = self.link.plan.runtime.placeholder_thread;
         let is_placeholder = |t: &Value| placeholder.is_some() && t.get("name").and_then(Value::as_str) == placeholder;
         let focus_is_placeholder =
-            list.iter().any(|t| is_placeholder(t) && t.get("id").and_then(Value::as_i64) == self.focus_thread);
+            list.iter().any(|t| is_placeholder(t) && t.get("id").and_then(Value::as_i64) == self.view.focus_thread);
         if focus_is_placeholder {
             if let Some(real) =
                 list.iter().find(|t| !is_placeholder(t)).and_then(|t| t.get("id").and_then(Value::as_i64))
             {
-                self.focus_thread = Some(real);
+                self.view.focus_thread = Some(real);
             }
         }
     }
@@ -38,7 +38,7 @@ impl Session {
     /// The first thread of a `threads` response that is not a placeholder (else the first).
     pub(super) fn first_real_thread(&self, body: &Value) -> Option<i64> {
         let list = body.get("threads").and_then(Value::as_array)?;
-        let placeholder = self.plan.runtime.placeholder_thread;
+        let placeholder = self.link.plan.runtime.placeholder_thread;
         list.iter()
             .find(|t| placeholder.is_none() || t.get("name").and_then(Value::as_str) != placeholder)
             .or_else(|| list.first())
@@ -48,8 +48,8 @@ impl Session {
     /// `Err` naming the threads when `thread` is given and is not one of the session's.
     pub(super) fn check_thread(&self, thread: Option<i64>) -> Result<(), ToolResult> {
         match thread {
-            Some(t) if !self.known_threads.is_empty() && !self.known_threads.contains(&t) => {
-                let known: Vec<String> = self.known_threads.iter().map(i64::to_string).collect();
+            Some(t) if !self.view.known_threads.is_empty() && !self.view.known_threads.contains(&t) => {
+                let known: Vec<String> = self.view.known_threads.iter().map(i64::to_string).collect();
                 Err(ToolResult::error(
                     ErrorCode::InvalidArgument,
                     format!(

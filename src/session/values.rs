@@ -40,7 +40,7 @@ impl Session {
             }
         }
         if reference > 0 {
-            put(&mut m, "ref", self.handles.mint(Kind::Variables, reference).map(Value::from));
+            put(&mut m, "ref", self.view.handles.mint(Kind::Variables, reference).map(Value::from));
             put(&mut m, "named", v.get("namedVariables").cloned());
             put(&mut m, "indexed", v.get("indexedVariables").cloned());
         }
@@ -53,7 +53,7 @@ impl Session {
     /// (`Quirks::unnamed_child_from_evaluate_name`).
     pub(in crate::session) fn shown_name<'a>(&self, v: &'a Value) -> Option<std::borrow::Cow<'a, str>> {
         let name = v.get("name").and_then(Value::as_str)?;
-        if !name.is_empty() || !self.plan.quirks.unnamed_child_from_evaluate_name {
+        if !name.is_empty() || !self.link.plan.quirks.unnamed_child_from_evaluate_name {
             return Some(name.into());
         }
         let Some(e) = v.get("evaluateName").and_then(Value::as_str).filter(|e| !e.is_empty()) else {
@@ -67,14 +67,14 @@ impl Session {
 
     /// Children cached for this revision (a `variables` page or a preview fetched them).
     pub(in crate::session) fn cached_children(&self, reference: i64) -> Option<std::rc::Rc<Vec<Value>>> {
-        let page = self.var_cache.get(&reference).map(|(_, c)| c);
-        page.or_else(|| self.preview_cache.get(&reference)).map(std::rc::Rc::clone)
+        let page = self.view.var_cache.get(&reference).map(|(_, c)| c);
+        page.or_else(|| self.view.preview_cache.get(&reference)).map(std::rc::Rc::clone)
     }
 
     /// Drops every cached container (the program ran, or a value changed).
     pub(in crate::session) fn clear_var_caches(&mut self) {
-        self.var_cache.clear();
-        self.preview_cache.clear();
+        self.view.var_cache.clear();
+        self.view.preview_cache.clear();
     }
 
     /// A value of the program changed at this stop (a set, a call): agentdap's pages are
@@ -83,22 +83,22 @@ impl Session {
     /// now on rather than answered with those values.
     pub(in crate::session) fn values_changed(&mut self) {
         self.clear_var_caches();
-        if self.plan.quirks.variables_are_snapshots {
-            self.handles.invalidated(&["variables"]);
+        if self.link.plan.quirks.variables_are_snapshots {
+            self.view.handles.invalidated(&["variables"]);
         }
     }
 
     /// Remembers `frame` as the frame of every reference among `items` (scopes, variables or an
     /// evaluation's result), up to [`MAX_VAR_FRAMES`].
     pub(in crate::session) fn note_frame_of(&mut self, items: &[Value], frame: i64) {
-        let epoch = self.handles.epoch(Kind::Variables);
-        if self.var_frames.len() >= MAX_VAR_FRAMES {
-            self.var_frames.retain(|_, (e, _)| *e == epoch);
+        let epoch = self.view.handles.epoch(Kind::Variables);
+        if self.view.var_frames.len() >= MAX_VAR_FRAMES {
+            self.view.var_frames.retain(|_, (e, _)| *e == epoch);
         }
         for item in items {
             let reference = item.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            if reference > 0 && self.var_frames.len() < MAX_VAR_FRAMES {
-                self.var_frames.insert(reference, (epoch, frame));
+            if reference > 0 && self.view.var_frames.len() < MAX_VAR_FRAMES {
+                self.view.var_frames.insert(reference, (epoch, frame));
             }
         }
     }
@@ -113,8 +113,8 @@ impl Session {
     /// The frame a variables reference came from, when agentdap saw it made since the
     /// program last ran (or the adapter's references were last invalidated).
     pub(in crate::session) fn frame_of(&self, reference: i64) -> Option<i64> {
-        let epoch = self.handles.epoch(Kind::Variables);
-        self.var_frames.get(&reference).filter(|(e, _)| *e == epoch).map(|&(_, f)| f)
+        let epoch = self.view.handles.epoch(Kind::Variables);
+        self.view.var_frames.get(&reference).filter(|(e, _)| *e == epoch).map(|&(_, f)| f)
     }
 
     /// References among `vars` that want a preview and are not cached yet (at most
@@ -122,7 +122,7 @@ impl Session {
     pub(in crate::session) fn missing_previews<'a>(&self, vars: impl Iterator<Item = &'a Value>) -> Vec<i64> {
         let mut refs: Vec<i64> = vars
             .filter_map(preview::wants_preview)
-            .filter(|r| !self.var_cache.contains_key(r) && !self.preview_cache.contains_key(r))
+            .filter(|r| !self.view.var_cache.contains_key(r) && !self.view.preview_cache.contains_key(r))
             .take(preview::PREVIEW_CONTAINERS)
             .collect();
         refs.dedup();

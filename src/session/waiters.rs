@@ -75,13 +75,13 @@ impl Session {
     /// Whether `w` can be answered now.
     pub(in crate::session) fn satisfies(&self, w: &Waiter) -> bool {
         // A host request waiting for `resolve_host_request` ends every wait (with that news).
-        if self.state.is_over() || self.host.has_pending() {
+        if self.run.state.is_over() || self.host.has_pending() {
             return true;
         }
-        let stopped = self.state == RunState::Stopped && self.stop_ready && self.revision > w.since;
+        let stopped = self.run.state == RunState::Stopped && self.run.stop_ready && self.run.revision > w.since;
         // A child session's stop ends the parent's waits for a stop: the agent waiting on the
         // parent hears of it (the result names the child).
-        let child_stopped = !self.child_stops.is_empty();
+        let child_stopped = !self.family.child_stops.is_empty();
         match w.until {
             Until::Stop => stopped || child_stopped,
             Until::Exit => false,
@@ -92,7 +92,7 @@ impl Session {
                     || self.output.has_partial()
                     || w.output_cursor.is_some_and(|c| self.output.cursor() > c)
             }
-            Until::Attached => stopped || child_stopped || self.state == RunState::Running,
+            Until::Attached => stopped || child_stopped || self.run.state == RunState::Running,
         }
     }
 
@@ -115,7 +115,7 @@ impl Session {
     /// Answers waits whose deadline passed; sends progress for the others.
     pub(in crate::session) fn tick_waiters(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
         let (due, mut keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.waiters).into_iter().partition(|w| w.deadline <= now);
+            std::mem::take(&mut self.calls.waiters).into_iter().partition(|w| w.deadline <= now);
         for w in due {
             let satisfied = self.satisfies(&w);
             let output = self.wait_result(&w, satisfied);
@@ -129,42 +129,42 @@ impl Session {
                 let message = format!(
                     "{} {} for {:.0} s · {} new output entries",
                     self.id,
-                    self.state.as_str(),
+                    self.run.state.as_str(),
                     secs,
                     new_output
                 );
                 actions.push_back(Action::Progress { call: w.call, progress: secs.floor(), message });
             }
         }
-        self.waiters = keep;
+        self.calls.waiters = keep;
         // A `run_to` whose wait ran out takes its temporary breakpoint out.
         self.flow_settle(now, actions);
     }
 
     pub(in crate::session) fn fail_waiters(&mut self, code: ErrorCode) {
-        let msg = self.failure.clone().unwrap_or_else(|| "the session ended".into());
-        for w in std::mem::take(&mut self.waiters) {
-            self.done.push((w.call, ToolResult::error(code, msg.clone())));
+        let msg = self.run.failure.clone().unwrap_or_else(|| "the session ended".into());
+        for w in std::mem::take(&mut self.calls.waiters) {
+            self.calls.done.push((w.call, ToolResult::error(code, msg.clone())));
         }
     }
 
     /// Answers every wait that is satisfied (a stop whose location is known, the end, output).
     pub(in crate::session) fn complete_waiters(&mut self) {
-        if self.waiters.is_empty() {
+        if self.calls.waiters.is_empty() {
             return;
         }
         let (done, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.waiters).into_iter().partition(|w| self.satisfies(w));
-        self.waiters = keep;
+            std::mem::take(&mut self.calls.waiters).into_iter().partition(|w| self.satisfies(w));
+        self.calls.waiters = keep;
         for w in done {
             let out = self.wait_result(&w, true);
-            self.done.push((w.call, out));
+            self.calls.done.push((w.call, out));
         }
     }
 
     /// The output cursor as of the last result (what a wait for output compares against).
     pub(in crate::session) fn result_cursor_value(&self) -> u64 {
-        self.result_cursor
+        self.calls.result_cursor
     }
 }
 
@@ -173,7 +173,7 @@ impl Sessions {
     /// program is not touched; no result is sent.
     pub fn cancel(&mut self, call: CallKey, now: Instant) {
         for (_, s) in self.slab.iter_mut() {
-            s.waiters.retain(|w| w.call != call);
+            s.calls.waiters.retain(|w| w.call != call);
             s.flow_settle(now, &mut self.actions);
         }
     }

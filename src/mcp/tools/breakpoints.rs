@@ -147,10 +147,10 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     let store = match a.session.as_deref() {
         Some(id) => {
             let k = cx.sessions.resolve(Some(id))?;
-            cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breakpoints))
+            cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breaks.store))
         }
         None => match cx.sessions.resolve(None).ok().and_then(|k| cx.sessions.get(k)) {
-            Some(s) => Some((Some(s.id.clone()), &s.breakpoints)),
+            Some(s) => Some((Some(s.id.clone()), &s.breaks.store)),
             None => Some((None, &cx.sessions.pending_breakpoints)),
         },
     };

@@ -66,11 +66,12 @@ fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     let Some(s) = cx.sessions.get(key) else {
         return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
     };
-    if s.state.is_over() {
-        let msg = format!("{} has {}; there is nothing left to look at. `launch` again first.", s.id, s.state.as_str());
+    if s.run.state.is_over() {
+        let msg =
+            format!("{} has {}; there is nothing left to look at. `launch` again first.", s.id, s.run.state.as_str());
         return Err(ToolResult::error(ErrorCode::NotStopped, msg));
     }
-    let starting = s.state == crate::session::snapshot::RunState::Starting;
+    let starting = s.run.state == crate::session::snapshot::RunState::Starting;
     if starting || s.raw_capabilities().is_none() {
         let msg = format!("{} is still starting; call expose_session again once it stopped or runs.", s.id);
         return Err(ToolResult::error(ErrorCode::NotStopped, msg));

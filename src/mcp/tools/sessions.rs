@@ -19,15 +19,16 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
     for (depth, s) in cx.sessions.listed() {
         let indent = "  ".repeat(depth);
         let request = if s.plan_request() == "attach" { " · attached" } else { "" };
-        let parent = s.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
+        let parent = s.family.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
         // The endpoint only, never the token (DESIGN §7).
         let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
         let host = match s.host.pending_ids() {
-            ids if ids.is_empty() || s.state.is_over() => String::new(),
+            ids if ids.is_empty() || s.run.state.is_over() => String::new(),
             ids => format!(" · host request {} pending (resolve_host_request)", ids.join(", ")),
         };
         // A session that failed says why (the first line), not only in `structuredContent`.
         let failure = s
+            .run
             .failure
             .as_deref()
             .and_then(|f| f.lines().next())
@@ -36,7 +37,7 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
         text.push_str(&format!(
             "{indent}{} · {} · {}{request}{parent}{mirror}{host}{failure}\n",
             s.headline(),
-            s.adapter,
+            s.link.adapter,
             s.program
         ));
     }

@@ -88,7 +88,7 @@ fn an_ended_session_is_reaped_after_its_idle_time_and_a_stopped_one_never() {
     let actions: Vec<Action> = std::iter::from_fn(|| s.next_action(later)).collect();
     assert!(actions.iter().any(|a| matches!(a, Action::Release { session: 0 })), "{actions:?}");
     s.remove(0);
-    assert_eq!(s.get(1).map(|x| x.state.as_str()), Some("stopped"));
+    assert_eq!(s.get(1).map(|x| x.run.state.as_str()), Some("stopped"));
 
     // Reaping off: an ended session stays.
     s.set_idle_reap(None);

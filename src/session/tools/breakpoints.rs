@@ -38,7 +38,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
-        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.run.state.is_over());
         let Some(s) = live else {
             self.pending_breakpoints.apply(&path, mode, list);
             let set = self.pending_breakpoints.get(&path);
@@ -50,10 +50,10 @@ impl Sessions {
             self.complete(call, ToolResult::ok(text, structured));
             return Ok(());
         };
-        s.breakpoints.apply(&path, mode, list);
+        s.breaks.store.apply(&path, mode, list);
         if s.startup.configured {
             let args = s.breakpoint_arguments(&path);
-            let set: Vec<SourceBreakpoint> = s.breakpoints.get(&path).iter().map(|e| e.requested.clone()).collect();
+            let set: Vec<SourceBreakpoint> = s.breaks.store.get(&path).iter().map(|e| e.requested.clone()).collect();
             s.run_to_overridden(&path);
             s.send(
                 "setBreakpoints",
@@ -64,8 +64,10 @@ impl Sessions {
             s.pump(now, &mut self.actions);
             // Child sessions debug the same program: they get the file's new set too.
             for child in self.children_of(key.unwrap_or(usize::MAX)) {
-                let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
-                c.breakpoints.apply(&path, Mode::Replace, set.clone());
+                let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.closing) else {
+                    continue;
+                };
+                c.breaks.store.apply(&path, Mode::Replace, set.clone());
                 if c.startup.configured {
                     let args = c.breakpoint_arguments(&path);
                     c.send(
@@ -83,7 +85,7 @@ impl Sessions {
                 s.id
             );
             let structured =
-                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breakpoints.get(&path)) });
+                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breaks.store.get(&path)) });
             self.complete(call, ToolResult::ok(text, structured));
         }
         Ok(())
@@ -99,6 +101,7 @@ impl Sessions {
     ) -> Started {
         let s = session(&mut self.slab, key)?;
         let known: Vec<String> = s
+            .link
             .client
             .capabilities()
             .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
@@ -108,14 +111,14 @@ impl Sessions {
             Err(bad) => {
                 let msg = format!(
                     "unknown exception filter `{bad}` for {}; its filters are: [{}].",
-                    s.adapter,
+                    s.link.adapter,
                     known.join(", ")
                 );
                 return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
             }
         };
-        s.exception_filters = Some(mapped.clone());
-        if s.startup.configured && !s.state.is_over() {
+        s.breaks.exception_filters = Some(mapped.clone());
+        if s.startup.configured && !s.run.state.is_over() {
             s.send(
                 "setExceptionBreakpoints",
                 Some(json!({ "filters": mapped })),
@@ -139,12 +142,14 @@ impl Session {
             Op::Retry { path, alias, call } => {
                 let verified = failure.is_none() && any_verified(&body);
                 if verified {
-                    self.breakpoints.on_response(&path, Ok(&body));
-                    self.path_aliases.insert(path.clone(), alias);
+                    self.breaks.store.on_response(&path, Ok(&body));
+                    self.breaks.path_aliases.insert(path.clone(), alias);
                 }
                 self.note_breakpoints(&path, failure.as_deref());
                 match call {
-                    Some(call) => self.done.push((call, breakpoint_result(&path, self.breakpoints.get(&path), None))),
+                    Some(call) => {
+                        self.calls.done.push((call, breakpoint_result(&path, self.breaks.store.get(&path), None)))
+                    }
                     None => {
                         self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
                         self.configuration_step_done(now);
@@ -153,17 +158,17 @@ impl Session {
             }
             Op::Set { path, call } => {
                 match &failure {
-                    None => self.breakpoints.on_response(&path, Ok(&body)),
-                    Some(msg) => self.breakpoints.on_response(&path, Err(msg)),
+                    None => self.breaks.store.on_response(&path, Ok(&body)),
+                    Some(msg) => self.breaks.store.on_response(&path, Err(msg)),
                 }
                 let none_verified = failure.is_none()
                     && !any_verified(&body)
-                    && !self.breakpoints.get(&path).is_empty()
-                    && !self.path_aliases.contains_key(&path);
+                    && !self.breaks.store.get(&path).is_empty()
+                    && !self.breaks.path_aliases.contains_key(&path);
                 if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
                     // The adapter may know the file only under its other spelling (debug info
                     // written through a symlink, or around it): try that before reporting.
-                    let mut args = self.breakpoints.set_breakpoints_arguments(&path);
+                    let mut args = self.breaks.store.set_breakpoints_arguments(&path);
                     args["source"]["path"] = alias.clone().into();
                     self.send("setBreakpoints", Some(args), Origin::Breakpoints(Op::Retry { path, alias, call }), now);
                     return;
@@ -178,19 +183,19 @@ impl Session {
                 if let Some(call) = call {
                     let output = match failure {
                         Some(msg) if code != ErrorCode::Disconnected => {
-                            breakpoint_result(&path, self.breakpoints.get(&path), Some(msg))
+                            breakpoint_result(&path, self.breaks.store.get(&path), Some(msg))
                         }
                         Some(msg) => ToolResult::error(code, msg),
-                        None => breakpoint_result(&path, self.breakpoints.get(&path), None),
+                        None => breakpoint_result(&path, self.breaks.store.get(&path), None),
                     };
-                    self.done.push((call, output));
+                    self.calls.done.push((call, output));
                 }
             }
             Op::Exception { call } => {
                 if let Some(call) = call {
                     let output = match failure {
                         None => {
-                            let filters = self.exception_filters.clone().unwrap_or_default();
+                            let filters = self.breaks.exception_filters.clone().unwrap_or_default();
                             ToolResult::ok(
                                 format!("exception filters set: [{}]", filters.join(", ")),
                                 json!({ "filters": filters }),
@@ -198,7 +203,7 @@ impl Session {
                         }
                         Some(msg) => ToolResult::error(code, msg),
                     };
-                    self.done.push((call, output));
+                    self.calls.done.push((call, output));
                 } else if let Some(msg) = failure {
                     log::warn!("{}: {msg}", self.id);
                 }
@@ -212,14 +217,14 @@ impl Session {
         | Op::Retry { call: Some(call), .. }
         | Op::Exception { call: Some(call) } = op
         {
-            self.done.push((call, ToolResult::error(code, msg)));
+            self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }
 
     /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
     pub(in crate::session) fn breakpoint_arguments(&self, path: &str) -> Value {
-        let mut args = self.breakpoints.set_breakpoints_arguments(path);
-        if let Some(alias) = self.path_aliases.get(path) {
+        let mut args = self.breaks.store.set_breakpoints_arguments(path);
+        if let Some(alias) = self.breaks.path_aliases.get(path) {
             args["source"]["path"] = alias.clone().into();
         }
         args
@@ -234,7 +239,7 @@ impl Session {
         if real != given {
             return Some(real.to_string_lossy().into_owned());
         }
-        let args = &self.plan.launch_arguments;
+        let args = &self.link.plan.launch_arguments;
         let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
         let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
         for base in [program_dir, cwd].into_iter().flatten() {

@@ -66,8 +66,8 @@ impl Sessions {
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
         s.check_thread(thread)?;
-        if kind == StepKind::Back && !s.client.capabilities().is_some_and(|c| c.supports_step_back) {
-            let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.adapter);
+        if kind == StepKind::Back && !s.link.client.capabilities().is_some_and(|c| c.supports_step_back) {
+            let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.link.adapter);
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let Some(t) = s.thread_for(thread) else {
@@ -92,22 +92,22 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = session(&mut self.slab, key)?;
-        match s.state {
+        match s.run.state {
             RunState::Stopped => {
                 let out = s.result("already stopped", false);
                 self.complete(call, out);
                 return Ok(());
             }
             RunState::Exited | RunState::Terminated | RunState::Starting => {
-                let msg = format!("{} is {}; there is nothing to pause.", s.id, s.state.as_str());
+                let msg = format!("{} is {}; there is nothing to pause.", s.id, s.run.state.as_str());
                 return Err(ToolResult::error(ErrorCode::NotStopped, msg));
             }
             RunState::Running => {}
         }
-        let t = thread.or(s.focus_thread).unwrap_or(0);
-        let since = s.revision;
-        s.waiters.push(Waiter::new(call, now, wait_duration(wait_ms), "paused", Until::Stop, since));
-        s.pause_sent = true;
+        let t = thread.or(s.view.focus_thread).unwrap_or(0);
+        let since = s.run.revision;
+        s.calls.waiters.push(Waiter::new(call, now, wait_duration(wait_ms), "paused", Until::Stop, since));
+        s.run.pause_sent = true;
         s.send("pause", Some(json!({ "threadId": t })), Origin::Control(Op::Pause { call }), now);
         self.after(key, now);
         Ok(())
@@ -125,10 +125,10 @@ impl Sessions {
     ) -> Started {
         let s = session(&mut self.slab, key)?;
         // Default: a stop the agent has not seen — the current one counts when stopped.
-        let since = since_revision.unwrap_or(if s.state == RunState::Stopped {
-            s.revision.saturating_sub(1)
+        let since = since_revision.unwrap_or(if s.run.state == RunState::Stopped {
+            s.run.revision.saturating_sub(1)
         } else {
-            s.revision
+            s.run.revision
         });
         let mut w = Waiter::new(call, now, wait_duration(wait_ms), "waited", until, since);
         s.output.flush();
@@ -138,7 +138,7 @@ impl Sessions {
             self.complete(call, out);
             return Ok(());
         }
-        s.waiters.push(w);
+        s.calls.waiters.push(w);
         Ok(())
     }
 }
@@ -155,12 +155,12 @@ impl Session {
         verb: &'static str,
         now: Instant,
     ) {
-        let since = self.revision + 1;
+        let since = self.run.revision + 1;
         self.mark_running();
-        self.resume_unacked = true;
+        self.run.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
         w.output_cursor = Some(self.output.cursor());
-        self.waiters.push(w);
+        self.calls.waiters.push(w);
         self.send(command, Some(args), Origin::Control(Op::Resume { call }), now);
     }
 
@@ -170,23 +170,23 @@ impl Session {
         match op {
             Op::Resume { call } => {
                 if failure.is_none() {
-                    self.resume_unacked = false;
+                    self.run.resume_unacked = false;
                     self.mirror_resumed();
                 }
                 if let Some(msg) = failure {
                     // The adapter refused to resume: the session is still where it was.
-                    self.waiters.retain(|w| w.call != call);
-                    if self.state == RunState::Running {
-                        self.state = RunState::Stopped;
-                        self.stop_ready = true;
+                    self.calls.waiters.retain(|w| w.call != call);
+                    if self.run.state == RunState::Running {
+                        self.run.state = RunState::Stopped;
+                        self.run.stop_ready = true;
                     }
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
             Op::Pause { call } => {
                 if let Some(msg) = failure {
-                    self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.waiters.retain(|w| w.call != call);
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
         }
@@ -195,7 +195,7 @@ impl Session {
     /// A resume or pause that never went out: its wait ends with why.
     pub(in crate::session) fn control_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
         let (Op::Resume { call } | Op::Pause { call }) = op;
-        self.waiters.retain(|w| w.call != call);
-        self.done.push((call, ToolResult::error(code, msg)));
+        self.calls.waiters.retain(|w| w.call != call);
+        self.calls.done.push((call, ToolResult::error(code, msg)));
     }
 }

@@ -108,17 +108,17 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        if !s.client.capabilities().is_some_and(|c| c.supports_set_variable) {
+        if !s.link.client.capabilities().is_some_and(|c| c.supports_set_variable) {
             let msg = format!(
                 "{} cannot set variables (the adapter lacks supportsSetVariable); evaluate an assignment instead.",
-                s.adapter
+                s.link.adapter
             );
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let reference = self.handle_arg(key, HandleKind::Variables, handle)?;
         let s = session(&mut self.slab, key)?;
         let target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
-        let frames_epoch = s.handles.epoch(HandleKind::Frame);
+        let frames_epoch = s.view.handles.epoch(HandleKind::Frame);
         let job = Job {
             call,
             frames_epoch,
@@ -148,10 +148,10 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        if !s.client.capabilities().is_some_and(|c| c.supports_set_expression) {
+        if !s.link.client.capabilities().is_some_and(|c| c.supports_set_expression) {
             let msg = format!(
                 "{} cannot set expressions (the adapter lacks supportsSetExpression); use set_variable with the ref of the variable's container, or evaluate an assignment.",
-                s.adapter
+                s.link.adapter
             );
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
@@ -159,14 +159,14 @@ impl Sessions {
         let thread = self.thread_arg(key, target.thread)?;
         let s = session(&mut self.slab, key)?;
         let frame = frame.or_else(|| s.known_top_frame(thread));
-        let where_first = s.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(&expression);
+        let where_first = s.link.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(&expression);
         let phase = match (frame, where_first) {
             (None, _) => Phase::Frame,
             (Some(_), true) => Phase::Scopes,
             (Some(_), false) => Phase::Before,
         };
         let target = Subject::Expression { expression, thread, frame };
-        let frames_epoch = s.handles.epoch(HandleKind::Frame);
+        let frames_epoch = s.view.handles.epoch(HandleKind::Frame);
         let job = Job {
             call,
             frames_epoch,
@@ -193,7 +193,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
-        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.state.is_over());
+        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.run.state.is_over());
         let Some(s) = live else {
             self.pending_breakpoints.set_functions(list);
             let set = self.pending_breakpoints.functions();
@@ -205,20 +205,20 @@ impl Sessions {
             self.complete(call, ToolResult::ok(text, structured));
             return Ok(());
         };
-        if s.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
+        if s.link.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
             let msg = format!(
                 "{} has no function breakpoints (the adapter lacks supportsFunctionBreakpoints); set a breakpoint on the function's first line with set_breakpoints.",
-                s.adapter
+                s.link.adapter
             );
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
-        s.breakpoints.set_functions(list.clone());
+        s.breaks.store.set_functions(list.clone());
         if !s.startup.configured {
             let text = format!(
                 "function breakpoints recorded; {} is still starting, they are sent in its configuration phase.",
                 s.id
             );
-            let structured = json!({ "pending": true, "breakpoints": functions_json(s.breakpoints.functions()) });
+            let structured = json!({ "pending": true, "breakpoints": functions_json(s.breaks.store.functions()) });
             self.complete(call, ToolResult::ok(text, structured));
             return Ok(());
         }
@@ -227,9 +227,13 @@ impl Sessions {
         self.after(parent, now);
         // Child sessions debug the same program: they get the new list too.
         for child in self.children_of(parent) {
-            let Some(c) = self.slab.get_mut(child).filter(|c| !c.state.is_over() && !c.closing) else { continue };
-            c.breakpoints.set_functions(list.clone());
-            if c.startup.configured && c.client.capabilities().is_some_and(|caps| caps.supports_function_breakpoints) {
+            let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.closing) else {
+                continue;
+            };
+            c.breaks.store.set_functions(list.clone());
+            if c.startup.configured
+                && c.link.client.capabilities().is_some_and(|caps| caps.supports_function_breakpoints)
+            {
                 c.send_function_breakpoints(None, now);
             }
             self.after(child, now);
@@ -254,7 +258,7 @@ impl Session {
             Op::FunctionBreakpoints { call, .. } => call,
         };
         if let Some(call) = call {
-            self.done.push((call, ToolResult::error(code, msg)));
+            self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }
 
@@ -266,18 +270,18 @@ impl Session {
                 ("stackTrace", json!({ "threadId": thread, "startFrame": 0, "levels": 1 }))
             }
             (Subject::Variable { reference, .. }, Phase::Before) => {
-                let cached = self.var_cache.get(reference).filter(|(rev, _)| *rev == self.revision);
+                let cached = self.view.var_cache.get(reference).filter(|(rev, _)| *rev == self.run.revision);
                 if let Some(children) = cached.map(|(_, c)| std::rc::Rc::clone(c)) {
                     let body = json!({ "variables": *children });
                     return self.edit_step(job, body, now);
                 }
                 ("variables", json!({ "variablesReference": reference }))
             }
-            (Subject::Variable { fresh, .. }, Phase::After) if self.plan.quirks.variables_are_snapshots => {
+            (Subject::Variable { fresh, .. }, Phase::After) if self.link.plan.quirks.variables_are_snapshots => {
                 let Some((expression, frame)) = fresh else {
                     // Nothing to read it back with: the result says so.
                     let out = self.edit_result(&job, None);
-                    return self.done.push((job.call, out));
+                    return self.calls.done.push((job.call, out));
                 };
                 ("evaluate", json!({ "expression": expression, "frameId": frame, "context": "watch" }))
             }
@@ -309,9 +313,10 @@ impl Session {
     }
 
     fn value_answered(&mut self, job: Job, answer: Answer, now: Instant) {
-        if job.frames_epoch != self.handles.epoch(HandleKind::Frame) || self.state != RunState::Stopped {
-            let msg = format!("{} ran while the value was being set (now rev {}); look again.", self.id, self.revision);
-            return self.done.push((job.call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
+        if job.frames_epoch != self.view.handles.epoch(HandleKind::Frame) || self.run.state != RunState::Stopped {
+            let msg =
+                format!("{} ran while the value was being set (now rev {}); look again.", self.id, self.run.revision);
+            return self.calls.done.push((job.call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
         }
         match answer {
             Ok(body) => self.edit_step(job, body, now),
@@ -325,9 +330,9 @@ impl Session {
                 if job.phase == Phase::After {
                     // The set went through; only the read-back failed.
                     let out = self.edit_result(&job, None);
-                    return self.done.push((job.call, out));
+                    return self.calls.done.push((job.call, out));
                 }
-                self.done.push((job.call, ToolResult::error(code, msg)))
+                self.calls.done.push((job.call, ToolResult::error(code, msg)))
             }
         }
     }
@@ -337,11 +342,12 @@ impl Session {
             Phase::Frame => {
                 let Some(frame) = top_frame_id(&body) else {
                     let msg = "the focus thread has no frames; pass `frame` (see `stack_trace`).";
-                    return self.done.push((job.call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                    return self.calls.done.push((job.call, ToolResult::error(ErrorCode::AdapterError, msg)));
                 };
                 if let Subject::Expression { frame: f, expression, .. } = &mut job.target {
                     *f = Some(frame);
-                    let where_first = self.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(expression);
+                    let where_first =
+                        self.link.plan.quirks.set_expression_shadows_nonlocals && is_bare_name(expression);
                     job.phase = if where_first { Phase::Scopes } else { Phase::Before };
                 }
             }
@@ -375,11 +381,11 @@ impl Session {
                          {}'s setExpression would only assign it in a copy of the frame's locals that the program never \\
                          reads, so nothing was sent; set the variable it really is (`scopes`, `variables`, then \\
                          `set_variable`), or an attribute or item (`obj.attr`, `d['k']`).",
-                        self.adapter
+                        self.link.adapter
                     );
-                    return self.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+                    return self.calls.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
                 };
-                let handle = self.handles.mint(HandleKind::Variables, reference).map_or(0, i64::from);
+                let handle = self.view.handles.mint(HandleKind::Variables, reference).map_or(0, i64::from);
                 job.target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
                 job.via_globals = true;
                 job.phase = Phase::Before;
@@ -403,7 +409,10 @@ impl Session {
                                 "ref {handle} has no child `{name}`; its children are [{}] (names as `variables` shows them).",
                                 names.join(", ")
                             );
-                            return self.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+                            return self
+                                .calls
+                                .done
+                                .push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
                         }
                     },
                     Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
@@ -418,18 +427,18 @@ impl Session {
             }
             Phase::After => {
                 let now_value = match &job.target {
-                    Subject::Variable { .. } if self.plan.quirks.variables_are_snapshots => {
+                    Subject::Variable { .. } if self.link.plan.quirks.variables_are_snapshots => {
                         body.get("result").and_then(Value::as_str).map(str::to_owned)
                     }
                     Subject::Variable { reference, name, .. } => {
                         let list = std::rc::Rc::new(children(&body).to_vec());
-                        self.var_cache.insert(*reference, (self.revision, list));
+                        self.view.var_cache.insert(*reference, (self.run.revision, list));
                         self.child_value(&body, name)
                     }
                     Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
                 };
                 let out = self.edit_result(&job, now_value);
-                return self.done.push((job.call, out));
+                return self.calls.done.push((job.call, out));
             }
         }
         self.edit_next(job, now)
@@ -449,26 +458,26 @@ impl Session {
             m.remove("evaluate_name");
         }
         j["session"] = self.id.clone().into();
-        j["revision"] = self.revision.into();
+        j["revision"] = self.run.revision.into();
         let mut note = None;
         match &job.target {
-            Subject::Variable { name, .. } if self.plan.quirks.variables_are_snapshots => {
+            Subject::Variable { name, .. } if self.link.plan.quirks.variables_are_snapshots => {
                 // The adapter's references hold the values they were made with: the old ones
                 // are refused from now on, and this one would show the old values too.
                 note = Some(format!(
                     "\n(refs from before this change are refused now: {} keeps the values a ref was made with; call `context` or `scopes` for fresh ones)",
-                    self.adapter
+                    self.link.adapter
                 ));
                 j["name"] = name.clone().into();
             }
             Subject::Variable { reference, name, .. } if job.via_globals => {
-                if let Some(h) = self.handles.mint(HandleKind::Variables, *reference) {
+                if let Some(h) = self.view.handles.mint(HandleKind::Variables, *reference) {
                     j["container_ref"] = h.into();
                     note = Some(format!(
                         "\n(`{name}` is not a local of this frame: set in its module's globals, where the program reads it, \
                          through the Globals scope, ref {h}; {}'s setExpression would only have shadowed it in a copy of the \
                          frame's locals)",
-                        self.adapter
+                        self.link.adapter
                     ));
                 }
                 j["expression"] = name.clone().into();
@@ -477,7 +486,7 @@ impl Session {
             Subject::Variable { handle, reference, name, .. } => {
                 // The container's handle, a new one when the adapter invalidated variables
                 // meanwhile (lldb-dap does after every change).
-                if let Some(h) = self.handles.mint(HandleKind::Variables, *reference) {
+                if let Some(h) = self.view.handles.mint(HandleKind::Variables, *reference) {
                     j["container_ref"] = h.into();
                     if i64::from(h) != *handle {
                         note = Some(format!("\n(the adapter invalidated variables: the container is now ref {h})"));
@@ -522,7 +531,7 @@ impl Session {
             (None, _) => {
                 let said = acked.as_deref().unwrap_or(&job.value);
                 let why = match &job.target {
-                    Subject::Variable { fresh: None, .. } if self.plan.quirks.variables_are_snapshots => {
+                    Subject::Variable { fresh: None, .. } if self.link.plan.quirks.variables_are_snapshots => {
                         "agentdap cannot read it back: the adapter's refs keep old values and this variable has no expression to evaluate"
                     }
                     _ => "reading it back failed",
@@ -549,16 +558,16 @@ impl Session {
 
     /// Sends the agent's function breakpoints (plus the entry breakpoint while it is set).
     pub(in crate::session) fn send_function_breakpoints(&mut self, call: Option<CallKey>, now: Instant) {
-        let sent: Vec<FunctionBreakpoint> = self.breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
-        let entry = self.plan.entry_function.filter(|_| self.entry_breakpoint);
-        let args = self.breakpoints.function_arguments(entry);
+        let sent: Vec<FunctionBreakpoint> = self.breaks.store.functions().iter().map(|e| e.requested.clone()).collect();
+        let entry = self.link.plan.entry_function.filter(|_| self.breaks.entry_breakpoint);
+        let args = self.breaks.store.function_arguments(entry);
         self.send("setFunctionBreakpoints", Some(args), Origin::Edit(Op::FunctionBreakpoints { call, sent }), now);
     }
 
     fn function_breakpoints_answered(&mut self, call: Option<CallKey>, sent: &[FunctionBreakpoint], answer: Answer) {
         match &answer {
-            Ok(body) => self.breakpoints.on_functions_response(sent, Ok(body)),
-            Err((_, msg)) => self.breakpoints.on_functions_response(sent, Err(msg)),
+            Ok(body) => self.breaks.store.on_functions_response(sent, Ok(body)),
+            Err((_, msg)) => self.breaks.store.on_functions_response(sent, Err(msg)),
         }
         let Some(call) = call else {
             if let Err((_, msg)) = answer {
@@ -569,7 +578,7 @@ impl Session {
         let out = match answer {
             Err((code, msg)) if code != ErrorCode::AdapterError => ToolResult::error(code, msg),
             other => {
-                let set = self.breakpoints.functions();
+                let set = self.breaks.store.functions();
                 let mut text = format!("{} function breakpoint(s)", set.len());
                 for e in set {
                     text.push_str(&format!("\n  {}: {}", e.requested.name, state_text(e)));
@@ -580,7 +589,7 @@ impl Session {
                 ToolResult::ok(text, json!({ "session": self.id, "breakpoints": functions_json(set) }))
             }
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 }
 

@@ -128,7 +128,7 @@ impl Sessions {
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         };
         let wait = wait_duration(wait_ms);
-        let set = s.breakpoints.get(&path);
+        let set = s.breaks.store.get(&path);
         let plain =
             |b: &SourceBreakpoint| b.condition.is_none() && b.hit_condition.is_none() && b.log_message.is_none();
         let own = set.iter().any(|e| {
@@ -154,7 +154,7 @@ impl Sessions {
                     None => list.push(json!({ "line": line })),
                 }
             }
-            let revision = s.revision;
+            let revision = s.run.revision;
             let step = Step::Arm { call, path, line, temp, thread, wait, revision, sent };
             s.send("setBreakpoints", Some(args), Origin::Flow(Op::RunTo(step)), now);
         }
@@ -176,16 +176,16 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        if !s.client.capabilities().is_some_and(|c| c.supports_goto_targets_request) {
+        if !s.link.client.capabilities().is_some_and(|c| c.supports_goto_targets_request) {
             let msg = format!(
                 "{} cannot jump (the adapter lacks supportsGotoTargetsRequest); use run_to, or restart the program.",
-                s.adapter
+                s.link.adapter
             );
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
         // A jump stays in the stopped frame's file (debugpy ignores the path and jumps to the
         // line in the current file); another file is refused before anything is sent.
-        let here = s.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());
+        let here = s.run.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());
         if let Some(here) = here.filter(|h| !same_file(h, &path)) {
             let msg = format!(
                 "goto jumps within the stopped frame's file ({here}), not to {path}; use run_to to go elsewhere."
@@ -197,7 +197,7 @@ impl Sessions {
         // The file as the adapter knows it (a symlinked spelling learned by set_breakpoints).
         let source = s.breakpoint_arguments(&path)["source"].clone();
         let args = json!({ "source": source, "line": line });
-        let job = GotoJob { call, thread, line, wait: wait_duration(wait_ms), revision: s.revision };
+        let job = GotoJob { call, thread, line, wait: wait_duration(wait_ms), revision: s.run.revision };
         s.send("gotoTargets", Some(args), Origin::Flow(Op::GotoTargets(job)), now);
         self.after(key, now);
         Ok(())
@@ -208,15 +208,15 @@ impl Sessions {
         let Some(s) = self.slab.get(key) else {
             return Err(super::gone());
         };
-        let refusal = if let Some((_, parent)) = &s.parent {
+        let refusal = if let Some((_, parent)) = &s.family.parent {
             Some((
                 ErrorCode::Unsupported,
                 format!("{} is a child session of {parent}; restart {parent} instead.", s.id),
             ))
-        } else if s.disconnected {
+        } else if s.link.disconnected {
             Some((ErrorCode::InvalidArgument, format!("{} was disconnected; `launch` the program again.", s.id)))
         } else if s.flow.relaunch_pending
-            || s.flow.restart_call.is_some_and(|(c, _)| s.waiters.iter().any(|w| w.call == c))
+            || s.flow.restart_call.is_some_and(|(c, _)| s.calls.waiters.iter().any(|w| w.call == c))
         {
             Some((ErrorCode::InvalidArgument, format!("a restart of {} is under way; call `wait`.", s.id)))
         } else {
@@ -225,25 +225,25 @@ impl Sessions {
         if let Some((code, msg)) = refusal {
             return Err(ToolResult::error(code, msg));
         }
-        let in_adapter = s.client.capabilities().is_some_and(|c| c.supports_restart_request)
-            && s.adapter_alive
-            && !s.closing
-            && matches!(s.state, RunState::Stopped | RunState::Running);
-        if !in_adapter && s.plan.request != "launch" {
+        let in_adapter = s.link.client.capabilities().is_some_and(|c| c.supports_restart_request)
+            && s.link.adapter_alive
+            && !s.link.closing
+            && matches!(s.run.state, RunState::Stopped | RunState::Running);
+        if !in_adapter && s.link.plan.request != "launch" {
             let msg = format!(
                 "{} is attached to a program agentdap did not start, and its adapter cannot restart it (no supportsRestartRequest); disconnect and attach again.",
                 s.id
             );
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
-        let owns = s.owns_debuggee;
+        let owns = s.family.owns_debuggee;
         // The mirror closes (DESIGN §7); an IDE attaches again to the new run.
         self.request_unexpose(key);
         // Child sessions belong to the old run.
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
-                c.disconnected = true;
-                if !c.adapter_alive {
+                c.link.disconnected = true;
+                if !c.link.adapter_alive {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -258,7 +258,7 @@ impl Sessions {
             s.pump(now, &mut self.actions);
         } else {
             // Breakpoints set since the program ended wait for "the next launch": this one.
-            s.breakpoints.take_over(std::mem::take(&mut self.pending_breakpoints));
+            s.breaks.store.take_over(std::mem::take(&mut self.pending_breakpoints));
             s.begin_relaunch(call, wait, now, &mut self.actions);
         }
         Ok(())
@@ -271,12 +271,14 @@ impl Sessions {
         let timeout = self.request_timeout;
         let Some(s) = self.slab.get_mut(key).filter(|s| s.id == id && s.flow.relaunch_pending) else { return };
         s.flow.relaunch_pending = false;
-        s.client = DapClient::new(crate::session::client_config(&s.id, &s.plan.name, timeout));
-        let action = match s.plan.connect {
+        s.link.client = DapClient::new(crate::session::client_config(&s.id, &s.link.plan.name, timeout));
+        let action = match s.link.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
-            None => {
-                Action::Spawn { session: key, command: s.plan.command.clone(), transport: s.plan.transport.clone() }
-            }
+            None => Action::Spawn {
+                session: key,
+                command: s.link.plan.command.clone(),
+                transport: s.link.plan.transport.clone(),
+            },
         };
         log::info!("{}: relaunching", s.id);
         self.actions.push_back(action);
@@ -301,13 +303,13 @@ impl Session {
             Op::RunTo(Step::Arm { call, .. }) => Some(call),
             Op::GotoTargets(job) => Some(job.call),
             Op::Restart { call, .. } => {
-                self.waiters.retain(|w| w.call != call);
+                self.calls.waiters.retain(|w| w.call != call);
                 Some(call)
             }
             Op::RunTo(Step::Disarm { .. }) => None,
         };
         if let Some(call) = call {
-            self.done.push((call, ToolResult::error(code, msg)));
+            self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }
 
@@ -347,7 +349,7 @@ impl Session {
                     Ok(body) => body,
                     Err((code, msg)) => {
                         self.disarm(&path, now);
-                        return self.done.push((call, ToolResult::error(code, msg)));
+                        return self.calls.done.push((call, ToolResult::error(code, msg)));
                     }
                 };
                 self.record_file_answer(&path, &sent, &body);
@@ -363,13 +365,13 @@ impl Session {
                         "{}:{line} cannot take a breakpoint ({why}); pick a line with code (see `source`). The program did not run.",
                         short(&path)
                     );
-                    return self.done.push((call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+                    return self.calls.done.push((call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
                 }
-                if self.state != RunState::Stopped || self.revision != revision {
+                if self.run.state != RunState::Stopped || self.run.revision != revision {
                     self.disarm(&path, now);
                     let msg =
                         format!("{} ran while run_to set its breakpoint; call `wait`, then run_to again.", self.id);
-                    return self.done.push((call, ToolResult::error(ErrorCode::NotStopped, msg)));
+                    return self.calls.done.push((call, ToolResult::error(ErrorCode::NotStopped, msg)));
                 }
                 let bound_line = temp
                     .and_then(|t| t.get("line"))
@@ -386,7 +388,7 @@ impl Session {
     /// Records the adapter's answers for the agent's breakpoints of `path` (the first
     /// `sent.len()` of the response), unless the file's set changed since the request went out.
     fn record_file_answer(&mut self, path: &str, sent: &[SourceBreakpoint], body: &Value) {
-        let now_set: Vec<&SourceBreakpoint> = self.breakpoints.get(path).iter().map(|e| &e.requested).collect();
+        let now_set: Vec<&SourceBreakpoint> = self.breaks.store.get(path).iter().map(|e| &e.requested).collect();
         if now_set.len() != sent.len() || now_set.iter().zip(sent).any(|(a, b)| *a != b) {
             return;
         }
@@ -394,15 +396,15 @@ impl Session {
             .get("breakpoints")
             .and_then(Value::as_array)
             .map_or(Vec::new(), |l| l.iter().take(sent.len()).cloned().collect());
-        self.breakpoints.on_response(path, Ok(&json!({ "breakpoints": answers })));
+        self.breaks.store.on_response(path, Ok(&json!({ "breakpoints": answers })));
     }
 
     /// Sends the file's own set again (the temporary breakpoint out).
     fn disarm(&mut self, path: &str, now: Instant) {
-        if self.state.is_over() || !self.adapter_alive || self.closing {
+        if self.run.state.is_over() || !self.link.adapter_alive || self.link.closing {
             return;
         }
-        let sent: Vec<SourceBreakpoint> = self.breakpoints.get(path).iter().map(|e| e.requested.clone()).collect();
+        let sent: Vec<SourceBreakpoint> = self.breaks.store.get(path).iter().map(|e| e.requested.clone()).collect();
         let args = self.breakpoint_arguments(path);
         let step = Step::Disarm { path: path.to_owned(), sent };
         self.send("setBreakpoints", Some(args), Origin::Flow(Op::RunTo(step)), now);
@@ -413,8 +415,8 @@ impl Session {
     /// `run_to` once its call was answered.
     fn run_to_settle(&mut self, now: Instant) {
         let Some(rt) = &self.flow.run_to else { return };
-        let waiting = self.waiters.iter().any(|w| w.call == rt.call);
-        if rt.armed && (self.state != RunState::Running || !waiting) {
+        let waiting = self.calls.waiters.iter().any(|w| w.call == rt.call);
+        if rt.armed && (self.run.state != RunState::Running || !waiting) {
             let path = rt.path.clone();
             if let Some(rt) = &mut self.flow.run_to {
                 rt.armed = false;
@@ -430,7 +432,7 @@ impl Session {
     fn run_to_annotate(&mut self, call: CallKey, out: &mut ToolResult) {
         let Some(rt) = self.flow.run_to.as_ref().filter(|rt| rt.call == call) else { return };
         let target = format!("{}:{}", short(&rt.path), rt.bound_line);
-        let stop = self.stop.as_ref().filter(|_| self.state == RunState::Stopped);
+        let stop = self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped);
         let reached = stop.is_some_and(|st| {
             let by_id = rt.id.is_some_and(|id| st.adapter_hits.contains(&id));
             let at = st.location.as_ref().is_some_and(|l| {
@@ -438,7 +440,7 @@ impl Session {
             });
             by_id || at
         });
-        let note = match self.state {
+        let note = match self.run.state {
             _ if reached => String::new(),
             RunState::Stopped if rt.overridden => format!(
                 "run_to: set_breakpoints on {} while it ran replaced the temporary breakpoint, so the program may have run past {target}",
@@ -476,7 +478,7 @@ impl Session {
     fn goto_targets_answered(&mut self, job: GotoJob, answer: Answer, now: Instant) {
         let body = match answer {
             Ok(b) => b,
-            Err((code, msg)) => return self.done.push((job.call, ToolResult::error(code, msg))),
+            Err((code, msg)) => return self.calls.done.push((job.call, ToolResult::error(code, msg))),
         };
         let targets = body.get("targets").and_then(Value::as_array).cloned().unwrap_or_default();
         let chosen = targets
@@ -489,11 +491,11 @@ impl Session {
                 "the adapter offers no goto target at line {} (no code there, or outside the current function).",
                 job.line
             );
-            return self.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
+            return self.calls.done.push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
         };
-        if self.state != RunState::Stopped || self.revision != job.revision {
+        if self.run.state != RunState::Stopped || self.run.revision != job.revision {
             let msg = format!("{} ran while goto asked for its targets; call `wait`, then goto again.", self.id);
-            return self.done.push((job.call, ToolResult::error(ErrorCode::NotStopped, msg)));
+            return self.calls.done.push((job.call, ToolResult::error(ErrorCode::NotStopped, msg)));
         }
         let args = json!({ "threadId": job.thread, "targetId": target });
         self.resume_with("goto", args, job.call, job.wait, "jumped", now);
@@ -502,10 +504,10 @@ impl Session {
     /// DAP `restart` with the launch arguments (DAP § Requests: Restart). The adapter keeps its
     /// breakpoints; "stop on entry" sets the temporary entry breakpoint again first.
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
-        if let Some(name) = self.plan.entry_function {
-            if self.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
-                self.entry_breakpoint = true;
-                let args = self.breakpoints.function_arguments(Some(name));
+        if let Some(name) = self.link.plan.entry_function {
+            if self.link.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
+                self.breaks.entry_breakpoint = true;
+                let args = self.breaks.store.function_arguments(Some(name));
                 self.send(
                     "setFunctionBreakpoints",
                     Some(args),
@@ -514,38 +516,39 @@ impl Session {
                 );
             }
         }
-        if self.state == RunState::Running {
+        if self.run.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.
-            self.revision += 1;
+            self.run.revision += 1;
         }
         self.mark_running();
-        self.exit_code = None;
-        self.stop_signal = None;
-        self.killed_by = None;
+        self.run.exit_code = None;
+        self.run.stop_signal = None;
+        self.run.killed_by = None;
         self.flow.restart_call = Some((call, "adapter"));
         self.push_restart_waiter(call, wait, now);
-        let args = json!({ "arguments": self.plan.launch_arguments });
+        let args = json!({ "arguments": self.link.plan.launch_arguments });
         self.send("restart", Some(args), Origin::Flow(Op::Restart { call, wait }), now);
     }
 
     fn push_restart_waiter(&mut self, call: CallKey, wait: Duration, now: Instant) {
-        let mut w = Waiter::new(call, now, wait, RESTART_VERB, Until::Stop, self.revision);
+        let mut w = Waiter::new(call, now, wait, RESTART_VERB, Until::Stop, self.run.revision);
         w.output_cursor = Some(self.output.cursor());
-        self.waiters.push(w);
+        self.calls.waiters.push(w);
     }
 
     /// The answer to DAP `restart`: nothing to do when it succeeded (the stop or the exit ends
     /// the wait); a refusal (or no answer) relaunches a launched program instead.
     fn restart_answered(&mut self, call: CallKey, wait: Duration, answer: Answer) {
         let Err((code, msg)) = answer else { return };
-        self.waiters.retain(|w| w.call != call);
+        self.calls.waiters.retain(|w| w.call != call);
         self.flow.restart_call = None;
-        if self.plan.request == "launch" {
-            self.warnings
+        if self.link.plan.request == "launch" {
+            self.calls
+                .warnings
                 .push(format!("the adapter's restart failed ({msg}); agentdap relaunched the program instead"));
             self.flow.relaunch_due = Some((call, wait));
         } else {
-            self.done.push((call, ToolResult::error(code, msg)));
+            self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }
 
@@ -553,39 +556,39 @@ impl Session {
     /// the session goes back to `starting` with its breakpoints as requested, and the IO shell
     /// replaces the adapter ([`Action::Replace`]); [`Sessions::on_adapter_replaced`] follows.
     fn begin_relaunch(&mut self, call: CallKey, wait: Duration, now: Instant, actions: &mut VecDeque<Action>) {
-        self.client.on_closed("");
+        self.link.client.on_closed("");
         self.pump(now, actions);
         // Every handle of the old run goes stale.
-        self.revision += 1;
-        self.handles.resumed();
+        self.run.revision += 1;
+        self.view.handles.resumed();
         self.clear_var_caches();
-        self.state = RunState::Starting;
-        self.stop = None;
-        self.stop_ready = false;
-        self.stop_pending = 0;
-        self.exit_code = None;
-        self.stop_signal = None;
-        self.killed_by = None;
+        self.run.state = RunState::Starting;
+        self.run.stop = None;
+        self.run.stop_ready = false;
+        self.run.stop_pending = 0;
+        self.run.exit_code = None;
+        self.run.stop_signal = None;
+        self.run.killed_by = None;
         self.startup = Startup::default();
-        self.adapter_alive = false;
-        self.closing = false;
-        self.failure = None;
-        self.ended_by_agentdap = false;
-        self.top_frame = None;
-        self.resume_unacked = false;
-        self.entry_breakpoint = false;
-        self.awaiting_exit_report = false;
-        self.crashed = false;
-        self.pipes_are_program_output = false;
-        self.descendants_recorded = false;
-        self.stderr_tail.clear();
-        self.debuggee_pid = None;
-        self.known_threads.clear();
+        self.link.adapter_alive = false;
+        self.link.closing = false;
+        self.run.failure = None;
+        self.run.ended_by_agentdap = false;
+        self.run.top_frame = None;
+        self.run.resume_unacked = false;
+        self.breaks.entry_breakpoint = false;
+        self.run.awaiting_exit_report = false;
+        self.link.crashed = false;
+        self.link.pipes_are_program_output = false;
+        self.link.descendants_recorded = false;
+        self.link.stderr_tail.clear();
+        self.family.debuggee_pid = None;
+        self.view.known_threads.clear();
         self.host.forget_terminal();
-        self.focus_thread = None;
-        self.child_stops.clear();
+        self.view.focus_thread = None;
+        self.family.child_stops.clear();
         // The new adapter verifies them afresh.
-        self.breakpoints = self.breakpoints.requested_only();
+        self.breaks.store = self.breaks.store.requested_only();
         self.flow.run_to = None;
         self.flow.relaunch_pending = true;
         self.flow.restart_call = Some((call, "relaunch"));

@@ -114,26 +114,26 @@ impl Sessions {
         };
         let s = session(&mut self.slab, key)?;
         let p = s.host.pending.remove(index);
-        if s.state.is_over() || s.closing {
+        if s.run.state.is_over() || s.link.closing {
             let msg = format!("{} has ended; its host request {} is void.", s.id, p.id);
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         if allow {
             log::info!("{}: host request {} allowed", s.id, p.id);
             s.start_terminal(p.reverse, p.run, &mut self.actions);
-            let verb = if s.state == RunState::Starting { "launched" } else { "resolved" };
-            let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.revision);
+            let verb = if s.run.state == RunState::Starting { "launched" } else { "resolved" };
+            let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.run.revision);
             w.output_cursor = Some(s.output.cursor());
             if s.satisfies(&w) {
                 let out = s.wait_result(&w, true);
                 self.actions.push_back(Action::Complete { call, output: out });
             } else {
-                s.waiters.push(w);
+                s.calls.waiters.push(w);
             }
         } else {
             let why = format!(
                 "{} asked agentdap to run {} (runInTerminal) and it was denied ({})",
-                s.adapter, p.summary, p.id
+                s.link.adapter, p.summary, p.id
             );
             s.deny_host(p.reverse, why, now, &mut self.actions);
             let mut out = s.result("denied", false);
@@ -167,8 +167,8 @@ impl Sessions {
                 format!("{}'s stdin is being closed (eof was sent).", s.id),
             ));
         }
-        if s.state.is_over() {
-            let msg = format!("{} has {}; its program reads no more input.", s.id, s.state.as_str());
+        if s.run.state.is_over() {
+            let msg = format!("{} has {}; its program reads no more input.", s.id, s.run.state.as_str());
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         let buffered = s.host.stdin.len();
@@ -213,8 +213,8 @@ impl Sessions {
         let s = session(&mut self.slab, key)?;
         let refused = if let Some(why) = refusal(command) {
             Some(ToolResult::error(ErrorCode::InvalidArgument, why))
-        } else if s.state.is_over() || s.closing || !s.adapter_alive || s.client.is_closed() {
-            let msg = format!("{} has {}; its adapter takes no more requests.", s.id, s.state.as_str());
+        } else if s.run.state.is_over() || s.link.closing || !s.link.adapter_alive || s.link.client.is_closed() {
+            let msg = format!("{} has {}; its adapter takes no more requests.", s.id, s.run.state.as_str());
             Some(ToolResult::error(ErrorCode::Disconnected, msg))
         } else if !s.startup.launch_sent {
             let msg =
@@ -236,7 +236,7 @@ impl Session {
     /// A host-group request that never went out.
     pub(in crate::session) fn host_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
         let Op::DapRequest { call } = op;
-        self.done.push((call, ToolResult::error(code, msg)));
+        self.calls.done.push((call, ToolResult::error(code, msg)));
     }
 
     /// The answer to a `dap_request`: the body as compact JSON, cut at the result cap.
@@ -279,7 +279,7 @@ impl Session {
             other @ Outcome::Timeout { .. } => ToolResult::error(ErrorCode::Timeout, other.to_string()),
             other @ Outcome::Disconnected { .. } => ToolResult::error(ErrorCode::Disconnected, other.to_string()),
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 }
 

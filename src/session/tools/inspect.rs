@@ -110,8 +110,8 @@ impl Sessions {
     /// `select_thread`: the focus thread for later calls (answered at once).
     pub fn select_thread(&mut self, key: SessionKey, thread: i64) -> Result<ToolResult, ToolResult> {
         let s = session(&mut self.slab, key)?;
-        if !s.known_threads.is_empty() && !s.known_threads.contains(&thread) {
-            let known: Vec<String> = s.known_threads.iter().map(i64::to_string).collect();
+        if !s.view.known_threads.is_empty() && !s.view.known_threads.contains(&thread) {
+            let known: Vec<String> = s.view.known_threads.iter().map(i64::to_string).collect();
             let msg = format!(
                 "{} has no thread {thread} that agentdap has shown: known threads are [{}]; call `threads` for the current list.",
                 s.id,
@@ -119,7 +119,7 @@ impl Sessions {
             );
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        s.focus_thread = Some(thread);
+        s.view.focus_thread = Some(thread);
         Ok(ToolResult::ok(
             format!("{} focus thread is now {thread}", s.id),
             json!({ "session": s.id, "thread": thread }),
@@ -175,7 +175,7 @@ impl Sessions {
         let frame = self.frame_arg(key, target.frame)?;
         let thread = self.thread_arg(key, target.thread)?;
         let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
-        let default = self.slab.get(key).map_or("repl", |s| s.plan.runtime.evaluate_context);
+        let default = self.slab.get(key).map_or("repl", |s| s.link.plan.runtime.evaluate_context);
         let context = context.unwrap_or_else(|| default.into());
         self.inspect(key, call, Op::Evaluate { thread, frame, expression, context }, now)
     }
@@ -198,7 +198,7 @@ impl Sessions {
 
     pub fn exception_info(&mut self, key: SessionKey, thread: Option<i64>, call: CallKey, now: Instant) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        let reason = s.stop.as_ref().map(|st| st.reason.clone()).unwrap_or_default();
+        let reason = s.run.stop.as_ref().map(|st| st.reason.clone()).unwrap_or_default();
         if reason != "exception" {
             let msg = format!(
                 "{} stopped for {reason}, not on an exception; exception_info applies to exception stops.",
@@ -206,8 +206,8 @@ impl Sessions {
             );
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        if !s.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
-            let msg = format!("{} has no exceptionInfo request; the stop's text is in the snapshot.", s.adapter);
+        if !s.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
+            let msg = format!("{} has no exceptionInfo request; the stop's text is in the snapshot.", s.link.adapter);
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let thread = self.thread_arg(key, thread)?;
@@ -217,7 +217,7 @@ impl Sessions {
     /// `capabilities`: what the adapter said it supports, and which agentdap tools work.
     pub fn capabilities(&mut self, key: SessionKey) -> Result<ToolResult, ToolResult> {
         let s = session(&mut self.slab, key)?;
-        let Some(caps) = s.client.capabilities() else {
+        let Some(caps) = s.link.client.capabilities() else {
             let msg = format!("{} has not answered initialize yet; try again after launch returns.", s.id);
             return Err(ToolResult::error(ErrorCode::NotStopped, msg));
         };
@@ -252,7 +252,7 @@ impl Sessions {
         let text = format!(
             "{} ({}) DAP capabilities\nthe adapter supports: {}\nit does not support: {}\nexception filters: [{}]",
             s.id,
-            s.adapter,
+            s.link.adapter,
             yes.join(", "),
             no.join(", "),
             names.join(", ")
@@ -265,7 +265,7 @@ impl Sessions {
         }
         let missing: Vec<Value> = missing.iter().map(|(tool, needs)| json!({ "tool": tool, "needs": needs })).collect();
         let structured = json!({
-            "session": s.id, "adapter": s.adapter, "supported": yes, "unsupported": no,
+            "session": s.id, "adapter": s.link.adapter, "supported": yes, "unsupported": no,
             "tools": { "available": tools, "unavailable": missing },
             "exception_filters": filters, "raw": Value::Object(caps.raw.clone()),
         });
@@ -276,9 +276,9 @@ impl Sessions {
     pub fn watch(&mut self, key: SessionKey, add: Vec<String>, remove: &[u32]) -> Result<ToolResult, ToolResult> {
         let s = session(&mut self.slab, key)?;
         let unknown: Vec<String> =
-            remove.iter().filter(|id| !s.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
+            remove.iter().filter(|id| !s.view.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
         if !unknown.is_empty() {
-            let known: Vec<String> = s.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
+            let known: Vec<String> = s.view.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
             let msg = format!(
                 "{} has no watch with id {}; its watches are [{}].",
                 s.id,
@@ -287,21 +287,21 @@ impl Sessions {
             );
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        s.watches.retain(|w| !remove.contains(&w.0));
+        s.view.watches.retain(|w| !remove.contains(&w.0));
         for expr in add.into_iter().filter(|e| !e.trim().is_empty()) {
-            if s.watches.len() >= MAX_WATCHES {
+            if s.view.watches.len() >= MAX_WATCHES {
                 let msg = format!("at most {MAX_WATCHES} watches per session.");
                 return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
             }
-            let id = s.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
-            s.watches.push((id, expr));
+            let id = s.view.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
+            s.view.watches.push((id, expr));
         }
-        let list: Vec<Value> = s.watches.iter().map(|(id, e)| json!({ "id": id, "expression": e })).collect();
+        let list: Vec<Value> = s.view.watches.iter().map(|(id, e)| json!({ "id": id, "expression": e })).collect();
         let mut text = format!("{} watches:", s.id);
-        for (id, e) in &s.watches {
+        for (id, e) in &s.view.watches {
             text.push_str(&format!("\n  {id}: {e}"));
         }
-        if s.watches.is_empty() {
+        if s.view.watches.is_empty() {
             text = format!("{} has no watches", s.id);
         }
         Ok(ToolResult::ok(text, json!({ "session": s.id, "watches": list })))
@@ -312,11 +312,11 @@ impl Session {
     /// Which of agentdap's adapter-dependent tools work for this session: the ones that do, and
     /// the others with what they would need (the `capabilities` result).
     fn tools_available(&self, caps: &Capabilities) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
-        let restart = if self.parent.is_some() {
+        let restart = if self.family.parent.is_some() {
             Err("a child session: restart its parent")
         } else if caps.supports_restart_request {
             Ok("restart (by the adapter)")
-        } else if self.plan.request == "launch" {
+        } else if self.link.plan.request == "launch" {
             Ok("restart (relaunch)")
         } else {
             Err("supportsRestartRequest (an attached program is not agentdap's to relaunch)")
@@ -360,7 +360,7 @@ impl Session {
                 ("evaluate", Some(json!({ "expression": expression, "frameId": f, "context": context })))
             }
             Op::Variables(q) => {
-                if let Some((_, vars)) = self.var_cache.get(&q.reference) {
+                if let Some((_, vars)) = self.view.var_cache.get(&q.reference) {
                     // A shared handle, not a copy: later pages of a big container cost nothing.
                     let vars = std::rc::Rc::clone(vars);
                     let missing = self.missing_previews(vars.iter().skip(q.start).take(q.count.min(MAX_PAGE)));
@@ -368,7 +368,7 @@ impl Session {
                         return self.start_previews(call, missing, op, Value::Null, now);
                     }
                     let out = self.variables_page(q, &vars);
-                    self.done.push((call, out));
+                    self.calls.done.push((call, out));
                     return;
                 }
                 ("variables", Some(json!({ "variablesReference": q.reference })))
@@ -383,7 +383,7 @@ impl Session {
                 Some(json!({ "variablesReference": fetching, "start": 0, "count": preview::PREVIEW_FETCH })),
             ),
         };
-        let revision = self.revision;
+        let revision = self.run.revision;
         self.send(command, args, Origin::Inspect { call, op, revision }, now);
     }
 
@@ -396,10 +396,10 @@ impl Session {
         revision: u64,
         now: Instant,
     ) {
-        if revision != self.revision {
+        if revision != self.run.revision {
             let msg =
-                format!("{} ran while the request was in flight (now rev {}); ask again.", self.id, self.revision);
-            self.done.push((call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
+                format!("{} ran while the request was in flight (now rev {}); ask again.", self.id, self.run.revision);
+            self.calls.done.push((call, ToolResult::error(ErrorCode::TargetInvalidated, msg)));
             return;
         }
         if let Op::Preview { fetching, depth, mut rest, mut budget, then, body } = op {
@@ -409,9 +409,9 @@ impl Session {
             self.note_children_frame(fetching, &children);
             if children.len() < preview::PREVIEW_FETCH {
                 // Fewer than asked for: that is every child, as good as a `variables` fetch.
-                self.var_cache.insert(fetching, (self.revision, std::rc::Rc::clone(&children)));
+                self.view.var_cache.insert(fetching, (self.run.revision, std::rc::Rc::clone(&children)));
             } else {
-                self.preview_cache.insert(fetching, std::rc::Rc::clone(&children));
+                self.view.preview_cache.insert(fetching, std::rc::Rc::clone(&children));
             }
             if depth == 0 {
                 // Members that say nothing either (a struct inside a struct) show one level too.
@@ -443,7 +443,7 @@ impl Session {
                             let rest: Vec<String> = if job.watches_started {
                                 std::mem::take(&mut job.pending_watches)
                             } else {
-                                self.watches.iter().map(|w| w.1.clone()).collect()
+                                self.view.watches.iter().map(|w| w.1.clone()).collect()
                             };
                             job.watches_started = true;
                             let why = format!("skipped: an earlier request of this context timed out ({msg})");
@@ -465,7 +465,7 @@ impl Session {
                             return self.context_next(call, job, now);
                         }
                     }
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                     return;
                 }
             };
@@ -502,7 +502,7 @@ impl Session {
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
                 self.note_children_frame(q.reference, &vars);
-                self.var_cache.insert(q.reference, (self.revision, std::rc::Rc::new(vars)));
+                self.view.var_cache.insert(q.reference, (self.run.revision, std::rc::Rc::new(vars)));
                 // Served from the cache now, after any previews its page needs.
                 return self.start_op(call, Op::Variables(q), now);
             }
@@ -510,12 +510,12 @@ impl Session {
             Op::ExceptionInfo { .. } => exception_result(&body),
             Op::Preview { .. } => return,
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 
     fn threads_result(&mut self, body: &Value) -> ToolResult {
         let threads = body.get("threads").and_then(Value::as_array).cloned().unwrap_or_default();
-        self.known_threads = threads.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        self.view.known_threads = threads.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
         let focus = self.thread_for(None);
         let mut text = format!("{} threads ({}):", self.id, threads.len());
         let mut list = Vec::new();
@@ -526,7 +526,7 @@ impl Session {
             text.push_str(&format!("\n  {id} {name}{mark}"));
             list.push(json!({ "id": id, "name": name, "focus": Some(id) == focus }));
         }
-        ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "threads": list }))
+        ToolResult::ok(text, json!({ "session": self.id, "revision": self.run.revision, "threads": list }))
     }
 
     fn frames_json(&mut self, frames: &[Value]) -> Vec<Value> {
@@ -535,7 +535,7 @@ impl Session {
             .map(|f| {
                 let mut m = Map::new();
                 let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
-                put(&mut m, "frame", self.handles.mint(Kind::Frame, id).map(Value::from));
+                put(&mut m, "frame", self.view.handles.mint(Kind::Frame, id).map(Value::from));
                 let name = f.get("name").and_then(Value::as_str);
                 put(
                     &mut m,
@@ -557,11 +557,12 @@ impl Session {
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         let total = body.get("totalFrames").and_then(Value::as_u64);
         let list = self.frames_json(&frames);
-        let mut text = format!("{} thread {thread} · rev {}", self.id, self.revision);
+        let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
         for (i, f) in list.iter().enumerate() {
             text.push_str(&format!("\n  #{} {}", start as usize + i, frame_line(f)));
         }
-        let mut structured = json!({ "session": self.id, "revision": self.revision, "thread": thread, "frames": list });
+        let mut structured =
+            json!({ "session": self.id, "revision": self.run.revision, "thread": thread, "frames": list });
         if let Some(t) = total {
             structured["total_frames"] = t.into();
         }
@@ -574,12 +575,12 @@ impl Session {
 
     fn scopes_result(&mut self, body: &Value) -> ToolResult {
         let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
-        let mut text = format!("{} scopes · rev {}", self.id, self.revision);
+        let mut text = format!("{} scopes · rev {}", self.id, self.run.revision);
         let mut list = Vec::new();
         for s in &scopes {
             let name = s.get("name").and_then(Value::as_str).unwrap_or("?");
             let reference = s.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            let handle = if reference > 0 { self.handles.mint(Kind::Variables, reference) } else { None };
+            let handle = if reference > 0 { self.view.handles.mint(Kind::Variables, reference) } else { None };
             let expensive = s.get("expensive").and_then(Value::as_bool).unwrap_or(false);
             text.push_str(&format!(
                 "\n  {name}{}{}",
@@ -596,7 +597,7 @@ impl Session {
             }
             list.push(Value::Object(m));
         }
-        ToolResult::ok(text, json!({ "session": self.id, "revision": self.revision, "scopes": list }))
+        ToolResult::ok(text, json!({ "session": self.id, "revision": self.run.revision, "scopes": list }))
     }
 
     /// with the total and the `start` to ask for next (DESIGN §5: agentdap pages itself).
@@ -631,10 +632,10 @@ impl Session {
             q.start.min(total),
             end,
             total,
-            self.revision
+            self.run.revision
         );
         let mut structured = json!({
-            "session": self.id, "revision": self.revision, "ref": q.handle,
+            "session": self.id, "revision": self.run.revision, "ref": q.handle,
             "start": q.start, "total": total, "variables": list,
         });
         // debugpy lists the first 100 items of a big container, then `more` (a ref holding the
@@ -672,7 +673,7 @@ impl Session {
         let value = j.get("preview").or_else(|| j.get("value")).and_then(Value::as_str).unwrap_or("").to_owned();
         let value = if value.is_empty() {
             // The structured `value` stays the adapter's "", and says what it means.
-            let known = self.plan.runtime.empty_evaluate.filter(|(c, _)| *c == context).map(|(_, what)| what);
+            let known = self.link.plan.runtime.empty_evaluate.filter(|(c, _)| *c == context).map(|(_, what)| what);
             let what = known.unwrap_or(NO_VALUE);
             j["value_note"] = what.into();
             what.to_owned()
@@ -687,7 +688,7 @@ impl Session {
             text.push_str(&format!("  [ref {r}]"));
         }
         j["session"] = self.id.clone().into();
-        j["revision"] = self.revision.into();
+        j["revision"] = self.run.revision.into();
         ToolResult::ok(text, j)
     }
 
@@ -700,7 +701,7 @@ impl Session {
                 let op = Op::Preview { fetching, depth, rest, budget, then: Box::new(then), body };
                 self.start_op(call, op, now)
             }
-            None => self.done.push((call, ToolResult::error(ErrorCode::AdapterError, "nothing to preview"))),
+            None => self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, "nothing to preview"))),
         }
     }
 }

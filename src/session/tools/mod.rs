@@ -125,7 +125,7 @@ impl Sessions {
             return Err(gone());
         };
         s.resolve_handle(kind, handle).map_err(|e| {
-            match self.slab.iter().find(|(k, other)| *k != key && other.handles.knows(handle)) {
+            match self.slab.iter().find(|(k, other)| *k != key && other.view.handles.knows(handle)) {
                 Some((_, owner)) => ToolResult::error(
                     ErrorCode::InvalidArgument,
                     format!(
@@ -157,14 +157,14 @@ impl Session {
     /// Resolves a handle argument, or explains why it cannot be used (`target_invalidated`
     /// names the revision; nothing is sent to the adapter).
     pub(in crate::session) fn resolve_handle(&self, kind: Kind, handle: i64) -> Result<i64, ToolResult> {
-        self.handles.resolve(kind, handle).map_err(|e| match e {
+        self.view.handles.resolve(kind, handle).map_err(|e| match e {
             HandleError::Stale => ToolResult::error(
                 ErrorCode::TargetInvalidated,
                 format!(
                     "{} {handle} is from an earlier stop, or from before a change that made the adapter's ids stale; {} is now at rev {}. Call `context` or `stack_trace` again for fresh ids.",
                     kind.as_str(),
                     self.id,
-                    self.revision
+                    self.run.revision
                 ),
             ),
             other => ToolResult::error(

@@ -86,7 +86,7 @@ impl Sessions {
         let key = self.open(start, plan, Some(waiter), None, true, now);
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_console = terminal;
-            s.carried_over = carried_over;
+            s.calls.carried_over = carried_over;
         }
         self.latest = Some(key);
         Ok(())
@@ -106,9 +106,9 @@ impl Sessions {
         let start = Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters };
         let key = self.open(start, plan, Some(waiter), None, false, now);
         if let Some(s) = self.slab.get_mut(key) {
-            s.attach_target = args.connect_host;
-            s.carried_over = carried_over;
-            s.debuggee_pid = args.pid;
+            s.family.attach_target = args.connect_host;
+            s.calls.carried_over = carried_over;
+            s.family.debuggee_pid = args.pid;
         }
         self.latest = Some(key);
         Ok(())
@@ -141,11 +141,11 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
-        let terminate_default = self.slab.get(key).is_some_and(|s| s.owns_debuggee);
+        let terminate_default = self.slab.get(key).is_some_and(|s| s.family.owns_debuggee);
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
-                c.disconnected = true;
-                if !c.adapter_alive {
+                c.link.disconnected = true;
+                if !c.link.adapter_alive {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -153,14 +153,14 @@ impl Sessions {
             self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
         }
         let s = session(&mut self.slab, key)?;
-        if !s.adapter_alive {
+        if !s.link.adapter_alive {
             // Not started yet (its spawn may still be queued) or already gone: end it here; the
             // IO shell stops an adapter that starts meanwhile before the session is dropped.
-            if !s.state.is_over() {
-                s.closing = true;
-                s.ended_by_agentdap = true;
-                s.failure = Some(format!("{} was disconnected before its adapter started", s.id));
-                s.state = RunState::Terminated;
+            if !s.run.state.is_over() {
+                s.link.closing = true;
+                s.run.ended_by_agentdap = true;
+                s.run.failure = Some(format!("{} was disconnected before its adapter started", s.id));
+                s.run.state = RunState::Terminated;
                 s.fail_waiters(ErrorCode::Disconnected);
                 s.pump(now, &mut self.actions);
             }
@@ -169,17 +169,17 @@ impl Sessions {
             self.actions.push_back(Action::Release { session: key });
             return Ok(());
         }
-        s.disconnected = true;
-        if s.closing {
+        s.link.disconnected = true;
+        if s.link.closing {
             // A disconnect is already under way (the debuggee ended, or an earlier call): answer
             // once the adapter is gone, and make sure it goes.
-            s.disconnect_calls.push(call);
+            s.calls.disconnect_calls.push(call);
             self.actions.push_back(Action::StopAdapter { session: key });
             return Ok(());
         }
-        s.closing = true;
+        s.link.closing = true;
         // An attached process is the user's: detach unless the agent asks otherwise.
-        let terminate = terminate_debuggee.unwrap_or(s.owns_debuggee);
+        let terminate = terminate_debuggee.unwrap_or(s.family.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
         s.send_disconnect(Some(terminate), Origin::Run(Op::Disconnect { call: Some(call) }), now);
         s.pump(now, &mut self.actions);
@@ -189,13 +189,13 @@ impl Sessions {
     /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
     pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
-        let supported = s.client.capabilities().is_some_and(|c| c.supports_terminate_request);
-        if !supported || !s.adapter_alive || s.state.is_over() {
+        let supported = s.link.client.capabilities().is_some_and(|c| c.supports_terminate_request);
+        if !supported || !s.link.adapter_alive || s.run.state.is_over() {
             return self.disconnect(key, Some(true), call, now);
         }
-        let since = s.revision;
-        s.ended_by_agentdap = true;
-        s.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
+        let since = s.run.revision;
+        s.run.ended_by_agentdap = true;
+        s.calls.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
         s.send("terminate", Some(json!({})), Origin::Run(Op::Terminate { call }), now);
         s.pump(now, &mut self.actions);
         Ok(())
@@ -213,15 +213,15 @@ impl Session {
         let Reply { failure, code, .. } = reply;
         match op {
             Op::Disconnect { call } => {
-                if std::mem::take(&mut self.awaiting_exit_report) {
+                if std::mem::take(&mut self.run.awaiting_exit_report) {
                     // The exit status (if the adapter printed it) was read from its output.
-                    self.state = if self.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
-                    self.stop = None;
+                    self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+                    self.run.stop = None;
                 }
-                if !self.state.is_over() {
-                    self.state = RunState::Terminated;
+                if !self.run.state.is_over() {
+                    self.run.state = RunState::Terminated;
                 }
-                self.closing = true;
+                self.link.closing = true;
                 actions.push_back(Action::StopAdapter { session: self.key });
                 self.complete_waiters();
                 if let Some(call) = call {
@@ -232,13 +232,13 @@ impl Session {
                             "\n(the adapter did not answer cleanly: {msg}; its process group was stopped)"
                         ));
                     }
-                    self.done.push((call, out));
+                    self.calls.done.push((call, out));
                 }
             }
             Op::Terminate { call } => {
                 if let Some(msg) = failure {
-                    self.waiters.retain(|w| w.call != call);
-                    self.done.push((call, ToolResult::error(code, msg)));
+                    self.calls.waiters.retain(|w| w.call != call);
+                    self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
         }
@@ -248,12 +248,12 @@ impl Session {
     pub(in crate::session) fn run_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
         match op {
             Op::Terminate { call } => {
-                self.waiters.retain(|w| w.call != call);
-                self.done.push((call, ToolResult::error(code, msg)));
+                self.calls.waiters.retain(|w| w.call != call);
+                self.calls.done.push((call, ToolResult::error(code, msg)));
             }
             Op::Disconnect { call: Some(call) } => {
                 let out = self.result("disconnected", false);
-                self.done.push((call, out));
+                self.calls.done.push((call, out));
             }
             Op::Disconnect { call: None } => {}
         }

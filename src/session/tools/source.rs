@@ -154,8 +154,8 @@ impl Sessions {
     pub fn source(&mut self, key: Option<SessionKey>, args: SourceArgs, call: CallKey, now: Instant) -> Started {
         let session = key.and_then(|k| self.slab.get(k));
         let stop_loc = session
-            .filter(|s| s.state == RunState::Stopped)
-            .and_then(|s| s.stop.as_ref())
+            .filter(|s| s.run.state == RunState::Stopped)
+            .and_then(|s| s.run.stop.as_ref())
             .and_then(|st| st.location.clone());
         if let Some(path) = args.path.clone() {
             // Mark the stop's line when it is in this file.
@@ -204,8 +204,8 @@ impl Sessions {
     /// DAP `source` for a source the adapter holds (the live session `key`).
     fn fetch_source(&mut self, key: SessionKey, window: Window, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
-        if s.state.is_over() || !s.adapter_alive || s.state == RunState::Starting {
-            let msg = format!("{} is {}; a source_ref is read from its live adapter.", s.id, s.state.as_str());
+        if s.run.state.is_over() || !s.link.adapter_alive || s.run.state == RunState::Starting {
+            let msg = format!("{} is {}; a source_ref is read from its live adapter.", s.id, s.run.state.as_str());
             return Err(ToolResult::error(ErrorCode::NotStopped, msg));
         }
         let r = window.source_ref.unwrap_or(0);
@@ -235,11 +235,11 @@ impl Session {
             },
             Err((code, msg)) => ToolResult::error(code, msg),
         };
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 
     /// A `source` request that never went out.
     pub(in crate::session) fn source_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
-        self.done.push((op.call, ToolResult::error(code, msg)));
+        self.calls.done.push((op.call, ToolResult::error(code, msg)));
     }
 }

@@ -143,7 +143,7 @@ fn the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_
     f.stop();
     let log: Vec<Value> =
         f.s.get(0)
-            .map(|s| s.dap_log.iter().filter_map(|e| serde_json::from_str(&e.json).ok()).collect())
+            .map(|s| s.evidence.dap_log.iter().filter_map(|e| serde_json::from_str(&e.json).ok()).collect())
             .unwrap_or_default();
     let removal = log
         .iter()
@@ -152,7 +152,7 @@ fn the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_
         .cloned()
         .unwrap_or_default();
     assert_eq!(removal["arguments"], json!({"breakpoints": [{"name": "square"}]}), "only the agent's stay");
-    let store = &f.s.get(0).map(|s| s.breakpoints.functions().to_vec()).unwrap_or_default();
+    let store = &f.s.get(0).map(|s| s.breaks.store.functions().to_vec()).unwrap_or_default();
     assert_eq!(store[0].bound.as_ref().map(|b| (b.id, b.verified)), Some((Some(1), true)));
 }
 

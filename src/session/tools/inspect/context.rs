@@ -61,11 +61,11 @@ impl Session {
             job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
             if job.frames.is_empty() {
                 let msg = format!("thread {} has no frames", job.thread);
-                self.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
                 return;
             }
             let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
-            let revision = self.revision;
+            let revision = self.run.revision;
             self.send(
                 "scopes",
                 Some(json!({ "frameId": id })),
@@ -94,7 +94,7 @@ impl Session {
                     }
                     job.locals = Some((name, std::rc::Rc::default(), reference));
                     let args = json!({ "variablesReference": reference });
-                    let revision = self.revision;
+                    let revision = self.run.revision;
                     self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
                     return;
                 }
@@ -104,7 +104,7 @@ impl Session {
             let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
             let reference = *reference;
             self.note_children_frame(reference, &vars);
-            self.var_cache.insert(reference, (self.revision, std::rc::Rc::clone(&vars)));
+            self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
             *list = std::rc::Rc::clone(&vars);
             let missing = self.missing_previews(vars.iter().filter(|v| !is_noise(v)).take(job.max_variables));
             if !missing.is_empty() {
@@ -117,7 +117,7 @@ impl Session {
     fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a Value {
         let chosen = job
             .frame_handle
-            .and_then(|h| self.handles.resolve(Kind::Frame, h).ok())
+            .and_then(|h| self.view.handles.resolve(Kind::Frame, h).ok())
             .and_then(|id| job.frames.iter().find(|f| f.get("id").and_then(Value::as_i64) == Some(id)));
         chosen.unwrap_or(&job.frames[0])
     }
@@ -126,22 +126,22 @@ impl Session {
     pub(super) fn context_next(&mut self, call: CallKey, mut job: Box<ContextJob>, now: Instant) {
         if !job.watches_started {
             job.watches_started = true;
-            job.pending_watches = self.watches.iter().map(|w| w.1.clone()).collect();
+            job.pending_watches = self.view.watches.iter().map(|w| w.1.clone()).collect();
         }
         if let Some(expr) = job.pending_watches.first().cloned() {
             let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
             let args = json!({ "expression": expr, "frameId": id, "context": "watch" });
-            let revision = self.revision;
+            let revision = self.run.revision;
             self.send("evaluate", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
         }
         let out = self.context_result(&job);
-        self.done.push((call, out));
+        self.calls.done.push((call, out));
     }
 
     fn context_result(&mut self, job: &ContextJob) -> ToolResult {
         let mut text = self.headline();
-        if self.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
+        if self.run.stop.as_ref().and_then(|s| s.thread).is_some_and(|t| t != job.thread) {
             text.push_str(&format!("\nshowing thread {} (the focus thread)", job.thread));
         }
         let frames = self.frames_json(&job.frames);
@@ -187,7 +187,7 @@ impl Session {
                     .map(|v| self.variable_json(v))
                     .collect();
                 let total = vars.iter().filter(|v| !is_noise(v)).count();
-                let locals_ref = self.handles.mint(Kind::Variables, *reference);
+                let locals_ref = self.view.handles.mint(Kind::Variables, *reference);
                 match locals_ref {
                     // The scope's ref: what `variables` pages and `set_variable` names.
                     Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
