@@ -7,7 +7,7 @@
 //! - `mirror flood`: B is exposed and a raw DAP client on the mirror (initialize, attach with the
 //!   token) keeps 64 `evaluate`s in flight, each costing the adapter 3 ms.
 //!
-//! The target (DESIGN §0, fairness): B's p99 under either flood within 3× its quiet p99.
+//! The target: B's p99 under either flood within 3× its quiet p99.
 //! `AGENTDAP_BENCH_BIN` runs another agentdap binary (e.g. an older build, to compare). Run as a
 //! test (`cargo test --all-targets`, no `--bench` argument) it returns at once.
 

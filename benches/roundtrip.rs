@@ -485,7 +485,10 @@ fn setup() -> Result<Env, String> {
         }
     }
     Ok(Env {
-        agentdap: PathBuf::from(env!("CARGO_BIN_EXE_agentdap")),
+        // `AGENTDAP_BENCH_BIN` measures another build (an older commit's, to compare two in one run).
+        agentdap: std::env::var_os("AGENTDAP_BENCH_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_agentdap"))),
         python,
         py_target: root.join("benches/roundtrip_target.py"),
         c_target,

@@ -1,4 +1,4 @@
-//! The user's configuration file: custom stdio DAP adapters (DESIGN §6). Read once at start from
+//! The user's configuration file: custom stdio DAP adapters (README § Custom adapters). Read once at start from
 //! `--config`, `$AGENTDAP_CONFIG` or `$XDG_CONFIG_HOME/agentdap/config.json` (`~/.config/…` when
 //! unset) — never from the project being debugged, which could otherwise make agentdap run its
 //! commands (see SECURITY.md). Parsing only; nothing here spawns.
@@ -40,7 +40,8 @@ pub struct CustomAdapter {
     #[serde(default)]
     pub extensions: Vec<String>,
     /// `true`: the adapter speaks DAP over TCP on a port agentdap chooses and passes in `args`
-    /// as `{port}` (CASES C13: codelldb `--port {port}`); ready once a connect succeeds.
+    /// as `{port}` (codelldb ≥ 1.7.0 wants `--port {port}`,
+    /// simrat39/rust-tools.nvim#157); ready once a connect succeeds.
     #[serde(default)]
     pub tcp: Option<bool>,
 }

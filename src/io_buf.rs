@@ -3,7 +3,7 @@
 
 use std::io;
 
-/// The MCP line cap (DESIGN §9): longer lines are rejected, never buffered whole.
+/// The MCP line cap: longer lines are rejected, never buffered whole.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// The output buffer's soft cap: above it the loop stops reading stdin until the client catches

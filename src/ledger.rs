@@ -1,4 +1,4 @@
-//! The ledger (DESIGN §8), sans-IO: one record per fact worth keeping about a session (started,
+//! The ledger (README § What happened), sans-IO: one record per fact worth keeping about a session (started,
 //! breakpoints set, stopped, ended, a request the adapter refused, a mirror opened or joined),
 //! formatted as one JSON line, kept in a bounded in-memory copy for the `ledger` tool and the
 //! `agentdap://ledger` resource, and queued for the IO shell to append to `ledger.jsonl`

@@ -7,6 +7,8 @@ pub mod config;
 pub mod dap;
 pub mod io_buf;
 pub mod jsonrpc;
+#[cfg(test)]
+mod layering;
 pub mod ledger;
 pub mod mcp;
 pub mod mirror;

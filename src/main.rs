@@ -218,7 +218,7 @@ fn print_stdout(text: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    // The hidden watchdog mode (DESIGN §2): agentdap re-executed to kill launched debuggees when
+    // The hidden watchdog mode (`dap::watchdog`): agentdap re-executed to kill launched debuggees when
     // the server dies. Checked before parsing so it never shows in `--help`.
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
     if raw.first().is_some_and(|a| a == agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND) {

@@ -22,7 +22,7 @@ impl CallKey {
     }
 }
 
-/// Stable error codes of tool results (DESIGN § 10).
+/// Stable error codes of tool results (README § Tools lists them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     InvalidArgument,
@@ -61,7 +61,7 @@ impl fmt::Display for ErrorCode {
 }
 
 /// A tool result: concise `text` for the agent and the same facts as `structured` JSON
-/// (MCP 2025-11-25 § Tools › Tool Result; DESIGN § 3).
+/// (MCP 2025-11-25 § Server › Tools › Tool Result).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
     pub text: String,
@@ -74,8 +74,8 @@ impl ToolResult {
         ToolResult { text: text.into(), structured, is_error: false }
     }
 
-    /// An error the agent can act on: text `<code>: <message>`,
-    /// `structuredContent: {"error": {"code", "message"}}`, `isError: true` (DESIGN § 3, § 10).
+    /// An error the agent can act on: text `<code>: <message>`, `structuredContent: {"error":
+    /// {"code", "message"}}`, `isError: true` (MCP 2025-11-25 § Server › Tools › Error Handling).
     pub fn error(code: ErrorCode, message: impl Into<String>) -> ToolResult {
         let message = message.into();
         ToolResult {

@@ -1,6 +1,6 @@
 //! Allocation bounds of the DAP frame codec, measured with a counting `#[global_allocator]`: the
-//! decoder never allocates what a header merely claims, copies large bodies linearly (CASES.md
-//! C04), lends whole frames without allocating, and the encoder allocates once per message.
+//! decoder never allocates what a header merely claims, copies large bodies linearly (multi-megabyte
+//! bodies in 64 KiB reads), lends whole frames without allocating, and the encoder allocates once per message.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

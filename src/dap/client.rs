@@ -24,12 +24,12 @@
 //! session's own origin type (`Step` names the start-up step a timeout will report):
 //!
 //! ```text
-//! client.request("initialize", Some(initialize_arguments("debugpy", false)), Origin::Startup(Initialize), now, None)?;
+//! client.send::<Initialize>(InitializeArguments::agentdap("debugpy", false), Origin::Startup(Initialize), now, None)?;
 //! // ... for every Output after receive():
 //! match out {
 //!     // 1. initialize answered: send launch/attach at once and do NOT wait for its response.
 //!     Output::Completed { origin: Origin::Startup(Initialize), outcome: Outcome::Success(_), .. } => {
-//!         client.request("launch", Some(launch_args), Origin::Startup(Launch), now, None)?;
+//!         client.send::<Launch>(launch_args, Origin::Startup(Launch), now, None)?;
 //!         if client.initialized() { configure(&mut client, now) } // C05: it came early
 //!     }
 //!     // 2. `initialized` (whenever it arrives; also before the initialize response, C05, or
@@ -56,6 +56,7 @@ use serde_json::{Map, Value};
 
 use super::framing::{self, Decoder, Encoder};
 use super::protocol::{Capabilities, Event, Message, Nonconformances, Request, Response, Seq};
+use super::requests::{self, Request as _};
 
 /// Default per-request timeout (DESIGN §9).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -222,6 +223,29 @@ impl<O: Origin> DapClient<O> {
                 Ok(seq)
             }
             None => Err(Refused { error: RequestError::Encode, origin }),
+        }
+    }
+
+    /// Sends the typed request `R` ([`requests::Request`]): the same frame as
+    /// [`DapClient::request`] with `R::COMMAND` and `arguments` serialised (optional fields that
+    /// are `None` left out; `()` sends no `arguments` key). Read the answer's body with
+    /// `R::parse`.
+    ///
+    /// Errors: as [`DapClient::request`]; [`RequestError::Encode`] when the arguments do not
+    /// serialise.
+    pub fn send<R: requests::Request>(
+        &mut self,
+        arguments: R::Arguments,
+        origin: O,
+        now: Instant,
+        timeout: Option<Duration>,
+    ) -> Result<Seq, Refused<O>> {
+        match R::arguments(&arguments) {
+            Ok(arguments) => self.request(R::COMMAND, arguments, origin, now, timeout),
+            Err(e) => {
+                log::error!("{}: could not encode `{}` arguments: {e}", self.config.name, R::COMMAND);
+                Err(Refused { error: RequestError::Encode, origin })
+            }
         }
     }
 
@@ -436,9 +460,11 @@ impl<O: Origin> DapClient<O> {
         if !supported || self.pending.len() >= MAX_PENDING {
             return false;
         }
-        let args = serde_json::json!({ "requestId": request_id.get() });
-        let Some(seq) = self.send_request("cancel", Some(args), now) else { return false };
-        self.track(seq, "cancel", Owner::Cancel, now, self.config.request_timeout);
+        let args = requests::CancelArguments { request_id: Some(request_id.get()), progress_id: None };
+        let Ok(args) = requests::Cancel::arguments(&args) else { return false };
+        let command = requests::Cancel::COMMAND;
+        let Some(seq) = self.send_request(command, args, now) else { return false };
+        self.track(seq, command, Owner::Cancel, now, self.config.request_timeout);
         true
     }
 

@@ -4,6 +4,9 @@ pub mod adapters;
 pub mod client;
 pub mod framing;
 pub mod protocol;
+pub mod requests;
+#[cfg(test)]
+pub mod scripted;
 pub mod spawn;
 pub mod tcp;
 pub mod watchdog;

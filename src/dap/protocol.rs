@@ -154,7 +154,8 @@ impl fmt::Display for MessageError {
 /// A deviation from the spec that agentdap tolerates (coerces) and reports once per connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nonconformance {
-    /// `seq` sent as a JSON string holding an integer (netcoredbg before its fix; CASES C05).
+    /// `seq` sent as a JSON string holding an integer (netcoredbg before its fix, as in the logs of
+    /// Samsung/netcoredbg#161).
     SeqAsString,
     /// `request_seq` sent as a JSON string holding an integer.
     RequestSeqAsString,
@@ -321,8 +322,8 @@ fn take_present(map: &mut Map<String, Value>, key: &str) -> Option<Value> {
 }
 
 impl Response {
-    /// The adapter's own words for a failed request (DAP § Types `Message`, DESIGN §10
-    /// `adapter_error`): `body.error.format` with each `{name}` replaced by
+    /// The adapter's own words for a failed request (DAP § Types › Message; the tool
+    /// result's `adapter_error`): `body.error.format` with each `{name}` replaced by
     /// `body.error.variables[name]` (unknown names stay as written), else `message`, else
     /// "`<command>` failed". Meaningful when `success` is false.
     pub fn error_text(&self) -> String {
@@ -451,8 +452,8 @@ pub struct ExceptionBreakpointsFilter {
     /// Display name; falls back to `filter` when the adapter omits it.
     pub label: String,
     pub description: Option<String>,
-    /// Only a hint to the client (DESIGN §5): debugpy marks `uncaught` default yet stays off
-    /// until told.
+    /// Only a hint to the client (DAP § Types › ExceptionBreakpointsFilter): debugpy marks
+    /// `uncaught` default yet stays off until told.
     pub default: bool,
     pub supports_condition: bool,
     pub condition_description: Option<String>,
@@ -545,6 +546,16 @@ impl Capabilities {
     /// Any boolean capability by its wire name (for those not in the typed subset).
     pub fn flag(&self, name: &str) -> bool {
         flag(&self.raw, name)
+    }
+}
+
+/// Reads an `initialize` response body as [`Capabilities::from_body`] does: anything that is
+/// not an object is the empty set. Lets `Capabilities` be the typed `initialize` response
+/// (`crate::dap::requests::Initialize`).
+impl<'de> serde::Deserialize<'de> for Capabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Capabilities, D::Error> {
+        let body = <Value as serde::Deserialize>::deserialize(d)?;
+        Ok(Capabilities::from_body(Some(&body)))
     }
 }
 

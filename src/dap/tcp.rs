@@ -1,6 +1,6 @@
 //! The TCP transport's sans-IO parts: finding an adapter's port in its output ([`PortScanner`]), choosing one ([`choose_port`]), and the non-blocking connect state machine ([`Connector`]) that the event loop drives with readiness, timers and `now`; no sleeping, no blocking.
 //!
-//! How the IO shell drives a [`Connector`] (DESIGN §2):
+//! How the IO shell (`src/server/streams.rs`) drives a [`Connector`]:
 //!
 //! 1. Spawn the adapter (`spawn_adapter`), register its stdout/stderr READABLE, create the
 //!    connector with [`Connector::awaiting_port`] (announced port) or [`Connector::new`]
@@ -128,7 +128,8 @@ pub fn parse_host_port(token: &str) -> Option<SocketAddr> {
     Some(SocketAddr::new(ip, port))
 }
 
-/// Picks a free port on 127.0.0.1 for an adapter that takes `--port` (CASES C13: codelldb):
+/// Picks a free port on 127.0.0.1 for an adapter that takes `--port` (codelldb ≥ 1.7.0 takes `--port` and no longer
+/// announces one it picked, simrat39/rust-tools.nvim#157):
 /// binds `127.0.0.1:0`, reads the port the kernel gave, closes the socket.
 ///
 /// The race: between this close and the adapter's own bind, another local process could take

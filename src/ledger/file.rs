@@ -1,4 +1,4 @@
-//! Appending evidence to files, best effort (DESIGN §8): the ledger's `ledger.jsonl` (rotated to
+//! Appending evidence to files, best effort: the ledger's `ledger.jsonl` (rotated to
 //! `.1` at a cap) and `--dap-log` files (stopped at a cap with one marker line). Used only by the
 //! IO shell. Small appends to a regular file opened `O_APPEND` never block the loop for long; a
 //! failure is logged once to stderr and the file is given up, never the debugging.

@@ -28,7 +28,7 @@ pub use crate::reply::{CallKey, ErrorCode, ToolResult};
 pub use eras::{Era, LATEST_LEGACY, LEGACY, MODERN, SUPPORTED};
 pub use tools::{Outcome, ToolCx};
 
-/// The MCP line cap the reader enforces (DESIGN § 9): 16 MiB.
+/// The MCP line cap the reader enforces: 16 MiB.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Tool calls waiting for an answer at once; more are refused with `-32603`.
 pub const MAX_PENDING_CALLS: usize = 256;
@@ -54,7 +54,7 @@ that starts with its stop names it; pass that session id to inspect it.";
 /// The environment variable (and `--tools` flag) choosing the tool set: `core` or `full`.
 pub const TOOLS_ENV: &str = "AGENTDAP_TOOLS";
 
-/// The tools of `--tools core` (DESIGN §4): what an agent needs every day.
+/// The tools of `--tools core`: what an agent needs every day.
 pub const CORE_TOOLS: &[&str] = &[
     "launch",
     "attach",
@@ -73,7 +73,8 @@ pub const CORE_TOOLS: &[&str] = &[
 ];
 
 /// Arguments `--tools core` leaves out of the listed schemas (still accepted when passed): the
-/// everyday arguments stay, so the core listing fits DESIGN §3's 6 KB.
+/// everyday arguments stay, so the core listing fits in 6 KB
+/// (`tools_core_lists_the_everyday_tools_only`).
 pub const CORE_HIDDEN_ARGS: &[&str] =
     &["adapter_args", "no_debug", "exception_filters", "console", "granularity", "filter", "context"];
 
@@ -201,7 +202,7 @@ impl Mcp {
         Mcp::with_tool_set(ToolSet::Full, &[])
     }
 
-    /// A server offering `set` of the tools (DESIGN §4 `--tools core|full`), plus `also` (tools
+    /// A server offering `set` of the tools (`--tools core|full`), plus `also` (tools
     /// the server's configuration makes necessary, e.g. `resolve_host_request` under
     /// `--host-requests ask`). Tools outside them are neither listed nor callable.
     pub fn with_tool_set(set: ToolSet, also: &[&str]) -> Mcp {

@@ -7,7 +7,7 @@ use crate::session::Sessions;
 
 /// The session list (`application/json`, `{"sessions": [...]}`).
 pub const SESSIONS_URI: &str = "agentdap://sessions";
-/// The ledger's recent records (`application/x-ndjson`, DESIGN §8).
+/// The ledger's recent records (`application/x-ndjson`).
 pub const LEDGER_URI: &str = "agentdap://ledger";
 
 /// `resources/list` result body: `{"resources": [Resource…]}`.

@@ -1,4 +1,4 @@
-//! The IDE mirror (DESIGN §7, v1 read-only), sans-IO: the request policy, the masked
+//! The IDE mirror (read-only; SECURITY.md), sans-IO: the request policy, the masked
 //! capabilities, tokens, the VS Code snippet, and the per-client state machine ([`client`]).
 //! Must not: touch sockets or the clock (the server owns the listener and client fds, in its
 //! slabs), or send anything to an adapter itself (forwarding goes through the session's DAP
@@ -14,21 +14,21 @@ use serde_json::{json, Map, Value};
 use crate::dap::adapters::ExpressionOnly;
 use crate::reply::ToolResult;
 
-/// Most attached clients one exposed session serves at once (DESIGN §9); a fifth is refused
+/// Most attached clients one exposed session serves at once; a fifth is refused
 /// at its `initialize`/`attach`. Connections still in the handshake do not count.
 pub const MAX_CLIENTS: usize = 4;
 /// Connections of one listener that have not attached yet (handshake, or closing after a refusal).
 /// A new connection at this cap evicts the oldest of them, so idle connections cannot keep an IDE
 /// that connects and attaches promptly out.
 pub const MAX_HANDSHAKING: usize = 8;
-/// Time a client has to `attach` with the right token (DESIGN §9).
+/// Time a client has to `attach` with the right token.
 pub const AUTH_TIMEOUT: Duration = Duration::from_secs(30);
 /// Environment variable that shortens [`AUTH_TIMEOUT`], in milliseconds. For tests.
 pub const AUTH_TIMEOUT_ENV: &str = "AGENTDAP_MIRROR_AUTH_TIMEOUT_MS";
 /// Environment variable (and `--mirror-bind`) naming the IP address listeners bind to.
 pub const BIND_ENV: &str = "AGENTDAP_MIRROR_BIND";
 /// A client that attached but never sent `configurationDone` gets its late-join `stopped` after
-/// this long (DESIGN §7).
+/// this long.
 pub const LATE_JOIN_FALLBACK: Duration = Duration::from_secs(1);
 /// Bytes waiting to be written to one client; past it the client is disconnected (it is not
 /// reading its socket) instead of growing memory.
@@ -59,7 +59,7 @@ pub const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
 /// (`dap::client::OUTBOUND_HIGH_WATER`, 16 MiB) and make the agent's requests fail. One request
 /// body is at most [`CLIENT_MAX_BODY`], so the mirror's share stays under 5 MiB.
 pub const FORWARD_OUTBOUND_BUDGET: usize = 4 << 20;
-/// Random bytes in a token (DESIGN §7); shown as 48 hex digits.
+/// Random bytes in a token; shown as 48 hex digits.
 pub const TOKEN_BYTES: usize = 24;
 
 /// A mirror token. Its `Debug` and `Display` never show the secret, so it cannot reach a log by
@@ -107,7 +107,7 @@ pub struct Endpoint {
     pub token: Token,
 }
 
-/// What the mirror does with a client's request (DESIGN §7).
+/// What the mirror does with a client's request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
     /// Answered by the mirror itself (handshake, soft-succeeded configuration, `disconnect`,
@@ -120,7 +120,7 @@ pub enum Policy {
 }
 
 /// Requests that only read state: forwarded to the adapter. (`evaluate` can run code in the
-/// debuggee: forwarded all the same, as DESIGN §7 says, but only as an expression, see
+/// debuggee: forwarded all the same, but only as an expression, see
 /// [`as_expression`]; SECURITY.md explains the consequence.)
 pub const FORWARDED: &[&str] = &[
     "threads",
@@ -214,7 +214,7 @@ pub fn forward_refusal(command: &str, arguments: Option<&Value>, caps: &Map<Stri
 }
 
 /// Makes a mirror client's `evaluate` arguments an expression for the adapter described by
-/// `rule` (DESIGN §7: the mirror reads and evaluates, never controls): a context outside
+/// `rule` (the mirror reads and evaluates, never controls): a context outside
 /// `rule.contexts` (`repl`, none, an unknown one) becomes `rule.contexts[0]`; an expression that
 /// starts with one of the adapter's command words or prefixes is refused, as is one without a
 /// string `expression` or an integer `frameId` (debugpy executes a frameless `evaluate` as a

@@ -1,4 +1,4 @@
-//! Evidence on disk as the loop's business (DESIGN §8): ledger records stamped with the wall
+//! Evidence on disk as the loop's business: ledger records stamped with the wall
 //! clock and appended to `ledger.jsonl` once per turn, and with `--dap-log DIR` every session's
 //! DAP messages appended to a file of its own. Best effort: a write failure is logged once and
 //! never touches the sessions; the ledger's memory (`Sessions::ledger`) answers either way.

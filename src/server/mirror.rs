@@ -1,7 +1,8 @@
-//! The IDE mirror's sockets as sources of the loop (DESIGN §7): one listener per exposed session
-//! and its clients, each in a slab under token kinds `MirrorListener`/`MirrorClient`. Binds,
-//! accepts, reads and writes; the protocol is `mirror::client::ClientCore` and the session's
-//! side is `session::mirror`. Must not: decide policy or touch a session's DAP state itself.
+//! The IDE mirror's sockets as sources of the loop (SECURITY.md, README § Let a person look): one
+//! listener per exposed session and its clients, each in a slab under token kinds
+//! `MirrorListener`/`MirrorClient`. Binds, accepts, reads and writes; the protocol is
+//! `mirror::client::ClientCore` and the session's side is `session::mirror`. Must not: decide
+//! policy or touch a session's DAP state itself.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -261,7 +262,7 @@ impl Server {
         if let Some(s) = self.sessions.get_mut(session) {
             s.mirror.endpoint = Some(Endpoint { host: self.mirror.bind.to_string(), port, token });
         }
-        // The endpoint only: the token never reaches the ledger (DESIGN §7).
+        // The endpoint only: the token never reaches the ledger (`assert_no_token` in the mirror tests).
         let host = self.mirror.bind.to_string();
         self.record(Record::new(session_id, LedgerKind::MirrorExposed).with("host", host).with("port", port));
         Ok(())

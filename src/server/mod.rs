@@ -65,7 +65,7 @@ const MAX_EVENTS: usize = 256;
 /// During shutdown, give up on stdout after it has accepted nothing for this long.
 const FLUSH_STALL: Duration = Duration::from_millis(500);
 /// During shutdown, how long sessions get to disconnect before their adapters are killed
-/// (DESIGN §2: the whole shutdown stays within ~3 s).
+/// (the whole shutdown stays within ~3 s; `sigterm_leaves_nothing` pins it).
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(2000);
 
 const STDIN_FD: RawFd = 0;
@@ -180,7 +180,7 @@ struct Server {
     orphans: Vec<(Pid, u64)>,
     /// Reused read buffer for adapter pipes.
     pipe_buf: Vec<u8>,
-    /// Kills launched debuggees if agentdap dies (DESIGN §2); `None` if it could not start.
+    /// Kills launched debuggees if agentdap dies; `None` if it could not start.
     watchdog: Option<Watchdog>,
     grace_expired: bool,
     /// A `WalkDescendants` timer is pending.
@@ -206,9 +206,9 @@ struct Server {
     flush_deadline: Option<TimerId>,
     flush_expired: bool,
     force_exit: bool,
-    /// Mirror listeners and clients (DESIGN §7).
+    /// Mirror listeners and clients.
     mirror: mirror::MirrorIo,
-    /// The ledger file and `--dap-log` files (DESIGN §8).
+    /// The ledger file and `--dap-log` files.
     evidence: evidence::Evidence,
     /// Restores the original file status flags of stdin and stdout on exit.
     _flags: Vec<FdFlags>,

@@ -8,6 +8,8 @@
 mod adapter_io;
 pub mod breakpoints;
 mod children;
+#[cfg(test)]
+mod choreography_tests;
 mod events;
 mod evidence;
 pub mod handles;
@@ -18,7 +20,11 @@ mod ops;
 pub mod output;
 pub mod plan;
 mod preview;
+#[cfg(test)]
+mod quirk_tests;
 mod render;
+#[cfg(test)]
+mod scripted;
 pub mod snapshot;
 mod startup;
 #[cfg(test)]

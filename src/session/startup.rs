@@ -208,6 +208,19 @@ impl Session {
         }
     }
 
+    /// A restart by the adapter (DAP `restart`): "stop on entry" sets the temporary entry
+    /// breakpoint again first (the adapter keeps the other breakpoints).
+    pub(super) fn rearm_entry_breakpoint(&mut self, now: Instant) {
+        if let Some(name) = self.plan.entry_function {
+            if self.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
+                self.entry_breakpoint = true;
+                let args = self.breakpoints.function_arguments(Some(name));
+                let origin = Origin::Startup(Step::EntryBreakpoint { remove: false });
+                self.send("setFunctionBreakpoints", Some(args), origin, now);
+            }
+        }
+    }
+
     /// At the first stop: the temporary entry breakpoint did its job (or another stop came
     /// first) and goes, so it never fires again (a recursive `main`); the agent's stay.
     pub(super) fn drop_entry_breakpoint(&mut self, now: Instant) {

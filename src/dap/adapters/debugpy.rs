@@ -40,7 +40,7 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
     command_prefixes: &[],
 };
 
-/// The quirks of debugpy (DESIGN §6), checked against [`CHECKED_VERSION`].
+/// The quirks of debugpy, checked against [`CHECKED_VERSION`].
 pub fn quirks() -> Quirks {
     Quirks {
         // 1.8.22: the adapter sends `initialized` only once it has the launch/attach request.

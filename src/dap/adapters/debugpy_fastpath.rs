@@ -1,13 +1,76 @@
 //! The debugpy fast path: the adapter command that runs `debugpy.adapter` through an embedded bootstrap which sets `TCP_NODELAY`/`TCP_QUICKACK` on the adapter's own DAP sockets; the on/off switch; recognising the bootstrap's verdict. Never touches the debuggee.
 //!
-//! debugpy ≤ 1.8.22 (upstream microsoft/debugpy#2054, unfixed when written): pydevd, inside the
-//! debuggee, writes each DAP message as two `sendall`s (header, then body) on a socket with
-//! Nagle on, so the body waits for the adapter to ACK the header, and the adapter's kernel
-//! delays that ACK by ~40 ms: every request costs ~44 ms. The bootstrap re-arms
-//! `TCP_QUICKACK` before each read on the adapter's side of that socket (the ACK leaves at once,
-//! the body follows) and sets `TCP_NODELAY` on the adapter's own writes. Only sockets passed to
-//! debugpy's `JsonIOStream.from_socket` in the adapter process are touched; the debuggee's
-//! interpreter, environment and sockets are not. See ARCHITECTURE.md § debugpy fast path.
+//! debugpy ≤ 1.8.22 costs ~44 ms per DAP request (upstream microsoft/debugpy#2054, unfixed when
+//! written). pydevd, inside the debuggee, writes each message to the adapter as two `sendall`s —
+//! header, then body — on a TCP socket with Nagle on; the body waits for the header's ACK, and the
+//! adapter's kernel delays that ACK by 40 ms. The adapter writes header and body in one `write`, so
+//! only this direction stalls.
+//!
+//! agentdap fixes it from the adapter's side only. The debugpy recipe starts the adapter as
+//! `<python> -c <bootstrap>` instead of `<python> -m debugpy.adapter` (the bootstrap is
+//! `src/dap/adapters/debugpy_bootstrap.py`, embedded with `include_str!`). The bootstrap wraps
+//! `debugpy.common.messaging.JsonIOStream.from_socket` — the one place the adapter turns a TCP socket
+//! into a DAP stream (debuggee, launcher, subprocess connections) — to set `TCP_NODELAY` on that socket
+//! and switch it to a `socket.socket` subclass whose `recv_into` re-arms `TCP_QUICKACK` before each
+//! read (Linux drops quick-ack mode again after sending; re-arming also flushes an ACK held back
+//! for bytes already read, so pydevd's body leaves at once). Then it runs
+//! `runpy.run_module("debugpy.adapter", run_name="__main__", alter_sys=True)` with the same
+//! `sys.argv` tail and `sys.path[0]` as `-m`. The debuggee's interpreter, environment, imports and
+//! sockets are untouched: no `sitecustomize`, no environment variable, nothing inherited (the
+//! adapter starts the launcher and the debuggee with `exec`).
+//!
+//! It stands aside, printing `agentdap-fastpath: off: <why>` on the adapter's stderr (shown as
+//! `adapter` output), when debugpy is older than 1.0, when pydevd's `start_client` already sets
+//! `TCP_NODELAY` (the upstream fix), or when the patch point is missing or has another shape. It is
+//! silent when on. `--no-debugpy-fastpath` or `AGENTDAP_DEBUGPY_FASTPATH=0` runs the stock command.
+//!
+//! Measured (`cargo bench --bench roundtrip`, debugpy 1.8.22, Python 3.11, Linux 6.x, medians of 15
+//! round trips, raw DAP client straight to the adapter):
+//!
+//! | operation | stock | fast path |
+//! |---|---|---|
+//! | `evaluate` | 43.9 ms | 0.7 ms |
+//! | `stackTrace` | 43.7 ms | 0.7 ms |
+//! | `variables` | 44.1 ms | 0.7 ms |
+//! | `next` → `stopped` | 44.4 ms | 1.4 ms |
+//! | `continue` → `stopped` (bp → bp) | 44.0 ms | 2.2 ms |
+//! | through agentdap: `continue` tool (bp → bp) | 87.8 ms | 1.9 ms |
+//!
+//! Launch → first breakpoint is dominated by starting three Python processes (adapter, launcher,
+//! debuggee with pydevd). Two start-up trims in the same bootstrap take ~120 ms off it:
+//!
+//! - debugpy's adapter, launcher and server each call `log.describe_environment()` at start-up, which
+//!   builds a report of `sys.path` and every installed distribution (`importlib.metadata`) even when
+//!   no log file will keep it: ~40 ms per process, plus ~35 ms to import `importlib.metadata` at all.
+//!   The bootstrap makes the report lazy (built only when a log file records `info` — with
+//!   `DEBUGPY_LOG_DIR`, `--log-dir` or `--log-stderr` the log text is the same) and loads
+//!   `importlib.metadata` with `importlib.util.LazyLoader` (on first use). Adapter spawn → DAP
+//!   `initialize` answered: ~95 ms stock, ~53 ms with the trims.
+//! - The launcher (debugpy's own process that starts the debuggee and reports its exit code) gets
+//!   the same two trims. For an internal console the adapter starts it as
+//!   `<python> -c <launcher bootstrap> <launcher dir> <port> -- <args>` instead of
+//!   `<python> <launcher dir> <port> -- <args>` (the adapter's `spawn_debuggee` gets two more items
+//!   in its launcher-python list; nothing else changes). The launcher bootstrap drops the `""` that
+//!   `-c` puts on `sys.path`, applies the trims, and runs the directory with `runpy.run_path` as
+//!   `python <dir>` would. The debuggee's command line, environment (`os.environ` is never
+//!   written), working directory and interpreter flags are exactly what debugpy builds; a test
+//!   compares everything a program can see of its start (argv, `sys.path`, cwd, interpreter,
+//!   flags, its environment and its parent's) with the fast path on and off. What does change: the
+//!   debuggee's parent process shows `-c <bootstrap>` in its command line (`ps`). Terminal consoles
+//!   (`runInTerminal`) keep debugpy's own launcher command.
+//!
+//! The debuggee itself still spends ~40 ms on its own environment report, and pydevd's import and
+//! set-up; those are inside the user's process and are left alone.
+//!
+//! Launch → first breakpoint on this 2-CPU machine (`cargo bench --bench roundtrip`, release build,
+//! debugpy 1.8.22, Python 3.11, medians of 7 fresh starts): 446 ms through agentdap with the fast path
+//! (445 ms for a raw DAP client running the same bootstrap), 732 ms stock — where agentdap's own
+//! start-up requests that a bare client skips (`setExceptionBreakpoints`, the stop's details) each
+//! pay debugpy's 40 ms stall, ~120 ms in all, against ~5 ms with the fast path. One launch's timeline from
+//! the DAP log: adapter spawn → `initialize` answered 49 ms (98 ms stock), `launch` → `initialized`
+//! 195 ms (273 ms), `configurationDone` → `stopped` ~180 ms either way (that part is the debuggee).
+//!
+//! ARCHITECTURE.md keeps the invariant: the fast path changes only debugpy's own processes.
 
 use std::ffi::OsString;
 

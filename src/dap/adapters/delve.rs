@@ -91,7 +91,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         entry_function: Some("main.main"),
         // 1.20.2: the entry stop's only thread, on which stackTrace fails.
         placeholder_thread: Some("Dummy"),
-        // Steps and continues may stop before their response (DESIGN §6 lists Delve).
+        // Steps and continues may stop before their response.
         stop_before_response: true,
         // 1.20.2: debuggee stdout/stderr on dlv's stdout/stderr.
         debuggee_output: DebuggeeOutput::AdapterPipes,

@@ -23,7 +23,7 @@
 //! - Processes: lldb-dap → `lldb-server-22` (gdbserver mode; its own process group, same
 //!   session) → the inferior (a process group of its own). While the inferior was stopped,
 //!   SIGKILL or SIGTERM of lldb-dap's group, or EOF on its stdin, took lldb-server and the
-//!   inferior down within 3 s; the session layer still records both pids (DESIGN §2).
+//!   inferior down within 3 s; the session layer still records both pids with the watchdog.
 //! - Rust: without formatters a `Vec<i32>` reads `{buf, len}`; with rustc's `lldb_lookup.py` and
 //!   `lldb_commands` loaded through `initCommands` it reads `size=3` with children `[0]`..`[2]`
 //!   and a `String` reads `"agentdap"`. The commands are prefixed `?` (lldb-dap prints their
@@ -73,7 +73,7 @@ pub fn quirks() -> Quirks {
         // 22.1.8: `initialized` comes ~0.2 s after `launch` (the target is made then).
         initialized_after_launch: true,
         // 22.1.8: launch answered after configurationDone (older versions answer it at once;
-        // the choreography accepts both, DESIGN §5).
+        // the choreography accepts both, DAP § Overview › Initialization).
         launch_response_after_configuration_done: true,
         // 22.1.8 offers cpp_catch, cpp_throw, objc_catch, objc_throw, none `default`: trust
         // the capabilities.
@@ -113,8 +113,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
     RuntimeQuirks {
         // 22.1.8: its own entry stop is in the loader's `_start`, useless to an agent.
         entry_function: Some("main"),
-        // 22.1.8 says `entry` (description "signal SIGSTOP"); before llvm PR#165901 it was
-        // `exception` with the same description. Passed through unchanged (CASES C14).
+        // 22.1.8 says `entry` (description "signal SIGSTOP"); before llvm/llvm-project#165901 it
+        // was `exception` with the same description. Passed through unchanged (the test
+        // `entry_stops_at_main_and_reasons_pass_through` pins it).
         adapter_entry_reasons: &["entry", "exception"],
         // 22.1.8: the entry stop arrives before the configurationDone and launch responses.
         stop_before_response: true,
@@ -314,7 +315,7 @@ fn quote_lldb(path: &Path) -> String {
 
 /// Finds rustc's LLDB formatters *without running rustc*. `rustc --print sysroot` would be
 /// the exact answer, but it is a blocking child probe (and through a rustup proxy it may even
-/// download a toolchain), which the loop must not do at launch time (DESIGN §2). Instead,
+/// download a toolchain), which the loop must not do at launch time (it never blocks). Instead,
 /// first match wins, each candidate checked for both files:
 ///
 /// 1. `$AGENTDAP_RUST_SYSROOT`;

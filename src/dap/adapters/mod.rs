@@ -216,10 +216,10 @@ pub enum DebuggeeOutput {
 pub struct RuntimeQuirks {
     /// "Stop on entry" means: launch with the adapter's stop-on-entry off, set a temporary
     /// function breakpoint on this function during the configuration phase, and remove it at
-    /// the first stop (DESIGN §4). `None`: the adapter's own stop-on-entry is used.
+    /// the first stop (`launch`'s `stop_on_entry`). `None`: the adapter's own stop-on-entry is used.
     pub entry_function: Option<&'static str>,
     /// Reasons the adapter's *own* entry stop may carry (they are passed through unchanged;
-    /// agentdap never synthesises `entry`, CASES C14).
+    /// agentdap never synthesises `entry`; llvm/llvm-project#195352 shows why).
     pub adapter_entry_reasons: &'static [&'static str],
     /// The name of a placeholder thread the adapter reports at its own entry stop, on which
     /// `stackTrace` fails: not a real thread to focus.
@@ -235,12 +235,12 @@ pub struct RuntimeQuirks {
     pub exits_after_disconnect: bool,
     /// The adapter serves a single DAP connection for its whole life.
     pub single_client: bool,
-    /// Frame ids and `variablesReference`s repeat at every stop (minted handles are mandatory,
-    /// DESIGN §5).
+    /// Frame ids and `variablesReference`s repeat at every stop (so agentdap always mints its
+    /// own handles).
     pub reuses_ids_across_stops: bool,
     /// The adapter puts the debuggee (and helpers, [`RuntimeQuirks::helper_processes`]) in
     /// process groups of their own: killing the adapter's group does not reach them, so their
-    /// pids must be recorded (DESIGN §2).
+    /// pids must be recorded with the watchdog.
     pub debuggee_own_process_group: bool,
     /// Names (`/proc/<pid>/stat` comm, 15 bytes max) of helper processes the adapter starts.
     pub helper_processes: &'static [&'static str],
@@ -260,7 +260,7 @@ pub struct RuntimeQuirks {
     /// a debugger command and answers `(int) $0 = 7`; `watch` gives the value itself).
     pub evaluate_context: &'static str,
     /// How a mirror client's `evaluate` must reach this adapter so that it is only ever an
-    /// expression, never a debugger command or a statement (DESIGN §7; `mirror::as_expression`).
+    /// expression, never a debugger command or a statement (`mirror::as_expression`; SECURITY.md).
     /// The agent's own `evaluate` does not use it.
     pub mirror_evaluate: ExpressionOnly,
     /// Why a `pause` may end with the program still running, and what the agent can do then
@@ -524,7 +524,7 @@ pub enum AdapterError {
 }
 
 impl AdapterError {
-    /// The stable error code (DESIGN §10).
+    /// The stable error code (`reply::ErrorCode`'s name for it).
     pub fn code(&self) -> &'static str {
         match self {
             AdapterError::NotFound { .. } => "adapter_not_found",

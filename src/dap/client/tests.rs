@@ -86,7 +86,7 @@ fn ms(base: Instant, n: u64) -> Instant {
     base + Duration::from_millis(n)
 }
 
-/// A minimal start-up choreography (DESIGN §5), written the way the module docs describe, to
+/// A minimal start-up choreography (DAP § Overview › Initialization), written the way the module docs describe, to
 /// show the API carries it: initialize → launch (not awaited) → on `initialized` configure once
 /// → collect the launch response in any order.
 #[derive(Default)]
@@ -170,7 +170,8 @@ fn c05_initialized_before_initialize_response_with_string_seq() {
     let now = t0();
     s.start(&mut c, now);
     assert_eq!(sent_commands(&mut c), ["initialize"]);
-    // The exact bytes of CASES C05.
+    // The exact bytes netcoredbg sent before its fix (Samsung/netcoredbg#161): `initialized`
+    // before the initialize response, `seq` as a string.
     c.receive(
         b"Content-Length: 58\r\n\r\n{\"seq\":\"1\",\"type\":\"event\",\"event\":\"initialized\",\"body\":{}}",
         now,

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::{DEFAULT_REQUEST_TIMEOUT, MAX_PENDING, OUTBOUND_HIGH_WATER};
 use crate::dap::framing;
 use crate::dap::protocol::{Event, MessageError, Nonconformance, Response, Seq};
+use crate::dap::requests;
 
 /// What a pending request's answer goes back to; defined by the caller (an MCP tool call, a
 /// start-up step, a mirror client, internal bookkeeping).
@@ -23,7 +24,8 @@ pub trait Origin {
 /// What the client does with a `runInTerminal` reverse request (DAP § Reverse Requests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunInTerminalPolicy {
-    /// Answer `success: false`, "runInTerminal is not supported by this client" (CASES C12).
+    /// Answer `success: false`, "runInTerminal is not supported by this client" (codelldb sends it even
+    /// when told it is unsupported, vadimcn/codelldb#722).
     Decline,
     /// Surface it as [`Output::RunInTerminal`]; the caller answers with [`DapClient::respond`].
     Surface,
@@ -37,7 +39,7 @@ pub struct ClientConfig {
     /// Timeout for requests sent with `timeout: None`.
     pub request_timeout: Duration,
     pub run_in_terminal: RunInTerminalPolicy,
-    /// Emit [`Output::Log`] for every message in both directions (the DAP log, DESIGN §8).
+    /// Emit [`Output::Log`] for every message in both directions (the DAP log, `--dap-log`).
     pub log_messages: bool,
 }
 
@@ -75,9 +77,21 @@ pub enum ReverseAnswer {
 }
 
 impl ReverseAnswer {
-    /// `success: true` without a body (what `startDebugging` expects; CASES C07).
+    /// `success: true` without a body (what `startDebugging` expects: DAP § Reverse Requests ›
+    /// StartDebugging has no response body).
     pub fn ok() -> ReverseAnswer {
         ReverseAnswer::Success { body: None }
+    }
+
+    /// `success: true` with `R`'s typed response body ([`requests::ReverseRequest`]): no body
+    /// when it serialises to nothing (`()`, what `startDebugging` answers), else the object
+    /// (`{"processId": …}` for `runInTerminal`).
+    pub fn success<R: requests::ReverseRequest>(body: &R::Response) -> ReverseAnswer {
+        match serde_json::to_value(body) {
+            Ok(Value::Object(map)) => ReverseAnswer::Success { body: Some(map) },
+            // `()` is `null`; the response types here are structs, which serialise to objects.
+            Ok(_) | Err(_) => ReverseAnswer::ok(),
+        }
     }
 }
 
@@ -101,7 +115,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The DESIGN §10 error code for a failure (`adapter_error`, `timeout`, `disconnected`).
+    /// The tool result's error code for a failure (`reply::ErrorCode`) (`adapter_error`, `timeout`, `disconnected`).
     pub fn error_code(&self) -> Option<&'static str> {
         match self {
             Outcome::Success(_) => None,
@@ -203,7 +217,8 @@ pub enum Direction {
     FromAdapter,
 }
 
-/// One DAP message for the DAP log (DESIGN §8): when, which way, and its compact JSON text.
+/// One DAP message for the DAP log (`--dap-log`, the `dap_log` of `sessions`): when, which way, and
+/// its compact JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
     pub at: Instant,

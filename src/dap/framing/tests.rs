@@ -1,5 +1,6 @@
-//! Unit tests for the frame decoder and encoder: exact-bytes field cases (CASES.md C01, C02, C04,
-//! C05), recovery from every kind of garbage, the body cap, and `quickcheck` properties.
+//! Unit tests for the frame decoder and encoder: exact-bytes field cases (UTF-8 bodies, blank lines
+//! between messages, multi-megabyte bodies, string seqs), recovery from every kind of garbage, the
+//! body cap, and `quickcheck` properties.
 
 use super::*;
 use quickcheck::{QuickCheck, TestResult};
@@ -58,7 +59,7 @@ fn frames_only(out: Vec<Out>) -> Vec<Vec<u8>> {
     out.into_iter().filter_map(|o| if let Out::Frame(b) = o { Some(b) } else { None }).collect()
 }
 
-// CASES.md C01: Content-Length counts bytes, not characters.
+// Content-Length counts bytes, not characters (DAP § Base Protocol; microsoft/vscode#99421).
 
 const C01_BODY: &str = r#"{"seq":5,"type":"request","command":"evaluate","arguments":{"expression":"变量","frameId":1000,"context":"hover"}}"#;
 const C01_FRAME: &[u8] = b"Content-Length: 116\r\n\r\n{\"seq\":5,\"type\":\"request\",\"command\":\"evaluate\",\"arguments\":{\"expression\":\"\xE5\x8F\x98\xE9\x87\x8F\",\"frameId\":1000,\"context\":\"hover\"}}";
@@ -103,7 +104,7 @@ fn c01_every_two_way_split_decodes_the_same() {
     }
 }
 
-// CASES.md C02: tolerant header parsing.
+// Tolerant header parsing: blank lines between messages, any header-name case, unknown fields.
 
 const C02_INIT: &[u8] = b"{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}";
 const C02_INITIALIZED: &[u8] = b"{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}";
@@ -137,7 +138,7 @@ fn c02_bare_newline_line_ends_are_accepted() {
     c02_check(b"Content-Length: 130\n\n{\"seq\":1,\"type\":\"response\",\"request_seq\":1,\"success\":true,\"command\":\"initialize\",\"body\":{\"supportsConfigurationDoneRequest\":true}}\n\nContent-Length: 46\r\n\n{\"seq\":2,\"type\":\"event\",\"event\":\"initialized\"}");
 }
 
-// CASES.md C04: multi-megabyte bodies in 64 KiB reads.
+// Multi-megabyte bodies in 64 KiB reads.
 
 #[test]
 fn c04_large_bodies_in_64k_reads_decode_and_hold_only_what_arrived() {
@@ -175,7 +176,7 @@ fn c04_large_bodies_in_64k_reads_decode_and_hold_only_what_arrived() {
     assert!(dec.is_idle());
 }
 
-// CASES.md C05: `seq` as a string is the DAP client's business, not the codec's.
+// `seq` as a string (netcoredbg, Samsung/netcoredbg#161) is the DAP client's business, not the codec's.
 
 #[test]
 fn c05_seq_as_a_string_survives_decoding() {

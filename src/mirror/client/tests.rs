@@ -230,7 +230,8 @@ fn a_client_that_does_not_read_is_cut_off_at_the_cap() {
 
 #[test]
 fn content_length_counts_bytes_for_non_ascii_bodies() {
-    // CASES C01: the mirror's writer.
+    // The mirror's writer: `Content-Length` counts bytes (DAP § Base Protocol), not characters
+    // (microsoft/vscode#99421).
     let (now, mut host) = (Instant::now(), FakeHost::default());
     let mut c = attached(now, &mut host);
     c.event("output", Some(json!({"category": "stdout", "output": "héllo ✓ 变量\n"})));

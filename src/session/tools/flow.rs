@@ -25,7 +25,6 @@ use super::{add_note, session, stopped, Answer, Started};
 use crate::dap::client::DapClient;
 use crate::session::breakpoints::SourceBreakpoint;
 use crate::session::snapshot::RunState;
-use crate::session::startup::Step as StartupStep;
 use crate::session::text::short;
 use crate::session::waiters::{wait_duration, Until, Waiter};
 use crate::session::{Action, CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, Startup, ToolResult};
@@ -502,18 +501,7 @@ impl Session {
     /// DAP `restart` with the launch arguments (DAP § Requests: Restart). The adapter keeps its
     /// breakpoints; "stop on entry" sets the temporary entry breakpoint again first.
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
-        if let Some(name) = self.plan.entry_function {
-            if self.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
-                self.entry_breakpoint = true;
-                let args = self.breakpoints.function_arguments(Some(name));
-                self.send(
-                    "setFunctionBreakpoints",
-                    Some(args),
-                    Origin::Startup(StartupStep::EntryBreakpoint { remove: false }),
-                    now,
-                );
-            }
-        }
+        self.rearm_entry_breakpoint(now);
         if self.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.
             self.revision += 1;

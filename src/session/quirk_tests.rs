@@ -1,0 +1,292 @@
+//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve}.rs`),
+//! each against the scripted adapter of [`crate::dap::scripted`] through
+//! [`super::scripted::Rig`], asserting the behaviour the quirk exists for; quirks another test
+//! already pins are only listed here, with that test. Every field of `Quirks` and
+//! `RuntimeQuirks` that a recipe sets differently from `STANDARD`:
+//!
+//! | quirk (recipes) | pinned by |
+//! |---|---|
+//! | `Quirks::initialized_after_launch` (all three) | `choreography_tests::a_launch_answered_only_after_configuration_done_is_joined_and_the_stop_reported`; `tests/debugpy.rs` `startup_wire_order_and_a_breakpoint_on_a_missing_file_refused_before_launch`; `dap::client::tests::c06_debugpy_initialized_after_launch_and_launch_answered_after_configuration_done` |
+//! | `Quirks::launch_response_after_configuration_done` (debugpy, lldb) | `choreography_tests::a_launch_answered_only_after_configuration_done_is_joined_and_the_stop_reported`, `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tests/fake_adapter.rs` `c11_a_launch_error_after_configuration_done_ends_the_wait_at_once` |
+//! | `Quirks::exception_filters` (debugpy) | [`all_means_raised_and_a_filter_debugpy_lacks_is_named_not_sent`]; `tests/debugpy.rs` `relative_paths_unknown_filters_unknown_threads_and_ended_by_agentdap_are_explicit` |
+//! | `Quirks::exception_filter_aliases` (debugpy) | [`all_means_raised_and_a_filter_debugpy_lacks_is_named_not_sent`]; `dap::adapters::tests::maps_exception_filter_aliases` |
+//! | `Quirks::default_filters_off_until_sent` (debugpy) | `choreography_tests::start_up_requests_go_out_in_the_spec_order_with_their_exact_arguments` (the defaults sent when none are asked); `tests/debugpy.rs` `startup_wire_order_and_a_breakpoint_on_a_missing_file_refused_before_launch` |
+//! | `Quirks::exit_stops_as_exception` (debugpy) | `session::snapshot` `exception_text_from_info_or_event_and_system_exit_codes`; `tests/debugpy.rs` `breakpoints_hit_then_system_exit_then_exit_code_and_every_line_in_order` |
+//! | `Quirks::variable_paging` (debugpy, lldb) | `tests/inspect.rs` `variables_page_a_big_list_threads_and_stale_handles_are_refused_before_sending` (agentdap pages from one fetch, whatever the adapter) |
+//! | `Quirks::moves_unbindable_breakpoints` (debugpy, lldb) | `choreography_tests::breakpoints_given_to_launch_are_set_before_configuration_done_and_reported_as_answered`; `session::breakpoints` `response_marks_moved_and_unverified_then_events_update`; `tests/debugpy.rs` `stop_on_entry_by_default_then_moved_and_unverified_breakpoints` |
+//! | `Quirks::child_sessions` (debugpy) | `session::tests::start_debugging_opens_a_child_or_declines_a_remote_address`; `tests/debugpy_children.rs` |
+//! | `Quirks::terminate_debuggee_capability` (debugpy) | `dap::protocol::tests::capabilities_typed_subset_and_raw` (both spellings read); `tests/spawn_debugpy.rs` `real_debugpy_answers_initialize_and_dies_with_its_group` |
+//! | `Quirks::dropped_events` (debugpy) | [`debugpy_sockets_events_and_telemetry_reach_no_result`] |
+//! | `Quirks::console_banner` (lldb, delve) | `tests/lldb_truth.rs` `lldb_launch_output_is_the_programs_not_the_executable_binary_set_line` |
+//! | `Quirks::pause_signal` (lldb) | `session::tests::adapter_words_in_names_and_stop_notes_hide_nothing`; `tests/lldb.rs` `a_pause_reads_as_a_pause_not_a_signal` |
+//! | `Quirks::attach_pid_key` (lldb) | [`an_lldb_attach_by_pid_refused_says_what_ptrace_needs`] (`session::plan` puts the pid under the key) |
+//! | `Quirks::variables_are_snapshots` (delve) | [`a_delve_call_expression_makes_older_variable_handles_stale`]; `tests/delve_truth.rs` `go_set_variable_reads_back_ints_strings_and_struct_fields_and_never_shows_old_values` |
+//! | `Quirks::mutating_evaluate_prefixes` (delve) | [`a_delve_call_expression_makes_older_variable_handles_stale`] |
+//! | `Quirks::unnamed_child_from_evaluate_name` (delve) | `tests/delve_truth.rs` `go_pointer_target_is_listed_as_star_name_and_can_be_set_under_it` |
+//! | `Quirks::launch_output_apart_from_stops` (debugpy) | `tests/output.rs` `a_stop_result_says_when_output_may_still_be_arriving` |
+//! | `Quirks::set_expression_shadows_nonlocals` (debugpy) | `tests/ctl_debugpy.rs` `set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_attributes` |
+//! | `Quirks::logpoint_output_key` (debugpy) | `tests/output.rs` `log_point_messages_are_labelled_apart_from_the_programs_prints` |
+//! | `RuntimeQuirks::entry_function` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tools::tests::the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_alone`; `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` |
+//! | `RuntimeQuirks::adapter_entry_reasons` (lldb) | `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` (no code reads the field: reasons pass through unchanged) |
+//! | `RuntimeQuirks::placeholder_thread` (delve) | [`delves_placeholder_thread_does_not_stay_the_focus`] |
+//! | `RuntimeQuirks::stop_before_response` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tests/fake_adapter.rs` `a_stop_before_the_step_response_leaves_the_session_stopped_at_the_new_line`; `dap::client::tests::stopped_event_before_the_next_response_keeps_wire_order` |
+//! | `RuntimeQuirks::debuggee_output` (lldb: PTY, delve: adapter pipes) | `session::output` `crlf_from_a_pty_reads_as_lf_and_telemetry_is_dropped`; `session::tests::a_crash_report_becomes_one_diagnostic` (CRLF); `tests/delve.rs` `exec_mode_breakpoint_context_evaluate_step_output_exit` |
+//! | `RuntimeQuirks::exit_report` (delve) | `session::tests::delve_exit_code_is_read_after_disconnect`; `dap::adapters::delve` `exit_status_is_read_from_the_console_line` |
+//! | `RuntimeQuirks::single_client` (lldb, delve) | data only: no code reads it (children reach debugpy only, `Quirks::child_sessions`) |
+//! | `RuntimeQuirks::reuses_ids_across_stops` (lldb, delve) | `session::handles` `a_resume_makes_every_handle_stale_and_reused_adapter_ids_get_new_handles`; `tests/lldb.rs` `c_breakpoint_context_evaluate_steps_struct_output_exit_and_stale_handles` |
+//! | `RuntimeQuirks::debuggee_own_process_group` (lldb, delve) | [`lldbs_debuggee_is_recorded_and_its_process_groups_walked_at_the_first_stop`]; `tests/native_hygiene.rs` |
+//! | `RuntimeQuirks::helper_processes` (lldb) | `tests/native_adapters.rs` `real_lldb_dap_stops_at_main_and_leaves_nothing_after_kill_group` (the IO shell's walk; no session code reads it) |
+//! | `RuntimeQuirks::crash_markers` (lldb) | `session::tests::a_crash_report_becomes_one_diagnostic` |
+//! | `RuntimeQuirks::launch_builds` (delve) | [`a_delve_launch_that_builds_has_five_minutes_not_the_request_timeout`] |
+//! | `RuntimeQuirks::build_output` (delve) | `tests/delve.rs` `debug_mode_builds_stops_at_main_main_and_leaves_no_debug_bin`, `sigkill_of_agentdap_removes_its_build_directory_and_nothing_else` (`session::plan` makes the directory) |
+//! | `RuntimeQuirks::evaluate_context` (lldb) | [`an_evaluate_without_a_context_goes_to_lldb_as_watch_and_to_debugpy_as_repl`]; `tests/lldb.rs` `c_breakpoint_context_evaluate_steps_struct_output_exit_and_stale_handles` |
+//! | `RuntimeQuirks::mirror_evaluate` (all three) | `mirror::tests::a_mirror_evaluate_goes_out_in_an_expression_context_and_commands_are_refused`; `tests/mirror.rs` `a_mirror_client_cannot_exec_statements_on_a_debugpy_session`, `a_mirror_client_cannot_run_lldb_commands_on_an_lldb_dap_session`, `a_mirror_client_cannot_run_delve_commands_or_calls` |
+//! | `RuntimeQuirks::pause_unanswered` (debugpy) | `tests/debugpy_pause.rs` `pause_of_a_program_blocked_on_a_lock_says_why_it_keeps_running` |
+//! | `RuntimeQuirks::empty_evaluate` (debugpy) | `tests/debugpy_values.rs` `evaluate_of_none_never_reads_as_nothing` |
+//! | `RuntimeQuirks::signal_exit_as_status` (lldb) | `tests/lldb_truth.rs` `a_program_killed_by_a_signal_is_not_reported_as_an_exit_code` |
+//! | `RuntimeQuirks::failure_shapes` (all three) | `dap::adapters::tests::a_failure_shape_finds_the_line_that_says_what_happened`; `tests/delve.rs` `a_go_panic_shows_the_panic_line_as_the_last_stderr_line` |
+//!
+//! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
+//! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
+//! `session::output` `crlf_from_a_pty_reads_as_lf_and_telemetry_is_dropped`), `attach_pid_key`
+//! (debugpy, delve), `variables_are_snapshots` (debugpy, lldb), `exception_filters`,
+//! `child_sessions`, `terminate_debuggee_capability` (lldb), `launch_response_after_configuration_done`,
+//! `exception_filters` (delve), `RuntimeQuirks::exit_report` (lldb) and `exits_after_disconnect`
+//! (delve). `Quirks::stop_on_entry_key` is `STANDARD` in all three.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::scripted::{args, plan, Rig};
+use super::tools::inspect::{Page, Target};
+use super::Action;
+use crate::dap::adapters::AdapterKind;
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+
+/// A `stackTrace` answer: one frame, `f` at `path:3` with id 1000.
+fn top_frame(path: &str) -> Reply {
+    Reply::ok(
+        json!({"stackFrames": [{"id": 1000, "name": "f", "line": 3, "source": {"path": path}}], "totalFrames": 1}),
+    )
+}
+
+/// An adapter of `kind` answering `initialize` with `caps` and `launch` at once, `initialized`
+/// right after it; `stackTrace` answered with [`top_frame`].
+fn adapter(caps: Value, path: &str) -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(caps));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on("stackTrace", top_frame(path));
+    a
+}
+
+/// `rig`'s session stopped at a breakpoint on thread `thread`: the launch call's result.
+fn stopped(rig: &mut Rig, launch: crate::reply::CallKey, thread: i64) -> crate::reply::ToolResult {
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": thread}));
+    let out = rig.answered(launch);
+    assert!(!out.is_error, "{}", out.text);
+    out
+}
+
+#[test]
+fn all_means_raised_and_a_filter_debugpy_lacks_is_named_not_sent() {
+    let caps = json!({"supportsConfigurationDoneRequest": true, "exceptionBreakpointFilters": [
+        {"filter": "raised", "label": "Raised Exceptions"},
+        {"filter": "uncaught", "label": "Uncaught Exceptions", "default": true},
+        {"filter": "userUnhandled", "label": "User Uncaught Exceptions"}]});
+    let mut rig = Rig::new(adapter(caps, "/src/app.py"));
+    let launch = rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py", "exception_filters": ["all", "nope"]})),
+    );
+    let sent = rig.adapter.last("setExceptionBreakpoints").map(|r| r["arguments"].clone());
+    assert_eq!(sent, Some(json!({"filters": ["raised"]})));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    let out = rig.answered(launch);
+    assert!(
+        out.text.contains(
+            "exception filter `nope` is not one of debugpy's [raised, uncaught, userUnhandled]; it was ignored"
+        ),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn debugpy_sockets_events_and_telemetry_reach_no_result() {
+    let caps = json!({"supportsConfigurationDoneRequest": true});
+    let mut rig = Rig::new(adapter(caps, "/src/app.py"));
+    let launch = rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py"})),
+    );
+    let changes = |rig: &Rig| rig.actions.iter().filter(|a| matches!(a, Action::StateChanged { .. })).count();
+    let before = changes(&rig);
+    rig.event("debugpySockets", json!({"sockets": [{"host": "127.0.0.1", "port": 51234, "internal": true}]}));
+    rig.event("output", json!({"category": "telemetry", "output": "ptvsd", "data": {"packageVersion": "1.8.22"}}));
+    assert_eq!(changes(&rig), before, "no state change");
+    let out = stopped(&mut rig, launch, 1);
+    assert_eq!(out.structured["output"]["text"], json!(""), "no output: {}", out.structured);
+    assert_eq!(out.text.lines().count(), 2, "the stop and the note that output may follow: {}", out.text);
+}
+
+#[test]
+fn a_delve_call_expression_makes_older_variable_handles_stale() {
+    let mut a = adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/main.go");
+    a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 1001}]})));
+    a.on("evaluate", Reply::ok(json!({"result": "3", "type": "int", "variablesReference": 0})));
+    a.on("variables", Reply::ok(json!({"variables": [{"name": "i", "value": "0", "variablesReference": 0}]})));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Delve, json!({"program": "/src/main.go", "mode": "debug"}), None),
+        args(json!({"program": "/src/main.go"})),
+    );
+    stopped(&mut rig, launch, 1);
+    let scopes = rig.call(|s, key, call, now| s.scopes(key, Target::default(), call, now));
+    let locals = rig.answered(scopes).structured["scopes"][0]["ref"].as_i64().unwrap_or(0);
+    let read = |rig: &mut Rig| {
+        let page = Page::default();
+        let call = rig.call(|s, key, call, now| s.variables(key, locals, page, call, now));
+        rig.answered(call)
+    };
+    let evaluate = |rig: &mut Rig, expression: &str| {
+        let e = expression.to_owned();
+        let call = rig.call(|s, key, call, now| s.evaluate(key, e, Target::default(), None, call, now));
+        assert!(!rig.answered(call).is_error);
+    };
+
+    evaluate(&mut rig, "i + 3");
+    assert!(!read(&mut rig).is_error, "a read-only expression leaves the handles valid");
+    let variables_sent = rig.adapter.commands().iter().filter(|c| *c == "variables").count();
+    evaluate(&mut rig, "call bump()");
+    let stale = read(&mut rig);
+    assert!(stale.is_error, "{}", stale.text);
+    assert!(
+        stale.text.starts_with("target_invalidated: variables reference ")
+            && stale.text.contains("from before a change that made the adapter's ids stale"),
+        "{}",
+        stale.text
+    );
+    let after = rig.adapter.commands().iter().filter(|c| *c == "variables").count();
+    assert_eq!(after, variables_sent, "refused before anything was sent");
+}
+
+#[test]
+fn delves_placeholder_thread_does_not_stay_the_focus() {
+    let mut a = adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/main.go");
+    a.on("stackTrace", Reply::error("unknown goroutine 1"));
+    a.on("threads", Reply::ok(json!({"threads": [{"id": 1, "name": "Dummy"}, {"id": 7, "name": "main.main"}]})));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Delve, json!({"program": "/src/main.go", "mode": "debug"}), None),
+        args(json!({"program": "/src/main.go"})),
+    );
+    rig.event("stopped", json!({"reason": "entry", "threadId": 1}));
+    assert!(rig.adapter.last("threads").is_some(), "a stop on Delve asks for the threads at once");
+    assert!(rig.answered(launch).structured["stop"].is_object());
+    rig.call(|s, key, call, now| s.resume(key, None, Some(0), call, now));
+    assert_eq!(
+        rig.adapter.last("continue").map(|r| r["arguments"].clone()),
+        Some(json!({"threadId": 7})),
+        "the real thread, not the Dummy"
+    );
+}
+
+#[test]
+fn a_delve_launch_that_builds_has_five_minutes_not_the_request_timeout() {
+    let start = |kind: AdapterKind| {
+        let mut a = ScriptedAdapter::new();
+        a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+        a.on("launch", Reply::never());
+        let mut rig = Rig::new(a);
+        rig.launch(plan(kind, json!({"program": "/src/main"}), None), args(json!({"program": "/src/main"})));
+        rig
+    };
+    let errors = |rig: &Rig| -> Vec<String> {
+        let records = rig.ledger();
+        let errors = records.iter().filter(|(k, _)| *k == "request_error");
+        errors.map(|(_, f)| f["message"].as_str().unwrap_or_default().to_owned()).collect()
+    };
+    let mut lldb = start(AdapterKind::Lldb);
+    lldb.advance(Duration::from_secs(31));
+    assert_eq!(
+        errors(&lldb),
+        ["`launch` got no response within 30000 ms (start-up step: launch/attach (waiting for its response))"]
+    );
+
+    let mut delve = start(AdapterKind::Delve);
+    delve.advance(Duration::from_secs(299));
+    assert_eq!(errors(&delve), Vec::<String>::new(), "a `go build` may take minutes");
+    delve.advance(Duration::from_secs(2));
+    assert_eq!(
+        errors(&delve),
+        ["`launch` got no response within 300000 ms (start-up step: launch/attach (waiting for its response))"]
+    );
+}
+
+#[test]
+fn an_evaluate_without_a_context_goes_to_lldb_as_watch_and_to_debugpy_as_repl() {
+    for (kind, context) in [(AdapterKind::Lldb, "watch"), (AdapterKind::Debugpy, "repl")] {
+        let mut a = adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/p.c");
+        a.on("evaluate", Reply::ok(json!({"result": "7", "type": "int", "variablesReference": 0})));
+        let mut rig = Rig::new(a);
+        let launch = rig.launch(plan(kind, json!({"program": "/src/p"}), None), args(json!({"program": "/src/p"})));
+        stopped(&mut rig, launch, 1);
+        let call = rig.call(|s, key, call, now| s.evaluate(key, "a + b".into(), Target::default(), None, call, now));
+        assert!(!rig.answered(call).is_error);
+        assert_eq!(
+            rig.adapter.last("evaluate").map(|r| r["arguments"].clone()),
+            Some(json!({"expression": "a + b", "frameId": 1000, "context": context})),
+            "{kind:?}"
+        );
+    }
+}
+
+#[test]
+fn lldbs_debuggee_is_recorded_and_its_process_groups_walked_at_the_first_stop() {
+    let walks = |rig: &Rig| rig.actions.iter().filter(|a| matches!(a, Action::TrackProcesses)).count();
+    let mut rig = Rig::new(adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/p.c"));
+    let launch =
+        rig.launch(plan(AdapterKind::Lldb, json!({"program": "/src/p"}), None), args(json!({"program": "/src/p"})));
+    rig.event(
+        "process",
+        json!({"name": "/src/p", "systemProcessId": 4242, "isLocalProcess": true, "startMethod": "launch"}),
+    );
+    assert!(rig.actions.iter().any(|a| matches!(a, Action::RecordDebuggee { pid: 4242 })));
+    assert_eq!(walks(&rig), 1, "lldb-server and the inferior lead process groups of their own");
+    stopped(&mut rig, launch, 1);
+    assert_eq!(walks(&rig), 2, "helpers may start after the `process` event");
+    let resume = rig.call(|s, key, call, now| s.resume(key, None, None, call, now));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    assert!(rig.result(resume).is_some());
+    assert_eq!(walks(&rig), 2, "once per session");
+
+    // debugpy's debuggee shares the adapter's tree: recorded, never walked.
+    let mut rig = Rig::new(adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/app.py"));
+    rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py"})),
+    );
+    rig.event("process", json!({"name": "/src/app.py", "systemProcessId": 4343, "startMethod": "launch"}));
+    assert!(rig.actions.iter().any(|a| matches!(a, Action::RecordDebuggee { pid: 4343 })));
+    assert_eq!(walks(&rig), 0);
+}
+
+#[test]
+fn an_lldb_attach_by_pid_refused_says_what_ptrace_needs() {
+    // lldb-dap 22.1.8 names the process `pid` (`Quirks::attach_pid_key`): a refused attach with
+    // that key is an attach by pid, and the result says what ptrace needs.
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("attach", Reply::error("Operation not permitted"));
+    let mut rig = Rig::new(a);
+    let plan = super::AdapterPlan { request: "attach", ..plan(AdapterKind::Lldb, json!({"pid": 4242}), None) };
+    let start = super::AttachStart { target: "pid 4242".into(), pid: Some(4242), ..super::AttachStart::default() };
+    let call = rig.attach(plan, start);
+    let out = rig.answered(call);
+    assert_eq!(
+        out.text,
+        format!("adapter_error: `attach` failed: Operation not permitted ({})", super::plan::PTRACE_HINT)
+    );
+}

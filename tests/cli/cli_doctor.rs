@@ -1,0 +1,79 @@
+//! `agentdap doctor`, `agentdap install` for packaged adapters, and `--help`, on the built binary.
+
+use crate::common;
+
+use std::process::{Command, Output};
+
+use common::bin;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+use common::TempDir as Scratch;
+
+/// `agentdap <args>` where no adapter can be found by PATH or override variables: an empty `PATH`
+/// directory, an empty home, no `AGENTDAP_*`, Go or venv variables.
+fn bare(scratch: &Scratch, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args).env("PATH", scratch.0.join("no-bin")).env("HOME", &scratch.0).env("XDG_DATA_HOME", &scratch.0);
+    for var in ["AGENTDAP_PYTHON", "VIRTUAL_ENV", "AGENTDAP_LLDB_DAP", "AGENTDAP_DLV", "GOBIN", "GOPATH"] {
+        cmd.env_remove(var);
+    }
+    cmd.current_dir(&scratch.0).output().expect("run agentdap")
+}
+
+/// The report's row for `name` and the lines under it.
+fn row<'a>(report: &'a str, name: &str) -> Vec<&'a str> {
+    let lines: Vec<&str> = report.lines().collect();
+    let Some(start) = lines.iter().position(|l| l.starts_with(&format!("  {name} "))) else {
+        panic!("no {name} row in:\n{report}")
+    };
+    let rest = lines[start + 1..].iter().take_while(|l| l.starts_with("           "));
+    std::iter::once(lines[start]).chain(rest.copied()).collect()
+}
+
+#[test]
+fn doctor_lists_every_adapter_with_a_path_or_an_install_command() {
+    // As the machine is: each adapter is either found at a path or comes with an install command.
+    let out = Command::new(bin()).arg("doctor").output().expect("run agentdap");
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{report}{}", text(&out.stderr));
+    assert!(report.starts_with(&format!("agentdap {} (", env!("CARGO_PKG_VERSION"))), "{report}");
+    for name in ["debugpy", "lldb", "delve"] {
+        let lines = row(&report, name).join("\n");
+        let found = lines.contains(" ok ") && lines.contains(" at /");
+        let missing = lines.contains(" missing ") && lines.contains("install");
+        assert!(found || missing, "{name}:\n{lines}\n\nfull report:\n{report}");
+    }
+
+    // Where nothing can be found, every row names the missing piece and the install command,
+    // and doctor still exits 0: it is a report.
+    let scratch = Scratch::new("doctor");
+    let out = bare(&scratch, &["doctor"]);
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    let debugpy = row(&report, "debugpy").join("\n");
+    assert!(debugpy.contains("missing") && debugpy.contains("no Python interpreter found"), "{report}");
+    assert!(debugpy.contains("pip install debugpy"), "{report}");
+    let delve = row(&report, "delve").join("\n");
+    assert!(delve.contains("missing") && delve.contains("install: apt-get install delve"), "{report}");
+}
+
+#[test]
+fn install_prints_package_commands_and_rejects_unknown_adapters() {
+    let scratch = Scratch::new("install");
+    let delve = bare(&scratch, &["install", "delve"]);
+    assert_eq!(delve.status.code(), Some(1));
+    assert!(text(&delve.stdout).contains("  apt-get install delve golang-go"), "{}", text(&delve.stdout));
+
+    let unknown = bare(&scratch, &["install", "gdbx"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown.stderr).contains("known adapters: debugpy, lldb, delve"), "{}", text(&unknown.stderr));
+
+    let help = bare(&scratch, &["--help"]);
+    let usage = text(&help.stdout);
+    for sub in ["demo [--no-install]", "doctor", "install <adapter>"] {
+        assert!(usage.contains(sub), "{usage}");
+    }
+}

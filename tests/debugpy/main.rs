@@ -1,0 +1,21 @@
+//! Integration tests on real debugpy through the built binary, one test binary (one link) for all
+//! of them: sessions, attach, child sessions, process hygiene, pause, values, `run_to` and the other
+//! control tools, the fast path, project venvs, inspection and output.
+
+#[path = "../agent/mod.rs"]
+mod agent;
+#[path = "../common/mod.rs"]
+mod common;
+
+mod ctl_debugpy;
+mod debugpy;
+mod debugpy_attach;
+mod debugpy_children;
+mod debugpy_hygiene;
+mod debugpy_pause;
+mod debugpy_truth;
+mod debugpy_values;
+mod fastpath;
+mod inspect;
+mod output;
+mod project_python;

@@ -1,0 +1,136 @@
+//! What Delve sessions say is what happened, through the built binary and `dlv` (1.20): a
+//! `set_variable` on an int, a string and a struct field reads the new value back (Delve's
+//! refs keep the values they were made with, so refs from before a change are refused, never
+//! answered with old values), and the program prints what was set; a pointer's target is listed
+//! as `*p`, not under an empty name. Fails when Delve is missing
+//! (`apt-get install delve golang-go`).
+
+use crate::agent;
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use agent::{build, require, scratch, var_ref, var_value, Agent, Res};
+use common::go_env;
+use serde_json::{json, Value};
+
+const GO_SOURCE: &str = r#"package main
+
+import "fmt"
+
+type T struct {
+	N    int
+	Name string
+}
+
+func main() {
+	i := 0
+	s := "hello"
+	t := T{N: 1, Name: "a"}
+	p := &t
+	q := &i
+	fmt.Println(i, s, t, p.N, *q)
+}
+"#;
+
+/// The line of the `fmt.Println` in [`GO_SOURCE`].
+const PRINT_LINE: u32 = 16;
+
+struct Fixtures {
+    dir: PathBuf,
+    bin: PathBuf,
+}
+
+fn fixtures() -> &'static Fixtures {
+    static F: OnceLock<Fixtures> = OnceLock::new();
+    F.get_or_init(|| {
+        require("dlv", "delve golang-go");
+        let dir = scratch("delve-truth");
+        std::fs::write(dir.join("main.go"), GO_SOURCE).expect("write Go");
+        std::fs::write(dir.join("go.mod"), "module example.com/truth\n\ngo 1.19\n").expect("write go.mod");
+        let bin = dir.join("truth");
+        let mut cmd = Command::new("go");
+        go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+        build(&mut cmd, "golang-go");
+        Fixtures { dir, bin }
+    })
+}
+
+fn path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn agent() -> Agent {
+    Agent::start_plain(|cmd| {
+        go_env(cmd);
+    })
+}
+
+/// Launched and stopped at the `fmt.Println`.
+fn stopped_at_print(a: &mut Agent) {
+    let f = fixtures();
+    let source = path(&f.dir.join("main.go"));
+    let bps = json!([{"path": source, "line": PRINT_LINE}]);
+    let r = a.ok("launch", json!({"program": path(&f.bin), "breakpoints": bps, "wait_ms": 50000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(PRINT_LINE), "{}", r.text);
+}
+
+/// The locals as `context` shows them now: (their ref, the list).
+fn locals(a: &mut Agent) -> (Value, Value) {
+    let c = a.ok("context", json!({}));
+    (c.s["locals"]["ref"].clone(), c.s["locals"]["variables"].clone())
+}
+
+fn assert_changed(r: &Res, to: &str, from: &str) {
+    assert_eq!(r.s["changed"], json!(true), "{}", r.text);
+    assert_eq!((r.s["value"].clone(), r.s["old_value"].clone()), (json!(to), json!(from)), "{}", r.text);
+    assert!(r.s.get("acknowledged_without_effect").is_none(), "{}", r.text);
+}
+
+#[test]
+fn go_set_variable_reads_back_ints_strings_and_struct_fields_and_never_shows_old_values() {
+    let mut a = agent();
+    stopped_at_print(&mut a);
+    let (scope, _) = locals(&mut a);
+    let r = a.ok("set_variable", json!({"ref": scope, "name": "i", "value": "7"}));
+    assert_changed(&r, "7", "0");
+    assert!(r.text.starts_with("i = 7 (was 0)"), "{}", r.text);
+    // The scope's ref from before holds Delve's old values: refused, not answered with i = 0.
+    let old = a.call("variables", json!({"ref": scope}));
+    assert_eq!((old.is_error, old.code()), (true, "target_invalidated"), "{}", old.text);
+    let (scope, vars) = locals(&mut a);
+    assert_eq!(var_value(&vars, "i"), "7", "fresh refs show the new value: {vars}");
+
+    let r = a.ok("set_variable", json!({"ref": scope, "name": "s", "value": "\"bye\""}));
+    assert_changed(&r, "\"bye\"", "\"hello\"");
+    let (_, vars) = locals(&mut a);
+    let t = var_ref(&vars, "t");
+    let r = a.ok("set_variable", json!({"ref": t, "name": "N", "value": "5"}));
+    assert_changed(&r, "5", "1");
+    let (_, vars) = locals(&mut a);
+    assert_eq!(var_value(&vars, "t"), "main.T {N: 5, Name: \"a\"}", "{vars}");
+    assert_eq!(a.ok("evaluate", json!({"expression": "t.N"})).s["value"], json!("5"));
+
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let out = a.ok("output", json!({}));
+    assert_eq!(agent::lines_of(&out, "stdout"), ["7 bye {5 a} 5 7"], "{}", out.text);
+}
+
+#[test]
+fn go_pointer_target_is_listed_as_star_name_and_can_be_set_under_it() {
+    let mut a = agent();
+    stopped_at_print(&mut a);
+    let (_, vars) = locals(&mut a);
+    let p = a.ok("variables", json!({"ref": var_ref(&vars, "p")}));
+    assert_eq!(agent::var_names(&p.s["variables"]), ["*p"], "{}", p.text);
+    assert_eq!(var_value(&p.s["variables"], "*p"), "main.T {N: 1, Name: \"a\"}", "{}", p.text);
+    let q = a.ok("variables", json!({"ref": var_ref(&vars, "q")}));
+    assert_eq!(agent::var_names(&q.s["variables"]), ["*q"], "{}", q.text);
+    let r = a.ok("set_variable", json!({"ref": var_ref(&vars, "q"), "name": "*q", "value": "9"}));
+    assert_changed(&r, "9", "0");
+    let (_, vars) = locals(&mut a);
+    assert_eq!(var_value(&vars, "i"), "9", "{vars}");
+}

@@ -1,0 +1,19 @@
+//! Integration tests on the native adapters (lldb-dap, Delve) through the built binary and their
+//! recipes, one test binary for all of them: sessions, truthfulness, control tools, attach by pid,
+//! process hygiene.
+
+#[path = "../agent/mod.rs"]
+mod agent;
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../spawn_util/mod.rs"]
+mod spawn_util;
+
+mod attach_pid;
+mod ctl_native;
+mod delve;
+mod delve_truth;
+mod lldb;
+mod lldb_truth;
+mod native_adapters;
+mod native_hygiene;
