@@ -160,7 +160,11 @@ const KNOWN: &[Known] = &[
     },
     Known { file: "src/session/tools/source.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read (issue 15)" },
     Known { file: "src/session/children.rs", uses: "std::fs", why: "reads a child's `/proc` entry (issue 15)" },
-    Known { file: "src/session/tools/breakpoints.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
+    Known {
+        file: "src/session/tools/breakpoints.rs",
+        uses: "std::fs",
+        why: "canonicalizes paths (the retry under a file's other spelling) (issue 15)",
+    },
     Known {
         file: "src/session/tools/inspect/context.rs",
         uses: "std::fs",

@@ -26,7 +26,7 @@
 //! | `Quirks::launch_output_apart_from_stops` (debugpy) | `tests/output.rs` `a_stop_result_says_when_output_may_still_be_arriving` |
 //! | `Quirks::set_expression_shadows_nonlocals` (debugpy) | `tests/ctl_debugpy.rs` `set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_attributes` |
 //! | `Quirks::logpoint_output_key` (debugpy) | `tests/output.rs` `log_point_messages_are_labelled_apart_from_the_programs_prints` |
-//! | `RuntimeQuirks::entry_function` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `ctl_tests::the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_alone`; `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` |
+//! | `RuntimeQuirks::entry_function` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tools::tests::the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_alone`; `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` |
 //! | `RuntimeQuirks::adapter_entry_reasons` (lldb) | `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` (no code reads the field: reasons pass through unchanged) |
 //! | `RuntimeQuirks::placeholder_thread` (delve) | [`delves_placeholder_thread_does_not_stay_the_focus`] |
 //! | `RuntimeQuirks::stop_before_response` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tests/fake_adapter.rs` `a_stop_before_the_step_response_leaves_the_session_stopped_at_the_new_line`; `dap::client::tests::stopped_event_before_the_next_response_keeps_wire_order` |

@@ -182,6 +182,19 @@ impl Session {
         }
     }
 
+    /// A restart by the adapter (DAP `restart`): "stop on entry" sets the temporary entry
+    /// breakpoint again first (the adapter keeps the other breakpoints).
+    pub(super) fn rearm_entry_breakpoint(&mut self, now: Instant) {
+        if let Some(name) = self.link.plan.entry_function {
+            if self.link.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
+                self.breaks.entry_breakpoint = true;
+                let args = self.breaks.store.function_arguments(Some(name));
+                let origin = Origin::Startup(Step::EntryBreakpoint { remove: false });
+                self.send("setFunctionBreakpoints", Some(args), origin, now);
+            }
+        }
+    }
+
     /// At the first stop: the temporary entry breakpoint did its job (or another stop came
     /// first) and goes, so it never fires again (a recursive `main`); the agent's stay.
     pub(super) fn drop_entry_breakpoint(&mut self, now: Instant) {

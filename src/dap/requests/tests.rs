@@ -28,11 +28,11 @@ fn session_requests_are_sent_as_today() {
             today("initialize", Some(initialize_arguments("debugpy", rit)))
         );
     }
-    // session/events.rs: the plan's launch arguments, untouched (the recipe's plus adapter_args).
+    // session/startup.rs: the plan's launch arguments, untouched (the recipe's plus adapter_args).
     let launch = json!({"program": "/w/app.py", "justMyCode": false, "env": {"A": null}});
     assert_eq!(wire::<Launch>(launch.clone()), today("launch", Some(launch.clone())));
     assert_eq!(wire::<Attach>(launch.clone()), today("attach", Some(launch.clone())));
-    // session/events.rs: `self.send("configurationDone", None, …)`.
+    // session/startup.rs: `self.send("configurationDone", None, …)`.
     assert_eq!(wire::<ConfigurationDone>(()), today("configurationDone", None));
     // session/mod.rs `send_disconnect`: `{"restart": false}` plus `terminateDebuggee` when given.
     assert_eq!(
@@ -47,9 +47,9 @@ fn session_requests_are_sent_as_today() {
         }),
         today("disconnect", Some(json!({ "restart": false, "terminateDebuggee": true })))
     );
-    // session/ops.rs: `s.send("terminate", Some(json!({})), …)` — an empty object, not no arguments.
+    // session/tools/run.rs: `s.send("terminate", Some(json!({})), …)` — an empty object, not no arguments.
     assert_eq!(wire::<Terminate>(TerminateArguments::default()), today("terminate", Some(json!({}))));
-    // session/restart.rs: `json!({ "arguments": self.plan.launch_arguments })`.
+    // session/tools/flow.rs `restart_in_adapter`: `json!({ "arguments": self.plan.launch_arguments })`.
     assert_eq!(
         wire::<Restart>(RestartArguments { arguments: Some(launch.clone()) }),
         today("restart", Some(json!({ "arguments": launch })))
@@ -85,7 +85,7 @@ fn breakpoint_requests_are_sent_as_today() {
         wire::<SetBreakpoints>(clear),
         today("setBreakpoints", Some(json!({ "source": { "path": "/p/a.py" }, "breakpoints": [] })))
     );
-    // session/run_to.rs: the temporary breakpoint is `json!({ "line": line })`.
+    // session/tools/flow.rs `run_to`: the temporary breakpoint is `json!({ "line": line })`.
     let with_temp = SetBreakpointsArguments { source: Source::path("/p/a.py"), breakpoints: vec![plain] };
     assert_eq!(
         wire::<SetBreakpoints>(with_temp),
@@ -101,7 +101,7 @@ fn breakpoint_requests_are_sent_as_today() {
             Some(json!({ "breakpoints": [{ "name": "total", "condition": "n > 1" }, { "name": "main" }] }))
         )
     );
-    // session/events.rs and ops.rs: `json!({ "filters": filters })`, also when empty.
+    // session/startup.rs and tools/breakpoints.rs: `json!({ "filters": filters })`, also when empty.
     for filters in [vec![], vec!["raised".to_owned(), "uncaught".to_owned()]] {
         assert_eq!(
             wire::<SetExceptionBreakpoints>(SetExceptionBreakpointsArguments { filters: filters.clone() }),
@@ -112,12 +112,12 @@ fn breakpoint_requests_are_sent_as_today() {
 
 #[test]
 fn execution_requests_are_sent_as_today() {
-    // session/ops.rs, run_to.rs: `json!({ "threadId": thread })`.
+    // session/tools/run.rs, tools/flow.rs: `json!({ "threadId": thread })`.
     assert_eq!(
         wire::<Continue>(ContinueArguments { thread_id: 1, single_thread: None }),
         today("continue", Some(json!({ "threadId": 1 })))
     );
-    // session/control.rs `step`: `{"threadId": t}`, plus `granularity` when the agent gave one.
+    // session/tools/control.rs `step`: `{"threadId": t}`, plus `granularity` when the agent gave one.
     let step = |g: Option<&str>| NextArguments { thread_id: 4, single_thread: None, granularity: g.map(Into::into) };
     assert_eq!(wire::<Next>(step(None)), today("next", Some(json!({ "threadId": 4 }))));
     assert_eq!(
@@ -131,9 +131,9 @@ fn execution_requests_are_sent_as_today() {
     );
     let step_in = StepInArguments { thread_id: 4, granularity: Some("line".into()), ..Default::default() };
     assert_eq!(wire::<StepIn>(step_in), today("stepIn", Some(json!({ "threadId": 4, "granularity": "line" }))));
-    // session/control.rs `pause`: `json!({ "threadId": t })` (0 when no thread is known).
+    // session/tools/control.rs `pause`: `json!({ "threadId": t })` (0 when no thread is known).
     assert_eq!(wire::<Pause>(PauseArguments { thread_id: 0 }), today("pause", Some(json!({ "threadId": 0 }))));
-    // session/run_to.rs `goto`: `json!({ "source": source, "line": line })`, `source` being the
+    // session/tools/flow.rs `goto`: `json!({ "source": source, "line": line })`, `source` being the
     // file's `setBreakpoints` source; then `json!({ "threadId": …, "targetId": target })`.
     assert_eq!(
         wire::<GotoTargets>(GotoTargetsArguments { source: Source::path("/p/a.py"), line: 12, column: None }),
@@ -147,16 +147,16 @@ fn execution_requests_are_sent_as_today() {
 
 #[test]
 fn inspection_requests_are_sent_as_today() {
-    // session/events.rs, inspect.rs: `self.send("threads", None, …)`.
+    // session/events.rs, tools/inspect.rs: `self.send("threads", None, …)`.
     assert_eq!(wire::<Threads>(()), today("threads", None));
-    // session/events.rs, inspect.rs, edit.rs: every stackTrace names all three.
+    // session/events.rs, tools/inspect.rs, tools/edit.rs: every stackTrace names all three.
     let st = StackTraceArguments { thread_id: 1, start_frame: Some(0), levels: Some(5) };
     assert_eq!(
         wire::<StackTrace>(st),
         today("stackTrace", Some(json!({ "threadId": 1, "startFrame": 0, "levels": 5 })))
     );
     assert_eq!(wire::<Scopes>(ScopesArguments { frame_id: 1004 }), today("scopes", Some(json!({ "frameId": 1004 }))));
-    // session/inspect.rs: a page is all children; a preview asks for `PREVIEW_FETCH` from 0.
+    // session/tools/inspect.rs: a page is all children; a preview asks for `PREVIEW_FETCH` from 0.
     let all = VariablesArguments { variables_reference: 12, ..Default::default() };
     assert_eq!(wire::<Variables>(all), today("variables", Some(json!({ "variablesReference": 12 }))));
     let preview = VariablesArguments { variables_reference: 12, start: Some(0), count: Some(9), filter: None };
@@ -173,7 +173,7 @@ fn inspection_requests_are_sent_as_today() {
         wire::<ExceptionInfo>(ExceptionInfoArguments { thread_id: 1 }),
         today("exceptionInfo", Some(json!({ "threadId": 1 })))
     );
-    // session/edit.rs.
+    // session/tools/edit.rs.
     let set = SetVariableArguments { variables_reference: 12, name: "n".into(), value: "3".into() };
     assert_eq!(
         wire::<SetVariable>(set),
@@ -184,7 +184,7 @@ fn inspection_requests_are_sent_as_today() {
         wire::<SetExpression>(set),
         today("setExpression", Some(json!({ "expression": "d['k']", "value": "3", "frameId": 1004 })))
     );
-    // session/source.rs `fetch_source`: `{"source": {"sourceReference": r, "path"?}, "sourceReference": r}`.
+    // session/tools/source.rs `fetch_source`: `{"source": {"sourceReference": r, "path"?}, "sourceReference": r}`.
     for path in [None, Some("<frozen os>")] {
         let mut source = json!({ "sourceReference": 5 });
         if let Some(p) = path {

@@ -27,7 +27,6 @@ use crate::session::breakpoints::SourceBreakpoint;
 use crate::session::snapshot::RunState;
 use crate::session::text::short;
 use crate::session::waiters::{wait_duration, Until, Waiter};
-use crate::session::Step as StartupStep;
 use crate::session::{Action, CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, Startup, ToolResult};
 
 /// What a flow request is doing; carried in [`Origin::Flow`].
@@ -504,18 +503,7 @@ impl Session {
     /// DAP `restart` with the launch arguments (DAP § Requests: Restart). The adapter keeps its
     /// breakpoints; "stop on entry" sets the temporary entry breakpoint again first.
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
-        if let Some(name) = self.link.plan.entry_function {
-            if self.link.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
-                self.breaks.entry_breakpoint = true;
-                let args = self.breaks.store.function_arguments(Some(name));
-                self.send(
-                    "setFunctionBreakpoints",
-                    Some(args),
-                    Origin::Startup(StartupStep::EntryBreakpoint { remove: false }),
-                    now,
-                );
-            }
-        }
+        self.rearm_entry_breakpoint(now);
         if self.run.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.
             self.run.revision += 1;

@@ -10,7 +10,7 @@ fn parse<R: Request>(body: Value) -> R::Response {
 
 #[test]
 fn a_missing_or_null_body_reads_as_empty_and_a_non_object_names_the_command() {
-    // session/events.rs `on_completed`: `r.body.unwrap_or(Value::Null)`, then `.get(…)` is None.
+    // session/tools/mod.rs `Reply::of`: `r.body.unwrap_or(Value::Null)`, then `.get(…)` is None.
     assert_eq!(StackTrace::parse(None), Ok(StackTraceResponse::default()));
     assert_eq!(Threads::parse(Some(&Value::Null)), Ok(ThreadsResponse::default()));
     let err = StackTrace::parse(Some(&json!("frames"))).expect_err("not an object");
@@ -64,7 +64,7 @@ fn a_breakpoints_list_that_is_missing_or_not_a_list_is_empty() {
 #[test]
 fn threads_not_a_list_differ_from_an_empty_list() {
     // session/threads.rs `note_threads`: not a list returns early (the known threads stay);
-    // session/inspect.rs `threads_result`: `unwrap_or_default()` (they are cleared).
+    // session/tools/inspect.rs `threads_result`: `unwrap_or_default()` (they are cleared).
     assert_eq!(parse::<Threads>(json!({"threads": "main"})).threads, None);
     assert_eq!(parse::<Threads>(json!({})).threads, None);
     assert_eq!(parse::<Threads>(json!({"threads": []})).threads, Some(vec![]));
@@ -85,7 +85,7 @@ fn a_thread_without_an_integer_id_keeps_its_place() {
 
 #[test]
 fn a_stack_trace_reads_frames_and_total_leniently() {
-    // session/inspect.rs `stack_result`: `stackFrames` not a list is empty; `totalFrames` only
+    // session/tools/inspect.rs `stack_result`: `stackFrames` not a list is empty; `totalFrames` only
     // as an unsigned integer.
     let r = parse::<StackTrace>(json!({"stackFrames": {"id": 1}, "totalFrames": "25"}));
     assert_eq!((r.stack_frames.len(), r.total_frames), (0, None));
@@ -97,7 +97,7 @@ fn a_stack_trace_reads_frames_and_total_leniently() {
 #[test]
 fn a_frame_line_given_as_a_string_is_passed_on_and_not_read() {
     // session/snapshot.rs `Location::from_frame`: `line` as a u64 above 0, else none;
-    // session/inspect.rs `frames_json`: `f.get("line").cloned()`, whatever it is.
+    // session/tools/inspect.rs `frames_json`: `f.get("line").cloned()`, whatever it is.
     let frames = json!([
         {"id": 1, "name": "f", "line": "12", "column": 0},
         {"id": 2, "name": "g"},
@@ -121,7 +121,7 @@ fn a_frame_line_given_as_a_string_is_passed_on_and_not_read() {
 #[test]
 fn a_frame_source_falls_back_to_its_name_as_today() {
     // session/snapshot.rs `from_frame`: the path, else the name, each only as a string;
-    // session/inspect.rs `frames_json`: `src.get("path").or_else(|| src.get("name")).cloned()` —
+    // session/tools/inspect.rs `frames_json`: `src.get("path").or_else(|| src.get("name")).cloned()` —
     // a present `path` (even `null`) wins there.
     let frames = json!([
         {"source": {"path": "/w/app.py", "name": "app.py", "sourceReference": 0}},
@@ -151,7 +151,7 @@ fn a_frame_source_falls_back_to_its_name_as_today() {
 
 #[test]
 fn frame_ids_compare_as_sent() {
-    // session/inspect.rs `context_result`: `f.get("id") == top.get("id")` on the raw values.
+    // session/tools/inspect/context.rs `context_result`: `f.get("id") == top.get("id")` on the raw values.
     let frames = json!([{"id": "a"}, {}, {"id": 5}, {"id": "a"}, {"id": null}]);
     let typed = parse::<StackTrace>(json!({ "stackFrames": frames })).stack_frames;
     let raw: Vec<&Value> = frames.as_array().into_iter().flatten().collect();
@@ -160,14 +160,14 @@ fn frame_ids_compare_as_sent() {
             assert_eq!(typed[i].id == typed[j].id, raw[i].get("id") == raw[j].get("id"), "{i} {j}");
         }
     }
-    // session/inspect.rs `top_frame_id`: the first frame's id as an i64.
+    // session/tools/inspect.rs `top_frame_id`: the first frame's id as an i64.
     assert_eq!(typed[2].id.typed(), Some(&5));
     assert_eq!(typed[0].id.typed(), None);
 }
 
 #[test]
 fn a_scope_reads_name_reference_and_expensive_leniently() {
-    // session/inspect.rs `scopes_result` and `context_step`, session/edit.rs `Phase::Scopes`.
+    // session/tools/inspect.rs `scopes_result` and `context_step`, session/tools/edit.rs `Phase::Scopes`.
     let scopes = json!([
         {"name": "Locals", "variablesReference": 3, "expensive": false, "namedVariables": 4},
         {"name": 1, "variablesReference": "3", "expensive": "yes", "indexedVariables": "many"},
@@ -186,7 +186,7 @@ fn a_scope_reads_name_reference_and_expensive_leniently() {
 
 #[test]
 fn a_variable_value_that_is_present_wins_over_result() {
-    // session/inspect.rs `variable_json`, session/preview.rs `wants_preview`:
+    // session/values.rs `variable_json`, session/preview.rs `wants_preview`:
     // `v.get("value").or_else(|| v.get("result")).and_then(Value::as_str).unwrap_or("")`.
     let vars = json!([
         {"name": "a", "value": "3", "type": "int", "variablesReference": 0},
@@ -209,7 +209,7 @@ fn a_variable_value_that_is_present_wins_over_result() {
         );
         assert_eq!(t.indexed_variables.raw(), v.get("indexedVariables").cloned());
     }
-    // session/inspect.rs `context_step`: a watch's value is `result` as a string, else "".
+    // session/tools/inspect/context.rs `context_step`: a watch's value is `result` as a string, else "".
     let r = parse::<Evaluate>(json!({"result": 4, "variablesReference": 0}));
     assert_eq!((r.result.typed().cloned().unwrap_or_default(), r.result.is_present()), (String::new(), true));
 }
@@ -239,7 +239,7 @@ fn exception_info_reads_details_only_from_an_object() {
 
 #[test]
 fn a_goto_target_line_given_as_a_string_does_not_match() {
-    // session/run_to.rs `goto_targets_answered`: the target on the line asked for, else the first.
+    // session/tools/flow.rs `goto_targets_answered`: the target on the line asked for, else the first.
     let targets = json!([{"id": 1, "line": "12"}, {"id": 2, "line": 12}, {"label": "x"}, null]);
     let typed = parse::<GotoTargets>(json!({ "targets": targets })).targets;
     let chosen = typed.iter().find(|t| t.line == Some(12)).or_else(|| typed.first()).and_then(|t| t.id);
@@ -250,14 +250,14 @@ fn a_goto_target_line_given_as_a_string_does_not_match() {
 
 #[test]
 fn source_content_is_read_only_as_a_string() {
-    // session/source.rs `source_answered`: `body.get("content").and_then(Value::as_str)`.
+    // session/tools/source.rs `source_answered`: `body.get("content").and_then(Value::as_str)`.
     assert_eq!(parse::<SourceRequest>(json!({"content": ["a"]})).content, None);
     assert_eq!(parse::<SourceRequest>(json!({"content": "x = 1\n"})).content.as_deref(), Some("x = 1\n"));
 }
 
 #[test]
 fn a_set_value_answer_reads_value_and_reference() {
-    // session/edit.rs `edit_result`: `ack.get("value").and_then(Value::as_str)`.
+    // session/tools/edit.rs `edit_result`: `ack.get("value").and_then(Value::as_str)`.
     let r = parse::<SetVariable>(json!({"value": "3", "type": "int", "variablesReference": 0}));
     assert_eq!(
         (r.value.typed().map(String::as_str), r.type_.as_deref(), r.variables_reference),
