@@ -10,6 +10,7 @@ pub mod jsonrpc;
 pub mod ledger;
 pub mod mcp;
 pub mod mirror;
+pub mod os;
 pub mod reply;
 pub mod server;
 pub mod session;

@@ -2,8 +2,7 @@
 
 pub mod adapters;
 pub mod client;
+pub mod command;
 pub mod framing;
 pub mod protocol;
-pub mod spawn;
 pub mod tcp;
-pub mod watchdog;

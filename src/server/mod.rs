@@ -38,10 +38,10 @@ use std::collections::HashMap;
 use slab::Slab;
 
 use crate::config::Config;
-use crate::dap::spawn::{self, Pid};
-use crate::dap::watchdog::Watchdog;
 use crate::io_buf::{LineEvent, LineReader, OutBuf};
 use crate::mcp::{Context, Mcp};
+use crate::os::spawn::{self, Pid};
+use crate::os::watchdog::Watchdog;
 use crate::session::{SessionKey, Sessions};
 use crate::timer::{TimerId, Timers};
 use crate::token::{self, Kind, Source};

@@ -20,7 +20,7 @@ use mio::Interest;
 use super::adapters::KILL_GRACE;
 use super::{Server, TimerEvent};
 use crate::dap::client::ReverseId;
-use crate::dap::spawn::{self, AdapterCommand, Pid};
+use crate::os::spawn::{self, AdapterCommand, Pid};
 use crate::session::SessionKey;
 use crate::token::{self, Kind};
 

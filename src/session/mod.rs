@@ -44,7 +44,7 @@ use slab::Slab;
 use crate::config::Config;
 use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
-use crate::dap::spawn::AdapterCommand;
+use crate::dap::command::AdapterCommand;
 use breakpoints::{BreakpointStore, Mode, SourceBreakpoint};
 use children::ChildStop;
 use control::{Until, Waiter};

@@ -11,8 +11,8 @@ use crate::config::{Config, CustomAdapter};
 use crate::dap::adapters::{
     self, AdapterError, AdapterKind, Host, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport,
 };
-use crate::dap::spawn::AdapterCommand;
-use crate::dap::watchdog::{remove_own_scratch_dir, SCRATCH_PREFIX};
+use crate::dap::command::AdapterCommand;
+use crate::os::watchdog::{remove_own_scratch_dir, SCRATCH_PREFIX};
 
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
@@ -165,7 +165,7 @@ const STALE_SCAN_CAP: usize = 10_000;
 
 /// Removes scratch directories left by an agentdap whose pid (in the name) no longer runs and
 /// whose watchdog did not remove them (it was killed too, or the directory was never recorded).
-/// Only real directories of this uid with agentdap's name ([`crate::dap::watchdog::is_own_scratch_dir`]); a symlink
+/// Only real directories of this uid with agentdap's name ([`crate::os::watchdog::is_own_scratch_dir`]); a symlink
 /// or another user's entry by that name is left alone.
 fn remove_stale_scratch_dirs(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else { return };
