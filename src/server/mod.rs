@@ -262,7 +262,8 @@ impl Server {
                 None
             }
         };
-        let mut sessions = Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config);
+        let files = std::rc::Rc::new(crate::os::files::OsFiles);
+        let mut sessions = Sessions::with_files(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config, files);
         sessions.set_idle_reap(evidence::idle_reap_from_env());
         let mut reader = LineReader::default();
         if stdin_eof {

@@ -146,7 +146,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         return Outcome::Done(e);
     }
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
-    let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config) {
+    let plan = match plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files()) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),
     };
@@ -167,7 +167,7 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Outcome {
         Ok(n) => n,
         Err(e) => return Outcome::Done(e),
     };
-    let (mut plan, start) = match plan::attach(&args, &cx.sessions.config) {
+    let (mut plan, start) = match plan::attach(&args, &cx.sessions.config, cx.sessions.files()) {
         Ok(p) => p,
         Err(e) => return Outcome::Done(e),
     };
