@@ -4,6 +4,7 @@
 //! processes. The session layer asks for files through [`crate::session::Files`], which
 //! [`files::OsFiles`] implements; the server hands it to `Sessions` at construction.
 
+pub mod child;
 pub mod files;
 pub mod spawn;
 pub mod watchdog;

@@ -18,15 +18,6 @@ use mio::{Events, Interest, Poll};
 
 mod adapters;
 mod evidence;
-
-/// Which of a child process's pipes a token names (the low two bits of its key), for adapters
-/// and for the processes run for `runInTerminal` alike.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PipeKind {
-    Stdin = 0,
-    Stdout = 1,
-    Stderr = 2,
-}
 mod mirror;
 
 pub use evidence::{DAP_LOG_ENV, IDLE_REAP_ENV};
