@@ -1,5 +1,7 @@
-//! Byte buffers with caps for the stdio stream, sans-IO: a newline-delimited line reader and the
-//! pending-output buffer. They never touch a file descriptor; the event loop moves bytes.
+//! Byte buffers with caps, sans-IO: the stdio stream's newline-delimited line reader, and the
+//! one pending-output buffer ([`OutBuf`]: agentdap's stdout, each DAP connection's outbound
+//! frames, each mirror client's socket). They never touch a file descriptor; the event loop
+//! moves bytes.
 
 use std::io;
 
@@ -161,15 +163,30 @@ impl LineReader {
     }
 }
 
-/// Pending output for a non-blocking stream: appended at the back, written from the front.
+/// Pending output for a non-blocking stream: appended at the back, written from the front
+/// ([`OutBuf::write_to`], or [`OutBuf::unwritten`] then [`OutBuf::consume`]).
 ///
-/// [`OUT_CAP`] is a soft cap the loop checks with [`over_cap`](Self::over_cap); nothing here
-/// refuses or drops bytes.
-#[derive(Debug, Default)]
+/// Its cap is soft: the owner checks [`over_cap`](Self::over_cap) and stops producing (the loop
+/// stops reading stdin; a DAP client refuses new requests; a mirror client is cut off); nothing
+/// here refuses or drops bytes. Written bytes at the front are compacted away once they are
+/// [`COMPACT_AT`] or more and at least half the buffer, so appending stays amortised O(1).
+#[derive(Debug)]
 pub struct OutBuf {
     buf: Vec<u8>,
     /// Bytes before this offset have been written.
     start: usize,
+    /// Pending bytes above which [`OutBuf::over_cap`] holds.
+    cap: usize,
+}
+
+/// Written bytes at the front of an [`OutBuf`] are compacted away from this many on (bytes).
+pub const COMPACT_AT: usize = 64 * 1024;
+
+impl Default for OutBuf {
+    /// An empty buffer with the stdout cap, [`OUT_CAP`].
+    fn default() -> OutBuf {
+        OutBuf::with_cap(OUT_CAP)
+    }
 }
 
 /// What [`OutBuf::write_to`] achieved.
@@ -182,9 +199,14 @@ pub struct Written {
 }
 
 impl OutBuf {
-    /// An empty buffer.
+    /// An empty buffer with the stdout cap, [`OUT_CAP`].
     pub fn new() -> OutBuf {
         OutBuf::default()
+    }
+
+    /// An empty buffer whose soft cap is `cap` pending bytes.
+    pub fn with_cap(cap: usize) -> OutBuf {
+        OutBuf { buf: Vec::new(), start: 0, cap }
     }
 
     /// The vector to append to (what the MCP layer's `Context::out` is given). Bytes already
@@ -198,9 +220,27 @@ impl OutBuf {
         self.buf.len() - self.start
     }
 
-    /// Whether [`OUT_CAP`] is exceeded.
+    /// Whether more than the cap is pending.
     pub fn over_cap(&self) -> bool {
-        self.pending() > OUT_CAP
+        self.pending() > self.cap
+    }
+
+    /// The bytes not written yet.
+    pub fn unwritten(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+
+    /// Marks the first `n` bytes of [`OutBuf::unwritten`] as written (at most all of them).
+    pub fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.buf.len());
+        self.compact();
+    }
+
+    /// Takes every pending byte, leaving the buffer empty.
+    pub fn take(&mut self) -> Vec<u8> {
+        self.buf.drain(..self.start);
+        self.start = 0;
+        std::mem::take(&mut self.buf)
     }
 
     /// Drops everything pending (the reader has gone away).
@@ -240,7 +280,7 @@ impl OutBuf {
     fn compact(&mut self) {
         if self.start == self.buf.len() {
             self.clear();
-        } else if self.start >= 64 * 1024 && self.start * 2 >= self.buf.len() {
+        } else if self.start >= COMPACT_AT && self.start * 2 >= self.buf.len() {
             // Moving the rest costs at most what was just written, so appending stays amortised O(1).
             self.buf.drain(..self.start);
             self.start = 0;

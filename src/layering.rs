@@ -94,32 +94,6 @@ struct Known {
 
 const KNOWN: &[Known] = &[
     Known { file: "src/token.rs", uses: "mio", why: "tokens are `mio::Token` values; the type only, no registry" },
-    Known { file: "src/dap/spawn.rs", uses: "mio", why: "non-blocking child pipes; moves to `os` (issue 15)" },
-    Known { file: "src/dap/spawn.rs", uses: "std::process", why: "spawns adapters; moves to `os` (issue 15)" },
-    Known { file: "src/dap/spawn.rs", uses: "std::fs", why: "reads `/proc`; moves to `os` (issue 15)" },
-    Known { file: "src/dap/spawn.rs", uses: "libc", why: "fork, setsid, signals; moves to `os` (issue 15)" },
-    Known {
-        file: "src/dap/spawn.rs",
-        uses: "std::os::unix::process",
-        why: "`pre_exec`, exit signals; moves to `os` (issue 15)",
-    },
-    Known { file: "src/dap/watchdog.rs", uses: "std::process", why: "starts the watchdog; moves to `os` (issue 15)" },
-    Known {
-        file: "src/dap/watchdog.rs",
-        uses: "std::fs",
-        why: "removes recorded directories; moves to `os` (issue 15)",
-    },
-    Known { file: "src/dap/watchdog.rs", uses: "libc", why: "kills recorded pids; moves to `os` (issue 15)" },
-    Known {
-        file: "src/dap/watchdog.rs",
-        uses: "std::os::unix::fs",
-        why: "checks directory owners; moves to `os` (issue 15)",
-    },
-    Known {
-        file: "src/dap/watchdog.rs",
-        uses: "std::os::unix::process",
-        why: "`setsid` before exec; moves to `os` (issue 15)",
-    },
     Known {
         file: "src/dap/tcp.rs",
         uses: "std::net::TcpListener",
@@ -159,7 +133,6 @@ const KNOWN: &[Known] = &[
         why: "opens the source O_NONBLOCK (issue 15)",
     },
     Known { file: "src/session/tools/source.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read (issue 15)" },
-    Known { file: "src/session/children.rs", uses: "std::fs", why: "reads a child's `/proc` entry (issue 15)" },
     Known {
         file: "src/session/tools/breakpoints.rs",
         uses: "std::fs",
@@ -169,16 +142,6 @@ const KNOWN: &[Known] = &[
         file: "src/session/tools/inspect/context.rs",
         uses: "std::fs",
         why: "a second bounded source read (issue 15)",
-    },
-    Known {
-        file: "src/session/plan.rs",
-        uses: "std::fs",
-        why: "scratch directories, `/proc` and ptrace_scope (issue 15)",
-    },
-    Known {
-        file: "src/session/plan.rs",
-        uses: "std::os::unix::fs",
-        why: "creates scratch directories 0700 (issue 15)",
     },
     Known { file: "src/session/tools/flow.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
 ];

@@ -12,6 +12,7 @@ mod layering;
 pub mod ledger;
 pub mod mcp;
 pub mod mirror;
+pub mod os;
 pub mod reply;
 pub mod server;
 pub mod session;

@@ -218,11 +218,11 @@ fn print_stdout(text: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    // The hidden watchdog mode (`dap::watchdog`): agentdap re-executed to kill launched debuggees when
+    // The hidden watchdog mode (`os::watchdog`): agentdap re-executed to kill launched debuggees when
     // the server dies. Checked before parsing so it never shows in `--help`.
     let raw: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if raw.first().is_some_and(|a| a == agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND) {
-        let code = agentdap::dap::watchdog::watchdog_main(&raw[1..]);
+    if raw.first().is_some_and(|a| a == agentdap::os::watchdog::WATCHDOG_SUBCOMMAND) {
+        let code = agentdap::os::watchdog::watchdog_main(&raw[1..]);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let (command, options) = match parse(raw) {

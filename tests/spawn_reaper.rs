@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
-use agentdap::dap::spawn::{self, spawn_adapter, AdapterCommand, Pid};
+use agentdap::os::spawn::{self, spawn_adapter, AdapterCommand, Pid};
 use spawn_util::{group_members, wait_until, DEADLINE};
 
 fn sh(script: &str) -> AdapterCommand {

@@ -54,6 +54,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+use crate::io_buf::OutBuf;
+
 use super::framing::{self, Decoder, Encoder};
 use super::protocol::{Capabilities, Event, Message, Nonconformances, Request, Response, Seq};
 use super::requests::{self, Request as _};
@@ -72,8 +74,6 @@ pub const MAX_REVERSE_PENDING: usize = 64;
 /// Outbound buffer high-water mark (bytes): above it [`DapClient::request`] refuses new
 /// requests. Answers to reverse requests and `cancel`s are still written (small, must not be lost).
 pub const OUTBOUND_HIGH_WATER: usize = 16 << 20;
-/// Written bytes at the front of the outbound buffer are compacted away past this (bytes).
-const OUTBOUND_COMPACT_AT: usize = 64 << 10;
 
 mod types;
 pub use types::*;
@@ -99,10 +99,9 @@ pub struct DapClient<O> {
     config: ClientConfig,
     decoder: Decoder,
     encoder: Encoder,
-    /// Encoded frames not yet written; `out[out_head..]` is pending. High-water:
-    /// [`OUTBOUND_HIGH_WATER`].
-    out: Vec<u8>,
-    out_head: usize,
+    /// Encoded frames not yet written. Cap: [`OUTBOUND_HIGH_WATER`] (soft: over it, new
+    /// requests are refused).
+    out: OutBuf,
     /// The last seq agentdap used (0 before the first request).
     last_seq: i64,
     /// Cap: [`MAX_PENDING`].
@@ -174,8 +173,7 @@ impl<O: Origin> DapClient<O> {
             config,
             decoder: Decoder::new(),
             encoder: Encoder::new(),
-            out: Vec::new(),
-            out_head: 0,
+            out: OutBuf::with_cap(OUTBOUND_HIGH_WATER),
             last_seq: 0,
             pending: BTreeMap::new(),
             abandoned: VecDeque::new(),
@@ -208,7 +206,7 @@ impl<O: Origin> DapClient<O> {
             Some(RequestError::Closed)
         } else if self.pending.len() >= MAX_PENDING {
             Some(RequestError::TooManyPending)
-        } else if self.outbound().len() > OUTBOUND_HIGH_WATER {
+        } else if self.out.over_cap() {
             Some(RequestError::OutboundFull)
         } else {
             None
@@ -383,26 +381,17 @@ impl<O: Origin> DapClient<O> {
 
     /// Encoded bytes waiting to be written to the adapter.
     pub fn outbound(&self) -> &[u8] {
-        &self.out[self.out_head..]
+        self.out.unwritten()
     }
 
     /// Marks the first `n` bytes of [`DapClient::outbound`] as written.
     pub fn consume(&mut self, n: usize) {
-        self.out_head = (self.out_head + n).min(self.out.len());
-        if self.out_head == self.out.len() {
-            self.out.clear();
-            self.out_head = 0;
-        } else if self.out_head >= OUTBOUND_COMPACT_AT && self.out_head * 2 >= self.out.len() {
-            self.out.drain(..self.out_head);
-            self.out_head = 0;
-        }
+        self.out.consume(n);
     }
 
     /// Takes every pending outbound byte.
     pub fn take_outbound(&mut self) -> Vec<u8> {
-        self.out.drain(..self.out_head);
-        self.out_head = 0;
-        std::mem::take(&mut self.out)
+        self.out.take()
     }
 
     /// The adapter's capabilities: from a successful `initialize` response, updated by
@@ -486,14 +475,16 @@ impl<O: Origin> DapClient<O> {
 
     /// Appends one frame to the outbound buffer (and the log). False when it could not be encoded.
     fn write(&mut self, msg: &Message, now: Instant) -> bool {
-        let start = self.out.len();
-        if let Err(e) = self.encoder.encode_into(msg, &mut self.out) {
+        // Only appended to: what is already pending stays as it is.
+        let out = self.out.tail();
+        let start = out.len();
+        if let Err(e) = self.encoder.encode_into(msg, out) {
             log::error!("{}: could not encode a message: {e}", self.config.name);
-            self.out.truncate(start);
+            out.truncate(start);
             return false;
         }
         if self.config.log_messages {
-            let frame = &self.out[start..];
+            let frame = &self.out.tail()[start..];
             let body = frame.windows(4).position(|w| w == b"\r\n\r\n").map_or(frame, |i| &frame[i + 4..]);
             let entry = LogEntry { at: now, direction: Direction::ToAdapter, json: log_text(body) };
             self.outputs.push_back(Output::Log(entry));

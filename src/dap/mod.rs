@@ -2,11 +2,10 @@
 
 pub mod adapters;
 pub mod client;
+pub mod command;
 pub mod framing;
 pub mod protocol;
 pub mod requests;
 #[cfg(test)]
 pub mod scripted;
-pub mod spawn;
 pub mod tcp;
-pub mod watchdog;

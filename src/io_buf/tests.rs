@@ -203,3 +203,23 @@ fn out_buf_cap_is_soft_and_compaction_keeps_order() {
     assert_eq!(sink.got.len(), 5 * 1024 * 1024 + 3);
     assert!(sink.got.ends_with(b"zzend"));
 }
+
+#[test]
+fn out_buf_consumes_what_the_caller_wrote_and_hands_the_rest_over() {
+    let mut out = OutBuf::with_cap(4);
+    out.tail().extend_from_slice(b"abcdef");
+    assert!(out.over_cap(), "6 pending bytes are over a cap of 4");
+    out.consume(2);
+    assert_eq!((out.unwritten(), out.over_cap()), (&b"cdef"[..], false));
+    out.consume(100);
+    assert_eq!(out.unwritten(), b"", "consume never passes the end");
+    // Past COMPACT_AT written bytes (and half the buffer) the front goes; order is kept.
+    let block = vec![b'x'; COMPACT_AT];
+    out.tail().extend_from_slice(&block);
+    out.tail().extend_from_slice(b"tail");
+    out.consume(COMPACT_AT);
+    assert_eq!(out.unwritten(), b"tail");
+    out.tail().extend_from_slice(b"!");
+    assert_eq!(out.take(), b"tail!");
+    assert_eq!(out.pending(), 0);
+}

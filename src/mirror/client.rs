@@ -21,6 +21,7 @@ use super::{
 use crate::dap::client::log_text;
 use crate::dap::framing::{self, Decoder, Encoder};
 use crate::dap::protocol::{Event, Message, Request, Response, Seq};
+use crate::io_buf::OutBuf;
 
 /// What a client needs from the session it mirrors.
 pub trait Host {
@@ -54,9 +55,9 @@ pub struct ClientCore {
     state: State,
     decoder: Decoder,
     encoder: Encoder,
-    /// Encoded frames not yet written; `out[out_head..]` is pending. Cap: [`CLIENT_OUT_CAP`].
-    out: Vec<u8>,
-    out_head: usize,
+    /// Encoded frames not yet written. Cap: [`CLIENT_OUT_CAP`] (soft: over it the client is
+    /// cut off, [`ClientCore::check_overflow`]).
+    out: OutBuf,
     seq: i64,
     auth_deadline: Option<Instant>,
     late_join_at: Option<Instant>,
@@ -84,8 +85,7 @@ impl ClientCore {
             state: State::Handshake,
             decoder: Decoder::with_max_body(CLIENT_MAX_BODY),
             encoder: Encoder::new(),
-            out: Vec::new(),
-            out_head: 0,
+            out: OutBuf::with_cap(CLIENT_OUT_CAP),
             seq: 0,
             auth_deadline: Some(auth_deadline),
             late_join_at: None,
@@ -302,12 +302,12 @@ impl ClientCore {
         if self.overflowed {
             return;
         }
-        let start = self.out.len();
+        let start = self.out.tail().len();
         self.encode(&Message::Response(r));
-        let size = self.out.len().saturating_sub(start);
+        let size = self.out.tail().len().saturating_sub(start);
         if size > MAX_RESPONSE {
             // Too large to pass on: the IDE hears why instead of being disconnected.
-            self.out.truncate(start);
+            self.out.tail().truncate(start);
             log::info!("{}: answer to {request_seq} is {size} bytes; refused", self.name);
             let msg = format!(
                 "value too large for the mirror ({size} bytes, at most {MAX_RESPONSE}); ask for a smaller part of it"
@@ -354,7 +354,6 @@ impl ClientCore {
         self.closing = true;
         self.queued.clear();
         self.out.clear();
-        self.out_head = 0;
     }
 
     /// The earliest deadline (auth timeout, late-join fallback).
@@ -379,19 +378,12 @@ impl ClientCore {
 
     /// Bytes to write to the socket.
     pub fn outbound(&self) -> &[u8] {
-        &self.out[self.out_head..]
+        self.out.unwritten()
     }
 
     /// Marks `n` bytes of [`ClientCore::outbound`] as written.
     pub fn consume(&mut self, n: usize) {
-        self.out_head = (self.out_head + n).min(self.out.len());
-        if self.out_head == self.out.len() {
-            self.out.clear();
-            self.out_head = 0;
-        } else if self.out_head > (64 << 10) && self.out_head * 2 > self.out.len() {
-            self.out.drain(..self.out_head);
-            self.out_head = 0;
-        }
+        self.out.consume(n);
     }
 
     /// True once the client should be closed when its buffer is written.
@@ -453,18 +445,20 @@ impl ClientCore {
 
     /// Appends `msg`'s frame to the write buffer (no cap check: see [`ClientCore::check_overflow`]).
     fn encode(&mut self, msg: &Message) {
-        let start = self.out.len();
-        if let Err(e) = self.encoder.encode_into(msg, &mut self.out) {
+        // Only appended to: what is already pending stays as it is.
+        let out = self.out.tail();
+        let start = out.len();
+        if let Err(e) = self.encoder.encode_into(msg, out) {
             log::warn!("{}: could not encode a message: {e}", self.name);
-            self.out.truncate(start);
+            out.truncate(start);
             return;
         }
-        log::trace!("{}: -> {}", self.name, log_text(frame_body(&self.out[start..])));
+        log::trace!("{}: -> {}", self.name, log_text(frame_body(&out[start..])));
     }
 
     /// Past [`CLIENT_OUT_CAP`] pending bytes the client is not reading: it is cut off.
     fn check_overflow(&mut self) {
-        if self.outbound().len() > CLIENT_OUT_CAP {
+        if self.out.over_cap() {
             log::info!(
                 "{}: not reading its socket ({} bytes pending); disconnecting",
                 self.name,

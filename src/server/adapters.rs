@@ -2,22 +2,21 @@
 //! pipes, writing DAP bytes, their exits, and stopping them (SIGTERM, then SIGKILL after a grace
 //! period). Also carries out every other [`Action`] the session layer queues.
 
-use std::io::{self, Read, Write};
-use std::process::ExitStatus;
+use std::io;
 use std::time::{Duration, Instant};
 
 use log::{debug, info, trace, warn};
 use mio::event::Event;
-use mio::unix::pipe;
-use mio::Interest;
 
 use super::streams::{CONNECT_TIMEOUT, LISTENING_CONNECT_TIMEOUT};
 use super::{Server, TimerEvent};
 use crate::config::PORT_PLACEHOLDER;
 use crate::dap::adapters::{PortDiscovery, Transport};
-use crate::dap::spawn::{self, Pid, SpawnError};
 use crate::dap::tcp::{self, Connector, PortScanner, Scan};
 use crate::mcp::Context;
+use crate::os::child::{Child, PipeKind, ReadOutcome, WriteOutcome};
+use crate::os::spawn::{self, Pid, SpawnError};
+use crate::os::watchdog::Watchdog;
 use crate::reply::ErrorCode;
 use crate::session::{Action, SessionKey};
 use crate::token::{self, Kind};
@@ -37,8 +36,6 @@ const MAX_TRACKED: usize = 1024;
 /// Time between SIGTERM to an adapter's process group and SIGKILL.
 pub(super) const KILL_GRACE: Duration = Duration::from_millis(1500);
 
-use super::PipeKind;
-
 fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
     token::encode(Kind::AdapterPipe, key << 2 | which as usize)
 }
@@ -46,20 +43,8 @@ fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
 /// One running adapter process.
 pub(super) struct AdapterIo {
     session: SessionKey,
-    pid: Pid,
-    pgid: Pid,
-    stdin: Option<pipe::Sender>,
-    stdout: Option<pipe::Receiver>,
-    stderr: Option<pipe::Receiver>,
-    stdin_writable: bool,
-    /// The stdout/stderr pipe may hold more data (edge-triggered: cleared only by WouldBlock).
-    stdout_ready: bool,
-    stderr_ready: bool,
-    exit: Option<ExitStatus>,
-    /// Debuggee pids to stop along with the adapter (launched sessions only).
-    /// Processes below the adapter, as (pid, start time): a recycled pid is never signalled.
-    debuggees: Vec<(Pid, u64)>,
-    stopping: bool,
+    /// The process, its pipes and the processes below it (debuggees, launchers), stopped with it.
+    child: Child,
     /// The session let go of this adapter (it was released): its output is drained and dropped.
     detached: bool,
     /// DAP flows on stdin/stdout (a stdio adapter); otherwise over the stream `stream`, and
@@ -216,17 +201,7 @@ impl Server {
         let key = entry.key();
         let mut io = AdapterIo {
             session,
-            pid: spawned.pid,
-            pgid: spawned.pgid,
-            stdin: Some(spawned.stdin),
-            stdout: Some(spawned.stdout),
-            stderr: Some(spawned.stderr),
-            stdin_writable: true,
-            stdout_ready: true,
-            stderr_ready: true,
-            exit: None,
-            debuggees: Vec::new(),
-            stopping: false,
+            child: Child::from(spawned),
             detached: false,
             dap_on_pipes: connector.is_none(),
             stream: None,
@@ -234,21 +209,8 @@ impl Server {
             scratch_dir: self.sessions.scratch_dir(session).map(Into::into),
             replaced_for: None,
         };
-        let registry = self.poll.registry();
-        let registered = (|| -> io::Result<()> {
-            let t = |w| pipe_token(key, w).ok_or_else(|| io::Error::other("token space exhausted"));
-            if let Some(p) = io.stdin.as_mut() {
-                registry.register(p, t(PipeKind::Stdin)?, Interest::WRITABLE)?;
-            }
-            if let Some(p) = io.stdout.as_mut() {
-                registry.register(p, t(PipeKind::Stdout)?, Interest::READABLE)?;
-            }
-            if let Some(p) = io.stderr.as_mut() {
-                registry.register(p, t(PipeKind::Stderr)?, Interest::READABLE)?;
-            }
-            Ok(())
-        })();
-        info!("adapter for session key {session} started: pid {}", io.pid);
+        let registered = io.child.register(self.poll.registry(), |w| pipe_token(key, w));
+        info!("adapter for session key {session} started: pid {}", io.child.pid);
         entry.insert(io);
         self.adapter_of.insert(session, key);
         if let Err(e) = registered {
@@ -329,21 +291,15 @@ impl Server {
 
     /// Events on an adapter pipe.
     pub(super) fn on_adapter_pipe(&mut self, key: usize, event: &Event) {
-        let (akey, which) = (key >> 2, key & 3);
+        let (akey, which) = (key >> 2, PipeKind::from_bits(key));
         let Some(io) = self.adapters.get_mut(akey) else {
             trace!("event for vacant adapter key {akey} ignored");
             return;
         };
-        match which {
-            w if w == PipeKind::Stdin as usize => {
-                io.stdin_writable = true;
-                if event.is_error() || event.is_write_closed() {
-                    trace!("adapter stdin closed");
-                }
-            }
-            w if w == PipeKind::Stdout as usize => io.stdout_ready = true,
-            _ => io.stderr_ready = true,
+        if which == PipeKind::Stdin && (event.is_error() || event.is_write_closed()) {
+            trace!("adapter stdin closed");
         }
+        io.child.mark_ready(which);
         // Read in this turn's serving round (`read_ready_adapters`), within its budget.
     }
 
@@ -354,22 +310,17 @@ impl Server {
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
             for _ in 0..reads {
                 let Some(io) = self.adapters.get_mut(akey) else { break };
-                let (ready, pipe) = match which {
-                    PipeKind::Stdout => (io.stdout_ready, io.stdout.as_mut()),
-                    _ => (io.stderr_ready, io.stderr.as_mut()),
-                };
-                let Some(pipe) = pipe.filter(|_| ready) else { break };
                 let session = io.session;
                 let detached = io.detached;
                 let dap_on_pipes = io.dap_on_pipes;
-                match pipe.read(&mut buf) {
-                    Ok(0) => {
+                match io.child.output(which).read(&mut buf) {
+                    ReadOutcome::End => {
                         self.close_pipe(akey, which, now);
                         break;
                     }
-                    Ok(_) if detached => {}
-                    Ok(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
-                    Ok(n) => match which {
+                    ReadOutcome::Data(_) if detached => {}
+                    ReadOutcome::Data(n) if !dap_on_pipes => self.adapter_output(akey, which, &buf[..n], now),
+                    ReadOutcome::Data(n) => match which {
                         PipeKind::Stdout => {
                             // A program agentdap runs itself (`runInTerminal`): what it wrote so far
                             // first, since it precedes the events its exit causes.
@@ -378,15 +329,9 @@ impl Server {
                         }
                         _ => self.sessions.on_adapter_stderr(session, &buf[..n]),
                     },
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        match which {
-                            PipeKind::Stdout => io.stdout_ready = false,
-                            _ => io.stderr_ready = false,
-                        }
-                        break;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
+                    ReadOutcome::Empty => break,
+                    ReadOutcome::Interrupted => {}
+                    ReadOutcome::Failed(e) => {
                         debug!("reading adapter pipe failed: {e}");
                         self.close_pipe(akey, which, now);
                         break;
@@ -399,19 +344,12 @@ impl Server {
 
     /// True when some adapter pipe still holds data after its per-wake read cap.
     pub(super) fn adapters_have_work(&self) -> bool {
-        self.adapters
-            .iter()
-            .any(|(_, io)| (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some()))
+        self.adapters.iter().any(|(_, io)| io.child.has_output())
     }
 
     /// This turn's serving round for adapter pipes: every ready one is read once, within its budget.
     pub(super) fn read_ready_adapters(&mut self, now: Instant) {
-        let keys: Vec<usize> = self
-            .adapters
-            .iter()
-            .filter(|(_, io)| (io.stdout_ready && io.stdout.is_some()) || (io.stderr_ready && io.stderr.is_some()))
-            .map(|(k, _)| k)
-            .collect();
+        let keys: Vec<usize> = self.adapters.iter().filter(|(_, io)| io.child.has_output()).map(|(k, _)| k).collect();
         for k in keys {
             self.read_adapter(k, now, READS_PER_TURN);
         }
@@ -419,28 +357,10 @@ impl Server {
 
     fn close_pipe(&mut self, akey: usize, which: PipeKind, now: Instant) {
         let Some(io) = self.adapters.get_mut(akey) else { return };
-        let registry = self.poll.registry();
-        match which {
-            PipeKind::Stdout => {
-                if let Some(mut p) = io.stdout.take() {
-                    let _ = registry.deregister(&mut p);
-                }
-                let (session, detached) = (io.session, io.detached);
-                if io.dap_on_pipes && !detached {
-                    // The DAP stream is over: the session learns it (with the stderr read so far).
-                    self.sessions.on_adapter_closed(session, now);
-                }
-            }
-            PipeKind::Stderr => {
-                if let Some(mut p) = io.stderr.take() {
-                    let _ = registry.deregister(&mut p);
-                }
-            }
-            PipeKind::Stdin => {
-                if let Some(mut p) = io.stdin.take() {
-                    let _ = registry.deregister(&mut p);
-                }
-            }
+        io.child.close(which, self.poll.registry());
+        if which == PipeKind::Stdout && io.dap_on_pipes && !io.detached {
+            // The DAP stream is over: the session learns it (with the stderr read so far).
+            self.sessions.on_adapter_closed(io.session, now);
         }
         self.forget_adapter_if_done(akey, now);
     }
@@ -453,24 +373,21 @@ impl Server {
             }
             let Some(&akey) = self.adapter_of.get(&session) else { continue };
             let Some(io) = self.adapters.get_mut(akey) else { continue };
-            let Some(stdin) = io.stdin.as_mut().filter(|_| io.stdin_writable) else { continue };
+            if !io.child.stdin.has_work() {
+                continue;
+            }
             loop {
                 let bytes = self.sessions.outbound(session);
                 if bytes.is_empty() {
                     break;
                 }
-                match stdin.write(bytes) {
-                    Ok(n) => self.sessions.consume(session, n),
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        io.stdin_writable = false;
-                        break;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
+                match io.child.stdin.write(bytes) {
+                    WriteOutcome::Wrote(n) => self.sessions.consume(session, n),
+                    WriteOutcome::Full => break,
+                    WriteOutcome::Interrupted => {}
+                    WriteOutcome::Failed(e) => {
                         debug!("writing to the adapter failed: {e}");
-                        if let Some(mut p) = io.stdin.take() {
-                            let _ = self.poll.registry().deregister(&mut p);
-                        }
+                        io.child.stdin.close(self.poll.registry());
                         let pending = self.sessions.outbound(session).len();
                         self.sessions.consume(session, pending);
                         break;
@@ -505,23 +422,9 @@ impl Server {
             return;
         }
         let prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
-        for (_, io) in self.adapters.iter_mut() {
-            if io.detached || io.exit.is_some() {
-                continue;
-            }
-            for p in spawn::descendants_in(&table, io.pid, &prune) {
-                if io.debuggees.iter().any(|d| d.0 == p.pid) {
-                    continue;
-                }
-                io.debuggees.push((p.pid, p.start_time));
-                if let Some(w) = self.watchdog.as_mut() {
-                    if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
-                        debug!("watchdog: cannot record pid {}: {e}", p.pid);
-                    }
-                }
-            }
+        for (_, io) in self.adapters.iter_mut().filter(|(_, io)| !io.detached) {
             // Bounded: a fork bomb cannot grow the list past the cap.
-            io.debuggees.truncate(MAX_TRACKED);
+            io.child.track(&table, &prune, MAX_TRACKED, |p| watch(&mut self.watchdog, p));
         }
     }
 
@@ -532,24 +435,22 @@ impl Server {
     /// shutdown). Only agentdap's own descendants are ever touched.
     fn walk_adopted(&mut self, table: &[spawn::ProcStat]) {
         let mut prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
-        prune.extend(self.adapters.iter().map(|(_, io)| io.pid));
+        prune.extend(self.adapters.iter().map(|(_, io)| io.child.pid));
         prune.extend(self.terminal_pids());
         let me = std::process::id() as Pid;
         let known = |pid: Pid, adapters: &slab::Slab<AdapterIo>, orphans: &[(Pid, u64)]| {
-            orphans.iter().any(|o| o.0 == pid) || adapters.iter().any(|(_, io)| io.debuggees.iter().any(|d| d.0 == pid))
+            orphans.iter().any(|o| o.0 == pid) || adapters.iter().any(|(_, io)| io.child.tracks(pid))
         };
         for p in spawn::descendants_in(table, me, &prune) {
             if known(p.pid, &self.adapters, &self.orphans) || self.terminal_tracks(p.pid) {
                 continue;
             }
-            if let Some(w) = self.watchdog.as_mut() {
-                if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
-                    debug!("watchdog: cannot record pid {}: {e}", p.pid);
-                }
-            }
+            watch(&mut self.watchdog, &p);
             let mut live = self.adapters.iter_mut().filter(|(_, io)| !io.detached);
             match (live.next(), live.next()) {
-                (Some((_, io)), None) if io.debuggees.len() < MAX_TRACKED => io.debuggees.push((p.pid, p.start_time)),
+                (Some((_, io)), None) if io.child.tracked.len() < MAX_TRACKED => {
+                    io.child.tracked.push((p.pid, p.start_time))
+                }
                 _ if self.orphans.len() < MAX_TRACKED => self.orphans.push((p.pid, p.start_time)),
                 _ => {}
             }
@@ -580,22 +481,12 @@ impl Server {
             return;
         };
         let Some(io) = self.adapters.get_mut(akey) else { return };
-        if io.stopping {
-            return;
-        }
-        io.stopping = true;
         // Let the adapter read what is already queued (its disconnect) before stdin closes.
         let pending = if io.dap_on_pipes { self.sessions.outbound(session).len() } else { 0 };
-        if pending == 0 {
-            if let Some(mut p) = io.stdin.take() {
-                let _ = self.poll.registry().deregister(&mut p);
-            }
+        if !io.child.terminate(self.poll.registry(), pending == 0) {
+            return;
         }
-        if io.exit.is_none() {
-            let _ = spawn::terminate_group(io.pgid);
-        }
-        spawn::signal_listed(&io.debuggees, libc::SIGTERM);
-        let pid = io.pid;
+        let pid = io.child.pid;
         if let Err(e) = self.timers.insert(now + KILL_GRACE, TimerEvent::KillAdapter { key: akey, pid }) {
             warn!("{e}; killing the adapter now");
             self.kill_adapter(akey, pid);
@@ -604,12 +495,10 @@ impl Server {
 
     /// The grace period is over: SIGKILL whatever of the adapter is left.
     pub(super) fn kill_adapter(&mut self, akey: usize, pid: Pid) {
-        let Some(io) = self.adapters.get(akey).filter(|io| io.pid == pid) else { return };
-        if spawn::group_exists(io.pgid) {
+        let Some(io) = self.adapters.get(akey).filter(|io| io.child.pid == pid) else { return };
+        if io.child.kill() {
             debug!("adapter pid {pid} outlived its grace period; SIGKILL");
-            let _ = spawn::kill_group(io.pgid);
         }
-        spawn::signal_listed(&io.debuggees, libc::SIGKILL);
     }
 
     /// Reaps exited children; an adapter that exited is drained and its session told.
@@ -618,14 +507,12 @@ impl Server {
             let reaped = spawn::reap_exited();
             let full = reaped.len() == spawn::REAP_CAP;
             for (pid, status) in reaped {
-                let found = self.adapters.iter().find(|(_, io)| io.pid == pid).map(|(k, _)| k);
+                let found = self.adapters.iter().find(|(_, io)| io.child.pid == pid).map(|(k, _)| k);
                 match found {
                     Some(akey) => {
                         debug!("adapter pid {pid} exited: {status}");
                         if let Some(io) = self.adapters.get_mut(akey) {
-                            io.exit = Some(status);
-                            io.stdout_ready = true;
-                            io.stderr_ready = true;
+                            io.child.reaped(status);
                         }
                         // Taken before the pipes are read: reading them to EOF may forget the
                         // adapter (`forget_adapter_if_done`), and its stream must still hear why.
@@ -641,13 +528,9 @@ impl Server {
                                 self.drive_stream(skey, step, now);
                             }
                         }
-                        if let Some(io) = self.adapters.get(akey) {
-                            let session = io.session;
-                            if io.stdout.is_some() {
-                                // A grandchild may hold the pipe open; the adapter is gone all the same.
-                                self.close_pipe(akey, PipeKind::Stdout, now);
-                            }
-                            let _ = session;
+                        if self.adapters.get(akey).is_some_and(|io| io.child.stdout.is_open()) {
+                            // A grandchild may hold the pipe open; the adapter is gone all the same.
+                            self.close_pipe(akey, PipeKind::Stdout, now);
                         }
                         self.forget_adapter_if_done(akey, now);
                     }
@@ -688,18 +571,12 @@ impl Server {
     /// Removes an adapter from the slab once its process was reaped and its pipes are closed.
     fn forget_adapter_if_done(&mut self, akey: usize, now: Instant) {
         let Some(io) = self.adapters.get(akey) else { return };
-        if io.exit.is_none() || io.stdout.is_some() {
+        if io.child.exit.is_none() || io.child.stdout.is_open() {
             return;
         }
         let mut io = self.adapters.remove(akey);
-        let registry = self.poll.registry();
-        for p in [io.stderr.take()].into_iter().flatten() {
-            let mut p = p;
-            let _ = registry.deregister(&mut p);
-        }
-        if let Some(mut p) = io.stdin.take() {
-            let _ = registry.deregister(&mut p);
-        }
+        io.child.close(PipeKind::Stderr, self.poll.registry());
+        io.child.close(PipeKind::Stdin, self.poll.registry());
         if self.adapter_of.get(&io.session) == Some(&akey) {
             self.adapter_of.remove(&io.session);
         }
@@ -722,10 +599,7 @@ impl Server {
             }
         }
         // Its process group may still hold a debuggee that ignored SIGTERM.
-        if spawn::group_exists(io.pgid) {
-            let _ = spawn::kill_group(io.pgid);
-        }
-        spawn::signal_listed(&io.debuggees, libc::SIGKILL);
+        io.child.kill();
         if io.replaced_for.is_none() && !io.detached {
             // A program run in a terminal for this adapter cannot be debugged without it.
             self.stop_terminal(io.session, now);
@@ -740,13 +614,21 @@ impl Server {
         self.kill_all_terminals();
         self.kill_orphans();
         for (_, io) in self.adapters.iter() {
-            let _ = spawn::kill_group(io.pgid);
-            spawn::signal_listed(&io.debuggees, libc::SIGKILL);
+            io.child.kill();
         }
     }
 
     /// True when no adapter process is left.
     pub(super) fn adapters_gone(&self) -> bool {
         self.adapters.is_empty() && self.streams.is_empty() && self.terminals.is_empty()
+    }
+}
+
+/// Records a process with the watchdog (if one runs) by pid and start time; a failure is logged.
+pub(super) fn watch(watchdog: &mut Option<Watchdog>, p: &spawn::ProcStat) {
+    if let Some(w) = watchdog.as_mut() {
+        if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
+            debug!("watchdog: cannot record pid {}: {e}", p.pid);
+        }
     }
 }

@@ -18,15 +18,6 @@ use mio::{Events, Interest, Poll};
 
 mod adapters;
 mod evidence;
-
-/// Which of a child process's pipes a token names (the low two bits of its key), for adapters
-/// and for the processes run for `runInTerminal` alike.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PipeKind {
-    Stdin = 0,
-    Stdout = 1,
-    Stderr = 2,
-}
 mod mirror;
 
 pub use evidence::{DAP_LOG_ENV, IDLE_REAP_ENV};
@@ -38,10 +29,10 @@ use std::collections::HashMap;
 use slab::Slab;
 
 use crate::config::Config;
-use crate::dap::spawn::{self, Pid};
-use crate::dap::watchdog::Watchdog;
 use crate::io_buf::{LineEvent, LineReader, OutBuf};
 use crate::mcp::{Context, Mcp};
+use crate::os::spawn::{self, Pid};
+use crate::os::watchdog::Watchdog;
 use crate::session::{SessionKey, Sessions};
 use crate::timer::{TimerId, Timers};
 use crate::token::{self, Kind, Source};
@@ -262,7 +253,8 @@ impl Server {
                 None
             }
         };
-        let mut sessions = Sessions::with_config(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config);
+        let files = std::rc::Rc::new(crate::os::files::OsFiles);
+        let mut sessions = Sessions::with_files(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config, files);
         sessions.set_idle_reap(evidence::idle_reap_from_env());
         let mut reader = LineReader::default();
         if stdin_eof {

@@ -8,19 +8,17 @@
 //!
 //! Architecture Invariant: such a process never inherits agentdap's stdin, stdout or stderr.
 
-use std::io::{self, Read, Write};
 use std::process::ExitStatus;
 use std::time::Instant;
 
 use log::{debug, info, trace, warn};
 use mio::event::Event;
-use mio::unix::pipe;
-use mio::Interest;
 
-use super::adapters::KILL_GRACE;
+use super::adapters::{watch, KILL_GRACE};
 use super::{Server, TimerEvent};
 use crate::dap::client::ReverseId;
-use crate::dap::spawn::{self, AdapterCommand, Pid};
+use crate::os::child::{Child, PipeKind, ReadOutcome, WriteOutcome};
+use crate::os::spawn::{self, AdapterCommand, Pid};
 use crate::session::SessionKey;
 use crate::token::{self, Kind};
 
@@ -35,8 +33,6 @@ const READS_TO_DRAIN: usize = 64;
 /// Most descendants tracked per terminal process.
 const MAX_TRACKED: usize = 1024;
 
-use super::PipeKind;
-
 fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
     token::encode(Kind::TerminalPipe, key << 2 | which as usize)
 }
@@ -44,12 +40,9 @@ fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
 /// One process started for a session's `runInTerminal`.
 pub(super) struct TerminalIo {
     session: SessionKey,
-    pid: Pid,
-    pgid: Pid,
-    stdin: Option<pipe::Sender>,
-    stdout: Option<pipe::Receiver>,
-    stderr: Option<pipe::Receiver>,
-    stdin_writable: bool,
+    /// The process on the terminal: the master side is its stdin and its one output stream
+    /// (`stdout`; no `stderr`); below it the debuggee under debugpy's launcher, its children.
+    child: Child,
     /// The terminal's end-of-input character (`VEOF`), written for `send_input {eof: true}`.
     eof_char: u8,
     /// The last input byte written was not `\n`: a canonical-mode read takes the first `VEOF`
@@ -57,13 +50,6 @@ pub(super) struct TerminalIo {
     line_open: bool,
     /// `VEOF` characters still to write for an `eof` (0 until the queued input is written).
     eof_left: u8,
-    stdout_ready: bool,
-    stderr_ready: bool,
-    exit: Option<ExitStatus>,
-    /// Processes below it (the debuggee under debugpy's launcher, its children), as (pid, start
-    /// time): stopped with it, recorded with the watchdog.
-    descendants: Vec<(Pid, u64)>,
-    stopping: bool,
     /// Its session is gone: output is read and dropped.
     detached: bool,
 }
@@ -91,40 +77,11 @@ impl Server {
         };
         let entry = self.terminals.vacant_entry();
         let key = entry.key();
-        let mut io = TerminalIo {
-            session,
-            pid: spawned.pid,
-            pgid: spawned.pgid,
-            stdin: Some(spawned.input),
-            stdout: Some(spawned.output),
-            // The terminal is one stream: stdout and stderr come through the master side.
-            stderr: None,
-            stdin_writable: true,
-            eof_char: spawned.eof_char,
-            line_open: false,
-            eof_left: 0,
-            stdout_ready: true,
-            stderr_ready: true,
-            exit: None,
-            descendants: Vec::new(),
-            stopping: false,
-            detached: false,
-        };
-        let registry = self.poll.registry();
-        let registered = (|| -> io::Result<()> {
-            let t = |w| pipe_token(key, w).ok_or_else(|| io::Error::other("token space exhausted"));
-            if let Some(p) = io.stdin.as_mut() {
-                registry.register(p, t(PipeKind::Stdin)?, Interest::WRITABLE)?;
-            }
-            if let Some(p) = io.stdout.as_mut() {
-                registry.register(p, t(PipeKind::Stdout)?, Interest::READABLE)?;
-            }
-            if let Some(p) = io.stderr.as_mut() {
-                registry.register(p, t(PipeKind::Stderr)?, Interest::READABLE)?;
-            }
-            Ok(())
-        })();
-        let pid = io.pid;
+        // The terminal is one stream: stdout and stderr come through the master side.
+        let (child, eof_char) = Child::from_terminal(spawned);
+        let mut io = TerminalIo { session, child, eof_char, line_open: false, eof_left: 0, detached: false };
+        let registered = io.child.register(self.poll.registry(), |w| pipe_token(key, w));
+        let pid = io.child.pid;
         info!("runInTerminal for session key {session}: pid {pid}");
         entry.insert(io);
         // Launched by agentdap: the watchdog kills it if agentdap dies (DESIGN §2).
@@ -145,21 +102,15 @@ impl Server {
 
     /// Events on a terminal pipe.
     pub(super) fn on_terminal_pipe(&mut self, key: usize, event: &Event) {
-        let (tkey, which) = (key >> 2, key & 3);
+        let (tkey, which) = (key >> 2, PipeKind::from_bits(key));
         let Some(io) = self.terminals.get_mut(tkey) else {
             trace!("event for vacant terminal key {tkey} ignored");
             return;
         };
-        match which {
-            w if w == PipeKind::Stdin as usize => {
-                io.stdin_writable = true;
-                if event.is_error() || event.is_write_closed() {
-                    trace!("terminal stdin closed by the reader");
-                }
-            }
-            w if w == PipeKind::Stdout as usize => io.stdout_ready = true,
-            _ => io.stderr_ready = true,
+        if which == PipeKind::Stdin && (event.is_error() || event.is_write_closed()) {
+            trace!("terminal stdin closed by the reader");
         }
+        io.child.mark_ready(which);
         // Read in this turn's serving round (`read_ready_terminals`), within its budget.
         self.write_terminal(tkey);
     }
@@ -170,36 +121,21 @@ impl Server {
         for which in [PipeKind::Stderr, PipeKind::Stdout] {
             for _ in 0..reads {
                 let Some(io) = self.terminals.get_mut(tkey) else { break };
-                let (ready, pipe) = match which {
-                    PipeKind::Stdout => (io.stdout_ready, io.stdout.as_mut()),
-                    _ => (io.stderr_ready, io.stderr.as_mut()),
-                };
-                let Some(pipe) = pipe.filter(|_| ready) else { break };
-                match pipe.read(&mut buf) {
-                    Ok(0) => {
+                match io.child.output(which).read(&mut buf) {
+                    // EOF, or EIO: a pseudo-terminal's master reads EIO once no process holds
+                    // the terminal open, its end of output (pty(7)).
+                    ReadOutcome::End => {
                         self.close_terminal_pipe(tkey, which);
                         break;
                     }
-                    Ok(_) if io.detached => {}
-                    Ok(n) => {
+                    ReadOutcome::Data(_) if io.detached => {}
+                    ReadOutcome::Data(n) => {
                         let session = io.session;
                         self.sessions.on_terminal_output(session, which == PipeKind::Stderr, &buf[..n]);
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        match which {
-                            PipeKind::Stdout => io.stdout_ready = false,
-                            _ => io.stderr_ready = false,
-                        }
-                        break;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    // A pseudo-terminal's master reads EIO once no process holds the terminal
-                    // open: its end of output (pty(7)).
-                    Err(e) if e.raw_os_error() == Some(libc::EIO) => {
-                        self.close_terminal_pipe(tkey, which);
-                        break;
-                    }
-                    Err(e) => {
+                    ReadOutcome::Empty => break,
+                    ReadOutcome::Interrupted => {}
+                    ReadOutcome::Failed(e) => {
                         debug!("reading a terminal pipe failed: {e}");
                         self.close_terminal_pipe(tkey, which);
                         break;
@@ -218,8 +154,8 @@ impl Server {
         let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
         for k in keys {
             if let Some(io) = self.terminals.get_mut(k) {
-                io.stdout_ready = true;
-                io.stderr_ready = true;
+                io.child.stdout.mark_ready();
+                io.child.stderr.mark_ready();
             }
             self.read_terminal(k, READS_TO_DRAIN);
         }
@@ -227,19 +163,12 @@ impl Server {
 
     /// True when a terminal pipe still holds data after its per-turn read budget.
     pub(super) fn terminals_have_work(&self) -> bool {
-        self.terminals
-            .iter()
-            .any(|(_, t)| (t.stdout_ready && t.stdout.is_some()) || (t.stderr_ready && t.stderr.is_some()))
+        self.terminals.iter().any(|(_, t)| t.child.has_output())
     }
 
     /// This turn's serving round for terminal pipes: every ready one is read once, within its budget.
     pub(super) fn read_ready_terminals(&mut self) {
-        let keys: Vec<usize> = self
-            .terminals
-            .iter()
-            .filter(|(_, t)| (t.stdout_ready && t.stdout.is_some()) || (t.stderr_ready && t.stderr.is_some()))
-            .map(|(k, _)| k)
-            .collect();
+        let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.child.has_output()).map(|(k, _)| k).collect();
         for k in keys {
             self.read_terminal(k, READS_PER_TURN);
         }
@@ -258,11 +187,10 @@ impl Server {
     /// the input ended inside a line) and takes no more input.
     fn write_terminal(&mut self, tkey: usize) {
         let Some(io) = self.terminals.get_mut(tkey) else { return };
-        if io.detached || !io.stdin_writable {
+        if io.detached || !io.child.stdin.has_work() {
             return;
         }
         let session = io.session;
-        let Some(stdin) = io.stdin.as_mut() else { return };
         loop {
             let (queued, eof) = self.sessions.terminal_input(session);
             let eof_chars = [io.eof_char; 2];
@@ -276,33 +204,26 @@ impl Server {
             } else {
                 return;
             };
-            match stdin.write(bytes) {
-                Ok(n) if !queued.is_empty() => {
+            match io.child.stdin.write(bytes) {
+                WriteOutcome::Wrote(n) if !queued.is_empty() => {
                     io.line_open = bytes[..n].last().map_or(io.line_open, |&b| b != b'\n');
                     self.sessions.consume_terminal_input(session, n);
                 }
-                Ok(n) => {
+                WriteOutcome::Wrote(n) => {
                     io.eof_left -= n.min(usize::from(io.eof_left)) as u8; // infallible: n ≤ 2
                     if io.eof_left == 0 {
                         io.line_open = false;
-                        if let Some(mut p) = io.stdin.take() {
-                            let _ = self.poll.registry().deregister(&mut p);
-                        }
+                        io.child.stdin.close(self.poll.registry());
                         let why = "the terminal's end of input (VEOF) was sent after the input sent with eof";
                         self.sessions.on_terminal_stdin_closed(session, why);
                         return;
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    io.stdin_writable = false;
-                    return;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
+                WriteOutcome::Full => return,
+                WriteOutcome::Interrupted => {}
+                WriteOutcome::Failed(e) => {
                     debug!("writing a terminal's input failed: {e}");
-                    if let Some(mut p) = io.stdin.take() {
-                        let _ = self.poll.registry().deregister(&mut p);
-                    }
+                    io.child.stdin.close(self.poll.registry());
                     self.sessions.on_terminal_stdin_closed(session, &format!("the program no longer reads it ({e})"));
                     return;
                 }
@@ -312,32 +233,17 @@ impl Server {
 
     fn close_terminal_pipe(&mut self, tkey: usize, which: PipeKind) {
         let Some(io) = self.terminals.get_mut(tkey) else { return };
-        let registry = self.poll.registry();
-        let pipe = match which {
-            PipeKind::Stdout => io.stdout.take(),
-            PipeKind::Stderr => io.stderr.take(),
-            PipeKind::Stdin => {
-                if let Some(mut p) = io.stdin.take() {
-                    let _ = registry.deregister(&mut p);
-                }
-                None
-            }
-        };
-        if let Some(mut p) = pipe {
-            let _ = registry.deregister(&mut p);
-        }
+        io.child.close(which, self.poll.registry());
         self.forget_terminal_if_done(tkey);
     }
 
     /// A reaped child that is not an adapter: a terminal process exits (its session is told,
     /// what it wrote is read). False when `pid` is none of them.
     pub(super) fn terminal_reaped(&mut self, pid: Pid, status: ExitStatus) -> bool {
-        let Some(tkey) = self.terminals.iter().find(|(_, t)| t.pid == pid).map(|(k, _)| k) else { return false };
+        let Some(tkey) = self.terminals.iter().find(|(_, t)| t.child.pid == pid).map(|(k, _)| k) else { return false };
         debug!("terminal pid {pid} exited: {status}");
         if let Some(io) = self.terminals.get_mut(tkey) {
-            io.exit = Some(status);
-            io.stdout_ready = true;
-            io.stderr_ready = true;
+            io.child.reaped(status);
         }
         self.read_terminal(tkey, READS_TO_DRAIN);
         if let Some(io) = self.terminals.get(tkey) {
@@ -356,48 +262,30 @@ impl Server {
     /// of its process group and descendants is killed.
     fn forget_terminal_if_done(&mut self, tkey: usize) {
         let Some(io) = self.terminals.get(tkey) else { return };
-        if io.exit.is_none() || io.stdout.is_some() || io.stderr.is_some() {
+        if io.child.exit.is_none() || io.child.stdout.is_open() || io.child.stderr.is_open() {
             return;
         }
         let mut io = self.terminals.remove(tkey);
-        if let Some(mut p) = io.stdin.take() {
-            let _ = self.poll.registry().deregister(&mut p);
-        }
-        if spawn::group_exists(io.pgid) {
-            let _ = spawn::kill_group(io.pgid);
-        }
-        spawn::signal_listed(&io.descendants, libc::SIGKILL);
+        io.child.close(PipeKind::Stdin, self.poll.registry());
+        io.child.kill();
     }
 
     /// Records the processes below each running terminal process with it and the watchdog (the
     /// debuggee under debugpy's launcher, the program's children), as for adapters.
     /// The pids of the processes run for `runInTerminal`.
     pub(super) fn terminal_pids(&self) -> Vec<Pid> {
-        self.terminals.iter().map(|(_, t)| t.pid).collect()
+        self.terminals.iter().map(|(_, t)| t.child.pid).collect()
     }
 
     /// Whether a terminal process's walk already holds `pid`.
     pub(super) fn terminal_tracks(&self, pid: Pid) -> bool {
-        self.terminals.iter().any(|(_, t)| t.descendants.iter().any(|d| d.0 == pid))
+        self.terminals.iter().any(|(_, t)| t.child.tracks(pid))
     }
 
     pub(super) fn walk_terminals(&mut self, table: &[spawn::ProcStat]) {
         let prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
-        for (_, io) in self.terminals.iter_mut() {
-            if io.detached || io.exit.is_some() {
-                continue;
-            }
-            for p in spawn::descendants_in(table, io.pid, &prune) {
-                if io.descendants.len() >= MAX_TRACKED || io.descendants.iter().any(|d| d.0 == p.pid) {
-                    continue;
-                }
-                io.descendants.push((p.pid, p.start_time));
-                if let Some(w) = self.watchdog.as_mut() {
-                    if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
-                        debug!("watchdog: cannot record pid {}: {e}", p.pid);
-                    }
-                }
-            }
+        for (_, io) in self.terminals.iter_mut().filter(|(_, t)| !t.detached) {
+            io.child.track(table, &prune, MAX_TRACKED, |p| watch(&mut self.watchdog, p));
         }
     }
 
@@ -408,18 +296,10 @@ impl Server {
         let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
         for tkey in keys {
             let Some(io) = self.terminals.get_mut(tkey) else { continue };
-            if io.stopping {
+            if !io.child.terminate(self.poll.registry(), true) {
                 continue;
             }
-            io.stopping = true;
-            if let Some(mut p) = io.stdin.take() {
-                let _ = self.poll.registry().deregister(&mut p);
-            }
-            if io.exit.is_none() {
-                let _ = spawn::terminate_group(io.pgid);
-            }
-            spawn::signal_listed(&io.descendants, libc::SIGTERM);
-            let pid = io.pid;
+            let pid = io.child.pid;
             if let Err(e) = self.timers.insert(now + KILL_GRACE, TimerEvent::KillTerminal { key: tkey, pid }) {
                 warn!("{e}; killing the terminal process now");
                 self.kill_terminal(tkey, pid);
@@ -437,19 +317,16 @@ impl Server {
 
     /// The grace period is over: SIGKILL what is left of the terminal process.
     pub(super) fn kill_terminal(&mut self, tkey: usize, pid: Pid) {
-        let Some(io) = self.terminals.get(tkey).filter(|t| t.pid == pid) else { return };
-        if spawn::group_exists(io.pgid) {
+        let Some(io) = self.terminals.get(tkey).filter(|t| t.child.pid == pid) else { return };
+        if io.child.kill() {
             debug!("terminal pid {pid} outlived its grace period; SIGKILL");
-            let _ = spawn::kill_group(io.pgid);
         }
-        spawn::signal_listed(&io.descendants, libc::SIGKILL);
     }
 
     /// SIGKILLs every terminal process group and descendant (the last step of shutdown).
     pub(super) fn kill_all_terminals(&mut self) {
         for (_, io) in self.terminals.iter() {
-            let _ = spawn::kill_group(io.pgid);
-            spawn::signal_listed(&io.descendants, libc::SIGKILL);
+            io.child.kill();
         }
     }
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::files::Files;
 use super::snapshot::RunState;
 use super::{client, plan, Action, Origin, Session, SessionKey, Sessions, Start, MAX_SESSIONS};
 
@@ -66,7 +67,7 @@ impl Sessions {
         let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
         // The debuggee's command line or the adapter's `name`: shown in `sessions` as the
         // program, so nothing in it may hide text (crate::visible).
-        let program = crate::visible::escaped(&child_program(&plan.launch_arguments, pid, &p.program));
+        let program = crate::visible::escaped(&child_program(&*self.files, &plan.launch_arguments, pid, &p.program));
         let start = Start { program, breakpoints, exception_filters: p.breaks.exception_filters.clone() };
         let (owns, target, parent_id) = (p.family.owns_debuggee, p.family.attach_target.clone(), p.id.clone());
         p.pump(now, &mut self.actions);
@@ -190,27 +191,22 @@ impl Sessions {
 
 /// Most bytes of a child's command line read, and most characters of `-c` code (or of a
 /// script's arguments) shown.
-const CMDLINE_BYTES: u64 = 4096;
+const CMDLINE_BYTES: usize = 4096;
 const CODE_CHARS: usize = 40;
 
 const MULTIPROCESSING_WORKER: &str = "multiprocessing worker";
 const FORK_SERVER_OF: &str = "multiprocessing fork server of ";
 
 /// The command line of process `pid` (`/proc/<pid>/cmdline`, at most [`CMDLINE_BYTES`]).
-fn read_cmdline(pid: i64) -> Option<Vec<String>> {
-    use std::io::Read;
-    let file = std::fs::File::open(format!("/proc/{pid}/cmdline")).ok()?;
-    let mut bytes = Vec::new();
-    file.take(CMDLINE_BYTES).read_to_end(&mut bytes).ok()?;
+fn read_cmdline(files: &dyn Files, pid: i64) -> Option<Vec<String>> {
+    let bytes = files.process_cmdline(pid, CMDLINE_BYTES)?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     Some(text.split('\0').filter(|a| !a.is_empty()).map(str::to_owned).collect())
 }
 
-/// The parent process of `pid` (`/proc/<pid>/stat`: the field after the state, which follows
-/// the parenthesised name, itself free to hold `)`).
-fn parent_pid(pid: i64) -> Option<i64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+/// The parent process of `pid` (`/proc/<pid>/stat`'s fourth field).
+fn parent_pid(files: &dyn Files, pid: i64) -> Option<i64> {
+    files.process_stat(pid).map(|st| st.ppid)
 }
 
 /// What a child session runs, for `sessions`: what its process's command line runs when
@@ -218,11 +214,11 @@ fn parent_pid(pid: i64) -> Option<i64> {
 /// copies the parent's `program` into a subprocess's configuration, so that field says nothing
 /// about the child). A process whose command line is its parent process's is a fork of the
 /// parent program (`multiprocessing`'s default `fork` start method on Linux).
-fn child_program(configuration: &Value, pid: Option<i64>, parent_program: &str) -> String {
+fn child_program(files: &dyn Files, configuration: &Value, pid: Option<i64>, parent_program: &str) -> String {
     let fallback = || configuration.get("name").and_then(Value::as_str).unwrap_or("a child process").to_owned();
     let Some(pid) = pid else { return fallback() };
-    let Some(argv) = read_cmdline(pid).filter(|a| a.len() > 1) else { return fallback() };
-    if parent_pid(pid).and_then(read_cmdline).is_some_and(|p| p == argv) {
+    let Some(argv) = read_cmdline(files, pid).filter(|a| a.len() > 1) else { return fallback() };
+    if parent_pid(files, pid).and_then(|parent| read_cmdline(files, parent)).is_some_and(|p| p == argv) {
         // What a fork server forks is a worker.
         return match parent_program.strip_prefix(FORK_SERVER_OF) {
             Some(program) => format!("{MULTIPROCESSING_WORKER} of {program}"),

@@ -11,7 +11,7 @@ use super::output::Category;
 use super::snapshot::RunState;
 use super::{Action, ErrorCode, Session, SessionKey, Sessions, ToolResult};
 use crate::dap::client::{ReverseAnswer, ReverseId};
-use crate::dap::spawn::AdapterCommand;
+use crate::dap::command::AdapterCommand;
 use crate::visible;
 
 /// The environment variable (and `--host-requests` flag) choosing the policy.

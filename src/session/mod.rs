@@ -13,6 +13,7 @@ mod children;
 mod choreography_tests;
 mod events;
 mod evidence;
+pub mod files;
 pub mod handles;
 pub mod host;
 mod link;
@@ -38,6 +39,7 @@ mod values;
 pub mod waiters;
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -46,9 +48,10 @@ use slab::Slab;
 use crate::config::Config;
 use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
-use crate::dap::spawn::AdapterCommand;
+use crate::dap::command::AdapterCommand;
 use breakpoints::BreakpointStore;
 pub use evidence::DEFAULT_IDLE_REAP;
+pub use files::Files;
 use output::{Category, OutputRing, SNAPSHOT_TAIL};
 use snapshot::RunState;
 pub use tools::breakpoints::breakpoints_json;
@@ -288,8 +291,12 @@ pub struct Sessions {
     idle_reap: Option<Duration>,
     /// The host-request policy (`--host-requests`) and host-request ids.
     pub host: host::HostTable,
+    /// How the session layer reads files and `/proc` (the IO shell's `os::files::OsFiles`, or a
+    /// test's fake). Shared (`Rc`) so a `Session` can hold the same handle.
+    files: Rc<dyn Files>,
 }
 
+#[cfg(test)]
 impl Default for Sessions {
     fn default() -> Self {
         Sessions::new(client::DEFAULT_REQUEST_TIMEOUT)
@@ -297,7 +304,23 @@ impl Default for Sessions {
 }
 
 impl Sessions {
+    /// A session table with the real file system (tests only: the server hands its own
+    /// [`Files`] to [`Sessions::with_files`]).
+    #[cfg(test)]
     pub fn new(request_timeout: Duration) -> Sessions {
+        Sessions::with_files(request_timeout, Config::default(), Rc::new(crate::os::files::OsFiles))
+    }
+
+    /// A session table that knows the custom adapters of `config` (tests only, as
+    /// [`Sessions::new`]).
+    #[cfg(test)]
+    pub fn with_config(request_timeout: Duration, config: Config) -> Sessions {
+        Sessions::with_files(request_timeout, config, Rc::new(crate::os::files::OsFiles))
+    }
+
+    /// A session table that knows the custom adapters of `config` and reads files and `/proc`
+    /// only through `files`.
+    pub fn with_files(request_timeout: Duration, config: Config, files: Rc<dyn Files>) -> Sessions {
         Sessions {
             slab: Slab::new(),
             next_id: 1,
@@ -305,16 +328,17 @@ impl Sessions {
             pending_breakpoints: BreakpointStore::default(),
             actions: VecDeque::new(),
             request_timeout,
-            config: Config::default(),
+            config,
             ledger: crate::ledger::Ledger::default(),
             idle_reap: Some(evidence::DEFAULT_IDLE_REAP),
             host: host::HostTable::default(),
+            files,
         }
     }
 
-    /// A session table that knows the custom adapters of `config`.
-    pub fn with_config(request_timeout: Duration, config: Config) -> Sessions {
-        Sessions { config, ..Sessions::new(request_timeout) }
+    /// How this table reads files and `/proc` ([`Files`]).
+    pub fn files(&self) -> &dyn Files {
+        &*self.files
     }
 
     /// The next action for the IO shell, oldest first. Child sessions are opened here, and

@@ -6,13 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::files::Files;
 use super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
 use crate::config::{Config, CustomAdapter};
-use crate::dap::adapters::{
-    self, AdapterError, AdapterKind, Host, Quirks, RealHost, ResolveInput, RuntimeQuirks, Transport,
-};
-use crate::dap::spawn::AdapterCommand;
-use crate::dap::watchdog::{remove_own_scratch_dir, SCRATCH_PREFIX};
+use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, ResolveInput, RuntimeQuirks, Transport};
+use crate::dap::command::AdapterCommand;
 
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
@@ -24,11 +22,17 @@ const RECIPE_KEYS: &[&str] = &["python"];
 /// (which win over the built-in inference); otherwise the built-in recipes apply.
 ///
 /// Errors (as tool results): `invalid_argument` (no such program, unknown adapter, adapter not
-/// inferable), `adapter_not_found` (with the install command).
-pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Result<AdapterPlan, ToolResult> {
+/// inferable), `adapter_not_found` (with the install command). Files and `/proc` are read
+/// through `files` only.
+pub fn launch(
+    args: &LaunchArgs,
+    has_breakpoints: bool,
+    config: &Config,
+    files: &dyn Files,
+) -> Result<AdapterPlan, ToolResult> {
     let cwd = args.cwd.as_deref().map(|c| resolve_path(c, None));
     let program = resolve_path(&args.program, args.cwd.as_deref());
-    if !program.exists() {
+    if !files.exists(&program) {
         return Err(ToolResult::error(
             ErrorCode::InvalidArgument,
             format!(
@@ -38,7 +42,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         ));
     }
     if let Some(dir) = &cwd {
-        if !dir.is_dir() {
+        if !files.is_dir(dir) {
             return Err(ToolResult::error(
                 ErrorCode::InvalidArgument,
                 format!("cwd {} is not a directory.", dir.display()),
@@ -74,7 +78,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     let terminal_arguments = match (terminal, kind.terminal_launch()) {
         (false, _) => None,
         (true, Some(t)) => {
-            if let Some(why) = t.attaches.then(terminal_ptrace_refused).flatten() {
+            if let Some(why) = t.attaches.then(|| terminal_ptrace_refused(files)).flatten() {
                 return Err(ToolResult::error(ErrorCode::Unsupported, format!("{}: {why}.", kind.name())));
             }
             Some(t.arguments)
@@ -91,8 +95,8 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     };
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref() };
-    let recipe =
-        adapters::recipe_for_program(kind, Some(&program), input, &RealHost).map_err(|e| tool_error(e, config))?;
+    let recipe = adapters::recipe_for_program(kind, Some(&program), input, files.adapter_host())
+        .map_err(|e| tool_error(e, config))?;
     let runtime = kind.runtime_quirks();
     // "Entry" of a native or Go program is its `main` (DESIGN §4): a temporary function
     // breakpoint set in the configuration phase, not the adapter's stop in the loader.
@@ -106,7 +110,7 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
     if let Some((key, file)) = runtime.build_output.filter(|(key, _)| !args.adapter_args.contains_key(*key)) {
         // The built binary goes into a directory agentdap owns and removes with the session,
         // never into the user's tree (where a killed adapter would leave it).
-        let dir = make_scratch_dir().map_err(|e| {
+        let dir = files.make_scratch_dir().map_err(|e| {
             ToolResult::error(
                 ErrorCode::AdapterError,
                 format!("cannot create a temporary directory for the build: {e}"),
@@ -137,46 +141,6 @@ pub fn launch(args: &LaunchArgs, has_breakpoints: bool, config: &Config) -> Resu
         connect: None,
         notes: recipe.notes,
     })
-}
-
-/// A fresh private directory under the system's temporary directory (mode 0700), named
-/// `agentdap-build-<pid>-<tag>`. The IO shell records it with the watchdog when it hands the
-/// plan to an adapter, so it goes even when agentdap is SIGKILLed (`dap::watchdog`).
-fn make_scratch_dir() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
-    remove_stale_scratch_dirs(&base);
-    let mut last = None;
-    for _ in 0..8 {
-        let mut bytes = [0u8; 6];
-        getrandom::getrandom(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-        let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let dir = base.join(format!("{SCRATCH_PREFIX}{}-{tag}", std::process::id()));
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no name left"))) // infallible: the loop ran
-}
-
-/// Most temporary-directory entries looked at for stale scratch directories.
-const STALE_SCAN_CAP: usize = 10_000;
-
-/// Removes scratch directories left by an agentdap whose pid (in the name) no longer runs and
-/// whose watchdog did not remove them (it was killed too, or the directory was never recorded).
-/// Only real directories of this uid with agentdap's name ([`crate::dap::watchdog::is_own_scratch_dir`]); a symlink
-/// or another user's entry by that name is left alone.
-fn remove_stale_scratch_dirs(base: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else { return };
-    for entry in entries.flatten().take(STALE_SCAN_CAP) {
-        let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)) else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = remove_own_scratch_dir(&entry.path(), base, Some(pid));
-        }
-    }
 }
 
 /// The DAP `launch` arguments agentdap itself sets from the tool's arguments.
@@ -319,8 +283,13 @@ pub struct AttachArgs {
 ///
 /// Errors (as tool results): `invalid_argument` (neither or both of `pid`/`connect`, a host
 /// that is not an IP literal or `localhost`, no such process, unknown adapter),
-/// `unsupported` (ptrace not permitted: [`PTRACE_HINT`]), `adapter_not_found`.
-pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super::AttachStart), ToolResult> {
+/// `unsupported` (ptrace not permitted: [`PTRACE_HINT`]), `adapter_not_found`. Files and
+/// `/proc` are read through `files` only.
+pub fn attach(
+    args: &AttachArgs,
+    config: &Config,
+    files: &dyn Files,
+) -> Result<(AdapterPlan, super::AttachStart), ToolResult> {
     let invalid = |msg: String| ToolResult::error(ErrorCode::InvalidArgument, msg);
     let name = args.adapter.as_deref().unwrap_or("debugpy");
     let (target, mut ours, connect) = match (&args.connect, args.pid) {
@@ -338,17 +307,17 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
             (addr.to_string(), ours, Some(addr))
         }
         (None, Some(pid)) => {
-            if pid <= 0 || !Path::new(&format!("/proc/{pid}")).exists() {
+            if pid <= 0 || !files.process_exists(pid) {
                 return Err(invalid(format!("there is no process {pid}; pass the pid of a running process.")));
             }
             if config.by_name(name).is_none() {
                 if let Ok(kind) = adapters::select(Some(name), None) {
-                    if let Some(why) = wrong_process(kind, &ProcessFacts::read(pid)) {
+                    if let Some(why) = wrong_process(kind, &ProcessFacts::read(pid, files)) {
                         return Err(invalid(format!("{why}.")));
                     }
                 }
             }
-            if let Some(why) = ptrace_refused() {
+            if let Some(why) = ptrace_refused(files) {
                 return Err(ToolResult::error(ErrorCode::Unsupported, format!("cannot attach to pid {pid}: {why}.")));
             }
             (format!("pid {pid}"), Map::new(), None)
@@ -393,7 +362,7 @@ pub fn attach(args: &AttachArgs, config: &Config) -> Result<(AdapterPlan, super:
             } else {
                 let adapter_args = Value::Object(args.adapter_args.clone());
                 let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: None };
-                let recipe = adapters::recipe(kind, input, &RealHost).map_err(|e| tool_error(e, config))?;
+                let recipe = adapters::recipe(kind, input, files.adapter_host()).map_err(|e| tool_error(e, config))?;
                 (recipe.command, recipe.transport, recipe.quirks)
             };
             let plan = AdapterPlan {
@@ -456,23 +425,23 @@ pub struct ProcessFacts {
 }
 
 impl ProcessFacts {
-    /// Reads the facts of `pid` from `/proc` (each read small and bounded; nothing blocks).
-    pub fn read(pid: i64) -> ProcessFacts {
-        let proc = PathBuf::from(format!("/proc/{pid}"));
-        let exe = std::fs::read_link(proc.join("exe")).ok();
-        let stat = std::fs::read_to_string(proc.join("stat")).unwrap_or_default();
-        // `pid (comm) S …`: the state follows the last `)` (comm may hold one).
-        let zombie = stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-        let kernel_thread = exe.is_none() && std::fs::read(proc.join("cmdline")).is_ok_and(|c| c.is_empty()) && !zombie;
+    /// Reads the facts of `pid` from `/proc` through `files` (each read small and bounded;
+    /// nothing blocks).
+    pub fn read(pid: i64, files: &dyn Files) -> ProcessFacts {
+        let exe = files.process_exe(pid);
+        let zombie = files.process_stat(pid).is_some_and(|st| st.state == b'Z');
+        // One byte tells an empty command line (a kernel thread's) from any other.
+        let kernel_thread = exe.is_none() && files.process_cmdline(pid, 1).is_some_and(|c| c.is_empty()) && !zombie;
         let named_python = exe.as_deref().is_some_and(is_python_name);
+        let maps = PathBuf::from(format!("/proc/{pid}/maps"));
         let loads_libpython = !named_python
             && exe.is_some()
-            && RealHost.read_range(&proc.join("maps"), 0, MAPS_CAP).is_some_and(|m| {
+            && files.adapter_host().read_range(&maps, 0, MAPS_CAP).is_some_and(|m| {
                 String::from_utf8_lossy(&m)
                     .lines()
                     .any(|l| l.rsplit('/').next().is_some_and(|f| f.starts_with("libpython")))
             });
-        let go = exe.as_ref().and_then(|e| adapters::elf::probe(e, &RealHost)).is_some_and(|f| f.go);
+        let go = exe.as_ref().and_then(|e| adapters::elf::probe(e, files.adapter_host())).is_some_and(|f| f.go);
         ProcessFacts { pid, exe, zombie, kernel_thread, loads_libpython, go }
     }
 }
@@ -528,9 +497,9 @@ pub fn parse_host(host: &str) -> Option<std::net::IpAddr> {
 
 /// Why the kernel will refuse ptrace to a process that is not agentdap's descendant, if it
 /// will: Yama's `ptrace_scope` ≥ 1 without `CAP_SYS_PTRACE` (3: never). Two small `/proc` reads.
-pub fn ptrace_refused() -> Option<String> {
-    let scope: u8 = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()?;
-    if !yama_refuses(scope, has_cap_sys_ptrace(), false) {
+pub fn ptrace_refused(files: &dyn Files) -> Option<String> {
+    let scope = files.ptrace_scope()?;
+    if !yama_refuses(scope, files.has_cap_sys_ptrace(), false) {
         return None;
     }
     Some(format!(
@@ -541,9 +510,9 @@ pub fn ptrace_refused() -> Option<String> {
 /// Why the kernel will refuse an adapter's attach to the process agentdap started for it
 /// (`console: terminal` with an adapter whose launcher declares it with `PR_SET_PTRACER`,
 /// which Yama's scope 1 honours), if it will.
-pub fn terminal_ptrace_refused() -> Option<String> {
-    let scope: u8 = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()?;
-    if !yama_refuses(scope, has_cap_sys_ptrace(), true) {
+pub fn terminal_ptrace_refused(files: &dyn Files) -> Option<String> {
+    let scope = files.ptrace_scope()?;
+    if !yama_refuses(scope, files.has_cap_sys_ptrace(), true) {
         return None;
     }
     Some(format!(
@@ -561,16 +530,6 @@ fn yama_refuses(scope: u8, cap_sys_ptrace: bool, declared_tracer: bool) -> bool 
         2 => !cap_sys_ptrace,
         _ => true,
     }
-}
-
-/// Whether agentdap runs with `CAP_SYS_PTRACE` (bit 19 of `CapEff` in `/proc/self/status`).
-fn has_cap_sys_ptrace() -> bool {
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("CapEff:"))
-        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-        .is_some_and(|caps| caps & (1 << 19) != 0)
 }
 
 /// Where a child session's `startDebugging` configuration says to connect (`connect
@@ -601,6 +560,7 @@ pub fn child_address(configuration: &Value, agent_host: Option<&str>) -> Result<
 #[cfg(test)]
 mod attach_tests {
     use super::*;
+    use crate::os::files::OsFiles;
 
     #[test]
     fn child_addresses_stay_on_loopback_or_the_agents_host() {
@@ -683,7 +643,7 @@ mod attach_tests {
             adapter_args: json!({"justMyCode": false}).as_object().cloned().unwrap_or_default(),
             ..AttachArgs::default()
         };
-        let (plan, start) = attach(&args, &Config::default()).unwrap();
+        let (plan, start) = attach(&args, &Config::default(), &OsFiles).unwrap();
         assert_eq!(plan.connect, Some("127.0.0.1:5678".parse().unwrap()));
         assert_eq!(plan.request, "attach");
         assert_eq!(plan.launch_arguments["request"], "attach");
@@ -691,12 +651,12 @@ mod attach_tests {
         assert_eq!(plan.launch_arguments["justMyCode"], false);
         assert_eq!(start.target, "127.0.0.1:5678");
         let both = AttachArgs { pid: Some(1), ..args };
-        assert!(attach(&both, &Config::default()).is_err());
+        assert!(attach(&both, &Config::default(), &OsFiles).is_err());
         let dns = AttachArgs {
             connect: Some(ConnectArg { host: Some("db.internal".into()), port: 1 }),
             ..AttachArgs::default()
         };
-        let err = attach(&dns, &Config::default()).err().map(|e| e.text).unwrap_or_default();
+        let err = attach(&dns, &Config::default(), &OsFiles).err().map(|e| e.text).unwrap_or_default();
         assert!(err.contains("no DNS"), "{err}");
     }
 }

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::{Action, AdapterPlan, LaunchArgs, SessionKey, Sessions};
 use crate::dap::adapters::{delve, AdapterKind, PortDiscovery, Quirks, RuntimeQuirks, Transport};
+use crate::dap::command::AdapterCommand;
 use crate::dap::scripted::ScriptedAdapter;
-use crate::dap::spawn::AdapterCommand;
 use crate::reply::{CallKey, ToolResult};
 
 /// Most pump rounds before the rig calls it a livelock (a session and an adapter answering

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use super::output::Category;
 use super::{Action, AdapterPlan, LaunchArgs, Sessions};
 use crate::dap::adapters::{lldb, AdapterKind, Transport};
+use crate::dap::command::AdapterCommand;
 use crate::dap::framing::Encoder;
-use crate::dap::spawn::AdapterCommand;
 use crate::reply::CallKey;
 
 fn frame(msg: &Value) -> Vec<u8> {

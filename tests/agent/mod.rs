@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{venv_python, Agentdap};
-use agentdap::dap::spawn::{self, Pid};
+use agentdap::os::spawn::{self, Pid};
 
 /// How long processes of a session may outlive its end (issue 4: "within 2 s").
 pub const HYGIENE: Duration = Duration::from_secs(2);

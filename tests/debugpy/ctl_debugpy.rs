@@ -9,8 +9,8 @@
 use crate::agent;
 
 use agent::{assert_all_gone, fixture, lines_of, sent_commands, var_value, Agent, Res, HYGIENE};
-use agentdap::dap::spawn::Pid;
-use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::os::spawn::Pid;
+use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
 
 /// `run_to.py`: `round_(k)` runs `work(k)` (a loop) at line 9, `work(k + 1)` at 10, `c = a + b`

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent::{alive, assert_all_gone, debugpy_python, fixture, sent_commands, Agent, HYGIENE};
-use agentdap::dap::spawn::Pid;
+use agentdap::os::spawn::Pid;
 use serde_json::{json, Value};
 
 /// How long a start-up (three Python processes on a loaded machine) may take.

@@ -9,7 +9,7 @@ use crate::agent;
 use std::time::Duration;
 
 use agent::{assert_all_gone, fixture, Agent, HYGIENE};
-use agentdap::dap::spawn::Pid;
+use agentdap::os::spawn::Pid;
 use serde_json::{json, Value};
 
 const START: u64 = 40_000;
@@ -166,5 +166,5 @@ fn sigkill_of_agentdap_leaves_no_parent_or_child() {
 
 fn is_watchdog(pid: Pid) -> bool {
     let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND.as_bytes())
+    cmd.split(|&b| b == 0).any(|arg| arg == agentdap::os::watchdog::WATCHDOG_SUBCOMMAND.as_bytes())
 }

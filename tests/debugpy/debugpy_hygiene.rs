@@ -8,8 +8,8 @@ use crate::agent;
 use std::time::Duration;
 
 use agent::{alive, assert_all_gone, fixture, Agent, HYGIENE};
-use agentdap::dap::spawn::Pid;
-use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::os::spawn::Pid;
+use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::json;
 
 /// How long agentdap may take to exit after EOF or SIGTERM (~3 s).

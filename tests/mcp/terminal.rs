@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agent::{alive, assert_all_gone, build, fixture, require, scratch, sent_commands, Agent, HYGIENE};
-use agentdap::dap::spawn::{self, Pid};
-use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::os::spawn::{self, Pid};
+use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
 
 /// Reads lines until end of input, echoing each; says on stderr how many bytes it read.

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use agent::{assert_all_gone, build, require, scratch, var_value, Agent, Res, HYGIENE};
-use agentdap::dap::spawn::Pid;
+use agentdap::os::spawn::Pid;
 use common::go_env;
 use serde_json::{json, Value};
 

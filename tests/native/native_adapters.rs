@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use agentdap::dap::adapters::{self, delve, lldb, AdapterKind, RealHost, ResolveInput, Transport};
 use agentdap::dap::framing::Decoder;
-use agentdap::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
 use agentdap::dap::tcp::{Connector, PortScanner, Scan, Step};
+use agentdap::os::spawn::{self, spawn_adapter, Pid, StderrTail};
 use common::go_env;
 use mio::{Events, Interest, Poll, Token};
 use serde_json::{json, Value};

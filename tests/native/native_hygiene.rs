@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use agent::{alive, assert_all_gone, build, fixture, require, scratch, Agent};
-use agentdap::dap::spawn::Pid;
-use agentdap::dap::watchdog::WATCHDOG_SUBCOMMAND;
+use agentdap::os::spawn::Pid;
+use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use common::go_env;
 use serde_json::json;
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use agentdap::dap::adapters::{self, debugpy, AdapterKind, RealHost, ResolveInput};
 use agentdap::dap::framing::Decoder;
-use agentdap::dap::spawn::{self, spawn_adapter, Pid, StderrTail};
+use agentdap::os::spawn::{self, spawn_adapter, Pid, StderrTail};
 use mio::{Events, Interest, Poll, Token};
 use serde_json::{json, Value};
 use spawn_util::{group_members, wait_until, DEADLINE};

@@ -4,7 +4,7 @@ use crate::spawn_util;
 
 use std::io::{self, Read, Write};
 
-use agentdap::dap::spawn::{self, spawn_adapter, AdapterCommand, Pid, SpawnedAdapter, StderrTail};
+use agentdap::os::spawn::{self, spawn_adapter, AdapterCommand, Pid, SpawnedAdapter, StderrTail};
 use spawn_util::{group_members, park, role, running, start_helper, wait_until, DEADLINE};
 
 fn sh(script: &str) -> AdapterCommand {

@@ -7,8 +7,8 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 
-use agentdap::dap::spawn::{self, Pid};
-use agentdap::dap::watchdog::{watchdog_main, Watchdog};
+use agentdap::os::spawn::{self, Pid};
+use agentdap::os::watchdog::{watchdog_main, Watchdog};
 use spawn_util::{park, role, running, sigkill, start_helper, wait_until, DEADLINE, ROLE_VAR};
 
 /// Helper role: be the watchdog.

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agentdap::dap::spawn::{self, Pid};
+use agentdap::os::spawn::{self, Pid};
 
 /// Generous deadline for anything observed through `/proc` on a loaded 2-core machine.
 pub const DEADLINE: Duration = Duration::from_secs(10);

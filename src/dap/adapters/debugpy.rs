@@ -13,7 +13,7 @@ use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
     ResolveInput, RuntimeQuirks, Transport,
 };
-use crate::dap::spawn::AdapterCommand;
+use crate::dap::command::AdapterCommand;
 
 #[path = "debugpy_fastpath.rs"]
 pub mod fastpath;

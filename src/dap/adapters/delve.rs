@@ -32,7 +32,7 @@ use super::{
     elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, PortDiscovery,
     Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
-use crate::dap::spawn::AdapterCommand;
+use crate::dap::command::AdapterCommand;
 
 /// agentdap's name for the adapter.
 pub const NAME: &str = "delve";

@@ -40,7 +40,7 @@ use super::{
     elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
     ResolveInput, RuntimeQuirks, Transport,
 };
-use crate::dap::spawn::AdapterCommand;
+use crate::dap::command::AdapterCommand;
 
 /// agentdap's name for the adapter.
 pub const NAME: &str = "lldb";

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::spawn::AdapterCommand;
+use super::command::AdapterCommand;
 
 /// How agentdap talks DAP to an adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]

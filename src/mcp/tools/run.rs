@@ -141,7 +141,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     // when one is given, else against agentdap's working directory.
     prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
-    let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config)?;
+    let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
     cx.sessions.launch(args, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
@@ -153,7 +153,7 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     // and named in the result. A process attached by pid runs here: as for `launch`.
     let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
     let notes = prepare_breakpoints(&mut args.breakpoints, None, missing)?;
-    let (mut plan, start) = plan::attach(&args, &cx.sessions.config)?;
+    let (mut plan, start) = plan::attach(&args, &cx.sessions.config, cx.sessions.files())?;
     plan.notes.extend(notes);
     cx.sessions.attach(start, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)

@@ -1,0 +1,207 @@
+//! The real [`Files`]: the one bounded, non-blocking file read, `canonicalize`, the small `/proc` reads the session layer needs, and agentdap's private scratch directories; it never reads an unbounded file or a non-regular one, and removes only what `watchdog::is_own_scratch_dir` accepts.
+//!
+//! These run on the loop's thread: a local file read has no pollable handle, so each is
+//! bounded instead (a regular file opened `O_NONBLOCK`, a byte cap; procfs files of a few KiB).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use super::spawn::{self, Pid};
+use super::watchdog::{remove_own_scratch_dir, SCRATCH_PREFIX};
+use crate::dap::adapters::{self, RealHost};
+use crate::session::files::{Files, ProcessStat, ReadError};
+
+/// The operating system's files and `/proc`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OsFiles;
+
+impl Files for OsFiles {
+    fn adapter_host(&self) -> &dyn adapters::Host {
+        &RealHost
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        std::fs::canonicalize(path).ok()
+    }
+
+    fn read_bounded(&self, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+        read_bounded(path, cap)
+    }
+
+    fn process_exists(&self, pid: i64) -> bool {
+        Path::new(&format!("/proc/{pid}")).exists()
+    }
+
+    fn process_stat(&self, pid: i64) -> Option<ProcessStat> {
+        let st = spawn::proc_stat(Pid::try_from(pid).ok()?).ok()?;
+        Some(ProcessStat { state: st.state, ppid: i64::from(st.ppid) })
+    }
+
+    fn process_cmdline(&self, pid: i64, cap: usize) -> Option<Vec<u8>> {
+        let file = File::open(format!("/proc/{pid}/cmdline")).ok()?;
+        let mut bytes = Vec::new();
+        file.take(cap as u64).read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    }
+
+    fn process_exe(&self, pid: i64) -> Option<PathBuf> {
+        std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+    }
+
+    fn ptrace_scope(&self) -> Option<u8> {
+        std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok()?.trim().parse().ok()
+    }
+
+    fn has_cap_sys_ptrace(&self) -> bool {
+        let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("CapEff:"))
+            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            .is_some_and(|caps| caps & (1 << 19) != 0)
+    }
+
+    fn make_scratch_dir(&self) -> io::Result<PathBuf> {
+        make_scratch_dir()
+    }
+}
+
+/// The bytes of the regular file `path`, at most `cap` (see [`Files::read_bounded`]): opened
+/// `O_NONBLOCK | O_NOCTTY` (a FIFO or terminal named by mistake neither waits for a writer nor
+/// becomes agentdap's controlling terminal), `fstat`ed, and read through `take(cap + 1)`.
+pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > cap {
+        return Err(ReadError::TooLarge { len: meta.len() });
+    }
+    let mut bytes = Vec::new();
+    // `take` bounds the read even if the file grows meanwhile (or lies about its size, as
+    // /proc files do).
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::OverCap);
+    }
+    Ok(bytes)
+}
+
+/// A fresh private directory under the system's temporary directory (mode 0700), named
+/// `agentdap-build-<pid>-<tag>`. The IO shell records it with the watchdog when it spawns the
+/// adapter that uses it, so it goes even when agentdap is SIGKILLed (`os::watchdog`).
+fn make_scratch_dir() -> io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::temp_dir();
+    remove_stale_scratch_dirs(&base);
+    let mut last = None;
+    for _ in 0..8 {
+        let mut bytes = [0u8; 6];
+        getrandom::getrandom(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+        let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let dir = base.join(format!("{SCRATCH_PREFIX}{}-{tag}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no name left"))) // infallible: the loop ran
+}
+
+/// Most temporary-directory entries looked at for stale scratch directories.
+const STALE_SCAN_CAP: usize = 10_000;
+
+/// Removes scratch directories left by an agentdap whose pid (in the name) no longer runs and
+/// whose watchdog did not remove them (it was killed too, or the directory was never recorded).
+/// Only real directories of this uid with agentdap's name ([`super::watchdog::is_own_scratch_dir`]);
+/// a symlink or another user's entry by that name is left alone.
+fn remove_stale_scratch_dirs(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten().take(STALE_SCAN_CAP) {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(SCRATCH_PREFIX)) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = remove_own_scratch_dir(&entry.path(), base, Some(pid));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("agentdap-files-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        Scratch(dir)
+    }
+
+    #[test]
+    fn bounded_read_takes_regular_files_up_to_the_cap_only() {
+        let dir = scratch("read");
+        let small = dir.0.join("small.py");
+        std::fs::write(&small, b"a\nb\n").expect("write");
+        assert_eq!(read_bounded(&small, 4).ok(), Some(b"a\nb\n".to_vec()));
+        assert!(matches!(read_bounded(&small, 3), Err(ReadError::TooLarge { len: 4 })));
+        assert!(matches!(read_bounded(&dir.0, 1 << 20), Err(ReadError::NotRegular)));
+        assert!(matches!(read_bounded(&dir.0.join("missing"), 1), Err(ReadError::Io(_))));
+        // A FIFO answers at once (O_NONBLOCK) instead of waiting for a writer.
+        let fifo = dir.0.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("no NUL");
+        // SAFETY: mkfifo with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(read_bounded(&fifo, 1 << 20), Err(ReadError::NotRegular)));
+        // /proc files claim size 0 and hold more: the read itself stops past the cap.
+        assert!(matches!(read_bounded(Path::new("/proc/self/status"), 8), Err(ReadError::OverCap)));
+    }
+
+    #[test]
+    fn proc_reads_see_this_process() {
+        let me = i64::from(std::process::id());
+        let files = OsFiles;
+        assert!(files.process_exists(me));
+        let st = files.process_stat(me).expect("own stat");
+        // SAFETY: getppid takes nothing and cannot fail.
+        assert_eq!(st.ppid, i64::from(unsafe { libc::getppid() }));
+        assert!(files.process_cmdline(me, 4096).is_some_and(|c| !c.is_empty()));
+        assert_eq!(files.process_cmdline(me, 3).map(|c| c.len()), Some(3));
+        assert!(files.process_exe(me).is_some());
+        assert!(!files.process_exists(-1));
+        assert_eq!(files.process_stat(i64::MAX), None);
+    }
+
+    #[test]
+    fn scratch_dirs_are_private_and_named_for_the_watchdog() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = OsFiles.make_scratch_dir().expect("scratch dir");
+        let _cleanup = Scratch(dir.clone());
+        let mode = std::fs::metadata(&dir).map(|m| m.permissions().mode() & 0o777).ok();
+        assert_eq!(mode, Some(0o700));
+        assert!(super::super::watchdog::is_own_scratch_dir(&dir, &std::env::temp_dir(), Some(std::process::id())));
+    }
+}
