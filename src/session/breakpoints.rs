@@ -9,7 +9,11 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::dap::requests::{
+    self, Request, SetBreakpoints, SetBreakpointsArguments, SetBreakpointsResponse, SetFunctionBreakpointsArguments,
+};
 
 /// A breakpoint as requested (DAP `SourceBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +40,31 @@ impl SourceBreakpoint {
             s.push_str(&format!(" · logs {m:?} (does not stop)"));
         }
         s
+    }
+}
+
+impl From<&SourceBreakpoint> for requests::SourceBreakpoint {
+    /// The wire shape: the same fields under the same keys (pinned by
+    /// `breakpoint_requests_are_sent_as_today` in `src/dap/requests/tests.rs`).
+    fn from(b: &SourceBreakpoint) -> requests::SourceBreakpoint {
+        requests::SourceBreakpoint {
+            line: b.line,
+            column: b.column,
+            condition: b.condition.clone(),
+            hit_condition: b.hit_condition.clone(),
+            log_message: b.log_message.clone(),
+        }
+    }
+}
+
+impl From<&FunctionBreakpoint> for requests::FunctionBreakpoint {
+    /// The wire shape: the same fields under the same keys.
+    fn from(b: &FunctionBreakpoint) -> requests::FunctionBreakpoint {
+        requests::FunctionBreakpoint {
+            name: b.name.clone(),
+            condition: b.condition.clone(),
+            hit_condition: b.hit_condition.clone(),
+        }
     }
 }
 
@@ -243,24 +272,40 @@ impl BreakpointStore {
 
     /// The arguments of DAP `setFunctionBreakpoints`: every function breakpoint, then `extra`
     /// (agentdap's temporary entry breakpoint) when given.
-    pub fn function_arguments(&self, extra: Option<&str>) -> Value {
-        let mut list: Vec<Value> = self.functions.iter().map(|e| json!(e.requested)).collect();
+    pub fn function_request(&self, extra: Option<&str>) -> SetFunctionBreakpointsArguments {
+        let mut breakpoints: Vec<requests::FunctionBreakpoint> =
+            self.functions.iter().map(|e| (&e.requested).into()).collect();
         if let Some(name) = extra {
-            list.push(json!({ "name": name }));
+            breakpoints.push(requests::FunctionBreakpoint { name: name.to_owned(), ..Default::default() });
         }
-        json!({ "breakpoints": list })
+        SetFunctionBreakpointsArguments { breakpoints }
+    }
+
+    /// [`BreakpointStore::function_request`] as a JSON value, for a caller that still sends
+    /// `setFunctionBreakpoints` by name.
+    pub fn function_arguments(&self, extra: Option<&str>) -> Value {
+        // Serialising strings and optional strings cannot fail.
+        serde_json::to_value(self.function_request(extra)).unwrap_or_default()
     }
 
     /// Records a `setFunctionBreakpoints` answer for `sent` (what the request held, in order);
     /// ignored when the set changed meanwhile (a newer request's answer follows).
     pub fn on_functions_response(&mut self, sent: &[FunctionBreakpoint], result: Result<&Value, &str>) {
+        // The answer's shape is `setBreakpoints`'s; a body that is not an object reads as
+        // empty, as `body.get("breakpoints")` did.
+        let body = result.map(|b| SetBreakpoints::parse(Some(b)).unwrap_or_default());
+        self.on_functions_answer(sent, body.as_ref().map_err(|m| *m));
+    }
+
+    /// [`BreakpointStore::on_functions_response`] with the body already read.
+    pub fn on_functions_answer(&mut self, sent: &[FunctionBreakpoint], result: Result<&SetBreakpointsResponse, &str>) {
         let same =
             sent.len() == self.functions.len() && sent.iter().zip(&self.functions).all(|(s, e)| *s == e.requested);
         if !same {
             return;
         }
         let answers = match result {
-            Ok(body) => body.get("breakpoints").and_then(Value::as_array).map_or(&[][..], Vec::as_slice),
+            Ok(body) => body.breakpoints.as_slice(),
             Err(_) => &[][..],
         };
         for (i, e) in self.functions.iter_mut().enumerate() {
@@ -296,18 +341,25 @@ impl BreakpointStore {
     }
 
     /// The arguments of the DAP `setBreakpoints` request for `path`.
-    pub fn set_breakpoints_arguments(&self, path: &str) -> Value {
-        let list: Vec<&SourceBreakpoint> = self.get(path).iter().map(|e| &e.requested).collect();
-        json!({ "source": { "path": path }, "breakpoints": list })
+    pub fn set_breakpoints_arguments(&self, path: &str) -> SetBreakpointsArguments {
+        let breakpoints = self.get(path).iter().map(|e| (&e.requested).into()).collect();
+        SetBreakpointsArguments { source: requests::Source::path(path), breakpoints }
     }
 
     /// Records the adapter's `setBreakpoints` response body for `path` (same order as requested).
     /// A failed request marks every entry unverified with `message`.
     pub fn on_response(&mut self, path: &str, result: Result<&Value, &str>) {
+        // A body that is not an object reads as empty, as `body.get("breakpoints")` did.
+        let body = result.map(|b| SetBreakpoints::parse(Some(b)).unwrap_or_default());
+        self.on_answer(path, body.as_ref().map_err(|m| *m));
+    }
+
+    /// [`BreakpointStore::on_response`] with the body already read.
+    pub fn on_answer(&mut self, path: &str, result: Result<&SetBreakpointsResponse, &str>) {
         let Some(set) = self.files.get_mut(path) else { return };
         match result {
             Ok(body) => {
-                let answers = body.get("breakpoints").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                let answers = body.breakpoints.as_slice();
                 for (i, e) in set.iter_mut().enumerate() {
                     e.bound = Some(answers.get(i).map(bound_from).unwrap_or(Bound {
                         message: Some("the adapter did not answer for this breakpoint".into()),
@@ -325,12 +377,14 @@ impl BreakpointStore {
 
     /// Applies a DAP `breakpoint` event (`reason` changed/new/removed) to the entry with its id.
     pub fn on_event(&mut self, body: &Value) {
-        let bp = &body["breakpoint"];
-        let Some(id) = bp.get("id").and_then(Value::as_i64) else { return };
+        // DAP § Events › Breakpoint: `breakpoint` is a `Breakpoint`, read field by field (not an
+        // object: nothing known, so no id and nothing to update).
+        let bp = requests::Breakpoint::deserialize(&body["breakpoint"]).unwrap_or_default();
+        let Some(id) = bp.id else { return };
         let bounds = self.files.values_mut().flatten().map(|e| &mut e.bound);
         for b in bounds.chain(self.functions.iter_mut().map(|e| &mut e.bound)).flatten() {
             if b.id == Some(id) {
-                let new = bound_from(bp);
+                let new = bound_from(&bp);
                 b.verified = new.verified;
                 if new.line.is_some() {
                     b.line = new.line;
@@ -367,13 +421,8 @@ impl BreakpointStore {
     }
 }
 
-fn bound_from(bp: &Value) -> Bound {
-    Bound {
-        id: bp.get("id").and_then(Value::as_i64),
-        verified: bp.get("verified").and_then(Value::as_bool).unwrap_or(false),
-        line: bp.get("line").and_then(Value::as_u64).and_then(|l| u32::try_from(l).ok()),
-        message: bp.get("message").and_then(Value::as_str).map(str::to_owned),
-    }
+fn bound_from(bp: &requests::Breakpoint) -> Bound {
+    Bound { id: bp.id, verified: bp.verified, line: bp.line, message: bp.message.clone() }
 }
 
 /// `verified`, `NOT verified (why)` or `no answer yet`, with ` · hit` once it stopped there.
@@ -434,6 +483,7 @@ pub struct Breaks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn bp(line: u32) -> SourceBreakpoint {
         SourceBreakpoint { line, column: None, condition: None, hit_condition: None, log_message: None }
@@ -464,7 +514,7 @@ mod tests {
         b.log_message = Some("x={x}".into());
         s.apply("/p/a.py", Mode::Replace, vec![b]);
         assert_eq!(
-            s.set_breakpoints_arguments("/p/a.py"),
+            serde_json::to_value(s.set_breakpoints_arguments("/p/a.py")).unwrap(),
             json!({"source": {"path": "/p/a.py"}, "breakpoints": [{"line": 3, "hitCondition": "2", "logMessage": "x={x}"}]})
         );
     }

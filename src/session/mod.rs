@@ -49,6 +49,7 @@ use crate::config::Config;
 use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::command::AdapterCommand;
+use crate::dap::requests::Request;
 use breakpoints::BreakpointStore;
 pub use evidence::DEFAULT_IDLE_REAP;
 pub use files::Files;
@@ -510,15 +511,21 @@ impl Session {
         self.send_with_timeout(command, arguments, origin, now, None);
     }
 
+    /// Sends the typed request `R` ([`crate::dap::requests`]): the same frame as
+    /// [`Session::send`] with `R::COMMAND` and its arguments serialised (none for `()`).
+    fn request<R: Request>(&mut self, arguments: R::Arguments, origin: Origin, now: Instant) {
+        self.send(R::COMMAND, R::arguments(&arguments).unwrap_or(None), origin, now)
+    }
+
     /// Sends DAP `disconnect` (`terminateDebuggee` as given, no restart) with a short timeout:
     /// an adapter that does not answer it is stopped after [`DISCONNECT_GRACE`] instead of
     /// holding the agent for the full request timeout.
     pub(super) fn send_disconnect(&mut self, terminate_debuggee: Option<bool>, origin: Origin, now: Instant) {
-        let mut args = serde_json::json!({ "restart": false });
-        if let Some(t) = terminate_debuggee {
-            args["terminateDebuggee"] = t.into();
-        }
-        self.send_with_timeout("disconnect", Some(args), origin, now, Some(DISCONNECT_GRACE));
+        use crate::dap::requests::{Disconnect, DisconnectArguments};
+        let args = DisconnectArguments { restart: Some(false), terminate_debuggee, suspend_debuggee: None };
+        // Serialising these plain fields cannot fail (`unwrap_or` only satisfies the type).
+        let args = Disconnect::arguments(&args).unwrap_or(None);
+        self.send_with_timeout(Disconnect::COMMAND, args, origin, now, Some(DISCONNECT_GRACE));
     }
 
     /// [`Session::send`] with a timeout other than the client's default.

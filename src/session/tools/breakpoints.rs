@@ -7,9 +7,14 @@
 use std::path::Path;
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::{session, Reply, Started};
+use crate::dap::requests::{
+    Request, SetBreakpoints, SetBreakpointsArguments, SetBreakpointsResponse, SetExceptionBreakpoints,
+    SetExceptionBreakpointsArguments, Source,
+};
 use crate::session::breakpoints::{Entry, Mode, SourceBreakpoint};
 use crate::session::snapshot::put;
 use crate::session::text::short;
@@ -46,18 +51,17 @@ impl Sessions {
                 "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch` or `restart`.",
                 set.len()
             );
-            let structured = json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(set) });
-            self.complete(call, ToolResult::ok(text, structured));
+            let structured = SetResult { path: &path, pending: Some(true), breakpoints: breakpoints_json(set) };
+            self.complete(call, ToolResult::ok(text, structured.value()));
             return Ok(());
         };
         s.breaks.store.apply(&path, mode, list);
         if s.startup.configured {
-            let args = s.breakpoint_arguments(&path);
+            let args = s.breakpoint_request(&path);
             let set: Vec<SourceBreakpoint> = s.breaks.store.get(&path).iter().map(|e| e.requested.clone()).collect();
             s.run_to_overridden(&path);
-            s.send(
-                "setBreakpoints",
-                Some(args),
+            s.request::<SetBreakpoints>(
+                args,
                 Origin::Breakpoints(Op::Set { path: path.clone(), call: Some(call) }),
                 now,
             );
@@ -69,10 +73,9 @@ impl Sessions {
                 };
                 c.breaks.store.apply(&path, Mode::Replace, set.clone());
                 if c.startup.configured {
-                    let args = c.breakpoint_arguments(&path);
-                    c.send(
-                        "setBreakpoints",
-                        Some(args),
+                    let args = c.breakpoint_request(&path);
+                    c.request::<SetBreakpoints>(
+                        args,
                         Origin::Breakpoints(Op::Set { path: path.clone(), call: None }),
                         now,
                     );
@@ -84,9 +87,9 @@ impl Sessions {
                 "breakpoints in {path} recorded; {} is still starting, they are sent in its configuration phase.",
                 s.id
             );
-            let structured =
-                json!({ "path": path, "pending": true, "breakpoints": breakpoints_json(s.breaks.store.get(&path)) });
-            self.complete(call, ToolResult::ok(text, structured));
+            let breakpoints = breakpoints_json(s.breaks.store.get(&path));
+            let structured = SetResult { path: &path, pending: Some(true), breakpoints };
+            self.complete(call, ToolResult::ok(text, structured.value()));
         }
         Ok(())
     }
@@ -119,16 +122,15 @@ impl Sessions {
         };
         s.breaks.exception_filters = Some(mapped.clone());
         if s.startup.configured && !s.run.state.is_over() {
-            s.send(
-                "setExceptionBreakpoints",
-                Some(json!({ "filters": mapped })),
+            s.request::<SetExceptionBreakpoints>(
+                SetExceptionBreakpointsArguments { filters: mapped },
                 Origin::Breakpoints(Op::Exception { call: Some(call) }),
                 now,
             );
             s.pump(now, &mut self.actions);
         } else {
             let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
-            self.complete(call, ToolResult::ok(text, json!({ "filters": mapped })));
+            self.complete(call, ToolResult::ok(text, filters_json(mapped)));
         }
         Ok(())
     }
@@ -138,11 +140,13 @@ impl Session {
     /// The answer to a `setBreakpoints` or `setExceptionBreakpoints`.
     pub(in crate::session) fn breakpoints_answered(&mut self, op: Op, reply: Reply, now: Instant) {
         let Reply { failure, code, body } = reply;
+        // A body that is not an object reads as empty, as `body.get("breakpoints")` did.
+        let answer = SetBreakpoints::parse(Some(&body)).unwrap_or_default();
         match op {
             Op::Retry { path, alias, call } => {
-                let verified = failure.is_none() && any_verified(&body);
+                let verified = failure.is_none() && any_verified(&answer);
                 if verified {
-                    self.breaks.store.on_response(&path, Ok(&body));
+                    self.breaks.store.on_answer(&path, Ok(&answer));
                     self.breaks.path_aliases.insert(path.clone(), alias);
                 }
                 self.note_breakpoints(&path, failure.as_deref());
@@ -158,19 +162,19 @@ impl Session {
             }
             Op::Set { path, call } => {
                 match &failure {
-                    None => self.breaks.store.on_response(&path, Ok(&body)),
-                    Some(msg) => self.breaks.store.on_response(&path, Err(msg)),
+                    None => self.breaks.store.on_answer(&path, Ok(&answer)),
+                    Some(msg) => self.breaks.store.on_answer(&path, Err(msg)),
                 }
                 let none_verified = failure.is_none()
-                    && !any_verified(&body)
+                    && !any_verified(&answer)
                     && !self.breaks.store.get(&path).is_empty()
                     && !self.breaks.path_aliases.contains_key(&path);
                 if let Some(alias) = none_verified.then(|| self.other_spelling(&path)).flatten() {
                     // The adapter may know the file only under its other spelling (debug info
                     // written through a symlink, or around it): try that before reporting.
                     let mut args = self.breaks.store.set_breakpoints_arguments(&path);
-                    args["source"]["path"] = alias.clone().into();
-                    self.send("setBreakpoints", Some(args), Origin::Breakpoints(Op::Retry { path, alias, call }), now);
+                    args.source.path = Some(alias.clone());
+                    self.request::<SetBreakpoints>(args, Origin::Breakpoints(Op::Retry { path, alias, call }), now);
                     return;
                 }
                 if failure.as_ref().map_or(true, |_| code != ErrorCode::Disconnected) {
@@ -196,10 +200,8 @@ impl Session {
                     let output = match failure {
                         None => {
                             let filters = self.breaks.exception_filters.clone().unwrap_or_default();
-                            ToolResult::ok(
-                                format!("exception filters set: [{}]", filters.join(", ")),
-                                json!({ "filters": filters }),
-                            )
+                            let text = format!("exception filters set: [{}]", filters.join(", "));
+                            ToolResult::ok(text, filters_json(filters))
                         }
                         Some(msg) => ToolResult::error(code, msg),
                     };
@@ -222,12 +224,23 @@ impl Session {
     }
 
     /// `setBreakpoints` arguments for `path`, under the spelling the adapter accepted.
-    pub(in crate::session) fn breakpoint_arguments(&self, path: &str) -> Value {
+    pub(in crate::session) fn breakpoint_request(&self, path: &str) -> SetBreakpointsArguments {
         let mut args = self.breaks.store.set_breakpoints_arguments(path);
-        if let Some(alias) = self.breaks.path_aliases.get(path) {
-            args["source"]["path"] = alias.clone().into();
-        }
+        args.source = self.breakpoint_source(path);
         args
+    }
+
+    /// The DAP `Source` of `path` as the adapter knows it (the spelling it accepted), for a
+    /// request about a place in the file (`gotoTargets`).
+    pub(in crate::session) fn breakpoint_source(&self, path: &str) -> Source {
+        Source::path(self.breaks.path_aliases.get(path).map_or(path, String::as_str))
+    }
+
+    /// [`Session::breakpoint_request`] as a JSON value, for a caller that edits the list as
+    /// JSON (`run_to`'s temporary breakpoint).
+    pub(in crate::session) fn breakpoint_arguments(&self, path: &str) -> Value {
+        // Serialising strings and numbers cannot fail.
+        SetBreakpoints::arguments(&self.breakpoint_request(path)).unwrap_or(None).unwrap_or_default()
     }
 
     /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
@@ -273,10 +286,32 @@ fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, Stri
 }
 
 /// Whether a `setBreakpoints` response verified any breakpoint.
-fn any_verified(body: &Value) -> bool {
-    body.get("breakpoints")
-        .and_then(Value::as_array)
-        .is_some_and(|b| b.iter().any(|b| b.get("verified").and_then(Value::as_bool) == Some(true)))
+fn any_verified(body: &SetBreakpointsResponse) -> bool {
+    body.breakpoints.iter().any(|b| b.verified)
+}
+
+/// The structured result of `set_breakpoints`.
+#[derive(Serialize)]
+struct SetResult<'a> {
+    path: &'a str,
+    /// `true` when the set is only recorded (no live, configured session); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pending: Option<bool>,
+    breakpoints: Value,
+}
+
+impl SetResult<'_> {
+    fn value(&self) -> Value {
+        // A struct of strings, a bool and a `Value` always serialises.
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// The structured result of `set_exception_breakpoints`: `{"filters": [...]}`.
+fn filters_json(filters: Vec<String>) -> Value {
+    let mut m = Map::new();
+    m.insert("filters".into(), filters.into());
+    Value::Object(m)
 }
 
 pub fn breakpoints_json(set: &[Entry]) -> Value {
@@ -325,5 +360,5 @@ fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> Tool
     if let Some(f) = failure {
         text.push_str(&format!("\nthe adapter refused the request: {f}"));
     }
-    ToolResult::ok(text, json!({ "path": path, "breakpoints": breakpoints_json(set) }))
+    ToolResult::ok(text, SetResult { path, pending: None, breakpoints: breakpoints_json(set) }.value())
 }
