@@ -1,7 +1,7 @@
 //! What the IO shell tells the session table about transports: open, failed, bytes, stderr, closed.
 
 use super::*;
-use crate::dap::protocol::initialize_arguments;
+use crate::dap::requests::{Initialize, InitializeArguments};
 use output::Category;
 use snapshot::RunState;
 use std::time::Instant;
@@ -14,8 +14,8 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.link.adapter_alive = true;
         // runInTerminal is always answered: by the host-request policy (DESIGN §5).
-        let args = initialize_arguments(&s.link.plan.name, true);
-        s.send("initialize", Some(args), Origin::Startup(super::Step::Initialize), now);
+        let args = InitializeArguments::agentdap(&s.link.plan.name, true);
+        s.request::<Initialize>(args, Origin::Startup(super::Step::Initialize), now);
         s.pump(now, &mut self.actions);
     }
 

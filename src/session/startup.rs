@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::breakpoints::FunctionBreakpoint;
 use super::snapshot::RunState;
@@ -17,6 +17,10 @@ use super::tools::breakpoints::{map_filter, Op as BreakpointsOp};
 use super::tools::Reply;
 use super::{Action, ErrorCode, Origin, Session, Step};
 use crate::dap::protocol::Capabilities;
+use crate::dap::requests::{
+    ConfigurationDone, Request, SetBreakpoints, SetExceptionBreakpoints, SetExceptionBreakpointsArguments,
+    SetFunctionBreakpoints,
+};
 
 impl Session {
     /// The answer to a start-up request.
@@ -77,8 +81,8 @@ impl Session {
         let paths: Vec<String> = self.breaks.store.files().map(|(p, _)| p.to_owned()).collect();
         for path in paths {
             self.startup.breakpoints_pending += 1;
-            let args = self.breakpoint_arguments(&path);
-            self.send("setBreakpoints", Some(args), Origin::Breakpoints(BreakpointsOp::Set { path, call: None }), now);
+            let args = self.breakpoint_request(&path);
+            self.request::<SetBreakpoints>(args, Origin::Breakpoints(BreakpointsOp::Set { path, call: None }), now);
         }
         let caps = self.link.client.capabilities().cloned().unwrap_or_default();
         let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
@@ -98,9 +102,8 @@ impl Session {
         };
         if !known.is_empty() {
             self.breaks.exception_filters = Some(filters.clone());
-            self.send(
-                "setExceptionBreakpoints",
-                Some(json!({ "filters": filters })),
+            self.request::<SetExceptionBreakpoints>(
+                SetExceptionBreakpointsArguments { filters },
                 Origin::Breakpoints(BreakpointsOp::Exception { call: None }),
                 now,
             );
@@ -119,7 +122,7 @@ impl Session {
             return;
         }
         self.startup.configuration_done_due = false;
-        self.send("configurationDone", None, Origin::Startup(Step::ConfigurationDone), now);
+        self.request::<ConfigurationDone>((), Origin::Startup(Step::ConfigurationDone), now);
     }
 
     /// For a failed attach by pid: what usually stops it (ptrace permission).
@@ -169,10 +172,9 @@ impl Session {
         match entry {
             Some(name) => {
                 self.breaks.entry_breakpoint = true;
-                let args = self.breaks.store.function_arguments(Some(name));
-                self.send(
-                    "setFunctionBreakpoints",
-                    Some(args),
+                let args = self.breaks.store.function_request(Some(name));
+                self.request::<SetFunctionBreakpoints>(
+                    args,
                     Origin::Startup(Step::EntryBreakpoint { remove: false }),
                     now,
                 );
@@ -188,9 +190,9 @@ impl Session {
         if let Some(name) = self.link.plan.entry_function {
             if self.link.client.capabilities().is_some_and(|c| c.supports_function_breakpoints) {
                 self.breaks.entry_breakpoint = true;
-                let args = self.breaks.store.function_arguments(Some(name));
+                let args = self.breaks.store.function_request(Some(name));
                 let origin = Origin::Startup(Step::EntryBreakpoint { remove: false });
-                self.send("setFunctionBreakpoints", Some(args), origin, now);
+                self.request::<SetFunctionBreakpoints>(args, origin, now);
             }
         }
     }
@@ -202,23 +204,25 @@ impl Session {
             return;
         }
         self.breaks.entry_breakpoint = false;
-        let args = self.breaks.store.function_arguments(None);
-        self.send("setFunctionBreakpoints", Some(args), Origin::Startup(Step::EntryBreakpoint { remove: true }), now);
+        let args = self.breaks.store.function_request(None);
+        self.request::<SetFunctionBreakpoints>(args, Origin::Startup(Step::EntryBreakpoint { remove: true }), now);
     }
 
     /// The answer to a request carrying (or dropping) the entry breakpoint: the agent's function
     /// breakpoints come first in it; a refused or unverified entry breakpoint is a warning.
     fn entry_breakpoint_answered(&mut self, remove: bool, failure: Option<String>, body: &Value) {
         let sent: Vec<FunctionBreakpoint> = self.breaks.store.functions().iter().map(|e| e.requested.clone()).collect();
+        // A body that is not an object reads as empty, as `body.get("breakpoints")` did.
+        let answer = SetFunctionBreakpoints::parse(Some(body)).unwrap_or_default();
         match &failure {
-            None => self.breaks.store.on_functions_response(&sent, Ok(body)),
-            Some(msg) => self.breaks.store.on_functions_response(&sent, Err(msg)),
+            None => self.breaks.store.on_functions_answer(&sent, Ok(&answer)),
+            Some(msg) => self.breaks.store.on_functions_answer(&sent, Err(msg)),
         }
         if remove {
             return;
         }
-        let entry = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(sent.len()));
-        let verified = entry.and_then(|b| b.get("verified")).and_then(Value::as_bool) == Some(true);
+        // The entry breakpoint is the one after the agent's.
+        let verified = answer.breakpoints.get(sent.len()).is_some_and(|b| b.verified);
         if failure.is_some() || !verified {
             let name = self.link.plan.entry_function.unwrap_or("main");
             let why = failure.unwrap_or_else(|| "not verified".into());
