@@ -5,9 +5,12 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{session, stopped, Reply, Started};
+use crate::dap::requests::{
+    Next, NextArguments, Pause, PauseArguments, Request, StepBack, StepIn, StepInArguments, StepOut,
+};
 use crate::session::snapshot::RunState;
 use crate::session::waiters::{wait_duration, Until, Waiter};
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
@@ -40,15 +43,6 @@ impl StepKind {
             _ => None,
         }
     }
-
-    fn command(self) -> &'static str {
-        match self {
-            StepKind::Over => "next",
-            StepKind::In => "stepIn",
-            StepKind::Out => "stepOut",
-            StepKind::Back => "stepBack",
-        }
-    }
 }
 
 impl Sessions {
@@ -73,11 +67,19 @@ impl Sessions {
         let Some(t) = s.thread_for(thread) else {
             return Err(ToolResult::error(ErrorCode::InvalidArgument, "no thread to step; pass `thread`."));
         };
-        let mut args = json!({ "threadId": t });
-        if let Some(g) = granularity {
-            args["granularity"] = g.into();
+        let (wait, verb) = (wait_duration(wait_ms), "stepped");
+        // `next`, `stepOut` and `stepBack` take the same arguments (DAP § Requests › Next).
+        let args = NextArguments { thread_id: t, single_thread: None, granularity };
+        match kind {
+            StepKind::Over => s.resume::<Next>(args, call, wait, verb, now),
+            StepKind::In => {
+                let NextArguments { thread_id, single_thread, granularity } = args;
+                let args = StepInArguments { thread_id, single_thread, target_id: None, granularity };
+                s.resume::<StepIn>(args, call, wait, verb, now)
+            }
+            StepKind::Out => s.resume::<StepOut>(args, call, wait, verb, now),
+            StepKind::Back => s.resume::<StepBack>(args, call, wait, verb, now),
         }
-        s.resume_with(kind.command(), args, call, wait_duration(wait_ms), "stepped", now);
         self.after(key, now);
         Ok(())
     }
@@ -108,7 +110,7 @@ impl Sessions {
         let since = s.run.revision;
         s.calls.waiters.push(Waiter::new(call, now, wait_duration(wait_ms), "paused", Until::Stop, since));
         s.run.pause_sent = true;
-        s.send("pause", Some(json!({ "threadId": t })), Origin::Control(Op::Pause { call }), now);
+        s.request::<Pause>(PauseArguments { thread_id: t }, Origin::Control(Op::Pause { call }), now);
         self.after(key, now);
         Ok(())
     }
@@ -144,8 +146,21 @@ impl Sessions {
 }
 
 impl Session {
-    /// Resumes the stopped session with `command` (`continue`, `next`, `stepIn`, `stepOut`,
-    /// `stepBack`, `goto`) and waits for the next stop or the exit.
+    /// Resumes the stopped session with the typed request `R` (`continue`, `next`, `stepIn`,
+    /// `stepOut`, `stepBack`, `goto`) and waits for the next stop or the exit.
+    pub(in crate::session) fn resume<R: Request>(
+        &mut self,
+        args: R::Arguments,
+        call: CallKey,
+        wait: Duration,
+        verb: &'static str,
+        now: Instant,
+    ) {
+        self.resume_wait(call, wait, verb, now);
+        self.request::<R>(args, Origin::Control(Op::Resume { call }), now);
+    }
+
+    /// [`Session::resume`] with the command by name and its arguments as JSON.
     pub(in crate::session) fn resume_with(
         &mut self,
         command: &str,
@@ -155,13 +170,19 @@ impl Session {
         verb: &'static str,
         now: Instant,
     ) {
+        self.resume_wait(call, wait, verb, now);
+        self.send(command, Some(args), Origin::Control(Op::Resume { call }), now);
+    }
+
+    /// What every resume does before its request goes out: the session runs, and `call` waits
+    /// for the next stop or the exit.
+    fn resume_wait(&mut self, call: CallKey, wait: Duration, verb: &'static str, now: Instant) {
         let since = self.run.revision + 1;
         self.mark_running();
         self.run.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
         w.output_cursor = Some(self.output.cursor());
         self.calls.waiters.push(w);
-        self.send(command, Some(args), Origin::Control(Op::Resume { call }), now);
     }
 
     /// The answer to a resume or a pause.
