@@ -6,7 +6,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
@@ -15,6 +16,7 @@ use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_L
 use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{ClientDiagnostic, Outcome, Output};
 use crate::dap::protocol::{Event, Seq};
+use crate::dap::requests::{ExceptionInfo, ExceptionInfoArguments, Request, StackTrace, StackTraceArguments, Threads};
 
 /// A request for what a stop result shows, sent at the stop of `revision`; carried in
 /// [`Origin::Stop`].
@@ -43,9 +45,13 @@ impl Session {
                         while !entry.json.is_char_boundary(cut) {
                             cut -= 1;
                         }
-                        let head = &entry.json[..cut];
-                        entry.json =
-                            json!({ "agentdap_truncated": true, "bytes": entry.json.len(), "head": head }).to_string();
+                        let cut = TruncatedLogEntry {
+                            agentdap_truncated: true,
+                            bytes: entry.json.len(),
+                            head: &entry.json[..cut],
+                        };
+                        // A struct of a bool, a number and a string always serialises.
+                        entry.json = serde_json::to_string(&cut).unwrap_or_default();
                     }
                     self.evidence.dap_log_bytes += entry.json.len();
                     self.evidence.dap_log.push_back(entry);
@@ -277,12 +283,12 @@ impl Session {
                 // focus moves to a real thread before the result.
                 if self.link.plan.runtime.placeholder_thread.is_some() {
                     self.run.stop_pending += 1;
-                    self.send("threads", None, Origin::Stop(StopDetail::ThreadList { revision }), now);
+                    self.request::<Threads>((), Origin::Stop(StopDetail::ThreadList { revision }), now);
                 }
             }
             None => {
                 self.run.stop_pending = 1;
-                self.send("threads", None, Origin::Stop(StopDetail::Threads { revision }), now)
+                self.request::<Threads>((), Origin::Stop(StopDetail::Threads { revision }), now)
             }
         }
     }
@@ -294,19 +300,11 @@ impl Session {
         let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
         if exception && self.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
             self.run.stop_pending += 1;
-            self.send(
-                "exceptionInfo",
-                Some(json!({ "threadId": thread })),
-                Origin::Stop(StopDetail::Exception { revision }),
-                now,
-            );
+            let args = ExceptionInfoArguments { thread_id: thread };
+            self.request::<ExceptionInfo>(args, Origin::Stop(StopDetail::Exception { revision }), now);
         }
-        self.send(
-            "stackTrace",
-            Some(json!({ "threadId": thread, "startFrame": 0, "levels": 1 })),
-            Origin::Stop(StopDetail::Location { revision }),
-            now,
-        );
+        let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(1) };
+        self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision }), now);
     }
 
     /// One stop-detail answer is in; the waits are answered after the last one.
@@ -391,13 +389,15 @@ impl Session {
         match detail {
             StopDetail::Location { revision } => {
                 if revision == self.run.revision {
-                    if let Some(frame) = body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()) {
+                    // A body that is not an object reads as empty, as `body.get(…)` did.
+                    let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
+                    if let Some(frame) = trace.stack_frames.first() {
                         if let Some(stop) = &mut self.run.stop {
-                            stop.location = Some(Location::from_frame(frame));
+                            stop.location = Some(Location::from_stack_frame(frame));
                             // The top frame of this stop: `evaluate`/`scopes` without a frame use
                             // it directly instead of asking for the stack again.
                             self.run.top_frame =
-                                stop.thread.zip(frame.get("id").and_then(Value::as_i64)).map(|(t, f)| (revision, t, f));
+                                stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
                     }
                     self.stop_detail_done();
@@ -406,7 +406,8 @@ impl Session {
             StopDetail::Exception { revision } => {
                 if revision == self.run.revision {
                     if failure.is_none() {
-                        let mut info = ExceptionStop::from_info(&body);
+                        let info = ExceptionInfo::parse(Some(&body)).unwrap_or_default();
+                        let mut info = ExceptionStop::from_info(&info);
                         if self.link.plan.quirks.exit_stops_as_exception {
                             info.note_system_exit();
                         }
@@ -489,4 +490,13 @@ fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
     let words = ["description", "text"].into_iter().filter_map(|k| body.get(k).and_then(Value::as_str));
     let mut found = words.flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()));
     found.find_map(|w| FATAL_SIGNALS.iter().copied().find(|(name, _)| *name == w))
+}
+
+/// A DAP log entry too big to keep, as it is logged instead: its size and its first bytes.
+/// The fields are in key order, so the line reads as the JSON object it always was.
+#[derive(Serialize)]
+struct TruncatedLogEntry<'a> {
+    agentdap_truncated: bool,
+    bytes: usize,
+    head: &'a str,
 }

@@ -1,7 +1,9 @@
 //! Session state as the agent sees it: run state, the last stop, and the snapshot every execution
 //! or inspection result carries (DESIGN §4), as one text line plus the same facts as JSON.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::dap::requests::{ExceptionInfoResponse, StackFrame};
 
 /// Where a session is in its life (DESIGN §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,22 +48,23 @@ pub struct Location {
 }
 
 impl Location {
-    /// The location of a DAP `StackFrame`.
+    /// The location of a DAP `StackFrame` given as JSON (read as [`StackFrame`]; not an
+    /// object: nothing known).
     pub fn from_frame(frame: &Value) -> Location {
-        let source = &frame["source"];
+        use serde::Deserialize;
+        Location::from_stack_frame(&StackFrame::deserialize(frame).unwrap_or_default())
+    }
+
+    /// The location of a DAP `StackFrame` (DAP § Types › StackFrame): the source's path, else
+    /// its name; the line and column above 0; the function's readable name.
+    pub fn from_stack_frame(frame: &StackFrame) -> Location {
+        let source = frame.source.as_ref();
         Location {
-            path: source
-                .get("path")
-                .and_then(Value::as_str)
-                .or_else(|| source.get("name").and_then(Value::as_str))
-                .map(str::to_owned),
-            line: frame.get("line").and_then(Value::as_u64).filter(|&l| l > 0),
-            column: frame.get("column").and_then(Value::as_u64).filter(|&c| c > 0),
-            function: frame
-                .get("name")
-                .and_then(Value::as_str)
-                .map(|n| super::names::readable_frame_name(n).into_owned()),
-            source_ref: source.get("sourceReference").and_then(Value::as_i64).filter(|&r| r > 0),
+            path: source.and_then(|s| s.path.typed().or(s.name.typed())).cloned(),
+            line: frame.line.typed().copied().filter(|&l| l > 0),
+            column: frame.column.typed().copied().filter(|&c| c > 0),
+            function: frame.name.as_deref().map(|n| super::names::readable_frame_name(n).into_owned()),
+            source_ref: source.and_then(|s| s.source_reference).filter(|&r| r > 0),
         }
     }
 
@@ -133,11 +136,12 @@ impl ExceptionStop {
     /// From a DAP `exceptionInfo` response body (DAP § Requests: ExceptionInfo): the type from
     /// `details.typeName`, else `exceptionId`; the message from `details.message`, else
     /// `description`.
-    pub fn from_info(body: &Value) -> ExceptionStop {
-        let text = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
+    pub fn from_info(info: &ExceptionInfoResponse) -> ExceptionStop {
+        let text = |v: Option<&String>| v.filter(|s| !s.is_empty()).cloned();
+        let details = info.details.as_ref();
         ExceptionStop {
-            type_name: text(&body["details"]["typeName"]).or_else(|| text(&body["exceptionId"])),
-            message: text(&body["details"]["message"]).or_else(|| text(&body["description"])),
+            type_name: text(details.and_then(|d| d.type_name.as_ref())).or_else(|| text(info.exception_id.as_ref())),
+            message: text(details.and_then(|d| d.message.as_ref())).or_else(|| text(info.description.as_ref())),
             exit_code: None,
         }
     }
@@ -229,7 +233,7 @@ impl Stop {
             m.insert("all_threads_stopped".into(), true.into());
         }
         if !self.hit_breakpoints.is_empty() {
-            m.insert("hit_breakpoints".into(), json!(self.hit_breakpoints));
+            m.insert("hit_breakpoints".into(), self.hit_breakpoints.clone().into());
         }
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
         if self.requested_pause {
@@ -312,6 +316,13 @@ impl Default for Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dap::requests::{ExceptionInfo, Request};
+    use serde_json::json;
+
+    /// An `exceptionInfo` body as the session reads it.
+    fn info(body: &Value) -> ExceptionInfoResponse {
+        ExceptionInfo::parse(Some(body)).unwrap_or_default()
+    }
 
     #[test]
     fn stop_reads_the_event_and_omits_what_is_absent() {
@@ -329,20 +340,20 @@ mod tests {
 
     #[test]
     fn exception_text_from_info_or_event_and_system_exit_codes() {
-        let info = json!({"exceptionId": "ZeroDivisionError", "description": "division by zero",
+        let info_body = json!({"exceptionId": "ZeroDivisionError", "description": "division by zero",
                           "details": {"typeName": "ZeroDivisionError", "message": "division by zero"}});
-        assert_eq!(ExceptionStop::from_info(&info).summary(), "ZeroDivisionError: division by zero");
+        assert_eq!(ExceptionStop::from_info(&info(&info_body)).summary(), "ZeroDivisionError: division by zero");
         let debugpy_event = ExceptionStop::from_event(Some("ValueError"), Some("bad"));
         assert_eq!(debugpy_event.map(|e| e.summary()).as_deref(), Some("ValueError: bad"));
         let joined = ExceptionStop::from_event(None, Some("KeyError: 'k'"));
         assert_eq!(joined.map(|e| e.to_json()), Some(json!({"type": "KeyError", "message": "'k'"})));
         assert_eq!(ExceptionStop::from_event(None, None), None);
         for (message, code) in [("3", 3), ("", 0), ("None", 0), ("fatal", 1)] {
-            let mut e = ExceptionStop::from_info(&json!({"exceptionId": "SystemExit", "description": message}));
+            let mut e = ExceptionStop::from_info(&info(&json!({"exceptionId": "SystemExit", "description": message})));
             e.note_system_exit();
             assert_eq!(e.exit_code, Some(code), "{message:?}");
         }
-        let mut e = ExceptionStop::from_info(&json!({"exceptionId": "SystemExit", "description": "3"}));
+        let mut e = ExceptionStop::from_info(&info(&json!({"exceptionId": "SystemExit", "description": "3"})));
         e.note_system_exit();
         assert_eq!(
             e.summary(),
