@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::snapshot::RunState;
 use super::{Action, ErrorCode, Session, SessionKey, Sessions, ToolResult, MAX_SESSIONS};
@@ -83,8 +83,8 @@ impl Session {
         let verified = set.iter().filter(|e| e.bound.as_ref().is_some_and(|b| b.verified)).count();
         let record = Record::new(&self.id, Kind::BreakpointsSet)
             .with("path", path)
-            .with("lines", json!(lines))
-            .with("ids", json!(ids))
+            .with("lines", lines)
+            .with("ids", ids)
             .with("verified", verified)
             .with("unverified", set.len() - verified)
             .with_some("error", failure);

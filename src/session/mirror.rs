@@ -10,7 +10,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::handles::Kind;
 use super::snapshot::RunState;
@@ -197,7 +198,7 @@ impl Session {
     pub(super) fn mirror_event(&mut self, e: &Event) {
         match e.event.as_str() {
             "stopped" => {
-                let mut body = e.body.clone().unwrap_or_else(|| json!({}));
+                let mut body = e.body.clone().unwrap_or_else(|| Value::Object(Map::new()));
                 // The IDE never set these breakpoints: their ids mean nothing to it.
                 if let Some(m) = body.as_object_mut() {
                     m.remove("hitBreakpointIds");
@@ -247,11 +248,9 @@ impl Session {
             return Some(body.clone());
         }
         let stop = self.run.stop.as_ref()?;
-        let mut body = json!({ "reason": stop.reason, "allThreadsStopped": true });
-        if let Some(t) = stop.thread {
-            body["threadId"] = t.into();
-        }
-        Some(body)
+        let body = StoppedBody { reason: &stop.reason, all_threads_stopped: true, thread_id: stop.thread };
+        // A struct of a string, a bool and a number always serialises.
+        serde_json::to_value(body).ok()
     }
 
     /// A forwarded request was answered: ids in the reply become handles, then the client hears it.
@@ -351,12 +350,45 @@ struct UnmintError {
     message: String,
 }
 
+/// DAP § Events › Stopped, as agentdap makes it up for a client that joins a stopped session.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StoppedBody<'a> {
+    reason: &'a str,
+    all_threads_stopped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thread_id: Option<i64>,
+}
+
+/// DAP § Events › Continued, as agentdap makes it up: the thread as the `stopped` event gave
+/// it (whatever its type), left out when it gave none.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ContinuedBody {
+    all_threads_continued: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thread_id: Option<Value>,
+}
+
 fn continued_body(thread: Option<Value>) -> Value {
-    let mut body = json!({ "allThreadsContinued": true });
-    if let Some(t) = thread {
-        body["threadId"] = t;
-    }
-    body
+    let body = ContinuedBody { all_threads_continued: true, thread_id: thread };
+    // A bool and a `Value` always serialise.
+    serde_json::to_value(body).unwrap_or_default()
+}
+
+/// DAP § Base Protocol › ErrorResponse body: `error` is a `Message`.
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: ErrorMessage<'a>,
+}
+
+/// DAP § Types › Message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ErrorMessage<'a> {
+    id: i64,
+    format: &'a str,
+    show_user: bool,
 }
 
 /// A failed response for a client (seq fields are set by the client).
@@ -366,7 +398,9 @@ fn failure(command: &str, message: String) -> Response {
         request_seq: Seq::new(0),
         success: false,
         command: command.to_owned(),
-        body: Some(json!({ "error": { "id": 2, "format": message, "showUser": false } })),
+        // A struct of numbers, a string and a bool always serialises.
+        body: serde_json::to_value(ErrorBody { error: ErrorMessage { id: 2, format: &message, show_user: false } })
+            .ok(),
         message: Some(message),
     }
 }

@@ -3,7 +3,7 @@
 //! logic (see `session/tools/`).
 
 use super::*;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 use std::time::Instant;
 
 impl Sessions {
@@ -39,6 +39,8 @@ impl Sessions {
     /// The JSON for `sessions` and `agentdap://sessions`: children right after their parent.
     pub fn list_json(&self) -> Value {
         let list: Vec<Value> = self.listed().into_iter().map(|(_, s)| s.summary_json()).collect();
-        json!({ "sessions": list })
+        let mut m = Map::new();
+        m.insert("sessions".into(), Value::Array(list));
+        Value::Object(m)
     }
 }

@@ -1,7 +1,7 @@
 //! How a session reads to the agent: the result of an execution tool (headline, warnings,
 //! breakpoint notes, output tail), the snapshot JSON, the `sessions` entry and the DAP log text.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::output::Category;
 use super::snapshot::{put, RunState, Stop};
@@ -69,7 +69,7 @@ impl Session {
             for w in &warnings {
                 text.push_str(&format!("\nwarning: {w}"));
             }
-            snap["warnings"] = json!(warnings);
+            snap["warnings"] = warnings.into();
         }
         if !self.calls.carried_over.is_empty() {
             // Set before this session, with no session live: the agent may have forgotten them.
@@ -80,7 +80,7 @@ impl Session {
                 self.link.plan.request,
                 carried.join(", ")
             ));
-            snap["carried_over_breakpoints"] = json!(carried);
+            snap["carried_over_breakpoints"] = carried.into();
         }
         if matches!(verb, "launched" | "restarted") && !self.run.state.is_over() {
             // Breakpoints the adapter already refused: say so now, not only when the run ends.
@@ -101,7 +101,7 @@ impl Session {
                 .collect();
             if !refused.is_empty() {
                 text.push_str(&format!("\n{} breakpoint(s) not verified: {}", refused.len(), refused.join(", ")));
-                snap["unverified_breakpoints"] = json!(refused);
+                snap["unverified_breakpoints"] = refused.into();
             }
             let moved: Vec<String> = self
                 .breaks
@@ -116,7 +116,7 @@ impl Session {
                 .collect();
             if !moved.is_empty() {
                 text.push_str(&format!("\n{} breakpoint(s) moved by the adapter: {}", moved.len(), moved.join(", ")));
-                snap["moved_breakpoints"] = json!(moved);
+                snap["moved_breakpoints"] = moved.into();
             }
         }
         if self.run.state == RunState::Exited
@@ -125,7 +125,7 @@ impl Session {
         {
             if let Some(last) = self.output.failure_line(Category::Stderr, self.link.plan.runtime.failure_shapes) {
                 text.push_str(&format!("\nlast stderr line: {last}"));
-                snap["last_stderr_line"] = json!(last);
+                snap["last_stderr_line"] = last.into();
             }
         }
         if self.run.state.is_over() {
@@ -136,7 +136,7 @@ impl Session {
                     never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
                 list.extend(functions.iter().map(|e| format!("{}()", e.requested.name)));
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
-                snap["unverified_breakpoints"] = json!(list);
+                snap["unverified_breakpoints"] = list.into();
             }
             if let Some(f) = &self.run.failure {
                 text.push_str(&format!("\n{f}"));
@@ -325,7 +325,10 @@ impl Session {
         }
         if let Some(e) = &self.mirror.endpoint {
             // Never the token (DESIGN §7).
-            v["mirror"] = json!({ "host": e.host, "port": e.port });
+            let mut m = Map::new();
+            m.insert("host".into(), e.host.clone().into());
+            m.insert("port".into(), e.port.into());
+            v["mirror"] = Value::Object(m);
         }
         v
     }
