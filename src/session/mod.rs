@@ -49,6 +49,7 @@ use crate::config::Config;
 use crate::dap::adapters::{AdapterKind, Quirks, RuntimeQuirks, Transport};
 use crate::dap::client::{self, ClientConfig, DapClient};
 use crate::dap::command::AdapterCommand;
+use crate::dap::requests::Request;
 use breakpoints::BreakpointStore;
 pub use evidence::DEFAULT_IDLE_REAP;
 pub use files::Files;
@@ -508,6 +509,10 @@ impl Sessions {
 impl Session {
     fn send(&mut self, command: &str, arguments: Option<Value>, origin: Origin, now: Instant) {
         self.send_with_timeout(command, arguments, origin, now, None);
+    }
+
+    fn request<R: Request>(&mut self, arguments: R::Arguments, origin: Origin, now: Instant) {
+        self.send(R::COMMAND, R::arguments(&arguments).unwrap_or(None), origin, now)
     }
 
     /// Sends DAP `disconnect` (`terminateDebuggee` as given, no restart) with a short timeout:
