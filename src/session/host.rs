@@ -3,15 +3,18 @@
 //! and the stdin of a program agentdap runs itself (`send_input`). The IO shell spawns the command
 //! ([`Action::RunInTerminal`]), feeds its output back, and drains the stdin buffer.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::RunState;
 use super::{Action, ErrorCode, Session, SessionKey, Sessions, ToolResult};
 use crate::dap::client::{ReverseAnswer, ReverseId};
 use crate::dap::command::AdapterCommand;
+use crate::dap::requests::{RunInTerminal, RunInTerminalResponse};
 use crate::visible;
 
 /// The environment variable (and `--host-requests` flag) choosing the policy.
@@ -127,28 +130,34 @@ impl HostState {
         if self.pending.is_empty() {
             return None;
         }
-        let list: Vec<Value> = self
+        let list: Vec<PendingJson> = self
             .pending
             .iter()
-            .map(|p| {
-                let env: Map<String, Value> = p
-                    .run
-                    .env
-                    .iter()
-                    .map(|(k, v)| (lossy(k), v.as_ref().map_or(Value::Null, |v| lossy(v).into())))
-                    .collect();
-                json!({
-                    "id": p.id,
-                    "command": "runInTerminal",
-                    "summary": p.summary,
-                    "argv": argv(&p.run),
-                    "cwd": p.run.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
-                    "env": env,
-                })
+            .map(|p| PendingJson {
+                id: &p.id,
+                command: "runInTerminal",
+                summary: &p.summary,
+                argv: argv(&p.run),
+                cwd: p.run.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
+                env: p.run.env.iter().map(|(k, v)| (lossy(k), v.as_ref().map(|v| lossy(v)))).collect(),
             })
             .collect();
-        Some(Value::Array(list))
+        // Strings, and maps with string keys: serialising them cannot fail.
+        Some(serde_json::to_value(list).unwrap_or_default())
     }
+}
+
+/// One entry of `host_requests`.
+#[derive(Serialize)]
+struct PendingJson<'a> {
+    id: &'a str,
+    command: &'static str,
+    summary: &'a str,
+    argv: Vec<String>,
+    /// `null` when the adapter gave none (or an empty one).
+    cwd: Option<String>,
+    /// Each value as given, `null` to unset it.
+    env: BTreeMap<String, Option<String>>,
 }
 
 impl Sessions {
@@ -205,9 +214,8 @@ impl Sessions {
         match result {
             Ok(pid) => {
                 s.host.terminal_pid = Some(pid);
-                let mut body = Map::new();
-                body.insert("processId".into(), pid.into());
-                s.answer_host(reverse, ReverseAnswer::Success { body: Some(body) }, now);
+                let body = RunInTerminalResponse { process_id: Some(pid), shell_process_id: None };
+                s.answer_host(reverse, ReverseAnswer::success::<RunInTerminal>(&body), now);
             }
             Err(e) => {
                 s.host.terminal_started = false;
@@ -450,6 +458,8 @@ fn utf8_text(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{json, Map};
+
     use super::*;
     use crate::dap::adapters::{debugpy, AdapterKind, RuntimeQuirks, Transport};
     use crate::dap::framing::Encoder;

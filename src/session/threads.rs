@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{ErrorCode, Session, ToolResult};
+use crate::dap::requests::{Request, Thread, Threads};
 
 impl Session {
     /// The thread inspection applies to: the one given, else the focus thread, else the stop's.
@@ -20,16 +21,13 @@ impl Session {
     /// ([`crate::dap::adapters::RuntimeQuirks::placeholder_thread`], Delve's "Dummy") never
     /// stays the focus while a real thread exists.
     pub(super) fn note_threads(&mut self, body: &Value) {
-        let Some(list) = body.get("threads").and_then(Value::as_array) else { return };
-        self.view.known_threads = list.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let Some(list) = Threads::parse(Some(body)).unwrap_or_default().threads else { return };
+        self.view.known_threads = list.iter().filter_map(|t| t.id).collect();
         let placeholder = self.link.plan.runtime.placeholder_thread;
-        let is_placeholder = |t: &Value| placeholder.is_some() && t.get("name").and_then(Value::as_str) == placeholder;
-        let focus_is_placeholder =
-            list.iter().any(|t| is_placeholder(t) && t.get("id").and_then(Value::as_i64) == self.view.focus_thread);
+        let is_placeholder = |t: &Thread| placeholder.is_some() && t.name.as_deref() == placeholder;
+        let focus_is_placeholder = list.iter().any(|t| is_placeholder(t) && t.id == self.view.focus_thread);
         if focus_is_placeholder {
-            if let Some(real) =
-                list.iter().find(|t| !is_placeholder(t)).and_then(|t| t.get("id").and_then(Value::as_i64))
-            {
+            if let Some(real) = list.iter().find(|t| !is_placeholder(t)).and_then(|t| t.id) {
                 self.view.focus_thread = Some(real);
             }
         }
@@ -37,12 +35,12 @@ impl Session {
 
     /// The first thread of a `threads` response that is not a placeholder (else the first).
     pub(super) fn first_real_thread(&self, body: &Value) -> Option<i64> {
-        let list = body.get("threads").and_then(Value::as_array)?;
+        let list = Threads::parse(Some(body)).unwrap_or_default().threads?;
         let placeholder = self.link.plan.runtime.placeholder_thread;
         list.iter()
-            .find(|t| placeholder.is_none() || t.get("name").and_then(Value::as_str) != placeholder)
+            .find(|t| placeholder.is_none() || t.name.as_deref() != placeholder)
             .or_else(|| list.first())
-            .and_then(|t| t.get("id").and_then(Value::as_i64))
+            .and_then(|t| t.id)
     }
 
     /// `Err` naming the threads when `thread` is given and is not one of the session's.

@@ -88,15 +88,14 @@ impl Session {
         }
     }
 
-    /// Remembers `frame` as the frame of every reference among `items` (scopes, variables or an
-    /// evaluation's result), up to [`MAX_VAR_FRAMES`].
-    pub(in crate::session) fn note_frame_of(&mut self, items: &[Value], frame: i64) {
+    /// Remembers `frame` as the frame of every variables reference in `references` (of scopes,
+    /// variables or an evaluation's result; 0 and below are none), up to [`MAX_VAR_FRAMES`].
+    pub(in crate::session) fn note_frame_of(&mut self, references: impl IntoIterator<Item = i64>, frame: i64) {
         let epoch = self.view.handles.epoch(Kind::Variables);
         if self.view.var_frames.len() >= MAX_VAR_FRAMES {
             self.view.var_frames.retain(|_, (e, _)| *e == epoch);
         }
-        for item in items {
-            let reference = item.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+        for reference in references {
             if reference > 0 && self.view.var_frames.len() < MAX_VAR_FRAMES {
                 self.view.var_frames.insert(reference, (epoch, frame));
             }
@@ -106,7 +105,8 @@ impl Session {
     /// Children's references come from their container's frame.
     pub(in crate::session) fn note_children_frame(&mut self, container: i64, children: &[Value]) {
         if let Some(frame) = self.frame_of(container) {
-            self.note_frame_of(children, frame);
+            let references = children.iter().map(|c| c.get("variablesReference").and_then(Value::as_i64).unwrap_or(0));
+            self.note_frame_of(references, frame);
         }
     }
 

@@ -19,10 +19,15 @@
 
 use std::time::Instant;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::inspect::{top_frame_id, Target};
 use super::{session, stopped, Answer, Started};
+use crate::dap::requests::{
+    Evaluate, EvaluateArguments, Request, Scopes, ScopesArguments, SetExpression, SetExpressionArguments, SetVariable,
+    SetVariableArguments, StackTrace, StackTraceArguments, Variables, VariablesArguments,
+};
 use crate::session::breakpoints::{functions_json, state_text, FunctionBreakpoint};
 use crate::session::handles::Kind as HandleKind;
 use crate::session::snapshot::RunState;
@@ -42,6 +47,34 @@ pub enum Op {
 const NAMES_SHOWN: usize = 20;
 /// Most characters of a value in the result's text.
 const VALUE_CHARS: usize = 300;
+
+/// `set_function_breakpoints`' `structuredContent`: the list, and either `pending` (not sent
+/// yet) or the session it was sent to.
+#[derive(Serialize)]
+struct Functions<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pending: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
+    breakpoints: Value,
+}
+
+impl Functions<'_> {
+    fn to_value(&self) -> Value {
+        // A bool, a string and a `Value`: serialising them cannot fail.
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// The request a job's phase sends.
+enum Ask {
+    Frame(StackTraceArguments),
+    Variables(VariablesArguments),
+    Evaluate(EvaluateArguments),
+    SetVariable(SetVariableArguments),
+    SetExpression(SetExpressionArguments),
+    Scopes(ScopesArguments),
+}
 
 /// What is being set.
 #[derive(Debug)]
@@ -201,8 +234,8 @@ impl Sessions {
                 "{} function breakpoint(s) saved; no session is live, so they apply at the next `launch` or `restart`.",
                 set.len()
             );
-            let structured = json!({ "pending": true, "breakpoints": functions_json(set) });
-            self.complete(call, ToolResult::ok(text, structured));
+            let structured = Functions { pending: Some(true), session: None, breakpoints: functions_json(set) };
+            self.complete(call, ToolResult::ok(text, structured.to_value()));
             return Ok(());
         };
         if s.link.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
@@ -218,8 +251,9 @@ impl Sessions {
                 "function breakpoints recorded; {} is still starting, they are sent in its configuration phase.",
                 s.id
             );
-            let structured = json!({ "pending": true, "breakpoints": functions_json(s.breaks.store.functions()) });
-            self.complete(call, ToolResult::ok(text, structured));
+            let breakpoints = functions_json(s.breaks.store.functions());
+            let structured = Functions { pending: Some(true), session: None, breakpoints };
+            self.complete(call, ToolResult::ok(text, structured.to_value()));
             return Ok(());
         }
         s.send_function_breakpoints(Some(call), now);
@@ -265,9 +299,16 @@ impl Session {
     /// Sends the request of the job's phase (the value before comes from the cache when the
     /// container's children were fetched at this stop).
     fn edit_next(&mut self, job: Job, now: Instant) {
-        let (command, args) = match (&job.target, job.phase) {
+        let watch = |expression: &str, frame_id: Option<i64>| EvaluateArguments {
+            expression: expression.to_owned(),
+            frame_id,
+            context: Some("watch".into()),
+        };
+        let list =
+            |variables_reference: i64| VariablesArguments { variables_reference, ..VariablesArguments::default() };
+        let ask = match (&job.target, job.phase) {
             (Subject::Expression { thread, .. }, Phase::Frame) => {
-                ("stackTrace", json!({ "threadId": thread, "startFrame": 0, "levels": 1 }))
+                Ask::Frame(StackTraceArguments { thread_id: *thread, start_frame: Some(0), levels: Some(1) })
             }
             (Subject::Variable { reference, .. }, Phase::Before) => {
                 let cached = self.view.var_cache.get(reference).filter(|(rev, _)| *rev == self.run.revision);
@@ -275,7 +316,7 @@ impl Session {
                     let body = json!({ "variables": *children });
                     return self.edit_step(job, body, now);
                 }
-                ("variables", json!({ "variablesReference": reference }))
+                Ask::Variables(list(*reference))
             }
             (Subject::Variable { fresh, .. }, Phase::After) if self.link.plan.quirks.variables_are_snapshots => {
                 let Some((expression, frame)) = fresh else {
@@ -283,33 +324,50 @@ impl Session {
                     let out = self.edit_result(&job, None);
                     return self.calls.done.push((job.call, out));
                 };
-                ("evaluate", json!({ "expression": expression, "frameId": frame, "context": "watch" }))
+                Ask::Evaluate(watch(expression, Some(*frame)))
             }
-            (Subject::Variable { reference, .. }, Phase::After) => {
-                ("variables", json!({ "variablesReference": reference }))
-            }
-            (Subject::Variable { reference, adapter_name, .. }, Phase::Set) => {
-                ("setVariable", json!({ "variablesReference": reference, "name": adapter_name, "value": job.value }))
-            }
+            (Subject::Variable { reference, .. }, Phase::After) => Ask::Variables(list(*reference)),
+            (Subject::Variable { reference, adapter_name, .. }, Phase::Set) => Ask::SetVariable(SetVariableArguments {
+                variables_reference: *reference,
+                name: adapter_name.clone(),
+                value: job.value.clone(),
+            }),
+            // `frame` is known by now (`Phase::Frame` comes first without one), so `frameId` is
+            // sent as before; `None` would leave the key out.
             (Subject::Expression { expression, frame, .. }, Phase::Before | Phase::After) => {
-                ("evaluate", json!({ "expression": expression, "frameId": frame, "context": "watch" }))
+                Ask::Evaluate(watch(expression, *frame))
             }
-            (Subject::Expression { expression, frame, .. }, Phase::Set) => {
-                ("setExpression", json!({ "expression": expression, "value": job.value, "frameId": frame }))
+            (Subject::Expression { expression, frame, .. }, Phase::Set) => Ask::SetExpression(SetExpressionArguments {
+                expression: expression.clone(),
+                value: job.value.clone(),
+                frame_id: *frame,
+            }),
+            (Subject::Expression { frame: Some(frame), .. }, Phase::Scopes) => {
+                Ask::Scopes(ScopesArguments { frame_id: *frame })
             }
-            (Subject::Expression { frame, .. }, Phase::Scopes) => ("scopes", json!({ "frameId": frame })),
             (Subject::Expression { .. }, Phase::Locals | Phase::Globals) => {
                 let reference = if job.phase == Phase::Locals { job.locals } else { job.globals };
                 let Some(reference) = reference else {
                     return self.edit_step(job, Value::Null, now);
                 };
-                ("variables", json!({ "variablesReference": reference }))
+                Ask::Variables(list(reference))
             }
-            (Subject::Variable { .. }, Phase::Frame | Phase::Scopes | Phase::Locals | Phase::Globals) => {
+            // `Phase::Scopes` is entered only with a frame (`set_expression`, `Phase::Frame`); an
+            // expression without one would find no scopes and be evaluated as a local.
+            (Subject::Expression { frame: None, .. }, Phase::Scopes)
+            | (Subject::Variable { .. }, Phase::Frame | Phase::Scopes | Phase::Locals | Phase::Globals) => {
                 return self.edit_step(job, Value::Null, now)
             }
         };
-        self.send(command, Some(args), Origin::Edit(Op::Value(Box::new(job))), now);
+        let origin = Origin::Edit(Op::Value(Box::new(job)));
+        match ask {
+            Ask::Frame(args) => self.request::<StackTrace>(args, origin, now),
+            Ask::Variables(args) => self.request::<Variables>(args, origin, now),
+            Ask::Evaluate(args) => self.request::<Evaluate>(args, origin, now),
+            Ask::SetVariable(args) => self.request::<SetVariable>(args, origin, now),
+            Ask::SetExpression(args) => self.request::<SetExpression>(args, origin, now),
+            Ask::Scopes(args) => self.request::<Scopes>(args, origin, now),
+        }
     }
 
     fn value_answered(&mut self, job: Job, answer: Answer, now: Instant) {
@@ -352,12 +410,12 @@ impl Session {
                 }
             }
             Phase::Scopes => {
-                let scopes = body.get("scopes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                let scopes = Scopes::parse(Some(&body)).unwrap_or_default().scopes;
                 let named = |n: &str| {
                     scopes
                         .iter()
-                        .find(|s| s.get("name").and_then(Value::as_str).is_some_and(|x| x.eq_ignore_ascii_case(n)))
-                        .and_then(|s| s.get("variablesReference").and_then(Value::as_i64))
+                        .find(|s| s.name.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(n)))
+                        .and_then(|s| s.variables_reference)
                         .filter(|r| *r > 0)
                 };
                 job.locals = named("locals");
@@ -415,7 +473,7 @@ impl Session {
                                 .push((job.call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
                         }
                     },
-                    Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
+                    Subject::Expression { .. } => evaluated(&body),
                 };
                 job.phase = Phase::Set;
             }
@@ -427,15 +485,13 @@ impl Session {
             }
             Phase::After => {
                 let now_value = match &job.target {
-                    Subject::Variable { .. } if self.link.plan.quirks.variables_are_snapshots => {
-                        body.get("result").and_then(Value::as_str).map(str::to_owned)
-                    }
+                    Subject::Variable { .. } if self.link.plan.quirks.variables_are_snapshots => evaluated(&body),
                     Subject::Variable { reference, name, .. } => {
                         let list = std::rc::Rc::new(children(&body).to_vec());
                         self.view.var_cache.insert(*reference, (self.run.revision, list));
                         self.child_value(&body, name)
                     }
-                    Subject::Expression { .. } => body.get("result").and_then(Value::as_str).map(str::to_owned),
+                    Subject::Expression { .. } => evaluated(&body),
                 };
                 let out = self.edit_result(&job, now_value);
                 return self.calls.done.push((job.call, out));
@@ -447,7 +503,8 @@ impl Session {
     /// The result: what it is now (read back), what it was, and whether it changed.
     fn edit_result(&mut self, job: &Job, now_value: Option<String>) -> ToolResult {
         let ack = job.ack.clone().unwrap_or(Value::Null);
-        let acked = ack.get("value").and_then(Value::as_str).map(str::to_owned);
+        // `setVariable` and `setExpression` answer the same body.
+        let acked = SetVariable::parse(Some(&ack)).unwrap_or_default().value.typed().cloned();
         let label = match &job.target {
             Subject::Variable { name, .. } => name.clone(),
             Subject::Expression { expression, .. } => expression.clone(),
@@ -586,7 +643,8 @@ impl Session {
                 if let Err((_, msg)) = other {
                     text.push_str(&format!("\nthe adapter refused the request: {msg}"));
                 }
-                ToolResult::ok(text, json!({ "session": self.id, "breakpoints": functions_json(set) }))
+                let structured = Functions { pending: None, session: Some(&self.id), breakpoints: functions_json(set) };
+                ToolResult::ok(text, structured.to_value())
             }
         };
         self.calls.done.push((call, out));
@@ -597,6 +655,11 @@ impl Session {
 fn is_bare_name(expression: &str) -> bool {
     let mut chars = expression.chars();
     chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// An `evaluate` answer's `result` when it is a string.
+fn evaluated(body: &Value) -> Option<String> {
+    Evaluate::parse(Some(body)).unwrap_or_default().result.typed().cloned()
 }
 
 fn children(body: &Value) -> &[Value] {

@@ -7,7 +7,8 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::{session, Started};
 use crate::dap::client::Outcome;
@@ -194,10 +195,8 @@ impl Sessions {
             line.push_str(" (queued: the program is not started yet)");
         }
         line.push_str(". Call `wait` or `continue` to see what it does.");
-        Ok(ToolResult::ok(
-            line,
-            json!({ "session": s.id, "bytes": text.len(), "eof": eof, "buffered": buffered + text.len() }),
-        ))
+        let sent = InputSent { session: &s.id, bytes: text.len(), eof, buffered: buffered + text.len() };
+        Ok(ToolResult::ok(line, structured(&sent)))
     }
 
     /// `dap_request`: sends `command` with `arguments` on `key`'s connection (the default
@@ -248,10 +247,8 @@ impl Session {
                 let body = r.body.unwrap_or(Value::Null);
                 let text = body.to_string();
                 if text.len() <= RESULT_CHARS {
-                    ToolResult::ok(
-                        format!("`{}` answered: {text}", r.command),
-                        json!({ "command": r.command, "body": body }),
-                    )
+                    let answered = structured(&Answered { command: &r.command, body: &body });
+                    ToolResult::ok(format!("`{}` answered: {text}", r.command), answered)
                 } else {
                     let mut cut = RESULT_CHARS;
                     while !text.is_char_boundary(cut) {
@@ -264,7 +261,7 @@ impl Session {
                             text.len(),
                             &text[..cut]
                         ),
-                        json!({ "command": r.command, "truncated": true, "bytes": text.len() }),
+                        structured(&Truncated { command: &r.command, truncated: true, bytes: text.len() }),
                     )
                 }
             }
@@ -281,6 +278,37 @@ impl Session {
         };
         self.calls.done.push((call, out));
     }
+}
+
+/// `send_input`'s `structuredContent`.
+#[derive(Serialize)]
+struct InputSent<'a> {
+    session: &'a str,
+    bytes: usize,
+    eof: bool,
+    /// Bytes waiting for the program to read them, these included.
+    buffered: usize,
+}
+
+/// `dap_request`'s `structuredContent`: the adapter's body verbatim.
+#[derive(Serialize)]
+struct Answered<'a> {
+    command: &'a str,
+    body: &'a Value,
+}
+
+/// `dap_request`'s `structuredContent` when the body is past the result cap.
+#[derive(Serialize)]
+struct Truncated<'a> {
+    command: &'a str,
+    truncated: bool,
+    bytes: usize,
+}
+
+/// A result struct as `structuredContent`. Structs of strings, numbers, booleans and `Value`s
+/// always serialise, so the `Null` fallback is never taken.
+fn structured(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_default()
 }
 
 #[cfg(test)]

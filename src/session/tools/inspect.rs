@@ -9,13 +9,18 @@
 //! updated `Op`. Must not: read another group's state, or touch IO.
 
 mod context;
+mod results;
 
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{session, stopped, Started};
 use crate::dap::protocol::Capabilities;
+use crate::dap::requests::{
+    Evaluate, EvaluateArguments, ExceptionInfo, ExceptionInfoArguments, ExceptionInfoResponse, Request, Scope, Scopes,
+    ScopesArguments, StackFrame, StackTrace, StackTraceArguments, Threads, Variables, VariablesArguments,
+};
 use crate::session::handles::Kind;
 use crate::session::preview;
 use crate::session::snapshot::put;
@@ -24,6 +29,11 @@ use crate::session::values::{variable_line, RESULT_CHARS};
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 pub use context::ContextJob;
 use context::CONTEXT_FRAMES;
+pub(in crate::session) use results::to_json;
+use results::{
+    CapabilitiesResult, FocusThread, ScopeList, StackResult, ThreadEntry, ThreadList, Tools, Unavailable,
+    VariablesPage, WatchEntry, WatchList,
+};
 
 /// Most variables one `variables` page returns (default page: [`DEFAULT_PAGE`]).
 pub const MAX_PAGE: usize = 500;
@@ -122,7 +132,7 @@ impl Sessions {
         s.view.focus_thread = Some(thread);
         Ok(ToolResult::ok(
             format!("{} focus thread is now {thread}", s.id),
-            json!({ "session": s.id, "thread": thread }),
+            to_json(FocusThread { session: &s.id, thread }),
         ))
     }
 
@@ -243,10 +253,10 @@ impl Sessions {
         ];
         let yes: Vec<&str> = gated.iter().filter(|g| g.1).map(|g| g.0).collect();
         let no: Vec<&str> = gated.iter().filter(|g| !g.1).map(|g| g.0).collect();
-        let filters: Vec<Value> = caps
+        let filters: Vec<results::Filter<'_>> = caps
             .exception_breakpoint_filters
             .iter()
-            .map(|f| json!({ "filter": f.filter, "label": f.label, "default": f.default }))
+            .map(|f| results::Filter { filter: &f.filter, label: &f.label, default: f.default })
             .collect();
         let names: Vec<&str> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.as_str()).collect();
         let text = format!(
@@ -263,11 +273,15 @@ impl Sessions {
             let why: Vec<String> = missing.iter().map(|(tool, needs)| format!("{tool} (needs {needs})")).collect();
             text.push_str(&format!("\nnot here: {}", why.join(", ")));
         }
-        let missing: Vec<Value> = missing.iter().map(|(tool, needs)| json!({ "tool": tool, "needs": needs })).collect();
-        let structured = json!({
-            "session": s.id, "adapter": s.link.adapter, "supported": yes, "unsupported": no,
-            "tools": { "available": tools, "unavailable": missing },
-            "exception_filters": filters, "raw": Value::Object(caps.raw.clone()),
+        let unavailable = missing.iter().map(|&(tool, needs)| Unavailable { tool, needs }).collect();
+        let structured = to_json(CapabilitiesResult {
+            session: &s.id,
+            adapter: &s.link.adapter,
+            supported: yes,
+            unsupported: no,
+            tools: Tools { available: tools, unavailable },
+            exception_filters: filters,
+            raw: &caps.raw,
         });
         Ok(ToolResult::ok(text, structured))
     }
@@ -296,7 +310,8 @@ impl Sessions {
             let id = s.view.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
             s.view.watches.push((id, expr));
         }
-        let list: Vec<Value> = s.view.watches.iter().map(|(id, e)| json!({ "id": id, "expression": e })).collect();
+        let list = s.view.watches.iter().map(|(id, e)| WatchEntry { id: *id, expression: e }).collect();
+        let structured = to_json(WatchList { session: &s.id, watches: list });
         let mut text = format!("{} watches:", s.id);
         for (id, e) in &s.view.watches {
             text.push_str(&format!("\n  {id}: {e}"));
@@ -304,7 +319,7 @@ impl Sessions {
         if s.view.watches.is_empty() {
             text = format!("{} has no watches", s.id);
         }
-        Ok(ToolResult::ok(text, json!({ "session": s.id, "watches": list })))
+        Ok(ToolResult::ok(text, structured))
     }
 }
 
@@ -347,17 +362,27 @@ impl Session {
 
     /// Starts an inspection operation: sends its first request.
     pub(in crate::session) fn start_op(&mut self, call: CallKey, op: Op, now: Instant) {
-        let (command, args) = match &op {
-            Op::Threads => ("threads", None),
-            Op::StackTrace { thread, start, levels } => {
-                ("stackTrace", Some(json!({ "threadId": thread, "startFrame": start, "levels": levels })))
+        let revision = self.run.revision;
+        match &op {
+            Op::Threads => self.request::<Threads>((), Origin::Inspect { call, op, revision }, now),
+            &Op::StackTrace { thread, start, levels } => {
+                let args = StackTraceArguments { thread_id: thread, start_frame: Some(start), levels: Some(levels) };
+                self.request::<StackTrace>(args, Origin::Inspect { call, op, revision }, now)
             }
-            Op::Scopes { thread, frame: None } | Op::Evaluate { thread, frame: None, .. } => {
-                ("stackTrace", Some(json!({ "threadId": thread, "startFrame": 0, "levels": 1 })))
+            &Op::Scopes { thread, frame: None } | &Op::Evaluate { thread, frame: None, .. } => {
+                let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(1) };
+                self.request::<StackTrace>(args, Origin::Inspect { call, op, revision }, now)
             }
-            Op::Scopes { frame: Some(f), .. } => ("scopes", Some(json!({ "frameId": f }))),
+            &Op::Scopes { frame: Some(f), .. } => {
+                self.request::<Scopes>(ScopesArguments { frame_id: f }, Origin::Inspect { call, op, revision }, now)
+            }
             Op::Evaluate { frame: Some(f), expression, context, .. } => {
-                ("evaluate", Some(json!({ "expression": expression, "frameId": f, "context": context })))
+                let args = EvaluateArguments {
+                    expression: expression.clone(),
+                    frame_id: Some(*f),
+                    context: Some(context.clone()),
+                };
+                self.request::<Evaluate>(args, Origin::Inspect { call, op, revision }, now)
             }
             Op::Variables(q) => {
                 if let Some((_, vars)) = self.view.var_cache.get(&q.reference) {
@@ -371,20 +396,29 @@ impl Session {
                     self.calls.done.push((call, out));
                     return;
                 }
-                ("variables", Some(json!({ "variablesReference": q.reference })))
+                let args = VariablesArguments { variables_reference: q.reference, ..VariablesArguments::default() };
+                self.request::<Variables>(args, Origin::Inspect { call, op, revision }, now)
             }
             Op::Context(job) => {
-                ("stackTrace", Some(json!({ "threadId": job.thread, "startFrame": 0, "levels": CONTEXT_FRAMES })))
+                let args =
+                    StackTraceArguments { thread_id: job.thread, start_frame: Some(0), levels: Some(CONTEXT_FRAMES) };
+                self.request::<StackTrace>(args, Origin::Inspect { call, op, revision }, now)
             }
-            Op::ExceptionInfo { thread } => ("exceptionInfo", Some(json!({ "threadId": thread }))),
+            &Op::ExceptionInfo { thread } => {
+                let args = ExceptionInfoArguments { thread_id: thread };
+                self.request::<ExceptionInfo>(args, Origin::Inspect { call, op, revision }, now)
+            }
             // The first few children are all a preview shows (adapters without paging send all).
-            Op::Preview { fetching, .. } => (
-                "variables",
-                Some(json!({ "variablesReference": fetching, "start": 0, "count": preview::PREVIEW_FETCH })),
-            ),
-        };
-        let revision = self.run.revision;
-        self.send(command, args, Origin::Inspect { call, op, revision }, now);
+            &Op::Preview { fetching, .. } => {
+                let args = VariablesArguments {
+                    variables_reference: fetching,
+                    start: Some(0),
+                    count: Some(preview::PREVIEW_FETCH as u64),
+                    filter: None,
+                };
+                self.request::<Variables>(args, Origin::Inspect { call, op, revision }, now)
+            }
+        }
     }
 
     /// A response to an inspection request arrived (`Err` carries the failure's code and words).
@@ -477,11 +511,11 @@ impl Session {
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
             },
             Op::Scopes { frame, .. } => {
+                let scopes = Scopes::parse(Some(&body)).unwrap_or_default().scopes;
                 if let Some(f) = frame {
-                    let scopes = body.get("scopes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-                    self.note_frame_of(scopes, f);
+                    self.note_frame_of(scopes.iter().map(|s| s.variables_reference.unwrap_or(0)), f);
                 }
-                self.scopes_result(&body)
+                self.scopes_result(&scopes)
             }
             Op::Evaluate { thread, frame: None, expression, context } => match top_frame_id(&body) {
                 Some(f) => {
@@ -491,7 +525,8 @@ impl Session {
             },
             Op::Evaluate { ref expression, ref context, frame, .. } => {
                 if let Some(f) = frame {
-                    self.note_frame_of(std::slice::from_ref(&body), f);
+                    let result = Evaluate::parse(Some(&body)).unwrap_or_default();
+                    self.note_frame_of(result.variables_reference, f);
                 }
                 let missing = self.missing_previews(std::iter::once(&body));
                 if !missing.is_empty() {
@@ -514,74 +549,79 @@ impl Session {
     }
 
     fn threads_result(&mut self, body: &Value) -> ToolResult {
-        let threads = body.get("threads").and_then(Value::as_array).cloned().unwrap_or_default();
-        self.view.known_threads = threads.iter().filter_map(|t| t.get("id").and_then(Value::as_i64)).collect();
+        let threads = Threads::parse(Some(body)).unwrap_or_default().threads.unwrap_or_default();
+        self.view.known_threads = threads.iter().filter_map(|t| t.id).collect();
         let focus = self.thread_for(None);
         let mut text = format!("{} threads ({}):", self.id, threads.len());
         let mut list = Vec::new();
         for t in &threads {
-            let id = t.get("id").and_then(Value::as_i64).unwrap_or(0);
-            let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+            let id = t.id.unwrap_or(0);
+            let name = t.name.as_deref().unwrap_or("");
             let mark = if Some(id) == focus { " (focus)" } else { "" };
             text.push_str(&format!("\n  {id} {name}{mark}"));
-            list.push(json!({ "id": id, "name": name, "focus": Some(id) == focus }));
+            list.push(ThreadEntry { id, name, focus: Some(id) == focus });
         }
-        ToolResult::ok(text, json!({ "session": self.id, "revision": self.run.revision, "threads": list }))
+        ToolResult::ok(text, to_json(ThreadList { session: &self.id, revision: self.run.revision, threads: list }))
     }
 
-    fn frames_json(&mut self, frames: &[Value]) -> Vec<Value> {
+    /// The frames of a `stackTrace` answer as a result shows them: `line`, `column` and `path`
+    /// as the adapter sent them (test `a_frame_source_falls_back_to_its_name_as_today`).
+    fn frames_json(&mut self, frames: &[StackFrame]) -> Vec<Value> {
         frames
             .iter()
             .map(|f| {
                 let mut m = Map::new();
-                let id = f.get("id").and_then(Value::as_i64).unwrap_or(0);
+                let id = f.id.typed().copied().unwrap_or(0);
                 put(&mut m, "frame", self.view.handles.mint(Kind::Frame, id).map(Value::from));
-                let name = f.get("name").and_then(Value::as_str);
+                let name = f.name.as_deref();
                 put(
                     &mut m,
                     "function",
                     name.map(|n| Value::from(crate::session::names::readable_frame_name(n).into_owned())),
                 );
-                let src = &f["source"];
-                put(&mut m, "path", src.get("path").or_else(|| src.get("name")).cloned());
-                let source_ref = src.get("sourceReference").and_then(Value::as_i64).filter(|&r| r > 0);
-                put(&mut m, "source_ref", source_ref.map(Value::from));
-                put(&mut m, "line", f.get("line").cloned());
-                put(&mut m, "column", f.get("column").cloned());
+                if let Some(src) = &f.source {
+                    put(&mut m, "path", if src.path.is_present() { src.path.raw() } else { src.name.raw() });
+                    let source_ref = src.source_reference.filter(|&r| r > 0);
+                    put(&mut m, "source_ref", source_ref.map(Value::from));
+                }
+                put(&mut m, "line", f.line.raw());
+                put(&mut m, "column", f.column.raw());
                 Value::Object(m)
             })
             .collect()
     }
 
     fn stack_result(&mut self, thread: i64, start: u64, levels: u64, body: &Value) -> ToolResult {
-        let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
-        let total = body.get("totalFrames").and_then(Value::as_u64);
-        let list = self.frames_json(&frames);
+        let trace = StackTrace::parse(Some(body)).unwrap_or_default();
+        let total = trace.total_frames;
+        let list = self.frames_json(&trace.stack_frames);
         let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
         for (i, f) in list.iter().enumerate() {
             text.push_str(&format!("\n  #{} {}", start as usize + i, frame_line(f)));
         }
-        let mut structured =
-            json!({ "session": self.id, "revision": self.run.revision, "thread": thread, "frames": list });
-        if let Some(t) = total {
-            structured["total_frames"] = t.into();
-        }
-        if let Some(next) = more_frames(start, levels, frames.len(), total) {
+        let next_start = more_frames(start, levels, trace.stack_frames.len(), total);
+        if let Some(next) = next_start {
             text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
-            structured["next_start"] = next.into();
         }
-        ToolResult::ok(text, structured)
+        let structured = StackResult {
+            session: &self.id,
+            revision: self.run.revision,
+            thread,
+            frames: &list,
+            total_frames: total,
+            next_start,
+        };
+        ToolResult::ok(text, to_json(structured))
     }
 
-    fn scopes_result(&mut self, body: &Value) -> ToolResult {
-        let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
+    fn scopes_result(&mut self, scopes: &[Scope]) -> ToolResult {
         let mut text = format!("{} scopes · rev {}", self.id, self.run.revision);
         let mut list = Vec::new();
-        for s in &scopes {
-            let name = s.get("name").and_then(Value::as_str).unwrap_or("?");
-            let reference = s.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+        for s in scopes {
+            let name = s.name.as_deref().unwrap_or("?");
+            let reference = s.variables_reference.unwrap_or(0);
             let handle = if reference > 0 { self.view.handles.mint(Kind::Variables, reference) } else { None };
-            let expensive = s.get("expensive").and_then(Value::as_bool).unwrap_or(false);
+            let expensive = s.expensive;
             text.push_str(&format!(
                 "\n  {name}{}{}",
                 handle.map(|h| format!(" [ref {h}]")).unwrap_or_default(),
@@ -590,14 +630,14 @@ impl Session {
             let mut m = Map::new();
             m.insert("name".into(), name.into());
             put(&mut m, "ref", handle.map(Value::from));
-            put(&mut m, "named", s.get("namedVariables").cloned());
-            put(&mut m, "indexed", s.get("indexedVariables").cloned());
+            put(&mut m, "named", s.named_variables.raw());
+            put(&mut m, "indexed", s.indexed_variables.raw());
             if expensive {
                 m.insert("expensive".into(), true.into());
             }
             list.push(Value::Object(m));
         }
-        ToolResult::ok(text, json!({ "session": self.id, "revision": self.run.revision, "scopes": list }))
+        ToolResult::ok(text, to_json(ScopeList { session: &self.id, revision: self.run.revision, scopes: list }))
     }
 
     /// with the total and the `start` to ask for next (DESIGN §5: agentdap pages itself).
@@ -634,10 +674,6 @@ impl Session {
             total,
             self.run.revision
         );
-        let mut structured = json!({
-            "session": self.id, "revision": self.run.revision, "ref": q.handle,
-            "start": q.start, "total": total, "variables": list,
-        });
         // debugpy lists the first 100 items of a big container, then `more` (a ref holding the
         // rest) and `len()`: say the real length so the agent knows what `more` holds.
         let length = all
@@ -647,7 +683,6 @@ impl Session {
             .and_then(|v| v.parse::<u64>().ok());
         if let Some(n) = length {
             head.push_str(&format!(" · length {n}"));
-            structured["length"] = n.into();
         }
         if q.count > MAX_PAGE {
             head.push_str(&format!(" (count capped at {MAX_PAGE})"));
@@ -656,12 +691,22 @@ impl Session {
         if let Some(more) = list.iter().find(|v| v["name"] == "more").and_then(|v| v.get("ref")) {
             text.push_str(&format!("\n  (the remaining items are under `more`: call variables with ref={more})"));
         }
-        if end < total {
+        let truncated = end < total;
+        if truncated {
             head.push_str(&format!(" (truncated: call variables with start={end} for more)"));
-            structured["truncated"] = true.into();
-            structured["next_start"] = end.into();
         }
-        ToolResult::ok(format!("{head}{text}"), structured)
+        let structured = VariablesPage {
+            session: &self.id,
+            revision: self.run.revision,
+            handle: q.handle,
+            start: q.start,
+            total,
+            variables: &list,
+            length,
+            truncated: truncated.then_some(true),
+            next_start: truncated.then_some(end),
+        };
+        ToolResult::ok(format!("{head}{text}"), to_json(structured))
     }
 
     fn evaluate_result(&mut self, expression: &str, context: &str, body: &Value) -> ToolResult {
@@ -716,8 +761,9 @@ fn more_frames(start: u64, levels: u64, got: usize, total: Option<u64>) -> Optio
     (full_page && total.is_none_or(|t| t > next)).then_some(next)
 }
 
+/// The first frame's id of a `stackTrace` answer, when it is an integer.
 pub(in crate::session) fn top_frame_id(body: &Value) -> Option<i64> {
-    body.get("stackFrames")?.as_array()?.first()?.get("id")?.as_i64()
+    StackTrace::parse(Some(body)).unwrap_or_default().stack_frames.first()?.id.typed().copied()
 }
 
 /// `total() at app.py:12 [frame 1004]`
@@ -740,11 +786,14 @@ fn is_index_name(name: &str) -> bool {
     !n.is_empty() && (n.bytes().all(|b| b.is_ascii_digit()) || n.starts_with("0x"))
 }
 
+/// The `exception_info` result: its text read from the body, the body itself passed on as the
+/// structured result, untouched.
 fn exception_result(body: &Value) -> ToolResult {
-    let id = body.get("exceptionId").and_then(Value::as_str).unwrap_or("?");
-    let desc = body.get("description").and_then(Value::as_str).unwrap_or("");
+    let info: ExceptionInfoResponse = ExceptionInfo::parse(Some(body)).unwrap_or_default();
+    let id = info.exception_id.as_deref().unwrap_or("?");
+    let desc = info.description.as_deref().unwrap_or("");
     let mut text = format!("{id}: {desc}");
-    if let Some(st) = body.get("details").and_then(|d| d.get("stackTrace")).and_then(Value::as_str) {
+    if let Some(st) = info.details.as_ref().and_then(|d| d.stack_trace.as_deref()) {
         text.push('\n');
         text.push_str(&clip(st, 4000).0);
     }
@@ -762,6 +811,7 @@ fn gate(supported: bool, tool: &'static str, capability: &'static str) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn index_names() {

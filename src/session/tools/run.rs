@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::{session, stopped, Reply, Started};
+use crate::dap::requests::{Terminate, TerminateArguments};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
 use crate::session::snapshot::RunState;
 use crate::session::waiters::{wait_duration, Until, Waiter};
@@ -196,7 +197,7 @@ impl Sessions {
         let since = s.run.revision;
         s.run.ended_by_agentdap = true;
         s.calls.waiters.push(Waiter::new(call, now, DEFAULT_WAIT, "terminated", Until::Exit, since));
-        s.send("terminate", Some(json!({})), Origin::Run(Op::Terminate { call }), now);
+        s.request::<Terminate>(TerminateArguments::default(), Origin::Run(Op::Terminate { call }), now);
         s.pump(now, &mut self.actions);
         Ok(())
     }

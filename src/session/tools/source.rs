@@ -10,9 +10,10 @@
 use std::io::Read;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::{session, stopped, Answer, Started};
+use crate::dap::requests::{Request, Source, SourceArguments, SourceRequest};
 use crate::session::snapshot::RunState;
 use crate::session::text::clip;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
@@ -101,19 +102,44 @@ impl Window {
             let mark = if Some(n) == self.line { "→" } else { " " };
             let l = clip(l, LINE_CHARS).0;
             out.push_str(&format!("\n{mark}{n:>5}  {l}"));
-            list.push(json!({ "line": n, "text": l }));
+            list.push(Line { line: n, text: l });
         }
-        let mut structured = json!({ "start_line": first, "end_line": last, "total_lines": total, "lines": list });
-        match (&self.path, self.source_ref) {
-            (Some(p), _) => structured["path"] = p.clone().into(),
-            (None, Some(r)) => structured["source_ref"] = r.into(),
-            _ => {}
-        }
-        if let Some(l) = self.line {
-            structured["line"] = l.into();
-        }
-        ToolResult::ok(out, structured)
+        let structured = Lines {
+            start_line: first,
+            end_line: last,
+            total_lines: total,
+            lines: list,
+            path: self.path.as_deref(),
+            // A file is named by its path alone.
+            source_ref: self.source_ref.filter(|_| self.path.is_none()),
+            line: self.line,
+        };
+        // A struct of numbers and strings: serialising it cannot fail.
+        ToolResult::ok(out, serde_json::to_value(structured).unwrap_or_default())
     }
+}
+
+/// The result's `structuredContent`: the lines shown and which source they are of.
+#[derive(Serialize)]
+struct Lines<'a> {
+    start_line: usize,
+    end_line: usize,
+    total_lines: usize,
+    lines: Vec<Line>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_ref: Option<i64>,
+    /// The marked line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+}
+
+/// One numbered line (cut to [`LINE_CHARS`]).
+#[derive(Serialize)]
+struct Line {
+    line: usize,
+    text: String,
 }
 
 fn short_name(name: &str) -> &str {
@@ -209,12 +235,9 @@ impl Sessions {
             return Err(ToolResult::error(ErrorCode::NotStopped, msg));
         }
         let r = window.source_ref.unwrap_or(0);
-        let mut source = json!({ "sourceReference": r });
-        if let Some(p) = &window.path {
-            source["path"] = p.clone().into();
-        }
-        let args = json!({ "source": source, "sourceReference": r });
-        s.send("source", Some(args), Origin::Source(Op { call, window }), now);
+        let source = Source { name: None, path: window.path.clone(), source_reference: Some(r) };
+        let args = SourceArguments { source: Some(source), source_reference: r };
+        s.request::<SourceRequest>(args, Origin::Source(Op { call, window }), now);
         self.after(key, now);
         Ok(())
     }
@@ -225,7 +248,7 @@ impl Session {
     pub(in crate::session) fn source_answered(&mut self, op: Op, answer: Answer) {
         let Op { call, window } = op;
         let out = match answer {
-            Ok(body) => match body.get("content").and_then(Value::as_str) {
+            Ok(body) => match SourceRequest::parse(Some(&body)).unwrap_or_default().content.as_deref() {
                 Some(text) if text.len() as u64 <= MAX_FILE => window.render(text),
                 Some(text) => ToolResult::error(
                     ErrorCode::InvalidArgument,

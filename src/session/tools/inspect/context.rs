@@ -4,9 +4,14 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::results::{to_json, Excerpt, ExcerptLine, Locals, WatchValue};
 use super::{frame_line, more_frames, Op};
+use crate::dap::requests::{
+    Evaluate, EvaluateArguments, Request, Scopes, ScopesArguments, StackFrame, StackTrace, Variables,
+    VariablesArguments,
+};
 use crate::session::handles::Kind;
 use crate::session::snapshot::put;
 use crate::session::text::{clip, value_text};
@@ -30,7 +35,7 @@ pub struct ContextJob {
     pub thread: i64,
     pub source_lines: usize,
     pub max_variables: usize,
-    pub(super) frames: Vec<Value>,
+    pub(super) frames: Vec<StackFrame>,
     /// The stack answer's `totalFrames`, when the adapter sent one.
     pub(super) total_frames: Option<u64>,
     /// The frame to show (index into `frames`), when the agent chose one.
@@ -57,45 +62,41 @@ impl ContextJob {
 impl Session {
     pub(super) fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
         if job.frames.is_empty() {
-            job.frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
-            job.total_frames = body.get("totalFrames").and_then(Value::as_u64);
+            let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
+            job.frames = trace.stack_frames;
+            job.total_frames = trace.total_frames;
             if job.frames.is_empty() {
                 let msg = format!("thread {} has no frames", job.thread);
                 self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
                 return;
             }
-            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
+            let id = self.context_frame(&job).id.typed().copied().unwrap_or(0);
             let revision = self.run.revision;
-            self.send(
-                "scopes",
-                Some(json!({ "frameId": id })),
-                Origin::Inspect { call, op: Op::Context(job), revision },
-                now,
-            );
+            let args = ScopesArguments { frame_id: id };
+            self.request::<Scopes>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
         }
         if job.watches_started {
             if !job.pending_watches.is_empty() {
                 let expr = job.pending_watches.remove(0);
-                let value = body.get("result").and_then(Value::as_str).unwrap_or("").to_owned();
+                let result = Evaluate::parse(Some(&body)).unwrap_or_default().result;
+                let value = result.typed().cloned().unwrap_or_default();
                 job.watches.push((expr, Ok(value)));
             }
         } else if job.locals.is_none() {
-            let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
+            let scopes = Scopes::parse(Some(&body)).unwrap_or_default().scopes;
             // The first scope that is cheap (debugpy, lldb-dap and Delve all call it "Locals").
-            let scope = scopes.iter().find(|s| !s.get("expensive").and_then(Value::as_bool).unwrap_or(false));
-            let named =
-                scope.and_then(|s| Some((s.get("name")?.as_str()?.to_owned(), s.get("variablesReference")?.as_i64()?)));
+            let scope = scopes.into_iter().find(|s| !s.expensive);
+            let named = scope.and_then(|s| Some((s.name?, s.variables_reference?)));
             match named {
                 Some((name, reference)) if reference > 0 => {
-                    if let Some(f) = self.context_frame(&job).get("id").and_then(Value::as_i64) {
-                        let scope = json!({ "variablesReference": reference });
-                        self.note_frame_of(std::slice::from_ref(&scope), f);
+                    if let Some(&f) = self.context_frame(&job).id.typed() {
+                        self.note_frame_of([reference], f);
                     }
                     job.locals = Some((name, std::rc::Rc::default(), reference));
-                    let args = json!({ "variablesReference": reference });
+                    let args = VariablesArguments { variables_reference: reference, ..VariablesArguments::default() };
                     let revision = self.run.revision;
-                    self.send("variables", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
+                    self.request::<Variables>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
                     return;
                 }
                 _ => job.locals = Some((String::new(), std::rc::Rc::default(), 0)),
@@ -114,11 +115,11 @@ impl Session {
         self.context_next(call, job, now)
     }
 
-    fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a Value {
+    fn context_frame<'a>(&self, job: &'a ContextJob) -> &'a StackFrame {
         let chosen = job
             .frame_handle
             .and_then(|h| self.view.handles.resolve(Kind::Frame, h).ok())
-            .and_then(|id| job.frames.iter().find(|f| f.get("id").and_then(Value::as_i64) == Some(id)));
+            .and_then(|id| job.frames.iter().find(|f| f.id.typed() == Some(&id)));
         chosen.unwrap_or(&job.frames[0])
     }
 
@@ -129,10 +130,10 @@ impl Session {
             job.pending_watches = self.view.watches.iter().map(|w| w.1.clone()).collect();
         }
         if let Some(expr) = job.pending_watches.first().cloned() {
-            let id = self.context_frame(&job).get("id").and_then(Value::as_i64).unwrap_or(0);
-            let args = json!({ "expression": expr, "frameId": id, "context": "watch" });
+            let id = self.context_frame(&job).id.typed().copied().unwrap_or(0);
+            let args = EvaluateArguments { expression: expr, frame_id: Some(id), context: Some("watch".into()) };
             let revision = self.run.revision;
-            self.send("evaluate", Some(args), Origin::Inspect { call, op: Op::Context(job), revision }, now);
+            self.request::<Evaluate>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
         }
         let out = self.context_result(&job);
@@ -145,20 +146,16 @@ impl Session {
             text.push_str(&format!("\nshowing thread {} (the focus thread)", job.thread));
         }
         let frames = self.frames_json(&job.frames);
-        let top = self.context_frame(job).clone();
-        let loc = crate::session::snapshot::Location::from_frame(&top);
+        let top = self.context_frame(job);
         let mut structured = self.snapshot_json();
-        let frame_handle = frames
-            .iter()
-            .zip(&job.frames)
-            .find(|(_, f)| f.get("id") == top.get("id"))
-            .and_then(|(j, _)| j.get("frame").cloned());
+        let frame_handle =
+            frames.iter().zip(&job.frames).find(|(_, f)| f.id == top.id).and_then(|(j, _)| j.get("frame").cloned());
         // Source excerpt, read from disk (bounded) when the frame has a path.
-        if let (Some(path), Some(line)) = (&loc.path, loc.line) {
+        if let (Some(path), Some(line)) = frame_path_line(top) {
             if let Some((excerpt, lines)) = source_excerpt(path, line as usize, job.source_lines) {
                 text.push('\n');
                 text.push_str(&excerpt);
-                structured["source"] = json!({ "path": path, "line": line, "lines": lines });
+                structured["source"] = to_json(Excerpt { path, line, lines });
             }
         }
         if !frames.is_empty() {
@@ -199,7 +196,7 @@ impl Session {
                 if total > shown.len() {
                     text.push_str(&format!("\n  … {} more (call variables with the locals' ref)", total - shown.len()));
                 }
-                structured["locals"] = json!({ "scope": scope, "ref": locals_ref, "total": total, "variables": shown });
+                structured["locals"] = to_json(Locals { scope, handle: locals_ref, total, variables: shown });
             }
         }
         if !job.watches.is_empty() {
@@ -209,11 +206,12 @@ impl Session {
                 match r {
                     Ok(v) => {
                         text.push_str(&format!("\n  {expr} = {}", value_text(&clip(v, VALUE_CHARS).0)));
-                        list.push(json!({ "expression": expr, "value": clip(v, VALUE_CHARS).0 }));
+                        let value = Some(clip(v, VALUE_CHARS).0);
+                        list.push(to_json(WatchValue { expression: expr, value, error: None }));
                     }
                     Err(e) => {
                         text.push_str(&format!("\n  {expr}: error: {e}"));
-                        list.push(json!({ "expression": expr, "error": e }));
+                        list.push(to_json(WatchValue { expression: expr, value: None, error: Some(e) }));
                     }
                 }
             }
@@ -230,9 +228,17 @@ fn is_noise(v: &Value) -> bool {
         || (name.starts_with("__") && name.ends_with("__"))
 }
 
+/// The frame's path (its source's `path`, else its `name`) and line (above 0), as
+/// `Location::from_frame` in `session/snapshot.rs` reads them.
+fn frame_path_line(frame: &StackFrame) -> (Option<&str>, Option<u64>) {
+    let source = frame.source.as_ref();
+    let path = source.and_then(|s| s.path.typed().or(s.name.typed()));
+    (path.map(String::as_str), frame.line.typed().copied().filter(|&l| l > 0))
+}
+
 /// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
-/// lines as JSON. `None` when the file cannot be read or is too large.
-fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<Value>)> {
+/// lines for the result. `None` when the file cannot be read or is too large.
+fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<ExcerptLine>)> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_SOURCE_FILE {
         return None;
@@ -248,7 +254,7 @@ fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec
         let mark = if n == line { "→" } else { " " };
         let l = clip(l, 200).0;
         out.push_str(&format!("{mark}{n:>5}  {l}\n"));
-        lines.push(json!({ "line": n, "text": l }));
+        lines.push(ExcerptLine { line: n, text: l });
     }
     if lines.is_empty() {
         return None;
