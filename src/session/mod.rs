@@ -437,7 +437,7 @@ impl Sessions {
             key,
             program: start.program,
             run: snapshot::Run::default(),
-            link: link::Link::new(DapClient::new(config), plan),
+            link: link::Link::new(DapClient::new(config), plan, Rc::clone(&self.files)),
             calls: calls::Calls { waiters: waiter.into_iter().collect(), warnings, ..calls::Calls::default() },
             view: handles::View::default(),
             evidence: evidence::Evidence::new(now),

@@ -235,7 +235,7 @@ impl Session {
     /// (a symlinked project), the same file under that directory as given. `stat`s only.
     fn other_spelling(&self, path: &str) -> Option<String> {
         let given = Path::new(path);
-        let real = std::fs::canonicalize(given).ok()?;
+        let real = self.link.files.canonicalize(given)?;
         if real != given {
             return Some(real.to_string_lossy().into_owned());
         }
@@ -243,7 +243,7 @@ impl Session {
         let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
         let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
         for base in [program_dir, cwd].into_iter().flatten() {
-            let Ok(real_base) = std::fs::canonicalize(base) else { continue };
+            let Some(real_base) = self.link.files.canonicalize(base) else { continue };
             if real_base == base {
                 continue;
             }

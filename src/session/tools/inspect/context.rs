@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::{frame_line, more_frames, Op};
+use crate::session::files::Files;
 use crate::session::handles::Kind;
 use crate::session::snapshot::put;
 use crate::session::text::{clip, value_text};
@@ -155,7 +156,7 @@ impl Session {
             .and_then(|(j, _)| j.get("frame").cloned());
         // Source excerpt, read from disk (bounded) when the frame has a path.
         if let (Some(path), Some(line)) = (&loc.path, loc.line) {
-            if let Some((excerpt, lines)) = source_excerpt(path, line as usize, job.source_lines) {
+            if let Some((excerpt, lines)) = source_excerpt(&*self.link.files, path, line as usize, job.source_lines) {
                 text.push('\n');
                 text.push_str(&excerpt);
                 structured["source"] = json!({ "path": path, "line": line, "lines": lines });
@@ -232,12 +233,8 @@ fn is_noise(v: &Value) -> bool {
 
 /// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
 /// lines as JSON. `None` when the file cannot be read or is too large.
-fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<Value>)> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SOURCE_FILE {
-        return None;
-    }
-    let text = std::fs::read(path).ok()?;
+fn source_excerpt(files: &dyn Files, path: &str, line: usize, around: usize) -> Option<(String, Vec<Value>)> {
+    let text = files.read_bounded(std::path::Path::new(path), MAX_SOURCE_FILE).ok()?;
     let text = String::from_utf8_lossy(&text);
     let around = around.min(MAX_SOURCE_LINES);
     let first = line.saturating_sub(around).max(1);
