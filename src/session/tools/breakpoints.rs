@@ -21,7 +21,7 @@ pub enum Op {
     /// `setBreakpoints` for `path` (start-up or a tool call).
     Set { path: String, call: Option<CallKey> },
     /// `setBreakpoints` for `path` sent again under the file's other spelling (through or
-    /// around a symlink) after the adapter verified none of them (CASES C22).
+    /// around a symlink) after the adapter verified none of them (mfussenegger/nvim-dap#1197).
     Retry { path: String, alias: String, call: Option<CallKey> },
     /// `setExceptionBreakpoints` (start-up or a tool call).
     Exception { call: Option<CallKey> },
@@ -230,9 +230,10 @@ impl Session {
         args
     }
 
-    /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
-    /// else, when it lies under the real path of the program's or cwd's directory as given
-    /// (a symlinked project), the same file under that directory as given. `stat`s only.
+    /// The other spelling of `path` (mfussenegger/nvim-dap#1197): its real path when it goes
+    /// through a symlink; else, when it lies under the real path of the program's or cwd's
+    /// directory as given (a symlinked project), the same file under that directory as given.
+    /// `stat`s only.
     fn other_spelling(&self, path: &str) -> Option<String> {
         let given = Path::new(path);
         let real = self.link.files.canonicalize(given)?;

@@ -237,7 +237,7 @@ impl Sessions {
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let owns = s.family.owns_debuggee;
-        // The mirror closes (DESIGN §7); an IDE attaches again to the new run.
+        // The mirror closes (SECURITY.md § The IDE mirror); an IDE attaches again to the new run.
         self.request_unexpose(key);
         // Child sessions belong to the old run.
         for child in self.children_of(key) {
