@@ -119,31 +119,6 @@ const KNOWN: &[Known] = &[
         why: "opens evidence files with O_NOFOLLOW relative to their directory",
     },
     Known { file: "src/config.rs", uses: "std::fs", why: "reads the configuration file once at start" },
-    Known { file: "src/mcp/tools/breakpoints.rs", uses: "std::fs", why: "counts a source file's lines (bounded read)" },
-    Known { file: "src/mcp/tools/breakpoints.rs", uses: "std::os::unix::fs", why: "opens the source O_NONBLOCK" },
-    Known { file: "src/mcp/tools/breakpoints.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read" },
-    Known {
-        file: "src/session/tools/source.rs",
-        uses: "std::fs",
-        why: "bounded source read; IO leaves the session layer (issue 15)",
-    },
-    Known {
-        file: "src/session/tools/source.rs",
-        uses: "std::os::unix::fs",
-        why: "opens the source O_NONBLOCK (issue 15)",
-    },
-    Known { file: "src/session/tools/source.rs", uses: "libc", why: "O_NONBLOCK | O_NOCTTY for that read (issue 15)" },
-    Known {
-        file: "src/session/tools/breakpoints.rs",
-        uses: "std::fs",
-        why: "canonicalizes paths (the retry under a file's other spelling) (issue 15)",
-    },
-    Known {
-        file: "src/session/tools/inspect/context.rs",
-        uses: "std::fs",
-        why: "a second bounded source read (issue 15)",
-    },
-    Known { file: "src/session/tools/flow.rs", uses: "std::fs", why: "canonicalizes paths (issue 15)" },
 ];
 
 /// Cycles among sibling modules present today (the members, sorted), with the reason. The test

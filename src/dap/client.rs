@@ -18,7 +18,7 @@
 //!   [`Outcome::Disconnected`] naming the claim) and [`DapClient::untrusted`] says why; the IO
 //!   shell then stops the adapter.
 //!
-//! # Driving the start-up choreography (DESIGN §5) on top of it
+//! # Driving the start-up choreography (DAP § Overview › Initialization) on top of it
 //!
 //! The session layer owns the choreography; the client only correlates. A sketch, with the
 //! session's own origin type (`Step` names the start-up step a timeout will report):
@@ -30,16 +30,18 @@
 //!     // 1. initialize answered: send launch/attach at once and do NOT wait for its response.
 //!     Output::Completed { origin: Origin::Startup(Initialize), outcome: Outcome::Success(_), .. } => {
 //!         client.send::<Launch>(launch_args, Origin::Startup(Launch), now, None)?;
-//!         if client.initialized() { configure(&mut client, now) } // C05: it came early
+//!         if client.initialized() { configure(&mut client, now) } // it came early (netcoredbg, Samsung/netcoredbg#161)
 //!     }
-//!     // 2. `initialized` (whenever it arrives; also before the initialize response, C05, or
-//!     //    only after launch, C06): once launch is sent, configure exactly once.
+//!     // 2. `initialized` (whenever it arrives; also before the initialize response, as
+//!     //    netcoredbg does, Samsung/netcoredbg#161, or only after launch, as debugpy does,
+//!     //    microsoft/debugpy#117): once launch is sent, configure exactly once.
 //!     Output::Event(e) if e.event == "initialized" => if launch_sent { configure(&mut client, now) },
 //!     // configure = setBreakpoints…, setExceptionBreakpoints, then configurationDone when
 //!     // client.capabilities().map_or(false, |c| c.supports_configuration_done_request).
-//!     // A failed setBreakpoints does not stop configurationDone (C06).
-//!     // 3. The launch response may come before or after configurationDone (C06, C11);
-//!     //    an error ends every wait at once with the adapter's words (C11).
+//!     // A failed setBreakpoints does not stop configurationDone (debugpy, microsoft/debugpy#439).
+//!     // 3. The launch response may come before or after configurationDone (debugpy,
+//!     //    microsoft/debugpy#439; gdb, go-delve/mcp-dap-server#22); an error ends every
+//!     //    wait at once with the adapter's words (go-delve/mcp-dap-server#22).
 //!     Output::Completed { origin: Origin::Startup(Launch), outcome: Outcome::Error { message, .. }, .. } => fail_start(message),
 //!     Output::Completed { outcome: Outcome::Timeout { command, step, .. }, .. } => report_stall(command, step),
 //!     Output::StartDebugging { id, request, configuration } => { open_child(request, configuration); client.respond(id, ReverseAnswer::ok(), now)?; }
@@ -60,7 +62,7 @@ use super::framing::{self, Decoder, Encoder};
 use super::protocol::{Capabilities, Event, Message, Nonconformances, Request, Response, Seq};
 use super::requests::{self, Request as _};
 
-/// Default per-request timeout (DESIGN §9).
+/// Default per-request timeout.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Most requests in flight on one connection (agentdap's own, including `cancel`s). An agent
 /// drives one session with a handful at a time; more means a bug or a flood.
@@ -401,7 +403,7 @@ impl<O: Origin> DapClient<O> {
     }
 
     /// True once an `initialized` event arrived — at any time, even before the `initialize`
-    /// response (CASES C05).
+    /// response (netcoredbg does so: Samsung/netcoredbg#161).
     pub fn initialized(&self) -> bool {
         self.initialized
     }
@@ -673,7 +675,7 @@ fn start_debugging_arguments(arguments: Option<Value>) -> Option<(String, Value)
 
 /// The DAP log's text for one message body, with the value (of any type) of every `mirrorToken`
 /// or `token` key (at any depth, any case, compared after JSON unescaping) replaced by
-/// `"[redacted]"` (DESIGN §7: a mirror token is an execution capability). The only place DAP log
+/// `"[redacted]"` (a mirror token is an execution capability: SECURITY.md). The only place DAP log
 /// text is made; the mirror's own trace lines use it too. Bodies without such a key are returned
 /// as they are, byte for byte; one that may hold one but is not JSON is replaced whole.
 pub fn log_text(body: &[u8]) -> String {
@@ -707,7 +709,7 @@ fn mentions_token_or_escape(body: &[u8]) -> bool {
 
 /// Redacts `value` in place as [`log_text`] does: the value of every `token`/`mirrorToken` key
 /// (any depth, ASCII case ignored) becomes `"[redacted]"`. True when anything was replaced. The
-/// ledger's records go through it too (DESIGN §7, §8).
+/// ledger's records go through it too (SECURITY.md, § The ledger and DAP log files).
 pub fn redact_value(value: &mut Value) -> bool {
     redact(value, 0)
 }

@@ -29,6 +29,14 @@ impl Files for OsFiles {
         path.is_dir()
     }
 
+    fn is_file(&self, path: &Path) -> io::Result<bool> {
+        std::fs::metadata(path).map(|m| m.is_file())
+    }
+
+    fn count_lines(&self, path: &Path, cap: u64) -> Option<u64> {
+        count_lines(path, cap)
+    }
+
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         std::fs::canonicalize(path).ok()
     }
@@ -100,6 +108,37 @@ pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
         return Err(ReadError::OverCap);
     }
     Ok(bytes)
+}
+
+/// The lines of the regular file `path` (see [`Files::count_lines`]): opened as
+/// [`read_bounded`] opens, then counted one 64 KiB chunk at a time through `take(cap + 1)`.
+pub fn count_lines(path: &Path, cap: u64) -> Option<u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > cap {
+        return None;
+    }
+    // `take` bounds the read even if the file grows meanwhile (or lies about its size).
+    let mut reader = file.take(cap.saturating_add(1));
+    let mut buf = [0u8; 64 * 1024]; // cap: one 64 KiB chunk at a time
+    let (mut read, mut newlines, mut last) = (0u64, 0u64, b'\n');
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        read += n as u64;
+        newlines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        last = buf[n - 1];
+    }
+    if read > cap {
+        return None;
+    }
+    Some(newlines + u64::from(last != b'\n'))
 }
 
 /// A fresh private directory under the system's temporary directory (mode 0700), named
@@ -178,6 +217,36 @@ mod tests {
         assert!(matches!(read_bounded(&fifo, 1 << 20), Err(ReadError::NotRegular)));
         // /proc files claim size 0 and hold more: the read itself stops past the cap.
         assert!(matches!(read_bounded(Path::new("/proc/self/status"), 8), Err(ReadError::OverCap)));
+    }
+
+    #[test]
+    fn line_count_counts_a_last_line_without_newline_and_skips_what_it_cannot_read_cheaply() {
+        let dir = scratch("lines");
+        let file = |name: &str, text: &[u8]| {
+            let p = dir.0.join(name);
+            std::fs::write(&p, text).expect("write");
+            p
+        };
+        assert_eq!(count_lines(&file("empty.py", b""), 16), Some(0));
+        assert_eq!(count_lines(&file("two.py", b"a\nb\n"), 16), Some(2));
+        assert_eq!(count_lines(&file("open.py", b"a\nb"), 16), Some(2));
+        assert_eq!(OsFiles.count_lines(&file("one.py", b"x = 1\n"), 16), Some(1));
+        // Sparse: larger than the cap without writing it.
+        let big = dir.0.join("big.py");
+        std::fs::File::create(&big).and_then(|f| f.set_len(16 << 20 | 1)).expect("sparse file");
+        assert_eq!(count_lines(&big, 16 << 20), None);
+        // A FIFO with no writer: opened non-blocking and not counted (a blocking open would hang).
+        let fifo = dir.0.join("pipe.py");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("no NUL");
+        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(count_lines(&fifo, 16), None);
+        assert_eq!(count_lines(&dir.0, 1 << 20), None, "a directory");
+        // Grown past the cap while counted looks the same as over it by `fstat`.
+        assert_eq!(count_lines(Path::new("/proc/self/status"), 8), None);
+        assert!(OsFiles.is_file(&file("f.py", b"")).is_ok_and(|f| f));
+        assert!(OsFiles.is_file(&dir.0).is_ok_and(|f| !f));
+        assert!(OsFiles.is_file(&dir.0.join("missing")).is_err());
     }
 
     #[test]

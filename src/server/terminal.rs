@@ -1,6 +1,6 @@
-//! Processes agentdap runs for adapters (`runInTerminal`, DESIGN §5 host requests) as loop
-//! sources: spawn on a pseudo-terminal ([`spawn::spawn_in_pty`]: own session and process group,
-//! `PR_SET_PDEATHSIG`, recorded with the watchdog), what they write to the terminal into the
+//! Processes agentdap runs for adapters (`runInTerminal`, DAP § Reverse Requests › RunInTerminal)
+//! as loop sources: spawn on a pseudo-terminal ([`spawn::spawn_in_pty`]: own session and process
+//! group, `PR_SET_PDEATHSIG`, recorded with the watchdog), what they write to the terminal into the
 //! session's output (one stream, `stdout`), the stdin buffer the session holds written to the
 //! terminal on WRITABLE (`eof` as the terminal's end-of-input character), reaping, and stopping
 //! them with their session. Decides nothing: the policy is the session layer's
@@ -84,7 +84,7 @@ impl Server {
         let pid = io.child.pid;
         info!("runInTerminal for session key {session}: pid {pid}");
         entry.insert(io);
-        // Launched by agentdap: the watchdog kills it if agentdap dies (DESIGN §2).
+        // Launched by agentdap: the watchdog kills it if agentdap dies.
         if let Some(w) = self.watchdog.as_mut() {
             if let Err(e) = w.record(pid) {
                 debug!("watchdog: cannot record pid {pid}: {e}");

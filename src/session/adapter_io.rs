@@ -13,7 +13,7 @@ impl Sessions {
     pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.link.adapter_alive = true;
-        // runInTerminal is always answered: by the host-request policy (DESIGN §5).
+        // runInTerminal is always answered: by the host-request policy (`--host-requests`).
         let args = InitializeArguments::agentdap(&s.link.plan.name, true);
         s.request::<Initialize>(args, Origin::Startup(super::Step::Initialize), now);
         s.pump(now, &mut self.actions);
@@ -35,7 +35,7 @@ impl Sessions {
         s.link.client.receive(bytes, now);
         s.pump(now, &mut self.actions);
         if let Some(d) = s.link.client.untrusted().filter(|_| s.link.adapter_alive) {
-            // DESIGN §0: a frame over the size cap ends trust in the connection. The session
+            // A frame over the size cap ends trust in the connection. The session
             // ends `disconnected` naming the claim; every wait is answered now, not at a timeout.
             log::warn!("{}: the adapter {d}; ending the session", s.id);
             if !s.run.state.is_over() {

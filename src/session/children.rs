@@ -1,6 +1,6 @@
-//! Child sessions (DESIGN §5): opening one for a `startDebugging` reverse request, routing a
-//! child's stops to its parent's waits, ending children with their parent, and listing them
-//! under it. Sans-IO; the table is the parent module's.
+//! Child sessions (DAP § Reverse Requests › StartDebugging): opening one for a `startDebugging`
+//! reverse request, routing a child's stops to its parent's waits, ending children with their
+//! parent, and listing them under it. Sans-IO; the table is the parent module's.
 
 use std::time::Instant;
 
@@ -20,7 +20,7 @@ pub(super) struct ChildStop {
 }
 
 impl Sessions {
-    /// A `startDebugging` from `parent`'s adapter (DESIGN §5): answered at once (CASES C07),
+    /// A `startDebugging` from `parent`'s adapter: answered at once (microsoft/debugpy#1269),
     /// then a child session connects to the configuration's `connect` address and attaches
     /// with the configuration verbatim; the parent's breakpoints and exception filters are
     /// replayed in its configuration phase. Declined (with a warning for the agent) when the

@@ -242,7 +242,8 @@ impl Session {
         let mut stop = Stop::from_event(body);
         let paused = std::mem::take(&mut self.run.pause_sent);
         if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.link.plan.quirks.pause_signal) {
-            // The adapter's reason and words pass through unchanged (CASES C14); the result says
+            // The adapter's reason and words pass through unchanged (lldb-dap's entry reasons:
+            // llvm/llvm-project#165901, llvm/llvm-project#195352); the result says
             // this is the pause the agent asked for rather than something the program did.
             let words = [&stop.description, &stop.text];
             stop.requested_pause = words.iter().any(|w| w.as_deref().is_some_and(|w| w.contains(signal)));

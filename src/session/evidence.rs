@@ -1,4 +1,4 @@
-//! What a session leaves behind (DESIGN §8, §9): the ledger records it emits (as
+//! What a session leaves behind (README § What happened): the ledger records it emits (as
 //! [`Action::Ledger`], stamped and written by the IO shell), the end of a session noticed once,
 //! and idle reaping: a session that ended is released after `idle_reap` (a live one never is),
 //! and the oldest ended one makes room when the table is full. Sans-IO.
@@ -13,8 +13,8 @@ use super::{Action, ErrorCode, Session, SessionKey, Sessions, ToolResult, MAX_SE
 use crate::dap::client::Outcome;
 use crate::ledger::{Kind, Record};
 
-/// How long a session that ended stays in the table untouched before it is released (DESIGN
-/// §9); `--idle-reap-secs` changes it, 0 turns reaping off.
+/// How long a session that ended stays in the table untouched before it is released;
+/// `--idle-reap-secs` changes it, 0 turns reaping off.
 pub const DEFAULT_IDLE_REAP: Duration = Duration::from_secs(30 * 60);
 /// Records one session may queue between two drains (a drain follows every `pump`).
 const MAX_QUEUED: usize = 256;
@@ -197,7 +197,7 @@ impl Sessions {
         }
     }
 
-    /// `Err` with the tool result to give when [`MAX_SESSIONS`] sessions are live (DESIGN §9).
+    /// `Err` with the tool result to give when [`MAX_SESSIONS`] sessions are live.
     /// When the table is full of sessions that include ended ones, the root that ended longest
     /// ago is released to make room.
     pub(super) fn room(&mut self) -> Result<(), ToolResult> {

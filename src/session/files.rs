@@ -48,6 +48,16 @@ pub trait Files {
     /// Whether `path` is a directory (follows symlinks: one `stat`).
     fn is_dir(&self, path: &Path) -> bool;
 
+    /// Whether `path` is a regular file (follows symlinks: one `stat`); `Err` is why it could not
+    /// be `stat`ed (no such file, permission denied, …).
+    fn is_file(&self, path: &Path) -> io::Result<bool>;
+
+    /// How many lines the regular file `path` has (a last line without a newline counts), read
+    /// in 64 KiB chunks without holding the file; `None` when not a regular file, over `cap`
+    /// bytes (by `fstat` or while reading), or unreadable. Opened `O_NONBLOCK | O_NOCTTY` as
+    /// [`Files::read_bounded`] is.
+    fn count_lines(&self, path: &Path, cap: u64) -> Option<u64>;
+
     /// `path` with every symlink, `.` and `..` resolved (realpath(3)); `None` when a component
     /// does not exist or cannot be read. `stat`s only.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;

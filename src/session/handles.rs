@@ -1,4 +1,5 @@
-//! Handles minted by agentdap for frame ids and variable references (DESIGN §5): integers from one
+//! Handles minted by agentdap for frame ids and variable references (DAP § Types › Variable: valid
+//! only while stopped): integers from one
 //! counter, unique for the process lifetime, never reused, below 2^31, each tagged with what it
 //! names and mapped to (session, adapter id, epoch). A handle from an older epoch is refused
 //! before anything is sent to the adapter — lldb-dap reuses its ids at every stop, so a stale raw

@@ -1,7 +1,8 @@
-//! Host requests (DESIGN §4–§5), sans-IO: an adapter's `runInTerminal` under the
-//! `--host-requests` policy (allow, deny, ask), the requests waiting for `resolve_host_request`,
-//! and the stdin of a program agentdap runs itself (`send_input`). The IO shell spawns the command
-//! ([`Action::RunInTerminal`]), feeds its output back, and drains the stdin buffer.
+//! Host requests (DAP § Reverse Requests › RunInTerminal), sans-IO: an adapter's `runInTerminal`
+//! under the `--host-requests` policy (allow, deny, ask), the requests waiting for
+//! `resolve_host_request`, and the stdin of a program agentdap runs itself (`send_input`). The IO
+//! shell spawns the command ([`Action::RunInTerminal`]), feeds its output back, and drains the
+//! stdin buffer.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -19,7 +20,7 @@ use crate::visible;
 
 /// The environment variable (and `--host-requests` flag) choosing the policy.
 pub const POLICY_ENV: &str = "AGENTDAP_HOST_REQUESTS";
-/// Bytes of input queued for a program's stdin and not yet read by it (DESIGN §9: every buffer
+/// Bytes of input queued for a program's stdin and not yet read by it (every buffer is
 /// capped). Input past it is refused whole.
 pub const STDIN_CAP: usize = 1 << 20;
 /// Host requests waiting for a decision per session; more are denied at once.
@@ -335,7 +336,7 @@ impl Session {
     }
 
     /// A session that is ending answers its pending host requests (every reverse request gets
-    /// an answer, DESIGN §5).
+    /// an answer: DAP § Base Protocol › Request).
     pub(super) fn drop_pending_host_requests(&mut self, now: Instant) {
         if self.host.pending.is_empty() || !(self.link.closing || self.run.state.is_over()) {
             return;

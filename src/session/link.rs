@@ -2,7 +2,9 @@
 //! adapter's stderr tail, and whether it is alive, being closed or disconnected. Sans-IO; it
 //! must not decide what a session's tools do.
 
-use super::{AdapterPlan, Origin};
+use std::rc::Rc;
+
+use super::{AdapterPlan, Files, Origin};
 use crate::dap::client::DapClient;
 
 /// The adapter behind a session and the DAP connection to it.
@@ -24,11 +26,14 @@ pub struct Link {
     pub(crate) pipes_are_program_output: bool,
     /// The adapter's descendants were recorded at the first stop.
     pub(crate) descendants_recorded: bool,
+    /// The table's file system and `/proc` (a clone of `Sessions::files`): the one way this
+    /// session's tools read a file or resolve a path.
+    pub(crate) files: Rc<dyn Files>,
 }
 
 impl Link {
     /// A link to an adapter not started yet.
-    pub(crate) fn new(client: DapClient<Origin>, plan: AdapterPlan) -> Link {
+    pub(crate) fn new(client: DapClient<Origin>, plan: AdapterPlan, files: Rc<dyn Files>) -> Link {
         Link {
             adapter: plan.name.clone(),
             client,
@@ -40,6 +45,7 @@ impl Link {
             crashed: false,
             pipes_are_program_output: false,
             descendants_recorded: false,
+            files,
         }
     }
 }

@@ -1,7 +1,7 @@
-//! A session's side of the IDE mirror (DESIGN §7), sans-IO: what the mirror clients are told
-//! (events in order, a `continued` synthesized when the agent's resume succeeded without one,
-//! the last stop for late joiners), and forwarding their read-only requests through the
-//! session's DAP connection with frame ids and variable references translated through the
+//! A session's side of the IDE mirror (SECURITY.md § The IDE mirror), sans-IO: what the mirror
+//! clients are told (events in order, a `continued` synthesized when the agent's resume succeeded
+//! without one, the last stop for late joiners), and forwarding their read-only requests through
+//! the session's DAP connection with frame ids and variable references translated through the
 //! session's handles (§5). Must not: touch sockets, or let a mirror client change the session.
 //!
 //! The IO shell (`server/mirror.rs`) drains [`Tap::take_notes`] every loop turn and delivers them

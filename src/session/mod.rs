@@ -1,5 +1,6 @@
-//! Debug sessions, sans-IO: the session table, the start-up choreography (DESIGN §5), run state
-//! and revisions, output, breakpoints, and the waits behind `launch`/`continue`.
+//! Debug sessions, sans-IO: the session table, the start-up choreography (DAP § Overview ›
+//! Initialization), run state and revisions, output, breakpoints, and the waits behind
+//! `launch`/`continue`.
 //!
 //! The IO shell (`server.rs`) feeds adapter bytes, adapter exits and the clock in, and carries out
 //! the [`Action`]s queued here (spawn an adapter, answer an MCP call, stop an adapter). After any
@@ -59,14 +60,14 @@ pub use tools::breakpoints::breakpoints_json;
 pub use tools::run::{AttachStart, LaunchArgs, LaunchBreakpoint};
 use waiters::Waiter;
 
-/// Most sessions alive at once (DESIGN §9). Ended sessions count until disconnected.
+/// Most sessions alive at once. Ended sessions count until disconnected.
 pub const MAX_SESSIONS: usize = 32;
-/// Default and cap of `wait_ms` (DESIGN §3): clients give up on a request after ~60 s.
+/// Default and cap of `wait_ms`: MCP clients give up on a request after ~60 s.
 pub const DEFAULT_WAIT: Duration = Duration::from_millis(10_000);
 pub const MAX_WAIT: Duration = Duration::from_millis(50_000);
 /// How long a `disconnect` may take before the adapter's process group is killed anyway.
 pub const DISCONNECT_GRACE: Duration = Duration::from_millis(2_000);
-/// DAP messages kept per session for the `dap-log` resource (DESIGN §9).
+/// DAP messages kept per session for the `dap-log` resource.
 pub const DAP_LOG_CAP: usize = 5_000;
 /// ... and at most this many bytes of message text per session.
 pub const DAP_LOG_BYTES: usize = 8 << 20;
@@ -98,8 +99,8 @@ pub enum Action {
     /// The session's state or revision changed: `agentdap://session/{id}/state` (and
     /// `agentdap://sessions`) subscribers are told.
     StateChanged { session: String },
-    /// Record the processes below every adapter now with the watchdog and their adapter (DESIGN
-    /// §2: adapters put debuggees and helpers in process groups of their own; and before a
+    /// Record the processes below every adapter now with the watchdog and their adapter
+    /// (adapters put debuggees and helpers in process groups of their own; and before a
     /// `disconnect` reaches one, since a debuggee's children become orphans once it is gone).
     TrackProcesses,
     /// The session is done with its adapter: stop the adapter if it still runs, stop delivering
@@ -115,8 +116,8 @@ pub enum Action {
     /// The adapter of `parent` asked for a child session (`startDebugging`). Handled inside
     /// [`Sessions::next_action`] (it needs the whole table); never reaches the IO shell.
     OpenChild { parent: SessionKey, id: client::ReverseId, request: String, configuration: Value },
-    /// A ledger record (DESIGN §8): the IO shell stamps it with the wall-clock time, keeps it in
-    /// [`Sessions::ledger`] and appends it to the ledger file.
+    /// A ledger record (README § What happened): the IO shell stamps it with the wall-clock time,
+    /// keeps it in [`Sessions::ledger`] and appends it to the ledger file.
     Ledger(crate::ledger::Record),
     /// The adapter of `session` asked agentdap to run a command (`runInTerminal`). Handled inside
     /// [`Sessions::next_action`] by the host-request policy ([`host`]); never reaches the IO shell.
@@ -146,7 +147,8 @@ pub enum Origin {
     Edit(tools::edit::Op),
     Source(tools::source::Op),
     Host(tools::host::Op),
-    /// A mirror client's read-only request (DESIGN §7); the answer goes back to that client.
+    /// A mirror client's read-only request (SECURITY.md § The IDE mirror); the answer goes back to
+    /// that client.
     Mirror(mirror::Forwarded),
 }
 
@@ -232,7 +234,7 @@ pub struct AdapterPlan {
     pub notes: Vec<String>,
 }
 
-/// The start-up choreography's progress (DESIGN §5).
+/// The start-up choreography's progress (DAP § Overview › Initialization).
 #[derive(Debug, Default)]
 struct Startup {
     launch_sent: bool,
@@ -286,7 +288,7 @@ pub struct Sessions {
     request_timeout: Duration,
     /// The user's configuration (custom adapters), read once at start.
     pub config: Config,
-    /// The ledger's recent records (DESIGN §8); the IO shell appends them to the file.
+    /// The ledger's recent records (README § What happened); the IO shell appends them to the file.
     pub ledger: crate::ledger::Ledger,
     /// How long an ended session stays before it is released; `None`: until disconnected.
     idle_reap: Option<Duration>,
@@ -438,7 +440,7 @@ impl Sessions {
             key,
             program: start.program,
             run: snapshot::Run::default(),
-            link: link::Link::new(DapClient::new(config), plan),
+            link: link::Link::new(DapClient::new(config), plan, Rc::clone(&self.files)),
             calls: calls::Calls { waiters: waiter.into_iter().collect(), warnings, ..calls::Calls::default() },
             view: handles::View::default(),
             evidence: evidence::Evidence::new(now),

@@ -8,9 +8,9 @@ use std::collections::VecDeque;
 
 use crate::dap::adapters::FailureShape;
 
-/// Default cap on the text held per session (bytes), DESIGN §9.
+/// Default cap on the text held per session (bytes).
 pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
-/// Cap on the "output since the last result" tail carried in a snapshot (bytes), DESIGN §4.
+/// Cap on the "output since the last result" tail carried in a snapshot (bytes).
 pub const SNAPSHOT_TAIL: usize = 2048;
 /// Most bytes of recent output searched for a failure report ([`OutputRing::failure_line`]):
 /// a Go panic's goroutine dump can be long, a report older than this is not the last one.

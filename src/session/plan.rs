@@ -16,7 +16,7 @@ use crate::dap::command::AdapterCommand;
 const RECIPE_KEYS: &[&str] = &["python"];
 
 /// Builds the plan for `args`. `has_breakpoints` counts breakpoints already waiting for this
-/// launch, which turn the `stop_on_entry` default off (DESIGN §4).
+/// launch, which turn the `stop_on_entry` default off (README § Tools).
 ///
 /// Custom adapters in `config` are chosen by name first, then by their declared extensions
 /// (which win over the built-in inference); otherwise the built-in recipes apply.
@@ -98,8 +98,9 @@ pub fn launch(
     let recipe = adapters::recipe_for_program(kind, Some(&program), input, files.adapter_host())
         .map_err(|e| tool_error(e, config))?;
     let runtime = kind.runtime_quirks();
-    // "Entry" of a native or Go program is its `main` (DESIGN §4): a temporary function
-    // breakpoint set in the configuration phase, not the adapter's stop in the loader.
+    // "Entry" of a native or Go program is its `main` (README § Native and Go programs): a
+    // temporary function breakpoint set in the configuration phase, not the adapter's stop in the
+    // loader.
     let entry_function = runtime.entry_function.filter(|_| stop_on_entry && !args.no_debug);
     let adapter_stop_on_entry = stop_on_entry && entry_function.is_none();
     let ours =
@@ -259,7 +260,7 @@ pub struct ConnectArg {
     pub port: u16,
 }
 
-/// Arguments of the `attach` tool (DESIGN §4).
+/// Arguments of the `attach` tool (README § Attach to a running program).
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AttachArgs {
@@ -487,7 +488,7 @@ pub fn wrong_process(kind: AdapterKind, facts: &ProcessFacts) -> Option<String> 
     }
 }
 
-/// An IP literal, or `localhost` (127.0.0.1). Never a DNS lookup (DESIGN §2).
+/// An IP literal, or `localhost` (127.0.0.1). Never a DNS lookup (it would block the loop).
 pub fn parse_host(host: &str) -> Option<std::net::IpAddr> {
     if host.eq_ignore_ascii_case("localhost") {
         return Some(std::net::Ipv4Addr::LOCALHOST.into());

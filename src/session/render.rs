@@ -14,7 +14,8 @@ impl Session {
     }
 
     /// The result of an execution tool: the one line that matters, then output since the last
-    /// result; `structuredContent` carries the snapshot (DESIGN §4). Advances the output cursor.
+    /// result; `structuredContent` carries the snapshot (README § Tools). Advances the output
+    /// cursor.
     pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolResult {
         let mut text = self.headline();
         let child_stops = std::mem::take(&mut self.family.child_stops);
@@ -248,7 +249,7 @@ impl Session {
         s
     }
 
-    /// The snapshot (DESIGN §4) without the output part.
+    /// The snapshot without the output part.
     pub fn snapshot_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("session".into(), self.id.clone().into());
@@ -271,7 +272,7 @@ impl Session {
     }
 
     /// The DAP log as NDJSON: `{"ms": <since session start>, "dir": "to_adapter"|"from_adapter",
-    /// "message": {…}}` per line, oldest first (DESIGN §8).
+    /// "message": {…}}` per line, oldest first (README § What happened).
     pub fn dap_log_ndjson(&self) -> String {
         self.dap_log_lines_after(self.evidence.dap_log_total.saturating_sub(self.evidence.dap_log.len() as u64))
     }
@@ -324,7 +325,7 @@ impl Session {
             v["failure"] = f.clone().into();
         }
         if let Some(e) = &self.mirror.endpoint {
-            // Never the token (DESIGN §7).
+            // Never the token (SECURITY.md § The IDE mirror).
             let mut m = Map::new();
             m.insert("host".into(), e.host.clone().into());
             m.insert("port".into(), e.port.into());

@@ -1,11 +1,11 @@
 //! Session state as the agent sees it: run state, the last stop, and the snapshot every execution
-//! or inspection result carries (DESIGN §4), as one text line plus the same facts as JSON.
+//! or inspection result carries (README § Tools), as one text line plus the same facts as JSON.
 
 use serde_json::{Map, Value};
 
 use crate::dap::requests::{ExceptionInfoResponse, StackFrame};
 
-/// Where a session is in its life (DESIGN §4).
+/// Where a session is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunState {
     /// The adapter is starting, or the start-up choreography is under way.
@@ -246,7 +246,7 @@ impl Stop {
     }
 }
 
-/// Inserts `value` under `key` unless it is `None` (results omit empty fields, DESIGN §3).
+/// Inserts `value` under `key` unless it is `None` (results omit empty fields).
 pub fn put(m: &mut Map<String, Value>, key: &str, value: Option<Value>) {
     if let Some(v) = value {
         m.insert(key.to_owned(), v);

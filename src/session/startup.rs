@@ -71,8 +71,9 @@ impl Session {
         }
     }
 
-    /// The configuration phase (DESIGN §5): breakpoints, exception filters, `configurationDone`.
-    /// Runs once, after `launch` was sent and `initialized` arrived, in whichever order.
+    /// The configuration phase (DAP § Overview › Initialization): breakpoints, exception filters,
+    /// `configurationDone`. Runs once, after `launch` was sent and `initialized` arrived, in
+    /// whichever order.
     pub(super) fn configure(&mut self, now: Instant) {
         if self.startup.configured {
             return;

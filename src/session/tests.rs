@@ -108,7 +108,8 @@ fn delve_exit_code_is_read_after_disconnect() {
     assert!(!text.contains("ended by agentdap"), "{text}");
 }
 
-/// CASES C07: a `startDebugging` is answered `success: true` at once and opens a child session
+/// DAP § Reverse Requests › StartDebugging (microsoft/debugpy#1269): a `startDebugging` is answered
+/// `success: true` at once and opens a child session
 /// over `Action::Connect` to its loopback `connect` address; one pointing at another machine is
 /// declined, and the agent is told.
 #[test]

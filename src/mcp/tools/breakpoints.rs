@@ -2,11 +2,14 @@
 //! agentdap keeps each file's set so `add` never clobbers; results say per breakpoint whether the
 //! adapter verified it and where it really bound.
 
+use std::path::Path;
+
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::breakpoints::{functions_json, state_text};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::Files;
 
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
 
@@ -124,11 +127,11 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Out
     let path = crate::session::plan::resolve_path(&a.path, cwd.as_deref()).to_string_lossy().into_owned();
     // Removing breakpoints of a file that is gone is fine; setting them is a misspelling.
     if !(mode == Mode::Remove || list.is_empty()) {
-        if let Some(msg) = missing_file(&path) {
+        if let Some(msg) = missing_file(cx.sessions.files(), &path) {
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         let last = list.iter().map(|b| b.line).max().unwrap_or(0);
-        if let Some(msg) = past_end(&path, last) {
+        if let Some(msg) = past_end(cx.sessions.files(), &path, last) {
             return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg}; no breakpoint was set.")));
         }
     }
@@ -212,10 +215,10 @@ fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> 
 /// Why a breakpoint may not go on the absolute `path`, if it may not: nothing is there, or
 /// not a file. Checked before anything is sent or run (a misspelled path would otherwise only
 /// show as "never verified" once the program ended).
-pub(crate) fn missing_file(path: &str) -> Option<String> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => None,
-        Ok(_) => Some(format!("{path} is not a file; breakpoints go on source files.")),
+pub(crate) fn missing_file(files: &dyn Files, path: &str) -> Option<String> {
+    match files.is_file(Path::new(path)) {
+        Ok(true) => None,
+        Ok(false) => Some(format!("{path} is not a file; breakpoints go on source files.")),
         Err(e) => Some(format!(
             "no source file {path} ({e}); check the spelling (relative paths are taken against the session's cwd)."
         )),
@@ -225,44 +228,11 @@ pub(crate) fn missing_file(path: &str) -> Option<String> {
 /// Most bytes of a source file read to count its lines; past it the line check is skipped.
 const MAX_COUNTED: u64 = 16 << 20;
 
-/// How many lines the regular file at `path` has (a last line without a newline counts), or
-/// `None` when agentdap cannot tell cheaply: not a regular file, over [`MAX_COUNTED`] bytes, or
-/// unreadable. Opened non-blocking, so a FIFO never waits for a writer.
-pub(crate) fn line_count(path: &str) -> Option<u64> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file =
-        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_COUNTED {
-        return None;
-    }
-    // `take` bounds the read even if the file grows meanwhile (or lies about its size).
-    let mut reader = file.take(MAX_COUNTED + 1);
-    let mut buf = [0u8; 64 * 1024]; // cap: one 64 KiB chunk at a time
-    let (mut read, mut newlines, mut last) = (0u64, 0u64, b'\n');
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        read += n as u64;
-        newlines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-        last = buf[n - 1];
-    }
-    if read > MAX_COUNTED {
-        return None;
-    }
-    Some(newlines + u64::from(last != b'\n'))
-}
-
 /// Why `line` is not a line of the file at `path`, if agentdap can tell it is not: the file
 /// has fewer lines. Adapters move such a breakpoint to the last line and call it verified
 /// (debugpy 1.8.22), so it is refused before anything is sent or run.
-pub(crate) fn past_end(path: &str, line: u32) -> Option<String> {
-    let lines = line_count(path)?;
+pub(crate) fn past_end(files: &dyn Files, path: &str, line: u32) -> Option<String> {
+    let lines = files.count_lines(Path::new(path), MAX_COUNTED)?;
     let name = path.rsplit('/').next().unwrap_or(path);
     let unit = if lines == 1 { "line" } else { "lines" };
     (u64::from(line) > lines).then(|| format!("line {line} is past the end of {name} ({lines} {unit})"))
@@ -279,34 +249,85 @@ pub(crate) fn bad_path(path: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{line_count, past_end, MAX_COUNTED};
+    use std::io;
+    use std::path::{Path, PathBuf};
+
+    use super::{missing_file, past_end, MAX_COUNTED};
+    use crate::dap::adapters;
+    use crate::os::files::OsFiles;
+    use crate::session::files::{Files, ProcessStat, ReadError};
+
+    /// A file system holding one file, `/src/one.py` (one line), in the directory `/src`; a file
+    /// at `/src/big.py` too large to count. Counting itself is `os::files`' (tested there).
+    struct OneFile;
+
+    impl Files for OneFile {
+        fn adapter_host(&self) -> &dyn adapters::Host {
+            OsFiles.adapter_host()
+        }
+        fn exists(&self, path: &Path) -> bool {
+            self.is_file(path).is_ok()
+        }
+        fn is_dir(&self, path: &Path) -> bool {
+            path == Path::new("/src")
+        }
+        fn is_file(&self, path: &Path) -> io::Result<bool> {
+            match path.to_str() {
+                Some("/src/one.py" | "/src/big.py") => Ok(true),
+                Some("/src") => Ok(false),
+                _ => Err(io::Error::from(io::ErrorKind::NotFound)),
+            }
+        }
+        fn count_lines(&self, path: &Path, cap: u64) -> Option<u64> {
+            (path == Path::new("/src/one.py") && cap >= 6).then_some(1)
+        }
+        fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+            self.exists(path).then(|| path.to_owned())
+        }
+        fn read_bounded(&self, _: &Path, _: u64) -> Result<Vec<u8>, ReadError> {
+            Err(ReadError::NotRegular)
+        }
+        fn process_exists(&self, _: i64) -> bool {
+            false
+        }
+        fn process_stat(&self, _: i64) -> Option<ProcessStat> {
+            None
+        }
+        fn process_cmdline(&self, _: i64, _: usize) -> Option<Vec<u8>> {
+            None
+        }
+        fn process_exe(&self, _: i64) -> Option<PathBuf> {
+            None
+        }
+        fn ptrace_scope(&self) -> Option<u8> {
+            None
+        }
+        fn has_cap_sys_ptrace(&self) -> bool {
+            false
+        }
+        fn make_scratch_dir(&self) -> io::Result<PathBuf> {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
+        }
+    }
 
     #[test]
-    fn line_count_counts_a_last_line_without_newline_and_skips_what_it_cannot_read_cheaply() {
-        let dir = std::env::temp_dir().join(format!("agentdap-lines-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let file = |name: &str, text: &[u8]| {
-            let p = dir.join(name);
-            std::fs::write(&p, text).expect("write");
-            p.to_string_lossy().into_owned()
-        };
-        assert_eq!(line_count(&file("empty.py", b"")), Some(0));
-        assert_eq!(line_count(&file("two.py", b"a\nb\n")), Some(2));
-        assert_eq!(line_count(&file("open.py", b"a\nb")), Some(2));
-        let one = file("one.py", b"x = 1\n");
-        assert_eq!(past_end(&one, 1), None);
-        assert_eq!(past_end(&one, 2).as_deref(), Some("line 2 is past the end of one.py (1 line)"));
-        // Sparse: larger than the cap without writing it.
-        let big = dir.join("big.py");
-        std::fs::File::create(&big).and_then(|f| f.set_len(MAX_COUNTED + 1)).expect("sparse file");
-        assert_eq!(line_count(&big.to_string_lossy()), None);
-        // A FIFO with no writer: opened non-blocking and not counted (a blocking open would hang).
-        let fifo = dir.join("pipe.py");
-        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("no NUL");
-        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert_eq!(line_count(&fifo.to_string_lossy()), None);
-        assert_eq!(line_count(&dir.to_string_lossy()), None, "a directory");
-        let _ = std::fs::remove_dir_all(&dir);
+    fn past_end_names_the_file_and_its_line_count_and_missing_file_says_why() {
+        assert!(MAX_COUNTED >= 6, "the cap passed to count_lines");
+        assert_eq!(past_end(&OneFile, "/src/one.py", 1), None);
+        assert_eq!(past_end(&OneFile, "/src/one.py", 2).as_deref(), Some("line 2 is past the end of one.py (1 line)"));
+        // A file that cannot be counted cheaply: the line check is skipped.
+        assert_eq!(past_end(&OneFile, "/src/big.py", 1 << 30), None);
+        assert_eq!(missing_file(&OneFile, "/src/one.py"), None);
+        assert_eq!(
+            missing_file(&OneFile, "/src").as_deref(),
+            Some("/src is not a file; breakpoints go on source files.")
+        );
+        assert_eq!(
+            missing_file(&OneFile, "/src/gone.py").as_deref(),
+            Some(
+                "no source file /src/gone.py (entity not found); check the spelling (relative paths are taken \
+                 against the session's cwd)."
+            )
+        );
     }
 }

@@ -83,10 +83,10 @@ fn located(cx: &ToolCx<'_>, session: Option<&str>, path: &str, line: u32) -> Res
     let key = session_key(cx, session)?;
     let cwd = cx.sessions.get(key).and_then(|s| s.cwd());
     let path = crate::session::plan::resolve_path(path, cwd.as_deref()).to_string_lossy().into_owned();
-    if let Some(msg) = super::breakpoints::missing_file(&path) {
+    if let Some(msg) = super::breakpoints::missing_file(cx.sessions.files(), &path) {
         return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg} The program did not run.")));
     }
-    if let Some(msg) = super::breakpoints::past_end(&path, line) {
+    if let Some(msg) = super::breakpoints::past_end(cx.sessions.files(), &path, line) {
         return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{msg}; the program did not run.")));
     }
     Ok((key, path))

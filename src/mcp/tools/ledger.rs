@@ -1,5 +1,6 @@
-//! Tool group "ledger": reading back the ledger's recent records (DESIGN §8) from memory.
-//! Must not: read the ledger file (it may be large and shared with other agentdap processes).
+//! Tool group "ledger": reading back the ledger's recent records (README § What happened) from
+//! memory. Must not: read the ledger file (it may be large and shared with other agentdap
+//! processes).
 
 use serde_json::{json, Map, Value};
 
@@ -9,7 +10,7 @@ use crate::ledger::{Kind, Query};
 /// Records one call returns by default, and at most.
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 200;
-/// Most text one result carries (DESIGN §9); past it the page is cut.
+/// Most text one result carries; past it the page is cut.
 const MAX_TEXT: usize = 20_000;
 
 pub const TOOLS: &[Tool] = &[Tool {

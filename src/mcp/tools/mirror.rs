@@ -1,5 +1,6 @@
-//! Tool group "mirror" (DESIGN §7): `expose_session` and `unexpose_session`. Handlers only read
-//! and queue; the IO shell binds and closes the listener. Must not: open sockets or log tokens.
+//! Tool group "mirror" (SECURITY.md § The IDE mirror): `expose_session` and `unexpose_session`.
+//! Handlers only read and queue; the IO shell binds and closes the listener. Must not: open sockets
+//! or log tokens.
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};

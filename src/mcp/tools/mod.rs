@@ -189,18 +189,19 @@ fn culprit<T: serde::de::DeserializeOwned>(args: &Map<String, Value>, error: &st
     })
 }
 
-/// Resolves the optional `session` argument (DESIGN §4: default the most recent live session).
+/// Resolves the optional `session` argument (default: the most recent live session).
 pub fn session_key(cx: &ToolCx<'_>, id: Option<&str>) -> Result<crate::session::SessionKey, ToolResult> {
     cx.sessions.resolve(id)
 }
 
-/// The `session` argument every session tool takes (DESIGN §4: default the most recent live one,
+/// The `session` argument every session tool takes (default: the most recent live one,
 /// said once in the server's instructions rather than in every schema).
 pub fn session_prop() -> Value {
     json!({"type": "string"})
 }
 
-/// The `wait_ms` argument of waiting tools (DESIGN §3: default 10 000, cap 50 000).
+/// The `wait_ms` argument of waiting tools (default 10 000, cap 50 000: MCP clients give up on a
+/// request after ~60 s).
 pub fn wait_prop() -> Value {
     json!({"type": "integer", "description": "ms (default 10000, max 50000)"})
 }

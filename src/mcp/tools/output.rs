@@ -7,7 +7,7 @@ use crate::session::output::Category;
 
 /// Most entries one `output` call returns.
 const MAX_LIMIT: usize = 1000;
-/// Most text one `output` result carries (bytes, DESIGN §9); past it the read stops early.
+/// Most text one `output` result carries (bytes); past it the read stops early.
 const MAX_TEXT: usize = 20_000;
 
 pub const TOOLS: &[Tool] = &[Tool {

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::{
     parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
 };
-use crate::session::{plan, LaunchArgs, LaunchBreakpoint};
+use crate::session::{plan, Files, LaunchArgs, LaunchBreakpoint};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
 const ENDING: Annotations = Annotations { read_only: false, destructive: true, idempotent: true };
@@ -139,7 +139,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     let mut args: LaunchArgs = parse_args(args)?;
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against agentdap's working directory.
-    prepare_breakpoints(&mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
+    prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
     let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
     cx.sessions.launch(args, plan, cx.call, cx.now)?;
@@ -152,7 +152,7 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     // file system (and a `pathMappings` in `adapter_args`): a file missing here is sent as given
     // and named in the result. A process attached by pid runs here: as for `launch`.
     let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
-    let notes = prepare_breakpoints(&mut args.breakpoints, None, missing)?;
+    let notes = prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, None, missing)?;
     let (mut plan, start) = plan::attach(&args, &cx.sessions.config, cx.sessions.files())?;
     plan.notes.extend(notes);
     cx.sessions.attach(start, plan, cx.call, cx.now)?;
@@ -215,6 +215,7 @@ enum MissingFile {
 /// exists and holds the line unless `missing` says otherwise) and makes their paths absolute against `cwd` (else
 /// agentdap's working directory). Returns the notes for files kept though missing.
 fn prepare_breakpoints(
+    files: &dyn Files,
     list: &mut [LaunchBreakpoint],
     cwd: Option<&str>,
     missing: MissingFile,
@@ -230,9 +231,9 @@ fn prepare_breakpoints(
         b.path = plan::resolve_path(&b.path, cwd).to_string_lossy().into_owned();
         // What the file on this machine says against the breakpoint, short (for a note: a
         // server may see other files) and whole (for the refusal).
-        let against = match super::breakpoints::missing_file(&b.path) {
+        let against = match super::breakpoints::missing_file(files, &b.path) {
             Some(msg) => Some(("no such file".to_owned(), format!("{msg} Nothing was started."))),
-            None => super::breakpoints::past_end(&b.path, b.breakpoint.line).map(|m| {
+            None => super::breakpoints::past_end(files, &b.path, b.breakpoint.line).map(|m| {
                 let whole = format!("{m}; nothing was started.");
                 (m, whole)
             }),

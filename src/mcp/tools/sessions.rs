@@ -20,7 +20,7 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
         let indent = "  ".repeat(depth);
         let request = if s.plan_request() == "attach" { " · attached" } else { "" };
         let parent = s.family.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
-        // The endpoint only, never the token (DESIGN §7).
+        // The endpoint only, never the token (SECURITY.md § The IDE mirror).
         let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
         let host = match s.host.pending_ids() {
             ids if ids.is_empty() || s.run.state.is_over() => String::new(),

@@ -26,7 +26,7 @@ pub enum Op {
     /// `setBreakpoints` for `path` (start-up or a tool call).
     Set { path: String, call: Option<CallKey> },
     /// `setBreakpoints` for `path` sent again under the file's other spelling (through or
-    /// around a symlink) after the adapter verified none of them (CASES C22).
+    /// around a symlink) after the adapter verified none of them (mfussenegger/nvim-dap#1197).
     Retry { path: String, alias: String, call: Option<CallKey> },
     /// `setExceptionBreakpoints` (start-up or a tool call).
     Exception { call: Option<CallKey> },
@@ -243,12 +243,13 @@ impl Session {
         SetBreakpoints::arguments(&self.breakpoint_request(path)).unwrap_or(None).unwrap_or_default()
     }
 
-    /// The other spelling of `path` (CASES C22): its real path when it goes through a symlink;
-    /// else, when it lies under the real path of the program's or cwd's directory as given
-    /// (a symlinked project), the same file under that directory as given. `stat`s only.
+    /// The other spelling of `path` (mfussenegger/nvim-dap#1197): its real path when it goes
+    /// through a symlink; else, when it lies under the real path of the program's or cwd's
+    /// directory as given (a symlinked project), the same file under that directory as given.
+    /// `stat`s only.
     fn other_spelling(&self, path: &str) -> Option<String> {
         let given = Path::new(path);
-        let real = std::fs::canonicalize(given).ok()?;
+        let real = self.link.files.canonicalize(given)?;
         if real != given {
             return Some(real.to_string_lossy().into_owned());
         }
@@ -256,7 +257,7 @@ impl Session {
         let program_dir = args.get("program").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
         let cwd = args.get("cwd").and_then(Value::as_str).map(Path::new);
         for base in [program_dir, cwd].into_iter().flatten() {
-            let Ok(real_base) = std::fs::canonicalize(base) else { continue };
+            let Some(real_base) = self.link.files.canonicalize(base) else { continue };
             if real_base == base {
                 continue;
             }

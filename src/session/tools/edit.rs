@@ -4,7 +4,7 @@
 //! A set reads the value before (from the container's children or an evaluation), sends DAP
 //! `setVariable`/`setExpression`, then reads it back, so the result says what the program now
 //! holds — and says so when the adapter acknowledged a change that did not happen. Variable refs
-//! are agentdap handles, checked before anything is sent (§5); the cached variables pages of the
+//! are agentdap handles, checked before anything is sent; the cached variables pages of the
 //! stop are dropped, so the next `variables` shows the new value. Where the adapter's references
 //! keep the values they were made with (Delve), the read-back evaluates the variable's
 //! `evaluateName` in its frame instead, and refs from before the change are refused from then on.

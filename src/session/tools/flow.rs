@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 use super::{add_note, session, stopped, Answer, Started};
 use crate::dap::client::DapClient;
 use crate::session::breakpoints::SourceBreakpoint;
+use crate::session::files::Files;
 use crate::session::snapshot::RunState;
 use crate::session::text::short;
 use crate::session::waiters::{wait_duration, Until, Waiter};
@@ -185,7 +186,7 @@ impl Sessions {
         // A jump stays in the stopped frame's file (debugpy ignores the path and jumps to the
         // line in the current file); another file is refused before anything is sent.
         let here = s.run.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());
-        if let Some(here) = here.filter(|h| !same_file(h, &path)) {
+        if let Some(here) = here.filter(|h| !same_file(&*s.link.files, h, &path)) {
             let msg = format!(
                 "goto jumps within the stopped frame's file ({here}), not to {path}; use run_to to go elsewhere."
             );
@@ -236,7 +237,7 @@ impl Sessions {
             return Err(ToolResult::error(ErrorCode::Unsupported, msg));
         }
         let owns = s.family.owns_debuggee;
-        // The mirror closes (DESIGN §7); an IDE attaches again to the new run.
+        // The mirror closes (SECURITY.md § The IDE mirror); an IDE attaches again to the new run.
         self.request_unexpose(key);
         // Child sessions belong to the old run.
         for child in self.children_of(key) {
@@ -435,7 +436,8 @@ impl Session {
         let reached = stop.is_some_and(|st| {
             let by_id = rt.id.is_some_and(|id| st.adapter_hits.contains(&id));
             let at = st.location.as_ref().is_some_and(|l| {
-                l.line == Some(u64::from(rt.bound_line)) && l.path.as_deref().is_some_and(|p| same_file(p, &rt.path))
+                l.line == Some(u64::from(rt.bound_line))
+                    && l.path.as_deref().is_some_and(|p| same_file(&*self.link.files, p, &rt.path))
             });
             by_id || at
         });
@@ -469,7 +471,9 @@ impl Session {
     /// `set_breakpoints` replaced `path`'s set in the adapter: a `run_to` armed there lost its
     /// temporary breakpoint.
     pub(in crate::session) fn run_to_overridden(&mut self, path: &str) {
-        if let Some(rt) = self.flow.run_to.as_mut().filter(|rt| rt.armed && same_file(&rt.path, path)) {
+        if let Some(rt) =
+            self.flow.run_to.as_mut().filter(|rt| rt.armed && same_file(&*self.link.files, &rt.path, path))
+        {
             rt.overridden = true;
         }
     }
@@ -587,6 +591,6 @@ impl Session {
 }
 
 /// Whether two spellings name the same file (equal, or the same after resolving symlinks).
-fn same_file(a: &str, b: &str) -> bool {
-    a == b || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+fn same_file(files: &dyn Files, a: &str, b: &str) -> bool {
+    a == b || matches!((files.canonicalize(a.as_ref()), files.canonicalize(b.as_ref())), (Some(x), Some(y)) if x == y)
 }

@@ -640,7 +640,8 @@ impl Session {
         ToolResult::ok(text, to_json(ScopeList { session: &self.id, revision: self.run.revision, scopes: list }))
     }
 
-    /// with the total and the `start` to ask for next (DESIGN §5: agentdap pages itself).
+    /// with the total and the `start` to ask for next (agentdap pages itself: not every adapter
+    /// supports DAP `variables`' `start`/`count`).
     fn variables_page(&mut self, q: &VarQuery, all: &[Value]) -> ToolResult {
         let filtered: Vec<&Value> = all
             .iter()

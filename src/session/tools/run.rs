@@ -25,7 +25,7 @@ pub enum Op {
     Terminate { call: CallKey },
 }
 
-/// Arguments of the `launch` tool (DESIGN §4).
+/// Arguments of the `launch` tool (README § Tools).
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
@@ -141,7 +141,8 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
-        // Children first (DESIGN §5): they are disconnected, and leave the table with the parent.
+        // Children first (DAP § Reverse Requests › StartDebugging): they are disconnected, and
+        // leave the table with the parent.
         let terminate_default = self.slab.get(key).is_some_and(|s| s.family.owns_debuggee);
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {

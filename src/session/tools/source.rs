@@ -2,18 +2,19 @@
 //! has no file through DAP `source` (a `source_ref` from a frame), around a line or in a range; by
 //! default around the current stop, its line marked `→`.
 //!
-//! Reading a file happens on the loop's thread (a local file read has no pollable handle), so it
-//! is bounded: only a regular file, opened non-blocking (a FIFO or device named by mistake answers
-//! at once instead of hanging the loop), at most [`MAX_FILE`] bytes, checked before and while
-//! reading. Must not: read anything else.
+//! Reading a file happens on the loop's thread (a local file read has no pollable handle), through
+//! the IO shell's [`Files::read_bounded`], so it is bounded: only a regular file, opened
+//! non-blocking (a FIFO or device named by mistake answers at once instead of hanging the loop),
+//! at most [`MAX_FILE`] bytes, checked before and while reading. Must not: open a file itself.
 
-use std::io::Read;
+use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use super::{session, stopped, Answer, Started};
 use crate::dap::requests::{Request, Source, SourceArguments, SourceRequest};
+use crate::session::files::{Files, ReadError};
 use crate::session::snapshot::RunState;
 use crate::session::text::clip;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
@@ -146,32 +147,18 @@ fn short_name(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
-/// Reads a source file within [`MAX_FILE`]; `Err` is one sentence for the agent.
-pub fn read_file(path: &str) -> Result<String, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| format!("cannot read {path}: {e}."))?;
-    let meta = file.metadata().map_err(|e| format!("cannot read {path}: {e}."))?;
-    if !meta.is_file() {
-        return Err(format!("{path} is not a regular file."));
+/// Reads a source file within [`MAX_FILE`] through [`Files::read_bounded`]; `Err` is one
+/// sentence for the agent.
+pub fn read_file(files: &dyn Files, path: &str) -> Result<String, String> {
+    match files.read_bounded(Path::new(path), MAX_FILE) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(ReadError::Io(e)) => Err(format!("cannot read {path}: {e}.")),
+        Err(ReadError::NotRegular) => Err(format!("{path} is not a regular file.")),
+        Err(ReadError::TooLarge { len }) => {
+            Err(format!("{path} is {len} bytes; source reads files up to {MAX_FILE} bytes (pass a smaller file)."))
+        }
+        Err(ReadError::OverCap) => Err(format!("{path} is over {MAX_FILE} bytes; source reads files up to that size.")),
     }
-    if meta.len() > MAX_FILE {
-        return Err(format!(
-            "{path} is {} bytes; source reads files up to {MAX_FILE} bytes (pass a smaller file).",
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::new();
-    // `take` bounds the read even if the file grows meanwhile (or lies about its size, as
-    // /proc files do).
-    file.take(MAX_FILE + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {path}: {e}."))?;
-    if bytes.len() as u64 > MAX_FILE {
-        return Err(format!("{path} is over {MAX_FILE} bytes; source reads files up to that size."));
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 impl Sessions {
@@ -188,7 +175,7 @@ impl Sessions {
             let stop_line = stop_loc.filter(|l| l.path.as_deref() == Some(path.as_str())).and_then(|l| l.line);
             let line = args.line.map(|l| l as usize).or(stop_line.map(|l| l as usize));
             let window = Window::new(&args, Some(path.clone()), None, line);
-            let out = match read_file(&path) {
+            let out = match read_file(&*self.files, &path) {
                 Ok(text) => window.render(&text),
                 Err(msg) => ToolResult::error(ErrorCode::InvalidArgument, msg),
             };
@@ -213,7 +200,7 @@ impl Sessions {
             (Some(r), path) => self.fetch_source(key, Window::new(&args, path, Some(r), line), call, now),
             (None, Some(path)) => {
                 let window = Window::new(&args, Some(path.clone()), None, line);
-                let out = match read_file(&path) {
+                let out = match read_file(&*self.files, &path) {
                     Ok(text) => window.render(&text),
                     Err(msg) => ToolResult::error(ErrorCode::InvalidArgument, msg),
                 };

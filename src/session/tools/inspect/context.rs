@@ -12,6 +12,7 @@ use crate::dap::requests::{
     Evaluate, EvaluateArguments, Request, Scopes, ScopesArguments, StackFrame, StackTrace, Variables,
     VariablesArguments,
 };
+use crate::session::files::Files;
 use crate::session::handles::Kind;
 use crate::session::snapshot::put;
 use crate::session::text::{clip, value_text};
@@ -152,7 +153,7 @@ impl Session {
             frames.iter().zip(&job.frames).find(|(_, f)| f.id == top.id).and_then(|(j, _)| j.get("frame").cloned());
         // Source excerpt, read from disk (bounded) when the frame has a path.
         if let (Some(path), Some(line)) = frame_path_line(top) {
-            if let Some((excerpt, lines)) = source_excerpt(path, line as usize, job.source_lines) {
+            if let Some((excerpt, lines)) = source_excerpt(&*self.link.files, path, line as usize, job.source_lines) {
                 text.push('\n');
                 text.push_str(&excerpt);
                 structured["source"] = to_json(Excerpt { path, line, lines });
@@ -238,12 +239,8 @@ fn frame_path_line(frame: &StackFrame) -> (Option<&str>, Option<u64>) {
 
 /// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
 /// lines for the result. `None` when the file cannot be read or is too large.
-fn source_excerpt(path: &str, line: usize, around: usize) -> Option<(String, Vec<ExcerptLine>)> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SOURCE_FILE {
-        return None;
-    }
-    let text = std::fs::read(path).ok()?;
+fn source_excerpt(files: &dyn Files, path: &str, line: usize, around: usize) -> Option<(String, Vec<ExcerptLine>)> {
+    let text = files.read_bounded(std::path::Path::new(path), MAX_SOURCE_FILE).ok()?;
     let text = String::from_utf8_lossy(&text);
     let around = around.min(MAX_SOURCE_LINES);
     let first = line.saturating_sub(around).max(1);
