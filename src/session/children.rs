@@ -100,7 +100,7 @@ impl Sessions {
             let Some(c) = self.slab.get(key) else { continue };
             let parent = self.parent_of(c);
             let stopped_new =
-                c.run.state == RunState::Stopped && c.run.stop_ready && c.run.revision > c.family.stop_told_parent;
+                c.run.state == RunState::Stopped && c.run.stop_ready() && c.run.revision > c.family.stop_told_parent;
             let stop = stopped_new.then(|| (c.run.revision, c.headline(), c.snapshot_json()));
             let (alive, closing, child_id) = (c.link.adapter_alive, c.link.closing, c.id.clone());
             let parent_ending = match parent.and_then(|p| self.slab.get(p)) {

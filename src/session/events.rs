@@ -253,8 +253,7 @@ impl Session {
         self.view.handles.resumed();
         self.clear_var_caches();
         self.run.state = RunState::Stopped;
-        self.run.stop_ready = false;
-        self.run.stop_pending = 0;
+        self.run.details_reset();
         if stop.thread.is_some() {
             self.view.focus_thread = stop.thread;
         }
@@ -276,12 +275,12 @@ impl Session {
                 // An adapter with a placeholder thread (Delve's "Dummy") is asked at once, so the
                 // focus moves to a real thread before the result.
                 if self.link.plan.runtime.placeholder_thread.is_some() {
-                    self.run.stop_pending += 1;
+                    self.run.details_await_one_more();
                     self.send("threads", None, Origin::Stop(StopDetail::ThreadList { revision }), now);
                 }
             }
             None => {
-                self.run.stop_pending = 1;
+                self.run.details_await(1);
                 self.send("threads", None, Origin::Stop(StopDetail::Threads { revision }), now)
             }
         }
@@ -290,10 +289,10 @@ impl Session {
     /// Asks for what a stop result shows: the top frame and, for an exception, `exceptionInfo`
     /// (when the adapter has it). The stop is ready once every answer is in.
     fn fetch_stop_details(&mut self, thread: i64, revision: u64, now: Instant) {
-        self.run.stop_pending = 1;
+        self.run.details_await(1);
         let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
         if exception && self.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
-            self.run.stop_pending += 1;
+            self.run.details_await_one_more();
             self.send(
                 "exceptionInfo",
                 Some(json!({ "threadId": thread })),
@@ -311,9 +310,7 @@ impl Session {
 
     /// One stop-detail answer is in; the waits are answered after the last one.
     fn stop_detail_done(&mut self) {
-        self.run.stop_pending = self.run.stop_pending.saturating_sub(1);
-        if self.run.stop_pending == 0 {
-            self.run.stop_ready = true;
+        if self.run.details_one_done() {
             self.note_stop();
             self.complete_waiters();
         }
@@ -450,7 +447,7 @@ impl Session {
         self.clear_var_caches();
         self.run.state = RunState::Running;
         self.run.stop = None;
-        self.run.stop_ready = false;
+        self.run.details_unready();
     }
 
     pub(super) fn require_stopped(&self) -> Result<(), ToolResult> {

@@ -552,8 +552,7 @@ impl Session {
         self.clear_var_caches();
         self.run.state = RunState::Starting;
         self.run.stop = None;
-        self.run.stop_ready = false;
-        self.run.stop_pending = 0;
+        self.run.details_reset();
         self.run.exit_code = None;
         self.run.stop_signal = None;
         self.run.killed_by = None;
