@@ -133,7 +133,7 @@ impl Session {
             }
             "exited" => {
                 self.run.exit_code = body.get("exitCode").and_then(Value::as_i64);
-                self.run.ended_by_agentdap |= self.link.closing;
+                self.run.ended_by_agentdap |= self.link.is_closing();
                 let signalled = self.run.stop_signal.filter(|(_, n)| Some(*n) == self.run.exit_code);
                 if self.link.plan.runtime.signal_exit_as_status && !self.run.ended_by_agentdap {
                     self.run.killed_by = signalled;
@@ -146,13 +146,13 @@ impl Session {
                     matches!(self.link.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
                 if report_after_disconnect
                     && self.run.exit_code.is_none()
-                    && !self.link.closing
-                    && self.link.adapter_alive
+                    && !self.link.is_closing()
+                    && self.link.is_alive()
                 {
                     // Delve: no `exited`; the status is printed once `disconnect` is sent. The
                     // waits end when the disconnect is answered, with the code read meanwhile.
                     self.run.awaiting_exit_report = true;
-                    self.link.closing = true;
+                    self.link.ask_to_close();
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                     return;
                 }
@@ -161,9 +161,9 @@ impl Session {
                 }
                 self.run.stop = None;
                 self.complete_waiters();
-                if !self.link.closing && self.link.adapter_alive {
+                if !self.link.is_closing() && self.link.is_alive() {
                     // The debuggee is gone; let the adapter go too. Output still arriving is kept.
-                    self.link.closing = true;
+                    self.link.ask_to_close();
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                 }
             }
@@ -184,7 +184,7 @@ impl Session {
                 {
                     if let Some(code) = parse_exit_report(marker, text) {
                         self.run.exit_code = Some(code);
-                        self.run.ended_by_agentdap |= self.link.closing && !self.run.awaiting_exit_report;
+                        self.run.ended_by_agentdap |= self.link.is_closing() && !self.run.awaiting_exit_report;
                     }
                 }
                 let kept;

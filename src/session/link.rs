@@ -12,9 +12,8 @@ pub struct Link {
     pub(crate) client: DapClient<Origin>,
     pub(crate) plan: AdapterPlan,
     pub(crate) stderr_tail: Vec<u8>,
-    pub(crate) adapter_alive: bool,
-    /// Set when agentdap asked the adapter to go (disconnect sent or adapter stopped).
-    pub(crate) closing: bool,
+    /// Whether the adapter is there and whether agentdap asked it to go.
+    life: Life,
     /// `disconnect` was called: the session leaves the table once its adapter is gone.
     pub(crate) disconnected: bool,
     /// The adapter's output started a crash report: the rest is kept in the stderr tail only.
@@ -26,6 +25,20 @@ pub struct Link {
     pub(crate) descendants_recorded: bool,
 }
 
+/// Where the adapter is in its life, as agentdap sees it: whether DAP can flow, and whether
+/// agentdap asked it to go (a `disconnect` sent, or the adapter stopped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Life {
+    /// Not started yet, or gone without agentdap asking.
+    Down,
+    /// DAP can flow.
+    Up,
+    /// Asked to go and still there.
+    Closing,
+    /// Gone after agentdap asked it to go.
+    Closed,
+}
+
 impl Link {
     /// A link to an adapter not started yet.
     pub(crate) fn new(client: DapClient<Origin>, plan: AdapterPlan) -> Link {
@@ -34,12 +47,109 @@ impl Link {
             client,
             plan,
             stderr_tail: Vec::new(),
-            adapter_alive: false,
-            closing: false,
+            life: Life::Down,
             disconnected: false,
             crashed: false,
             pipes_are_program_output: false,
             descendants_recorded: false,
         }
+    }
+
+    /// The adapter is there (DAP can flow), whether or not it was asked to go.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.life.is_alive()
+    }
+
+    /// agentdap asked the adapter to go (it may still be there).
+    pub(crate) fn is_closing(&self) -> bool {
+        self.life.is_closing()
+    }
+
+    /// DAP can flow now ([`super::Sessions::on_spawned`]).
+    pub(crate) fn spawned(&mut self) {
+        self.life = self.life.spawned();
+    }
+
+    /// The adapter is gone ([`super::Sessions::on_adapter_closed`]).
+    pub(crate) fn gone(&mut self) {
+        self.life = self.life.gone();
+    }
+
+    /// agentdap asks the adapter to go (or records that it did).
+    pub(crate) fn ask_to_close(&mut self) {
+        self.life = self.life.ask_to_close();
+    }
+
+    /// A relaunch: a new adapter, not started yet and not asked anything.
+    pub(crate) fn reset_life(&mut self) {
+        self.life = Life::Down;
+    }
+}
+
+impl Life {
+    pub fn is_alive(self) -> bool {
+        matches!(self, Life::Up | Life::Closing)
+    }
+
+    pub fn is_closing(self) -> bool {
+        matches!(self, Life::Closing | Life::Closed)
+    }
+
+    /// DAP can flow: asked to go stays asked.
+    pub fn spawned(self) -> Life {
+        if self.is_closing() {
+            Life::Closing
+        } else {
+            Life::Up
+        }
+    }
+
+    /// The adapter went: asked to go stays asked.
+    pub fn gone(self) -> Life {
+        if self.is_closing() {
+            Life::Closed
+        } else {
+            Life::Down
+        }
+    }
+
+    /// agentdap asks it to go, whether or not it is there.
+    pub fn ask_to_close(self) -> Life {
+        if self.is_alive() {
+            Life::Closing
+        } else {
+            Life::Closed
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Life::{self, Closed, Closing, Down, Up};
+
+    fn check(step: fn(Life) -> Life, expected: [Life; 4]) {
+        let got = [Down, Up, Closing, Closed].map(step);
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn each_life_is_one_pair_of_the_old_flags() {
+        let flags = [Down, Up, Closing, Closed].map(|l| (l.is_alive(), l.is_closing()));
+        assert_eq!(flags, [(false, false), (true, false), (true, true), (false, true)]);
+    }
+
+    #[test]
+    fn spawning_keeps_a_request_to_close() {
+        check(Life::spawned, [Up, Up, Closing, Closing]);
+    }
+
+    #[test]
+    fn going_keeps_a_request_to_close() {
+        check(Life::gone, [Down, Down, Closed, Closed]);
+    }
+
+    #[test]
+    fn asking_to_close_keeps_whether_it_is_there() {
+        check(Life::ask_to_close, [Closed, Closing, Closing, Closed]);
     }
 }

@@ -225,8 +225,8 @@ impl Sessions {
             return Err(ToolResult::error(code, msg));
         }
         let in_adapter = s.link.client.capabilities().is_some_and(|c| c.supports_restart_request)
-            && s.link.adapter_alive
-            && !s.link.closing
+            && s.link.is_alive()
+            && !s.link.is_closing()
             && matches!(s.run.state, RunState::Stopped | RunState::Running);
         if !in_adapter && s.link.plan.request != "launch" {
             let msg = format!(
@@ -242,7 +242,7 @@ impl Sessions {
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
                 c.link.disconnected = true;
-                if !c.link.adapter_alive {
+                if !c.link.is_alive() {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -400,7 +400,7 @@ impl Session {
 
     /// Sends the file's own set again (the temporary breakpoint out).
     fn disarm(&mut self, path: &str, now: Instant) {
-        if self.run.state.is_over() || !self.link.adapter_alive || self.link.closing {
+        if self.run.state.is_over() || !self.link.is_alive() || self.link.is_closing() {
             return;
         }
         let sent: Vec<SourceBreakpoint> = self.breaks.store.get(path).iter().map(|e| e.requested.clone()).collect();
@@ -557,8 +557,7 @@ impl Session {
         self.run.stop_signal = None;
         self.run.killed_by = None;
         self.startup = Startup::default();
-        self.link.adapter_alive = false;
-        self.link.closing = false;
+        self.link.reset_life();
         self.run.failure = None;
         self.run.ended_by_agentdap = false;
         self.run.top_frame = None;
