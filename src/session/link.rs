@@ -80,9 +80,15 @@ impl Link {
         self.life = self.life.ask_to_close();
     }
 
-    /// A relaunch: a new adapter, not started yet and not asked anything.
-    pub(crate) fn reset_life(&mut self) {
+    /// A relaunch: a new adapter, not started yet and not asked anything; what the old one's
+    /// output and process tree showed is forgotten (`disconnected` stays: a disconnected session
+    /// is not relaunched).
+    pub(crate) fn relaunched(&mut self) {
         self.life = Life::Down;
+        self.crashed = false;
+        self.pipes_are_program_output = false;
+        self.descendants_recorded = false;
+        self.stderr_tail.clear();
     }
 }
 
@@ -126,6 +132,32 @@ impl Life {
 #[cfg(test)]
 mod tests {
     use super::Life::{self, Closed, Closing, Down, Up};
+    use super::Link;
+    use crate::dap::adapters::AdapterKind;
+    use crate::dap::client::{ClientConfig, DapClient};
+    use crate::session::scripted::plan;
+
+    fn link() -> Link {
+        let plan = plan(AdapterKind::Debugpy, serde_json::json!({}), None);
+        Link::new(DapClient::new(ClientConfig::new("s1 debugpy")), plan)
+    }
+
+    #[test]
+    fn a_relaunched_link_is_a_new_one_but_for_disconnected() {
+        let mut l = link();
+        l.spawned();
+        l.ask_to_close();
+        l.disconnected = true;
+        l.crashed = true;
+        l.pipes_are_program_output = true;
+        l.descendants_recorded = true;
+        l.stderr_tail.extend_from_slice(b"Traceback");
+        l.relaunched();
+        assert_eq!(l.life, Down);
+        assert!(!l.crashed && !l.pipes_are_program_output && !l.descendants_recorded);
+        assert!(l.stderr_tail.is_empty());
+        assert!(l.disconnected, "a disconnected session is not relaunched; the flag is left as it was");
+    }
 
     fn check(step: fn(Life) -> Life, expected: [Life; 4]) {
         let got = [Down, Up, Closing, Closed].map(step);

@@ -557,17 +557,13 @@ impl Session {
         self.run.stop_signal = None;
         self.run.killed_by = None;
         self.startup = Startup::default();
-        self.link.reset_life();
+        self.link.relaunched();
         self.run.failure = None;
         self.run.ended_by_agentdap = false;
         self.run.top_frame = None;
         self.run.resume_unacked = false;
         self.breaks.entry_breakpoint = false;
         self.run.awaiting_exit_report = false;
-        self.link.crashed = false;
-        self.link.pipes_are_program_output = false;
-        self.link.descendants_recorded = false;
-        self.link.stderr_tail.clear();
         self.family.debuggee_pid = None;
         self.view.known_threads.clear();
         self.host.forget_terminal();
