@@ -12,7 +12,7 @@ impl Sessions {
     /// start the choreography.
     pub fn on_spawned(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        s.link.adapter_alive = true;
+        s.link.spawned();
         // runInTerminal is always answered: by the host-request policy (`--host-requests`).
         let args = InitializeArguments::agentdap(&s.link.plan.name, true);
         s.request::<Initialize>(args, Origin::Startup(super::Step::Initialize), now);
@@ -34,7 +34,7 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.link.client.receive(bytes, now);
         s.pump(now, &mut self.actions);
-        if let Some(d) = s.link.client.untrusted().filter(|_| s.link.adapter_alive) {
+        if let Some(d) = s.link.client.untrusted().filter(|_| s.link.is_alive()) {
             // A frame over the size cap ends trust in the connection. The session
             // ends `disconnected` naming the claim; every wait is answered now, not at a timeout.
             log::warn!("{}: the adapter {d}; ending the session", s.id);
@@ -109,12 +109,12 @@ impl Sessions {
     /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
     pub fn on_adapter_closed(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        if !s.link.adapter_alive && s.link.client.is_closed() {
+        if !s.link.is_alive() && s.link.client.is_closed() {
             return;
         }
-        s.link.adapter_alive = false;
+        s.link.gone();
         let tail = s.stderr_text();
-        if !s.run.state.is_over() && !s.link.closing && s.run.failure.is_none() {
+        if !s.run.state.is_over() && !s.link.is_closing() && s.run.failure.is_none() {
             // Explain a known start-up failure (debugpy missing) before the pending requests fail
             // with a bare "connection closed".
             if let Some(why) = plan::explain_early_exit(&s.link.plan, &tail) {
@@ -128,7 +128,7 @@ impl Sessions {
         s.mirror.adapter_answered(None);
         s.pump(now, &mut self.actions);
         if !s.run.state.is_over() {
-            if s.run.failure.is_none() && !s.link.closing {
+            if s.run.failure.is_none() && !s.link.is_closing() {
                 let mapped = plan::explain_early_exit(&s.link.plan, &tail);
                 let why = match &mapped {
                     Some(m) => m.clone(),

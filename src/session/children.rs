@@ -37,7 +37,7 @@ impl Sessions {
         let Some(p) = self.slab.get_mut(parent) else { return };
         let verdict = if full {
             Err(format!("{MAX_SESSIONS} sessions exist"))
-        } else if p.link.closing || p.run.state.is_over() {
+        } else if p.link.is_closing() || p.run.state.is_over() {
             Err(format!("{} is ending", p.id))
         } else {
             plan::child_address(&configuration, p.family.attach_target.as_deref())
@@ -100,12 +100,12 @@ impl Sessions {
             let Some(c) = self.slab.get(key) else { continue };
             let parent = self.parent_of(c);
             let stopped_new =
-                c.run.state == RunState::Stopped && c.run.stop_ready && c.run.revision > c.family.stop_told_parent;
+                c.run.state == RunState::Stopped && c.run.stop_ready() && c.run.revision > c.family.stop_told_parent;
             let stop = stopped_new.then(|| (c.run.revision, c.headline(), c.snapshot_json()));
-            let (alive, closing, child_id) = (c.link.adapter_alive, c.link.closing, c.id.clone());
+            let (alive, closing, child_id) = (c.link.is_alive(), c.link.is_closing(), c.id.clone());
             let parent_ending = match parent.and_then(|p| self.slab.get(p)) {
                 None => true,
-                Some(p) => p.link.closing || p.run.state.is_over(),
+                Some(p) => p.link.is_closing() || p.run.state.is_over(),
             };
             let parent_disconnected = parent.and_then(|p| self.slab.get(p)).map_or(true, |p| p.link.disconnected);
             if let (Some((revision, headline, snapshot)), Some(pkey)) = (stop, parent) {
@@ -130,7 +130,7 @@ impl Sessions {
                 // it is (`on_adapter_closed`).
                 if parent_disconnected && !c.link.disconnected {
                     c.link.disconnected = true;
-                    if !c.link.adapter_alive {
+                    if !c.link.is_alive() {
                         self.actions.push_back(Action::Release { session: key });
                     }
                 }
@@ -152,10 +152,10 @@ impl Sessions {
     /// terminated when it is agentdap's (`terminate`).
     pub(super) fn end_child(&mut self, key: SessionKey, terminate: bool, now: Instant) {
         let Some(c) = self.slab.get_mut(key) else { return };
-        if c.link.closing || !c.link.adapter_alive {
+        if c.link.is_closing() || !c.link.is_alive() {
             return;
         }
-        c.link.closing = true;
+        c.link.ask_to_close();
         c.run.ended_by_agentdap = true;
         c.send_disconnect(Some(terminate), Origin::Run(super::tools::run::Op::Disconnect { call: None }), now);
         c.pump(now, &mut self.actions);

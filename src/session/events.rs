@@ -139,7 +139,7 @@ impl Session {
             }
             "exited" => {
                 self.run.exit_code = body.get("exitCode").and_then(Value::as_i64);
-                self.run.ended_by_agentdap |= self.link.closing;
+                self.run.ended_by_agentdap |= self.link.is_closing();
                 let signalled = self.run.stop_signal.filter(|(_, n)| Some(*n) == self.run.exit_code);
                 if self.link.plan.runtime.signal_exit_as_status && !self.run.ended_by_agentdap {
                     self.run.killed_by = signalled;
@@ -152,13 +152,13 @@ impl Session {
                     matches!(self.link.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
                 if report_after_disconnect
                     && self.run.exit_code.is_none()
-                    && !self.link.closing
-                    && self.link.adapter_alive
+                    && !self.link.is_closing()
+                    && self.link.is_alive()
                 {
                     // Delve: no `exited`; the status is printed once `disconnect` is sent. The
                     // waits end when the disconnect is answered, with the code read meanwhile.
                     self.run.awaiting_exit_report = true;
-                    self.link.closing = true;
+                    self.link.ask_to_close();
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                     return;
                 }
@@ -167,9 +167,9 @@ impl Session {
                 }
                 self.run.stop = None;
                 self.complete_waiters();
-                if !self.link.closing && self.link.adapter_alive {
+                if !self.link.is_closing() && self.link.is_alive() {
                     // The debuggee is gone; let the adapter go too. Output still arriving is kept.
-                    self.link.closing = true;
+                    self.link.ask_to_close();
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                 }
             }
@@ -190,7 +190,7 @@ impl Session {
                 {
                     if let Some(code) = parse_exit_report(marker, text) {
                         self.run.exit_code = Some(code);
-                        self.run.ended_by_agentdap |= self.link.closing && !self.run.awaiting_exit_report;
+                        self.run.ended_by_agentdap |= self.link.is_closing() && !self.run.awaiting_exit_report;
                     }
                 }
                 let kept;
@@ -260,8 +260,7 @@ impl Session {
         self.view.handles.resumed();
         self.clear_var_caches();
         self.run.state = RunState::Stopped;
-        self.run.stop_ready = false;
-        self.run.stop_pending = 0;
+        self.run.details_reset();
         if stop.thread.is_some() {
             self.view.focus_thread = stop.thread;
         }
@@ -283,12 +282,12 @@ impl Session {
                 // An adapter with a placeholder thread (Delve's "Dummy") is asked at once, so the
                 // focus moves to a real thread before the result.
                 if self.link.plan.runtime.placeholder_thread.is_some() {
-                    self.run.stop_pending += 1;
+                    self.run.details_await_one_more();
                     self.request::<Threads>((), Origin::Stop(StopDetail::ThreadList { revision }), now);
                 }
             }
             None => {
-                self.run.stop_pending = 1;
+                self.run.details_await(1);
                 self.request::<Threads>((), Origin::Stop(StopDetail::Threads { revision }), now)
             }
         }
@@ -297,10 +296,10 @@ impl Session {
     /// Asks for what a stop result shows: the top frame and, for an exception, `exceptionInfo`
     /// (when the adapter has it). The stop is ready once every answer is in.
     fn fetch_stop_details(&mut self, thread: i64, revision: u64, now: Instant) {
-        self.run.stop_pending = 1;
+        self.run.details_await(1);
         let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
         if exception && self.link.client.capabilities().is_some_and(|c| c.supports_exception_info_request) {
-            self.run.stop_pending += 1;
+            self.run.details_await_one_more();
             let args = ExceptionInfoArguments { thread_id: thread };
             self.request::<ExceptionInfo>(args, Origin::Stop(StopDetail::Exception { revision }), now);
         }
@@ -310,9 +309,7 @@ impl Session {
 
     /// One stop-detail answer is in; the waits are answered after the last one.
     fn stop_detail_done(&mut self) {
-        self.run.stop_pending = self.run.stop_pending.saturating_sub(1);
-        if self.run.stop_pending == 0 {
-            self.run.stop_ready = true;
+        if self.run.details_one_done() {
             self.note_stop();
             self.complete_waiters();
         }
@@ -452,7 +449,7 @@ impl Session {
         self.clear_var_caches();
         self.run.state = RunState::Running;
         self.run.stop = None;
-        self.run.stop_ready = false;
+        self.run.details_unready();
     }
 
     pub(super) fn require_stopped(&self) -> Result<(), ToolResult> {

@@ -114,7 +114,7 @@ impl Session {
             "ended_by_agentdap"
         } else if self.run.state == RunState::Exited {
             "exited"
-        } else if !self.family.owns_debuggee && self.link.closing {
+        } else if !self.family.owns_debuggee && self.link.is_closing() {
             "detached"
         } else {
             "terminated"
@@ -190,7 +190,7 @@ impl Sessions {
     fn release_ended(&mut self, key: SessionKey) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.link.disconnected = true;
-        if s.link.adapter_alive {
+        if s.link.is_alive() {
             self.actions.push_back(Action::StopAdapter { session: key });
         } else {
             self.actions.push_back(Action::Release { session: key });

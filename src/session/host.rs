@@ -222,7 +222,7 @@ impl Sessions {
                 s.host.terminal_started = false;
                 s.host.stdin_closed = Some(format!("the program could not be started ({e})"));
                 s.answer_host(reverse, ReverseAnswer::Failure { message: e.clone() }, now);
-                if s.run.state == RunState::Starting && !s.link.closing {
+                if s.run.state == RunState::Starting && !s.link.is_closing() {
                     let msg = format!("{}: could not run the adapter's runInTerminal command: {e}", s.id);
                     s.fail_start(ErrorCode::AdapterError, msg, &mut self.actions);
                 }
@@ -306,7 +306,7 @@ impl Session {
         log::info!("{}: {why}", self.id);
         let message = "runInTerminal was refused by agentdap's host-request policy".to_owned();
         self.answer_host(reverse, ReverseAnswer::Failure { message }, now);
-        if self.run.state == RunState::Starting && !self.link.closing {
+        if self.run.state == RunState::Starting && !self.link.is_closing() {
             self.fail_start(ErrorCode::Unsupported, format!("{}: {why}.", self.id), actions);
         } else {
             self.calls.warnings.push(why);
@@ -338,7 +338,7 @@ impl Session {
     /// A session that is ending answers its pending host requests (every reverse request gets
     /// an answer: DAP § Base Protocol › Request).
     pub(super) fn drop_pending_host_requests(&mut self, now: Instant) {
-        if self.host.pending.is_empty() || !(self.link.closing || self.run.state.is_over()) {
+        if self.host.pending.is_empty() || !(self.link.is_closing() || self.run.state.is_over()) {
             return;
         }
         for p in std::mem::take(&mut self.host.pending) {

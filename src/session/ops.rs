@@ -22,8 +22,8 @@ impl Sessions {
     pub fn shutdown(&mut self, now: Instant) {
         self.actions.push_back(Action::TrackProcesses);
         for (_, s) in self.slab.iter_mut() {
-            if s.link.adapter_alive && !s.link.closing {
-                s.link.closing = true;
+            if s.link.is_alive() && !s.link.is_closing() {
+                s.link.ask_to_close();
                 let terminate = s.family.owns_debuggee;
                 s.send_disconnect(Some(terminate), Origin::Run(tools::run::Op::Disconnect { call: None }), now);
                 s.pump(now, &mut self.actions);
@@ -33,7 +33,7 @@ impl Sessions {
 
     /// True when no adapter is alive any more.
     pub fn all_closed(&self) -> bool {
-        self.slab.iter().all(|(_, s)| !s.link.adapter_alive)
+        self.slab.iter().all(|(_, s)| !s.link.is_alive())
     }
 
     /// The JSON for `sessions` and `agentdap://sessions`: children right after their parent.

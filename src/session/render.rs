@@ -240,7 +240,9 @@ impl Session {
                     s.push_str(&format!(" with code {code}"));
                 }
             }
-            RunState::Terminated if !self.family.owns_debuggee && self.link.closing && self.run.failure.is_none() => {
+            RunState::Terminated
+                if !self.family.owns_debuggee && self.link.is_closing() && self.run.failure.is_none() =>
+            {
                 s.push_str(" (detached; the program keeps running)");
             }
             _ => {}

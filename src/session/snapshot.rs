@@ -261,10 +261,8 @@ pub struct Run {
     /// Bumped on every stopped↔running transition.
     pub(crate) revision: u64,
     pub(crate) stop: Option<Stop>,
-    /// True once the stop's location is known (or could not be): results may be written.
-    pub(crate) stop_ready: bool,
-    /// Stop details (top frame, exception info) still awaited for the current stop.
-    pub(crate) stop_pending: u8,
+    /// How far the current stop's details have come.
+    details: StopDetails,
     /// The fatal signal (name, number) the last stop was at, while no other stop followed.
     pub(crate) stop_signal: Option<(&'static str, i64)>,
     /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
@@ -291,14 +289,69 @@ pub struct Run {
     pub(crate) failure: Option<String>,
 }
 
+/// How far a stop's details (top frame, exception info, thread list) have come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopDetails {
+    /// This many answers are still awaited (0: none asked for yet, or the run moved on).
+    Awaiting(u8),
+    /// Every answer is in (or could not be had): results may be written.
+    Ready,
+}
+
+impl Run {
+    /// True once the stop's location is known (or could not be): results may be written.
+    pub(crate) fn stop_ready(&self) -> bool {
+        self.details == StopDetails::Ready
+    }
+
+    /// A new stop (or a relaunch): nothing asked for yet.
+    pub(crate) fn details_reset(&mut self) {
+        self.details = StopDetails::Awaiting(0);
+    }
+
+    /// `n` answers are now awaited for the current stop.
+    pub(crate) fn details_await(&mut self, n: u8) {
+        self.details = StopDetails::Awaiting(n);
+    }
+
+    /// One more answer is awaited.
+    pub(crate) fn details_await_one_more(&mut self) {
+        self.details = match self.details {
+            StopDetails::Awaiting(n) => StopDetails::Awaiting(n.saturating_add(1)),
+            StopDetails::Ready => StopDetails::Awaiting(1),
+        };
+    }
+
+    /// One answer is in; true when none is awaited any more (the stop is then ready).
+    pub(crate) fn details_one_done(&mut self) -> bool {
+        self.details = match self.details {
+            StopDetails::Awaiting(n) if n > 1 => StopDetails::Awaiting(n - 1),
+            _ => StopDetails::Ready,
+        };
+        self.stop_ready()
+    }
+
+    /// The stop may be written as it is (a resume refused: the session is where it was).
+    pub(crate) fn details_ready(&mut self) {
+        self.details = StopDetails::Ready;
+    }
+
+    /// The run moved on: the stop is no longer ready (answers still awaited stay counted; they
+    /// belong to an older revision and are dropped when they come).
+    pub(crate) fn details_unready(&mut self) {
+        if self.details == StopDetails::Ready {
+            self.details = StopDetails::Awaiting(0);
+        }
+    }
+}
+
 impl Default for Run {
     fn default() -> Run {
         Run {
             state: RunState::Starting,
             revision: 0,
             stop: None,
-            stop_ready: false,
-            stop_pending: 0,
+            details: StopDetails::Awaiting(0),
             stop_signal: None,
             top_frame: None,
             resume_unacked: false,
@@ -315,6 +368,38 @@ impl Default for Run {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_stop_is_ready_once_its_last_detail_is_in() {
+        let mut run = Run::default();
+        assert!(!run.stop_ready());
+        run.details_await(1);
+        run.details_await_one_more();
+        assert_eq!(run.details, StopDetails::Awaiting(2));
+        assert!(!run.details_one_done());
+        assert!(run.details_one_done());
+        assert!(run.stop_ready());
+        // A late answer finds the stop ready and leaves it so.
+        assert!(run.details_one_done());
+    }
+
+    #[test]
+    fn a_stop_with_nothing_asked_is_ready_at_the_first_answer() {
+        let mut run = Run::default();
+        run.details_reset();
+        assert!(run.details_one_done());
+    }
+
+    #[test]
+    fn running_again_unreadies_the_stop_but_keeps_what_is_awaited() {
+        let mut run = Run::default();
+        run.details_ready();
+        run.details_unready();
+        assert_eq!(run.details, StopDetails::Awaiting(0));
+        run.details_await(2);
+        run.details_unready();
+        assert_eq!(run.details, StopDetails::Awaiting(2));
+    }
+
     use super::*;
     use crate::dap::requests::{ExceptionInfo, Request};
     use serde_json::json;

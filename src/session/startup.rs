@@ -146,7 +146,7 @@ impl Session {
         }
         self.run.state = RunState::Terminated;
         self.fail_waiters(code);
-        self.link.closing = true;
+        self.link.ask_to_close();
         actions.push_back(Action::StopAdapter { session: self.key });
     }
 

@@ -78,7 +78,7 @@ impl Session {
         if self.run.state.is_over() || self.host.has_pending() {
             return true;
         }
-        let stopped = self.run.state == RunState::Stopped && self.run.stop_ready && self.run.revision > w.since;
+        let stopped = self.run.state == RunState::Stopped && self.run.stop_ready() && self.run.revision > w.since;
         // A child session's stop ends the parent's waits for a stop: the agent waiting on the
         // parent hears of it (the result names the child).
         let child_stopped = !self.family.child_stops.is_empty();

@@ -68,7 +68,8 @@ impl Sessions {
             s.pump(now, &mut self.actions);
             // Child sessions debug the same program: they get the file's new set too.
             for child in self.children_of(key.unwrap_or(usize::MAX)) {
-                let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.closing) else {
+                let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.is_closing())
+                else {
                     continue;
                 };
                 c.breaks.store.apply(&path, Mode::Replace, set.clone());

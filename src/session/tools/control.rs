@@ -199,7 +199,7 @@ impl Session {
                     self.calls.waiters.retain(|w| w.call != call);
                     if self.run.state == RunState::Running {
                         self.run.state = RunState::Stopped;
-                        self.run.stop_ready = true;
+                        self.run.details_ready();
                     }
                     self.calls.done.push((call, ToolResult::error(code, msg)));
                 }

@@ -261,7 +261,7 @@ impl Sessions {
         self.after(parent, now);
         // Child sessions debug the same program: they get the new list too.
         for child in self.children_of(parent) {
-            let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.closing) else {
+            let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.is_closing()) else {
                 continue;
             };
             c.breaks.store.set_functions(list.clone());

@@ -226,8 +226,8 @@ impl Sessions {
             return Err(ToolResult::error(code, msg));
         }
         let in_adapter = s.link.client.capabilities().is_some_and(|c| c.supports_restart_request)
-            && s.link.adapter_alive
-            && !s.link.closing
+            && s.link.is_alive()
+            && !s.link.is_closing()
             && matches!(s.run.state, RunState::Stopped | RunState::Running);
         if !in_adapter && s.link.plan.request != "launch" {
             let msg = format!(
@@ -243,7 +243,7 @@ impl Sessions {
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
                 c.link.disconnected = true;
-                if !c.link.adapter_alive {
+                if !c.link.is_alive() {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -401,7 +401,7 @@ impl Session {
 
     /// Sends the file's own set again (the temporary breakpoint out).
     fn disarm(&mut self, path: &str, now: Instant) {
-        if self.run.state.is_over() || !self.link.adapter_alive || self.link.closing {
+        if self.run.state.is_over() || !self.link.is_alive() || self.link.is_closing() {
             return;
         }
         let sent: Vec<SourceBreakpoint> = self.breaks.store.get(path).iter().map(|e| e.requested.clone()).collect();
@@ -556,24 +556,18 @@ impl Session {
         self.clear_var_caches();
         self.run.state = RunState::Starting;
         self.run.stop = None;
-        self.run.stop_ready = false;
-        self.run.stop_pending = 0;
+        self.run.details_reset();
         self.run.exit_code = None;
         self.run.stop_signal = None;
         self.run.killed_by = None;
         self.startup = Startup::default();
-        self.link.adapter_alive = false;
-        self.link.closing = false;
+        self.link.relaunched();
         self.run.failure = None;
         self.run.ended_by_agentdap = false;
         self.run.top_frame = None;
         self.run.resume_unacked = false;
         self.breaks.entry_breakpoint = false;
         self.run.awaiting_exit_report = false;
-        self.link.crashed = false;
-        self.link.pipes_are_program_output = false;
-        self.link.descendants_recorded = false;
-        self.link.stderr_tail.clear();
         self.family.debuggee_pid = None;
         self.view.known_threads.clear();
         self.host.forget_terminal();

@@ -115,7 +115,7 @@ impl Sessions {
         };
         let s = session(&mut self.slab, key)?;
         let p = s.host.pending.remove(index);
-        if s.run.state.is_over() || s.link.closing {
+        if s.run.state.is_over() || s.link.is_closing() {
             let msg = format!("{} has ended; its host request {} is void.", s.id, p.id);
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
@@ -212,7 +212,7 @@ impl Sessions {
         let s = session(&mut self.slab, key)?;
         let refused = if let Some(why) = refusal(command) {
             Some(ToolResult::error(ErrorCode::InvalidArgument, why))
-        } else if s.run.state.is_over() || s.link.closing || !s.link.adapter_alive || s.link.client.is_closed() {
+        } else if s.run.state.is_over() || s.link.is_closing() || !s.link.is_alive() || s.link.client.is_closed() {
             let msg = format!("{} has {}; its adapter takes no more requests.", s.id, s.run.state.as_str());
             Some(ToolResult::error(ErrorCode::Disconnected, msg))
         } else if !s.startup.launch_sent {

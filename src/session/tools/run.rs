@@ -147,7 +147,7 @@ impl Sessions {
         for child in self.children_of(key) {
             if let Some(c) = self.slab.get_mut(child) {
                 c.link.disconnected = true;
-                if !c.link.adapter_alive {
+                if !c.link.is_alive() {
                     self.actions.push_back(Action::Release { session: child });
                     continue;
                 }
@@ -155,11 +155,11 @@ impl Sessions {
             self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
         }
         let s = session(&mut self.slab, key)?;
-        if !s.link.adapter_alive {
+        if !s.link.is_alive() {
             // Not started yet (its spawn may still be queued) or already gone: end it here; the
             // IO shell stops an adapter that starts meanwhile before the session is dropped.
             if !s.run.state.is_over() {
-                s.link.closing = true;
+                s.link.ask_to_close();
                 s.run.ended_by_agentdap = true;
                 s.run.failure = Some(format!("{} was disconnected before its adapter started", s.id));
                 s.run.state = RunState::Terminated;
@@ -172,14 +172,14 @@ impl Sessions {
             return Ok(());
         }
         s.link.disconnected = true;
-        if s.link.closing {
+        if s.link.is_closing() {
             // A disconnect is already under way (the debuggee ended, or an earlier call): answer
             // once the adapter is gone, and make sure it goes.
             s.calls.disconnect_calls.push(call);
             self.actions.push_back(Action::StopAdapter { session: key });
             return Ok(());
         }
-        s.link.closing = true;
+        s.link.ask_to_close();
         // An attached process is the user's: detach unless the agent asks otherwise.
         let terminate = terminate_debuggee.unwrap_or(s.family.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
@@ -192,7 +192,7 @@ impl Sessions {
     pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
         let supported = s.link.client.capabilities().is_some_and(|c| c.supports_terminate_request);
-        if !supported || !s.link.adapter_alive || s.run.state.is_over() {
+        if !supported || !s.link.is_alive() || s.run.state.is_over() {
             return self.disconnect(key, Some(true), call, now);
         }
         let since = s.run.revision;
@@ -223,7 +223,7 @@ impl Session {
                 if !self.run.state.is_over() {
                     self.run.state = RunState::Terminated;
                 }
-                self.link.closing = true;
+                self.link.ask_to_close();
                 actions.push_back(Action::StopAdapter { session: self.key });
                 self.complete_waiters();
                 if let Some(call) = call {

@@ -217,7 +217,7 @@ impl Sessions {
     /// DAP `source` for a source the adapter holds (the live session `key`).
     fn fetch_source(&mut self, key: SessionKey, window: Window, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
-        if s.run.state.is_over() || !s.link.adapter_alive || s.run.state == RunState::Starting {
+        if s.run.state.is_over() || !s.link.is_alive() || s.run.state == RunState::Starting {
             let msg = format!("{} is {}; a source_ref is read from its live adapter.", s.id, s.run.state.as_str());
             return Err(ToolResult::error(ErrorCode::NotStopped, msg));
         }
