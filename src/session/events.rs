@@ -203,7 +203,15 @@ impl Session {
                 } else {
                     text
                 };
-                let logpoint = self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
+                // Only a launched root session tells a log point's message by the key: there the
+                // program's own prints come from debugpy's launcher without it. Under `attach`
+                // and in child sessions the prints come through pydevd as well, carrying the
+                // same key (debugpy 1.8.22 `pydevd_frame.py` sends a log point's message with
+                // `make_io_message`, as it sends a print), so they stay `stdout`
+                // (`attached_prints_are_not_labelled_log_points`).
+                let logpoint = self.link.plan.request == "launch"
+                    && self.family.parent.is_none()
+                    && self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
                     self.output.push(c, text);

@@ -275,7 +275,9 @@ impl Sessions {
             s.host.terminal_pid = None;
             s.host.stdin.clear();
             s.host.eof_requested = false;
-            s.host.stdin_closed = Some(format!("the program's process exited ({status})"));
+            // The first reason stays: input closed after `eof` is not the exit's doing (the
+            // exit that follows may be agentdap's own stop of the terminal, a SIGTERM).
+            s.host.stdin_closed.get_or_insert_with(|| format!("the program's process exited ({status})"));
         }
     }
 }
@@ -537,6 +539,9 @@ mod tests {
         s.consume_terminal_input(0, 3);
         s.on_terminal_stdin_closed(0, "closed after eof");
         assert!(s.send_input(0, "more", false).unwrap_or_else(|e| e).text.contains("closed after eof"));
+        s.on_terminal_exited(0, "signal: 15 (SIGTERM)");
+        let after_exit = s.send_input(0, "more", false).unwrap_or_else(|e| e).text;
+        assert!(after_exit.contains("closed after eof") && !after_exit.contains("SIGTERM"), "{after_exit}");
     }
 
     #[test]

@@ -187,3 +187,38 @@ fn adapter_words_in_names_and_stop_notes_hide_nothing() {
     let headline = s.get(0).expect("session").headline();
     assert!(headline.contains(r#"the pause you asked for (signal SIGSTOP\u2066\u0336)"#), "{headline}");
 }
+
+/// debugpy sends a print of an attached program (and of a child session's) with the same
+/// `source` key as a log point's message: it stays `stdout`, never labelled a log point.
+#[test]
+fn attached_prints_are_not_labelled_log_points() {
+    let now = Instant::now();
+    for request in ["launch", "attach"] {
+        let mut s = Sessions::default();
+        let plan = AdapterPlan {
+            name: "debugpy".into(),
+            kind: Some(AdapterKind::Debugpy),
+            quirks: crate::dap::adapters::debugpy::quirks(),
+            runtime: crate::dap::adapters::debugpy::runtime_quirks(),
+            transport: Transport::Stdio,
+            entry_function: None,
+            scratch_dir: None,
+            command: AdapterCommand::new("python"),
+            request,
+            launch_arguments: json!({"program": "/p.py"}),
+            connect: None,
+            notes: Vec::new(),
+        };
+        let args = LaunchArgs { program: "/p.py".into(), ..LaunchArgs::default() };
+        let _ = s.launch(args, plan, CallKey::new(1), now);
+        s.on_spawned(0, now);
+        while s.next_action(now).is_some() {}
+        let event = json!({"seq": 1, "type": "event", "event": "output",
+            "body": {"category": "stdout", "output": "tick 6\n", "source": {}}});
+        s.on_adapter_bytes(0, &frame(&event), now);
+        let session = s.get(0).expect("session");
+        let read = session.output.read(0, None, 10);
+        let expected = if request == "launch" { Category::Logpoint } else { Category::Stdout };
+        assert_eq!(read.entries.iter().map(|e| e.category).collect::<Vec<_>>(), [expected], "{request}");
+    }
+}

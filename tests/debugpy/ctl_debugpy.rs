@@ -404,6 +404,8 @@ fn set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_at
     let sent = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setExpression" || *c == "setVariable").count();
     let b = a.call("set_expression", json!({"expression": "len", "value": "5"}));
     assert!(b.is_error && b.code() == "invalid_argument" && b.text.contains("nothing was sent"), "{}", b.text);
+    // One sentence: no backslash or run of indentation left by the source's line continuations.
+    assert!(!b.text.contains('\\') && !b.text.contains("  "), "{}", b.text);
     let after = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setExpression" || *c == "setVariable").count();
     assert_eq!(after, sent, "no set request for the builtin");
     let end = a.ok("continue", json!({}));

@@ -435,9 +435,9 @@ impl Session {
                 let name = expression.clone();
                 let (Some(reference), Some(_)) = (job.globals, self.child(&body, &name)) else {
                     let msg = format!(
-                        "`{name}` is neither a local nor a global of this frame (a builtin, or a name it does not have): \\
-                         {}'s setExpression would only assign it in a copy of the frame's locals that the program never \\
-                         reads, so nothing was sent; set the variable it really is (`scopes`, `variables`, then \\
+                        "`{name}` is neither a local nor a global of this frame (a builtin, or a name it does not have): \
+                         {}'s setExpression would only assign it in a copy of the frame's locals that the program never \
+                         reads, so nothing was sent; set the variable it really is (`scopes`, `variables`, then \
                          `set_variable`), or an attribute or item (`obj.attr`, `d['k']`).",
                         self.link.adapter
                     );
