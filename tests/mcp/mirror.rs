@@ -23,17 +23,17 @@ use agent::{fixture, Agent};
 use serde_json::{json, Value};
 
 /// How long one IDE command may take (the script has its own, shorter, event timeouts).
-const IDE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const IDE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The scripted IDE: one node process holding any number of `DebugClient`s.
-struct Ide {
+pub(crate) struct Ide {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
 }
 
 impl Ide {
-    fn start() -> Ide {
+    pub(crate) fn start() -> Ide {
         let package = common::node_package("@vscode/debugadapter-testsupport");
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/node/mirror_ide.js");
         let mut child = Command::new("node")
@@ -56,7 +56,7 @@ impl Ide {
         Ide { child, stdin, lines }
     }
 
-    fn cmd(&mut self, c: Value) -> Value {
+    pub(crate) fn cmd(&mut self, c: Value) -> Value {
         writeln!(self.stdin, "{c}").expect("write to the IDE script");
         let line = self.lines.recv_timeout(IDE_TIMEOUT).unwrap_or_else(|_| panic!("the IDE script did not answer {c}"));
         let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("IDE answer {line}: {e}"));
@@ -64,41 +64,41 @@ impl Ide {
         v
     }
 
-    fn connect(&mut self, port: u64) -> u64 {
+    pub(crate) fn connect(&mut self, port: u64) -> u64 {
         self.cmd(json!({"op": "connect", "port": port}))["client"].as_u64().expect("client index")
     }
 
-    fn request(&mut self, client: u64, command: &str, args: Value) -> Value {
+    pub(crate) fn request(&mut self, client: u64, command: &str, args: Value) -> Value {
         self.cmd(json!({"op": "request", "client": client, "command": command, "args": args}))
     }
 
     /// A request that must succeed; its body.
-    fn ok(&mut self, client: u64, command: &str, args: Value) -> Value {
+    pub(crate) fn ok(&mut self, client: u64, command: &str, args: Value) -> Value {
         let r = self.request(client, command, args.clone());
         assert_eq!(r["ok"], json!(true), "{command} {args}: {r}");
         r["body"].clone()
     }
 
-    fn event(&mut self, client: u64, name: &str) -> Value {
+    pub(crate) fn event(&mut self, client: u64, name: &str) -> Value {
         let r = self.cmd(json!({"op": "event", "client": client, "name": name, "timeout_ms": 10_000}));
         assert!(r.get("timeout").is_none(), "no `{name}` event for client {client}; events: {}", self.events(client));
         r["event"].clone()
     }
 
-    fn events(&mut self, client: u64) -> Value {
+    pub(crate) fn events(&mut self, client: u64) -> Value {
         self.cmd(json!({"op": "events", "client": client}))["events"].clone()
     }
 
-    fn closed(&mut self, client: u64) -> bool {
+    pub(crate) fn closed(&mut self, client: u64) -> bool {
         self.cmd(json!({"op": "closed", "client": client, "timeout_ms": 10_000}))["closed"] == json!(true)
     }
 
-    fn refused(&mut self, port: u64) -> bool {
+    pub(crate) fn refused(&mut self, port: u64) -> bool {
         self.cmd(json!({"op": "probe", "port": port}))["refused"] == json!(true)
     }
 
     /// initialize + attach with `token` + the configuration sequence; the late-join `stopped`.
-    fn attach(&mut self, port: u64, token: &str) -> (u64, Value) {
+    pub(crate) fn attach(&mut self, port: u64, token: &str) -> (u64, Value) {
         let c = self.connect(port);
         let caps = self.ok(c, "initialize", json!({"adapterID": "debugpy", "linesStartAt1": true}));
         self.ok(c, "attach", json!({"mirrorToken": token}));
@@ -115,26 +115,26 @@ impl Drop for Ide {
     }
 }
 
-fn expose(a: &mut Agent, session: &str) -> (u64, String) {
+pub(crate) fn expose(a: &mut Agent, session: &str) -> (u64, String) {
     let r = a.ok("expose_session", json!({"session": session}));
     let port = r.s["port"].as_u64().expect("port");
     let token = r.s["token"].as_str().expect("token").to_owned();
     (port, token)
 }
 
-fn stopped_line(r: &agent::Res) -> Value {
+pub(crate) fn stopped_line(r: &agent::Res) -> Value {
     r.s["stop"]["location"]["line"].clone()
 }
 
 /// `mirror_me.py` stopped at line 3 (`count = len(words)` in `greet`).
-fn stopped_session(a: &mut Agent) -> String {
+pub(crate) fn stopped_session(a: &mut Agent) -> String {
     let program = fixture("py/mirror_me.py");
     let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 3}]}));
     assert_eq!(stopped_line(&r), json!(3), "{}", r.text);
     r.s["session"].as_str().expect("session id").to_owned()
 }
 
-fn assert_no_token(a: &mut Agent, session: &str, tokens: &[&str]) {
+pub(crate) fn assert_no_token(a: &mut Agent, session: &str, tokens: &[&str]) {
     let log = a.resource(&format!("agentdap://session/{session}/dap-log"));
     let sessions = a.ok("sessions", json!({}));
     let stderr = a.d.stderr();
@@ -146,7 +146,7 @@ fn assert_no_token(a: &mut Agent, session: &str, tokens: &[&str]) {
 }
 
 #[test]
-fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
+pub(crate) fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
     let mut a = Agent::start_with(|c| {
         c.env("RUST_LOG", "trace");
     });
@@ -263,7 +263,7 @@ fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the_exit() {
 }
 
 #[test]
-fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
+pub(crate) fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
     let mut a = Agent::start_with(|c| {
         c.env("RUST_LOG", "trace").env("AGENTDAP_MIRROR_AUTH_TIMEOUT_MS", "1500");
     });
@@ -353,10 +353,10 @@ fn tokens_the_client_cap_concurrent_clients_and_unexpose() {
 }
 
 /// `point.c`: stopped at line 5 (`p.x = p.x + 1;`), with `struct point p = {3, 4}` in scope.
-const C_SOURCE: &str = "struct point { int x; int y; };\nint main(void) {\n    struct point p = { 3, 4 };\n    int sum = 0;\n    p.x = p.x + 1;\n    sum = p.x + p.y;\n    return sum - 8;\n}\n";
+pub(crate) const C_SOURCE: &str = "struct point { int x; int y; };\nint main(void) {\n    struct point p = { 3, 4 };\n    int sum = 0;\n    p.x = p.x + 1;\n    sum = p.x + p.y;\n    return sum - 8;\n}\n";
 
 #[test]
-fn the_same_attach_works_on_a_real_lldb_dap_session() {
+pub(crate) fn the_same_attach_works_on_a_real_lldb_dap_session() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mirror-lldb-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -422,37 +422,37 @@ fn the_same_attach_works_on_a_real_lldb_dap_session() {
 }
 
 /// A bare DAP client over TCP.
-struct Raw {
-    stream: TcpStream,
+pub(crate) struct Raw {
+    pub(crate) stream: TcpStream,
     buf: Vec<u8>,
     /// Events seen while waiting for responses, in order.
     events: Vec<Value>,
 }
 
 impl Raw {
-    fn connect(port: u64) -> Raw {
+    pub(crate) fn connect(port: u64) -> Raw {
         let port = u16::try_from(port).expect("port");
         let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the mirror");
         Raw { stream, buf: Vec::new(), events: Vec::new() }
     }
 
-    fn frame(body: &[u8]) -> Vec<u8> {
+    pub(crate) fn frame(body: &[u8]) -> Vec<u8> {
         let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
         out.extend_from_slice(body);
         out
     }
 
-    fn request_frame(seq: i64, command: &str, args: Value) -> Vec<u8> {
+    pub(crate) fn request_frame(seq: i64, command: &str, args: Value) -> Vec<u8> {
         let body = json!({"seq": seq, "type": "request", "command": command, "arguments": args});
         Raw::frame(body.to_string().as_bytes())
     }
 
-    fn send(&mut self, seq: i64, command: &str, args: Value) {
+    pub(crate) fn send(&mut self, seq: i64, command: &str, args: Value) {
         self.stream.write_all(&Raw::request_frame(seq, command, args)).expect("write to the mirror");
     }
 
     /// The next message, or `None` at EOF or after `within`.
-    fn next(&mut self, within: Duration) -> Option<Value> {
+    pub(crate) fn next(&mut self, within: Duration) -> Option<Value> {
         let deadline = Instant::now() + within;
         loop {
             if let Some(end) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -482,7 +482,7 @@ impl Raw {
     }
 
     /// The response to `request_seq` (events on the way are kept).
-    fn response(&mut self, request_seq: i64) -> Value {
+    pub(crate) fn response(&mut self, request_seq: i64) -> Value {
         loop {
             let m = self.next(IDE_TIMEOUT).unwrap_or_else(|| panic!("no response to {request_seq}"));
             if m["type"] == json!("event") {
@@ -493,12 +493,12 @@ impl Raw {
         }
     }
 
-    fn call(&mut self, seq: i64, command: &str, args: Value) -> Value {
+    pub(crate) fn call(&mut self, seq: i64, command: &str, args: Value) -> Value {
         self.send(seq, command, args);
         self.response(seq)
     }
 
-    fn attach(port: u64, token: &str) -> Raw {
+    pub(crate) fn attach(port: u64, token: &str) -> Raw {
         let mut c = Raw::connect(port);
         assert_eq!(c.call(1, "initialize", json!({"adapterID": "debugpy"}))["success"], json!(true));
         let r = c.call(2, "attach", json!({"mirrorToken": token}));
@@ -507,7 +507,7 @@ impl Raw {
     }
 
     /// Waits for event `name`; the events before it are kept.
-    fn event(&mut self, name: &str) -> Value {
+    pub(crate) fn event(&mut self, name: &str) -> Value {
         if let Some(i) = self.events.iter().position(|e| e["event"] == json!(name)) {
             return self.events.remove(i);
         }
@@ -521,7 +521,7 @@ impl Raw {
     }
 
     /// True when the server closed the socket within `within`.
-    fn closed_within(&mut self, within: Duration) -> bool {
+    pub(crate) fn closed_within(&mut self, within: Duration) -> bool {
         let deadline = Instant::now() + within;
         while Instant::now() < deadline {
             self.stream.set_read_timeout(Some(Duration::from_millis(100))).expect("timeout");
@@ -537,12 +537,12 @@ impl Raw {
     }
 }
 
-fn message(r: &Value) -> String {
+pub(crate) fn message(r: &Value) -> String {
     r["message"].as_str().unwrap_or_default().to_owned()
 }
 
 #[test]
-fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_agent() {
+pub(crate) fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_agent() {
     let mut a = Agent::start_with(|c| {
         c.env("RUST_LOG", "trace");
     });
@@ -671,294 +671,4 @@ fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_agent() {
     let listed = a.ok("sessions", json!({}));
     assert!(listed.text.contains(&format!("mirror 127.0.0.1:{port3}")), "{}", listed.text);
     assert_no_token(&mut a, &id, &[&token, token3]);
-}
-
-/// One `evaluate` a mirror client sends: `text` in `context` (none when `None`) at `frame`.
-fn evaluate_args(text: &str, context: Option<&str>, frame: i64) -> Value {
-    let mut args = json!({"expression": text, "frameId": frame});
-    if let Some(c) = context {
-        args["context"] = json!(c);
-    }
-    args
-}
-
-/// Every context a client may name, and none at all.
-const CONTEXTS: [Option<&str>; 7] =
-    [Some("repl"), None, Some("watch"), Some("hover"), Some("clipboard"), Some("variables"), Some("somethingNew")];
-
-/// Sends `text` in every context (and each of `prefixes` before it, in `repl` and `watch`) from
-/// mirror client `c`. With `must_fail`, every answer must be a failure (refused by the mirror, or
-/// an expression the adapter could not evaluate); a prefixed one is always the mirror's refusal.
-/// Returns the answers.
-fn sent_everywhere(ide: &mut Ide, c: u64, text: &str, prefixes: &[&str], frame: i64, must_fail: bool) -> Vec<Value> {
-    let mut requests: Vec<Value> =
-        CONTEXTS.iter().map(|ctx| json!({"command": "evaluate", "args": evaluate_args(text, *ctx, frame)})).collect();
-    for p in prefixes {
-        for ctx in [Some("repl"), Some("watch")] {
-            requests.push(json!({"command": "evaluate", "args": evaluate_args(&format!("{p}{text}"), ctx, frame)}));
-        }
-    }
-    let answers = ide.cmd(json!({"op": "send_many", "client": c, "requests": requests}));
-    let list = answers["responses"].as_array().cloned().expect("responses");
-    for (r, q) in list.iter().zip(&requests) {
-        assert!(!must_fail || r["ok"] == json!(false), "the mirror ran {q} as more than an expression: {r}");
-    }
-    for r in &list[CONTEXTS.len()..] {
-        assert!(message(r).contains("debugger command"), "a command escape is refused by the mirror: {r}");
-    }
-    list
-}
-
-/// `loop.c`: stopped at line 6 (`total += step(i);`, first pass, `x` = 41) by a breakpoint.
-const C_LOOP: &str = "int step(int i) { return i * 2; }\nint main(void) {\n    int x = 41;\n    int total = 0;\n    for (int i = 0; i < 3; i++)\n        total += step(i);\n    return total + x - 47;\n}\n";
-
-#[test]
-fn a_mirror_client_cannot_run_lldb_commands_on_an_lldb_dap_session() {
-    let dir = agent::scratch("mirror-lldb-commands");
-    let source = dir.join("loop.c");
-    std::fs::write(&source, C_LOOP).expect("write C");
-    let program = dir.join("loop");
-    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
-    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
-    let marker = dir.join("shell-ran");
-
-    let mut a = Agent::start();
-    let source = source.to_string_lossy().into_owned();
-    let r =
-        a.ok("launch", json!({"program": program, "breakpoints": [{"path": source, "line": 6}], "wait_ms": 30_000}));
-    assert_eq!(stopped_line(&r), json!(6), "{}", r.text);
-    let id = r.s["session"].as_str().expect("id").to_owned();
-    let revision = a.ok("threads", json!({})).s["revision"].clone();
-    let (port, token) = expose(&mut a, &id);
-    let mut ide = Ide::start();
-    let (c, _) = ide.attach(port, &token);
-    let thread = ide.event(c, "stopped")["body"]["threadId"].as_i64().expect("threadId");
-    let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}));
-    let frame = st["stackFrames"][0]["id"].as_i64().expect("frame");
-
-    let shell = format!("platform shell touch {}", marker.display());
-    for text in
-        ["thread step-over", "process continue", "process kill", "breakpoint delete", "breakpoint set -n step", &shell]
-    {
-        sent_everywhere(&mut ide, c, text, &["`"], frame, true);
-    }
-    // A plain expression still works, in the console's context too (sent as `watch`).
-    for ctx in [Some("repl"), None, Some("watch")] {
-        let e = ide.ok(c, "evaluate", evaluate_args("x + 1", ctx, frame));
-        assert_eq!(e["result"], json!("42"), "{e}");
-    }
-    let r = ide.request(c, "evaluate", json!({"expression": "x + 1", "context": "watch"}));
-    assert!(r["ok"] == json!(false) && message(&r).contains("frameId"), "{r}");
-
-    // The session is where it was, its program alive, no shell command ran.
-    let s = a.session(&id);
-    assert_eq!((s["state"].clone(), s["stop"]["location"]["line"].clone()), (json!("stopped"), json!(6)), "{s}");
-    assert_eq!(a.ok("threads", json!({})).s["revision"], revision, "nothing ran since the stop");
-    assert!(!marker.exists(), "`platform shell` ran through the mirror");
-    // lldb-dap still has the agent's breakpoint, and none on `step`: the next stop is line 6 again.
-    let r = a.ok("continue", json!({"wait_ms": 30_000}));
-    assert_eq!((r.s["state"].clone(), stopped_line(&r)), (json!("stopped"), json!(6)), "{}", r.text);
-    assert_eq!(a.ok("evaluate", json!({"expression": "i"})).s["value"], json!("1"), "the loop's second pass");
-    ide.event(c, "continued");
-    ide.event(c, "stopped");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_mirror_client_cannot_exec_statements_on_a_debugpy_session() {
-    let mut a = Agent::start();
-    let id = stopped_session(&mut a);
-    let (port, token) = expose(&mut a, &id);
-    let mut ide = Ide::start();
-    let (c, _) = ide.attach(port, &token);
-    let thread = ide.event(c, "stopped")["body"]["threadId"].as_i64().expect("threadId");
-    let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}));
-    let frame = st["stackFrames"][0]["id"].as_i64().expect("frame");
-    // debugpy's repl would exec these (a statement when eval cannot compile it).
-    for text in ["name = 'changed by the mirror'", "import json", "del words"] {
-        // Not all fail (pydevd answers a SyntaxError in `clipboard` as a value): what counts is
-        // that nothing ran, checked below.
-        sent_everywhere(&mut ide, c, text, &[], frame, false);
-    }
-    // Frameless, debugpy would exec it in every context: refused before it reaches the adapter.
-    let r = ide.request(c, "evaluate", json!({"expression": "import json", "context": "watch"}));
-    assert!(r["ok"] == json!(false) && message(&r).contains("frameId"), "{r}");
-    let e = ide.ok(c, "evaluate", evaluate_args("len(name) + 1", Some("repl"), frame));
-    assert_eq!(e["result"], json!("9"), "{e}");
-
-    let e = a.ok("evaluate", json!({"expression": "(name, 'json' in dir(), words)"}));
-    assert_eq!(e.s["value"], json!("('变量 world', False, ['hello', '变量 world'])"), "{}", e.text);
-    // The agent's own evaluate is unchanged: the repl still runs its statements.
-    a.ok("evaluate", json!({"expression": "import json"}));
-    let e = a.ok("evaluate", json!({"expression": "'json' in dir()"}));
-    assert_eq!(e.s["value"], json!("True"), "{}", e.text);
-}
-
-/// `main.go` for the Delve mirror test: stopped at line 6 (`c := a + b` in `add`).
-const GO_MIRROR: &str = "package main\n\nimport \"fmt\"\n\nfunc add(a, b int) int {\n\tc := a + b\n\treturn c\n}\n\nfunc twice(n int) int { return 2 * n }\n\nfunc main() {\n\tfmt.Println(add(3, 4), twice(5))\n}\n";
-
-#[test]
-fn a_mirror_client_cannot_run_delve_commands_or_calls() {
-    agent::require("dlv", "delve golang-go");
-    let dir = agent::scratch("mirror-delve");
-    std::fs::write(dir.join("main.go"), GO_MIRROR).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/mirror\n\ngo 1.19\n").expect("write go.mod");
-    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("go");
-    let go_env = |cmd: &mut Command| {
-        cmd.env("GOCACHE", cache.join("cache")).env("GOPATH", cache.join("path")).env("GOFLAGS", "-mod=mod");
-    };
-    let bin = dir.join("mirror");
-    let mut build = Command::new("go");
-    build.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg(".");
-    go_env(&mut build);
-    agent::build(&mut build, "golang-go");
-
-    let mut a = Agent::start_plain(|cmd| go_env(cmd));
-    let source = dir.join("main.go").to_string_lossy().into_owned();
-    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": source, "line": 6}], "wait_ms": 50_000}));
-    assert_eq!(stopped_line(&r), json!(6), "{}", r.text);
-    let id = r.s["session"].as_str().expect("id").to_owned();
-    let revision = a.ok("threads", json!({})).s["revision"].clone();
-    let (port, token) = expose(&mut a, &id);
-    let mut ide = Ide::start();
-    let (c, _) = ide.attach(port, &token);
-    let thread = ide.event(c, "stopped")["body"]["threadId"].as_i64().expect("threadId");
-    let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}));
-    let frame = st["stackFrames"][0]["id"].as_i64().expect("frame");
-    // Delve runs these in every context: `dlv …` as its own commands, `call …` resumes the
-    // program to run a function (or an assignment).
-    for text in ["dlv help", "dlv config substitutePath a b", " call twice(a)", "call a = 9"] {
-        let list = sent_everywhere(&mut ide, c, text, &[], frame, true);
-        for r in &list {
-            assert!(message(r).contains("debugger command"), "refused by the mirror, not by Delve: {r}");
-        }
-    }
-    let e = ide.ok(c, "evaluate", evaluate_args("a + b + 1", Some("repl"), frame));
-    assert_eq!(e["result"], json!("8"), "{e}");
-
-    let s = a.session(&id);
-    assert_eq!((s["state"].clone(), s["stop"]["location"]["line"].clone()), (json!("stopped"), json!(6)), "{s}");
-    assert_eq!(a.ok("threads", json!({})).s["revision"], revision, "nothing ran since the stop");
-    assert_eq!(a.ok("evaluate", json!({"expression": "a"})).s["value"], json!("3"));
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn an_agent_request_waits_behind_at_most_the_cap_of_a_mirror_clients_requests() {
-    use agentdap::mirror::MAX_ADAPTER_IN_FLIGHT;
-    let dir = common::TempDir::new("mirror-cap");
-    let config = dir.0.join("config.json");
-    let entry = json!({"command": agent::debugpy_python(), "args": [fixture("fake_adapter.py"), "hold"]});
-    std::fs::write(&config, json!({"adapters": {"fake-hold": entry}}).to_string()).expect("write config");
-    let mut a = Agent::start_with(|c| {
-        c.arg("--config").arg(&config);
-    });
-    let program = fixture("prog.fake");
-    let r = a.ok(
-        "launch",
-        json!({"program": program, "adapter": "fake-hold", "breakpoints": [{"path": program, "line": 3}]}),
-    );
-    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
-    let id = r.s["session"].as_str().expect("id").to_owned();
-    let (port, token) = expose(&mut a, &id);
-    let mut ide = Raw::attach(port, &token);
-    let st = ide.call(3, "stackTrace", json!({"threadId": 1}));
-    let frame = st["body"]["stackFrames"][0]["id"].clone();
-
-    // Twenty evaluates the adapter holds, pipelined; then a request the mirror answers itself,
-    // so once it is answered agentdap has taken in all twenty.
-    let n = 20;
-    let burst: Vec<u8> = (0..n)
-        .flat_map(|i| {
-            let args = json!({"expression": format!("m{i}"), "frameId": frame, "context": "watch"});
-            Raw::request_frame(100 + i, "evaluate", args)
-        })
-        .collect();
-    ide.stream.write_all(&burst).expect("write the burst");
-    assert_eq!(ide.call(200, "setExceptionBreakpoints", json!({"filters": []}))["success"], json!(true));
-    // The agent's evaluate reaches the adapter behind only the cap of them.
-    let e = a.ok("evaluate", json!({"expression": "held"}));
-    assert_eq!(e.s["value"], json!(MAX_ADAPTER_IN_FLIGHT.to_string()), "{}", e.text);
-    assert!(MAX_ADAPTER_IN_FLIGHT < 20);
-
-    // Released, every one is answered, each to its own request_seq, the queued ones after.
-    a.ok("evaluate", json!({"expression": "release"}));
-    let mut answered = Vec::new();
-    while answered.len() < 20 {
-        let m = ide.next(IDE_TIMEOUT).unwrap_or_else(|| panic!("{} of 20 answers", answered.len()));
-        if m["type"] == json!("response") {
-            let seq = m["request_seq"].as_i64().expect("request_seq");
-            assert_eq!(m["success"], json!(true), "{m}");
-            assert_eq!(m["body"]["result"], json!(format!("m{}", seq - 100)), "answered to its own request: {m}");
-            answered.push(seq);
-        }
-    }
-    answered.sort_unstable();
-    assert_eq!(answered, (100..120).collect::<Vec<_>>());
-    // What reached the adapter: every mirror evaluate exactly once, in the order sent.
-    let log = a.dap_log(&id);
-    let sent: Vec<String> = log
-        .iter()
-        .filter(|e| e["dir"] == json!("to_adapter") && e["message"]["command"] == json!("evaluate"))
-        .filter_map(|e| e["message"]["arguments"]["expression"].as_str().map(str::to_owned))
-        .filter(|x| x.starts_with('m'))
-        .collect();
-    assert_eq!(sent, (0..20).map(|i| format!("m{i}")).collect::<Vec<_>>());
-}
-
-#[test]
-fn the_agent_goes_ahead_of_queued_mirror_requests_and_its_timeout_names_the_mirror_request_holding_the_adapter() {
-    use agentdap::mirror::MAX_ADAPTER_IN_FLIGHT;
-    let dir = common::TempDir::new("mirror-first");
-    let config = dir.0.join("config.json");
-    let entry = json!({"command": agent::debugpy_python(), "args": [fixture("fake_adapter.py"), "hold"]});
-    std::fs::write(&config, json!({"adapters": {"fake-hold": entry}}).to_string()).expect("write config");
-    let mut a = Agent::start_with(|c| {
-        c.arg("--config").arg(&config);
-    });
-    let program = fixture("prog.fake");
-    let r = a.ok(
-        "launch",
-        json!({"program": program, "adapter": "fake-hold", "breakpoints": [{"path": program, "line": 3}]}),
-    );
-    let id = r.s["session"].as_str().expect("id").to_owned();
-    let (port, token) = expose(&mut a, &id);
-    let mut ide = Raw::attach(port, &token);
-    let st = ide.call(3, "stackTrace", json!({"threadId": 1}));
-    let frame = st["body"]["stackFrames"][0]["id"].clone();
-    let burst: Vec<u8> = (0..8)
-        .flat_map(|i| {
-            let args = json!({"expression": format!("m{i}"), "frameId": frame, "context": "watch"});
-            Raw::request_frame(100 + i, "evaluate", args)
-        })
-        .collect();
-    ide.stream.write_all(&burst).expect("write the burst");
-    assert_eq!(ide.call(200, "setExceptionBreakpoints", json!({"filters": []}))["success"], json!(true));
-    let n = MAX_ADAPTER_IN_FLIGHT;
-    assert_eq!(a.ok("evaluate", json!({"expression": "held"})).s["value"], json!(n.to_string()));
-
-    // The adapter answers the held ones, then waits for the next request before answering the
-    // agent's: the queued mirror evaluates must wait for the agent's answer.
-    let first = a.ok("evaluate", json!({"expression": "first"}));
-    assert_eq!(first.s["value"], json!("none"), "a mirror request reached the adapter ahead of the agent's answer");
-
-    // The next `n` mirror evaluates are held now; the agent's own one times out behind them,
-    // and its error says what held the adapter.
-    // (The agent's request timeout is 30 s, past the harness's usual wait for a line.)
-    let call = json!({"name": "evaluate", "arguments": {"expression": "stall"}});
-    a.d.send_json(&json!({"jsonrpc": "2.0", "id": 9000, "method": "tools/call", "params": call}));
-    let stalled = loop {
-        let line = a.d.recv_line_within(std::time::Duration::from_secs(60)).expect("the agent's evaluate is answered");
-        let msg: serde_json::Value = serde_json::from_str(&line).expect("json");
-        if msg["id"] == json!(9000) {
-            break msg["result"].clone();
-        }
-    };
-    let text = stalled["content"][0]["text"].as_str().unwrap_or_default();
-    assert_eq!(stalled["isError"], json!(true), "{stalled}");
-    assert!(text.contains("the adapter was still busy with a mirror client's `evaluate` sent"), "{text}");
-    // Those mirror evaluates timed out for the client meanwhile, but the adapter still holds
-    // them: none of the queued ones was sent in their place.
-    let held = a.ok("evaluate", json!({"expression": "held"}));
-    assert_eq!(held.s["value"], json!((n + 1).to_string()), "{}", held.text);
 }
