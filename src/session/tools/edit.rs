@@ -129,6 +129,24 @@ pub struct Job {
     via_globals: bool,
 }
 
+impl Job {
+    /// A job at `phase` that has read nothing yet.
+    fn new(call: CallKey, frames_epoch: u64, target: Subject, value: String, phase: Phase) -> Job {
+        Job {
+            call,
+            frames_epoch,
+            target,
+            value,
+            phase,
+            old: None,
+            ack: None,
+            locals: None,
+            globals: None,
+            via_globals: false,
+        }
+    }
+}
+
 impl Sessions {
     /// `set_variable`: child `name` of the variables handle `handle` becomes `value`.
     pub fn set_variable(
@@ -152,18 +170,7 @@ impl Sessions {
         let s = session(&mut self.slab, key)?;
         let target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
         let frames_epoch = s.view.handles.epoch(HandleKind::Frame);
-        let job = Job {
-            call,
-            frames_epoch,
-            target,
-            value,
-            phase: Phase::Before,
-            old: None,
-            ack: None,
-            locals: None,
-            globals: None,
-            via_globals: false,
-        };
+        let job = Job::new(call, frames_epoch, target, value, Phase::Before);
         s.edit_next(job, now);
         self.after(key, now);
         Ok(())
@@ -200,18 +207,7 @@ impl Sessions {
         };
         let target = Subject::Expression { expression, thread, frame };
         let frames_epoch = s.view.handles.epoch(HandleKind::Frame);
-        let job = Job {
-            call,
-            frames_epoch,
-            target,
-            value,
-            phase,
-            old: None,
-            ack: None,
-            locals: None,
-            globals: None,
-            via_globals: false,
-        };
+        let job = Job::new(call, frames_epoch, target, value, phase);
         s.edit_next(job, now);
         self.after(key, now);
         Ok(())
