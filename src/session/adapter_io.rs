@@ -89,9 +89,11 @@ impl Sessions {
 
     /// A TCP adapter announced its port (or accepted the connection to a chosen one): from now
     /// on its stdout and stderr are the debuggee's, when its recipe says so
-    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]).
-    pub fn on_adapter_listening(&mut self, key: SessionKey) {
+    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]). `addr` is where DAP flows: a
+    /// child session of an adapter that serves several connections (js-debug) connects there too.
+    pub fn on_adapter_listening(&mut self, key: SessionKey, addr: std::net::SocketAddr) {
         let Some(s) = self.slab.get_mut(key) else { return };
+        s.link.server_addr = Some(addr);
         s.link.pipes_are_program_output =
             s.link.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
     }

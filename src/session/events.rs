@@ -147,6 +147,18 @@ impl Session {
                 self.run.state = RunState::Exited;
                 self.run.stop = None;
             }
+            "terminated"
+                if self.family.stands_in
+                    && self.run.exit_code.is_none()
+                    && !self.run.state.is_over()
+                    && !self.link.is_closing() =>
+            {
+                // js-debug reports no exit status; the program agentdap ran for the launcher
+                // has it. The waits end once it (or the launcher's end) is known
+                // (`Sessions::sweep_launchers`).
+                self.run.awaiting_exit_report = true;
+                self.run.stop = None;
+            }
             "terminated" => {
                 let report_after_disconnect =
                     matches!(self.link.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
@@ -214,7 +226,12 @@ impl Session {
                     && self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
-                    self.output.push(c, text);
+                    if self.family.stand_in.is_some() {
+                        // A launcher's output is its stand-in's (`launcher.rs`).
+                        self.family.forward.push((c, text.to_owned()));
+                    } else {
+                        self.output.push(c, text);
+                    }
                 }
             }
             "process" => {

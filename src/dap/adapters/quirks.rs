@@ -212,6 +212,9 @@ pub struct RuntimeQuirks {
     /// the line found by the first of these that matches as its "last stderr line", rather than
     /// the last line (a stack frame, a hint about backtraces). Empty: the last line.
     pub failure_shapes: &'static [FailureShape],
+    /// Whole lines the runtime prints on the program's stderr because a debugger attached
+    /// (Node: `Debugger attached.`): dropped from a program agentdap runs for the adapter.
+    pub inspector_notices: &'static [&'static str],
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -314,6 +317,7 @@ impl RuntimeQuirks {
         empty_evaluate: None,
         signal_exit_as_status: false,
         failure_shapes: &[],
+        inspector_notices: &[],
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
