@@ -73,7 +73,16 @@ impl Sessions {
     pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let category = if s.link.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
-        s.output.push(category, &String::from_utf8_lossy(bytes));
+        let text = String::from_utf8_lossy(bytes);
+        // The line a server prints once it listens on the port agentdap chose says nothing new.
+        let text: String = match s.link.plan.runtime.listening_line.filter(|_| category == Category::Adapter) {
+            Some(prefix) => text.split_inclusive('\n').filter(|l| !l.starts_with(prefix)).collect(),
+            None => text.into_owned(),
+        };
+        if text.is_empty() {
+            return;
+        }
+        s.output.push(category, &text);
         self.output_arrived(key);
     }
 

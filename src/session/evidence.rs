@@ -210,7 +210,8 @@ impl Sessions {
             let oldest = self
                 .slab
                 .iter()
-                .filter(|(_, s)| s.family.parent.is_none() && !s.link.disconnected && s.run.state.is_over())
+                .filter(|(_, s)| s.family.stand_in.is_none() && (s.family.parent.is_none() || s.family.stands_in))
+                .filter(|(_, s)| !s.link.disconnected && s.run.state.is_over())
                 .min_by_key(|(_, s)| s.evidence.ended_at)
                 .map(|(k, _)| k);
             if let Some(key) = oldest {

@@ -272,7 +272,8 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         let carry = &mut s.host.carry[usize::from(stderr)];
         let text = utf8_text(carry, bytes);
-        let text = if stderr { without_notices(&text, s.link.plan.runtime.inspector_notices) } else { text };
+        // The terminal's stderr may be its stdout (one stream, as in a terminal).
+        let text = without_notices(&text, s.link.plan.runtime.inspector_notices);
         if !text.is_empty() {
             // A launcher's program is its stand-in's (`launcher.rs`).
             let target = self.stand_in_of(key).unwrap_or(key);

@@ -94,7 +94,12 @@ impl Sessions {
             let stand_in = self.stand_in_of(lkey);
             let Some(l) = self.slab.get_mut(lkey) else { continue };
             let forward = std::mem::take(&mut l.family.forward);
-            let (exit, launcher_over) = (l.host.program_exit, l.run.state.is_over() || !l.link.is_alive());
+            let exit = l.host.program_exit;
+            // The program's exit status is known, or cannot come: the server is gone, or the
+            // launcher ended and no program of agentdap's runs for it.
+            let status_known =
+                exit.is_some() || !l.link.is_alive() || (l.run.state.is_over() && !l.host.terminal_started);
+            let launcher_over = l.run.state.is_over() || !l.link.is_alive();
             let Some(ckey) = stand_in else {
                 // The stand-in left the table: the launcher goes too.
                 self.end_launcher(lkey, now);
@@ -104,7 +109,7 @@ impl Sessions {
                 for (category, text) in &forward {
                     c.output.push(*category, text);
                 }
-                if c.run.awaiting_exit_report && (exit.is_some() || launcher_over) {
+                if c.run.awaiting_exit_report && status_known {
                     c.run.awaiting_exit_report = false;
                     c.finish_run(exit, now);
                     c.pump(now, &mut self.actions);
@@ -151,6 +156,7 @@ impl super::Session {
     /// The run is over (a stand-in's `terminated`, once the program's exit status is known or
     /// cannot be): the exit code or signal when known, the waits answered, and the adapter let go.
     fn finish_run(&mut self, exit: Option<ProgramExit>, now: Instant) {
+        log::debug!("{}: the run is over ({exit:?}); {} waiting call(s)", self.id, self.calls.waiters.len());
         if let Some(exit) = exit {
             self.run.exit_code = self.run.exit_code.or(exit.code);
             if self.run.exit_code.is_none() && !self.run.ended_by_agentdap {

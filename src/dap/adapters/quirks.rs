@@ -215,6 +215,9 @@ pub struct RuntimeQuirks {
     /// Whole lines the runtime prints on the program's stderr because a debugger attached
     /// (Node: `Debugger attached.`): dropped from a program agentdap runs for the adapter.
     pub inspector_notices: &'static [&'static str],
+    /// The start of the line a TCP adapter prints on its stdout once it listens on the port
+    /// agentdap chose (js-debug: `Debug server listening at 127.0.0.1:<port>`): not shown.
+    pub listening_line: Option<&'static str>,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -318,6 +321,7 @@ impl RuntimeQuirks {
         signal_exit_as_status: false,
         failure_shapes: &[],
         inspector_notices: &[],
+        listening_line: None,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
