@@ -138,7 +138,12 @@ impl Sessions {
         // No late reply will come: timed-out mirror requests free their places.
         s.mirror.adapter_answered(None);
         s.pump(now, &mut self.actions);
-        if !s.run.state.is_over() {
+        if !s.run.state.is_over() && s.family.stands_in && !s.link.is_closing() && s.run.failure.is_none() {
+            // js-debug closes a target's connection when the program ends: how it ended is the
+            // launcher's to tell (`Sessions::sweep_launchers`), not a failure of this one.
+            s.run.awaiting_exit_report = true;
+            s.run.stop = None;
+        } else if !s.run.state.is_over() {
             if s.run.failure.is_none() && !s.link.is_closing() {
                 let mapped = plan::explain_early_exit(&s.link.plan, &tail);
                 let why = match &mapped {

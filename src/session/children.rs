@@ -73,6 +73,8 @@ impl Sessions {
         plan.connect = Some(addr);
         plan.entry_function = None;
         plan.scratch_dir = None;
+        // How the adapter was chosen was said in the parent's first result.
+        plan.notes = Vec::new();
         let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
         // The first target of a top-level js-debug session is that session to the agent (its
         // stand-in, `launcher.rs`); later ones are children of the stand-in.

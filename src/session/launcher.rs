@@ -100,6 +100,7 @@ impl Sessions {
             let status_known =
                 exit.is_some() || !l.link.is_alive() || (l.run.state.is_over() && !l.host.terminal_started);
             let launcher_over = l.run.state.is_over() || !l.link.is_alive();
+            let failure = l.run.failure.clone();
             let Some(ckey) = stand_in else {
                 // The stand-in left the table: the launcher goes too.
                 self.end_launcher(lkey, now);
@@ -111,6 +112,10 @@ impl Sessions {
                 }
                 if c.run.awaiting_exit_report && status_known {
                     c.run.awaiting_exit_report = false;
+                    if exit.is_none() && c.run.failure.is_none() {
+                        // The adapter died: why is the launcher's to say.
+                        c.run.failure = failure;
+                    }
                     c.finish_run(exit, now);
                     c.pump(now, &mut self.actions);
                 }

@@ -18,6 +18,8 @@ pub mod files;
 pub mod handles;
 pub mod host;
 mod launcher;
+#[cfg(test)]
+mod launcher_tests;
 mod link;
 pub mod mirror;
 mod names;
