@@ -243,3 +243,20 @@ fn disconnecting_the_stand_in_ends_the_launcher_and_its_server() {
     );
     assert!(s.get(launcher).expect("launcher").link.disconnected, "it leaves the table once its server is gone");
 }
+
+/// js-debug prints `Debug server listening at 127.0.0.1:<port>` once it listens on the port
+/// agentdap chose: that says nothing the agent needs, and is not shown; other adapter output is.
+#[test]
+fn the_listening_line_of_a_server_on_a_chosen_port_is_not_output() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let mut plan = plan();
+    plan.runtime.listening_line = Some("Debug server listening at ");
+    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan, CallKey::new(1), now).expect("started");
+    s.on_adapter_stdout(0, b"Debug server listening at 127.0.0.1:4711\n");
+    s.on_adapter_stdout(0, b"something else\n");
+    let out = s.get(0).expect("session").output.read(0, None, 100);
+    let texts: Vec<(Category, &str)> = out.entries.iter().map(|e| (e.category, e.text.as_str())).collect();
+    assert_eq!(texts, [(Category::Adapter, "something else\n")]);
+}
