@@ -109,7 +109,13 @@ fn answer_everything(s: &mut Sessions, key: SessionKey, now: Instant) {
         }
         for r in requests {
             let command = r["command"].as_str().unwrap_or("");
-            let body = if command == "setBreakpoints" { json!({"breakpoints": []}) } else { json!({}) };
+            let body = match command {
+                "setBreakpoints" => json!({"breakpoints": []}),
+                "stackTrace" => json!({"stackFrames": [
+                    {"id": 0, "name": "global.add", "line": 2, "column": 13, "source": {"path": "/p/app.js"}}]}),
+                "threads" => json!({"threads": [{"id": 0, "name": "main"}]}),
+                _ => json!({}),
+            };
             seq += 1;
             let reply = json!({"seq": seq, "type": "response", "request_seq": r["seq"], "success": true, "command": command, "body": body});
             s.on_adapter_bytes(key, &frame(&reply), now);
@@ -259,4 +265,31 @@ fn the_listening_line_of_a_server_on_a_chosen_port_is_not_output() {
     let out = s.get(0).expect("session").output.read(0, None, 100);
     let texts: Vec<(Category, &str)> = out.entries.iter().map(|e| (e.category, e.text.as_str())).collect();
     assert_eq!(texts, [(Category::Adapter, "something else\n")]);
+}
+
+/// js-debug's entry stop on a file that begins with a function declaration lands inside that
+/// function at its first call (`RuntimeQuirks::entry_is_first_breakable`): the result says so
+/// instead of letting "entry" read as "nothing ran yet".
+#[test]
+fn an_entry_stop_inside_a_function_says_the_program_ran_until_then() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let mut plan = plan();
+    plan.runtime.entry_is_first_breakable = true;
+    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan, CallKey::new(1), now).expect("started");
+    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
+    s.on_spawned(0, now);
+    drain(&mut s, now);
+    s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
+    drain(&mut s, now);
+    s.on_spawned(1, now);
+    answer_everything(&mut s, 1, now);
+    s.on_adapter_bytes(1, &event(1, "stopped", json!({"reason": "entry", "threadId": 0})), now);
+    answer_everything(&mut s, 1, now);
+    let (_, done) = drain(&mut s, now);
+    assert_eq!(done.len(), 1, "{done:?}");
+    let text = &done[0].1.text;
+    assert!(text.starts_with("s1 stopped (entry) at app.js:2 in global.add()"), "{text}");
+    assert!(text.contains("inside `global.add`: the program ran until its first call of it"), "{text}");
 }

@@ -218,6 +218,10 @@ pub struct RuntimeQuirks {
     /// The start of the line a TCP adapter prints on its stdout once it listens on the port
     /// agentdap chose (js-debug: `Debug server listening at 127.0.0.1:<port>`): not shown.
     pub listening_line: Option<&'static str>,
+    /// The adapter's own entry stop is at the file's first breakable position, which can be
+    /// inside a function declared before the first statement (js-debug 1.112.0 on Node 20: a
+    /// file starting with `function add() {…}` stops in `add` at its first call).
+    pub entry_is_first_breakable: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -322,6 +326,7 @@ impl RuntimeQuirks {
         failure_shapes: &[],
         inspector_notices: &[],
         listening_line: None,
+        entry_is_first_breakable: false,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
