@@ -179,7 +179,7 @@ fn node_row() -> Row {
         Ok(server) => server,
         Err(AdapterError::NotFound { detail, install, .. }) => {
             row.summary = detail;
-            row.notes.push(format!("get it: {install}"));
+            row.notes.push(format!("install: {install}"));
             row.notes.push(format!(
                 "(or set ${} to an unpacked copy: neovim mason's js-debug-adapter, or the {} release asset)",
                 jsdebug::ENV_OVERRIDE,

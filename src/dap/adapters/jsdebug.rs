@@ -225,16 +225,11 @@ const ANCESTOR_CAP: usize = 64;
 /// Bytes of tsx's `package.json` read to find its loader.
 const PACKAGE_JSON_CAP: usize = 64 * 1024;
 
-/// The directory js-debug searches for compiled output and source maps, and the program's
-/// default cwd: the launch `cwd` when given (made absolute against agentdap's); else the
-/// program's project, the nearest directory above it holding a `package.json` (never `/` or
-/// `$HOME` itself, whose trees are too big to search); else the program's directory. `None`
-/// without a program or cwd.
-pub fn workspace_root(program: Option<&Path>, cwd: Option<&Path>, host: &dyn Host) -> Option<PathBuf> {
-    if let Some(c) = cwd {
-        return Some(if c.is_absolute() { c.to_path_buf() } else { host.cwd()?.join(c) });
-    }
-    let dir = program?.parent()?;
+/// The program's project: the nearest directory above it holding a `package.json` (never `/`
+/// or `$HOME` itself, whose trees are too big to search), else the program's directory. The
+/// program's default cwd, and one of the [`search_roots`].
+pub fn project_root(program: &Path, host: &dyn Host) -> Option<PathBuf> {
+    let dir = program.parent()?;
     let home = host.var("HOME").map(PathBuf::from);
     let project = dir
         .ancestors()
@@ -242,6 +237,20 @@ pub fn workspace_root(program: Option<&Path>, cwd: Option<&Path>, host: &dyn Hos
         .take_while(|d| d.parent().is_some() && Some(*d) != home.as_deref())
         .find(|d| host.is_file(&d.join("package.json")));
     Some(project.unwrap_or(dir).to_path_buf())
+}
+
+/// Where js-debug searches for compiled output and lets source maps apply: the launch `cwd`
+/// (absolute) and the program's [`project_root`], the outer one only when one holds the other,
+/// the cwd first. With a cwd outside the project the project must stay: a source map is used
+/// only for a script under these roots, and tsx's compiled script is the `.ts` file itself.
+pub fn search_roots(program: Option<&Path>, cwd: Option<&Path>, host: &dyn Host) -> Vec<PathBuf> {
+    let cwd = cwd.and_then(|c| if c.is_absolute() { Some(c.to_path_buf()) } else { Some(host.cwd()?.join(c)) });
+    let project = program.and_then(|p| project_root(p, host));
+    match (cwd, project) {
+        (Some(c), Some(p)) if p.starts_with(&c) => vec![c],
+        (Some(c), Some(p)) if c.starts_with(&p) => vec![p],
+        (c, p) => c.into_iter().chain(p).collect(),
+    }
 }
 
 /// How a TypeScript program is run when the agent did not say.
@@ -292,7 +301,7 @@ fn tsx_loader(package: &Path, host: &dyn Host) -> Option<PathBuf> {
 }
 
 /// The launch arguments for `runtime`, and what the agent is told about it.
-fn runtime_arguments(program: &Path, root: Option<&Path>, runtime: &TsRuntime) -> (Option<Value>, String) {
+fn runtime_arguments(program: &Path, roots: &[PathBuf], runtime: &TsRuntime) -> (Option<Value>, String) {
     let name = program.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match runtime {
         TsRuntime::ImportTsx(project) => (
@@ -314,7 +323,7 @@ fn runtime_arguments(program: &Path, root: Option<&Path>, runtime: &TsRuntime) -
                  it: js-debug runs the compiled JavaScript instead when a source map under {} names it (tsc --sourceMap), \
                  and Node runs .ts itself from 23.6 (22.6: adapter_args {{\"runtimeArgs\": [\"--experimental-strip-types\"]}}); \
                  otherwise `npm install --save-dev tsx` in the project, or pass adapter_args {{\"runtimeArgs\": [\"--import\", \"tsx\"]}}",
-                root.map_or_else(|| "the cwd".to_owned(), |r| r.display().to_string())
+                roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(" or ")
             ),
         ),
     }
@@ -324,11 +333,12 @@ fn runtime_arguments(program: &Path, root: Option<&Path>, runtime: &TsRuntime) -
 /// `program`, `args`, `cwd`, `env`, `stopOnEntry` are set by the session from the tool call.
 ///
 /// `integratedTerminal`: js-debug asks agentdap (`runInTerminal`) to run the program, so agentdap
-/// has its exact stdout and stderr, its exit status and its stdin. `root`
-/// ([`workspace_root`]): the default cwd, and where compiled output and source maps are searched
-/// (absolute globs, `node_modules` excluded; `__workspaceFolder` keeps js-debug's `rootPath`).
-/// `runtime_args`: the TypeScript runtime ([`ts_runtime`]).
-pub fn launch_defaults(root: Option<&Path>, runtime_args: Option<Value>) -> Value {
+/// has its exact stdout and stderr, its exit status and its stdin. `cwd`: the program's project
+/// when the agent gives none ([`project_root`]). `roots` ([`search_roots`]): where compiled output
+/// and source maps are searched (absolute globs, `node_modules` excluded); the first is js-debug's
+/// `__workspaceFolder`, without which it ignores `outFiles`. `runtime_args`: the TypeScript
+/// runtime ([`ts_runtime`]).
+pub fn launch_defaults(cwd: Option<&Path>, roots: &[PathBuf], runtime_args: Option<Value>) -> Value {
     let mut v = json!({
         "type": VSCODE_TYPE,
         "request": "launch",
@@ -337,12 +347,19 @@ pub fn launch_defaults(root: Option<&Path>, runtime_args: Option<Value>) -> Valu
         "sourceMaps": true,
         "skipFiles": ["<node_internals>/**"],
     });
-    if let Some(root) = root {
-        let r = root.to_string_lossy().trim_end_matches('/').to_owned();
-        v["cwd"] = root.to_string_lossy().into_owned().into();
-        v["__workspaceFolder"] = root.to_string_lossy().into_owned().into();
-        v["outFiles"] = json!([format!("{r}/**/*.(m|c|)js"), "!**/node_modules/**"]);
-        v["resolveSourceMapLocations"] = json!([format!("{r}/**"), "!**/node_modules/**"]);
+    if let Some(cwd) = cwd {
+        v["cwd"] = cwd.to_string_lossy().into_owned().into();
+    }
+    let globs = |tail: &str| -> Vec<Value> {
+        let mut g: Vec<Value> =
+            roots.iter().map(|r| format!("{}/{tail}", r.to_string_lossy().trim_end_matches('/')).into()).collect();
+        g.push("!**/node_modules/**".into());
+        g
+    };
+    if let Some(first) = roots.first() {
+        v["__workspaceFolder"] = first.to_string_lossy().into_owned().into();
+        v["outFiles"] = globs("**/*.(m|c|)js").into();
+        v["resolveSourceMapLocations"] = globs("**").into();
     }
     if let Some(args) = runtime_args {
         v["runtimeArgs"] = args;
@@ -368,24 +385,25 @@ pub fn attach_defaults() -> Value {
 }
 
 /// The full recipe: `node <server> {port} 127.0.0.1`, the port chosen by agentdap, ready once a
-/// connect succeeds. `program` (absolute) decides the workspace root and, for TypeScript, the
+/// connect succeeds. `program` (absolute) decides the project and, for TypeScript, the
 /// runtime (unless `adapter_args` name `runtimeExecutable` or `runtimeArgs`). Errors:
 /// [`AdapterError::NotFound`](super::AdapterError::NotFound) (no js-debug: where agentdap looked
 /// and the download; no node: the package command).
 pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, super::AdapterError> {
     let server = find_server(host, input.js_debug)?;
     let node = find_node(host)?;
-    let root = workspace_root(program, input.cwd, host);
+    let roots = search_roots(program, input.cwd, host);
+    let project = program.and_then(|p| project_root(p, host));
     let cwd = match input.cwd {
         Some(c) if c.is_relative() => host.cwd().map(|d| d.join(c)),
         Some(c) => Some(c.to_path_buf()),
-        None => root.clone(),
+        None => project.clone(),
     };
     let chosen = |key: &str| input.adapter_args.and_then(|a| a.get(key)).is_some();
     let mut notes = Vec::new();
     let mut runtime_args = None;
     if let Some(p) = program.filter(|p| is_typescript(p) && !chosen("runtimeExecutable") && !chosen("runtimeArgs")) {
-        let (args, note) = runtime_arguments(p, root.as_deref(), &ts_runtime(p, cwd.as_deref(), host));
+        let (args, note) = runtime_arguments(p, &roots, &ts_runtime(p, cwd.as_deref(), host));
         runtime_args = args;
         notes.push(note);
     }
@@ -401,7 +419,7 @@ pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) 
         vscode_type: VSCODE_TYPE,
         command,
         transport: Transport::Tcp { port: PortDiscovery::Chosen },
-        launch_defaults: launch_defaults(root.as_deref(), runtime_args),
+        launch_defaults: launch_defaults(project.as_deref(), &roots, runtime_args),
         attach_defaults: attach_defaults(),
         quirks: quirks(),
         install_command: install_command(host),

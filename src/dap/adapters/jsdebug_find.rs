@@ -140,7 +140,7 @@ pub fn find_server(host: &dyn Host, config: Option<&Path>) -> Result<Server, Ada
 
 /// What a js-debug location must hold, in words.
 const LAYOUT: &str =
-    "name dapDebugServer.js itself, or a directory holding src/dapDebugServer.js or js-debug/src/dapDebugServer.js";
+    "name the server script itself (a .js or .cjs file), or a directory holding src/dapDebugServer.js or js-debug/src/dapDebugServer.js";
 
 fn not_found(detail: String, host: &dyn Host) -> AdapterError {
     AdapterError::NotFound { adapter: NAME, detail, install: super::install_command(host) }
@@ -272,7 +272,7 @@ mod tests {
         let err = found(&h, None).err().unwrap_or_default();
         assert!(
             err.starts_with(
-                "node: AGENTDAP_JS_DEBUG = /opt/jsd holds no js-debug server (name dapDebugServer.js itself"
+                "node: AGENTDAP_JS_DEBUG = /opt/jsd holds no js-debug server (name the server script itself"
             ),
             "{err}"
         );

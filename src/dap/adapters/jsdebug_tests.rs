@@ -76,20 +76,29 @@ fn launch_defaults_search_the_project_holding_the_program() {
             "resolveSourceMapLocations": ["/w/app/**", "!**/node_modules/**"],
         })
     );
-    // The launch cwd, when given, is the root (relative: against agentdap's cwd).
+    // A launch cwd inside the project: the project is searched (the agent's cwd goes in as
+    // `cwd` over the default).
     let r = resolve("/w/app/src/main.js", None, Some("/w/app/src"));
-    assert_eq!(
-        (r.launch_defaults["cwd"].as_str(), r.launch_defaults["__workspaceFolder"].as_str()),
-        (Some("/w/app/src"), Some("/w/app/src"))
-    );
-    assert_eq!(r.launch_defaults["outFiles"][0], "/w/app/src/**/*.(m|c|)js");
+    assert_eq!(r.launch_defaults["__workspaceFolder"], "/w/app");
+    // One holding the project is searched whole; one elsewhere is searched with the project,
+    // whose source maps would otherwise be ignored (relative: against agentdap's cwd).
+    let r = resolve("/w/app/src/main.js", None, Some("/w"));
+    assert_eq!(r.launch_defaults["outFiles"], json!(["/w/**/*.(m|c|)js", "!**/node_modules/**"]));
     let r = resolve("/w/app/src/main.js", None, Some("sub"));
     assert_eq!(r.launch_defaults["__workspaceFolder"], "/srv/agent/sub");
+    assert_eq!(
+        r.launch_defaults["resolveSourceMapLocations"],
+        json!(["/srv/agent/sub/**", "/w/app/**", "!**/node_modules/**"])
+    );
     // No package.json below $HOME: the program's own directory, never $HOME's whole tree.
     let r = resolve("/h/scripts/tool.js", None, None);
-    assert_eq!(r.launch_defaults["__workspaceFolder"], "/h/scripts");
-    assert_eq!(workspace_root(None, None, &host()), None);
-    assert_eq!(workspace_root(Some(Path::new("/w/app/src/main.js")), None, &host()), Some(PathBuf::from("/w/app")));
+    assert_eq!(
+        (&r.launch_defaults["__workspaceFolder"], &r.launch_defaults["cwd"]),
+        (&json!("/h/scripts"), &json!("/h/scripts"))
+    );
+    assert_eq!(search_roots(None, None, &host()), Vec::<PathBuf>::new());
+    assert_eq!(project_root(Path::new("/w/app/src/main.js"), &host()), Some(PathBuf::from("/w/app")));
+    assert_eq!(launch_defaults(None, &[], None).get("outFiles"), None);
 }
 
 #[test]
@@ -156,7 +165,7 @@ fn js_and_ts_files_and_the_aliases_select_node() {
 fn agentdaps_console_either_way_is_js_debugs_integrated_terminal() {
     let terminal = AdapterKind::JsDebug.terminal_launch();
     assert_eq!(terminal, Some(TerminalLaunch { arguments: json!({"console": "integratedTerminal"}), attaches: false }));
-    assert_eq!(launch_defaults(None, None)["console"], "integratedTerminal");
+    assert_eq!(launch_defaults(None, &[], None)["console"], "integratedTerminal");
 }
 
 #[test]
