@@ -102,7 +102,7 @@ fn node_attach_by_pid_goes_to_the_inspector_its_command_line_names_without_ptrac
     assert_eq!(plan.launch_arguments.get("processId"), None, "js-debug's server ignores it");
     let plan = attach_node(by_pid(), &node("/usr/bin/node", b"node\0app.js\0")).unwrap();
     assert_eq!(plan.launch_arguments["port"], 9229);
-    let err = attach_node(by_pid(), &node("/usr/bin/sleep", b"sleep\0100\0")).err().unwrap_or_default();
+    let err = attach_node(by_pid(), &node("/usr/bin/sleep", b"sleep\0x\0")).err().unwrap_or_default();
     assert!(err.contains("pid 77 runs /usr/bin/sleep, not Node.js; attach by pid sends node SIGUSR1"), "{err}");
     // Another adapter on a node process names this one.
     let facts = ProcessFacts { pid: 77, exe: Some("/usr/bin/node".into()), ..ProcessFacts::default() };

@@ -111,7 +111,7 @@ fn typescript_runs_through_the_projects_tsx_unless_the_agent_chose() {
           adapter_args runtimeArgs or runtimeExecutable choose another runtime"]
     );
     // A cwd outside the project: `tsx` would not resolve from there, its loader's path does.
-    let r = resolve("/w/app/src/main.ts", None, Some("/tmp/run"));
+    let r = resolve("/w/app/src/main.ts", None, Some("/srv/run"));
     assert_eq!(r.launch_defaults["runtimeArgs"], json!(["--import", "/w/app/node_modules/tsx/dist/loader.mjs"]));
     // The agent's runtime wins, and no runtime is added under it.
     for chosen in [json!({"runtimeExecutable": "tsx"}), json!({"runtimeArgs": ["--experimental-strip-types"]})] {
@@ -139,7 +139,7 @@ fn typescript_without_tsx_runs_on_plain_node_and_says_what_to_do() {
     let mut h = host();
     h.files.insert("/w/app/node_modules/tsx/package.json", b"{\"exports\": {\".\": \"../outside.mjs\"}}");
     assert_eq!(
-        ts_runtime(Path::new("/w/app/src/main.ts"), Some(Path::new("/tmp")), &h),
+        ts_runtime(Path::new("/w/app/src/main.ts"), Some(Path::new("/srv/elsewhere")), &h),
         TsRuntime::ImportTsx(PathBuf::from("/w/app"))
     );
     assert!(
