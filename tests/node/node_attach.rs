@@ -37,7 +37,10 @@ fn attach_to_node_inspect_stops_at_a_breakpoint_and_detach_leaves_it_running() {
     let r = if r.s["state"] == json!("stopped") { r } else { n.a.ok("wait", json!({"for": "stop", "wait_ms": START})) };
     assert_eq!((r.s["session"].clone(), r.s["state"].clone()), (json!("s1"), json!("stopped")), "{}", r.text);
     assert_eq!(r.s["stop"]["reason"], json!("breakpoint"), "{}", r.text);
-    assert_eq!(stop_at(&r.s), (json!(p), json!(3), json!("tick")), "{}", r.text);
+    let (path, line, function) = stop_at(&r.s);
+    assert_eq!((path, line), (json!(p), json!(3)), "{}", r.text);
+    // js-debug 1.112.0 names a timer's callback by its receiver: `Timeout {.tick`.
+    assert!(function.as_str().is_some_and(|f| f.ends_with("tick")), "{}", r.text);
     assert_eq!(n.session_ids(), ["s1"], "one session: {}", n.a.ok("sessions", json!({})).text);
     let entry = n.a.session("s1");
     assert_eq!((entry["request"].clone(), entry["adapter"].clone()), (json!("attach"), json!("node")), "{entry}");

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::agent::lines_of;
 use serde_json::json;
 
-use crate::node_util::{program_lines, stop_at, Node, START};
+use crate::node_util::{stop_at, Node, START};
 
 /// `throws_later.js`: prints `before`, then `load('oops')` (line 13) calls `parse` (line 9), which
 /// throws `TypeError: not JSON: oops` at line 3.
@@ -38,7 +38,7 @@ fn an_uncaught_exception_stops_with_its_stack_then_exits_with_1() {
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(1)), "{}", r.text);
     let out = n.a.ok("output", json!({}));
     assert_eq!(lines_of(&out, "stdout"), ["before"], "{}", out.text);
-    let err = program_lines(lines_of(&out, "stderr"));
+    let err = lines_of(&out, "stderr");
     assert!(err.contains(&"TypeError: not JSON: oops".to_owned()), "node's own report on stderr: {err:?}");
     n.finish();
 }
@@ -96,7 +96,7 @@ fn a_script_that_throws_at_once_stops_or_exits_within_the_launch_wait() {
         Some("exited") => assert_eq!(r.s["exit_code"], json!(1), "{}", r.text),
         _ => panic!("neither stopped nor exited after {took:?}: {}", r.text),
     }
-    let err = program_lines(lines_of(&n.a.ok("output", json!({})), "stderr"));
+    let err = lines_of(&n.a.ok("output", json!({})), "stderr");
     assert!(err.contains(&"Error: boom at once".to_owned()), "{err:?}");
     n.finish();
 

@@ -170,15 +170,6 @@ pub fn stop_at(r: &Value) -> (Value, Value, Value) {
     (l["path"].clone(), l["line"].clone(), l["function"].clone())
 }
 
-/// node's own notices on the debuggee's stderr while an inspector client is attached (Node 20):
-/// written by node, not by the program.
-pub const NODE_NOTICES: [&str; 2] = ["Debugger attached.", "Waiting for the debugger to disconnect..."];
-
-/// The program's stderr lines: `lines` without node's inspector notices.
-pub fn program_lines(lines: Vec<String>) -> Vec<String> {
-    lines.into_iter().filter(|l| !NODE_NOTICES.contains(&l.as_str())).collect()
-}
-
 /// The leftover check is not vacuous: it finds a process by the marker in its environment and one
 /// by the project directory in its command line, and nothing once they are gone.
 #[test]
