@@ -248,7 +248,9 @@ impl Server {
         self.read_terminal(tkey, READS_TO_DRAIN);
         if let Some(io) = self.terminals.get(tkey) {
             if !io.detached {
-                self.sessions.on_terminal_exited(io.session, &status.to_string());
+                use std::os::unix::process::ExitStatusExt;
+                let (code, signal) = (status.code().map(i64::from), status.signal().map(i64::from));
+                self.sessions.on_terminal_exited(io.session, &status.to_string(), code, signal);
             }
         }
         // A child of it may hold the pipes open; the process is gone all the same.

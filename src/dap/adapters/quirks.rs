@@ -212,6 +212,16 @@ pub struct RuntimeQuirks {
     /// the line found by the first of these that matches as its "last stderr line", rather than
     /// the last line (a stack frame, a hint about backtraces). Empty: the last line.
     pub failure_shapes: &'static [FailureShape],
+    /// Whole lines the runtime prints on the program's stderr because a debugger attached
+    /// (Node: `Debugger attached.`): dropped from a program agentdap runs for the adapter.
+    pub inspector_notices: &'static [&'static str],
+    /// The start of the line a TCP adapter prints on its stdout once it listens on the port
+    /// agentdap chose (js-debug: `Debug server listening at 127.0.0.1:<port>`): not shown.
+    pub listening_line: Option<&'static str>,
+    /// The adapter's own entry stop is at the file's first breakable position, which can be
+    /// inside a function declared before the first statement (js-debug 1.112.0 on Node 20: a
+    /// file starting with `function add() {…}` stops in `add` at its first call).
+    pub entry_is_first_breakable: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -314,6 +324,9 @@ impl RuntimeQuirks {
         empty_evaluate: None,
         signal_exit_as_status: false,
         failure_shapes: &[],
+        inspector_notices: &[],
+        listening_line: None,
+        entry_is_first_breakable: false,
     };
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
