@@ -47,6 +47,16 @@ pub fn npm_bin(name: &str) -> PathBuf {
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
+/// A unique marker and a fresh, empty scratch project directory named by it.
+pub fn project(tag: &str) -> (String, PathBuf) {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mark = format!("agentdap-node-{tag}-{}-{n}", std::process::id());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(&mark);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch project");
+    (mark, dir)
+}
+
 /// One test's agentdap and scratch project. `finish` ends agentdap by stdin EOF and checks that
 /// nothing it started is left; dropped, it SIGKILLs agentdap if it still runs and whatever carries
 /// the marker, so a failed test leaks nothing into the next one.
@@ -58,11 +68,7 @@ pub struct Node {
 
 impl Node {
     pub fn start(tag: &str) -> Node {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let mark = format!("agentdap-node-{tag}-{}-{n}", std::process::id());
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(&mark);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch project");
+        let (mark, dir) = project(tag);
         let js_debug = js_debug();
         let a = Agent::start_plain(|cmd| {
             cmd.env("AGENTDAP_JS_DEBUG", &js_debug).env(MARK_VAR, &mark);
