@@ -11,12 +11,15 @@ use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
-use super::tools::{inspect, run, split, Reply};
+use super::tools::{control, inspect, run, split, Reply};
 use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{ClientDiagnostic, Outcome, Output};
 use crate::dap::protocol::{Event, Seq};
-use crate::dap::requests::{ExceptionInfo, ExceptionInfoArguments, Request, StackTrace, StackTraceArguments, Threads};
+use crate::dap::requests::{
+    Continue, ContinueArguments, ExceptionInfo, ExceptionInfoArguments, Request, StackTrace, StackTraceArguments,
+    Threads,
+};
 
 /// A request for what a stop result shows, sent at the stop of `revision`; carried in
 /// [`Origin::Stop`].
@@ -262,6 +265,18 @@ impl Session {
     }
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
+        if body.get("reason").and_then(Value::as_str) == Some("entry") && self.link.plan.runtime.entry_stop_repeats {
+            if self.run.entry_seen {
+                // js-debug 1.112.0 never removes its entry breakpoint: a later pass over it is the
+                // adapter's doing, not a stop of the program's (`dap::adapters::jsdebug`).
+                let thread = body.get("threadId").and_then(Value::as_i64).unwrap_or(0);
+                log::debug!("{}: passing over the adapter's repeated entry stop (thread {thread})", self.id);
+                let args = ContinueArguments { thread_id: thread, single_thread: None };
+                self.request::<Continue>(args, Origin::Control(control::Op::PassOver), now);
+                return;
+            }
+            self.run.entry_seen = true;
+        }
         self.run.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);

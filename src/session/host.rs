@@ -273,7 +273,7 @@ impl Sessions {
         let carry = &mut s.host.carry[usize::from(stderr)];
         let text = utf8_text(carry, bytes);
         // The terminal's stderr may be its stdout (one stream, as in a terminal).
-        let text = without_notices(&text, s.link.plan.runtime.inspector_notices);
+        let text = without_notices(&text, &s.link.plan.runtime);
         if !text.is_empty() {
             // A launcher's program is its stand-in's (`launcher.rs`).
             let target = self.stand_in_of(key).unwrap_or(key);
@@ -372,11 +372,11 @@ impl Session {
 /// `cwd` (empty = inherit), `env` values a string or `null` = unset).
 /// `text` without the whole lines that are one of `notices` (what the runtime prints on stderr
 /// because a debugger attached, not the program).
-fn without_notices(text: &str, notices: &[&str]) -> String {
-    if notices.is_empty() {
+fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> String {
+    if runtime.inspector_notices.is_empty() {
         return text.to_owned();
     }
-    text.split_inclusive('\n').filter(|line| !notices.contains(&line.trim_end_matches(['\r', '\n']))).collect()
+    text.split_inclusive('\n').filter(|line| !runtime.is_inspector_notice(line)).collect()
 }
 
 fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
