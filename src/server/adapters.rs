@@ -125,8 +125,8 @@ impl Server {
                 Action::Ledger(record) => self.record(record),
                 // Handled by `Sessions::next_action` itself.
                 Action::OpenChild { .. } | Action::HostRequest { .. } => {}
-                Action::RunInTerminal { session, reverse, command } => {
-                    self.spawn_terminal(session, reverse, command, now)
+                Action::RunInTerminal { session, reverse, command, pty } => {
+                    self.spawn_terminal(session, reverse, command, pty, now)
                 }
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };

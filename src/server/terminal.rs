@@ -40,8 +40,9 @@ fn pipe_token(key: usize, which: PipeKind) -> Option<mio::Token> {
 /// One process started for a session's `runInTerminal`.
 pub(super) struct TerminalIo {
     session: SessionKey,
-    /// The process on the terminal: the master side is its stdin and its one output stream
-    /// (`stdout`; no `stderr`); below it the debuggee under debugpy's launcher, its children.
+    /// The process: on a terminal, the master side is its stdin and its one output stream
+    /// (`stdout`; no `stderr`); on pipes, its three pipes. Below it the debuggee (under debugpy's
+    /// launcher), its children.
     child: Child,
     /// The terminal's end-of-input character (`VEOF`), written for `send_input {eof: true}`.
     eof_char: u8,
@@ -52,23 +53,32 @@ pub(super) struct TerminalIo {
     eof_left: u8,
     /// Its session is gone: output is read and dropped.
     detached: bool,
+    /// Three pipes rather than a terminal: end of input closes stdin (no `VEOF`).
+    pipes: bool,
 }
 
 impl Server {
-    /// Carries out an allowed `runInTerminal`: spawns `command` and tells the session the pid
-    /// (or why not), which answers the adapter.
+    /// Carries out an allowed `runInTerminal`: spawns `command` on a pseudo-terminal (`pty`) or
+    /// on three pipes, and tells the session the pid (or why not), which answers the adapter.
     pub(super) fn spawn_terminal(
         &mut self,
         session: SessionKey,
         reverse: ReverseId,
         command: AdapterCommand,
+        pty: bool,
         now: Instant,
     ) {
         if self.shutdown.is_some() {
             let why = "agentdap is shutting down".to_owned();
             return self.sessions.on_terminal_spawned(session, reverse, Err(why), now);
         }
-        let spawned = match spawn::spawn_in_pty(&command) {
+        let spawned = if pty {
+            spawn::spawn_in_pty(&command).map(Child::from_terminal)
+        } else {
+            spawn::spawn_adapter(&command).map(|s| (Child::from(s), 0))
+        };
+        // A terminal is one stream: stdout and stderr come through the master side.
+        let (child, eof_char) = match spawned {
             Ok(s) => s,
             Err(e) => {
                 warn!("runInTerminal: cannot run {}: {e}", command.program.to_string_lossy());
@@ -77,9 +87,8 @@ impl Server {
         };
         let entry = self.terminals.vacant_entry();
         let key = entry.key();
-        // The terminal is one stream: stdout and stderr come through the master side.
-        let (child, eof_char) = Child::from_terminal(spawned);
-        let mut io = TerminalIo { session, child, eof_char, line_open: false, eof_left: 0, detached: false };
+        let mut io =
+            TerminalIo { session, child, eof_char, line_open: false, eof_left: 0, detached: false, pipes: !pty };
         let registered = io.child.register(self.poll.registry(), |w| pipe_token(key, w));
         let pid = io.child.pid;
         info!("runInTerminal for session key {session}: pid {pid}");
@@ -196,6 +205,10 @@ impl Server {
             let eof_chars = [io.eof_char; 2];
             let bytes = if !queued.is_empty() {
                 queued
+            } else if eof && io.pipes {
+                io.child.stdin.close(self.poll.registry());
+                self.sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
+                return;
             } else if eof {
                 if io.eof_left == 0 {
                     io.eof_left = if io.line_open { 2 } else { 1 };

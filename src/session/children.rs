@@ -107,7 +107,7 @@ impl Sessions {
             self.promote(parent, key);
         }
         if let Some(c) = self.slab.get_mut(key) {
-            c.family.debuggee_pid = pid;
+            c.family.debuggee_pid = pid.or(c.family.debuggee_pid);
             c.family.attach_target = target;
             log::info!(
                 "{}: child session of {} for {}",

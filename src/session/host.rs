@@ -91,6 +91,9 @@ pub(super) struct Pending {
 pub struct HostState {
     /// Launched with `console: terminal`: the program's stdin is agentdap's to feed.
     pub terminal_console: bool,
+    /// The recipe runs the program through `runInTerminal` on its own, not because the agent
+    /// asked for a terminal (`RuntimeQuirks::program_on_pipes`): it runs on pipes.
+    pub program_on_pipes: bool,
     pub(super) pending: Vec<Pending>,
     /// A `runInTerminal` was allowed: its process is being started or runs (one at a time per
     /// session; a restarted program brings the next).
@@ -311,7 +314,8 @@ impl Session {
         self.host.terminal_started = true;
         // A new process, a new stdin (a restart's program after an earlier one ended).
         self.host.stdin_closed = None;
-        actions.push_back(Action::RunInTerminal { session: self.key, reverse, command: run });
+        let pty = !self.host.program_on_pipes;
+        actions.push_back(Action::RunInTerminal { session: self.key, reverse, command: run, pty });
     }
 
     /// Refuses a host request; a session still starting cannot go on without it and ends with

@@ -36,6 +36,8 @@ impl Sessions {
         let output = std::mem::take(&mut l.output);
         let result_cursor = l.calls.result_cursor;
         let terminal_console = l.host.terminal_console;
+        // The program is the process agentdap ran for the launcher (or the one it attached to).
+        let pid = l.host.terminal_pid.or(l.family.debuggee_pid);
         let Some(c) = self.slab.get_mut(stand_in) else { return };
         c.family.stands_in = true;
         // The stand-in's revisions start at 0, as the launcher's did: every wait is for its first stop.
@@ -49,6 +51,7 @@ impl Sessions {
         c.calls.result_cursor = result_cursor;
         c.output = output;
         c.host.terminal_console = terminal_console;
+        c.family.debuggee_pid = pid;
         self.latest = Some(stand_in);
         log::info!("{}: the debuggee's own session; its launcher is hidden", c.id);
     }

@@ -125,9 +125,10 @@ pub enum Action {
     /// The adapter of `session` asked agentdap to run a command (`runInTerminal`). Handled inside
     /// [`Sessions::next_action`] by the host-request policy ([`host`]); never reaches the IO shell.
     HostRequest { session: SessionKey, id: client::ReverseId, arguments: Value },
-    /// Run `command` for the session's adapter (an allowed `runInTerminal`): piped stdio, own
+    /// Run `command` for the session's adapter (an allowed `runInTerminal`): on a pseudo-terminal
+    /// (`pty`: the agent asked for a terminal) or on three pipes (stdout and stderr apart), own
     /// process group, recorded with the watchdog; then [`Sessions::on_terminal_spawned`].
-    RunInTerminal { session: SessionKey, reverse: client::ReverseId, command: AdapterCommand },
+    RunInTerminal { session: SessionKey, reverse: client::ReverseId, command: AdapterCommand, pty: bool },
 }
 
 /// Who a DAP request's answer goes to: the start-up, the stop's bookkeeping, a tool group (its

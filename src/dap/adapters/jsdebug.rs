@@ -164,6 +164,9 @@ pub fn quirks() -> Quirks {
         moves_unbindable_breakpoints: true,
         // 1.112.0: the program is a `startDebugging` child on a new connection to the server.
         child_sessions: ChildSessions::StartDebuggingSameServer,
+        // 1.112.0: scopes `Block`, `Local: <fn>`, `Closure (<fn>)`, …, `Global` (expensive); the
+        // ones before `Global` are what a reader of the code sees.
+        context_scopes: &["Local", "Closure", "Block"],
         // 1.112.0: scope references hold the values of the stop (see the module comment).
         variables_are_snapshots: true,
         // 1.112.0: `attach {address, port}` reaches Node's inspector; a pid gets SIGUSR1 first.
@@ -200,6 +203,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.112.0: V8 puts that breakpoint at the file's first breakable position, which is
         // inside a function when the file starts with one.
         entry_is_first_breakable: true,
+        // 1.112.0 reports no exit status: the program runs through `runInTerminal`, on pipes.
+        program_on_pipes: true,
         // 1.112.0 prints `Debug server listening at 127.0.0.1:<port>` on its stdout.
         listening_line: Some("Debug server listening at "),
         ..RuntimeQuirks::STANDARD

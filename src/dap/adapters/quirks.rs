@@ -170,6 +170,9 @@ pub struct Quirks {
     pub logpoint_output_key: Option<&'static str>,
     /// What `attach {connect}` and `attach {pid}` reach.
     pub attach_endpoint: AttachEndpoint,
+    /// Scopes `context` shows after the first cheap one, by the start of their names (js-debug:
+    /// a closure's variables are in `Closure (<function>)`). Empty: the first one only.
+    pub context_scopes: &'static [&'static str],
 }
 
 impl Quirks {
@@ -198,6 +201,7 @@ impl Quirks {
         set_expression_shadows_nonlocals: false,
         logpoint_output_key: None,
         attach_endpoint: AttachEndpoint::DapServer,
+        context_scopes: &[],
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
@@ -319,6 +323,11 @@ pub struct RuntimeQuirks {
     /// inside a function declared before the first statement (js-debug 1.112.0 on Node 20: a
     /// file starting with `function add() {…}` stops in `add` at its first call).
     pub entry_is_first_breakable: bool,
+    /// The recipe has the adapter ask agentdap to run the program (`runInTerminal`) though the
+    /// agent asked for no terminal (js-debug: the only way to learn the exit status): agentdap
+    /// runs it on pipes, so its stdout and stderr stay apart. `console: terminal` still gets a
+    /// pseudo-terminal.
+    pub program_on_pipes: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -439,6 +448,7 @@ impl RuntimeQuirks {
         entry_stop_repeats: false,
         listening_line: None,
         entry_is_first_breakable: false,
+        program_on_pipes: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -86,11 +86,14 @@ impl Sessions {
         // terminal`, or a recipe that always does (js-debug's `integratedTerminal`).
         let by_terminal = ["integratedTerminal", "externalTerminal"]
             .contains(&plan.launch_arguments.get("console").and_then(Value::as_str).unwrap_or(""));
-        let terminal = args.console.as_deref() == Some("terminal") || by_terminal;
+        let asked = args.console.as_deref() == Some("terminal");
+        let terminal = asked || by_terminal;
+        let on_pipes = !asked && plan.runtime.program_on_pipes;
         let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters, id: None };
         let key = self.open(start, plan, Some(waiter), None, true, now);
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_console = terminal;
+            s.host.program_on_pipes = on_pipes;
             s.calls.carried_over = carried_over;
         }
         self.latest = Some(key);

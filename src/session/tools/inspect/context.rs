@@ -27,6 +27,9 @@ pub const DEFAULT_CONTEXT_VARS: usize = 30;
 const MAX_CONTEXT_VARS: usize = 200;
 /// Frames shown by `context`.
 pub(super) const CONTEXT_FRAMES: u64 = 5;
+/// Scopes shown after the locals, at most (`Quirks::context_scopes`).
+const MORE_SCOPES: usize = 3;
+
 /// Source files larger than this are not read for `context` (bytes).
 const MAX_SOURCE_FILE: u64 = 4 << 20;
 
@@ -43,6 +46,13 @@ pub struct ContextJob {
     pub frame_handle: Option<i64>,
     /// The locals scope: its name, its variables, its adapter reference.
     pub(super) locals: Option<(String, std::rc::Rc<Vec<Value>>, i64)>,
+    /// Scopes shown after the locals (`Quirks::context_scopes`: a JavaScript closure), not fetched
+    /// yet: name and adapter reference.
+    pub(super) more_scopes: std::collections::VecDeque<(String, i64)>,
+    /// The one of them being fetched.
+    pub(super) fetching_scope: Option<(String, i64)>,
+    /// Those fetched: name, variables, adapter reference.
+    pub(super) scopes_shown: Vec<(String, std::rc::Rc<Vec<Value>>, i64)>,
     pub(super) watches_started: bool,
     pub(super) watches: Vec<(String, Result<String, String>)>,
     pub(super) pending_watches: Vec<String>,
@@ -77,6 +87,13 @@ impl Session {
             self.request::<Scopes>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
         }
+        if let Some((name, reference)) = job.fetching_scope.take() {
+            let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+            self.note_children_frame(reference, &vars);
+            self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
+            job.scopes_shown.push((name, vars, reference));
+            return self.context_next(call, job, now);
+        }
         if job.watches_started {
             if !job.pending_watches.is_empty() {
                 let expr = job.pending_watches.remove(0);
@@ -87,7 +104,21 @@ impl Session {
         } else if job.locals.is_none() {
             let scopes = Scopes::parse(Some(&body)).unwrap_or_default().scopes;
             // The first scope that is cheap (debugpy, lldb-dap and Delve all call it "Locals").
-            let scope = scopes.into_iter().find(|s| !s.expensive);
+            let first = scopes.iter().position(|s| !s.expensive);
+            let more = self.link.plan.quirks.context_scopes;
+            let frame = self.context_frame(&job).id.typed().copied();
+            for s in first.map_or(&[][..], |i| &scopes[i + 1..]) {
+                let (Some(name), Some(reference)) = (s.name.as_ref(), s.variables_reference.filter(|r| *r > 0)) else {
+                    continue;
+                };
+                if !s.expensive && more.iter().any(|p| name.starts_with(p)) && job.more_scopes.len() < MORE_SCOPES {
+                    if let Some(f) = frame {
+                        self.note_frame_of([reference], f);
+                    }
+                    job.more_scopes.push_back((name.clone(), reference));
+                }
+            }
+            let scope = first.map(|i| scopes[i].clone());
             let named = scope.and_then(|s| Some((s.name?, s.variables_reference?)));
             match named {
                 Some((name, reference)) if reference > 0 => {
@@ -127,6 +158,13 @@ impl Session {
     /// Sends the next watch evaluation, or writes the `context` result.
     pub(super) fn context_next(&mut self, call: CallKey, mut job: Box<ContextJob>, now: Instant) {
         if !job.watches_started {
+            if let Some((name, reference)) = job.more_scopes.pop_front() {
+                job.fetching_scope = Some((name, reference));
+                let args = VariablesArguments { variables_reference: reference, ..VariablesArguments::default() };
+                let revision = self.run.revision;
+                self.request::<Variables>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
+                return;
+            }
             job.watches_started = true;
             job.pending_watches = self.view.watches.iter().map(|w| w.1.clone()).collect();
         }
@@ -199,6 +237,26 @@ impl Session {
                 }
                 structured["locals"] = to_json(Locals { scope, handle: locals_ref, total, variables: shown });
             }
+        }
+        let mut more = Vec::new();
+        for (scope, vars, reference) in &job.scopes_shown {
+            let listed: Vec<&Value> = vars.iter().filter(|v| !is_noise(v)).collect();
+            let shown: Vec<Value> = listed.iter().take(job.max_variables).map(|v| self.variable_json(v)).collect();
+            let handle = self.view.handles.mint(Kind::Variables, *reference);
+            match handle {
+                Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
+                None => text.push_str(&format!("\n{}:", scope.to_lowercase())),
+            }
+            for v in &shown {
+                text.push_str(&format!("\n  {}", variable_line(v)));
+            }
+            if listed.len() > shown.len() {
+                text.push_str(&format!("\n  … {} more (call variables with its ref)", listed.len() - shown.len()));
+            }
+            more.push(to_json(Locals { scope, handle, total: listed.len(), variables: shown }));
+        }
+        if !more.is_empty() {
+            structured["more_scopes"] = Value::Array(more);
         }
         if !job.watches.is_empty() {
             text.push_str("\nwatches:");
