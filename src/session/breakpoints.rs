@@ -360,11 +360,15 @@ impl BreakpointStore {
         match result {
             Ok(body) => {
                 let answers = body.breakpoints.as_slice();
+                let ids: Vec<Option<i64>> = answers.iter().map(|b| b.id).collect();
                 for (i, e) in set.iter_mut().enumerate() {
                     e.bound = Some(answers.get(i).map(bound_from).unwrap_or(Bound {
                         message: Some("the adapter did not answer for this breakpoint".into()),
                         ..Bound::default()
                     }));
+                    if let Some(b) = e.bound.as_mut() {
+                        b.id = distinct_id(&ids, i);
+                    }
                 }
             }
             Err(message) => {
@@ -419,6 +423,15 @@ impl BreakpointStore {
             .filter(|(_, e)| !e.bound.as_ref().is_some_and(|b| b.verified))
             .collect()
     }
+}
+
+/// The id the adapter gave the `index`th breakpoint of one `setBreakpoints` answer, unless it gave
+/// the same id to another of them (js-debug 1.112.0 answers `[{id: 1, line: 20}, {id: 1, line:
+/// 23}]` once a file has a second breakpoint): an id naming two breakpoints tells them apart in no
+/// `breakpoint` event and no stop, so it is not used (`ids_shared_by_two_breakpoints_are_not_used`).
+pub fn distinct_id(ids: &[Option<i64>], index: usize) -> Option<i64> {
+    let id = (*ids.get(index)?)?;
+    (ids.iter().filter(|other| **other == Some(id)).count() == 1).then_some(id)
 }
 
 fn bound_from(bp: &requests::Breakpoint) -> Bound {
@@ -517,6 +530,25 @@ mod tests {
             serde_json::to_value(s.set_breakpoints_arguments("/p/a.py")).unwrap(),
             json!({"source": {"path": "/p/a.py"}, "breakpoints": [{"line": 3, "hitCondition": "2", "logMessage": "x={x}"}]})
         );
+    }
+
+    #[test]
+    fn ids_shared_by_two_breakpoints_are_not_used() {
+        // js-debug 1.112.0, a file's second breakpoint: both answered with id 1, then a
+        // `breakpoint` event for id 1 at the second's line.
+        let mut store = BreakpointStore::default();
+        store.apply("/p/closure.js", Mode::Replace, vec![bp(20), bp(23)]);
+        let body = json!({"breakpoints": [
+            {"id": 1, "verified": true, "line": 20}, {"id": 1, "verified": true, "line": 23}]});
+        store.on_response("/p/closure.js", Ok(&body));
+        store.on_event(&json!({"reason": "changed", "breakpoint": {"id": 1, "verified": true, "line": 23}}));
+        let lines: Vec<Option<u32>> =
+            store.get("/p/closure.js").iter().map(|e| e.bound.as_ref().and_then(|b| b.line)).collect();
+        assert_eq!(lines, [Some(20), Some(23)], "the event moved neither");
+        assert!(store.stable_ids(&[1]).is_empty(), "a stop naming id 1 names no breakpoint");
+        assert_eq!(distinct_id(&[Some(1), Some(2)], 1), Some(2));
+        assert_eq!(distinct_id(&[Some(1), Some(1)], 1), None);
+        assert_eq!(distinct_id(&[None], 0), None);
     }
 
     #[test]

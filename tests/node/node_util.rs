@@ -102,14 +102,14 @@ impl Node {
 
     /// Ends agentdap by stdin EOF, as a client that goes away does, and checks that no process it
     /// started for this test is alive `HYGIENE` later. `except`: the test's own processes.
-    pub fn finish_except(mut self, except: &[Pid]) {
+    pub fn finish_except(&mut self, except: &[Pid]) {
         self.a.d.close_stdin();
         self.a.d.close_stdout();
         self.a.d.assert_clean_exit(EXIT);
         self.assert_no_leftovers(except, HYGIENE, "after the test (agentdap ended by stdin EOF)");
     }
 
-    pub fn finish(self) {
+    pub fn finish(mut self) {
         self.finish_except(&[])
     }
 

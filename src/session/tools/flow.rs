@@ -359,7 +359,8 @@ impl Session {
                     }
                 };
                 self.record_file_answer(&path, &sent, &body);
-                let temp = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(temp));
+                let index = temp;
+                let temp = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(index));
                 let verified = temp.and_then(|t| t.get("verified")).and_then(Value::as_bool) == Some(true);
                 if !verified {
                     self.disarm(&path, now);
@@ -384,7 +385,12 @@ impl Session {
                     .and_then(Value::as_u64)
                     .and_then(|l| u32::try_from(l).ok())
                     .unwrap_or(line);
-                let id = temp.and_then(|t| t.get("id")).and_then(Value::as_i64);
+                let ids: Vec<Option<i64>> = body
+                    .get("breakpoints")
+                    .and_then(Value::as_array)
+                    .map(|l| l.iter().map(|b| b.get("id").and_then(Value::as_i64)).collect())
+                    .unwrap_or_default();
+                let id = crate::session::breakpoints::distinct_id(&ids, index);
                 self.flow.run_to = Some(RunTo { call, path, line, bound_line, id, armed: true, overridden: false });
                 self.resume_with("continue", json!({ "threadId": thread }), call, wait, VERB, now);
             }
