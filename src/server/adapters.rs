@@ -122,6 +122,7 @@ impl Server {
                     self.sessions.remove(session);
                 }
                 Action::RecordDebuggee { pid } => self.record_debuggee(pid),
+                Action::SignalDebuggee { pid, signal } => signal_debuggee(pid, signal),
                 Action::Ledger(record) => self.record(record),
                 // Handled by `Sessions::next_action` itself.
                 Action::OpenChild { .. } | Action::HostRequest { .. } => {}
@@ -630,5 +631,21 @@ pub(super) fn watch(watchdog: &mut Option<Watchdog>, p: &spawn::ProcStat) {
         if let Err(e) = w.record_with_start_time(p.pid, p.start_time) {
             debug!("watchdog: cannot record pid {}: {e}", p.pid);
         }
+    }
+}
+
+/// Sends `signal` to `pid` (checked by the plan to be the program the agent named: Node's
+/// `SIGUSR1` ends most other programs); a failure is logged, and the attach then says the
+/// endpoint did not answer.
+fn signal_debuggee(pid: i64, signal: crate::dap::adapters::DebuggeeSignal) {
+    let number = match signal {
+        crate::dap::adapters::DebuggeeSignal::Usr1 => libc::SIGUSR1,
+    };
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    // SAFETY: kill with a pid and a signal number has no memory-safety preconditions.
+    if unsafe { libc::kill(pid, number) } != 0 {
+        warn!("cannot send {signal:?} to pid {pid}: {}", std::io::Error::last_os_error());
+    } else {
+        info!("sent {signal:?} to pid {pid} (opens its debug endpoint)");
     }
 }

@@ -99,6 +99,8 @@ pub enum Action {
     StopAdapter { session: SessionKey },
     /// A launched debuggee's pid (DAP `process` event): record it with the watchdog.
     RecordDebuggee { pid: i64 },
+    /// Send `signal` to process `pid` before an attach (Node's `SIGUSR1` opens its inspector).
+    SignalDebuggee { pid: i64, signal: crate::dap::adapters::DebuggeeSignal },
     /// The session's state or revision changed: `agentdap://session/{id}/state` (and
     /// `agentdap://sessions`) subscribers are told.
     StateChanged { session: String },

@@ -302,6 +302,7 @@ pub fn attach(
     let name = args.adapter.as_deref().unwrap_or("debugpy");
     let builtin = if config.by_name(name).is_none() { adapters::select(Some(name), None).ok() } else { None };
     let endpoint = builtin.map_or(AttachEndpoint::DapServer, |k| k.quirks().attach_endpoint);
+    let mut signal_first = None;
     let (target, mut ours, connect) = match (&args.connect, args.pid) {
         (Some(c), None) => {
             let host = c.host.as_deref().unwrap_or("127.0.0.1");
@@ -335,10 +336,13 @@ pub fn attach(
                 }
             }
             let mut ours = Map::new();
-            if let AttachEndpoint::DebuggeeEndpoint { host_key, port_key, default_port, .. } = endpoint {
-                // No ptrace: the runtime opens its own endpoint (after `pid_signal`).
+            if let AttachEndpoint::DebuggeeEndpoint { host_key, port_key, default_port, pid_signal, .. } = endpoint {
+                // No ptrace: the runtime opens its own endpoint (after `pid_signal`, unless its
+                // command line opened it already).
                 let cmdline = files.process_cmdline(pid, CMDLINE_CAP).unwrap_or_default();
-                let (host, port) = endpoint.on_command_line(&cmdline).unwrap_or((None, default_port));
+                let named = endpoint.on_command_line(&cmdline);
+                signal_first = pid_signal.filter(|_| named.is_none());
+                let (host, port) = named.unwrap_or((None, default_port));
                 let host = host.filter(|h| !h.is_unspecified()).unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
                 ours.insert(host_key.into(), host.to_string().into());
                 ours.insert(port_key.into(), port.into());
@@ -426,6 +430,7 @@ pub fn attach(
         breakpoints: args.breakpoints.clone(),
         exception_filters: args.exception_filters.clone(),
         wait_ms: args.wait_ms,
+        signal_first,
     };
     Ok((plan, start))
 }

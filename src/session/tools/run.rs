@@ -61,6 +61,9 @@ pub struct AttachStart {
     pub breakpoints: Vec<LaunchBreakpoint>,
     pub exception_filters: Option<Vec<String>>,
     pub wait_ms: Option<u64>,
+    /// Sent to `pid` before the adapter starts (Node's `SIGUSR1` opens its inspector:
+    /// `AttachEndpoint::DebuggeeEndpoint`'s `pid_signal`).
+    pub signal_first: Option<crate::dap::adapters::DebuggeeSignal>,
 }
 
 /// A breakpoint given to `launch`: a path plus a DAP `SourceBreakpoint`.
@@ -111,6 +114,9 @@ impl Sessions {
             breakpoints.apply(&path, Mode::Add, set);
         }
         let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
+        if let (Some(signal), Some(pid)) = (args.signal_first, args.pid) {
+            self.actions.push_back(Action::SignalDebuggee { pid, signal });
+        }
         let start =
             Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters, id: None };
         let key = self.open(start, plan, Some(waiter), None, false, now);
