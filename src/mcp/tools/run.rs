@@ -63,7 +63,7 @@ fn launch_schema() -> Value {
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},
-            "adapter": {"type": "string", "description": "debugpy, lldb, delve, custom (default: by program)."},
+            "adapter": {"type": "string", "description": "debugpy, lldb, delve, node, custom (default: by program)."},
             "stop_on_entry": {"type": "boolean", "description": "Default: if no breakpoints."},
             "breakpoints": {
                 "type": "array",
@@ -94,10 +94,10 @@ fn attach_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "pid": {"type": "integer", "description": "Needs ptrace permission."},
+            "pid": {"type": "integer", "description": "Needs ptrace (node: none)."},
             "connect": {
                 "type": "object",
-                "description": "A listening debug server (host default 127.0.0.1).",
+                "description": "A listening debug server, or node --inspect (host default 127.0.0.1).",
                 "properties": {"host": {"type": "string"}, "port": {"type": "integer"}},
                 "required": ["port"]
             },
