@@ -29,8 +29,7 @@ fn running_ticker(n: &mut Node) -> Vec<Pid> {
     });
     let cmds: Vec<String> = tree.iter().map(|p| format!("{p} {}", cmdline(*p))).collect();
     assert!(both, "js-debug's server and the debuggee below agentdap: {cmds:#?}");
-    let debuggee = n.debuggee("s1");
-    assert!(tree.contains(&debuggee) && alive(debuggee), "{debuggee} in {cmds:#?}");
+    assert!(tree.iter().all(|&p| alive(p)), "{cmds:#?}");
     tree
 }
 
@@ -97,8 +96,7 @@ fn sigkill_of_agentdap_leaves_no_node_process() {
     let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 8}], "wait_ms": START}));
     assert!(r.text.starts_with("s2 stopped (breakpoint) at worker.js:8"), "{}", r.text);
     let tree: Vec<Pid> = n.a.descendants().into_iter().filter(|&p| !is_watchdog(p)).collect();
-    let debuggee = n.debuggee("s1");
-    assert!(tree.contains(&debuggee), "{tree:?}");
+    assert!(tree.iter().any(|&p| cmdline(p).contains("worker.js")), "the debuggee below agentdap: {tree:?}");
     n.a.d.signal(libc::SIGKILL);
     assert!(n.a.d.wait_exit(EXIT).is_some(), "agentdap survived SIGKILL");
     assert_all_gone(&tree, HYGIENE, "after SIGKILL of agentdap with a worker stopped");

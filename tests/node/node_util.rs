@@ -64,6 +64,9 @@ pub struct Node {
     pub a: Agent,
     pub mark: String,
     pub dir: PathBuf,
+    /// The test's own processes that carry the marker (a `node --inspect` it attaches to): never
+    /// killed here.
+    keep: Vec<Pid>,
 }
 
 impl Node {
@@ -73,7 +76,7 @@ impl Node {
         let a = Agent::start_plain(|cmd| {
             cmd.env("AGENTDAP_JS_DEBUG", &js_debug).env(MARK_VAR, &mark);
         });
-        Node { a, mark, dir }
+        Node { a, mark, dir, keep: Vec::new() }
     }
 
     /// Copies `tests/fixtures/js/<name>` into the project; its absolute path.
@@ -102,21 +105,16 @@ impl Node {
 
     /// Ends agentdap by stdin EOF, as a client that goes away does, and checks that no process it
     /// started for this test is alive `HYGIENE` later. `except`: the test's own processes.
-    pub fn finish_except(&mut self, except: &[Pid]) {
+    pub fn finish_except(mut self, except: &[Pid]) {
+        self.keep = except.to_vec();
         self.a.d.close_stdin();
         self.a.d.close_stdout();
         self.a.d.assert_clean_exit(EXIT);
         self.assert_no_leftovers(except, HYGIENE, "after the test (agentdap ended by stdin EOF)");
     }
 
-    pub fn finish(mut self) {
+    pub fn finish(self) {
         self.finish_except(&[])
-    }
-
-    /// The debuggee's pid from `sessions` (the session `id`'s `pid`).
-    pub fn debuggee(&mut self, id: &str) -> Pid {
-        let entry = self.a.session(id);
-        entry["pid"].as_i64().unwrap_or_else(|| panic!("no debuggee pid for {id}: {entry}")) as Pid
     }
 
     /// Every session listed, by id.
@@ -136,7 +134,7 @@ impl Drop for Node {
             unsafe { libc::kill(self.a.d.pid(), libc::SIGKILL) };
             let _ = self.a.d.wait_exit(EXIT);
         }
-        for line in marked(&self.mark, &self.dir, |_| false) {
+        for line in marked(&self.mark, &self.dir, |p| self.keep.contains(&p)) {
             if let Some(pid) = line.split_whitespace().next().and_then(|p| p.parse::<Pid>().ok()) {
                 // SAFETY: as above; the pid carries this test's unique marker.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
