@@ -52,17 +52,19 @@ pub fn find_server(root: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// The `launch` configuration of the parent connection: the recipe's defaults plus the
-/// program, so that the raw client's program runs as agentdap's does.
+/// The `launch` configuration of the parent connection: the recipe's defaults
+/// (`launch_defaults` in `src/dap/adapters/jsdebug.rs`, the workspace root being the program's
+/// directory, which has no `package.json` above it) plus the program, so that the raw client's
+/// program runs as agentdap's does.
 fn launch_config(env: &Env) -> Value {
-    let dir = env.js_target.parent().unwrap_or(Path::new("/"));
+    let dir = env.js_target.parent().unwrap_or(Path::new("/")).display().to_string();
     json!({
         "type": "pwa-node", "request": "launch", "name": "agentdap-bench",
-        "program": env.js_target, "args": [DEBUGGEE_LOOPS], "cwd": dir,
+        "program": env.js_target, "args": [DEBUGGEE_LOOPS], "cwd": dir, "__workspaceFolder": dir,
         "console": "integratedTerminal", "outputCapture": "std", "sourceMaps": true,
         "skipFiles": ["<node_internals>/**"],
-        "outFiles": [format!("{}/**/*.js", dir.display()), "!**/node_modules/**"],
-        "resolveSourceMapLocations": [format!("{}/**", dir.display()), "!**/node_modules/**"],
+        "outFiles": [format!("{dir}/**/*.(m|c|)js"), "!**/node_modules/**"],
+        "resolveSourceMapLocations": [format!("{dir}/**"), "!**/node_modules/**"],
     })
 }
 
@@ -214,10 +216,11 @@ pub fn raw_session(env: &Env, server: &Path, s: &mut Samples, round_trips: bool)
             super::round_trip(&mut child, &thread, s)?;
         }
     }
-    // Teardown is not measured. js-debug 1.112.0 left the parent's `disconnect` unanswered (30 s)
-    // when it was sent right after the child's, while the program was still exiting (answered in
-    // about 0.2 s once the program had exited), so the parent's is sent without waiting and
-    // `Procs` ends the program and the server.
+    // Teardown is not measured. js-debug 1.112.0 does not end a program started through
+    // `runInTerminal` on `disconnect {terminateDebuggee: true}` (the child answers and detaches;
+    // the program runs on), and the parent's `disconnect` went unanswered (30 s) while that
+    // program lived, so the parent's is sent without waiting and `Procs` ends the program and
+    // the server.
     let _ = child.request("disconnect", json!({"terminateDebuggee": true}));
     let _ = parent.send("disconnect", json!({"terminateDebuggee": true}));
     let _ = child_stream.shutdown(std::net::Shutdown::Both);
