@@ -1,11 +1,12 @@
-//! The user's configuration file: custom stdio DAP adapters (README § Custom adapters). Read once at start from
+//! The user's configuration file: custom stdio DAP adapters (README § Custom adapters) and where js-debug is (`js_debug`). Read once at start from
 //! `--config`, `$AGENTDAP_CONFIG` or `$XDG_CONFIG_HOME/agentdap/config.json` (`~/.config/…` when
 //! unset) — never from the project being debugged, which could otherwise make agentdap run its
 //! commands (see SECURITY.md). Parsing only; nothing here spawns.
 //!
 //! ```json
 //! {"adapters": {"mydbg": {"command": "/opt/mydbg/bin/dap", "args": ["--stdio"],
-//!   "env": {"MYDBG_LOG": "0"}, "launch_defaults": {"type": "mydbg"}, "extensions": [".my"]}}}
+//!   "env": {"MYDBG_LOG": "0"}, "launch_defaults": {"type": "mydbg"}, "extensions": [".my"]}},
+//!  "js_debug": "/opt/js-debug"}
 //! ```
 
 use std::collections::BTreeMap;
@@ -54,6 +55,11 @@ pub const PORT_PLACEHOLDER: &str = "{port}";
 pub struct Config {
     /// Custom adapters by name.
     pub adapters: BTreeMap<String, CustomAdapter>,
+    /// js-debug's standalone DAP server (`node` adapter): its `dapDebugServer.js`, or a directory
+    /// holding `src/dapDebugServer.js` or `js-debug/src/dapDebugServer.js`; a relative path is
+    /// taken against the config file's directory. After `$AGENTDAP_JS_DEBUG`, before every other
+    /// place agentdap looks (`dap::adapters::jsdebug::find_server`).
+    pub js_debug: Option<PathBuf>,
 }
 
 #[derive(serde::Deserialize)]
@@ -61,6 +67,8 @@ pub struct Config {
 struct File {
     #[serde(default)]
     adapters: BTreeMap<String, CustomAdapter>,
+    #[serde(default)]
+    js_debug: Option<PathBuf>,
 }
 
 /// Why a config file could not be used (one sentence, naming the file).
@@ -121,6 +129,9 @@ pub fn load(loc: &Location) -> Result<Config, ConfigError> {
             a.command = dir.join(&a.command).to_string_lossy().into_owned();
         }
     }
+    if let Some(js) = config.js_debug.as_mut().filter(|p| p.is_relative()) {
+        *js = dir.join(&*js);
+    }
     Ok(config)
 }
 
@@ -145,7 +156,10 @@ pub fn parse(text: &str) -> Result<Config, String> {
             return Err(format!("adapter {name:?}: extension {bad:?} must start with a dot, like \".foo\""));
         }
     }
-    Ok(Config { adapters: file.adapters })
+    if file.js_debug.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+        return Err("`js_debug` is empty; name js-debug's dapDebugServer.js or the directory holding it".into());
+    }
+    Ok(Config { adapters: file.adapters, js_debug: file.js_debug })
 }
 
 impl Config {
@@ -213,6 +227,25 @@ mod tests {
         assert!(err(r#"{"adapters": {"a b": {"command": "c"}}}"#).contains("must be letters"));
         assert!(err(r#"{"adapters": {"x": {"command": "c", "extensions": ["foo"]}}}"#).contains("start with a dot"));
         assert!(err(r#"{"adapters": {"x": {"command": "c", "tcp": true}}}"#).contains("needs `{port}`"));
+        assert_eq!(parse(r#"{"js_debug": "/opt/js-debug"}"#).map(|c| c.js_debug), Ok(Some("/opt/js-debug".into())));
+        assert!(err(r#"{"js_debug": ""}"#).contains("`js_debug` is empty"));
+        assert!(err(r#"{"js_debug": 3}"#).starts_with("not a valid agentdap config"));
+    }
+
+    #[test]
+    fn the_js_debug_recipe_spells_the_port_placeholder_as_the_server_replaces_it() {
+        assert_eq!(crate::dap::adapters::jsdebug::PORT_ARG, PORT_PLACEHOLDER);
+    }
+
+    #[test]
+    fn a_relative_js_debug_path_is_taken_against_the_config_files_directory() {
+        let dir = std::env::temp_dir().join(format!("agentdap-config-test-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("config.json");
+        let _ = std::fs::write(&path, r#"{"js_debug": "vendor/js-debug"}"#);
+        let loaded = load(&Location { path, explicit: true });
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(loaded.map(|c| c.js_debug), Ok(Some(dir.join("vendor/js-debug"))));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::install::{self, Python, Source};
 use crate::dap::adapters::debugpy;
-use crate::dap::adapters::{delve, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
+use crate::dap::adapters::{delve, jsdebug, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
 
 /// How long `<tool> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
@@ -60,6 +60,7 @@ pub fn report() -> String {
             AdapterKind::Delve => {
                 tool_row(kind.name(), delve::find_adapter(&RealHost), delve::ENV_OVERRIDE, &["version"])
             }
+            AdapterKind::JsDebug => node_row(),
         };
         let status = if row.found { "ok" } else { "missing" };
         out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
@@ -159,4 +160,53 @@ fn found_by(path: &Path, env_override: &str) -> String {
     } else {
         format!("found in {}", dir.display())
     }
+}
+
+/// js-debug (`node`): which copy of the standalone server the server would run and why, its
+/// version when a file beside it says, and `node --version`; or where agentdap looked and how to
+/// get it. Reads the config file the server would read (for its `js_debug`).
+fn node_row() -> Row {
+    let mut row = Row { name: jsdebug::NAME, found: false, summary: String::new(), notes: Vec::new() };
+    let config = match crate::config::locate(None, |k| std::env::var_os(k)).map(|loc| crate::config::load(&loc)) {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => {
+            row.notes.push(format!("{e} (the server would not start)"));
+            crate::config::Config::default()
+        }
+        None => crate::config::Config::default(),
+    };
+    let server = match jsdebug::find_server(&RealHost, config.js_debug.as_deref()) {
+        Ok(server) => server,
+        Err(AdapterError::NotFound { detail, install, .. }) => {
+            row.summary = detail;
+            row.notes.push(format!("install: {install}"));
+            row.notes.push(format!(
+                "(or set ${} to an unpacked copy: neovim mason's js-debug-adapter, or the {} release asset)",
+                jsdebug::ENV_OVERRIDE,
+                jsdebug::release_asset()
+            ));
+            return row;
+        }
+        Err(e) => {
+            row.summary = e.to_string();
+            return row;
+        }
+    };
+    let version = jsdebug::server_version(&server.script, &RealHost)
+        .map_or_else(|| "js-debug (version unknown)".to_owned(), |v| format!("js-debug {v}"));
+    row.summary = format!("{version} at {} ({})", server.script.display(), server.source.describe());
+    match jsdebug::find_node(&RealHost) {
+        Ok(node) => {
+            row.found = true;
+            let node_version = super::run_with_timeout(Process::new(&node).arg("--version"), VERSION_TIMEOUT)
+                .map(|r| r.stdout.trim().to_owned())
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| "version unknown".to_owned());
+            row.notes.push(format!("node {node_version} at {}", node.display()));
+        }
+        Err(e) => {
+            row.notes.push(e.to_string());
+        }
+    }
+    row
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use crate::dap::adapters::{delve, find_on_path, lldb, shell_quote, AdapterKind, RealHost};
+use crate::dap::adapters::{delve, find_on_path, jsdebug, lldb, shell_quote, AdapterKind, RealHost};
 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -347,6 +347,61 @@ pub fn run(adapter: &str) -> u8 {
         AdapterKind::Debugpy => install_debugpy_command(),
         AdapterKind::Lldb => package_adapter(kind.name(), lldb::find_adapter(&RealHost).ok(), lldb::INSTALL),
         AdapterKind::Delve => package_adapter(kind.name(), delve::find_adapter(&RealHost).ok(), delve::INSTALL),
+        AdapterKind::JsDebug => install_js_debug(),
+    }
+}
+
+/// js-debug is in no package registry under its own name, so nothing is installed: where it is
+/// (exit 0, with node), or the download and unpack commands for the release asset (exit 1).
+/// agentdap downloads nothing itself.
+fn install_js_debug() -> u8 {
+    let config = crate::config::locate(None, |k| std::env::var_os(k))
+        .and_then(|loc| crate::config::load(&loc).ok())
+        .unwrap_or_default();
+    let node = jsdebug::find_node(&RealHost);
+    match jsdebug::find_server(&RealHost, config.js_debug.as_deref()) {
+        Ok(server) => {
+            let version =
+                jsdebug::server_version(&server.script, &RealHost).map(|v| format!(" {v}")).unwrap_or_default();
+            println!(
+                "js-debug{version} is already installed: {} ({})",
+                server.script.display(),
+                server.source.describe()
+            ); // stdout-ok
+            match node {
+                Ok(_) => 0,
+                Err(_) => {
+                    println!("It runs on Node.js, which is not on PATH; install it with:"); // stdout-ok
+                    println!("  {}", jsdebug::NODE_INSTALL); // stdout-ok
+                    1
+                }
+            }
+        }
+        Err(e) => {
+            let data = crate::cli::data_dir()
+                .map_or_else(|| "~/.local/share/agentdap".to_owned(), |d| shell_quote(&d.to_string_lossy()));
+            match e {
+                crate::dap::adapters::AdapterError::NotFound { detail, .. } => println!("{detail}."), // stdout-ok
+                other => println!("{other}."),                                                        // stdout-ok
+            }
+            println!(
+                "js-debug is not published in any package registry under its own name, so agentdap cannot install it from one, and it downloads nothing itself. Get the standalone DAP server, the {} asset of {}, and unpack it into agentdap's data directory:",
+                jsdebug::release_asset(),
+                jsdebug::RELEASES
+            ); // stdout-ok
+            println!("  mkdir -p {data}"); // stdout-ok
+            println!("  curl -fsSL {} | tar -xz -C {data}", jsdebug::release_url()); // stdout-ok
+            println!(
+                "That makes {data}/js-debug/{}, where agentdap looks. Or point ${} (or the config file's \"js_debug\") at a copy you have: neovim mason's js-debug-adapter, or the release unpacked elsewhere.",
+                jsdebug::SERVER_SCRIPT,
+                jsdebug::ENV_OVERRIDE
+            ); // stdout-ok
+            if node.is_err() {
+                println!("js-debug also needs Node.js, which is not on PATH: {}", jsdebug::NODE_INSTALL);
+                // stdout-ok
+            }
+            1
+        }
     }
 }
 

@@ -142,7 +142,7 @@ pub fn run(command: &Command) -> u8 {
     }
 }
 
-/// `debugpy, lldb, delve`.
+/// `debugpy, lldb, delve, node`.
 pub fn known_adapters() -> String {
     use crate::dap::adapters::AdapterKind;
     AdapterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
@@ -253,7 +253,7 @@ mod tests {
         check(
             "install",
             &[],
-            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve"),
+            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node"),
         );
         check("install", &["a", "b"], Err("install: unexpected argument b; usage: agentdap install <adapter>"));
         check("serve", &[], Err("unknown subcommand serve"));

@@ -25,8 +25,8 @@ pub(super) struct Evidence {
     ledger: Option<AppendFile>,
     /// `--dap-log DIR`.
     dap_dir: Option<PathBuf>,
-    /// Per session id (unique for the process): its file and how many messages it holds.
-    dap_files: HashMap<String, (AppendFile, u64)>,
+    /// Per session (slab key and id): its file and how many messages it holds.
+    dap_files: HashMap<(SessionKey, String), (AppendFile, u64)>,
     /// `<pid>-<start time>`, shared by this process's DAP log file names.
     run_tag: String,
 }
@@ -80,24 +80,40 @@ impl Server {
         if self.evidence.dap_dir.is_none() {
             return;
         }
+        // A session that took another id (a js-debug parent became its target's hidden
+        // launcher, `session::launcher`) writes its whole log to the file of the new id; the old
+        // file, whose name is now the target's, is removed before the target writes there.
+        let sessions = &self.sessions;
+        let renamed: Vec<(SessionKey, String)> = self
+            .evidence
+            .dap_files
+            .keys()
+            .filter(|(key, id)| sessions.get(*key).is_some_and(|s| s.id != *id))
+            .cloned()
+            .collect();
+        for old in renamed {
+            if let Some((file, _)) = self.evidence.dap_files.remove(&old) {
+                let _ = std::fs::remove_file(file.path());
+            }
+        }
         let keys: Vec<SessionKey> = self.sessions.iter().map(|(k, _)| k).collect();
         for key in keys {
             self.flush_dap_log(key);
         }
         // Sessions that left the table: their files are complete.
         let sessions = &self.sessions;
-        self.evidence.dap_files.retain(|id, _| sessions.iter().any(|(_, s)| s.id == *id));
+        self.evidence.dap_files.retain(|(key, id), _| sessions.get(*key).is_some_and(|s| s.id == *id));
     }
 
     /// Appends `session`'s DAP messages not yet in its `--dap-log` file.
     pub(super) fn flush_dap_log(&mut self, session: SessionKey) {
         let Evidence { dap_dir: Some(dir), dap_files, run_tag, .. } = &mut self.evidence else { return };
         let Some(s) = self.sessions.get(session) else { return };
-        let written = dap_files.get(&s.id).map_or(0, |(_, n)| *n);
+        let written = dap_files.get(&(session, s.id.clone())).map_or(0, |(_, n)| *n);
         if s.evidence.dap_log_total <= written {
             return;
         }
-        let (file, count) = dap_files.entry(s.id.clone()).or_insert_with(|| {
+        let (file, count) = dap_files.entry((session, s.id.clone())).or_insert_with(|| {
             let path = dir.join(format!("{}-{run_tag}.ndjson", s.id));
             let marker = format!(
                 "{{\"agentdap\":\"this file stopped at {} MiB; the agentdap://session/{}/dap-log resource keeps the latest messages\"}}\n",

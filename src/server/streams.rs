@@ -120,7 +120,7 @@ impl Server {
                     sio.connected = true;
                     sio.readable = true;
                     sio.writable = true;
-                    self.sessions.on_adapter_listening(session);
+                    self.sessions.on_adapter_listening(session, addr);
                     self.sessions.on_spawned(session, now);
                     self.read_stream(key, now);
                     None

@@ -242,14 +242,16 @@ impl Server {
     pub(super) fn terminal_reaped(&mut self, pid: Pid, status: ExitStatus) -> bool {
         let Some(tkey) = self.terminals.iter().find(|(_, t)| t.child.pid == pid).map(|(k, _)| k) else { return false };
         debug!("terminal pid {pid} exited: {status}");
-        if let Some(io) = self.terminals.get_mut(tkey) {
-            io.child.reaped(status);
-        }
+        let Some(io) = self.terminals.get_mut(tkey) else { return true };
+        io.child.reaped(status);
+        let (session, detached) = (io.session, io.detached);
+        // Draining may close the last pipe and forget the terminal: the session is told from
+        // what was read before.
         self.read_terminal(tkey, READS_TO_DRAIN);
-        if let Some(io) = self.terminals.get(tkey) {
-            if !io.detached {
-                self.sessions.on_terminal_exited(io.session, &status.to_string());
-            }
+        if !detached {
+            use std::os::unix::process::ExitStatusExt;
+            let (code, signal) = (status.code().map(i64::from), status.signal().map(i64::from));
+            self.sessions.on_terminal_exited(session, &status.to_string(), code, signal);
         }
         // A child of it may hold the pipes open; the process is gone all the same.
         for which in [PipeKind::Stdin, PipeKind::Stdout, PipeKind::Stderr] {

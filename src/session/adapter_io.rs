@@ -73,7 +73,16 @@ impl Sessions {
     pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let category = if s.link.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
-        s.output.push(category, &String::from_utf8_lossy(bytes));
+        let text = String::from_utf8_lossy(bytes);
+        // The line a server prints once it listens on the port agentdap chose says nothing new.
+        let text: String = match s.link.plan.runtime.listening_line.filter(|_| category == Category::Adapter) {
+            Some(prefix) => text.split_inclusive('\n').filter(|l| !l.starts_with(prefix)).collect(),
+            None => text.into_owned(),
+        };
+        if text.is_empty() {
+            return;
+        }
+        s.output.push(category, &text);
         self.output_arrived(key);
     }
 
@@ -89,9 +98,11 @@ impl Sessions {
 
     /// A TCP adapter announced its port (or accepted the connection to a chosen one): from now
     /// on its stdout and stderr are the debuggee's, when its recipe says so
-    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]).
-    pub fn on_adapter_listening(&mut self, key: SessionKey) {
+    /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`]). `addr` is where DAP flows: a
+    /// child session of an adapter that serves several connections (js-debug) connects there too.
+    pub fn on_adapter_listening(&mut self, key: SessionKey, addr: std::net::SocketAddr) {
         let Some(s) = self.slab.get_mut(key) else { return };
+        s.link.server_addr = Some(addr);
         s.link.pipes_are_program_output =
             s.link.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
     }
@@ -127,7 +138,12 @@ impl Sessions {
         // No late reply will come: timed-out mirror requests free their places.
         s.mirror.adapter_answered(None);
         s.pump(now, &mut self.actions);
-        if !s.run.state.is_over() {
+        if !s.run.state.is_over() && s.family.stands_in && !s.link.is_closing() && s.run.failure.is_none() {
+            // js-debug closes a target's connection when the program ends: how it ended is the
+            // launcher's to tell (`Sessions::sweep_launchers`), not a failure of this one.
+            s.run.awaiting_exit_report = true;
+            s.run.stop = None;
+        } else if !s.run.state.is_over() {
             if s.run.failure.is_none() && !s.link.is_closing() {
                 let mapped = plan::explain_early_exit(&s.link.plan, &tail);
                 let why = match &mapped {

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::files::Files;
 use super::snapshot::RunState;
 use super::{client, plan, Action, Origin, Session, SessionKey, Sessions, Start, MAX_SESSIONS};
+use crate::dap::adapters::ChildSessions;
 
 /// A child session's stop, reported in its parent's next result.
 #[derive(Clone, Debug)]
@@ -35,10 +36,18 @@ impl Sessions {
     ) {
         let full = self.room().is_err();
         let Some(p) = self.slab.get_mut(parent) else { return };
+        let same_server = p.link.plan.quirks.child_sessions == ChildSessions::StartDebuggingSameServer;
         let verdict = if full {
             Err(format!("{MAX_SESSIONS} sessions exist"))
         } else if p.link.is_closing() || p.run.state.is_over() {
             Err(format!("{} is ending", p.id))
+        } else if same_server {
+            // js-debug: every target is one more connection to the server the parent talks to.
+            p.link
+                .plan
+                .connect
+                .or(p.link.server_addr)
+                .ok_or_else(|| "agentdap does not know where the adapter listens".to_owned())
         } else {
             plan::child_address(&configuration, p.family.attach_target.as_deref())
         };
@@ -64,14 +73,39 @@ impl Sessions {
         plan.connect = Some(addr);
         plan.entry_function = None;
         plan.scratch_dir = None;
+        // How the adapter was chosen was said in the parent's first result.
+        plan.notes = Vec::new();
         let pid = plan.launch_arguments.get("subProcessId").and_then(Value::as_i64);
+        // The first target of a top-level js-debug session is that session to the agent (its
+        // stand-in, `launcher.rs`); later ones are children of the stand-in.
+        let promote = same_server && p.family.parent.is_none() && p.family.stand_in.is_none();
+        let stand_in = p.family.stand_in;
         // The debuggee's command line or the adapter's `name`: shown in `sessions` as the
         // program, so nothing in it may hide text (crate::visible).
-        let program = crate::visible::escaped(&child_program(&*self.files, &plan.launch_arguments, pid, &p.program));
-        let start = Start { program, breakpoints, exception_filters: p.breaks.exception_filters.clone() };
-        let (owns, target, parent_id) = (p.family.owns_debuggee, p.family.attach_target.clone(), p.id.clone());
+        let program = if promote {
+            p.program.clone()
+        } else {
+            crate::visible::escaped(&child_program(&*self.files, &plan.launch_arguments, pid, &p.program))
+        };
+        let agent_id = promote.then(|| p.id.clone());
+        if promote {
+            p.id = super::launcher::launcher_id(&p.id);
+        }
+        let mut start =
+            Start { program, breakpoints, exception_filters: p.breaks.exception_filters.clone(), id: agent_id };
+        let (owns, target) = (p.family.owns_debuggee, p.family.attach_target.clone());
+        let mut parent_of_child = (parent, p.id.clone());
         p.pump(now, &mut self.actions);
-        let key = self.open(start, plan, None, Some((parent, parent_id)), owns, now);
+        if let Some(c) = stand_in.and_then(|k| self.slab.get(k).map(|c| (k, c))) {
+            // A second top-level target (js-debug): listed under the stand-in, with its breakpoints.
+            parent_of_child = (c.0, c.1.id.clone());
+            start.breakpoints = c.1.breaks.store.requested_only();
+            start.exception_filters = c.1.breaks.exception_filters.clone();
+        }
+        let key = self.open(start, plan, None, Some(parent_of_child), owns, now);
+        if promote {
+            self.promote(parent, key);
+        }
         if let Some(c) = self.slab.get_mut(key) {
             c.family.debuggee_pid = pid;
             c.family.attach_target = target;
@@ -94,8 +128,13 @@ impl Sessions {
     /// waits (and becomes the default session); a child whose parent ends, is disconnected or
     /// left the table is disconnected too, and leaves the table with its parent.
     pub(super) fn sweep_children(&mut self, now: Instant) {
-        let children: Vec<SessionKey> =
-            self.slab.iter().filter(|(_, s)| s.family.parent.is_some()).map(|(k, _)| k).collect();
+        // A stand-in and its launcher end together by their own rules (`sweep_launchers`).
+        let children: Vec<SessionKey> = self
+            .slab
+            .iter()
+            .filter(|(_, s)| s.family.parent.is_some() && !s.family.stands_in)
+            .map(|(k, _)| k)
+            .collect();
         for key in children {
             let Some(c) = self.slab.get(key) else { continue };
             let parent = self.parent_of(c);
@@ -174,7 +213,11 @@ impl Sessions {
     /// Sessions for listing, each followed by its children (depth, session).
     pub fn listed(&self) -> Vec<(usize, &Session)> {
         let mut out = Vec::new();
-        let roots = self.slab.iter().filter(|(_, s)| self.parent_of(s).is_none());
+        // A launcher is hidden; its stand-in is listed in its place.
+        let roots = self
+            .slab
+            .iter()
+            .filter(|(k, s)| !self.is_hidden(*k) && (s.family.stands_in || self.parent_of(s).is_none()));
         let mut stack: Vec<(usize, SessionKey)> = roots.map(|(k, _)| (0, k)).collect();
         stack.reverse();
         // Bounded by the table's size: each session is pushed once, by its one parent.
@@ -403,6 +446,12 @@ pub struct Family {
     pub(super) child_stops: Vec<ChildStop>,
     /// The revision of this session's last stop announced to its parent.
     pub(crate) stop_told_parent: u64,
+    /// This session is a hidden launcher (`launcher.rs`): the agent-facing session is this one.
+    pub(crate) stand_in: Option<SessionKey>,
+    /// This session stands in for its parent, a hidden launcher (`launcher.rs`).
+    pub(crate) stands_in: bool,
+    /// Output a launcher received for its stand-in, moved there after this turn.
+    pub(super) forward: Vec<super::launcher::Forwarded>,
 }
 
 #[cfg(test)]

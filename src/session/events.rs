@@ -11,12 +11,15 @@ use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
-use super::tools::{inspect, run, split, Reply};
+use super::tools::{control, inspect, run, split, Reply};
 use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{ClientDiagnostic, Outcome, Output};
 use crate::dap::protocol::{Event, Seq};
-use crate::dap::requests::{ExceptionInfo, ExceptionInfoArguments, Request, StackTrace, StackTraceArguments, Threads};
+use crate::dap::requests::{
+    Continue, ContinueArguments, ExceptionInfo, ExceptionInfoArguments, Request, StackTrace, StackTraceArguments,
+    Threads,
+};
 
 /// A request for what a stop result shows, sent at the stop of `revision`; carried in
 /// [`Origin::Stop`].
@@ -147,6 +150,18 @@ impl Session {
                 self.run.state = RunState::Exited;
                 self.run.stop = None;
             }
+            "terminated"
+                if self.family.stands_in
+                    && self.run.exit_code.is_none()
+                    && !self.run.state.is_over()
+                    && !self.link.is_closing() =>
+            {
+                // js-debug reports no exit status; the program agentdap ran for the launcher
+                // has it. The waits end once it (or the launcher's end) is known
+                // (`Sessions::sweep_launchers`).
+                self.run.awaiting_exit_report = true;
+                self.run.stop = None;
+            }
             "terminated" => {
                 let report_after_disconnect =
                     matches!(self.link.plan.runtime.exit_report, ExitReport::ConsoleAfterDisconnect { .. });
@@ -214,7 +229,12 @@ impl Session {
                     && self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
                 if let Some(c) = Category::from_dap(category) {
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
-                    self.output.push(c, text);
+                    if self.family.stand_in.is_some() {
+                        // A launcher's output is its stand-in's (`launcher.rs`).
+                        self.family.forward.push((c, text.to_owned()));
+                    } else {
+                        self.output.push(c, text);
+                    }
                 }
             }
             "process" => {
@@ -245,6 +265,18 @@ impl Session {
     }
 
     fn on_stopped(&mut self, body: &Value, now: Instant) {
+        if body.get("reason").and_then(Value::as_str) == Some("entry") && self.link.plan.runtime.entry_stop_repeats {
+            if self.run.entry_seen {
+                // js-debug 1.112.0 never removes its entry breakpoint: a later pass over it is the
+                // adapter's doing, not a stop of the program's (`dap::adapters::jsdebug`).
+                let thread = body.get("threadId").and_then(Value::as_i64).unwrap_or(0);
+                log::debug!("{}: passing over the adapter's repeated entry stop (thread {thread})", self.id);
+                let args = ContinueArguments { thread_id: thread, single_thread: None };
+                self.request::<Continue>(args, Origin::Control(control::Op::PassOver), now);
+                return;
+            }
+            self.run.entry_seen = true;
+        }
         self.run.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);
@@ -318,8 +350,27 @@ impl Session {
     /// One stop-detail answer is in; the waits are answered after the last one.
     fn stop_detail_done(&mut self) {
         if self.run.details_one_done() {
+            self.note_entry_inside_a_function();
             self.note_stop();
             self.complete_waiters();
+        }
+    }
+
+    /// An adapter whose entry stop is the file's first breakable position
+    /// (`RuntimeQuirks::entry_is_first_breakable`, js-debug) stopped there inside a function,
+    /// not at the program's top level: the result says that the program ran up to that call.
+    fn note_entry_inside_a_function(&mut self) {
+        let Some(stop) = self.run.stop.as_ref().filter(|s| s.reason == "entry") else { return };
+        if !self.link.plan.runtime.entry_is_first_breakable {
+            return;
+        }
+        let function = stop.location.as_ref().and_then(|l| l.function.as_deref()).unwrap_or(TOP_LEVEL);
+        if function != TOP_LEVEL {
+            let function = crate::visible::escaped(function);
+            self.calls.warnings.push(format!(
+                "{} stops on entry at the file's first breakable line, which here is inside `{function}`: the program ran until its first call of it; set a breakpoint to stop earlier",
+                self.link.adapter
+            ));
         }
     }
 
@@ -487,6 +538,9 @@ fn without_banner(text: &str, banner: &[&str]) -> String {
 }
 
 /// Fatal signals a stop may name, with their Linux numbers.
+/// The name V8 (through js-debug) gives a module's top-level frame.
+const TOP_LEVEL: &str = "<anonymous>";
+
 const FATAL_SIGNALS: &[(&str, i64)] =
     &[("SIGSEGV", 11), ("SIGABRT", 6), ("SIGBUS", 7), ("SIGFPE", 8), ("SIGILL", 4), ("SIGTRAP", 5), ("SIGSYS", 31)];
 

@@ -136,7 +136,8 @@ impl Session {
     /// already on its way out); its deadline otherwise.
     fn reap_at(&self, idle: Duration) -> Option<Instant> {
         let ended = self.evidence.ended_at?;
-        (self.family.parent.is_none() && !self.link.disconnected && self.run.state.is_over()).then(|| ended + idle)
+        let root = self.family.parent.is_none() || self.family.stands_in;
+        (root && !self.link.disconnected && self.run.state.is_over()).then(|| ended + idle)
     }
 }
 
@@ -152,7 +153,10 @@ impl Sessions {
         for (_, s) in self.slab.iter_mut() {
             if s.run.state.is_over() && s.evidence.ended_at.is_none() {
                 s.evidence.ended_at = Some(now);
-                self.actions.push_back(Action::Ledger(s.end_record()));
+                // A hidden launcher's run is its stand-in's, recorded under the same id.
+                if s.family.stand_in.is_none() {
+                    self.actions.push_back(Action::Ledger(s.end_record()));
+                }
             }
         }
     }
@@ -160,7 +164,7 @@ impl Sessions {
     /// The `session_end` of a session leaving the table before [`Sessions::sweep_ended`] saw it
     /// end (a disconnect before its adapter started).
     pub(super) fn note_removed(&mut self, s: &Session) {
-        if s.evidence.ended_at.is_none() {
+        if s.evidence.ended_at.is_none() && s.family.stand_in.is_none() {
             self.actions.push_back(Action::Ledger(s.end_record()));
         }
     }
@@ -206,7 +210,8 @@ impl Sessions {
             let oldest = self
                 .slab
                 .iter()
-                .filter(|(_, s)| s.family.parent.is_none() && !s.link.disconnected && s.run.state.is_over())
+                .filter(|(_, s)| s.family.stand_in.is_none() && (s.family.parent.is_none() || s.family.stands_in))
+                .filter(|(_, s)| !s.link.disconnected && s.run.state.is_over())
                 .min_by_key(|(_, s)| s.evidence.ended_at)
                 .map(|(k, _)| k);
             if let Some(key) = oldest {

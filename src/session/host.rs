@@ -37,6 +37,14 @@ const STRING_CHARS: usize = 500;
 const MAX_ARGS: usize = 4096;
 const MAX_ENV: usize = 4096;
 
+/// How the program agentdap ran for an adapter ended: its exit code, or the signal that
+/// killed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProgramExit {
+    pub code: Option<i64>,
+    pub signal: Option<i64>,
+}
+
 /// What agentdap does when an adapter asks it to run a command (`runInTerminal`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HostPolicy {
@@ -97,6 +105,8 @@ pub struct HostState {
     pub(super) stdin_closed: Option<String>,
     /// An unfinished UTF-8 sequence at the end of the last stdout / stderr read (≤ 3 bytes).
     carry: [Vec<u8>; 2],
+    /// How that process ended, once it did.
+    pub(super) program_exit: Option<ProgramExit>,
 }
 
 impl HostState {
@@ -262,14 +272,22 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         let carry = &mut s.host.carry[usize::from(stderr)];
         let text = utf8_text(carry, bytes);
+        // The terminal's stderr may be its stdout (one stream, as in a terminal).
+        let text = without_notices(&text, &s.link.plan.runtime);
         if !text.is_empty() {
-            s.output.push(if stderr { Category::Stderr } else { Category::Stdout }, &text);
-            self.output_arrived(key);
+            // A launcher's program is its stand-in's (`launcher.rs`).
+            let target = self.stand_in_of(key).unwrap_or(key);
+            if let Some(t) = self.slab.get_mut(target) {
+                t.output.push(if stderr { Category::Stderr } else { Category::Stdout }, &text);
+            }
+            self.output_arrived(target);
         }
     }
 
-    /// The process agentdap ran for the adapter exited (`status` as text).
-    pub fn on_terminal_exited(&mut self, key: SessionKey, status: &str) {
+    /// The process agentdap ran for the adapter exited (`status` as text; its exit code, or the
+    /// signal that killed it).
+    pub fn on_terminal_exited(&mut self, key: SessionKey, status: &str, code: Option<i64>, signal: Option<i64>) {
+        self.note_program_exit(key, ProgramExit { code, signal });
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_started = false;
             s.host.terminal_pid = None;
@@ -352,6 +370,15 @@ impl Session {
 
 /// The command of `runInTerminal` arguments (DAP § Reverse Requests: `args` non-empty strings,
 /// `cwd` (empty = inherit), `env` values a string or `null` = unset).
+/// `text` without the whole lines that are one of `notices` (what the runtime prints on stderr
+/// because a debugger attached, not the program).
+fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> String {
+    if runtime.inspector_notices.is_empty() {
+        return text.to_owned();
+    }
+    text.split_inclusive('\n').filter(|line| !runtime.is_inspector_notice(line)).collect()
+}
+
 fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
     let args = arguments.get("args").and_then(Value::as_array).ok_or("`args` is missing")?;
     if args.is_empty() || args.len() > MAX_ARGS {
@@ -539,7 +566,7 @@ mod tests {
         s.consume_terminal_input(0, 3);
         s.on_terminal_stdin_closed(0, "closed after eof");
         assert!(s.send_input(0, "more", false).unwrap_or_else(|e| e).text.contains("closed after eof"));
-        s.on_terminal_exited(0, "signal: 15 (SIGTERM)");
+        s.on_terminal_exited(0, "signal: 15 (SIGTERM)", None, Some(15));
         let after_exit = s.send_input(0, "more", false).unwrap_or_else(|e| e).text;
         assert!(after_exit.contains("closed after eof") && !after_exit.contains("SIGTERM"), "{after_exit}");
     }

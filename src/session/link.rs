@@ -25,6 +25,8 @@ pub struct Link {
     pub(crate) pipes_are_program_output: bool,
     /// The adapter's descendants were recorded at the first stop.
     pub(crate) descendants_recorded: bool,
+    /// Where the adapter's DAP connection went (a TCP adapter, once connected).
+    pub(crate) server_addr: Option<std::net::SocketAddr>,
     /// The table's file system and `/proc` (a clone of `Sessions::files`): the one way this
     /// session's tools read a file or resolve a path.
     pub(crate) files: Rc<dyn Files>,
@@ -57,6 +59,7 @@ impl Link {
             crashed: false,
             pipes_are_program_output: false,
             descendants_recorded: false,
+            server_addr: None,
             files,
         }
     }

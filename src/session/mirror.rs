@@ -185,6 +185,7 @@ impl Session {
             Some(AdapterKind::Debugpy) => "debugpy".into(),
             Some(AdapterKind::Lldb) => "lldb-dap".into(),
             Some(AdapterKind::Delve) => "go".into(),
+            Some(AdapterKind::JsDebug) => "pwa-node".into(),
             None => self.link.plan.name.clone(),
         }
     }

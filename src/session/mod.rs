@@ -17,6 +17,9 @@ mod evidence;
 pub mod files;
 pub mod handles;
 pub mod host;
+mod launcher;
+#[cfg(test)]
+mod launcher_tests;
 mod link;
 pub mod mirror;
 mod names;
@@ -199,6 +202,9 @@ struct Start {
     program: String,
     breakpoints: BreakpointStore,
     exception_filters: Option<Vec<String>>,
+    /// The agent-facing id, when the session takes over one ([`launcher`]'s stand-in: its
+    /// start was recorded under that id already); else the next `sN`.
+    id: Option<String>,
 }
 
 /// What an adapter recipe resolved to for one launch (see [`plan::launch`]).
@@ -367,6 +373,7 @@ impl Sessions {
                     return Some(action);
                 }
                 None => {
+                    self.sweep_launchers(now);
                     self.sweep_children(now);
                     self.sweep_ended(now);
                     if self.actions.is_empty() {
@@ -396,9 +403,12 @@ impl Sessions {
 
     /// Finds a session by its agent-facing id, or the most recent live one when `id` is `None`.
     pub fn resolve(&self, id: Option<&str>) -> Result<SessionKey, ToolResult> {
+        // A hidden launcher (`launcher.rs`) is never the agent's to name: its stand-in is.
+        let mut visible = self.slab.iter().filter(|(k, _)| !self.is_hidden(*k));
         match id {
-            Some(id) => self.slab.iter().find(|(_, s)| s.id == id).map(|(k, _)| k).ok_or_else(|| {
-                let known: Vec<&str> = self.slab.iter().map(|(_, s)| s.id.as_str()).collect();
+            Some(id) => visible.find(|(_, s)| s.id == id).map(|(k, _)| k).ok_or_else(|| {
+                let known: Vec<&str> =
+                    self.slab.iter().filter(|(k, _)| !self.is_hidden(*k)).map(|(_, s)| s.id.as_str()).collect();
                 ToolResult::error(
                     ErrorCode::SessionNotFound,
                     format!(
@@ -409,9 +419,9 @@ impl Sessions {
             }),
             None => self
                 .latest
-                .filter(|k| self.slab.get(*k).is_some_and(|s| !s.run.state.is_over()))
-                .or_else(|| self.slab.iter().rev().find(|(_, s)| !s.run.state.is_over()).map(|(k, _)| k))
-                .or_else(|| self.slab.iter().next_back().map(|(k, _)| k))
+                .filter(|k| !self.is_hidden(*k) && self.slab.get(*k).is_some_and(|s| !s.run.state.is_over()))
+                .or_else(|| visible.clone().rev().find(|(_, s)| !s.run.state.is_over()).map(|(k, _)| k))
+                .or_else(|| visible.next_back().map(|(k, _)| k))
                 .ok_or_else(|| {
                     ToolResult::error(ErrorCode::SessionNotFound, "there is no session; call `launch` to start one.")
                 }),
@@ -429,8 +439,11 @@ impl Sessions {
         owns_debuggee: bool,
         now: Instant,
     ) -> SessionKey {
-        let id = format!("s{}", self.next_id);
-        self.next_id += 1;
+        let stands_in = start.id.is_some();
+        let id = start.id.unwrap_or_else(|| {
+            self.next_id += 1;
+            format!("s{}", self.next_id - 1)
+        });
         let config = client_config(&id, &plan.name, self.request_timeout);
         let warnings = plan.notes.clone();
         let entry = self.slab.vacant_entry();
@@ -456,7 +469,9 @@ impl Sessions {
             flow: tools::flow::State::default(),
             host: host::HostState::default(),
         };
-        self.actions.push_back(Action::Ledger(session.start_record()));
+        if !stands_in {
+            self.actions.push_back(Action::Ledger(session.start_record()));
+        }
         let action = match session.link.plan.connect {
             Some(addr) => Action::Connect { session: key, addr },
             None => Action::Spawn {

@@ -9,7 +9,9 @@ use serde_json::{json, Map, Value};
 use super::files::Files;
 use super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
 use crate::config::{Config, CustomAdapter};
-use crate::dap::adapters::{self, AdapterError, AdapterKind, Quirks, ResolveInput, RuntimeQuirks, Transport};
+use crate::dap::adapters::{
+    self, AdapterError, AdapterKind, AttachEndpoint, Quirks, ResolveInput, RuntimeQuirks, Transport,
+};
 use crate::dap::command::AdapterCommand;
 
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
@@ -94,7 +96,8 @@ pub fn launch(
         }
     };
     let adapter_args = Value::Object(args.adapter_args.clone());
-    let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref() };
+    let input =
+        ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref(), js_debug: config.js_debug.as_deref() };
     let recipe = adapters::recipe_for_program(kind, Some(&program), input, files.adapter_host())
         .map_err(|e| tool_error(e, config))?;
     let runtime = kind.runtime_quirks();
@@ -279,8 +282,12 @@ pub struct AttachArgs {
 ///
 /// `connect`: DAP goes straight to the server listening there (`python -m debugpy --listen`):
 /// nothing is spawned. `pid`: the adapter is spawned as for a launch and sent
-/// `attach {<pid key>: pid}`. Either way the DAP `attach` arguments are the recipe's attach
-/// defaults (custom adapters: their `launch_defaults`) < agentdap's < `adapter_args`.
+/// `attach {<pid key>: pid}`. An adapter whose `connect` names the debuggee's own endpoint
+/// ([`AttachEndpoint::DebuggeeEndpoint`], js-debug and `node --inspect`) is spawned for both and
+/// sent the address (`attach {address, port}`); for `pid`, the one the process's command line
+/// names, else the default port on 127.0.0.1 (the session sends the process `pid_signal` first).
+/// Either way the DAP `attach` arguments are the recipe's attach defaults (custom adapters:
+/// their `launch_defaults`) < agentdap's < `adapter_args`.
 ///
 /// Errors (as tool results): `invalid_argument` (neither or both of `pid`/`connect`, a host
 /// that is not an IP literal or `localhost`, no such process, unknown adapter),
@@ -293,6 +300,8 @@ pub fn attach(
 ) -> Result<(AdapterPlan, super::AttachStart), ToolResult> {
     let invalid = |msg: String| ToolResult::error(ErrorCode::InvalidArgument, msg);
     let name = args.adapter.as_deref().unwrap_or("debugpy");
+    let builtin = if config.by_name(name).is_none() { adapters::select(Some(name), None).ok() } else { None };
+    let endpoint = builtin.map_or(AttachEndpoint::DapServer, |k| k.quirks().attach_endpoint);
     let (target, mut ours, connect) = match (&args.connect, args.pid) {
         (Some(c), None) => {
             let host = c.host.as_deref().unwrap_or("127.0.0.1");
@@ -304,28 +313,43 @@ pub fn attach(
             }
             let addr = std::net::SocketAddr::new(ip, c.port);
             let mut ours = Map::new();
-            ours.insert("connect".into(), json!({ "host": ip.to_string(), "port": c.port }));
-            (addr.to_string(), ours, Some(addr))
+            match endpoint {
+                AttachEndpoint::DapServer => {
+                    ours.insert("connect".into(), json!({ "host": ip.to_string(), "port": c.port }));
+                    (addr.to_string(), ours, Some(addr))
+                }
+                AttachEndpoint::DebuggeeEndpoint { host_key, port_key, .. } => {
+                    ours.insert(host_key.into(), ip.to_string().into());
+                    ours.insert(port_key.into(), c.port.into());
+                    (addr.to_string(), ours, None)
+                }
+            }
         }
         (None, Some(pid)) => {
             if pid <= 0 || !files.process_exists(pid) {
                 return Err(invalid(format!("there is no process {pid}; pass the pid of a running process.")));
             }
-            if config.by_name(name).is_none() {
-                if let Ok(kind) = adapters::select(Some(name), None) {
-                    if let Some(why) = wrong_process(kind, &ProcessFacts::read(pid, files)) {
-                        return Err(invalid(format!("{why}.")));
-                    }
+            if let Some(kind) = builtin {
+                if let Some(why) = wrong_process(kind, &ProcessFacts::read(pid, files)) {
+                    return Err(invalid(format!("{why}.")));
                 }
             }
-            if let Some(why) = ptrace_refused(files) {
+            let mut ours = Map::new();
+            if let AttachEndpoint::DebuggeeEndpoint { host_key, port_key, default_port, .. } = endpoint {
+                // No ptrace: the runtime opens its own endpoint (after `pid_signal`).
+                let cmdline = files.process_cmdline(pid, CMDLINE_CAP).unwrap_or_default();
+                let (host, port) = endpoint.on_command_line(&cmdline).unwrap_or((None, default_port));
+                let host = host.filter(|h| !h.is_unspecified()).unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
+                ours.insert(host_key.into(), host.to_string().into());
+                ours.insert(port_key.into(), port.into());
+            } else if let Some(why) = ptrace_refused(files) {
                 return Err(ToolResult::error(ErrorCode::Unsupported, format!("cannot attach to pid {pid}: {why}.")));
             }
-            (format!("pid {pid}"), Map::new(), None)
+            (format!("pid {pid}"), ours, None)
         }
         _ => {
             return Err(invalid(
-                "pass exactly one of `pid` (a running process) or `connect {host, port}` (a debug server listening, e.g. `python -m debugpy --listen 5678`).".into(),
+                "pass exactly one of `pid` (a running process) or `connect {host, port}` (a debug server listening, e.g. `python -m debugpy --listen 5678`, or for adapter node a `node --inspect` process).".into(),
             ))
         }
     };
@@ -362,7 +386,8 @@ pub fn attach(
                 (AdapterCommand::new(kind.name()), Transport::Stdio, kind.quirks())
             } else {
                 let adapter_args = Value::Object(args.adapter_args.clone());
-                let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: None };
+                let input =
+                    ResolveInput { adapter_args: Some(&adapter_args), cwd: None, js_debug: config.js_debug.as_deref() };
                 let recipe = adapters::recipe(kind, input, files.adapter_host()).map_err(|e| tool_error(e, config))?;
                 (recipe.command, recipe.transport, recipe.quirks)
             };
@@ -383,7 +408,7 @@ pub fn attach(
             (plan, kind.attach_defaults())
         }
     };
-    if let Some(pid) = args.pid {
+    if let (Some(pid), AttachEndpoint::DapServer) = (args.pid, plan.quirks.attach_endpoint) {
         ours.insert(plan.quirks.attach_pid_key.into(), pid.into());
     }
     let extra: Map<String, Value> = args
@@ -408,6 +433,10 @@ pub fn attach(
 /// Bytes of `/proc/<pid>/maps` read to find a Python runtime in a process whose executable is
 /// not named python (an embedding program: uwsgi, blender, …).
 const MAPS_CAP: usize = 4 << 20;
+
+/// Bytes of `/proc/<pid>/cmdline` read for the flags that name a debuggee's endpoint (they come
+/// before the script).
+const CMDLINE_CAP: usize = 16 * 1024;
 
 /// What `/proc` says a process runs, read before an attach by pid (local, bounded reads).
 #[derive(Debug, Default)]
@@ -453,11 +482,17 @@ fn is_python_name(exe: &Path) -> bool {
     name.starts_with("python") || name.starts_with("pypy")
 }
 
+/// Whether an executable's name is Node.js's (`node`, `nodejs`, `node20`).
+fn is_node_name(exe: &Path) -> bool {
+    exe.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().starts_with("node"))
+}
+
 /// Why `kind` cannot attach to the process `facts` describe, naming what it runs and which
 /// adapter can; `None` when it may (or agentdap cannot tell: an unreadable executable).
 /// debugpy injects into a Python runtime (debugpy 1.8.22 `attach {processId}` runs gdb and
 /// hangs until its timeout when there is none); Delve attaches only to Go programs; lldb-dap
-/// attaches to any native process.
+/// attaches to any native process; js-debug's attach by pid signals the process (`SIGUSR1`,
+/// which opens Node's inspector and ends most other programs), so only a `node` is accepted.
 pub fn wrong_process(kind: AdapterKind, facts: &ProcessFacts) -> Option<String> {
     let pid = facts.pid;
     if facts.zombie {
@@ -469,20 +504,30 @@ pub fn wrong_process(kind: AdapterKind, facts: &ProcessFacts) -> Option<String> 
         return Some(format!("process {pid} is a kernel thread; no debugger attaches to it"));
     }
     let exe = facts.exe.as_ref()?;
-    let native =
-        if facts.go { "for a Go program use adapter: delve" } else { "for native processes use adapter: lldb" };
+    let native = if facts.go {
+        "for a Go program use adapter: delve"
+    } else if is_node_name(exe) {
+        "for Node.js use adapter: node"
+    } else {
+        "for native processes use adapter: lldb"
+    };
     match kind {
         AdapterKind::Debugpy if !is_python_name(exe) && !facts.loads_libpython => Some(format!(
             "pid {pid} runs {}, not Python; attach by pid works for Python processes (debugpy); {native}",
             exe.display()
         )),
         AdapterKind::Delve if !facts.go => {
-            let other = if is_python_name(exe) || facts.loads_libpython {
-                "for Python use adapter: debugpy"
-            } else {
-                "for native processes use adapter: lldb"
-            };
+            let other =
+                if is_python_name(exe) || facts.loads_libpython { "for Python use adapter: debugpy" } else { native };
             Some(format!("pid {pid} runs {}, not a Go program; Delve attaches to Go programs; {other}", exe.display()))
+        }
+        AdapterKind::JsDebug if !is_node_name(exe) => {
+            let other =
+                if is_python_name(exe) || facts.loads_libpython { "for Python use adapter: debugpy" } else { native };
+            Some(format!(
+                "pid {pid} runs {}, not Node.js; attach by pid sends node SIGUSR1 to open its inspector, which ends most other programs; {other}",
+                exe.display()
+            ))
         }
         _ => None,
     }
@@ -661,3 +706,7 @@ mod attach_tests {
         assert!(err.contains("no DNS"), "{err}");
     }
 }
+
+#[cfg(test)]
+#[path = "plan_node_tests.rs"]
+mod node_tests;

@@ -80,8 +80,20 @@ fn child_value(c: &Value, lookup: &dyn Fn(i64) -> Option<std::rc::Rc<Vec<Value>>
             None => "{…}".to_string(),
         },
         Some(_) => "{…}".to_string(),
-        None => super::text::value_text(value).chars().take(60).collect(),
+        None => first_line(value),
     }
+}
+
+/// A child's value in a preview: its first line, at most 60 characters (js-debug shows a function
+/// as its whole source, `ƒ () {\n  …}`).
+fn first_line(value: &str) -> String {
+    let line = value.lines().next().unwrap_or("");
+    let more = line.len() < value.trim_end().len();
+    let mut out: String = super::text::value_text(line).chars().take(60).collect();
+    if more {
+        out.push('…');
+    }
+    out
 }
 
 fn name_of(c: &Value) -> &str {
@@ -140,6 +152,16 @@ mod tests {
         assert_eq!(render(&many, &none), "[0, 0, 0, 0, 0, 0, 0, 0, …]");
         let grouped = [json!({"name": "special variables", "value": ""}), json!({"name": "v", "value": "1"})];
         assert_eq!(render(&grouped, &none), "{v = 1}");
+    }
+
+    #[test]
+    fn a_multi_line_child_value_shows_its_first_line() {
+        // js-debug 1.112.0 previews a function as its source.
+        let children = vec![
+            json!({"name": "f", "value": "ƒ () {\n      mod ??= require(id);\n}", "variablesReference": 0}),
+            json!({"name": "n", "value": "1", "variablesReference": 0}),
+        ];
+        assert_eq!(render(&children, &none), "{f = ƒ () {…, n = 1}");
     }
 
     #[test]

@@ -317,7 +317,7 @@ impl Session {
         let mut v = self.snapshot_json();
         v["program"] = self.program.clone().into();
         v["request"] = self.link.plan.request.into();
-        if let Some((_, parent)) = &self.family.parent {
+        if let Some((_, parent)) = self.family.parent.as_ref().filter(|_| !self.family.stands_in) {
             v["parent"] = parent.clone().into();
         }
         if let Some(pid) = self.family.debuggee_pid {

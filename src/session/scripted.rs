@@ -159,7 +159,7 @@ impl Rig {
                 self.key = session;
                 if matches!(self.transport, Transport::Tcp { .. }) {
                     // The shell reports the announced port before the connection opens.
-                    self.s.on_adapter_listening(session);
+                    self.s.on_adapter_listening(session, std::net::SocketAddr::from(([127, 0, 0, 1], 4711)));
                 }
                 self.s.on_spawned(session, self.now);
                 self.actions.push(action);
@@ -225,6 +225,7 @@ pub(super) fn plan(kind: AdapterKind, arguments: Value, entry_function: Option<&
     let transport = match kind {
         AdapterKind::Delve => Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix: delve::LISTENING_PREFIX } },
         AdapterKind::Debugpy | AdapterKind::Lldb => Transport::Stdio,
+        AdapterKind::JsDebug => Transport::Tcp { port: PortDiscovery::Chosen },
     };
     AdapterPlan {
         name: kind.name().into(),

@@ -285,6 +285,9 @@ pub struct Run {
     /// The program ended because agentdap ended it (`disconnect`, `terminate`, shutdown): its exit
     /// code is the kill's, not the program's own.
     pub(crate) ended_by_agentdap: bool,
+    /// The adapter's own entry stop came (`RuntimeQuirks::entry_stop_repeats`: a later one is
+    /// passed over).
+    pub(crate) entry_seen: bool,
     /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
     pub(crate) failure: Option<String>,
 }
@@ -361,6 +364,7 @@ impl Default for Run {
             killed_by: None,
             awaiting_exit_report: false,
             ended_by_agentdap: false,
+            entry_seen: false,
             failure: None,
         }
     }

@@ -3,13 +3,14 @@
 #![allow(dead_code)] // each test crate uses its own subset
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::common::{venv_python, Agentdap};
 use agentdap::os::spawn::{self, Pid};
+use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 
 /// How long processes of a session may outlive its end (issue 4: "within 2 s").
 pub const HYGIENE: Duration = Duration::from_secs(2);
@@ -244,4 +245,26 @@ pub fn var_ref(vars: &Value, name: &str) -> Value {
         .and_then(|l| l.iter().find(|v| v["name"] == json!(name)))
         .map(|v| v["ref"].clone())
         .unwrap_or_else(|| panic!("no variable {name} in {vars}"))
+}
+
+/// Whether `pid` is agentdap's watchdog (it lives as long as agentdap, whatever the sessions do).
+pub fn is_watchdog(pid: Pid) -> bool {
+    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
+}
+
+/// A port nobody listens on now (bound, then released; the debug server binds it right after).
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// Kills a test's own process (and reaps it) when a test ends, however it ends.
+pub struct Reap(pub Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

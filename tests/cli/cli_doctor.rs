@@ -17,7 +17,17 @@ use common::TempDir as Scratch;
 fn bare(scratch: &Scratch, args: &[&str]) -> Output {
     let mut cmd = Command::new(bin());
     cmd.args(args).env("PATH", scratch.0.join("no-bin")).env("HOME", &scratch.0).env("XDG_DATA_HOME", &scratch.0);
-    for var in ["AGENTDAP_PYTHON", "VIRTUAL_ENV", "AGENTDAP_LLDB_DAP", "AGENTDAP_DLV", "GOBIN", "GOPATH"] {
+    for var in [
+        "AGENTDAP_PYTHON",
+        "VIRTUAL_ENV",
+        "AGENTDAP_LLDB_DAP",
+        "AGENTDAP_DLV",
+        "GOBIN",
+        "GOPATH",
+        "AGENTDAP_JS_DEBUG",
+        "AGENTDAP_CONFIG",
+        "XDG_CONFIG_HOME",
+    ] {
         cmd.env_remove(var);
     }
     cmd.current_dir(&scratch.0).output().expect("run agentdap")
@@ -40,7 +50,7 @@ fn doctor_lists_every_adapter_with_a_path_or_an_install_command() {
     let report = text(&out.stdout);
     assert!(out.status.success(), "{report}{}", text(&out.stderr));
     assert!(report.starts_with(&format!("agentdap {} (", env!("CARGO_PKG_VERSION"))), "{report}");
-    for name in ["debugpy", "lldb", "delve"] {
+    for name in ["debugpy", "lldb", "delve", "node"] {
         let lines = row(&report, name).join("\n");
         let found = lines.contains(" ok ") && lines.contains(" at /");
         let missing = lines.contains(" missing ") && lines.contains("install");
@@ -58,6 +68,40 @@ fn doctor_lists_every_adapter_with_a_path_or_an_install_command() {
     assert!(debugpy.contains("pip install debugpy"), "{report}");
     let delve = row(&report, "delve").join("\n");
     assert!(delve.contains("missing") && delve.contains("install: apt-get install delve"), "{report}");
+    let node = row(&report, "node").join("\n");
+    assert!(node.contains("missing") && node.contains("no js-debug found"), "{report}");
+    let data = scratch.0.join("agentdap");
+    assert!(node.contains(&format!("install: mkdir -p {}", data.display())), "{report}");
+    assert!(node.contains("/releases/download/v1.112.0/js-debug-dap-v1.112.0.tar.gz | tar -xz -C"), "{report}");
+}
+
+#[test]
+fn install_js_debug_says_it_comes_from_no_registry_and_prints_the_download() {
+    let scratch = Scratch::new("install-js");
+    let missing = bare(&scratch, &["install", "js-debug"]);
+    let out = text(&missing.stdout);
+    assert_eq!(missing.status.code(), Some(1), "{out}");
+    assert!(out.contains("js-debug is not published in any package registry under its own name"), "{out}");
+    assert!(out.contains(&format!("  mkdir -p {}/agentdap\n", scratch.0.display())), "{out}");
+    assert!(
+        out.contains("  curl -fsSL https://github.com/microsoft/vscode-js-debug/releases/download/v1.112.0/js-debug-dap-v1.112.0.tar.gz | tar -xz -C"),
+        "{out}"
+    );
+    assert!(out.contains("js-debug also needs Node.js, which is not on PATH"), "{out}");
+
+    // Found through the variable: said so, with the version a vendoring manifest gives; node
+    // is still missing from this PATH.
+    let dir = scratch.0.join("vendor");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("vsDebugServer.cjs"), "//").expect("write");
+    std::fs::write(dir.join("manifest.json"), r#"{"version": "v1.112.0"}"#).expect("write");
+    let mut cmd = Command::new(bin());
+    cmd.args(["install", "node"]).env("PATH", scratch.0.join("no-bin")).env("HOME", &scratch.0);
+    let found = cmd.env("AGENTDAP_JS_DEBUG", dir.join("vsDebugServer.cjs")).output().expect("run agentdap");
+    let out = text(&found.stdout);
+    assert_eq!(found.status.code(), Some(1), "{out}");
+    assert!(out.starts_with("js-debug 1.112.0 is already installed: "), "{out}");
+    assert!(out.contains("(from $AGENTDAP_JS_DEBUG)\nIt runs on Node.js, which is not on PATH"), "{out}");
 }
 
 #[test]

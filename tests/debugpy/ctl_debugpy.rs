@@ -8,9 +8,8 @@
 
 use crate::agent;
 
-use agent::{assert_all_gone, fixture, lines_of, sent_commands, var_value, Agent, Res, HYGIENE};
+use agent::{assert_all_gone, fixture, is_watchdog, lines_of, sent_commands, var_value, Agent, Res, HYGIENE};
 use agentdap::os::spawn::Pid;
-use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
 
 /// `run_to.py`: `round_(k)` runs `work(k)` (a loop) at line 9, `work(k + 1)` at 10, `c = a + b`
@@ -221,11 +220,6 @@ fn source_refuses_what_it_must_not_read() {
     assert!(r.is_error && r.text.contains("16 lines"), "{}", r.text);
     let r = a.ok("source", json!({"path": program(), "line": 4, "around": 1}));
     assert_eq!(r.text, "run_to.py lines 3–5 of 16\n     3      for i in range(n):\n→    4          total += i\n     5      return total");
-}
-
-fn is_watchdog(pid: Pid) -> bool {
-    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
 }
 
 #[test]

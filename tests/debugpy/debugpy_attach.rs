@@ -9,18 +9,12 @@ use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent::{alive, assert_all_gone, debugpy_python, fixture, sent_commands, Agent, HYGIENE};
+use agent::{alive, assert_all_gone, debugpy_python, fixture, free_port, sent_commands, Agent, Reap, HYGIENE};
 use agentdap::os::spawn::Pid;
 use serde_json::{json, Value};
 
 /// How long a start-up (three Python processes on a loaded machine) may take.
 const START: u64 = 40_000;
-
-/// A port nobody listens on now (bound, then released; debugpy binds it right after).
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
 
 /// `python -m debugpy --listen 127.0.0.1:<port> [--wait-for-client] <program> <args>`.
 fn listening(port: u16, wait_for_client: bool, program: &str, args: &[&str]) -> Child {
@@ -43,16 +37,6 @@ fn exit_within(child: &mut Child, within: Duration) -> Option<std::process::Exit
         std::thread::sleep(Duration::from_millis(20));
     }
     None
-}
-
-/// Kills a test's own process (and reaps it) when a test ends, however it ends.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::agent;
 
 use std::time::Duration;
 
-use agent::{assert_all_gone, fixture, Agent, HYGIENE};
+use agent::{assert_all_gone, fixture, is_watchdog, Agent, HYGIENE};
 use agentdap::os::spawn::Pid;
 use serde_json::{json, Value};
 
@@ -162,9 +162,4 @@ fn sigkill_of_agentdap_leaves_no_parent_or_child() {
     a.d.signal(libc::SIGKILL);
     let _ = a.d.wait_exit(Duration::from_secs(5));
     assert_all_gone(&tree, HYGIENE * 2, "after SIGKILL of agentdap");
-}
-
-fn is_watchdog(pid: Pid) -> bool {
-    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == agentdap::os::watchdog::WATCHDOG_SUBCOMMAND.as_bytes())
 }

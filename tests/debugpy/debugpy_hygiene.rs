@@ -7,9 +7,8 @@ use crate::agent;
 
 use std::time::Duration;
 
-use agent::{alive, assert_all_gone, fixture, Agent, HYGIENE};
+use agent::{alive, assert_all_gone, fixture, is_watchdog, Agent, HYGIENE};
 use agentdap::os::spawn::Pid;
-use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::json;
 
 /// How long agentdap may take to exit after EOF or SIGTERM (~3 s).
@@ -42,11 +41,6 @@ fn running_session(a: &mut Agent, with_watchdog: bool) -> (Pid, Vec<Pid>) {
     assert!(tree.len() >= 3, "adapter, launcher and debuggee expected: {tree:?}");
     assert!(alive(pid));
     (pid, tree)
-}
-
-fn is_watchdog(pid: Pid) -> bool {
-    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
 }
 
 /// A fresh agentdap can launch and stop at a breakpoint (nothing left over blocks it).

@@ -14,9 +14,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use agent::{alive, assert_all_gone, build, fixture, require, scratch, sent_commands, Agent, HYGIENE};
+use agent::{alive, assert_all_gone, build, fixture, is_watchdog, require, scratch, sent_commands, Agent, HYGIENE};
 use agentdap::os::spawn::{self, Pid};
-use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use serde_json::{json, Value};
 
 /// Reads lines until end of input, echoing each; says on stderr how many bytes it read.
@@ -53,11 +52,6 @@ fn c_program() -> &'static PathBuf {
 fn all_output(a: &mut Agent, category: &str) -> String {
     let r = a.ok("output", json!({"category": category}));
     agent::lines_of(&r, category).join("\n")
-}
-
-fn is_watchdog(pid: Pid) -> bool {
-    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
 }
 
 /// agentdap's descendants but its watchdog.

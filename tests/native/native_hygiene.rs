@@ -12,9 +12,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use agent::{alive, assert_all_gone, build, fixture, require, scratch, Agent};
+use agent::{alive, assert_all_gone, build, fixture, is_watchdog, require, scratch, Agent};
 use agentdap::os::spawn::Pid;
-use agentdap::os::watchdog::WATCHDOG_SUBCOMMAND;
 use common::go_env;
 use serde_json::json;
 
@@ -50,11 +49,6 @@ fn fixtures() -> &'static Fixtures {
         build(&mut cmd, "golang-go");
         Fixtures { dir, c, go }
     })
-}
-
-fn is_watchdog(pid: Pid) -> bool {
-    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    cmd.split(|&b| b == 0).any(|arg| arg == WATCHDOG_SUBCOMMAND.as_bytes())
 }
 
 fn comm(pid: Pid) -> String {

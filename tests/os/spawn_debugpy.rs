@@ -39,7 +39,8 @@ fn real_debugpy_answers_initialize_and_dies_with_its_group() {
     let args = json!({"python": python.to_str().expect("utf-8 path")});
     let kind = adapters::select(None, Some("app/main.py")).expect("select");
     let recipe =
-        adapters::recipe(kind, ResolveInput { adapter_args: Some(&args), cwd: None }, &RealHost).expect("recipe");
+        adapters::recipe(kind, ResolveInput { adapter_args: Some(&args), cwd: None, js_debug: None }, &RealHost)
+            .expect("recipe");
     assert_eq!(recipe.command.program, python.as_os_str());
     let mut adapter = spawn_adapter(&recipe.command).expect("spawn debugpy.adapter");
 
@@ -107,7 +108,11 @@ fn python_without_debugpy_maps_to_adapter_not_found() {
     let python = python();
     let mut recipe = debugpy::recipe(
         None,
-        ResolveInput { adapter_args: Some(&json!({"python": python.to_str().expect("utf-8 path")})), cwd: None },
+        ResolveInput {
+            adapter_args: Some(&json!({"python": python.to_str().expect("utf-8 path")})),
+            cwd: None,
+            js_debug: None,
+        },
         &RealHost,
     )
     .expect("recipe");

@@ -467,7 +467,7 @@ mod tests {
         cwd: Option<&str>,
         program: Option<&str>,
     ) -> Result<(String, PythonSource), AdapterError> {
-        let input = ResolveInput { adapter_args: args.as_ref(), cwd: cwd.map(Path::new) };
+        let input = ResolveInput { adapter_args: args.as_ref(), cwd: cwd.map(Path::new), js_debug: None };
         resolve_python(program.map(Path::new), input, host).map(|i| (i.path.to_string_lossy().into_owned(), i.source))
     }
 
@@ -526,7 +526,7 @@ mod tests {
         host.shared.insert("/srv/app/sub/.venv");
         assert_eq!(resolve_for(&host, None, None, Some("/srv/app/sub/x.py")), path_python());
         // What the agent is told, either way.
-        let input = |cwd| ResolveInput { adapter_args: None, cwd };
+        let input = |cwd| ResolveInput { adapter_args: None, cwd, js_debug: None };
         let used = resolve_python(Some(Path::new("/srv/app/main.py")), input(None), &host).unwrap();
         assert_eq!(
             interpreter_note(&used, Some(Path::new("/srv/app/main.py")), None, &host).as_deref(),
@@ -586,7 +586,7 @@ mod tests {
     #[test]
     fn recipe_runs_the_adapter_module_over_stdio() {
         let host = full_host();
-        let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("/srv/app")) };
+        let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("/srv/app")), js_debug: None };
         let Ok(recipe) = recipe(None, input, &host) else { panic!("no recipe") };
         assert_eq!(recipe.command.program, OsString::from("/opt/dp/python"));
         assert_eq!(recipe.command.args, fastpath::adapter_args(true));
@@ -601,7 +601,7 @@ mod tests {
     fn fast_path_off_runs_the_stock_module() {
         let mut host = full_host();
         host.vars.insert(fastpath::ENV, "0");
-        let input = ResolveInput { adapter_args: None, cwd: None };
+        let input = ResolveInput { adapter_args: None, cwd: None, js_debug: None };
         let Ok(recipe) = recipe(None, input, &host) else { panic!("no recipe") };
         assert_eq!(recipe.command.args, vec![OsString::from("-m"), OsString::from("debugpy.adapter")]);
     }

@@ -308,7 +308,7 @@ mod tests {
         assert_eq!(r.launch_defaults, json!({"type": "go", "request": "launch", "mode": "debug"}));
         let Ok(exec) = recipe(Some(Path::new("/src/app/app")), ResolveInput::default(), &h) else { panic!() };
         assert_eq!((exec.launch_defaults["mode"].as_str(), exec.command.cwd), (Some("exec"), None));
-        let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("sub")) };
+        let input = ResolveInput { adapter_args: None, cwd: Some(Path::new("sub")), js_debug: None };
         let Ok(dir) = recipe(Some(Path::new("/src/app")), input, &h) else { panic!() };
         assert_eq!(dir.command.cwd, Some(PathBuf::from("/srv/cwd/sub")));
     }

@@ -6,6 +6,7 @@
 pub mod debugpy;
 pub mod delve;
 pub mod elf;
+pub mod jsdebug;
 pub mod lldb;
 mod quirks;
 #[cfg(test)]
@@ -20,8 +21,8 @@ use serde_json::Value;
 
 use super::command::AdapterCommand;
 pub use quirks::{
-    parse_exit_report, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Quirks, RuntimeQuirks,
-    BUILD_LAUNCH_TIMEOUT,
+    parse_exit_report, AttachEndpoint, ChildSessions, DebuggeeOutput, DebuggeeSignal, ExitReport, ExpressionOnly,
+    FailureShape, Quirks, RuntimeQuirks, BUILD_LAUNCH_TIMEOUT,
 };
 
 /// How agentdap talks DAP to an adapter.
@@ -29,7 +30,7 @@ pub use quirks::{
 pub enum Transport {
     /// DAP on the adapter's stdin/stdout.
     Stdio,
-    /// DAP over TCP to 127.0.0.1 (Delve); the connect is driven by [`crate::dap::tcp`].
+    /// DAP over TCP to 127.0.0.1 (Delve, js-debug); the connect is driven by [`crate::dap::tcp`].
     Tcp {
         /// How the port becomes known.
         port: PortDiscovery,
@@ -46,7 +47,8 @@ pub enum PortDiscovery {
         /// The text before `host:port`.
         prefix: &'static str,
     },
-    /// agentdap picks the port and passes it on the command line; ready once a connect succeeds.
+    /// agentdap picks the port and passes it on the command line (`config::PORT_PLACEHOLDER` in
+    /// the arguments); ready once a connect succeeds (js-debug).
     Chosen,
 }
 
@@ -83,11 +85,14 @@ pub enum AdapterKind {
     Lldb,
     /// Delve (Go), over TCP.
     Delve,
+    /// js-debug (JavaScript and TypeScript on Node.js), over TCP; the program is a child session.
+    JsDebug,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
-    pub const ALL: &'static [AdapterKind] = &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve];
+    pub const ALL: &'static [AdapterKind] =
+        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
@@ -95,16 +100,28 @@ impl AdapterKind {
             AdapterKind::Debugpy => debugpy::NAME,
             AdapterKind::Lldb => lldb::NAME,
             AdapterKind::Delve => delve::NAME,
+            AdapterKind::JsDebug => jsdebug::NAME,
+        }
+    }
+
+    /// The VS Code debug `type` (for the mirror's launch.json snippet).
+    pub fn vscode_type(self) -> &'static str {
+        match self {
+            AdapterKind::Debugpy => debugpy::VSCODE_TYPE,
+            AdapterKind::Lldb => lldb::VSCODE_TYPE,
+            AdapterKind::Delve => delve::VSCODE_TYPE,
+            AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
         }
     }
 
     /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy,
-    /// `lldb-dap` lldb, `go`/`dlv` delve).
+    /// `lldb-dap` lldb, `go`/`dlv` delve, `js-debug`/`js`/`javascript`/`ts`/`typescript` node).
     pub fn from_name(name: &str) -> Option<AdapterKind> {
         match name.to_ascii_lowercase().as_str() {
             "debugpy" | "python" | "py" => Some(AdapterKind::Debugpy),
             "lldb" | "lldb-dap" => Some(AdapterKind::Lldb),
             "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
+            "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
             _ => None,
         }
     }
@@ -115,6 +132,7 @@ impl AdapterKind {
             AdapterKind::Debugpy => debugpy::runtime_quirks(),
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
+            AdapterKind::JsDebug => jsdebug::runtime_quirks(),
         }
     }
 
@@ -124,6 +142,7 @@ impl AdapterKind {
             AdapterKind::Debugpy => debugpy::quirks(),
             AdapterKind::Lldb => lldb::quirks(),
             AdapterKind::Delve => delve::quirks(),
+            AdapterKind::JsDebug => jsdebug::quirks(),
         }
     }
 
@@ -133,16 +152,19 @@ impl AdapterKind {
             AdapterKind::Debugpy => debugpy::attach_defaults(),
             AdapterKind::Lldb => lldb::attach_defaults(),
             AdapterKind::Delve => delve::attach_defaults(),
+            AdapterKind::JsDebug => jsdebug::attach_defaults(),
         }
     }
 
     /// How the adapter runs the program through `runInTerminal` (`launch {console:
-    /// "terminal"}`); `None` when it cannot (Delve 1.20.2 has no `console` setting).
+    /// "terminal"}`); `None` when it cannot (Delve 1.20.2 has no `console` setting). js-debug
+    /// runs every launched program that way (its launch defaults already say so).
     pub fn terminal_launch(self) -> Option<TerminalLaunch> {
         match self {
             AdapterKind::Debugpy => Some(TerminalLaunch { arguments: debugpy::terminal_arguments(), attaches: false }),
             AdapterKind::Lldb => Some(TerminalLaunch { arguments: lldb::terminal_arguments(), attaches: true }),
             AdapterKind::Delve => None,
+            AdapterKind::JsDebug => Some(TerminalLaunch { arguments: jsdebug::terminal_arguments(), attaches: false }),
         }
     }
 
@@ -154,6 +176,7 @@ impl AdapterKind {
             AdapterKind::Debugpy => "python3 -m pip install debugpy",
             AdapterKind::Lldb => lldb::INSTALL,
             AdapterKind::Delve => delve::INSTALL,
+            AdapterKind::JsDebug => jsdebug::INSTALL,
         }
     }
 }
@@ -230,8 +253,9 @@ impl fmt::Display for AdapterError {
 impl std::error::Error for AdapterError {}
 
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
-/// debugpy; `.go` or a directory holding `.go` files or `go.mod` → delve; an ELF executable →
-/// delve when Go built it, else lldb). Errors: [`AdapterError::Unknown`],
+/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.go` or a directory
+/// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
+/// lldb). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
 pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) -> Result<AdapterKind, AdapterError> {
     if let Some(name) = adapter {
@@ -244,6 +268,7 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
     match ext.as_deref() {
         Some("py" | "pyw") => return Ok(AdapterKind::Debugpy),
         Some("go") => return Ok(AdapterKind::Delve),
+        Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => return Ok(AdapterKind::JsDebug),
         _ => {}
     }
     if delve::is_package_dir(path, host) {
@@ -268,6 +293,8 @@ pub struct ResolveInput<'a> {
     pub adapter_args: Option<&'a Value>,
     /// `cwd` of the launch call (relative paths are taken against agentdap's cwd).
     pub cwd: Option<&'a Path>,
+    /// The config file's `js_debug` (where js-debug is; `config::Config::js_debug`).
+    pub js_debug: Option<&'a Path>,
 }
 
 /// The host facts a recipe depends on, behind a trait so resolution is testable without
@@ -364,7 +391,8 @@ pub fn recipe(kind: AdapterKind, input: ResolveInput<'_>, host: &dyn Host) -> Re
 }
 
 /// Builds the recipe for `kind` and the absolute `program` (lldb: rustc's formatters for a
-/// Rust binary; delve: `mode` and the build directory). Errors: [`AdapterError::NotFound`]
+/// Rust binary; delve: `mode` and the build directory; node: the project's source-map search
+/// and, for TypeScript, its runtime). Errors: [`AdapterError::NotFound`]
 /// with the install command.
 pub fn recipe_for_program(
     kind: AdapterKind,
@@ -376,6 +404,7 @@ pub fn recipe_for_program(
         AdapterKind::Debugpy => debugpy::recipe(program, input, host),
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
+        AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
     }
 }
 
@@ -429,7 +458,10 @@ mod tests {
         let err = select(None, Some("a.out"));
         assert_eq!(err, Err(AdapterError::NotInferred { program: Some("a.out".into()) }));
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(text, "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve)");
+        assert_eq!(
+            text,
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node)"
+        );
     }
 
     #[test]

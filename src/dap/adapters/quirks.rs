@@ -1,8 +1,8 @@
 //! The quirks of an adapter as data: its deviations from plain DAP start-up and behaviour
 //! ([`Quirks`]) and from a debuggee's plain life (entry, exit, output, processes:
 //! [`RuntimeQuirks`]), with the small pure functions that read them. Each recipe (`debugpy.rs`,
-//! `lldb.rs`, `delve.rs`) fills them in; must not: hold one adapter's values (beyond the
-//! spec-following `STANDARD`s) or do any IO.
+//! `lldb.rs`, `delve.rs`, `jsdebug.rs`) fills them in; must not: hold one adapter's values (beyond
+//! the spec-following `STANDARD`s) or do any IO.
 
 /// How an adapter opens child sessions (subprocesses, workers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +14,95 @@ pub enum ChildSessions {
     StartDebuggingConnect,
     /// `startDebugging` answered by a new connection to the same TCP server.
     StartDebuggingSameServer,
+}
+
+/// A signal agentdap sends a debuggee, by name: the IO shell maps it to the platform's number
+/// (this layer touches no OS API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebuggeeSignal {
+    /// `SIGUSR1` (Node.js: open the inspector on its `--inspect-port`, default 9229; nodejs.org
+    /// "Debugging Guide", "Enable Inspector").
+    Usr1,
+}
+
+/// What the `attach` tool's `connect {host, port}` and `pid` reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttachEndpoint {
+    /// `connect` names a DAP server (`python -m debugpy --listen`): agentdap connects to it and
+    /// spawns nothing. `pid` is sent to the adapter under [`Quirks::attach_pid_key`], and the
+    /// adapter attaches by ptrace.
+    DapServer,
+    /// `connect` names the debuggee's own debug endpoint (Node's inspector, `node --inspect`):
+    /// agentdap spawns the adapter as for a launch and names the address in the DAP `attach`
+    /// arguments. `pid`: the same, at the endpoint the process's command line names, else at
+    /// `127.0.0.1:default_port` after agentdap sends it `pid_signal` (which opens the endpoint);
+    /// no ptrace.
+    DebuggeeEndpoint {
+        /// The `attach` argument for the host (an IP literal).
+        host_key: &'static str,
+        /// The `attach` argument for the port.
+        port_key: &'static str,
+        /// Sent to the process before an attach by pid (Node: `SIGUSR1`, which ends most other
+        /// programs: the process must be checked first).
+        pid_signal: Option<DebuggeeSignal>,
+        /// Where the endpoint listens when the command line names no port.
+        default_port: u16,
+        /// Command-line flags naming the endpoint as `<flag>=<port>` or `<flag>=<host>:<port>`
+        /// (a bare `<flag>` means the default port).
+        endpoint_flags: &'static [&'static str],
+    },
+}
+
+/// Options of a runtime's command line whose value is the next argument (`node -r ./setup.js
+/// --inspect app.js`): skipped while looking for the endpoint flags before the script.
+const VALUE_OPTIONS: &[&str] = &["-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file"];
+
+impl AttachEndpoint {
+    /// Where a process's command line (`/proc/<pid>/cmdline`: NUL-separated, the executable
+    /// first) says its debug endpoint listens, by the last of the
+    /// [`AttachEndpoint::DebuggeeEndpoint`] `endpoint_flags` before the script: `--inspect=9230`,
+    /// `--inspect-brk=127.0.0.1:9230`, `--inspect-port=[::1]:9230`, or a bare `--inspect` (the
+    /// default port). The host is `None` when none is named (`localhost` is 127.0.0.1; a host that
+    /// is not an IP literal is `None` too). `None` when no flag names it, or for
+    /// [`AttachEndpoint::DapServer`]. Arguments after the script belong to the program.
+    pub fn on_command_line(&self, cmdline: &[u8]) -> Option<(Option<std::net::IpAddr>, u16)> {
+        let AttachEndpoint::DebuggeeEndpoint { endpoint_flags, default_port, .. } = *self else { return None };
+        let mut found = None;
+        let mut args = cmdline.split(|b| *b == 0).skip(1).map(String::from_utf8_lossy);
+        while let Some(arg) = args.next() {
+            if !arg.starts_with('-') || arg == "--" {
+                break;
+            }
+            if VALUE_OPTIONS.contains(&&*arg) {
+                args.next();
+                continue;
+            }
+            let (flag, value) = arg.split_once('=').map_or((&*arg, None), |(f, v)| (f, Some(v)));
+            if !endpoint_flags.contains(&flag) {
+                continue;
+            }
+            let Some(value) = value else {
+                found = Some(found.map_or((None, default_port), |f| f));
+                continue;
+            };
+            let (host, port) = match value.rsplit_once(':') {
+                Some((h, p)) => (ip_literal(h), p),
+                None => (None, value),
+            };
+            if let Ok(port) = port.parse::<u16>() {
+                found = Some((host, port));
+            }
+        }
+        found
+    }
+}
+
+/// An IP literal (brackets allowed) or `localhost`; never a DNS lookup.
+fn ip_literal(host: &str) -> Option<std::net::IpAddr> {
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    host.trim_start_matches('[').trim_end_matches(']').parse().ok()
 }
 
 /// Known deviations of an adapter from the plain DAP start-up and behaviour, as data.
@@ -79,6 +168,8 @@ pub struct Quirks {
     /// `output` events that carry this key are the adapter's own messages (log points), not
     /// the program's prints: they are labelled `logpoint`.
     pub logpoint_output_key: Option<&'static str>,
+    /// What `attach {connect}` and `attach {pid}` reach.
+    pub attach_endpoint: AttachEndpoint,
 }
 
 impl Quirks {
@@ -106,6 +197,7 @@ impl Quirks {
         launch_output_apart_from_stops: false,
         set_expression_shadows_nonlocals: false,
         logpoint_output_key: None,
+        attach_endpoint: AttachEndpoint::DapServer,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
@@ -212,6 +304,21 @@ pub struct RuntimeQuirks {
     /// the line found by the first of these that matches as its "last stderr line", rather than
     /// the last line (a stack frame, a hint about backtraces). Empty: the last line.
     pub failure_shapes: &'static [FailureShape],
+    /// Lines the debuggee's runtime prints on its own stderr because a debugger attached
+    /// (Node: `Debugger attached.`), matched at the start of a line: the runtime's news, not the
+    /// program's output. Empty: none.
+    pub inspector_notices: &'static [&'static str],
+    /// The adapter's own stop on entry is a breakpoint it never removes: every later pass over
+    /// that location stops again, with the same reason (`entry`). Only the first such stop is
+    /// the entry.
+    pub entry_stop_repeats: bool,
+    /// The start of the line a TCP adapter prints on its stdout once it listens on the port
+    /// agentdap chose (js-debug: `Debug server listening at 127.0.0.1:<port>`): not shown.
+    pub listening_line: Option<&'static str>,
+    /// The adapter's own entry stop is at the file's first breakable position, which can be
+    /// inside a function declared before the first statement (js-debug 1.112.0 on Node 20: a
+    /// file starting with `function add() {…}` stops in `add` at its first call).
+    pub entry_is_first_breakable: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -227,6 +334,12 @@ pub enum FailureShape {
     /// (Rust 1.73 on; 1.90 adds the thread id: `thread 'main' (1909) panicked at`), or the
     /// message in the same line (`panicked at 'msg', src/main.rs:4:5`, earlier versions).
     RustPanic,
+    /// Node.js (checked on v20): an uncaught error prints the source line and a caret, then
+    /// `TypeError: bad thing` (or `Error [ERR_MODULE_NOT_FOUND]: …`) followed by indented
+    /// `    at …` frames, then `Node.js v20.20.2`; a thrown non-error prints its value followed by
+    /// the hint `(Use node --trace-uncaught ... to show where the exception was thrown)` (the
+    /// command in backticks).
+    NodeUncaught,
 }
 
 /// Most characters of a failure line shown (a panic value can be a whole data structure).
@@ -255,6 +368,14 @@ impl FailureShape {
                     (true, Some(message)) => Some(format!("{line} {}", message.trim())),
                     _ => Some(line.to_owned()),
                 }
+            }
+            FailureShape::NodeUncaught => {
+                let frame = |l: &&str| l.starts_with("    at ");
+                let hint = |l: &&str| l.starts_with("(Use `node --trace-uncaught");
+                let next = lines.iter().rposition(|l| frame(l) || hint(l))?;
+                let first = lines[..=next].iter().rposition(|l| !frame(l) && !hint(l))?;
+                let line = lines[first].trim_end();
+                (!line.is_empty() && !line.starts_with(char::is_whitespace)).then(|| line.to_owned())
             }
         }?;
         Some(found.chars().take(FAILURE_LINE_CHARS).collect())
@@ -314,7 +435,17 @@ impl RuntimeQuirks {
         empty_evaluate: None,
         signal_exit_as_status: false,
         failure_shapes: &[],
+        inspector_notices: &[],
+        entry_stop_repeats: false,
+        listening_line: None,
+        entry_is_first_breakable: false,
     };
+
+    /// Whether `line` (one stderr line of the debuggee) is one of the runtime's
+    /// [`RuntimeQuirks::inspector_notices`].
+    pub fn is_inspector_notice(&self, line: &str) -> bool {
+        self.inspector_notices.iter().any(|n| line.starts_with(n))
+    }
 
     /// Whether `text` (one output line or a stderr chunk) starts the adapter's crash report.
     pub fn is_crash_report(&self, text: &str) -> bool {
@@ -380,6 +511,53 @@ mod tests {
         assert_eq!(check(FailureShape::RustPanic, "error: file not found\n"), None);
         let long = format!("panic: {}\n", "x".repeat(1000));
         assert_eq!(check(FailureShape::GoPanic, &long).map(|l| l.chars().count()), Some(FAILURE_LINE_CHARS));
+    }
+
+    /// Node v20.20.2's stderr for an uncaught TypeError (with js-debug's notice after it), a
+    /// module that is not there, and a thrown string.
+    #[test]
+    fn nodes_failure_line_is_the_error_above_its_frames() {
+        let check = |text: &str| FailureShape::NodeUncaught.find(&text.lines().collect::<Vec<_>>());
+        let thrown =
+            "Debugger attached.\n/src/t.js:1\nfunction f(){ throw new TypeError(\"bad thing\"); }\n              ^\n\n\
+                      TypeError: bad thing\n    at f (/src/t.js:1:21)\n    at Object.<anonymous> (/src/t.js:2:1)\n\n\
+                      Node.js v20.20.2\nWaiting for the debugger to disconnect...\n";
+        assert_eq!(check(thrown).as_deref(), Some("TypeError: bad thing"));
+        let module = "node:internal/modules/esm/resolve:283\n    throw new ERR_MODULE_NOT_FOUND(\n          ^\n\n\
+                      Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/src/nope.js' imported from /src/m.mjs\n\
+                      \x20   at finalizeResolution (node:internal/modules/esm/resolve:283:11)\n\
+                      \x20   at ModuleJob._link (node:internal/modules/esm/module_job:168:49) {\n  code: 'ERR_MODULE_NOT_FOUND',\n}\n\n\
+                      Node.js v20.20.2\n";
+        assert_eq!(
+            check(module).as_deref(),
+            Some("Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/src/nope.js' imported from /src/m.mjs")
+        );
+        let string = "\n/src/s.js:1\nthrow \"a string\";\n^\na string\n\
+                      (Use `node --trace-uncaught ...` to show where the exception was thrown)\n\nNode.js v20.20.2\n";
+        assert_eq!(check(string).as_deref(), Some("a string"));
+        assert_eq!(check("all good\nNode.js v20.20.2\n"), None);
+    }
+
+    #[test]
+    fn an_inspector_address_is_read_from_the_command_line_before_the_script() {
+        let node = crate::dap::adapters::jsdebug::quirks().attach_endpoint;
+        let at = |cmdline: &str| node.on_command_line(cmdline.replace(' ', "\0").as_bytes());
+        let local = |port| Some((Some(std::net::Ipv4Addr::LOCALHOST.into()), port));
+        assert_eq!(at("node app.js"), None);
+        assert_eq!(at("node --inspect app.js"), Some((None, 9229)));
+        assert_eq!(at("node --inspect=9230 app.js"), Some((None, 9230)));
+        assert_eq!(at("/usr/bin/node --inspect-brk=127.0.0.1:9231 app.js"), local(9231));
+        assert_eq!(at("node --inspect-port=localhost:9232 --inspect app.js"), local(9232));
+        assert_eq!(at("node --inspect=[::1]:9233 app.js"), Some((Some(std::net::Ipv6Addr::LOCALHOST.into()), 9233)));
+        assert_eq!(
+            at("node --inspect=0.0.0.0:9234 app.js"),
+            Some((Some(std::net::Ipv4Addr::UNSPECIFIED.into()), 9234))
+        );
+        assert_eq!(at("node -r ./setup.js --inspect=9235 app.js"), Some((None, 9235)));
+        // The program's own arguments, and flags of other runtimes, are not Node's.
+        assert_eq!(at("node app.js --inspect=9236"), None);
+        assert_eq!(at("node --inspect=notaport app.js"), None);
+        assert_eq!(AttachEndpoint::DapServer.on_command_line(b"node\0--inspect"), None);
     }
 
     #[test]

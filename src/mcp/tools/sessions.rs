@@ -19,7 +19,14 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
     for (depth, s) in cx.sessions.listed() {
         let indent = "  ".repeat(depth);
         let request = if s.plan_request() == "attach" { " · attached" } else { "" };
-        let parent = s.family.parent.as_ref().map(|(_, p)| format!(" · child of {p}")).unwrap_or_default();
+        // A stand-in's parent is its hidden launcher (`session::launcher`): not the agent's business.
+        let parent = s
+            .family
+            .parent
+            .as_ref()
+            .filter(|_| !s.family.stands_in)
+            .map(|(_, p)| format!(" · child of {p}"))
+            .unwrap_or_default();
         // The endpoint only, never the token (SECURITY.md § The IDE mirror).
         let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
         let host = match s.host.pending_ids() {

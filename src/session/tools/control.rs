@@ -22,6 +22,9 @@ pub enum Op {
     Resume { call: CallKey },
     /// `pause`: its failure fails the call's wait.
     Pause { call: CallKey },
+    /// A `continue` agentdap sends on its own past a stop that is the adapter's, not the
+    /// program's (`RuntimeQuirks::entry_stop_repeats`): no call waits on it.
+    PassOver,
 }
 
 /// How far a `step` goes (DAP `next`/`stepIn`/`stepOut`/`stepBack`).
@@ -210,12 +213,24 @@ impl Session {
                     self.calls.done.push((call, ToolResult::error(code, msg)));
                 }
             }
+            Op::PassOver => {
+                if let Some(msg) = failure {
+                    // The program stays paused where the adapter stopped it: say so.
+                    log::warn!("{}: could not go on past the adapter's repeated entry stop: {msg}", self.id);
+                    self.calls
+                        .warnings
+                        .push(format!("{} could not resume past its own entry breakpoint: {msg}", self.link.adapter));
+                }
+            }
         }
     }
 
     /// A resume or pause that never went out: its wait ends with why.
     pub(in crate::session) fn control_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
-        let (Op::Resume { call } | Op::Pause { call }) = op;
+        let (Op::Resume { call } | Op::Pause { call }) = op else {
+            log::warn!("{}: could not go on past the adapter's repeated entry stop: {msg}", self.id);
+            return;
+        };
         self.calls.waiters.retain(|w| w.call != call);
         self.calls.done.push((call, ToolResult::error(code, msg)));
     }

@@ -109,6 +109,10 @@ pub struct GotoJob {
     revision: u64,
 }
 
+/// Why a session standing in for a hidden launcher (`session::launcher`, js-debug) has no
+/// `restart`.
+pub(in crate::session) const STAND_IN_RESTART: &str = "restart is not offered for this adapter: its program runs in a child connection that a restart would replace; `disconnect` and `launch` again.";
+
 impl Sessions {
     /// `run_to`: runs the stopped session to `path:line` (absolute path) through a temporary
     /// breakpoint; answered like `continue`. A line the adapter cannot bind is refused with
@@ -208,7 +212,9 @@ impl Sessions {
         let Some(s) = self.slab.get(key) else {
             return Err(super::gone());
         };
-        let refusal = if let Some((_, parent)) = &s.family.parent {
+        let refusal = if s.family.stands_in {
+            Some((ErrorCode::Unsupported, format!("{}: {STAND_IN_RESTART}", s.id)))
+        } else if let Some((_, parent)) = &s.family.parent {
             Some((
                 ErrorCode::Unsupported,
                 format!("{} is a child session of {parent}; restart {parent} instead.", s.id),

@@ -149,27 +149,34 @@ impl Sessions {
     /// `send_input`: queues `text` for the program's stdin (then its end when `eof`). Whole or
     /// not at all: past [`STDIN_CAP`] unread bytes it is refused.
     pub fn send_input(&mut self, key: SessionKey, text: &str, eof: bool) -> Result<ToolResult, ToolResult> {
+        // A stand-in's program is its launcher's to feed (`launcher.rs`); the agent hears of the
+        // session it named.
+        let (id, over) = match self.slab.get(key) {
+            Some(s) => (s.id.clone(), s.run.state.is_over()),
+            None => (String::new(), false),
+        };
+        let key = self.launcher_of(key).unwrap_or(key);
         let s = session(&mut self.slab, key)?;
         if let Some(why) = &s.host.stdin_closed {
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", s.id)));
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", id)));
         }
         if !s.host.terminal_console && !s.host.terminal_started {
             return Err(ToolResult::error(
                 ErrorCode::Unsupported,
                 format!(
                     "{} runs with console `internal`: its stdin belongs to the adapter, not to agentdap; launch again with console `terminal` to give it input.",
-                    s.id
+                    id
                 ),
             ));
         }
         if s.host.eof_requested {
             return Err(ToolResult::error(
                 ErrorCode::InvalidArgument,
-                format!("{}'s stdin is being closed (eof was sent).", s.id),
+                format!("{}'s stdin is being closed (eof was sent).", id),
             ));
         }
-        if s.run.state.is_over() {
-            let msg = format!("{} has {}; its program reads no more input.", s.id, s.run.state.as_str());
+        if over || s.run.state.is_over() {
+            let msg = format!("{} has {}; its program reads no more input.", id, s.run.state.as_str());
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         let buffered = s.host.stdin.len();
@@ -179,7 +186,7 @@ impl Sessions {
                 format!(
                     "{} bytes already wait for {} to read them; {} more would pass the {} KiB stdin buffer, so nothing was sent. Let the program run (`continue`) to read, then send again.",
                     buffered,
-                    s.id,
+                    id,
                     text.len(),
                     STDIN_CAP >> 10
                 ),
@@ -187,7 +194,7 @@ impl Sessions {
         }
         s.host.stdin.extend_from_slice(text.as_bytes());
         s.host.eof_requested = eof;
-        let mut line = format!("{}: {} bytes to stdin", s.id, text.len());
+        let mut line = format!("{id}: {} bytes to stdin", text.len());
         if eof {
             line.push_str(", then end of input");
         }
@@ -195,7 +202,7 @@ impl Sessions {
             line.push_str(" (queued: the program is not started yet)");
         }
         line.push_str(". Call `wait` or `continue` to see what it does.");
-        let sent = InputSent { session: &s.id, bytes: text.len(), eof, buffered: buffered + text.len() };
+        let sent = InputSent { session: &id, bytes: text.len(), eof, buffered: buffered + text.len() };
         Ok(ToolResult::ok(line, structured(&sent)))
     }
 

@@ -82,8 +82,12 @@ impl Sessions {
             breakpoints.apply(&path, Mode::Add, set);
         }
         let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "launched", Until::Stop, 0);
-        let terminal = args.console.as_deref() == Some("terminal");
-        let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters };
+        // The adapter asks agentdap to run the program (`runInTerminal`): the agent's `console:
+        // terminal`, or a recipe that always does (js-debug's `integratedTerminal`).
+        let by_terminal = ["integratedTerminal", "externalTerminal"]
+            .contains(&plan.launch_arguments.get("console").and_then(Value::as_str).unwrap_or(""));
+        let terminal = args.console.as_deref() == Some("terminal") || by_terminal;
+        let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters, id: None };
         let key = self.open(start, plan, Some(waiter), None, true, now);
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_console = terminal;
@@ -104,7 +108,8 @@ impl Sessions {
             breakpoints.apply(&path, Mode::Add, set);
         }
         let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
-        let start = Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters };
+        let start =
+            Start { program: args.target.clone(), breakpoints, exception_filters: args.exception_filters, id: None };
         let key = self.open(start, plan, Some(waiter), None, false, now);
         if let Some(s) = self.slab.get_mut(key) {
             s.family.attach_target = args.connect_host;

@@ -75,7 +75,9 @@ impl Session {
     /// Which of agentdap's adapter-dependent tools work for this session: the ones that do, and
     /// the others with what they would need (the `capabilities` result).
     fn tools_available(&self, caps: &Capabilities) -> (Vec<&'static str>, Vec<(&'static str, &'static str)>) {
-        let restart = if self.family.parent.is_some() {
+        let restart = if self.family.stands_in {
+            Err("a program in a child connection (js-debug): disconnect and launch again")
+        } else if self.family.parent.is_some() {
             Err("a child session: restart its parent")
         } else if caps.supports_restart_request {
             Ok("restart (by the adapter)")
