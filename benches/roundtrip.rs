@@ -672,7 +672,7 @@ fn main() {
     // `AGENTDAP_BENCH_ONLY=js-debug` (a comma-separated list of the table's adapter names)
     // measures those blocks alone; the 10-session RSS figure goes with debugpy.
     let only = std::env::var("AGENTDAP_BENCH_ONLY").ok();
-    let wanted = |adapter: &str| only.as_deref().is_none_or(|o| o.split(',').any(|a| a.trim() == adapter));
+    let wanted = |adapter: &str| only.as_deref().map_or(true, |o| o.split(',').any(|a| a.trim() == adapter));
     let started = Instant::now();
     let mut blocks = Vec::new();
     let mut rss = Vec::new();

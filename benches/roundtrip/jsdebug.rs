@@ -9,6 +9,12 @@
 //! agentdap's js-debug recipe does (its launch defaults: `console: "integratedTerminal"`,
 //! `outputCapture: "std"`, `sourceMaps: true`, `skipFiles: ["<node_internals>/**"]`). The raw
 //! client sends the same keys, so both sides start the same program the same way.
+//!
+//! Measured with js-debug 1.112.0 on Node 20.20.2: every request the program's inspector must
+//! answer (the first `stackTrace` after a stop, `evaluate`, each `variables`, a stop after
+//! `next` or `continue`) costs about 44 ms even through this raw client; `TCP_QUICKACK` on the
+//! client's socket and `TCP_NODELAY` on the server's and the program's JavaScript sockets changed
+//! nothing, so the cost lies between js-debug and the program's inspector, not on the DAP link.
 
 use std::io::Read;
 use std::net::{Ipv4Addr, TcpStream};
