@@ -1,7 +1,8 @@
 //! End-to-end round-trip benchmark (`cargo bench --bench roundtrip`): the built agentdap binary
 //! driven over stdio by a tiny MCP client, next to the same operation done by a raw DAP client
 //! straight to the adapter, so agentdap's own overhead is the difference; debugpy with and without
-//! the fast path, lldb-dap when installed; agentdap's peak RSS with 1 and 10 sessions.
+//! the fast path, lldb-dap when installed, js-debug when found (its raw client in
+//! `roundtrip/jsdebug.rs`); agentdap's peak RSS with 1 and 10 sessions.
 //!
 //! Rows are data: [`OPS`] names each operation, its raw DAP form and its MCP tool; a tool that
 //! `tools/list` does not offer yet prints `—`. Run as a test (`cargo test --all-targets`, no
@@ -9,13 +10,17 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+#[path = "roundtrip/jsdebug.rs"]
+mod jsdebug;
 
 /// Round trips measured per operation (at a breakpoint, between two hits).
 const ITERS: usize = 31;
@@ -76,8 +81,9 @@ impl Samples {
 // Child processes with a reader thread (this is a benchmark client, not agentdap: threads are fine).
 
 struct Peer {
-    child: Child,
-    stdin: Option<ChildStdin>,
+    /// `None` for a TCP connection (its process is someone else's to end).
+    child: Option<Child>,
+    stdin: Option<Box<dyn Write + Send>>,
     rx: Receiver<Value>,
     queue: VecDeque<Value>,
 }
@@ -88,9 +94,23 @@ impl Peer {
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         let mut child = cmd.spawn().map_err(|e| format!("spawn {:?}: {e}", cmd.get_program()))?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
+        let rx = Peer::reader(stdout, framed);
+        let stdin = child.stdin.take().map(|s| Box::new(s) as Box<dyn Write + Send>);
+        Ok(Peer { stdin, child: Some(child), rx, queue: VecDeque::new() })
+    }
+
+    /// A DAP connection over TCP (js-debug's server: one connection per session).
+    fn tcp(stream: &TcpStream) -> Result<Peer, String> {
+        let clone = |s: &TcpStream| s.try_clone().map_err(|e| format!("clone the socket: {e}"));
+        let rx = Peer::reader(clone(stream)?, true);
+        Ok(Peer { child: None, stdin: Some(Box::new(clone(stream)?)), rx, queue: VecDeque::new() })
+    }
+
+    /// A thread reading messages from `from` into the returned channel until EOF.
+    fn reader(from: impl std::io::Read + Send + 'static, framed: bool) -> Receiver<Value> {
         let (tx, rx) = channel();
         thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
+            let mut r = BufReader::new(from);
             loop {
                 let msg = if framed { read_frame(&mut r) } else { read_line(&mut r) };
                 match msg {
@@ -103,7 +123,7 @@ impl Peer {
                 }
             }
         });
-        Ok(Peer { stdin: child.stdin.take(), child, rx, queue: VecDeque::new() })
+        rx
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
@@ -130,15 +150,16 @@ impl Peer {
 
     fn finish(mut self) {
         self.stdin = None;
+        let Some(mut child) = self.child.take() else { return };
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Some(_)) = child.try_wait() {
                 return;
             }
             thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
@@ -241,42 +262,48 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
     let thread = stopped["body"]["threadId"].clone();
     if round_trips {
         for _ in 0..ITERS {
-            let t = Instant::now();
-            let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
-            s.add("stack_trace", t);
-            let frame = st["body"]["stackFrames"][0]["id"].clone();
-            let t = Instant::now();
-            dap.request("evaluate", json!({"expression": "acc", "frameId": frame, "context": "repl"}))?;
-            s.add("evaluate", t);
-            let scopes = dap.request("scopes", json!({"frameId": frame}))?;
-            let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
-            let t = Instant::now();
-            dap.request("variables", json!({"variablesReference": vref}))?;
-            s.add("variables", t);
-            // `context` through agentdap is one call doing these three.
-            let t = Instant::now();
-            let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
-            let frame = st["body"]["stackFrames"][0]["id"].clone();
-            let scopes = dap.request("scopes", json!({"frameId": frame}))?;
-            let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
-            dap.request("variables", json!({"variablesReference": vref}))?;
-            s.add("context", t);
-            // `step` and `continue` through agentdap answer with where the program stopped, so the
-            // raw client asks for the top frame too (what any client needs to know the line).
-            let t = Instant::now();
-            dap.request("next", json!({"threadId": thread}))?;
-            dap.event("stopped")?;
-            dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
-            s.add("step", t);
-            let t = Instant::now();
-            dap.request("continue", json!({"threadId": thread}))?;
-            dap.event("stopped")?;
-            dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
-            s.add("continue", t);
+            round_trip(&mut dap, &thread, s)?;
         }
     }
     let _ = dap.request("disconnect", json!({"terminateDebuggee": true}));
     dap.peer.finish();
+    Ok(())
+}
+
+/// One round of the measured operations at a breakpoint, on the connection that owns `thread`.
+fn round_trip(dap: &mut Dap, thread: &Value, s: &mut Samples) -> Result<(), String> {
+    let t = Instant::now();
+    let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
+    s.add("stack_trace", t);
+    let frame = st["body"]["stackFrames"][0]["id"].clone();
+    let t = Instant::now();
+    dap.request("evaluate", json!({"expression": "acc", "frameId": frame, "context": "repl"}))?;
+    s.add("evaluate", t);
+    let scopes = dap.request("scopes", json!({"frameId": frame}))?;
+    let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
+    let t = Instant::now();
+    dap.request("variables", json!({"variablesReference": vref}))?;
+    s.add("variables", t);
+    // `context` through agentdap is one call doing these three.
+    let t = Instant::now();
+    let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
+    let frame = st["body"]["stackFrames"][0]["id"].clone();
+    let scopes = dap.request("scopes", json!({"frameId": frame}))?;
+    let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
+    dap.request("variables", json!({"variablesReference": vref}))?;
+    s.add("context", t);
+    // `step` and `continue` through agentdap answer with where the program stopped, so the
+    // raw client asks for the top frame too (what any client needs to know the line).
+    let t = Instant::now();
+    dap.request("next", json!({"threadId": thread}))?;
+    dap.event("stopped")?;
+    dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
+    s.add("step", t);
+    let t = Instant::now();
+    dap.request("continue", json!({"threadId": thread}))?;
+    dap.event("stopped")?;
+    dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
+    s.add("continue", t);
     Ok(())
 }
 
@@ -293,6 +320,9 @@ impl Mcp {
     fn start(env: &Env, fast: bool, s: &mut Samples) -> Result<Mcp, String> {
         let mut cmd = Command::new(&env.agentdap);
         cmd.env("AGENTDAP_PYTHON", &env.python).env("AGENTDAP_LOG", "warn");
+        if let Some(server) = &env.js_debug {
+            cmd.env("AGENTDAP_JS_DEBUG", server);
+        }
         if !fast {
             cmd.arg("--no-debugpy-fastpath");
         }
@@ -343,7 +373,7 @@ impl Mcp {
     }
 
     fn peak_rss_kib(&self) -> Option<f64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.peer.child.id())).ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.peer.child.as_ref()?.id())).ok()?;
         let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
         line.split_whitespace().nth(1)?.parse().ok()
     }
@@ -352,6 +382,7 @@ impl Mcp {
 fn launch_args(env: &Env, adapter: &str) -> Value {
     let (program, source) = match adapter {
         "debugpy" => (env.py_target.clone(), env.py_target.clone()),
+        "node" => (env.js_target.clone(), env.js_target.clone()),
         _ => (env.c_binary.clone(), env.c_target.clone()),
     };
     json!({
@@ -442,6 +473,9 @@ struct Env {
     c_target: PathBuf,
     c_binary: PathBuf,
     lldb_dap: Option<PathBuf>,
+    js_target: PathBuf,
+    /// js-debug's DAP server script ([`jsdebug::find_server`]); `None` skips the js-debug rows.
+    js_debug: Option<PathBuf>,
 }
 
 impl Env {
@@ -484,6 +518,13 @@ fn setup() -> Result<Env, String> {
             lldb_dap = None;
         }
     }
+    let js_debug = match jsdebug::find_server(root) {
+        Ok(server) => Some(server),
+        Err(e) => {
+            eprintln!("roundtrip: {e}; js-debug rows skipped");
+            None
+        }
+    };
     Ok(Env {
         // `AGENTDAP_BENCH_BIN` measures another build (an older commit's, to compare two in one run).
         agentdap: std::env::var_os("AGENTDAP_BENCH_BIN")
@@ -494,6 +535,8 @@ fn setup() -> Result<Env, String> {
         c_target,
         c_binary,
         lldb_dap,
+        js_target: root.join("benches/roundtrip_target.js"),
+        js_debug,
     })
 }
 
@@ -626,10 +669,14 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // `AGENTDAP_BENCH_ONLY=js-debug` (a comma-separated list of the table's adapter names)
+    // measures those blocks alone; the 10-session RSS figure goes with debugpy.
+    let only = std::env::var("AGENTDAP_BENCH_ONLY").ok();
+    let wanted = |adapter: &str| only.as_deref().map_or(true, |o| o.split(',').any(|a| a.trim() == adapter));
     let started = Instant::now();
     let mut blocks = Vec::new();
     let mut rss = Vec::new();
-    for (fast, label) in [(true, "on"), (false, "off")] {
+    for (fast, label) in [(true, "on"), (false, "off")].into_iter().filter(|_| wanted("debugpy")) {
         let raw = measure_raw(&env, &DEBUGPY, fast);
         let mut rss_here = Vec::new();
         let mcp = measure_mcp(&env, "debugpy", fast, &mut rss_here);
@@ -642,7 +689,7 @@ fn main() {
         };
         blocks.push(Block { adapter: "debugpy", fastpath: label, raw, mcp, tools });
     }
-    if env.lldb_dap.is_some() {
+    if env.lldb_dap.is_some() && wanted("lldb-dap") {
         let raw = measure_raw(&env, &LLDB, false);
         let (mcp, tools) = match measure_mcp(&env, "lldb-dap", false, &mut Vec::new()) {
             Ok((s, t)) => (Ok(s), t),
@@ -652,9 +699,20 @@ fn main() {
     } else {
         eprintln!("roundtrip: lldb-dap not found (apt-get install lldb-22); lldb rows skipped");
     }
-    match many_sessions(&env) {
-        Ok(kib) => rss.push((format!("peak_rss_{MANY}_sessions"), kib)),
-        Err(e) => eprintln!("roundtrip: {MANY} sessions: {e}"),
+    if let Some(server) = env.js_debug.as_ref().filter(|_| wanted("js-debug")) {
+        let mut s = Samples::default();
+        let raw = (0..STARTS).try_for_each(|i| jsdebug::raw_session(&env, server, &mut s, i == 0)).map(|()| s);
+        let (mcp, tools) = match measure_mcp(&env, "node", true, &mut Vec::new()) {
+            Ok((s, t)) => (Ok(s), t),
+            Err(e) => (Err(e), Vec::new()),
+        };
+        blocks.push(Block { adapter: "js-debug", fastpath: "n/a", raw, mcp, tools });
+    }
+    if wanted("debugpy") {
+        match many_sessions(&env) {
+            Ok(kib) => rss.push((format!("peak_rss_{MANY}_sessions"), kib)),
+            Err(e) => eprintln!("roundtrip: {MANY} sessions: {e}"),
+        }
     }
     print_table(&blocks, &rss);
     println!("({ITERS} round trips, {STARTS} starts per row; medians; took {:.1} s)", started.elapsed().as_secs_f64());
