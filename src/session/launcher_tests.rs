@@ -293,3 +293,67 @@ fn an_entry_stop_inside_a_function_says_the_program_ran_until_then() {
     assert!(text.starts_with("s1 stopped (entry) at app.js:2 in global.add()"), "{text}");
     assert!(text.contains("inside `global.add`: the program ran until its first call of it"), "{text}");
 }
+
+/// js-debug 1.112.0 never removes its entry breakpoint (`RuntimeQuirks::entry_stop_repeats`): the
+/// first `entry` stop is the program's entry, a later one is passed over with a `continue` and
+/// reported to nobody.
+#[test]
+fn a_repeated_entry_stop_is_passed_over() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let mut plan = plan();
+    plan.runtime.entry_stop_repeats = true;
+    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan, CallKey::new(1), now).expect("started");
+    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
+    s.on_spawned(0, now);
+    drain(&mut s, now);
+    s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
+    drain(&mut s, now);
+    s.on_spawned(1, now);
+    answer_everything(&mut s, 1, now);
+    s.on_adapter_bytes(1, &event(1, "stopped", json!({"reason": "entry", "threadId": 0})), now);
+    answer_everything(&mut s, 1, now);
+    let (_, done) = drain(&mut s, now);
+    assert_eq!(done.len(), 1, "the first entry stop answers the launch: {done:?}");
+    let revision = s.get(1).expect("stand-in").run.revision;
+    s.resume(1, None, Some(1000), CallKey::new(2), now).expect("continue");
+    s.consume(1, s.outbound(1).len());
+    s.on_adapter_bytes(1, &event(2, "stopped", json!({"reason": "entry", "threadId": 0})), now);
+    let sent = String::from_utf8_lossy(s.outbound(1)).into_owned();
+    assert!(sent.contains(r#""command":"continue""#) && sent.contains(r#""threadId":0"#), "{sent}");
+    let (_, done) = drain(&mut s, now);
+    assert!(done.is_empty(), "the continue call still waits: {done:?}");
+    let c = s.get(1).expect("stand-in");
+    assert_eq!((c.run.revision, c.run.state.as_str()), (revision + 1, "running"), "no stop was recorded");
+}
+
+/// The program js-debug asks agentdap to run runs on pipes (stdout and stderr apart) when the
+/// agent asked for no terminal (`RuntimeQuirks::program_on_pipes`), and on a pseudo-terminal
+/// when it did (`console: terminal`).
+#[test]
+fn the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal() {
+    let now = Instant::now();
+    for (console, pty) in [(None, false), (Some("terminal"), true)] {
+        let mut s = Sessions::default();
+        let mut plan = plan();
+        plan.runtime.program_on_pipes = true;
+        let args =
+            LaunchArgs { program: "/p/app.js".into(), console: console.map(Into::into), ..LaunchArgs::default() };
+        s.launch(args, plan, CallKey::new(1), now).expect("started");
+        s.on_spawned(0, now);
+        drain(&mut s, now);
+        let request = frame(&json!({"seq": 1, "type": "request", "command": "runInTerminal", "arguments": {
+            "kind": "integrated", "cwd": "/p", "args": ["/usr/bin/node", "./app.js"]}}));
+        s.on_adapter_bytes(0, &request, now);
+        let (actions, _) = drain(&mut s, now);
+        let asked: Vec<bool> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::RunInTerminal { pty, .. } => Some(*pty),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked, [pty], "console {console:?}: {actions:?}");
+    }
+}

@@ -1,4 +1,4 @@
-//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve}.rs`),
+//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve,jsdebug}.rs`),
 //! each against the scripted adapter of [`crate::dap::scripted`] through
 //! [`super::scripted::Rig`], asserting the behaviour the quirk exists for; quirks another test
 //! already pins are only listed here, with that test. Every field of `Quirks` and
@@ -45,6 +45,19 @@
 //! | `RuntimeQuirks::empty_evaluate` (debugpy) | `tests/debugpy_values.rs` `evaluate_of_none_never_reads_as_nothing` |
 //! | `RuntimeQuirks::signal_exit_as_status` (lldb) | `tests/lldb_truth.rs` `a_program_killed_by_a_signal_is_not_reported_as_an_exit_code` |
 //! | `RuntimeQuirks::failure_shapes` (all three) | `dap::adapters::tests::a_failure_shape_finds_the_line_that_says_what_happened`; `tests/delve.rs` `a_go_panic_shows_the_panic_line_as_the_last_stderr_line` |
+//! | `Quirks::child_sessions` (node: `StartDebuggingSameServer`) | `launcher_tests::the_first_target_stands_in_for_its_launcher`, `launcher_tests::later_targets_are_children_of_the_stand_in`; `tests/node` `node_worker` |
+//! | `Quirks::initialized_after_launch`, `launch_response_after_configuration_done` (node) | `tests/node` `node_js` (every launch; the child's second `initialized` is ignored: `startup::configure` runs once) |
+//! | `Quirks::exception_filters` (node) | `tests/node` `node_exceptions` `the_all_filter_stops_on_a_caught_exception_and_uncaught_does_not` |
+//! | `Quirks::variables_are_snapshots`, `moves_unbindable_breakpoints`, `variable_paging` (node) | `tests/node` `node_js` `a_closure_stops_in_one_session_with_its_locals_and_closure_then_set_variable_output_and_exit_code` |
+//! | `Quirks::attach_endpoint` (node) | `session::plan_node_tests`; `tests/node` `node_attach` |
+//! | `Quirks::context_scopes` (node) | `tests/node` `node_js` `a_closure_stops_in_one_session_with_its_locals_and_closure_then_set_variable_output_and_exit_code` (the closure's `count`) |
+//! | `RuntimeQuirks::inspector_notices` (node) | `launcher_tests::the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran`; `tests/node` `node_js` (stderr exact) |
+//! | `RuntimeQuirks::entry_stop_repeats` (node) | `launcher_tests::a_repeated_entry_stop_is_passed_over` |
+//! | `RuntimeQuirks::entry_is_first_breakable` (node) | `launcher_tests::an_entry_stop_inside_a_function_says_the_program_ran_until_then` |
+//! | `RuntimeQuirks::listening_line` (node) | `launcher_tests::the_listening_line_of_a_server_on_a_chosen_port_is_not_output` |
+//! | `RuntimeQuirks::program_on_pipes` (node) | `launcher_tests::the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal`; `tests/node` `node_js` (stdout and stderr apart) |
+//! | `RuntimeQuirks::exits_after_disconnect` (node: `false`) | `launcher_tests::the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran` (the server is stopped once both sessions ended) |
+//! | `RuntimeQuirks::evaluate_context`, `mirror_evaluate`, `failure_shapes` (node) | `dap::adapters::jsdebug_tests`; `tests/node` `node_exceptions` |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
