@@ -177,16 +177,7 @@ impl Session {
                     self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
                     return;
                 }
-                if !self.run.state.is_over() {
-                    self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
-                }
-                self.run.stop = None;
-                self.complete_waiters();
-                if !self.link.is_closing() && self.link.is_alive() {
-                    // The debuggee is gone; let the adapter go too. Output still arriving is kept.
-                    self.link.ask_to_close();
-                    self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
-                }
+                self.end_run(now);
             }
             "output" => {
                 let category = body.get("category").and_then(Value::as_str);
@@ -261,6 +252,20 @@ impl Session {
                 self.clear_var_caches();
             }
             _ => {}
+        }
+    }
+
+    /// The debuggee is gone: the run ends (exited when its code is known), the waits are
+    /// answered, and the adapter is let go too (output still arriving is kept).
+    pub(super) fn end_run(&mut self, now: Instant) {
+        if !self.run.state.is_over() {
+            self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
+        }
+        self.run.stop = None;
+        self.complete_waiters();
+        if !self.link.is_closing() && self.link.is_alive() {
+            self.link.ask_to_close();
+            self.send_disconnect(None, Origin::Run(run::Op::Disconnect { call: None }), now);
         }
     }
 

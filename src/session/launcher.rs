@@ -13,7 +13,6 @@ use std::time::Instant;
 
 use super::host::ProgramExit;
 use super::output::Category;
-use super::snapshot::RunState;
 use super::{tools, Action, Origin, SessionKey, Sessions};
 
 /// The hidden launcher's id: the agent-facing id with this suffix (logs and the DAP log show it).
@@ -171,15 +170,7 @@ impl super::Session {
                 self.run.killed_by = exit.signal.and_then(signal_name).map(|n| (n, exit.signal.unwrap_or(0)));
             }
         }
-        if !self.run.state.is_over() {
-            self.run.state = if self.run.exit_code.is_some() { RunState::Exited } else { RunState::Terminated };
-        }
-        self.run.stop = None;
-        self.complete_waiters();
-        if !self.link.is_closing() && self.link.is_alive() {
-            self.link.ask_to_close();
-            self.send_disconnect(None, Origin::Run(tools::run::Op::Disconnect { call: None }), now);
-        }
+        self.end_run(now);
     }
 }
 

@@ -92,6 +92,24 @@ fn promoted(now: Instant) -> (Sessions, SessionKey, SessionKey) {
     (s, 0, stand_in)
 }
 
+/// A launch of `plan` whose first target (key 1) started and stopped with reason `entry` in
+/// `global.add` (see [`answer_everything`]).
+fn stopped_at_entry(plan: AdapterPlan, now: Instant) -> Sessions {
+    let mut s = Sessions::default();
+    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan, CallKey::new(1), now).expect("started");
+    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
+    s.on_spawned(0, now);
+    drain(&mut s, now);
+    s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
+    drain(&mut s, now);
+    s.on_spawned(1, now);
+    answer_everything(&mut s, 1, now);
+    s.on_adapter_bytes(1, &event(1, "stopped", json!({"reason": "entry", "threadId": 0})), now);
+    answer_everything(&mut s, 1, now);
+    s
+}
+
 /// Answers every request `key` sent, with `initialized` after `initialize`, until it sends no
 /// more: a target that starts and runs.
 fn answer_everything(s: &mut Sessions, key: SessionKey, now: Instant) {
@@ -273,20 +291,9 @@ fn the_listening_line_of_a_server_on_a_chosen_port_is_not_output() {
 #[test]
 fn an_entry_stop_inside_a_function_says_the_program_ran_until_then() {
     let now = Instant::now();
-    let mut s = Sessions::default();
     let mut plan = plan();
     plan.runtime.entry_is_first_breakable = true;
-    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
-    s.launch(args, plan, CallKey::new(1), now).expect("started");
-    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
-    s.on_spawned(0, now);
-    drain(&mut s, now);
-    s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
-    drain(&mut s, now);
-    s.on_spawned(1, now);
-    answer_everything(&mut s, 1, now);
-    s.on_adapter_bytes(1, &event(1, "stopped", json!({"reason": "entry", "threadId": 0})), now);
-    answer_everything(&mut s, 1, now);
+    let mut s = stopped_at_entry(plan, now);
     let (_, done) = drain(&mut s, now);
     assert_eq!(done.len(), 1, "{done:?}");
     let text = &done[0].1.text;
@@ -300,20 +307,9 @@ fn an_entry_stop_inside_a_function_says_the_program_ran_until_then() {
 #[test]
 fn a_repeated_entry_stop_is_passed_over() {
     let now = Instant::now();
-    let mut s = Sessions::default();
     let mut plan = plan();
     plan.runtime.entry_stop_repeats = true;
-    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
-    s.launch(args, plan, CallKey::new(1), now).expect("started");
-    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
-    s.on_spawned(0, now);
-    drain(&mut s, now);
-    s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
-    drain(&mut s, now);
-    s.on_spawned(1, now);
-    answer_everything(&mut s, 1, now);
-    s.on_adapter_bytes(1, &event(1, "stopped", json!({"reason": "entry", "threadId": 0})), now);
-    answer_everything(&mut s, 1, now);
+    let mut s = stopped_at_entry(plan, now);
     let (_, done) = drain(&mut s, now);
     assert_eq!(done.len(), 1, "the first entry stop answers the launch: {done:?}");
     let revision = s.get(1).expect("stand-in").run.revision;

@@ -11,21 +11,10 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from sdk_checks import call, check
+
 binary, fixtures, python = sys.argv[1], sys.argv[2], sys.argv[3]
 program = f"{fixtures}/py/inspect_me.py"
-
-
-def check(condition, what):
-    if not condition:
-        raise SystemExit(f"FAILED: {what}")
-    print(f"ok: {what}")
-
-
-async def call(session, tool, **arguments):
-    result = await asyncio.wait_for(session.call_tool(tool, arguments), 60)
-    text = " ".join(getattr(c, "text", "") for c in result.content)
-    check(not result.is_error, f"{tool} succeeded: {text.splitlines()[0] if text else ''}")
-    return result.structured_content, text
 
 
 async def main():
