@@ -228,6 +228,10 @@ impl Sessions {
         match result {
             Ok(pid) => {
                 s.host.terminal_pid = Some(pid);
+                if s.link.plan.runtime.program_on_pipes {
+                    // The process is the program itself (js-debug's), not a launcher of it.
+                    s.family.debuggee_pid = Some(pid);
+                }
                 let body = RunInTerminalResponse { process_id: Some(pid), shell_process_id: None };
                 s.answer_host(reverse, ReverseAnswer::success::<RunInTerminal>(&body), now);
             }

@@ -67,9 +67,16 @@ impl Agent {
     pub fn rpc(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
+        // A call that waits for the program (`wait_ms`) is answered within its wait, plus the
+        // usual line timeout for everything else (a loaded machine starts node slowly).
+        let wait = params["arguments"]["wait_ms"].as_u64().map_or(Duration::ZERO, Duration::from_millis);
+        let within = crate::common::LINE_TIMEOUT + wait;
         self.d.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let msg = self.d.recv();
+            let line = self.d.recv_line_within(within);
+            let line =
+                line.unwrap_or_else(|| panic!("no answer to {method} within {within:?}; stderr:\n{}", self.d.stderr()));
+            let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if msg.get("id") == Some(&json!(id)) {
                 return msg;
             }
