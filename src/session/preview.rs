@@ -32,6 +32,11 @@ pub fn wants_preview(v: &Value) -> Option<i64> {
     }
     let value = v.get("value").or_else(|| v.get("result")).and_then(Value::as_str).unwrap_or("").trim();
     let ty = v.get("type").and_then(Value::as_str).unwrap_or("").trim();
+    // js-debug 1.112.0's `this` in a sloppy-mode function: Node's global object, hundreds of
+    // members in two round trips of 50–100 ms each (the roundtrip bench's js-debug `context`).
+    if ty == GLOBAL_OBJECT_TYPE {
+        return None;
+    }
     let says_nothing = value.is_empty()
         || value == ty
         || value == "{...}"
@@ -100,11 +105,16 @@ fn name_of(c: &Value) -> &str {
     c.get("name").and_then(Value::as_str).unwrap_or("?")
 }
 
-/// debugpy's groups of dunder/special members and its `len()` entry: not part of the value.
+/// The `type` js-debug gives Node's global object.
+const GLOBAL_OBJECT_TYPE: &str = "global";
+
+/// debugpy's groups of dunder/special members and its `len()` entry, and V8's internal slots as
+/// js-debug lists them (`[[Prototype]]`, `[[Scopes]]`): not part of the value.
 fn is_grouping(c: &Value) -> bool {
     let name = name_of(c);
     matches!(name, "special variables" | "function variables" | "class variables" | "protected variables" | "len()")
         || (name.starts_with("__") && name.ends_with("__"))
+        || (name.starts_with("[[") && name.ends_with("]]"))
 }
 
 #[cfg(test)]
@@ -152,6 +162,18 @@ mod tests {
         assert_eq!(render(&many, &none), "[0, 0, 0, 0, 0, 0, 0, 0, …]");
         let grouped = [json!({"name": "special variables", "value": ""}), json!({"name": "v", "value": "1"})];
         assert_eq!(render(&grouped, &none), "{v = 1}");
+    }
+
+    #[test]
+    fn v8_internal_slots_and_the_global_object_are_not_previewed() {
+        // js-debug 1.112.0: an empty object's only child is its prototype.
+        let children = vec![
+            json!({"name": "x", "value": "1", "variablesReference": 0}),
+            json!({"name": "[[Prototype]]", "value": "Object", "variablesReference": 9}),
+        ];
+        assert_eq!(render(&children, &none), "{x = 1}");
+        let global = json!({"name": "this", "value": "global", "type": "global", "variablesReference": 5});
+        assert_eq!(wants_preview(&global), None);
     }
 
     #[test]
