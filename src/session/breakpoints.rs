@@ -402,14 +402,26 @@ impl BreakpointStore {
 
     /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`.
     pub fn on_hit(&mut self, ids: &[i64]) {
-        let is_hit = |b: &Option<Bound>| b.as_ref().and_then(|b| b.id).is_some_and(|id| ids.contains(&id));
+        // A stop the adapter credits to a breakpoint proves it bound, whatever its last answer
+        // said (js-debug 1.112.0 answers `verified: false, breakpoint.provisionalBreakpoint` and
+        // may send the `breakpoint` event that verifies it before that answer, or never).
+        let hit = |b: &mut Option<Bound>| match b.as_mut().filter(|b| b.id.is_some_and(|id| ids.contains(&id))) {
+            Some(b) => {
+                if !b.verified {
+                    b.verified = true;
+                    b.message = None;
+                }
+                true
+            }
+            None => false,
+        };
         for e in self.files.values_mut().flatten() {
-            if is_hit(&e.bound) {
+            if hit(&mut e.bound) {
                 e.hit = true;
             }
         }
         for e in &mut self.functions {
-            if is_hit(&e.bound) {
+            if hit(&mut e.bound) {
                 e.hit = true;
             }
         }
@@ -435,7 +447,8 @@ pub fn distinct_id(ids: &[Option<i64>], index: usize) -> Option<i64> {
 }
 
 fn bound_from(bp: &requests::Breakpoint) -> Bound {
-    Bound { id: bp.id, verified: bp.verified, line: bp.line, message: bp.message.clone() }
+    let message = bp.message.as_deref().map(|m| crate::dap::adapters::readable_message(m).into_owned());
+    Bound { id: bp.id, verified: bp.verified, line: bp.line, message }
 }
 
 /// `verified`, `NOT verified (why)` or `no answer yet`, with ` · hit` once it stopped there.
@@ -568,6 +581,14 @@ mod tests {
         assert!(s.never_verified().is_empty());
         s.on_hit(&[1]);
         assert!(s.get("a.py")[0].hit);
+        // A hit proves a breakpoint the adapter still called unverified.
+        let body =
+            json!({"breakpoints": [{"id": 7, "verified": false, "message": "breakpoint.provisionalBreakpoint"}]});
+        s.apply("b.js", Mode::Replace, vec![bp(3)]);
+        s.on_response("b.js", Ok(&body));
+        assert_eq!(s.never_verified().len(), 1);
+        s.on_hit(&[7]);
+        assert!(s.never_verified().is_empty() && s.get("b.js")[0].hit);
     }
 
     fn func(name: &str) -> FunctionBreakpoint {

@@ -293,6 +293,10 @@ impl Session {
             let words = [&stop.description, &stop.text];
             stop.requested_pause = words.iter().any(|w| w.as_deref().is_some_and(|w| w.contains(signal)));
         }
+        if paused && stop.reason == "step" && self.link.plan.runtime.pause_stops_as_step {
+            // The adapter stepped on from where the pause landed: still the agent's pause.
+            stop.requested_pause = true;
+        }
         if stop.reason == "exception" {
             stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());
             if self.link.plan.quirks.exit_stops_as_exception {

@@ -201,7 +201,7 @@ impl Session {
     /// `s1 stopped (breakpoint) at app.py:12 in total() · thread 1 · rev 4`
     pub fn headline(&self) -> String {
         let mut s = match self.run.killed_by {
-            Some((name, number)) if self.run.state == RunState::Exited => {
+            Some((name, number)) if self.run.state.is_over() => {
                 format!("{} killed by signal {name} ({number})", self.id)
             }
             _ => format!("{} {}", self.id, self.run.state.as_str()),
@@ -219,7 +219,10 @@ impl Session {
                     if stop.requested_pause {
                         // The adapter's words, which a reader takes as agentdap's (crate::visible).
                         let words = stop.description.as_deref().or(stop.text.as_deref()).unwrap_or("");
-                        s.push_str(&format!(" · the pause you asked for ({})", crate::visible::escaped(words)));
+                        match words {
+                            "" => s.push_str(" · the pause you asked for"),
+                            w => s.push_str(&format!(" · the pause you asked for ({})", crate::visible::escaped(w))),
+                        }
                     } else if let Some(e) = &stop.exception {
                         s.push_str(&format!(" · {}", e.summary()));
                     }
@@ -240,8 +243,13 @@ impl Session {
                     s.push_str(&format!(" with code {code}"));
                 }
             }
+            // Only when agentdap let go: a `terminated` of the adapter's own says nothing of the kind
+            // (an attached program that ran to its end).
             RunState::Terminated
-                if !self.family.owns_debuggee && self.link.is_closing() && self.run.failure.is_none() =>
+                if !self.family.owns_debuggee
+                    && self.link.is_closing()
+                    && self.link.disconnected
+                    && self.run.failure.is_none() =>
             {
                 s.push_str(" (detached; the program keeps running)");
             }

@@ -203,6 +203,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.112.0: V8 puts that breakpoint at the file's first breakable position, which is
         // inside a function when the file starts with one.
         entry_is_first_breakable: true,
+        // 1.112.0: a pause in Node's internals steps on to the program's code, reported as `step`.
+        pause_stops_as_step: true,
         // 1.112.0 reports no exit status: the program runs through `runInTerminal`, on pipes.
         program_on_pipes: true,
         // 1.112.0 prints `Debug server listening at 127.0.0.1:<port>` on its stdout.
@@ -210,6 +212,11 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         ..RuntimeQuirks::STANDARD
     }
 }
+
+/// Message keys js-debug 1.112.0's standalone server sends untranslated (its `l10n` has no
+/// strings loaded): seen in its `setBreakpoints` answers, with what they mean.
+pub const MESSAGE_KEYS: &[(&str, &str)] =
+    &[("breakpoint.provisionalBreakpoint", "not bound yet: js-debug binds it when code at that line is loaded")];
 
 /// How a mirror client's `evaluate` stays an expression, read in js-debug 1.112's
 /// `src/adapter/threads.ts` (`evaluate`, `_evaluteJs`) and `debugAdapter.ts` (`onEvaluate`): every

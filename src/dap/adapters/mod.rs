@@ -408,6 +408,16 @@ pub fn recipe_for_program(
     }
 }
 
+/// An adapter's message as a reader should see it: a message *key* an adapter sends untranslated
+/// (js-debug 1.112.0's standalone server loads no strings: [`jsdebug::MESSAGE_KEYS`]) becomes its
+/// words, with the key kept; anything else is unchanged.
+pub fn readable_message(message: &str) -> std::borrow::Cow<'_, str> {
+    match jsdebug::MESSAGE_KEYS.iter().find(|(key, _)| *key == message) {
+        Some((key, words)) => format!("{words} ({key})").into(),
+        None => message.into(),
+    }
+}
+
 /// Looks `name` up on `$PATH` like `execvp` would, without running anything. A name with a `/`
 /// is returned as is if executable. Empty `PATH` entries mean the current directory.
 pub fn find_on_path(name: &str, host: &dyn Host) -> Option<PathBuf> {

@@ -328,6 +328,10 @@ pub struct RuntimeQuirks {
     /// runs it on pipes, so its stdout and stderr stay apart. `console: terminal` still gets a
     /// pseudo-terminal.
     pub program_on_pipes: bool,
+    /// A `pause` may stop with reason `step`: js-debug 1.112.0 carries a pause that lands in
+    /// skipped code (`skipFiles`, Node's internals) on by stepping until the program's own code,
+    /// then reports that stop as a step (the fresh-user report: ~70 steps, 3 s).
+    pub pause_stops_as_step: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -449,6 +453,7 @@ impl RuntimeQuirks {
         listening_line: None,
         entry_is_first_breakable: false,
         program_on_pipes: false,
+        pause_stops_as_step: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -404,10 +404,22 @@ impl Session {
         if now_set.len() != sent.len() || now_set.iter().zip(sent).any(|(a, b)| *a != b) {
             return;
         }
-        let answers: Vec<Value> = body
-            .get("breakpoints")
-            .and_then(Value::as_array)
-            .map_or(Vec::new(), |l| l.iter().take(sent.len()).cloned().collect());
+        let all: Vec<Value> = body.get("breakpoints").and_then(Value::as_array).cloned().unwrap_or_default();
+        // An id shared with the temporary breakpoint names neither (`breakpoints::distinct_id`).
+        let ids: Vec<Option<i64>> = all.iter().map(|b| b.get("id").and_then(Value::as_i64)).collect();
+        let answers: Vec<Value> = all
+            .into_iter()
+            .take(sent.len())
+            .enumerate()
+            .map(|(i, mut b)| {
+                if crate::session::breakpoints::distinct_id(&ids, i).is_none() {
+                    if let Some(o) = b.as_object_mut() {
+                        o.remove("id");
+                    }
+                }
+                b
+            })
+            .collect();
         self.breaks.store.on_response(path, Ok(&json!({ "breakpoints": answers })));
     }
 
