@@ -200,6 +200,18 @@ impl Sessions {
         c.pump(now, &mut self.actions);
     }
 
+    /// The top-level session `key` belongs to: itself, or its parent's (a stand-in is top-level:
+    /// its parent is its hidden launcher). Bounded by the table's size.
+    pub fn top_level(&self, mut key: SessionKey) -> SessionKey {
+        for _ in 0..MAX_SESSIONS {
+            match self.slab.get(key).filter(|s| !s.family.stands_in).and_then(|s| self.parent_of(s)) {
+                Some(parent) => key = parent,
+                None => break,
+            }
+        }
+        key
+    }
+
     /// Live child sessions of `key`.
     pub(super) fn children_of(&self, key: SessionKey) -> Vec<SessionKey> {
         let Some(id) = self.slab.get(key).map(|s| s.id.clone()) else { return Vec::new() };

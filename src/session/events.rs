@@ -477,6 +477,9 @@ impl Session {
                         if self.link.plan.quirks.exit_stops_as_exception {
                             info.note_system_exit();
                         }
+                        if self.link.plan.quirks.exception_id_has_message {
+                            info.split_message_from_type();
+                        }
                         if let Some(stop) = &mut self.run.stop {
                             stop.exception = Some(info);
                         }

@@ -136,6 +136,21 @@ impl ExceptionStop {
     /// From a DAP `exceptionInfo` response body (DAP § Requests: ExceptionInfo): the type from
     /// `details.typeName`, else `exceptionId`; the message from `details.message`, else
     /// `description`.
+    /// `type` holds `<Name>: <message>` and no message came apart
+    /// (`Quirks::exception_id_has_message`, js-debug's `exceptionId: "TypeError: x is not a
+    /// function"`): the name before the first `: ` is the type when it reads as one (letters,
+    /// digits, `_`, `$`, `.`), the rest the message.
+    pub fn split_message_from_type(&mut self) {
+        if self.message.is_some() {
+            return;
+        }
+        let Some((name, message)) = self.type_name.as_deref().and_then(|t| t.split_once(": ")) else { return };
+        let is_name = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || "_$.".contains(c));
+        if is_name && !message.is_empty() {
+            (self.type_name, self.message) = (Some(name.to_owned()), Some(message.to_owned()));
+        }
+    }
+
     pub fn from_info(info: &ExceptionInfoResponse) -> ExceptionStop {
         let text = |v: Option<&String>| v.filter(|s| !s.is_empty()).cloned();
         let details = info.details.as_ref();
@@ -442,6 +457,15 @@ mod tests {
             e.note_system_exit();
             assert_eq!(e.exit_code, Some(code), "{message:?}");
         }
+        let mut js = ExceptionStop::from_info(&info(&json!({"exceptionId": "TypeError: g.values is undefined"})));
+        js.split_message_from_type();
+        assert_eq!(
+            (js.type_name.as_deref(), js.message.as_deref()),
+            (Some("TypeError"), Some("g.values is undefined"))
+        );
+        let mut odd = ExceptionStop::from_info(&info(&json!({"exceptionId": "a thing: happened"})));
+        odd.split_message_from_type();
+        assert_eq!((odd.type_name.as_deref(), odd.message), (Some("a thing: happened"), None), "not a type name");
         let mut e = ExceptionStop::from_info(&info(&json!({"exceptionId": "SystemExit", "description": "3"})));
         e.note_system_exit();
         assert_eq!(

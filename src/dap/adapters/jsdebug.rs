@@ -167,6 +167,8 @@ pub fn quirks() -> Quirks {
         // 1.112.0: scopes `Block`, `Local: <fn>`, `Closure (<fn>)`, …, `Global` (expensive); the
         // ones before `Global` are what a reader of the code sees.
         context_scopes: &["Local", "Closure", "Block"],
+        // 1.112.0: `exceptionInfo {exceptionId: "Error: bad n 2", details: {stackTrace}}`.
+        exception_id_has_message: true,
         // 1.112.0: scope references hold the values of the stop (see the module comment).
         variables_are_snapshots: true,
         // 1.112.0: `attach {address, port}` reaches Node's inspector; a pid gets SIGUSR1 first.

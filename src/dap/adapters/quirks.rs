@@ -173,6 +173,9 @@ pub struct Quirks {
     /// Scopes `context` shows after the first cheap one, by the start of their names (js-debug:
     /// a closure's variables are in `Closure (<function>)`). Empty: the first one only.
     pub context_scopes: &'static [&'static str],
+    /// `exceptionInfo`'s `exceptionId` is `<Type>: <message>`, with no `description` or
+    /// `details.message` (js-debug 1.112.0).
+    pub exception_id_has_message: bool,
 }
 
 impl Quirks {
@@ -202,6 +205,7 @@ impl Quirks {
         logpoint_output_key: None,
         attach_endpoint: AttachEndpoint::DapServer,
         context_scopes: &[],
+        exception_id_has_message: false,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for

@@ -184,6 +184,9 @@ struct DisconnectArgs {
 fn disconnect(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: DisconnectArgs = parse_args(args)?;
     let key = session_key(cx, a.session.as_deref())?;
+    // With no `session`, the program the default session belongs to: its top-level session (a
+    // worker's or tsx's loader thread's child session is not what "disconnect" means).
+    let key = if a.session.is_none() { cx.sessions.top_level(key) } else { key };
     cx.sessions.disconnect(key, a.terminate_debuggee, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }

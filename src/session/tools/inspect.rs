@@ -691,8 +691,11 @@ fn is_index_name(name: &str) -> bool {
 fn exception_result(body: &Value) -> ToolResult {
     let info: ExceptionInfoResponse = ExceptionInfo::parse(Some(body)).unwrap_or_default();
     let id = info.exception_id.as_deref().unwrap_or("?");
-    let desc = info.description.as_deref().unwrap_or("");
-    let mut text = format!("{id}: {desc}");
+    let mut text = match info.description.as_deref().filter(|d| !d.is_empty()) {
+        Some(desc) => format!("{id}: {desc}"),
+        // js-debug 1.112.0 puts type and message in the id (`Error: bad n 2`) and no description.
+        None => id.to_owned(),
+    };
     if let Some(st) = info.details.as_ref().and_then(|d| d.stack_trace.as_deref()) {
         text.push('\n');
         text.push_str(&clip(st, 4000).0);

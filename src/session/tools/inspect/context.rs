@@ -226,8 +226,8 @@ impl Session {
                 let locals_ref = self.view.handles.mint(Kind::Variables, *reference);
                 match locals_ref {
                     // The scope's ref: what `variables` pages and `set_variable` names.
-                    Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
-                    None => text.push_str(&format!("\n{}:", scope.to_lowercase())),
+                    Some(r) => text.push_str(&format!("\n{} [ref {r}]:", lowercase_first(scope))),
+                    None => text.push_str(&format!("\n{}:", lowercase_first(scope))),
                 }
                 for v in &shown {
                     text.push_str(&format!("\n  {}", variable_line(v)));
@@ -244,8 +244,8 @@ impl Session {
             let shown: Vec<Value> = listed.iter().take(job.max_variables).map(|v| self.variable_json(v)).collect();
             let handle = self.view.handles.mint(Kind::Variables, *reference);
             match handle {
-                Some(r) => text.push_str(&format!("\n{} [ref {r}]:", scope.to_lowercase())),
-                None => text.push_str(&format!("\n{}:", scope.to_lowercase())),
+                Some(r) => text.push_str(&format!("\n{} [ref {r}]:", lowercase_first(scope))),
+                None => text.push_str(&format!("\n{}:", lowercase_first(scope))),
             }
             for v in &shown {
                 text.push_str(&format!("\n  {}", variable_line(v)));
@@ -277,6 +277,16 @@ impl Session {
             structured["watches"] = Value::Array(list);
         }
         ToolResult::ok(text, structured)
+    }
+}
+
+/// A scope's name as a heading: `Locals` → `locals`, `Closure (makeCounter)` → `closure
+/// (makeCounter)` (only the first letter: the rest may be the program's own names).
+fn lowercase_first(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
