@@ -67,7 +67,7 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         name: "doctor",
         usage: "doctor",
         help: "which debug adapters would be used (path, version, why), install commands for the rest",
-        details: "For debugpy, lldb-dap and Delve: what the server would start (path, version, and the rule or\n\
+        details: "For debugpy, lldb-dap, Delve and js-debug (node): what the server would start (path, version, and the rule or\n\
                   variable that chose it), or the exact install command. Always exits 0.",
     },
     Subcommand {
@@ -79,6 +79,8 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
                   distribution's package command. Prints the AGENTDAP_PYTHON to put in the MCP client's env.\n\
                   <data> is $XDG_DATA_HOME/agentdap, default ~/.local/share/agentdap.\n\
                   lldb, delve: prints the package command (exit 1), or where it is installed (exit 0).\n\
+                  js-debug (node): in no package registry; prints where it is (exit 0), or the commands that\n\
+                  fetch its release asset into <data> (exit 1). Nothing is downloaded.\n\
                   Unknown adapter: exit 2.",
     },
 ];

@@ -307,7 +307,7 @@ pub fn expose_result(session: &str, debug_type: &str, endpoint: &Endpoint) -> To
     let pretty = serde_json::to_string_pretty(&snippet).unwrap_or_default();
     let text = format!(
         "{session} mirrored read-only on {}:{} (token: anyone with it can read state and evaluate code).\n\
-         VS Code launch.json configuration (needs the `{debug_type}` extension):\n{pretty}",
+         VS Code launch.json configuration (debug type `{debug_type}`: VS Code needs the extension that provides it):\n{pretty}",
         endpoint.host, endpoint.port
     );
     let structured = json!({
