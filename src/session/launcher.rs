@@ -160,6 +160,15 @@ impl Sessions {
 }
 
 impl super::Session {
+    /// A top-level session of an adapter whose program is a child connection, before that child
+    /// came: it stays `starting` (its tools would reach the launcher, not the program), and its
+    /// waits move to the child (`Sessions::promote`).
+    pub(super) fn awaits_target(&self) -> bool {
+        self.link.plan.quirks.child_sessions == crate::dap::adapters::ChildSessions::StartDebuggingSameServer
+            && self.family.parent.is_none()
+            && self.family.stand_in.is_none()
+    }
+
     /// The run is over (a stand-in's `terminated`, once the program's exit status is known or
     /// cannot be): the exit code or signal when known, the waits answered, and the adapter let go.
     fn finish_run(&mut self, exit: Option<ProgramExit>, now: Instant) {

@@ -353,3 +353,27 @@ fn the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal() {
         assert_eq!(asked, [pty], "console {console:?}: {actions:?}");
     }
 }
+
+/// Until js-debug's first target arrives, the session is `starting`: its parent connection
+/// answered `launch`, but a tool sent now would reach that hidden launcher, not the program
+/// (the breaker's `pause` 1 s after a launch waited 10 s for a stop that could not come).
+#[test]
+fn the_session_is_starting_until_its_target_arrives() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan(), CallKey::new(1), now).expect("started");
+    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
+    s.on_spawned(0, now);
+    answer_everything(&mut s, 0, now);
+    drain(&mut s, now);
+    assert_eq!(s.get(0).expect("launcher").run.state.as_str(), "starting");
+    let refused = s.pause(0, None, None, CallKey::new(2), now).expect_err("nothing to pause yet");
+    assert!(refused.text.contains("starting"), "{}", refused.text);
+    s.on_adapter_bytes(0, &start_debugging(9, "abc"), now);
+    drain(&mut s, now);
+    s.on_spawned(1, now);
+    answer_everything(&mut s, 1, now);
+    drain(&mut s, now);
+    assert_eq!(s.get(1).expect("stand-in").run.state.as_str(), "running", "the target's session runs");
+}

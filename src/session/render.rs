@@ -51,6 +51,8 @@ impl Session {
                 "the adapter has not answered `initialize`"
             } else if !self.startup.configured {
                 "the adapter has not sent `initialized` yet (it may be building or starting the program)"
+            } else if self.awaits_target() && self.startup.launch_result.is_some() {
+                "the program has not connected to the adapter yet (it may be starting)"
             } else {
                 if self.link.plan.request == "attach" {
                     "the adapter has not answered `attach` yet"

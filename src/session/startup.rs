@@ -43,7 +43,7 @@ impl Session {
             Step::Launch => match failure {
                 None => {
                     self.startup.launch_result = Some(Ok(()));
-                    if self.run.state == RunState::Starting {
+                    if self.run.state == RunState::Starting && !self.awaits_target() {
                         self.run.state = RunState::Running;
                     }
                     self.complete_waiters();
@@ -62,7 +62,10 @@ impl Session {
                 if let Some(msg) = failure {
                     log::warn!("{}: {msg}", self.id);
                 }
-                if self.run.state == RunState::Starting && matches!(self.startup.launch_result, Some(Ok(()))) {
+                if self.run.state == RunState::Starting
+                    && matches!(self.startup.launch_result, Some(Ok(())))
+                    && !self.awaits_target()
+                {
                     self.run.state = RunState::Running;
                     self.complete_waiters();
                 }

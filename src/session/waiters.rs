@@ -92,15 +92,7 @@ impl Session {
                     || self.output.has_partial()
                     || w.output_cursor.is_some_and(|c| self.output.cursor() > c)
             }
-            // A js-debug parent is not the program: it is attached once its target's session is
-            // (that session takes the wait, `launcher.rs`).
-            Until::Attached => {
-                let awaits_target = self.link.plan.quirks.child_sessions
-                    == crate::dap::adapters::ChildSessions::StartDebuggingSameServer
-                    && self.family.parent.is_none()
-                    && self.family.stand_in.is_none();
-                stopped || child_stopped || (self.run.state == RunState::Running && !awaits_target)
-            }
+            Until::Attached => stopped || child_stopped || self.run.state == RunState::Running,
         }
     }
 
