@@ -58,9 +58,15 @@ impl Sessions {
                 let name = crate::visible::escaped(name);
                 let answer = client::ReverseAnswer::Failure { message: format!("agentdap cannot debug it: {why}") };
                 let _ = p.link.client.respond(id, answer, now);
-                p.calls.warnings.push(format!(
-                    "the program started {name}, which agentdap cannot debug ({why}); its breakpoints will not hit"
-                ));
+                // js-debug holds a target until a debugger takes it: refused, it does not run.
+                let consequence = if same_server {
+                    "it waits for a debugger and will not run"
+                } else {
+                    "its breakpoints will not hit"
+                };
+                p.calls
+                    .warnings
+                    .push(format!("the program started {name}, which agentdap cannot debug ({why}); {consequence}"));
                 p.pump(now, &mut self.actions);
                 return;
             }

@@ -202,15 +202,16 @@ impl Sessions {
     }
 
     /// `Err` with the tool result to give when [`MAX_SESSIONS`] sessions are live.
-    /// When the table is full of sessions that include ended ones, the root that ended longest
-    /// ago is released to make room.
+    /// When the table is full of sessions that include ended ones, the one that ended longest ago
+    /// (a root, or a child whose parent runs on: a finished worker thread) is released to make
+    /// room; a hidden launcher goes with its stand-in.
     pub(super) fn room(&mut self) -> Result<(), ToolResult> {
         let counted = || self.slab.iter().filter(|(_, s)| !s.link.disconnected).count();
         if counted() >= MAX_SESSIONS {
             let oldest = self
                 .slab
                 .iter()
-                .filter(|(_, s)| s.family.stand_in.is_none() && (s.family.parent.is_none() || s.family.stands_in))
+                .filter(|(_, s)| s.family.stand_in.is_none())
                 .filter(|(_, s)| !s.link.disconnected && s.run.state.is_over())
                 .min_by_key(|(_, s)| s.evidence.ended_at)
                 .map(|(k, _)| k);

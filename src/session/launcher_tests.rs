@@ -377,3 +377,30 @@ fn the_session_is_starting_until_its_target_arrives() {
     drain(&mut s, now);
     assert_eq!(s.get(1).expect("stand-in").run.state.as_str(), "running", "the target's session runs");
 }
+
+/// Finished worker threads are child sessions of a program that runs on: when the table is full,
+/// the one that ended longest ago makes room (before: only ended top-level sessions did, so a
+/// program with many workers left no room for its next worker or any launch).
+#[test]
+fn ended_children_make_room_in_a_full_table() {
+    let now = Instant::now();
+    let (mut s, _launcher, stand_in) = promoted(now);
+    for i in 0..(super::MAX_SESSIONS - 2) {
+        s.on_adapter_bytes(stand_in, &start_debugging(100 + i as i64, &format!("abc-{i}")), now);
+        let (actions, _) = drain(&mut s, now);
+        let child = actions
+            .iter()
+            .find_map(|a| match a {
+                Action::Connect { session, .. } => Some(*session),
+                _ => None,
+            })
+            .expect("a worker session");
+        s.on_spawned(child, now);
+        s.on_adapter_bytes(child, &event(1, "terminated", json!({})), now);
+        s.on_adapter_closed(child, now);
+        drain(&mut s, now);
+    }
+    assert_eq!(s.iter().count(), super::MAX_SESSIONS, "full: launcher, s1 and 30 ended workers");
+    let args = LaunchArgs { program: "/p/other.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan(), CallKey::new(3), now).expect("an ended worker makes room");
+}
