@@ -236,13 +236,17 @@ impl Sessions {
             .slab
             .iter()
             .filter(|(k, s)| !self.is_hidden(*k) && (s.family.stands_in || self.parent_of(s).is_none()));
-        let mut stack: Vec<(usize, SessionKey)> = roots.map(|(k, _)| (0, k)).collect();
+        // Oldest first, whatever slab slot each took.
+        let mut roots: Vec<(SessionKey, u64)> = roots.map(|(k, s)| (k, s.evidence.opened)).collect();
+        roots.sort_by_key(|(_, opened)| *opened);
+        let mut stack: Vec<(usize, SessionKey)> = roots.into_iter().map(|(k, _)| (0, k)).collect();
         stack.reverse();
         // Bounded by the table's size: each session is pushed once, by its one parent.
         while let Some((depth, key)) = stack.pop() {
             let Some(s) = self.slab.get(key) else { continue };
             out.push((depth, s));
             let mut kids = self.children_of(key);
+            kids.sort_by_key(|k| self.slab.get(*k).map_or(0, |c| c.evidence.opened));
             kids.reverse();
             stack.extend(kids.into_iter().map(|k| (depth + 1, k)));
         }

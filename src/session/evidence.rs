@@ -247,6 +247,9 @@ pub struct Evidence {
     pub(crate) dap_log_total: u64,
     /// When the session was created (DAP log times are relative to it).
     pub(crate) started: Instant,
+    /// The table's count of sessions opened when this one was (`Sessions::opened`): which is
+    /// more recent, whatever slab slot each took.
+    pub(crate) opened: u64,
     /// Ledger records not yet handed to the action queue (drained by `pump`).
     pub(crate) ledger_out: Vec<Record>,
     /// The revision of the last stop recorded in the ledger.
@@ -264,6 +267,7 @@ impl Evidence {
             dap_log_bytes: 0,
             dap_log_total: 0,
             started: now,
+            opened: 0,
             ledger_out: Vec::new(),
             ledger_stop_rev: 0,
             ended_at: None,

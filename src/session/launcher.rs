@@ -35,10 +35,13 @@ impl Sessions {
         let output = std::mem::take(&mut l.output);
         let result_cursor = l.calls.result_cursor;
         let terminal_console = l.host.terminal_console;
+        let opened = l.evidence.opened;
         // The program is the process agentdap ran for the launcher (or the one it attached to).
         let pid = l.host.terminal_pid.or(l.family.debuggee_pid);
         let Some(c) = self.slab.get_mut(stand_in) else { return };
         c.family.stands_in = true;
+        // It is the session the agent opened: it sorts where the launch did.
+        c.evidence.opened = opened;
         // The stand-in's revisions start at 0, as the launcher's did: every wait is for its first stop.
         c.calls.waiters.extend(waiters.into_iter().map(|mut w| {
             w.since = 0;

@@ -290,6 +290,8 @@ pub struct Session {
 pub struct Sessions {
     slab: Slab<Session>,
     next_id: u32,
+    /// Sessions opened so far (each session's `evidence.opened`).
+    opened: u64,
     latest: Option<SessionKey>,
     /// Breakpoints set while no session was live: they apply at the next launch.
     pub pending_breakpoints: BreakpointStore,
@@ -336,6 +338,7 @@ impl Sessions {
         Sessions {
             slab: Slab::new(),
             next_id: 1,
+            opened: 0,
             latest: None,
             pending_breakpoints: BreakpointStore::default(),
             actions: VecDeque::new(),
@@ -423,8 +426,9 @@ impl Sessions {
             None => self
                 .latest
                 .filter(|k| !self.is_hidden(*k) && self.slab.get(*k).is_some_and(|s| !s.run.state.is_over()))
-                .or_else(|| visible.clone().rev().find(|(_, s)| !s.run.state.is_over()).map(|(k, _)| k))
-                .or_else(|| visible.next_back().map(|(k, _)| k))
+                // Else the most recently opened live session, else the most recently opened one.
+                .or_else(|| visible.clone().filter(|(_, s)| !s.run.state.is_over()).max_by_key(|(_, s)| s.evidence.opened).map(|(k, _)| k))
+                .or_else(|| visible.max_by_key(|(_, s)| s.evidence.opened).map(|(k, _)| k))
                 .ok_or_else(|| {
                     ToolResult::error(ErrorCode::SessionNotFound, "there is no session; call `launch` to start one.")
                 }),
@@ -448,6 +452,7 @@ impl Sessions {
             format!("s{}", self.next_id - 1)
         });
         let config = client_config(&id, &plan.name, self.request_timeout);
+        self.opened += 1;
         let warnings = plan.notes.clone();
         let entry = self.slab.vacant_entry();
         let key = entry.key();
@@ -459,7 +464,7 @@ impl Sessions {
             link: link::Link::new(DapClient::new(config), plan, Rc::clone(&self.files)),
             calls: calls::Calls { waiters: waiter.into_iter().collect(), warnings, ..calls::Calls::default() },
             view: handles::View::default(),
-            evidence: evidence::Evidence::new(now),
+            evidence: evidence::Evidence { opened: self.opened, ..evidence::Evidence::new(now) },
             family: children::Family { parent, owns_debuggee, ..children::Family::default() },
             startup: Startup::default(),
             breaks: breakpoints::Breaks {

@@ -222,3 +222,25 @@ fn attached_prints_are_not_labelled_log_points() {
         assert_eq!(read.entries.iter().map(|e| e.category).collect::<Vec<_>>(), [expected], "{request}");
     }
 }
+
+/// With no `session`, tools take the most recently opened session, whatever slab slot it took
+/// (the breaker's `output {}` after launching a.js then b.js read a.js's output: b took an
+/// earlier, freed slot); `sessions` lists them in the order they were opened.
+#[test]
+fn the_default_session_is_the_most_recently_opened_not_the_last_slot() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let launch = |s: &mut Sessions, program: &str, call: u64| {
+        let args = LaunchArgs { program: program.into(), ..LaunchArgs::default() };
+        s.launch(args, lldb_plan(), CallKey::new(call), now).expect("started");
+    };
+    launch(&mut s, "/a", 1);
+    launch(&mut s, "/b", 2);
+    s.remove(0);
+    launch(&mut s, "/c", 3);
+    s.latest = None;
+    let key = s.resolve(None).expect("a session");
+    assert_eq!(s.get(key).map(|x| x.id.as_str()), Some("s3"));
+    let listed: Vec<&str> = s.listed().iter().map(|(_, x)| x.id.as_str()).collect();
+    assert_eq!(listed, ["s2", "s3"]);
+}
