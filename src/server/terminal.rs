@@ -127,7 +127,9 @@ impl Server {
     /// Reads a terminal's stderr and stdout until `WouldBlock`, EOF or `reads` reads each.
     fn read_terminal(&mut self, tkey: usize, reads: usize) {
         let mut buf = [0u8; PIPE_CHUNK];
-        for which in [PipeKind::Stderr, PipeKind::Stdout] {
+        // stdout first: of two pipes ready at once, what a program writes to stderr is more often
+        // what ended it (the order between them is not known either way; README).
+        for which in [PipeKind::Stdout, PipeKind::Stderr] {
             for _ in 0..reads {
                 let Some(io) = self.terminals.get_mut(tkey) else { break };
                 match io.child.output(which).read(&mut buf) {

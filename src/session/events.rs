@@ -218,8 +218,17 @@ impl Session {
                 let logpoint = self.link.plan.request == "launch"
                     && self.family.parent.is_none()
                     && self.link.plan.quirks.logpoint_output_key.is_some_and(|k| body.get(k).is_some());
+                // A program agentdap runs for the adapter writes to agentdap's pipes, never through
+                // `output` events: an event's `stdout`/`stderr` is the adapter's own message (js-debug
+                // 1.112.0: `Breakpoint condition error: …`), not the program's.
+                let adapters_own = self.link.plan.runtime.program_on_pipes && self.link.plan.request == "launch";
                 if let Some(c) = Category::from_dap(category) {
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
+                    let c = if adapters_own && matches!(c, Category::Stdout | Category::Stderr) {
+                        Category::Console
+                    } else {
+                        c
+                    };
                     if self.family.stand_in.is_some() {
                         // A launcher's output is its stand-in's (`launcher.rs`).
                         self.family.forward.push((c, text.to_owned()));

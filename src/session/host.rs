@@ -279,14 +279,21 @@ impl Sessions {
         let Some(s) = self.slab.get_mut(key) else { return };
         let carry = &mut s.host.carry[usize::from(stderr)];
         let text = utf8_text(carry, bytes);
-        // The terminal's stderr may be its stdout (one stream, as in a terminal).
-        let text = without_notices(&text, &s.link.plan.runtime);
-        if !text.is_empty() {
-            // A launcher's program is its stand-in's (`launcher.rs`).
-            let target = self.stand_in_of(key).unwrap_or(key);
-            if let Some(t) = self.slab.get_mut(target) {
-                t.output.push(if stderr { Category::Stderr } else { Category::Stdout }, &text);
+        // On pipes the runtime's notices are on stderr only; on a terminal, stderr is stdout.
+        let runtime = &s.link.plan.runtime;
+        let text = if stderr || !s.host.program_on_pipes { without_notices(&text, runtime) } else { text };
+        let pieces = if stderr { adapter_lines(&text, runtime) } else { vec![(Category::Stdout, text)] };
+        let category = if stderr { Category::Stderr } else { Category::Stdout };
+        // A launcher's program is its stand-in's (`launcher.rs`).
+        let target = self.stand_in_of(key).unwrap_or(key);
+        let mut any = false;
+        if let Some(t) = self.slab.get_mut(target) {
+            for (c, piece) in pieces.iter().filter(|(_, p)| !p.is_empty()) {
+                t.output.push(if *c == Category::Stdout { category } else { *c }, piece);
+                any = true;
             }
+        }
+        if any {
             self.output_arrived(target);
         }
     }
@@ -384,7 +391,44 @@ fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) ->
     if runtime.inspector_notices.is_empty() {
         return text.to_owned();
     }
-    text.split_inclusive('\n').filter(|line| !runtime.is_inspector_notice(line)).collect()
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if runtime.is_inspector_notice(line) {
+            continue;
+        }
+        // On a terminal a notice can follow output that ended without a newline
+        // (`partial lineWaiting for the debugger to disconnect...`): the program's part stays,
+        // with no newline it never printed.
+        let glued = runtime.inspector_notices.iter().find_map(|n| {
+            let at = line.find(n)?;
+            let rest = line[at + n.len()..].trim_end_matches(['\r', '\n']);
+            (at > 0 && rest.is_empty()).then_some(at)
+        });
+        out.push_str(glued.map_or(line, |at| &line[..at]));
+    }
+    out
+}
+
+/// `text` from the program's stderr cut into the lines the adapter put there itself
+/// (`RuntimeQuirks::adapter_stderr_prefixes`, js-debug's `Breakpoint condition error: …`), as
+/// `console`, and the program's own, as `stdout` (the caller's own category), in order.
+fn adapter_lines(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> Vec<(Category, String)> {
+    if runtime.adapter_stderr_prefixes.is_empty() {
+        return vec![(Category::Stdout, text.to_owned())];
+    }
+    let mut out: Vec<(Category, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let c = if runtime.adapter_stderr_prefixes.iter().any(|p| line.starts_with(p)) {
+            Category::Console
+        } else {
+            Category::Stdout
+        };
+        match out.last_mut() {
+            Some((last, acc)) if *last == c => acc.push_str(line),
+            _ => out.push((c, line.to_owned())),
+        }
+    }
+    out
 }
 
 fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
@@ -752,6 +796,23 @@ mod tests {
         for bad in [json!({}), json!({"args": []}), json!({"args": [1]}), json!({"args": ["x"], "env": {"A": 1}})] {
             assert!(terminal_command(&bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn node_notices_and_js_debug_lines_are_told_from_the_programs_output() {
+        let node = crate::dap::adapters::AdapterKind::JsDebug.runtime_quirks();
+        // A notice glued to output that ended without a newline (a terminal's one stream).
+        let text = "partial lineWaiting for the debugger to disconnect...\nDebugger attached.\nok\n";
+        assert_eq!(super::without_notices(text, &node), "partial lineok\n");
+        let mixed = "Breakpoint condition error: x is not defined\nboom\n";
+        let pieces = super::adapter_lines(mixed, &node);
+        assert_eq!(
+            pieces,
+            [
+                (Category::Console, "Breakpoint condition error: x is not defined\n".to_owned()),
+                (Category::Stdout, "boom\n".to_owned())
+            ]
+        );
     }
 
     #[test]

@@ -30,7 +30,11 @@ fn plan() -> AdapterPlan {
             child_sessions: ChildSessions::StartDebuggingSameServer,
             ..Quirks::STANDARD
         },
-        runtime: RuntimeQuirks { inspector_notices: &["Debugger attached."], ..RuntimeQuirks::STANDARD },
+        runtime: RuntimeQuirks {
+            inspector_notices: &["Debugger attached."],
+            program_on_pipes: true,
+            ..RuntimeQuirks::STANDARD
+        },
         transport: Transport::Tcp { port: PortDiscovery::Chosen },
         entry_function: None,
         scratch_dir: None,
@@ -204,6 +208,8 @@ fn later_targets_are_children_of_the_stand_in() {
 fn the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran() {
     let now = Instant::now();
     let (mut s, launcher, stand_in) = promoted(now);
+    s.on_terminal_output(launcher, true, b"Debugger attached.\n");
+    // The program's own line, on its stdout, is output whatever it says.
     s.on_terminal_output(launcher, false, b"Debugger attached.\nhello\n");
     s.on_adapter_bytes(stand_in, &event(1, "terminated", json!({})), now);
     let (_, done) = drain(&mut s, now);
@@ -215,7 +221,7 @@ fn the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran() {
     assert!(done[0].1.text.starts_with("s1 exited with code 3"), "{}", done[0].1.text);
     let out = s.get(stand_in).expect("stand-in").output.read(0, None, 100);
     let texts: Vec<(Category, &str)> = out.entries.iter().map(|e| (e.category, e.text.as_str())).collect();
-    assert_eq!(texts, [(Category::Stdout, "hello\n")]);
+    assert_eq!(texts, [(Category::Stdout, "Debugger attached.\nhello\n")]);
     // Once the launcher ends too, it is disconnected and js-debug's server (which serves on)
     // stopped.
     assert!(!actions.iter().any(|a| matches!(a, Action::StopAdapter { .. })), "{actions:?}");

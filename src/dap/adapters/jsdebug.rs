@@ -207,6 +207,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         entry_is_first_breakable: true,
         // 1.112.0: a pause in Node's internals steps on to the program's code, reported as `step`.
         pause_stops_as_step: true,
+        // 1.112.0: a condition that throws prints this on the program's stderr, once per pass.
+        adapter_stderr_prefixes: &["Breakpoint condition error: "],
         // 1.112.0 reports no exit status: the program runs through `runInTerminal`, on pipes.
         program_on_pipes: true,
         // 1.112.0 prints `Debug server listening at 127.0.0.1:<port>` on its stdout.

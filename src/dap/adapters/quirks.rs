@@ -336,6 +336,10 @@ pub struct RuntimeQuirks {
     /// skipped code (`skipFiles`, Node's internals) on by stepping until the program's own code,
     /// then reports that stop as a step (the fresh-user report: ~70 steps, 3 s).
     pub pause_stops_as_step: bool,
+    /// Lines the adapter makes the program print on its own stderr (js-debug 1.112.0 evaluates a
+    /// breakpoint's condition in the program and reports its error there): shown as `console`,
+    /// the adapter's words, not the program's.
+    pub adapter_stderr_prefixes: &'static [&'static str],
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -458,6 +462,7 @@ impl RuntimeQuirks {
         entry_is_first_breakable: false,
         program_on_pipes: false,
         pause_stops_as_step: false,
+        adapter_stderr_prefixes: &[],
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's
