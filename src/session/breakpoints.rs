@@ -427,6 +427,28 @@ impl BreakpointStore {
         }
     }
 
+    /// The breakpoints a child session verified (or hit), as `(path, requested)`.
+    pub fn verified_requests(&self) -> Vec<(String, SourceBreakpoint)> {
+        let proven = |e: &Entry| e.hit || e.bound.as_ref().is_some_and(|b| b.verified);
+        let files = self.files.iter().flat_map(|(p, v)| v.iter().map(move |e| (p, e)));
+        files.filter(|(_, e)| proven(e)).map(|(p, e)| (p.clone(), e.requested.clone())).collect()
+    }
+
+    /// Marks verified the entries a child session verified (`verified_requests`): a breakpoint
+    /// that bound in the process that runs the code is not "never verified" (js-debug's parent of
+    /// a worker or fork answers `provisional` for code it does not run).
+    pub fn learn_verified(&mut self, proven: &[(String, SourceBreakpoint)]) {
+        for (path, requested) in proven {
+            for e in self.files.get_mut(path).into_iter().flatten().filter(|e| e.requested == *requested) {
+                let b = e.bound.get_or_insert_with(Bound::default);
+                if !b.verified {
+                    b.verified = true;
+                    b.message = None;
+                }
+            }
+        }
+    }
+
     /// Entries that were answered but never verified: what to warn about when a run ends.
     pub fn never_verified(&self) -> Vec<(&str, &Entry)> {
         self.files
@@ -543,6 +565,23 @@ mod tests {
             serde_json::to_value(s.set_breakpoints_arguments("/p/a.py")).unwrap(),
             json!({"source": {"path": "/p/a.py"}, "breakpoints": [{"line": 3, "hitCondition": "2", "logMessage": "x={x}"}]})
         );
+    }
+
+    #[test]
+    fn a_breakpoint_a_child_bound_is_verified_for_its_parent() {
+        let mut parent = BreakpointStore::default();
+        parent.apply("/p/kid.js", Mode::Replace, vec![bp(2), bp(9)]);
+        let provisional = json!({"breakpoints": [
+            {"id": 1, "verified": false, "message": "breakpoint.provisionalBreakpoint"}, {"id": 2, "verified": false}]});
+        parent.on_response("/p/kid.js", Ok(&provisional));
+        let mut child = parent.requested_only();
+        child.on_response(
+            "/p/kid.js",
+            Ok(&json!({"breakpoints": [{"id": 5, "verified": true, "line": 2}, {"id": 6, "verified": false}]})),
+        );
+        parent.learn_verified(&child.verified_requests());
+        let never: Vec<u32> = parent.never_verified().iter().map(|(_, e)| e.requested.line).collect();
+        assert_eq!(never, [9], "line 2 bound in the child");
     }
 
     #[test]

@@ -153,6 +153,11 @@ impl Sessions {
                 Some(p) => p.link.is_closing() || p.run.state.is_over(),
             };
             let parent_disconnected = parent.and_then(|p| self.slab.get(p)).map_or(true, |p| p.link.disconnected);
+            // What the child's process bound is bound: the parent's listing says so too.
+            let proven = self.slab.get(key).map(|c| c.breaks.store.verified_requests()).unwrap_or_default();
+            if let Some(p) = parent.filter(|_| !proven.is_empty()).and_then(|p| self.slab.get_mut(p)) {
+                p.breaks.store.learn_verified(&proven);
+            }
             if let (Some((revision, headline, snapshot)), Some(pkey)) = (stop, parent) {
                 if let Some(c) = self.slab.get_mut(key) {
                     c.family.stop_told_parent = revision;

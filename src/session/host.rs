@@ -110,6 +110,8 @@ pub struct HostState {
     carry: [Vec<u8>; 2],
     /// How that process ended, once it did.
     pub(super) program_exit: Option<ProgramExit>,
+    /// A result said that the program's input is `send_input`'s.
+    pub(super) input_hint_given: bool,
 }
 
 impl HostState {
