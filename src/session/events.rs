@@ -543,10 +543,18 @@ impl Session {
                     self.run.state.as_str()
                 ),
             )),
-            RunState::Exited | RunState::Terminated => Err(ToolResult::error(
-                ErrorCode::NotStopped,
-                format!("{} has {}; `restart` (or `launch`) runs it once more.", self.id, self.run.state.as_str()),
-            )),
+            RunState::Exited | RunState::Terminated => {
+                // Only a top-level session of a relaunchable kind has `restart`.
+                let again = if self.family.stands_in || self.family.parent.is_some() {
+                    "`launch` runs it once more"
+                } else {
+                    "`restart` (or `launch`) runs it once more"
+                };
+                Err(ToolResult::error(
+                    ErrorCode::NotStopped,
+                    format!("{} has {}; {again}.", self.id, self.run.state.as_str()),
+                ))
+            }
         }
     }
 }
