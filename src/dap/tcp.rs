@@ -149,8 +149,10 @@ pub fn choose_port() -> io::Result<u16> {
 /// First retry delay after a refused connect (doubles up to [`MAX_BACKOFF`]).
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 
-/// Longest retry delay.
-pub const MAX_BACKOFF: Duration = Duration::from_millis(250);
+/// Longest retry delay. Short: a refused connect to loopback costs microseconds, and every
+/// millisecond past the moment the server listens is the launch's (js-debug's node starts in
+/// ~300 ms; with 250 ms the roundtrip bench's js-debug launch came ~450 ms after the raw client's).
+pub const MAX_BACKOFF: Duration = Duration::from_millis(20);
 
 /// Longest a single connect attempt may stay in progress before it is abandoned and retried
 /// (a listener with a full backlog leaves a SYN unanswered).
