@@ -363,11 +363,12 @@ fn install_js_debug() -> u8 {
         Ok(server) => {
             let version =
                 jsdebug::server_version(&server.script, &RealHost).map(|v| format!(" {v}")).unwrap_or_default();
-            println!(
+            let found = format!(
                 "js-debug{version} is already installed: {} ({})",
                 server.script.display(),
                 server.source.describe()
-            ); // stdout-ok
+            );
+            println!("{found}"); // stdout-ok
             match node {
                 Ok(_) => 0,
                 Err(_) => {
@@ -384,21 +385,23 @@ fn install_js_debug() -> u8 {
                 crate::dap::adapters::AdapterError::NotFound { detail, .. } => println!("{detail}."), // stdout-ok
                 other => println!("{other}."),                                                        // stdout-ok
             }
-            println!(
+            let why = format!(
                 "js-debug is not published in any package registry under its own name, so agentdap cannot install it from one, and it downloads nothing itself. Get the standalone DAP server, the {} asset of {}, and unpack it into agentdap's data directory:",
                 jsdebug::release_asset(),
                 jsdebug::RELEASES
-            ); // stdout-ok
+            );
+            println!("{why}"); // stdout-ok
             println!("  mkdir -p {data}"); // stdout-ok
             println!("  curl -fsSL {} | tar -xz -C {data}", jsdebug::release_url()); // stdout-ok
-            println!(
+            let where_ = format!(
                 "That makes {data}/js-debug/{}, where agentdap looks. Or point ${} (or the config file's \"js_debug\") at a copy you have: neovim mason's js-debug-adapter, or the release unpacked elsewhere.",
                 jsdebug::SERVER_SCRIPT,
                 jsdebug::ENV_OVERRIDE
-            ); // stdout-ok
+            );
+            println!("{where_}"); // stdout-ok
             if node.is_err() {
-                println!("js-debug also needs Node.js, which is not on PATH: {}", jsdebug::NODE_INSTALL);
-                // stdout-ok
+                let node = format!("js-debug also needs Node.js, which is not on PATH: {}", jsdebug::NODE_INSTALL);
+                println!("{node}"); // stdout-ok
             }
             1
         }
