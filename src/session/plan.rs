@@ -340,9 +340,8 @@ pub fn attach(
                 // No ptrace: the runtime opens its own endpoint (after `pid_signal`, unless its
                 // command line opened it already).
                 let cmdline = files.process_cmdline(pid, CMDLINE_CAP).unwrap_or_default();
-                let named = endpoint.on_command_line(&cmdline);
-                signal_first = pid_signal.filter(|_| named.is_none());
-                let (host, port) = named.unwrap_or((None, default_port));
+                signal_first = pid_signal.filter(|_| !endpoint.opened_on_command_line(&cmdline));
+                let (host, port) = endpoint.on_command_line(&cmdline).unwrap_or((None, default_port));
                 let host = host.filter(|h| !h.is_unspecified()).unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
                 ours.insert(host_key.into(), host.to_string().into());
                 ours.insert(port_key.into(), port.into());

@@ -60,3 +60,38 @@ fn attach_to_node_inspect_stops_at_a_breakpoint_and_detach_leaves_it_running() {
     n.finish_except(&[target_pid]);
     assert!(alive(target_pid), "and survives agentdap's end");
 }
+
+/// `attach {adapter: "node", pid}` to a node process whose inspector is closed
+/// (`--inspect-port` only chooses its port): agentdap sends it SIGUSR1, which opens the inspector
+/// there (what VS Code does; js-debug's standalone server ignores `processId`), attaches, stops at
+/// the breakpoint, and detaching leaves the process running.
+#[test]
+fn attach_by_pid_opens_the_inspector_with_sigusr1_and_stops_at_a_breakpoint() {
+    let mut n = Node::start("attach-pid");
+    let p = n.copy("ticker.js");
+    let port = free_port();
+    let mut cmd = Command::new("node");
+    cmd.arg(format!("--inspect-port=127.0.0.1:{port}")).arg(&p);
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    let target = Reap(cmd.spawn().expect("start node"));
+    let target_pid = target.0.id() as Pid;
+    // Node installs its SIGUSR1 handler while it starts: wait until it runs the script.
+    let running = crate::agent::eventually(std::time::Duration::from_secs(10), || {
+        std::fs::read_to_string(format!("/proc/{target_pid}/status"))
+            .is_ok_and(|s| s.lines().any(|l| l.starts_with("Threads:") && l.split_whitespace().nth(1) > Some("1")))
+    });
+    assert!(running, "node did not start");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+
+    let args = json!({"adapter": "node", "pid": target_pid, "breakpoints": [{"path": p, "line": 3}], "wait_ms": START});
+    let r = n.a.ok("attach", args);
+    let r = if r.s["state"] == json!("stopped") { r } else { n.a.ok("wait", json!({"for": "stop", "wait_ms": START})) };
+    assert_eq!((r.s["session"].clone(), r.s["state"].clone()), (json!("s1"), json!("stopped")), "{}", r.text);
+    assert_eq!(stop_at(&r.s).1, json!(3), "{}", r.text);
+    let r = n.a.ok("disconnect", json!({}));
+    assert!(r.text.contains("detached; the program keeps running"), "{}", r.text);
+    n.assert_no_leftovers(&[target_pid], HYGIENE, "after detaching");
+    assert!(alive(target_pid), "the attached process survives the detach");
+    n.finish_except(&[target_pid]);
+    assert!(alive(target_pid), "and survives agentdap's end");
+}

@@ -178,6 +178,7 @@ pub fn quirks() -> Quirks {
             pid_signal: Some(DebuggeeSignal::Usr1),
             default_port: INSPECTOR_PORT,
             endpoint_flags: &["--inspect", "--inspect-brk", "--inspect-wait", "--inspect-port", "--debug-port"],
+            port_only_flags: &["--inspect-port", "--debug-port"],
         },
         ..Quirks::STANDARD
     }

@@ -50,6 +50,8 @@ pub enum AttachEndpoint {
         /// Command-line flags naming the endpoint as `<flag>=<port>` or `<flag>=<host>:<port>`
         /// (a bare `<flag>` means the default port).
         endpoint_flags: &'static [&'static str],
+        /// Those of them that only choose the port and open nothing (Node's `--inspect-port`).
+        port_only_flags: &'static [&'static str],
     },
 }
 
@@ -68,17 +70,8 @@ impl AttachEndpoint {
     pub fn on_command_line(&self, cmdline: &[u8]) -> Option<(Option<std::net::IpAddr>, u16)> {
         let AttachEndpoint::DebuggeeEndpoint { endpoint_flags, default_port, .. } = *self else { return None };
         let mut found = None;
-        let mut args = cmdline.split(|b| *b == 0).skip(1).map(String::from_utf8_lossy);
-        while let Some(arg) = args.next() {
-            if !arg.starts_with('-') || arg == "--" {
-                break;
-            }
-            if VALUE_OPTIONS.contains(&&*arg) {
-                args.next();
-                continue;
-            }
-            let (flag, value) = arg.split_once('=').map_or((&*arg, None), |(f, v)| (f, Some(v)));
-            if !endpoint_flags.contains(&flag) {
+        for (flag, value) in options_before_script(cmdline) {
+            if !endpoint_flags.contains(&flag.as_str()) {
                 continue;
             }
             let Some(value) = value else {
@@ -87,7 +80,7 @@ impl AttachEndpoint {
             };
             let (host, port) = match value.rsplit_once(':') {
                 Some((h, p)) => (ip_literal(h), p),
-                None => (None, value),
+                None => (None, value.as_str()),
             };
             if let Ok(port) = port.parse::<u16>() {
                 found = Some((host, port));
@@ -95,6 +88,36 @@ impl AttachEndpoint {
         }
         found
     }
+
+    /// Whether the command line opened the endpoint: one of the `endpoint_flags` that is not
+    /// among the `port_only_flags` (`node --inspect-port=9230 app.js` only chooses the port
+    /// `SIGUSR1` opens).
+    pub fn opened_on_command_line(&self, cmdline: &[u8]) -> bool {
+        let AttachEndpoint::DebuggeeEndpoint { endpoint_flags, port_only_flags, .. } = *self else { return false };
+        options_before_script(cmdline)
+            .any(|(flag, _)| endpoint_flags.contains(&flag.as_str()) && !port_only_flags.contains(&flag.as_str()))
+    }
+}
+
+/// The runtime's options of a command line (`/proc/<pid>/cmdline`: NUL-separated, the executable
+/// first) before the script, as `(flag, value after '=')`; the values of [`VALUE_OPTIONS`] are
+/// skipped. Arguments after the script belong to the program.
+fn options_before_script(cmdline: &[u8]) -> impl Iterator<Item = (String, Option<String>)> + '_ {
+    let mut args = cmdline.split(|b| *b == 0).skip(1).map(|a| String::from_utf8_lossy(a).into_owned());
+    std::iter::from_fn(move || loop {
+        let arg = args.next()?;
+        if !arg.starts_with('-') || arg == "--" {
+            return None;
+        }
+        if VALUE_OPTIONS.contains(&arg.as_str()) {
+            args.next();
+            continue;
+        }
+        return Some(match arg.split_once('=') {
+            Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
+            None => (arg, None),
+        });
+    })
 }
 
 /// An IP literal (brackets allowed) or `localhost`; never a DNS lookup.
@@ -582,6 +605,11 @@ mod tests {
         assert_eq!(at("node app.js --inspect=9236"), None);
         assert_eq!(at("node --inspect=notaport app.js"), None);
         assert_eq!(AttachEndpoint::DapServer.on_command_line(b"node\0--inspect"), None);
+        // `--inspect-port` chooses the port SIGUSR1 opens, and opens nothing itself.
+        let opened = |cmdline: &str| node.opened_on_command_line(cmdline.replace(' ', "\0").as_bytes());
+        assert_eq!(at("node --inspect-port=9237 app.js"), Some((None, 9237)));
+        assert!(!opened("node --inspect-port=9237 app.js") && !opened("node app.js --inspect"));
+        assert!(opened("node --inspect-port=9237 --inspect app.js") && opened("node --inspect-brk=9238 app.js"));
     }
 
     #[test]
