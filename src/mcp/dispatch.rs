@@ -227,12 +227,20 @@ impl Mcp {
             ));
         }
         let call = self.new_call_key();
-        let mut tcx =
-            ToolCx { call, now: cx.now, progress_token: req.progress_token.as_ref(), sessions: &mut *cx.sessions };
-        match (tool.handler)(&mut tcx, args).unwrap_or_else(Outcome::Done) {
-            Outcome::Done(result) => Ok(Answer::Result(result.to_value(), None)),
+        let mut tcx = ToolCx {
+            call,
+            now: cx.now,
+            progress_token: req.progress_token.as_ref(),
+            sessions: &mut *cx.sessions,
+            note: std::cell::RefCell::default(),
+        };
+        let outcome = (tool.handler)(&mut tcx, args).unwrap_or_else(Outcome::Done);
+        let note = tcx.note.take();
+        match outcome {
+            Outcome::Done(result) => Ok(Answer::Result(with_note(result, note.as_deref()).to_value(), None)),
             Outcome::Pending => {
                 let pending = PendingCall {
+                    note,
                     id: req.id.clone(),
                     era: req.era,
                     progress_token: req.progress_token.clone(),
@@ -313,4 +321,13 @@ fn uri_param(params: &Map<String, Value>) -> Result<&str, RpcError> {
 
 fn not_found(method: &str, why: &str) -> RpcError {
     RpcError::new(METHOD_NOT_FOUND, format!("Method not found: {method} {why}"))
+}
+
+/// `result` with `note` (which session a call with no `session` went to) as its last line.
+pub(super) fn with_note(mut result: crate::reply::ToolResult, note: Option<&str>) -> crate::reply::ToolResult {
+    if let Some(note) = note {
+        result.text.push('\n');
+        result.text.push_str(note);
+    }
+    result
 }

@@ -138,6 +138,8 @@ struct PendingCall {
     last_progress: Option<f64>,
     /// `(batch, slot)` when the call came inside a JSON-RPC batch.
     batch: Option<(u64, usize)>,
+    /// Said after the result ([`tools::ToolCx::note`]).
+    note: Option<String>,
 }
 
 /// A JSON-RPC batch whose answer is not written yet (MCP 2025-03-26 § Transports; JSON-RPC 2.0 § 6).
@@ -288,6 +290,7 @@ impl Mcp {
             log::debug!("complete: call {call:?} is no longer pending");
             return false;
         };
+        let result = dispatch::with_note(result, p.note.as_deref());
         let result = eras::dress(p.era, result.to_value(), None);
         let mut bytes = Vec::new();
         jsonrpc::write_result(&mut bytes, &p.id, &result);

@@ -435,6 +435,26 @@ impl Sessions {
         }
     }
 
+    /// What a call with no `session` must say when it went to `key` though other sessions are
+    /// stopped too (a worker's stop can move the default between two calls): which one it was,
+    /// and the others. `None` when `key` is the only stopped session.
+    pub fn default_note(&self, key: SessionKey) -> Option<String> {
+        let stopped = |k: SessionKey| self.slab.get(k).is_some_and(|s| s.run.state == RunState::Stopped);
+        let others: Vec<&str> = self
+            .slab
+            .iter()
+            .filter(|(k, _)| *k != key && !self.is_hidden(*k) && stopped(*k))
+            .map(|(_, s)| s.id.as_str())
+            .collect();
+        let id = &self.slab.get(key)?.id;
+        (!others.is_empty()).then(|| {
+            format!(
+                "note: that was {id} (the default session); also stopped: {}. Pass `session` to choose.",
+                others.join(", ")
+            )
+        })
+    }
+
     /// Creates a session in `starting` and queues what opens its transport: `Connect` for a
     /// server already listening, else `Spawn`.
     fn open(

@@ -244,3 +244,21 @@ fn the_default_session_is_the_most_recently_opened_not_the_last_slot() {
     let listed: Vec<&str> = s.listed().iter().map(|(_, x)| x.id.as_str()).collect();
     assert_eq!(listed, ["s2", "s3"]);
 }
+
+/// A call with no `session` says which session it went to when another one is stopped too (the
+/// fresh user's `evaluate` read a worker's values after a second worker stopped in between).
+#[test]
+fn a_default_session_among_several_stopped_ones_is_named() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    for (call, program) in [(1, "/a"), (2, "/b")] {
+        let args = LaunchArgs { program: program.into(), ..LaunchArgs::default() };
+        s.launch(args, lldb_plan(), CallKey::new(call), now).expect("started");
+    }
+    assert_eq!(s.default_note(1), None, "nothing is stopped");
+    s.slab.get_mut(0).expect("s1").run.state = super::RunState::Stopped;
+    assert_eq!(s.default_note(0), None, "the only stopped session");
+    s.slab.get_mut(1).expect("s2").run.state = super::RunState::Stopped;
+    let note = s.default_note(1).expect("two are stopped");
+    assert_eq!(note, "note: that was s2 (the default session); also stopped: s1. Pass `session` to choose.");
+}

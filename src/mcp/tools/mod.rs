@@ -38,6 +38,9 @@ pub struct ToolCx<'a> {
     pub progress_token: Option<&'a Id>,
     /// The session manager.
     pub sessions: &'a mut crate::session::Sessions,
+    /// Said after the result: which session a call with no `session` went to, when that was not
+    /// the only one it could mean ([`session_key`]).
+    pub note: std::cell::RefCell<Option<String>>,
 }
 
 /// A tool handler: `arguments` is the call's `arguments` object (empty when absent). `Err` is a
@@ -191,7 +194,11 @@ fn culprit<T: serde::de::DeserializeOwned>(args: &Map<String, Value>, error: &st
 
 /// Resolves the optional `session` argument (default: the most recent live session).
 pub fn session_key(cx: &ToolCx<'_>, id: Option<&str>) -> Result<crate::session::SessionKey, ToolResult> {
-    cx.sessions.resolve(id)
+    let key = cx.sessions.resolve(id)?;
+    if id.is_none() {
+        *cx.note.borrow_mut() = cx.sessions.default_note(key);
+    }
+    Ok(key)
 }
 
 /// The `session` argument every session tool takes (default: the most recent live one,
