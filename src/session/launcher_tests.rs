@@ -410,3 +410,21 @@ fn ended_children_make_room_in_a_full_table() {
     let args = LaunchArgs { program: "/p/other.js".into(), ..LaunchArgs::default() };
     s.launch(args, plan(), CallKey::new(3), now).expect("an ended worker makes room");
 }
+
+/// `disconnect {terminate_debuggee: false}` cannot keep a program agentdap runs for js-debug (it
+/// ends with the session): the result says so rather than promising a detach.
+#[test]
+fn keeping_a_launched_node_program_is_refused_in_words() {
+    let now = Instant::now();
+    let (mut s, _launcher, stand_in) = promoted(now);
+    // The launch is answered first (at a stop), as an agent's would be.
+    s.on_adapter_bytes(stand_in, &event(1, "stopped", json!({"reason": "breakpoint", "threadId": 0})), now);
+    answer_everything(&mut s, stand_in, now);
+    let (_, launched) = drain(&mut s, now);
+    assert_eq!(launched.len(), 1, "{launched:?}");
+    s.disconnect(stand_in, Some(false), CallKey::new(2), now).expect("disconnect");
+    s.on_adapter_closed(stand_in, now);
+    let (_, done) = drain(&mut s, now);
+    let answer = done.iter().find(|(c, _)| *c == CallKey::new(2)).map(|(_, r)| r.text.clone()).unwrap_or_default();
+    assert!(answer.contains("terminate_debuggee: false cannot keep this program running"), "{answer}");
+}

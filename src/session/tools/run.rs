@@ -169,6 +169,14 @@ impl Sessions {
             self.end_child(child, terminate_debuggee.unwrap_or(terminate_default), now);
         }
         let s = session(&mut self.slab, key)?;
+        if terminate_debuggee == Some(false) && s.family.stands_in && s.family.owns_debuggee {
+            // The program is the process agentdap ran for js-debug (`session::launcher`): it goes
+            // with the session whatever the flag says, and the result says so.
+            s.calls.warnings.push(format!(
+                "terminate_debuggee: false cannot keep this program running: agentdap runs it for {}, and it ends with the session",
+                s.link.adapter
+            ));
+        }
         if !s.link.is_alive() {
             // Not started yet (its spawn may still be queued) or already gone: end it here; the
             // IO shell stops an adapter that starts meanwhile before the session is dropped.
