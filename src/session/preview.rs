@@ -92,8 +92,7 @@ fn child_value(c: &Value, lookup: &dyn Fn(i64) -> Option<std::rc::Rc<Vec<Value>>
 /// A child's value in a preview: its first line, at most 60 characters (js-debug shows a function
 /// as its whole source, `ƒ () {\n  …}`).
 fn first_line(value: &str) -> String {
-    let line = value.lines().next().unwrap_or("");
-    let more = line.len() < value.trim_end().len();
+    let (line, more) = super::text::first_line(value);
     let mut out: String = super::text::value_text(line).chars().take(60).collect();
     if more {
         out.push('…');

@@ -22,6 +22,15 @@ pub(in crate::session) fn value_text(value: &str) -> &str {
     }
 }
 
+/// `value`'s first line, and whether more lines follow (js-debug shows a function as its whole
+/// source): listings and previews show the first, marked `…`; `evaluate` shows all of it.
+pub(in crate::session) fn first_line(value: &str) -> (&str, bool) {
+    match value.trim_end().split_once('\n') {
+        Some((first, _)) => (first, true),
+        None => (value, false),
+    }
+}
+
 /// The last component of `path` (the file name).
 pub(in crate::session) fn short(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)

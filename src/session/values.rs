@@ -135,9 +135,9 @@ pub(in crate::session) fn variable_line(v: &Value) -> String {
     let raw = v.get("preview").or_else(|| v.get("value")).and_then(Value::as_str).unwrap_or("");
     // A value of several lines (js-debug shows a function as its source) is its first line in a
     // listing; `evaluate` and `structuredContent` have all of it.
-    let value = match raw.trim_end().split_once('\n') {
-        Some((first, _)) => format!("{}…", value_text(first)),
-        None => value_text(raw).to_string(),
+    let value = match super::text::first_line(raw) {
+        (first, true) => format!("{}…", value_text(first)),
+        (whole, false) => value_text(whole).to_string(),
     };
     let mut s = format!("{} = {}", v.get("name").and_then(Value::as_str).unwrap_or("?"), value);
     if let Some(t) = v.get("type").and_then(Value::as_str) {
