@@ -468,6 +468,11 @@ pub fn distinct_id(ids: &[Option<i64>], index: usize) -> Option<i64> {
     (ids.iter().filter(|other| **other == Some(id)).count() == 1).then_some(id)
 }
 
+/// The adapter's ids in one `setBreakpoints` answer, in order (for [`distinct_id`]).
+pub fn answer_ids(body: &Value) -> Vec<Option<i64>> {
+    SetBreakpoints::parse(Some(body)).unwrap_or_default().breakpoints.iter().map(|b| b.id).collect()
+}
+
 fn bound_from(bp: &requests::Breakpoint) -> Bound {
     let message = bp.message.as_deref().map(|m| crate::dap::adapters::readable_message(m).into_owned());
     Bound { id: bp.id, verified: bp.verified, line: bp.line, message }

@@ -385,11 +385,7 @@ impl Session {
                     .and_then(Value::as_u64)
                     .and_then(|l| u32::try_from(l).ok())
                     .unwrap_or(line);
-                let ids: Vec<Option<i64>> = body
-                    .get("breakpoints")
-                    .and_then(Value::as_array)
-                    .map(|l| l.iter().map(|b| b.get("id").and_then(Value::as_i64)).collect())
-                    .unwrap_or_default();
+                let ids = crate::session::breakpoints::answer_ids(&body);
                 let id = crate::session::breakpoints::distinct_id(&ids, index);
                 self.flow.run_to = Some(RunTo { call, path, line, bound_line, id, armed: true, overridden: false });
                 self.resume_with("continue", json!({ "threadId": thread }), call, wait, VERB, now);
@@ -404,23 +400,10 @@ impl Session {
         if now_set.len() != sent.len() || now_set.iter().zip(sent).any(|(a, b)| *a != b) {
             return;
         }
-        let all: Vec<Value> = body.get("breakpoints").and_then(Value::as_array).cloned().unwrap_or_default();
-        // An id shared with the temporary breakpoint names neither (`breakpoints::distinct_id`).
-        let ids: Vec<Option<i64>> = all.iter().map(|b| b.get("id").and_then(Value::as_i64)).collect();
-        let answers: Vec<Value> = all
-            .into_iter()
-            .take(sent.len())
-            .enumerate()
-            .map(|(i, mut b)| {
-                if crate::session::breakpoints::distinct_id(&ids, i).is_none() {
-                    if let Some(o) = b.as_object_mut() {
-                        o.remove("id");
-                    }
-                }
-                b
-            })
-            .collect();
-        self.breaks.store.on_response(path, Ok(&json!({ "breakpoints": answers })));
+        // The whole answer: the entries take theirs by position (the temporary breakpoint's, past
+        // them, is read by none), and an id it shares with theirs names neither
+        // (`breakpoints::distinct_id`).
+        self.breaks.store.on_response(path, Ok(body));
     }
 
     /// Sends the file's own set again (the temporary breakpoint out).
