@@ -284,14 +284,14 @@ impl Sessions {
         // On pipes the runtime's notices are on stderr only; on a terminal, stderr is stdout.
         let runtime = &s.link.plan.runtime;
         let text = if stderr || !s.host.program_on_pipes { without_notices(&text, runtime) } else { text };
-        let pieces = if stderr { adapter_lines(&text, runtime) } else { vec![(Category::Stdout, text)] };
+        let pieces = if stderr { adapter_lines(&text, runtime) } else { vec![(false, text)] };
         let category = if stderr { Category::Stderr } else { Category::Stdout };
         // A launcher's program is its stand-in's (`launcher.rs`).
         let target = self.stand_in_of(key).unwrap_or(key);
         let mut any = false;
         if let Some(t) = self.slab.get_mut(target) {
-            for (c, piece) in pieces.iter().filter(|(_, p)| !p.is_empty()) {
-                t.output.push(if *c == Category::Stdout { category } else { *c }, piece);
+            for (adapters, piece) in pieces.iter().filter(|(_, p)| !p.is_empty()) {
+                t.output.push(if *adapters { Category::Console } else { category }, piece);
                 any = true;
             }
         }
@@ -303,8 +303,9 @@ impl Sessions {
     /// The process agentdap ran for the adapter exited (`status` as text; its exit code, or the
     /// signal that killed it).
     pub fn on_terminal_exited(&mut self, key: SessionKey, status: &str, code: Option<i64>, signal: Option<i64>) {
-        self.note_program_exit(key, ProgramExit { code, signal });
         if let Some(s) = self.slab.get_mut(key) {
+            // A launcher's stand-in learns from it how the program ended (`launcher.rs`).
+            s.host.program_exit = Some(ProgramExit { code, signal });
             s.host.terminal_started = false;
             s.host.terminal_pid = None;
             s.host.stdin.clear();
@@ -411,20 +412,16 @@ fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) ->
     out
 }
 
-/// `text` from the program's stderr cut into the lines the adapter put there itself
-/// (`RuntimeQuirks::adapter_stderr_prefixes`, js-debug's `Breakpoint condition error: …`), as
-/// `console`, and the program's own, as `stdout` (the caller's own category), in order.
-fn adapter_lines(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> Vec<(Category, String)> {
+/// `text` from the program's stderr cut, in order, into runs of the lines the adapter put there
+/// itself (`true`: `RuntimeQuirks::adapter_stderr_prefixes`, js-debug's `Breakpoint condition
+/// error: …`) and of the program's own (`false`).
+fn adapter_lines(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> Vec<(bool, String)> {
     if runtime.adapter_stderr_prefixes.is_empty() {
-        return vec![(Category::Stdout, text.to_owned())];
+        return vec![(false, text.to_owned())];
     }
-    let mut out: Vec<(Category, String)> = Vec::new();
+    let mut out: Vec<(bool, String)> = Vec::new();
     for line in text.split_inclusive('\n') {
-        let c = if runtime.adapter_stderr_prefixes.iter().any(|p| line.starts_with(p)) {
-            Category::Console
-        } else {
-            Category::Stdout
-        };
+        let c = runtime.adapter_stderr_prefixes.iter().any(|p| line.starts_with(p));
         match out.last_mut() {
             Some((last, acc)) if *last == c => acc.push_str(line),
             _ => out.push((c, line.to_owned())),
@@ -810,10 +807,7 @@ mod tests {
         let pieces = super::adapter_lines(mixed, &node);
         assert_eq!(
             pieces,
-            [
-                (Category::Console, "Breakpoint condition error: x is not defined\n".to_owned()),
-                (Category::Stdout, "boom\n".to_owned())
-            ]
+            [(true, "Breakpoint condition error: x is not defined\n".to_owned()), (false, "boom\n".to_owned())]
         );
     }
 

@@ -80,13 +80,6 @@ impl Sessions {
         self.slab.get(key).is_some_and(|s| s.family.stand_in.is_some())
     }
 
-    /// The program agentdap ran for `key`'s adapter ended: a launcher's stand-in learns how.
-    pub(super) fn note_program_exit(&mut self, key: SessionKey, exit: ProgramExit) {
-        if let Some(s) = self.slab.get_mut(key) {
-            s.host.program_exit = Some(exit);
-        }
-    }
-
     /// Launcher/stand-in bookkeeping after every turn: the launcher's output goes to the stand-in;
     /// a stand-in whose `terminated` came before the program's exit status ends once the status
     /// (or the launcher's end) is known; a stand-in disconnected or gone takes its launcher with
