@@ -131,6 +131,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The adapter verified it, or a stop was credited to it.
+    fn proven(&self) -> bool {
+        self.hit || self.bound.as_ref().is_some_and(|b| b.verified)
+    }
+
     /// True when the adapter bound the breakpoint on another line than the one asked for.
     pub fn moved(&self) -> bool {
         matches!(&self.bound, Some(Bound { verified: true, line: Some(l), .. }) if *l != self.requested.line)
@@ -164,12 +169,15 @@ pub struct BreakpointStore {
     functions: Vec<FunctionEntry>,
     /// The last id handed out (ids start at 1).
     last_id: i64,
+    /// Bumped by every change of a set or of what the adapter said of it ([`BreakpointStore::changes`]).
+    changes: u64,
 }
 
 impl BreakpointStore {
     /// Applies `mode` with `list` to `path`'s set. Adding a line already present replaces that
     /// entry; removing matches on the line. States of untouched entries are kept.
     pub fn apply(&mut self, path: &str, mode: Mode, list: Vec<SourceBreakpoint>) {
+        self.changes += 1;
         let mut last_id = self.last_id;
         let set = self.files.entry(path.to_owned()).or_default();
         // A line already in the set keeps its id; a new line gets the next one.
@@ -229,7 +237,7 @@ impl BreakpointStore {
             .map(|(p, set)| (p.clone(), set.iter().map(|e| Entry { bound: None, hit: false, ..e.clone() }).collect()))
             .collect();
         let functions = self.functions.iter().map(|e| FunctionEntry { bound: None, hit: false, ..e.clone() }).collect();
-        BreakpointStore { files, functions, last_id: self.last_id }
+        BreakpointStore { files, functions, last_id: self.last_id, changes: 0 }
     }
 
     /// Takes over `other`'s files (each replacing this store's set of that file) and, when it has
@@ -356,6 +364,7 @@ impl BreakpointStore {
 
     /// [`BreakpointStore::on_response`] with the body already read.
     pub fn on_answer(&mut self, path: &str, result: Result<&SetBreakpointsResponse, &str>) {
+        self.changes += 1;
         let Some(set) = self.files.get_mut(path) else { return };
         match result {
             Ok(body) => {
@@ -381,6 +390,7 @@ impl BreakpointStore {
 
     /// Applies a DAP `breakpoint` event (`reason` changed/new/removed) to the entry with its id.
     pub fn on_event(&mut self, body: &Value) {
+        self.changes += 1;
         // DAP § Events › Breakpoint: `breakpoint` is a `Breakpoint`, read field by field (not an
         // object: nothing known, so no id and nothing to update).
         let bp = requests::Breakpoint::deserialize(&body["breakpoint"]).unwrap_or_default();
@@ -402,6 +412,7 @@ impl BreakpointStore {
 
     /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`.
     pub fn on_hit(&mut self, ids: &[i64]) {
+        self.changes += 1;
         // A stop the adapter credits to a breakpoint proves it bound, whatever its last answer
         // said (js-debug 1.112.0 answers `verified: false, breakpoint.provisionalBreakpoint` and
         // may send the `breakpoint` event that verifies it before that answer, or never).
@@ -429,15 +440,21 @@ impl BreakpointStore {
 
     /// The breakpoints a child session verified (or hit), as `(path, requested)`.
     pub fn verified_requests(&self) -> Vec<(String, SourceBreakpoint)> {
-        let proven = |e: &Entry| e.hit || e.bound.as_ref().is_some_and(|b| b.verified);
         let files = self.files.iter().flat_map(|(p, v)| v.iter().map(move |e| (p, e)));
-        files.filter(|(_, e)| proven(e)).map(|(p, e)| (p.clone(), e.requested.clone())).collect()
+        files.filter(|(_, e)| e.proven()).map(|(p, e)| (p.clone(), e.requested.clone())).collect()
+    }
+
+    /// A number that changes whenever a set, or what the adapter said of it, does: what a reader
+    /// compares instead of the sets.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// Marks verified the entries a child session verified (`verified_requests`): a breakpoint
     /// that bound in the process that runs the code is not "never verified" (js-debug's parent of
     /// a worker or fork answers `provisional` for code it does not run).
     pub fn learn_verified(&mut self, proven: &[(String, SourceBreakpoint)]) {
+        self.changes += 1;
         for (path, requested) in proven {
             for e in self.files.get_mut(path).into_iter().flatten().filter(|e| e.requested == *requested) {
                 let b = e.bound.get_or_insert_with(Bound::default);

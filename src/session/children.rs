@@ -153,10 +153,18 @@ impl Sessions {
                 Some(p) => p.link.is_closing() || p.run.state.is_over(),
             };
             let parent_disconnected = parent.and_then(|p| self.slab.get(p)).map_or(true, |p| p.link.disconnected);
-            // What the child's process bound is bound: the parent's listing says so too.
-            let proven = self.slab.get(key).map(|c| c.breaks.store.verified_requests()).unwrap_or_default();
-            if let Some(p) = parent.filter(|_| !proven.is_empty()).and_then(|p| self.slab.get_mut(p)) {
-                p.breaks.store.learn_verified(&proven);
+            // What the child's process bound is bound: the parent's listing says so too. This
+            // runs every turn, so only when either side's breakpoints changed since.
+            let now_seen = (self.breakpoint_changes(Some(key)), self.breakpoint_changes(parent));
+            if self.slab.get(key).is_some_and(|c| c.family.breakpoints_told != now_seen) {
+                let proven = self.slab.get(key).map(|c| c.breaks.store.verified_requests()).unwrap_or_default();
+                if let Some(p) = parent.filter(|_| !proven.is_empty()).and_then(|p| self.slab.get_mut(p)) {
+                    p.breaks.store.learn_verified(&proven);
+                }
+                let told = (self.breakpoint_changes(Some(key)), self.breakpoint_changes(parent));
+                if let Some(c) = self.slab.get_mut(key) {
+                    c.family.breakpoints_told = told;
+                }
             }
             if let (Some((revision, headline, snapshot)), Some(pkey)) = (stop, parent) {
                 if let Some(c) = self.slab.get_mut(key) {
@@ -196,6 +204,11 @@ impl Sessions {
         for (_, s) in self.slab.iter_mut() {
             s.family.child_stops.retain(|c| stopped.contains(&(c.key, c.revision)));
         }
+    }
+
+    /// `BreakpointStore::changes` of session `key` (0 when there is none).
+    fn breakpoint_changes(&self, key: Option<SessionKey>) -> u64 {
+        key.and_then(|k| self.slab.get(k)).map_or(0, |s| s.breaks.store.changes())
     }
 
     /// Disconnects a child session without a call (its parent is going): its debuggee is
@@ -477,6 +490,9 @@ pub struct Family {
     pub(crate) stand_in: Option<SessionKey>,
     /// This session stands in for its parent, a hidden launcher (`launcher.rs`).
     pub(crate) stands_in: bool,
+    /// The (child's, parent's) `BreakpointStore::changes` when the parent last learnt what this
+    /// child verified (`sweep_children`).
+    pub(super) breakpoints_told: (u64, u64),
     /// Output a launcher received for its stand-in, moved there after this turn.
     pub(super) forward: Vec<super::launcher::Forwarded>,
 }
