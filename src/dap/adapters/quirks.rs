@@ -1,7 +1,7 @@
 //! The quirks of an adapter as data: its deviations from plain DAP start-up and behaviour
 //! ([`Quirks`]) and from a debuggee's plain life (entry, exit, output, processes:
 //! [`RuntimeQuirks`]), with the small pure functions that read them. Each recipe (`debugpy.rs`,
-//! `lldb.rs`, `delve.rs`, `jsdebug.rs`) fills them in; must not: hold one adapter's values (beyond
+//! `lldb.rs`, `delve.rs`, `jsdebug.rs`, `codelldb.rs`) fills them in; must not: hold one adapter's values (beyond
 //! the spec-following `STANDARD`s) or do any IO.
 
 /// How an adapter opens child sessions (subprocesses, workers).
