@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::install::{self, Python, Source};
 use crate::dap::adapters::debugpy;
-use crate::dap::adapters::{delve, jsdebug, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
+use crate::dap::adapters::{codelldb, delve, jsdebug, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
 
 /// How long `<tool> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
@@ -61,6 +61,7 @@ pub fn report() -> String {
                 tool_row(kind.name(), delve::find_adapter(&RealHost), delve::ENV_OVERRIDE, &["version"])
             }
             AdapterKind::JsDebug => node_row(),
+            AdapterKind::CodeLldb => codelldb_row(),
         };
         let status = if row.found { "ok" } else { "missing" };
         out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
@@ -209,4 +210,32 @@ fn node_row() -> Row {
         }
     }
     row
+}
+
+/// CodeLLDB (opt-in: `adapter: "codelldb"`): which `codelldb` the server would run and why, with
+/// the version a file beside it says (`codelldb` has no version option); or where agentdap looked
+/// and the commands that unpack the release (there is no distribution package).
+fn codelldb_row() -> Row {
+    let name = codelldb::NAME;
+    match codelldb::find_adapter(&RealHost) {
+        Ok(found) => {
+            let version = codelldb::version(&found.path, &RealHost)
+                .map_or_else(|| "CodeLLDB (version unknown)".to_owned(), |v| format!("CodeLLDB {v}"));
+            let summary = format!("{version} at {} ({})", found.path.display(), found.source.describe());
+            Row { name, found: true, summary, notes: vec!["used only when asked: adapter \"codelldb\"".to_owned()] }
+        }
+        Err(AdapterError::NotFound { detail, install, .. }) => Row {
+            name,
+            found: false,
+            summary: detail,
+            notes: vec![
+                format!("install: {install}"),
+                format!(
+                    "(or the VS Code extension vadimcn.vscode-lldb, or neovim mason's codelldb; or set ${} to an unpacked copy)",
+                    codelldb::ENV_OVERRIDE
+                ),
+            ],
+        },
+        Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
+    }
 }

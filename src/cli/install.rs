@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use crate::dap::adapters::{delve, find_on_path, jsdebug, lldb, shell_quote, AdapterKind, RealHost};
+use crate::dap::adapters::{codelldb, delve, find_on_path, jsdebug, lldb, shell_quote, AdapterKind, RealHost};
 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -348,6 +348,12 @@ pub fn run(adapter: &str) -> u8 {
         AdapterKind::Lldb => package_adapter(kind.name(), lldb::find_adapter(&RealHost).ok(), lldb::INSTALL),
         AdapterKind::Delve => package_adapter(kind.name(), delve::find_adapter(&RealHost).ok(), delve::INSTALL),
         AdapterKind::JsDebug => install_js_debug(),
+        // CodeLLDB is in no distribution's packages: the release's unpack commands are printed.
+        AdapterKind::CodeLldb => package_adapter(
+            kind.name(),
+            codelldb::find_adapter(&RealHost).ok().map(|f| f.path),
+            &codelldb::install_command(&RealHost),
+        ),
     }
 }
 

@@ -81,6 +81,7 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
                   lldb, delve: prints the package command (exit 1), or where it is installed (exit 0).\n\
                   js-debug (node): in no package registry; prints where it is (exit 0), or the commands that\n\
                   fetch its release asset into <data> (exit 1). Nothing is downloaded.\n\
+                  codelldb: the same, for CodeLLDB's release (.vsix) unpacked into <data>/codelldb.\n\
                   Unknown adapter: exit 2.",
     },
 ];
@@ -144,7 +145,7 @@ pub fn run(command: &Command) -> u8 {
     }
 }
 
-/// `debugpy, lldb, delve, node`.
+/// `debugpy, lldb, delve, node, codelldb`.
 pub fn known_adapters() -> String {
     use crate::dap::adapters::AdapterKind;
     AdapterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
@@ -255,7 +256,7 @@ mod tests {
         check(
             "install",
             &[],
-            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node"),
+            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, codelldb"),
         );
         check("install", &["a", "b"], Err("install: unexpected argument b; usage: agentdap install <adapter>"));
         check("serve", &[], Err("unknown subcommand serve"));

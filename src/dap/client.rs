@@ -565,9 +565,16 @@ impl<O: Origin> DapClient<O> {
         }
     }
 
-    fn on_response(&mut self, r: Response) {
+    fn on_response(&mut self, mut r: Response) {
         let why = match self.pending.get(&r.request_seq) {
             Some(p) if p.command == r.command => None,
+            // CodeLLDB 1.11.8 sends every error response with `command: ""` (its
+            // `ResponseResult::Error` in `src/codelldb/src/debug_session.rs`): the pending request
+            // it answers is the one named by `request_seq`.
+            Some(p) if !r.success && r.command.is_empty() => {
+                r.command = p.command.clone();
+                None
+            }
             Some(p) => Some(Unexpected::CommandMismatch { expected: p.command.clone() }),
             None => Some(if let Some(i) = self.abandoned.iter().position(|s| *s == r.request_seq) {
                 self.abandoned.remove(i);

@@ -222,7 +222,9 @@ impl Session {
                 // `output` events: an event's `stdout`/`stderr` is the adapter's own message (js-debug
                 // 1.112.0: `Breakpoint condition error: …`), not the program's.
                 let adapters_own = self.link.plan.runtime.program_on_pipes && self.link.plan.request == "launch";
+                let adapters_stderr = self.link.plan.runtime.stderr_events_are_adapters;
                 if let Some(c) = Category::from_dap(category) {
+                    let c = if adapters_stderr && c == Category::Stderr { Category::Console } else { c };
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
                     let c = if adapters_own && matches!(c, Category::Stdout | Category::Stderr) {
                         Category::Console

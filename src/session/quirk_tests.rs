@@ -1,4 +1,4 @@
-//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve,jsdebug}.rs`),
+//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve,jsdebug,codelldb}.rs`),
 //! each against the scripted adapter of [`crate::dap::scripted`] through
 //! [`super::scripted::Rig`], asserting the behaviour the quirk exists for; quirks another test
 //! already pins are only listed here, with that test. Every field of `Quirks` and
@@ -58,6 +58,8 @@
 //! | `RuntimeQuirks::program_on_pipes` (node) | `launcher_tests::the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal`; `tests/node` `node_js` (stdout and stderr apart) |
 //! | `RuntimeQuirks::exits_after_disconnect` (node: `false`) | `launcher_tests::the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran` (the server is stopped once both sessions ended) |
 //! | `RuntimeQuirks::evaluate_context`, `mirror_evaluate`, `failure_shapes` (node) | `dap::adapters::jsdebug_tests`; `tests/node` `node_exceptions` |
+//! | `RuntimeQuirks::stderr_events_are_adapters` (codelldb) | [`codelldbs_stderr_events_are_its_own_words_not_the_programs`] |
+//! | codelldb's other fields (`initialized_after_launch`, `launch_response_after_configuration_done`, `pause_signal`, `attach_pid_key`, `entry_function`, `debuggee_output`, `reuses_ids_across_stops`, `debuggee_own_process_group`, `evaluate_context`, `mirror_evaluate`) | `tests/native` `codelldb` (every test); `dap::adapters::codelldb::tests`; its `runInTerminal` (vadimcn/codelldb#722): [`a_codelldb_run_in_terminal_is_answered_by_the_host_request_policy`] |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
@@ -302,4 +304,71 @@ fn an_lldb_attach_by_pid_refused_says_what_ptrace_needs() {
         out.text,
         format!("adapter_error: `attach` failed: Operation not permitted ({})", super::plan::PTRACE_HINT)
     );
+}
+
+/// CodeLLDB 1.11.8's `stopped` at a signal follows an `output` of category `stderr`, `Stop
+/// reason: signal SIGSTOP`: its own words (`RuntimeQuirks::stderr_events_are_adapters`), while
+/// the program's prints come as `stdout` from its terminal.
+#[test]
+fn codelldbs_stderr_events_are_its_own_words_not_the_programs() {
+    let mut rig = Rig::new(adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/p.c"));
+    let launch = rig.launch(
+        plan(AdapterKind::CodeLldb, json!({"program": "/src/p", "terminal": "console"}), None),
+        args(json!({"program": "/src/p"})),
+    );
+    rig.event("output", json!({"category": "stdout", "output": "sum=7\r\n"}));
+    rig.event("output", json!({"category": "stderr", "output": "Stop reason: signal SIGSTOP\n"}));
+    let out = stopped(&mut rig, launch, 1);
+    assert_eq!(
+        out.structured["output"]["text"],
+        json!("sum=7\n[console] Stop reason: signal SIGSTOP\n"),
+        "{}",
+        out.structured
+    );
+}
+
+/// CodeLLDB before 1.11 sent `runInTerminal` (to start its `codelldb terminal-agent`) even to a
+/// client that did not offer it (vadimcn/codelldb#722); 1.11.8 asks only for `terminal:
+/// "integrated"`, which agentdap's defaults never send. Whenever one arrives it is answered by the
+/// `--host-requests` policy, never left waiting: denied with `success: false` and the reason, or
+/// run and answered with its pid.
+#[test]
+fn a_codelldb_run_in_terminal_is_answered_by_the_host_request_policy() {
+    use crate::dap::framing::Encoder;
+    use crate::session::host::HostPolicy;
+    let request = json!({"seq": 5, "type": "request", "command": "runInTerminal", "arguments": {
+        "args": ["/opt/codelldb/adapter/codelldb", "terminal-agent", "--connect=41234"],
+        "cwd": "", "kind": "integrated", "title": "Debug"}});
+    let bytes = Encoder::new().encode(&request).unwrap_or_default();
+    for policy in [HostPolicy::Deny, HostPolicy::Allow] {
+        let mut a = ScriptedAdapter::new();
+        a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+        a.on("launch", Reply::ok(Value::Null).before("initialized", Value::Null).after_configuration_done());
+        let mut rig = Rig::new(a);
+        rig.s.host.policy = policy;
+        rig.launch(plan(AdapterKind::CodeLldb, json!({"program": "/src/p"}), None), args(json!({"program": "/src/p"})));
+        let key = rig.key;
+        let n = rig.s.outbound(key).len();
+        rig.s.consume(key, n);
+        rig.s.on_adapter_bytes(key, &bytes, rig.now);
+        let actions: Vec<Action> = std::iter::from_fn(|| rig.s.next_action(rig.now)).collect();
+        let mut answer = String::from_utf8_lossy(rig.s.outbound(key)).into_owned();
+        if policy == HostPolicy::Allow {
+            let run = actions.into_iter().find_map(|a| match a {
+                Action::RunInTerminal { reverse, command, .. } => Some((reverse, command)),
+                _ => None,
+            });
+            let Some((reverse, command)) = run else { panic!("no RunInTerminal action") };
+            assert_eq!(command.args, vec!["terminal-agent", "--connect=41234"]);
+            rig.s.on_terminal_spawned(key, reverse, Ok(4242), rig.now);
+            answer = String::from_utf8_lossy(rig.s.outbound(key)).into_owned();
+            assert!(
+                answer
+                    .contains(r#""request_seq":5,"success":true,"command":"runInTerminal","body":{"processId":4242}"#),
+                "{answer}"
+            );
+        } else {
+            assert!(answer.contains(r#""request_seq":5,"success":false,"command":"runInTerminal""#), "{answer}");
+        }
+    }
 }

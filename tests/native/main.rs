@@ -10,6 +10,7 @@ mod common;
 mod spawn_util;
 
 mod attach_pid;
+mod codelldb;
 mod ctl_native;
 mod delve;
 mod delve_truth;

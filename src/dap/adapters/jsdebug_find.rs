@@ -203,7 +203,7 @@ pub fn server_version(script: &Path, host: &dyn Host) -> Option<String> {
 
 /// The first `"key": "value"` string in `text` (a JSON document perhaps cut short by the read
 /// cap, so not parsed whole); escapes are not decoded (names and versions have none).
-fn json_string(text: &str, key: &str) -> Option<String> {
+pub(crate) fn json_string(text: &str, key: &str) -> Option<String> {
     let quoted = format!("\"{key}\"");
     let mut rest = text;
     while let Some(at) = rest.find(&quoted) {

@@ -3,6 +3,7 @@
 //! Quirks are data fields (`quirks.rs`), read where the behaviour is handled (session
 //! choreography, exception filter mapping, output filtering), never `if adapter == "…"` checks.
 
+pub mod codelldb;
 pub mod debugpy;
 pub mod delve;
 pub mod elf;
@@ -87,12 +88,14 @@ pub enum AdapterKind {
     Delve,
     /// js-debug (JavaScript and TypeScript on Node.js), over TCP; the program is a child session.
     JsDebug,
+    /// CodeLLDB (native programs, opt-in only: never inferred), over TCP.
+    CodeLldb,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
     pub const ALL: &'static [AdapterKind] =
-        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug];
+        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::CodeLldb];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
@@ -101,6 +104,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::NAME,
             AdapterKind::Delve => delve::NAME,
             AdapterKind::JsDebug => jsdebug::NAME,
+            AdapterKind::CodeLldb => codelldb::NAME,
         }
     }
 
@@ -111,17 +115,20 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::VSCODE_TYPE,
             AdapterKind::Delve => delve::VSCODE_TYPE,
             AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
+            AdapterKind::CodeLldb => codelldb::VSCODE_TYPE,
         }
     }
 
     /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy,
-    /// `lldb-dap` lldb, `go`/`dlv` delve, `js-debug`/`js`/`javascript`/`ts`/`typescript` node).
+    /// `lldb-dap` lldb, `go`/`dlv` delve, `js-debug`/`js`/`javascript`/`ts`/`typescript` node,
+    /// `codelldb` or `vscode-lldb` codelldb).
     pub fn from_name(name: &str) -> Option<AdapterKind> {
         match name.to_ascii_lowercase().as_str() {
             "debugpy" | "python" | "py" => Some(AdapterKind::Debugpy),
             "lldb" | "lldb-dap" => Some(AdapterKind::Lldb),
             "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
             "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
+            "codelldb" | "vscode-lldb" => Some(AdapterKind::CodeLldb),
             _ => None,
         }
     }
@@ -133,6 +140,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
             AdapterKind::JsDebug => jsdebug::runtime_quirks(),
+            AdapterKind::CodeLldb => codelldb::runtime_quirks(),
         }
     }
 
@@ -143,6 +151,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::quirks(),
             AdapterKind::Delve => delve::quirks(),
             AdapterKind::JsDebug => jsdebug::quirks(),
+            AdapterKind::CodeLldb => codelldb::quirks(),
         }
     }
 
@@ -153,11 +162,13 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::attach_defaults(),
             AdapterKind::Delve => delve::attach_defaults(),
             AdapterKind::JsDebug => jsdebug::attach_defaults(),
+            AdapterKind::CodeLldb => codelldb::attach_defaults(),
         }
     }
 
     /// How the adapter runs the program through `runInTerminal` (`launch {console:
-    /// "terminal"}`); `None` when it cannot (Delve 1.20.2 has no `console` setting). js-debug
+    /// "terminal"}`); `None` when it cannot (Delve 1.20.2 has no `console` setting; CodeLLDB 1.11.8
+    /// needs its `codelldb-launch` helper for a terminal, which agentdap has not run). js-debug
     /// runs every launched program that way (its launch defaults already say so).
     pub fn terminal_launch(self) -> Option<TerminalLaunch> {
         match self {
@@ -165,6 +176,7 @@ impl AdapterKind {
             AdapterKind::Lldb => Some(TerminalLaunch { arguments: lldb::terminal_arguments(), attaches: true }),
             AdapterKind::Delve => None,
             AdapterKind::JsDebug => Some(TerminalLaunch { arguments: jsdebug::terminal_arguments(), attaches: false }),
+            AdapterKind::CodeLldb => None,
         }
     }
 
@@ -177,6 +189,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::INSTALL,
             AdapterKind::Delve => delve::INSTALL,
             AdapterKind::JsDebug => jsdebug::INSTALL,
+            AdapterKind::CodeLldb => codelldb::find::INSTALL,
         }
     }
 }
@@ -255,7 +268,7 @@ impl std::error::Error for AdapterError {}
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
 /// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.go` or a directory
 /// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
-/// lldb). Errors: [`AdapterError::Unknown`],
+/// lldb; codelldb only when named). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
 pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) -> Result<AdapterKind, AdapterError> {
     if let Some(name) = adapter {
@@ -405,6 +418,7 @@ pub fn recipe_for_program(
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
+        AdapterKind::CodeLldb => codelldb::recipe(program, input, host),
     }
 }
 
@@ -470,7 +484,7 @@ mod tests {
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(
             text,
-            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node)"
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, codelldb)"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The quirks of an adapter as data: its deviations from plain DAP start-up and behaviour
 //! ([`Quirks`]) and from a debuggee's plain life (entry, exit, output, processes:
 //! [`RuntimeQuirks`]), with the small pure functions that read them. Each recipe (`debugpy.rs`,
-//! `lldb.rs`, `delve.rs`, `jsdebug.rs`) fills them in; must not: hold one adapter's values (beyond
+//! `lldb.rs`, `delve.rs`, `jsdebug.rs`, `codelldb.rs`) fills them in; must not: hold one adapter's values (beyond
 //! the spec-following `STANDARD`s) or do any IO.
 
 /// How an adapter opens child sessions (subprocesses, workers).
@@ -363,6 +363,10 @@ pub struct RuntimeQuirks {
     /// breakpoint's condition in the program and reports its error there): shown as `console`,
     /// the adapter's words, not the program's.
     pub adapter_stderr_prefixes: &'static [&'static str],
+    /// An `output` event of category `stderr` is the adapter's own message, shown as `console`
+    /// (CodeLLDB 1.11.8 reports its errors and `Stop reason: signal SIGSTOP` that way, while the
+    /// program's stderr comes as `stdout` from its pseudo-terminal).
+    pub stderr_events_are_adapters: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -486,6 +490,7 @@ impl RuntimeQuirks {
         program_on_pipes: false,
         pause_stops_as_step: false,
         adapter_stderr_prefixes: &[],
+        stderr_events_are_adapters: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -557,6 +557,26 @@ fn mismatched_and_unknown_responses_are_dropped() {
     );
 }
 
+/// CodeLLDB 1.11.8 names no command in its error responses: the `request_seq` says which request
+/// failed, and a success with no command is still a mismatch.
+#[test]
+fn an_error_response_with_an_empty_command_answers_the_pending_request() {
+    let mut c = client();
+    c.request("evaluate", None, Src::Tool(1), t0(), None).expect("sent");
+    c.request("scopes", None, Src::Tool(2), t0(), None).expect("sent");
+    c.receive(
+        &frames(&[
+            r#"{"seq":1,"type":"response","request_seq":2,"success":true,"command":""}"#,
+            r#"{"seq":2,"type":"response","request_seq":1,"success":false,"command":"","message":"Syntax error: add(1,2)"}"#,
+        ]),
+        t0(),
+    );
+    let got = drain(&mut c);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert_eq!(got[0], "diagnostic: dropped a response to `` (request_seq 2): that seq is a pending `scopes` request");
+    assert_eq!(got[1], "completed 1 Tool(1): `evaluate` failed: Syntax error: add(1,2)");
+}
+
 #[test]
 fn capabilities_event_updates_and_initialized_flag() {
     let mut c = with_caps(r#"{"supportsRestartRequest":false}"#);
