@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use crate::dap::adapters::{delve, find_on_path, jsdebug, lldb, shell_quote, AdapterKind, RealHost};
+use crate::dap::adapters::{delve, find_on_path, jsdebug, lldb, rdbg, shell_quote, AdapterKind, RealHost};
 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -348,6 +348,7 @@ pub fn run(adapter: &str) -> u8 {
         AdapterKind::Lldb => package_adapter(kind.name(), lldb::find_adapter(&RealHost).ok(), lldb::INSTALL),
         AdapterKind::Delve => package_adapter(kind.name(), delve::find_adapter(&RealHost).ok(), delve::INSTALL),
         AdapterKind::JsDebug => install_js_debug(),
+        AdapterKind::Rdbg => package_adapter(kind.name(), rdbg::find(&RealHost).ok().map(|f| f.rdbg), rdbg::INSTALL),
     }
 }
 

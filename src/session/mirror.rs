@@ -186,6 +186,7 @@ impl Session {
             Some(AdapterKind::Lldb) => "lldb-dap".into(),
             Some(AdapterKind::Delve) => "go".into(),
             Some(AdapterKind::JsDebug) => "pwa-node".into(),
+            Some(AdapterKind::Rdbg) => "rdbg".into(),
             None => self.link.plan.name.clone(),
         }
     }

@@ -9,6 +9,7 @@ pub mod elf;
 pub mod jsdebug;
 pub mod lldb;
 mod quirks;
+pub mod rdbg;
 #[cfg(test)]
 pub(crate) mod test_host;
 
@@ -87,12 +88,14 @@ pub enum AdapterKind {
     Delve,
     /// js-debug (JavaScript and TypeScript on Node.js), over TCP; the program is a child session.
     JsDebug,
+    /// rdbg (Ruby's debug gem), over TCP; the adapter's process is the program.
+    Rdbg,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
     pub const ALL: &'static [AdapterKind] =
-        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug];
+        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::Rdbg];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
@@ -101,6 +104,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::NAME,
             AdapterKind::Delve => delve::NAME,
             AdapterKind::JsDebug => jsdebug::NAME,
+            AdapterKind::Rdbg => rdbg::NAME,
         }
     }
 
@@ -111,17 +115,20 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::VSCODE_TYPE,
             AdapterKind::Delve => delve::VSCODE_TYPE,
             AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
+            AdapterKind::Rdbg => rdbg::VSCODE_TYPE,
         }
     }
 
     /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy,
-    /// `lldb-dap` lldb, `go`/`dlv` delve, `js-debug`/`js`/`javascript`/`ts`/`typescript` node).
+    /// `lldb-dap` lldb, `go`/`dlv` delve, `js-debug`/`js`/`javascript`/`ts`/`typescript` node,
+    /// `ruby`/`rb`/`debug` rdbg).
     pub fn from_name(name: &str) -> Option<AdapterKind> {
         match name.to_ascii_lowercase().as_str() {
             "debugpy" | "python" | "py" => Some(AdapterKind::Debugpy),
             "lldb" | "lldb-dap" => Some(AdapterKind::Lldb),
             "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
             "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
+            "rdbg" | "ruby" | "rb" | "debug" => Some(AdapterKind::Rdbg),
             _ => None,
         }
     }
@@ -133,6 +140,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
             AdapterKind::JsDebug => jsdebug::runtime_quirks(),
+            AdapterKind::Rdbg => rdbg::runtime_quirks(),
         }
     }
 
@@ -143,6 +151,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::quirks(),
             AdapterKind::Delve => delve::quirks(),
             AdapterKind::JsDebug => jsdebug::quirks(),
+            AdapterKind::Rdbg => rdbg::quirks(),
         }
     }
 
@@ -153,6 +162,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::attach_defaults(),
             AdapterKind::Delve => delve::attach_defaults(),
             AdapterKind::JsDebug => jsdebug::attach_defaults(),
+            AdapterKind::Rdbg => rdbg::attach_defaults(),
         }
     }
 
@@ -165,6 +175,8 @@ impl AdapterKind {
             AdapterKind::Lldb => Some(TerminalLaunch { arguments: lldb::terminal_arguments(), attaches: true }),
             AdapterKind::Delve => None,
             AdapterKind::JsDebug => Some(TerminalLaunch { arguments: jsdebug::terminal_arguments(), attaches: false }),
+            // 1.4.0: the program is rdbg's own process; there is no runInTerminal.
+            AdapterKind::Rdbg => None,
         }
     }
 
@@ -177,6 +189,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::INSTALL,
             AdapterKind::Delve => delve::INSTALL,
             AdapterKind::JsDebug => jsdebug::INSTALL,
+            AdapterKind::Rdbg => rdbg::INSTALL,
         }
     }
 }
@@ -253,7 +266,7 @@ impl fmt::Display for AdapterError {
 impl std::error::Error for AdapterError {}
 
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
-/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.go` or a directory
+/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.rb` → rdbg; `.go` or a directory
 /// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
 /// lldb). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
@@ -269,6 +282,7 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
         Some("py" | "pyw") => return Ok(AdapterKind::Debugpy),
         Some("go") => return Ok(AdapterKind::Delve),
         Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => return Ok(AdapterKind::JsDebug),
+        Some("rb") => return Ok(AdapterKind::Rdbg),
         _ => {}
     }
     if delve::is_package_dir(path, host) {
@@ -405,6 +419,7 @@ pub fn recipe_for_program(
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
+        AdapterKind::Rdbg => rdbg::recipe(program, input, host),
     }
 }
 
@@ -470,7 +485,7 @@ mod tests {
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(
             text,
-            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node)"
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, rdbg)"
         );
     }
 
