@@ -173,7 +173,8 @@ fn rdbg_row() -> Row {
         }
         Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
         Ok(found) => {
-            let version = found.version.as_deref().map_or("debug (version unknown)".to_string(), |v| format!("debug {v}"));
+            let version =
+                found.version.as_deref().map_or("debug (version unknown)".to_string(), |v| format!("debug {v}"));
             let mut row = Row {
                 name,
                 found: true,

@@ -306,9 +306,7 @@ pub fn attach_defaults() -> Value {
 pub fn recipe(_program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host) -> Result<Recipe, AdapterError> {
     let found = find(host)?;
     let mut command = found.command();
-    command.args.extend(
-        ["--open", "--port", PORT_ARG, "--host", "127.0.0.1", "--"].into_iter().map(OsString::from),
-    );
+    command.args.extend(["--open", "--port", PORT_ARG, "--host", "127.0.0.1", "--"].into_iter().map(OsString::from));
     Ok(Recipe {
         name: NAME,
         vscode_type: VSCODE_TYPE,

@@ -24,8 +24,12 @@ fn debians_bundled_gem_is_found_and_run_with_ruby() {
     let h = debian();
     let got = find(&h);
     let rdbg = "/usr/lib/ruby/gems/3.1.0/gems/debug-1.4.0/exe/rdbg";
-    let expected =
-        Found { rdbg: rdbg.into(), ruby: Some("/usr/bin/ruby".into()), rule: Rule::GemDir, version: Some("1.4.0".into()) };
+    let expected = Found {
+        rdbg: rdbg.into(),
+        ruby: Some("/usr/bin/ruby".into()),
+        rule: Rule::GemDir,
+        version: Some("1.4.0".into()),
+    };
     assert_eq!(got, Ok(expected));
     let Ok(r) = recipe(None, ResolveInput::default(), &h) else { panic!() };
     assert_eq!(r.command.program, OsString::from("/usr/bin/ruby"));
