@@ -518,8 +518,16 @@ impl Server {
                         // Taken before the pipes are read: reading them to EOF may forget the
                         // adapter (`forget_adapter_if_done`), and its stream must still hear why.
                         let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
+                        let owner = self.adapters.get(akey).filter(|io| !io.detached).map(|io| io.session);
                         // Whatever it wrote before exiting is still in the pipes: read it first.
                         self.read_adapter(akey, now, READS_AT_EXIT);
+                        if let Some(session) = owner {
+                            // After the output: the status may end the run (an adapter whose
+                            // process is the program, `ExitReport::AdapterExitStatus`).
+                            use std::os::unix::process::ExitStatusExt;
+                            let (code, signal) = (status.code().map(i64::from), status.signal().map(i64::from));
+                            self.sessions.on_adapter_exited(session, code, signal, now);
+                        }
                         // A TCP adapter that exits before accepting the connection: say why.
                         if let Some((skey, session)) = stream {
                             let stderr = self.sessions.stderr_tail(session);
