@@ -1,0 +1,1 @@
+//! Attach to an `rdbg --open` the test started.
