@@ -59,14 +59,8 @@ fn a_method_stops_with_its_locals_then_steps_output_and_exit_code() {
     // rdbg's own `DEBUGGER: ` lines on the same stderr are the adapter's, not the program's.
     assert_eq!(lines_of(&out, "stderr"), ["err 3"], "{}", out.text);
     assert!(lines_of(&out, "adapter").iter().any(|l| l == "DEBUGGER: Connected."), "{}", out.text);
-    let order: Vec<String> = out.s["entries"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|e| e["category"] != json!("adapter"))
-        .map(|e| e["text"].as_str().unwrap_or_default().to_owned())
-        .collect();
-    assert_eq!(order, ["out 3\n", "err 3\n", "out2\n"], "in order: {}", out.text);
+    // Two pipes keep no order between them: each stream is in order, not one against the other
+    // (agentdap may read stderr's bytes before stdout's that were written first).
     n.finish();
 }
 
