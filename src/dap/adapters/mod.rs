@@ -51,6 +51,14 @@ pub enum PortDiscovery {
     /// agentdap picks the port and passes it on the command line (`config::PORT_PLACEHOLDER` in
     /// the arguments); ready once a connect succeeds (js-debug).
     Chosen,
+    /// As [`PortDiscovery::Chosen`], but agentdap connects only once the adapter printed a line
+    /// containing `line` on stdout or stderr: rdbg 1.4.0 accepts a connection before its
+    /// session exists and then fails it (`uninitialized constant DEBUGGER__::ThreadClient::SESSION`),
+    /// and writes `DEBUGGER: wait for debugger connection...` once it is ready.
+    ChosenAfterLine {
+        /// The text that says the adapter is ready.
+        line: &'static str,
+    },
 }
 
 /// Everything agentdap needs to start and drive one adapter: plain data.

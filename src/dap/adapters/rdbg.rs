@@ -49,6 +49,13 @@
 //!   prog.rb …`, `input <pid>`) on the socket before the first DAP frame, when the client
 //!   connects just as the script reaches its first line: agentdap's decoder skips to the next
 //!   `Content-Length` header and the session goes on.
+//! - A client that connects as soon as the port opens may be refused: the reader thread takes it
+//!   before the session exists (`ReaderThreadError: uninitialized constant
+//!   DEBUGGER__::ThreadClient::SESSION`) and closes it. agentdap connects once rdbg printed
+//!   [`READY_LINE`] ([`PortDiscovery::ChosenAfterLine`]).
+//! - After a client's `disconnect` the program cannot run on: at its next debugger event rdbg
+//!   writes to the closed connection and dies of a `NoMethodError` (`@sock.write` on nil in
+//!   `send_event`, exit status 1), so detaching from an attached program ends it soon after.
 //!
 //! Newer releases (1.5 on) add `exited`/`terminated`, `stopOnEntry`/`nonstop` launch options,
 //! `setVariable` and debugger commands in the debug console; this recipe was checked on 1.4.0
@@ -88,6 +95,10 @@ pub const PORT_ARG: &str = "{port}";
 
 /// What rdbg prints at the start of each of its own stderr lines.
 pub const STDERR_PREFIX: &str = "DEBUGGER: ";
+
+/// What rdbg prints on stderr once its session can take a client (1.4.0: earlier connections
+/// may fail).
+pub const READY_LINE: &str = "DEBUGGER: wait for debugger connection...";
 
 /// Directory entries examined per gem directory level.
 const LIST_CAP: usize = 512;
@@ -311,7 +322,7 @@ pub fn recipe(_program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host
         name: NAME,
         vscode_type: VSCODE_TYPE,
         command,
-        transport: Transport::Tcp { port: PortDiscovery::Chosen },
+        transport: Transport::Tcp { port: PortDiscovery::ChosenAfterLine { line: READY_LINE } },
         launch_defaults: launch_defaults(),
         attach_defaults: attach_defaults(),
         quirks: quirks(),

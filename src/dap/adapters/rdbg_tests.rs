@@ -34,7 +34,7 @@ fn debians_bundled_gem_is_found_and_run_with_ruby() {
     let Ok(r) = recipe(None, ResolveInput::default(), &h) else { panic!() };
     assert_eq!(r.command.program, OsString::from("/usr/bin/ruby"));
     assert_eq!(args(&r), [rdbg, "--open", "--port", "{port}", "--host", "127.0.0.1", "--"]);
-    assert_eq!(r.transport, Transport::Tcp { port: PortDiscovery::Chosen });
+    assert_eq!(r.transport, Transport::Tcp { port: PortDiscovery::ChosenAfterLine { line: READY_LINE } });
     assert_eq!(r.launch_defaults, json!({"type": "rdbg", "request": "launch"}));
     assert_eq!(PORT_ARG, crate::dap::adapters::jsdebug::PORT_ARG);
 }
