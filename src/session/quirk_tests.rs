@@ -58,6 +58,9 @@
 //! | `RuntimeQuirks::program_on_pipes` (node) | `launcher_tests::the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal`; `tests/node` `node_js` (stdout and stderr apart) |
 //! | `RuntimeQuirks::exits_after_disconnect` (node: `false`) | `launcher_tests::the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran` (the server is stopped once both sessions ended) |
 //! | `RuntimeQuirks::evaluate_context`, `mirror_evaluate`, `failure_shapes` (node) | `dap::adapters::jsdebug_tests`; `tests/node` `node_exceptions` |
+//! | `RuntimeQuirks::exit_report` = `AdapterExitStatus` (rdbg) | [`rdbg_the_exit_status_of_its_process_is_the_programs_in_either_order`]; `tests/ruby` `ruby_launch` (`exit 3`) |
+//! | `Quirks::stop_on_entry_request`, `RuntimeQuirks::adapter_entry_reasons` (rdbg) | [`rdbg_stops_on_entry_through_attach`]; `tests/ruby` `ruby_launch::stop_on_entry_stops_before_the_first_line_runs` |
+//! | `RuntimeQuirks::program_on_command_line`, `debuggee_output`, `adapter_stderr_prefixes`, `evaluate_context` (rdbg); `Quirks::exception_filters`, `exception_filter_aliases`, `variable_paging`, `launch_output_apart_from_stops` (rdbg) | `tests/ruby` `ruby_launch::a_method_stops_with_its_locals_then_steps_output_and_exit_code`; `dap::adapters::rdbg::tests` |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
@@ -302,4 +305,56 @@ fn an_lldb_attach_by_pid_refused_says_what_ptrace_needs() {
         out.text,
         format!("adapter_error: `attach` failed: Operation not permitted ({})", super::plan::PTRACE_HINT)
     );
+}
+
+/// rdbg 1.4.0 (`ExitReport::AdapterExitStatus`): no `exited`, no `terminated`; the connection
+/// closes as the program ends, and the exit status of the adapter's process is the program's,
+/// whichever of the two the IO shell reports first.
+#[test]
+fn rdbg_the_exit_status_of_its_process_is_the_programs_in_either_order() {
+    for status_first in [false, true] {
+        let caps = json!({"supportsConfigurationDoneRequest": true});
+        let mut rig = Rig::new(adapter(caps, "/src/app.rb"));
+        let launch = rig.launch(
+            plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": false}), None),
+            args(json!({"program": "/src/app.rb", "stop_on_entry": false})),
+        );
+        assert!(rig.result(launch).is_none(), "running: the launch waits");
+        let (key, now) = (rig.key, rig.now);
+        if status_first {
+            rig.s.on_adapter_exited(key, Some(3), None, now);
+            rig.pump();
+            assert!(rig.result(launch).is_none(), "the status alone ends nothing");
+        }
+        rig.s.on_adapter_closed(key, now);
+        rig.pump();
+        if !status_first {
+            assert!(rig.result(launch).is_none(), "a close without the status is not yet the end");
+            rig.s.on_adapter_exited(key, Some(3), None, now);
+            rig.pump();
+        }
+        let out = rig.answered(launch);
+        assert!(!out.is_error, "{}", out.text);
+        assert!(out.text.starts_with("s1 exited with code 3"), "{}", out.text);
+    }
+}
+
+/// rdbg 1.4.0 (`Quirks::stop_on_entry_request`): it ignores `stopOnEntry`, so a launch that
+/// stops on entry sends `attach` (same arguments); one that does not sends `launch`.
+#[test]
+fn rdbg_stops_on_entry_through_attach() {
+    for entry in [true, false] {
+        let caps = json!({"supportsConfigurationDoneRequest": true});
+        let mut a = adapter(caps, "/src/app.rb");
+        a.on("attach", Reply::ok(Value::Null).then("initialized", Value::Null));
+        let mut rig = Rig::new(a);
+        rig.launch(
+            plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": entry}), None),
+            args(json!({"program": "/src/app.rb", "stop_on_entry": entry})),
+        );
+        let (sent, other) = if entry { ("attach", "launch") } else { ("launch", "attach") };
+        let got = rig.adapter.last(sent).map(|r| r["arguments"]["program"].clone());
+        assert_eq!(got, Some(json!("/src/app.rb")), "{sent}");
+        assert!(rig.adapter.last(other).is_none(), "{other} is not sent");
+    }
 }
