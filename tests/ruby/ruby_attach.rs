@@ -46,9 +46,11 @@ fn attach_to_rdbg_open_stops_at_a_breakpoint_and_detach_leaves_it_to_rdbg() {
     let target_pid = target.0.id() as Pid;
     let stderr = target.0.stderr.take().expect("piped");
     let mut lines = BufReader::new(stderr).lines();
-    let listening =
-        lines.by_ref().take(5).map_while(Result::ok).any(|l| l.starts_with("DEBUGGER: Debugger can attach via TCP/IP"));
-    assert!(listening, "rdbg --open did not say it listens");
+    // 1.4.0 fails a client that connects before its session exists: wait until it says it
+    // waits for one (what agentdap's own launch waits for, `rdbg::READY_LINE`).
+    let ready =
+        lines.by_ref().take(5).map_while(Result::ok).any(|l| l.starts_with("DEBUGGER: wait for debugger connection"));
+    assert!(ready, "rdbg --open did not say it waits for a client");
     let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<String>>());
 
     let args = json!({"adapter": "rdbg", "connect": {"host": "127.0.0.1", "port": port},
