@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::install::{self, Python, Source};
 use crate::dap::adapters::debugpy;
-use crate::dap::adapters::{codelldb, delve, jsdebug, lldb, AdapterError, AdapterKind, RealHost, ResolveInput};
+use crate::dap::adapters::{codelldb, delve, jsdebug, lldb, rdbg, AdapterError, AdapterKind, RealHost, ResolveInput};
 
 /// How long `<tool> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
@@ -62,6 +62,7 @@ pub fn report() -> String {
             }
             AdapterKind::JsDebug => node_row(),
             AdapterKind::CodeLldb => codelldb_row(),
+            AdapterKind::Rdbg => rdbg_row(),
         };
         let status = if row.found { "ok" } else { "missing" };
         out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
@@ -160,6 +161,39 @@ fn found_by(path: &Path, env_override: &str) -> String {
         "on PATH".to_string()
     } else {
         format!("found in {}", dir.display())
+    }
+}
+
+/// rdbg: the script found, the rule that found it, the debug gem's version from its path, and
+/// the `ruby` that runs it (`ruby --version`); or where agentdap looked and how to get it.
+fn rdbg_row() -> Row {
+    let name = rdbg::NAME;
+    match rdbg::find(&RealHost) {
+        Err(AdapterError::NotFound { detail, install, .. }) => {
+            Row { name, found: false, summary: detail, notes: vec![format!("install: {install}")] }
+        }
+        Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
+        Ok(found) => {
+            let version =
+                found.version.as_deref().map_or("debug (version unknown)".to_string(), |v| format!("debug {v}"));
+            let mut row = Row {
+                name,
+                found: true,
+                summary: format!("{version} at {} ({})", found.rdbg.display(), found.rule.describe()),
+                notes: Vec::new(),
+            };
+            if let Some(ruby) = &found.ruby {
+                let ruby_version = super::run_with_timeout(Process::new(ruby).arg("--version"), VERSION_TIMEOUT)
+                    .map(|r| r.stdout.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .unwrap_or_else(|| "version unknown".to_string());
+                row.notes.push(format!("run by {} ({ruby_version})", ruby.display()));
+            }
+            if found.version.as_deref() != Some(rdbg::CHECKED_VERSION) {
+                row.notes.push(format!("checked against debug {}", rdbg::CHECKED_VERSION));
+            }
+            row
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use crate::dap::adapters::{codelldb, delve, find_on_path, jsdebug, lldb, shell_quote, AdapterKind, RealHost};
+use crate::dap::adapters::{codelldb, delve, find_on_path, jsdebug, lldb, rdbg, shell_quote, AdapterKind, RealHost};
 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -354,6 +354,7 @@ pub fn run(adapter: &str) -> u8 {
             codelldb::find_adapter(&RealHost).ok().map(|f| f.path),
             &codelldb::install_command(&RealHost),
         ),
+        AdapterKind::Rdbg => package_adapter(kind.name(), rdbg::find(&RealHost).ok().map(|f| f.rdbg), rdbg::INSTALL),
     }
 }
 

@@ -145,7 +145,7 @@ pub fn run(command: &Command) -> u8 {
     }
 }
 
-/// `debugpy, lldb, delve, node, codelldb`.
+/// `debugpy, lldb, delve, node, rdbg, codelldb`.
 pub fn known_adapters() -> String {
     use crate::dap::adapters::AdapterKind;
     AdapterKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
@@ -256,7 +256,7 @@ mod tests {
         check(
             "install",
             &[],
-            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, codelldb"),
+            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, rdbg, codelldb"),
         );
         check("install", &["a", "b"], Err("install: unexpected argument b; usage: agentdap install <adapter>"));
         check("serve", &[], Err("unknown subcommand serve"));

@@ -54,6 +54,9 @@ pub(super) struct AdapterIo {
     stream: Option<usize>,
     /// Port announcement scanners for stdout and stderr, until one finds the port.
     scanners: Option<[PortScanner; 2]>,
+    /// A chosen port to connect to once the adapter printed this text
+    /// (`PortDiscovery::ChosenAfterLine`).
+    ready_line: Option<(&'static str, std::net::SocketAddr)>,
     /// The session's temporary directory, removed once the adapter is gone.
     scratch_dir: Option<std::path::PathBuf>,
     /// A `restart` replaces this adapter: the session (this id) opens the new one once this one
@@ -148,9 +151,10 @@ impl Server {
         // A TCP adapter: where its port comes from.
         let mut connector = None;
         let mut scanners = None;
+        let mut ready_line = None;
         match transport {
             Transport::Stdio => {}
-            Transport::Tcp { port: PortDiscovery::Chosen } => {
+            Transport::Tcp { port: PortDiscovery::Chosen | PortDiscovery::ChosenAfterLine { .. } } => {
                 let port = match tcp::choose_port() {
                     Ok(p) => p,
                     Err(e) => {
@@ -165,7 +169,13 @@ impl Server {
                     }
                 }
                 let addr = std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port));
-                connector = Some(Connector::new(addr, now, CONNECT_TIMEOUT));
+                connector = Some(match transport {
+                    Transport::Tcp { port: PortDiscovery::ChosenAfterLine { line } } => {
+                        ready_line = Some((*line, addr));
+                        Connector::awaiting_port(now, CONNECT_TIMEOUT)
+                    }
+                    _ => Connector::new(addr, now, CONNECT_TIMEOUT),
+                });
             }
             Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix } } => {
                 connector = Some(Connector::awaiting_port(now, CONNECT_TIMEOUT));
@@ -207,6 +217,7 @@ impl Server {
             dap_on_pipes: connector.is_none(),
             stream: None,
             scanners,
+            ready_line,
             scratch_dir: self.sessions.scratch_dir(session).map(Into::into),
             replaced_for: None,
         };
@@ -246,6 +257,16 @@ impl Server {
     fn adapter_output(&mut self, akey: usize, which: PipeKind, bytes: &[u8], now: Instant) {
         let Some(io) = self.adapters.get_mut(akey) else { return };
         let session = io.session;
+        let ready = io.ready_line.filter(|(line, _)| bytes.windows(line.len()).any(|w| w == line.as_bytes()));
+        if let Some((_, addr)) = ready {
+            io.ready_line = None;
+            if let Some(skey) = io.stream {
+                if let Some(step) = self.streams.get_mut(skey).map(|s| s.port_known(addr, now)) {
+                    self.drive_stream(skey, step, now);
+                }
+            }
+        }
+        let Some(io) = self.adapters.get_mut(akey) else { return };
         let mut rest = bytes;
         if let Some(scanners) = io.scanners.as_mut() {
             let scanner = &mut scanners[if which == PipeKind::Stdout { 0 } else { 1 }];
@@ -518,8 +539,16 @@ impl Server {
                         // Taken before the pipes are read: reading them to EOF may forget the
                         // adapter (`forget_adapter_if_done`), and its stream must still hear why.
                         let stream = self.adapters.get(akey).and_then(|io| io.stream.map(|s| (s, io.session)));
+                        let owner = self.adapters.get(akey).filter(|io| !io.detached).map(|io| io.session);
                         // Whatever it wrote before exiting is still in the pipes: read it first.
                         self.read_adapter(akey, now, READS_AT_EXIT);
+                        if let Some(session) = owner {
+                            // After the output: the status may end the run (an adapter whose
+                            // process is the program, `ExitReport::AdapterExitStatus`).
+                            use std::os::unix::process::ExitStatusExt;
+                            let (code, signal) = (status.code().map(i64::from), status.signal().map(i64::from));
+                            self.sessions.on_adapter_exited(session, code, signal, now);
+                        }
                         // A TCP adapter that exits before accepting the connection: say why.
                         if let Some((skey, session)) = stream {
                             let stderr = self.sessions.stderr_tail(session);

@@ -1,7 +1,9 @@
 //! What the IO shell tells the session table about transports: open, failed, bytes, stderr, closed.
 
 use super::*;
+use crate::dap::adapters::ExitReport;
 use crate::dap::requests::{Initialize, InitializeArguments};
+use host::ProgramExit;
 use output::Category;
 use snapshot::RunState;
 use std::time::Instant;
@@ -63,8 +65,14 @@ impl Sessions {
             s.note_crash(&text);
             return;
         }
-        let category = if s.link.pipes_are_program_output { Category::Stderr } else { Category::Adapter };
-        s.output.push(category, &text);
+        if !s.link.pipes_are_program_output {
+            s.output.push(Category::Adapter, &text);
+        } else {
+            // rdbg 1.4.0 writes its own `DEBUGGER: ` lines into the program's stderr.
+            for (adapters, run) in host::adapter_lines(&text, &s.link.plan.runtime) {
+                s.output.push(if adapters { Category::Adapter } else { Category::Stderr }, &run);
+            }
+        }
         self.output_arrived(key);
     }
 
@@ -117,6 +125,26 @@ impl Sessions {
         self.slab.get(key).and_then(|s| s.link.plan.scratch_dir.as_deref())
     }
 
+    /// The adapter's process exited with `code` or died of `signal` (its pipes drained). Only an
+    /// adapter whose process is the program (`ExitReport::AdapterExitStatus`, a launch) makes
+    /// it the program's exit status: kept until the DAP connection's close, or ending the run
+    /// that waits for it.
+    pub fn on_adapter_exited(&mut self, key: SessionKey, code: Option<i64>, signal: Option<i64>, now: Instant) {
+        let Some(s) = self.slab.get_mut(key) else { return };
+        if !s.reports_exit_by_process() {
+            return;
+        }
+        let exit = ProgramExit { code, signal };
+        s.host.program_exit = Some(exit);
+        if std::mem::take(&mut s.run.awaiting_exit_report) {
+            s.finish_run(Some(exit), now);
+            s.pump(now, &mut self.actions);
+            for (call, output) in s.calls.done.drain(..) {
+                self.actions.push_back(Action::Complete { call, output });
+            }
+        }
+    }
+
     /// The adapter's DAP stream closed or its process exited: fail what is pending, end the session.
     pub fn on_adapter_closed(&mut self, key: SessionKey, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
@@ -138,7 +166,18 @@ impl Sessions {
         // No late reply will come: timed-out mirror requests free their places.
         s.mirror.adapter_answered(None);
         s.pump(now, &mut self.actions);
-        if !s.run.state.is_over() && s.family.stands_in && !s.link.is_closing() && s.run.failure.is_none() {
+        let by_process = s.reports_exit_by_process() && !s.link.is_closing() && s.run.failure.is_none();
+        if !s.run.state.is_over() && by_process {
+            // rdbg 1.4.0: the connection closes as the program ends; the process's status (if
+            // reaped already) is the program's, else the waits end once it is.
+            match s.host.program_exit {
+                Some(exit) => s.finish_run(Some(exit), now),
+                None => {
+                    s.run.awaiting_exit_report = true;
+                    s.run.stop = None;
+                }
+            }
+        } else if !s.run.state.is_over() && s.family.stands_in && !s.link.is_closing() && s.run.failure.is_none() {
             // js-debug closes a target's connection when the program ends: how it ended is the
             // launcher's to tell (`Sessions::sweep_launchers`), not a failure of this one.
             s.run.awaiting_exit_report = true;
@@ -168,5 +207,13 @@ impl Sessions {
         if s.link.disconnected {
             self.actions.push_back(Action::Release { session: key });
         }
+    }
+}
+
+impl Session {
+    /// The exit status of the adapter's process is the program's: a launch with an adapter that
+    /// runs inside the program (`ExitReport::AdapterExitStatus`).
+    fn reports_exit_by_process(&self) -> bool {
+        self.link.plan.runtime.exit_report == ExitReport::AdapterExitStatus && self.link.plan.request == "launch"
     }
 }

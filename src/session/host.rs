@@ -415,7 +415,7 @@ fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) ->
 /// `text` from the program's stderr cut, in order, into runs of the lines the adapter put there
 /// itself (`true`: `RuntimeQuirks::adapter_stderr_prefixes`, js-debug's `Breakpoint condition
 /// error: …`) and of the program's own (`false`).
-fn adapter_lines(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> Vec<(bool, String)> {
+pub(super) fn adapter_lines(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> Vec<(bool, String)> {
     if runtime.adapter_stderr_prefixes.is_empty() {
         return vec![(false, text.to_owned())];
     }

@@ -167,7 +167,7 @@ impl super::Session {
 
     /// The run is over (a stand-in's `terminated`, once the program's exit status is known or
     /// cannot be): the exit code or signal when known, the waits answered, and the adapter let go.
-    fn finish_run(&mut self, exit: Option<ProgramExit>, now: Instant) {
+    pub(super) fn finish_run(&mut self, exit: Option<ProgramExit>, now: Instant) {
         log::debug!("{}: the run is over ({exit:?}); {} waiting call(s)", self.id, self.calls.waiters.len());
         if let Some(exit) = exit {
             self.run.exit_code = self.run.exit_code.or(exit.code);

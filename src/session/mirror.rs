@@ -187,6 +187,7 @@ impl Session {
             Some(AdapterKind::Delve) => "go".into(),
             Some(AdapterKind::JsDebug) => "pwa-node".into(),
             Some(AdapterKind::CodeLldb) => "lldb".into(),
+            Some(AdapterKind::Rdbg) => "rdbg".into(),
             None => self.link.plan.name.clone(),
         }
     }

@@ -131,6 +131,10 @@ pub fn launch(
         .collect();
     launch = adapters::merge_arguments(&launch, Some(&Value::Object(extra)));
 
+    let mut command = recipe.command;
+    if runtime.program_on_command_line {
+        program_on_command_line(&mut command, &program_str, args, cwd.as_deref());
+    }
     Ok(AdapterPlan {
         name: recipe.name.to_owned(),
         kind: Some(kind),
@@ -139,12 +143,32 @@ pub fn launch(
         transport: recipe.transport,
         entry_function,
         scratch_dir,
-        command: recipe.command,
+        command,
         request: "launch",
         launch_arguments: launch,
         connect: None,
         notes: recipe.notes,
     })
+}
+
+/// An adapter that runs the program itself from its command line
+/// (`RuntimeQuirks::program_on_command_line`, rdbg: `… -- <program> <args>`): the program and its
+/// arguments go last, the process runs in the launch `cwd` with the launch `env` (a string is
+/// set, `null` removes, another value is set as its JSON text).
+fn program_on_command_line(command: &mut AdapterCommand, program: &str, args: &LaunchArgs, cwd: Option<&Path>) {
+    command.args.push(program.into());
+    command.args.extend(args.args.iter().map(Into::into));
+    if let Some(dir) = cwd {
+        command.cwd = Some(dir.to_path_buf());
+    }
+    for (key, value) in &args.env {
+        let value = match value {
+            Value::Null => None,
+            Value::String(s) => Some(s.into()),
+            other => Some(other.to_string().into()),
+        };
+        command.env.push((key.into(), value));
+    }
 }
 
 /// The DAP `launch` arguments agentdap itself sets from the tool's arguments.

@@ -1,4 +1,4 @@
-//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve,jsdebug,codelldb}.rs`),
+//! Sans-IO tests of the adapter quirks the recipes set (`src/dap/adapters/{debugpy,lldb,delve,jsdebug,codelldb,rdbg}.rs`),
 //! each against the scripted adapter of [`crate::dap::scripted`] through
 //! [`super::scripted::Rig`], asserting the behaviour the quirk exists for; quirks another test
 //! already pins are only listed here, with that test. Every field of `Quirks` and
@@ -60,6 +60,9 @@
 //! | `RuntimeQuirks::evaluate_context`, `mirror_evaluate`, `failure_shapes` (node) | `dap::adapters::jsdebug_tests`; `tests/node` `node_exceptions` |
 //! | `RuntimeQuirks::stderr_events_are_adapters` (codelldb) | [`codelldbs_stderr_events_are_its_own_words_not_the_programs`] |
 //! | codelldb's other fields (`initialized_after_launch`, `launch_response_after_configuration_done`, `pause_signal`, `attach_pid_key`, `entry_function`, `debuggee_output`, `reuses_ids_across_stops`, `debuggee_own_process_group`, `evaluate_context`, `mirror_evaluate`) | `tests/native` `codelldb` (every test); `dap::adapters::codelldb::tests`; its `runInTerminal` (vadimcn/codelldb#722): [`a_codelldb_run_in_terminal_is_answered_by_the_host_request_policy`] |
+//! | `RuntimeQuirks::exit_report` = `AdapterExitStatus` (rdbg) | [`rdbg_the_exit_status_of_its_process_is_the_programs_in_either_order`]; `tests/ruby` `ruby_launch` (`exit 3`) |
+//! | `Quirks::stop_on_entry_request`, `RuntimeQuirks::adapter_entry_reasons` (rdbg) | [`rdbg_stops_on_entry_through_attach`]; `tests/ruby` `ruby_launch::stop_on_entry_stops_before_the_first_line_runs` |
+//! | `RuntimeQuirks::program_on_command_line`, `debuggee_output`, `adapter_stderr_prefixes`, `evaluate_context` (rdbg); `Quirks::exception_filters`, `exception_filter_aliases`, `variable_paging`, `launch_output_apart_from_stops` (rdbg) | `tests/ruby` `ruby_launch::a_method_stops_with_its_locals_then_steps_output_and_exit_code`; `dap::adapters::rdbg::tests` |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
@@ -370,5 +373,57 @@ fn a_codelldb_run_in_terminal_is_answered_by_the_host_request_policy() {
         } else {
             assert!(answer.contains(r#""request_seq":5,"success":false,"command":"runInTerminal""#), "{answer}");
         }
+    }
+}
+
+/// rdbg 1.4.0 (`ExitReport::AdapterExitStatus`): no `exited`, no `terminated`; the connection
+/// closes as the program ends, and the exit status of the adapter's process is the program's,
+/// whichever of the two the IO shell reports first.
+#[test]
+fn rdbg_the_exit_status_of_its_process_is_the_programs_in_either_order() {
+    for status_first in [false, true] {
+        let caps = json!({"supportsConfigurationDoneRequest": true});
+        let mut rig = Rig::new(adapter(caps, "/src/app.rb"));
+        let launch = rig.launch(
+            plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": false}), None),
+            args(json!({"program": "/src/app.rb", "stop_on_entry": false})),
+        );
+        assert!(rig.result(launch).is_none(), "running: the launch waits");
+        let (key, now) = (rig.key, rig.now);
+        if status_first {
+            rig.s.on_adapter_exited(key, Some(3), None, now);
+            rig.pump();
+            assert!(rig.result(launch).is_none(), "the status alone ends nothing");
+        }
+        rig.s.on_adapter_closed(key, now);
+        rig.pump();
+        if !status_first {
+            assert!(rig.result(launch).is_none(), "a close without the status is not yet the end");
+            rig.s.on_adapter_exited(key, Some(3), None, now);
+            rig.pump();
+        }
+        let out = rig.answered(launch);
+        assert!(!out.is_error, "{}", out.text);
+        assert!(out.text.starts_with("s1 exited with code 3"), "{}", out.text);
+    }
+}
+
+/// rdbg 1.4.0 (`Quirks::stop_on_entry_request`): it ignores `stopOnEntry`, so a launch that
+/// stops on entry sends `attach` (same arguments); one that does not sends `launch`.
+#[test]
+fn rdbg_stops_on_entry_through_attach() {
+    for entry in [true, false] {
+        let caps = json!({"supportsConfigurationDoneRequest": true});
+        let mut a = adapter(caps, "/src/app.rb");
+        a.on("attach", Reply::ok(Value::Null).then("initialized", Value::Null));
+        let mut rig = Rig::new(a);
+        rig.launch(
+            plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": entry}), None),
+            args(json!({"program": "/src/app.rb", "stop_on_entry": entry})),
+        );
+        let (sent, other) = if entry { ("attach", "launch") } else { ("launch", "attach") };
+        let got = rig.adapter.last(sent).map(|r| r["arguments"]["program"].clone());
+        assert_eq!(got, Some(json!("/src/app.rb")), "{sent}");
+        assert!(rig.adapter.last(other).is_none(), "{other} is not sent");
     }
 }

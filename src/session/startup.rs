@@ -31,7 +31,7 @@ impl Session {
                 None => {
                     let args = self.link.plan.launch_arguments.clone();
                     let timeout = self.link.plan.runtime.launch_timeout();
-                    let request = self.link.plan.request;
+                    let request = self.launch_command();
                     self.send_with_timeout(request, Some(args), Origin::Startup(Step::Launch), now, timeout);
                     self.startup.launch_sent = true;
                     if self.link.client.initialized() {
@@ -71,6 +71,18 @@ impl Session {
                 }
             }
             Step::EntryBreakpoint { remove } => self.entry_breakpoint_answered(remove, failure, &body),
+        }
+    }
+
+    /// The request that starts the run: the plan's `launch` or `attach`, or for a launch that
+    /// stops on entry the adapter's own way to do it (`Quirks::stop_on_entry_request`: rdbg
+    /// 1.4.0 ignores `stopOnEntry`, and its `attach` leaves the program stopped at its start).
+    fn launch_command(&self) -> &'static str {
+        let plan = &self.link.plan;
+        let on_entry = plan.launch_arguments.get(plan.quirks.stop_on_entry_key) == Some(&Value::Bool(true));
+        match plan.quirks.stop_on_entry_request {
+            Some(request) if plan.request == "launch" && on_entry => request,
+            _ => plan.request,
         }
     }
 

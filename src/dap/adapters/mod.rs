@@ -10,6 +10,7 @@ pub mod elf;
 pub mod jsdebug;
 pub mod lldb;
 mod quirks;
+pub mod rdbg;
 #[cfg(test)]
 pub(crate) mod test_host;
 
@@ -51,6 +52,14 @@ pub enum PortDiscovery {
     /// agentdap picks the port and passes it on the command line (`config::PORT_PLACEHOLDER` in
     /// the arguments); ready once a connect succeeds (js-debug).
     Chosen,
+    /// As [`PortDiscovery::Chosen`], but agentdap connects only once the adapter printed a line
+    /// containing `line` on stdout or stderr: rdbg 1.4.0 accepts a connection before its
+    /// session exists and then fails it (`uninitialized constant DEBUGGER__::ThreadClient::SESSION`),
+    /// and writes `DEBUGGER: wait for debugger connection...` once it is ready.
+    ChosenAfterLine {
+        /// The text that says the adapter is ready.
+        line: &'static str,
+    },
 }
 
 /// Everything agentdap needs to start and drive one adapter: plain data.
@@ -90,12 +99,14 @@ pub enum AdapterKind {
     JsDebug,
     /// CodeLLDB (native programs, opt-in only: never inferred), over TCP.
     CodeLldb,
+    /// rdbg (Ruby's debug gem), over TCP; the adapter's process is the program.
+    Rdbg,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
     pub const ALL: &'static [AdapterKind] =
-        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::CodeLldb];
+        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::Rdbg, AdapterKind::CodeLldb];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
@@ -105,6 +116,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::NAME,
             AdapterKind::JsDebug => jsdebug::NAME,
             AdapterKind::CodeLldb => codelldb::NAME,
+            AdapterKind::Rdbg => rdbg::NAME,
         }
     }
 
@@ -116,12 +128,13 @@ impl AdapterKind {
             AdapterKind::Delve => delve::VSCODE_TYPE,
             AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
             AdapterKind::CodeLldb => codelldb::VSCODE_TYPE,
+            AdapterKind::Rdbg => rdbg::VSCODE_TYPE,
         }
     }
 
     /// The kind named by an `adapter` argument (case-insensitive; `python` means debugpy,
     /// `lldb-dap` lldb, `go`/`dlv` delve, `js-debug`/`js`/`javascript`/`ts`/`typescript` node,
-    /// `codelldb` or `vscode-lldb` codelldb).
+    /// `ruby`/`rb`/`debug` rdbg, `codelldb` or `vscode-lldb` codelldb).
     pub fn from_name(name: &str) -> Option<AdapterKind> {
         match name.to_ascii_lowercase().as_str() {
             "debugpy" | "python" | "py" => Some(AdapterKind::Debugpy),
@@ -129,6 +142,7 @@ impl AdapterKind {
             "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
             "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
             "codelldb" | "vscode-lldb" => Some(AdapterKind::CodeLldb),
+            "rdbg" | "ruby" | "rb" | "debug" => Some(AdapterKind::Rdbg),
             _ => None,
         }
     }
@@ -141,6 +155,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::runtime_quirks(),
             AdapterKind::JsDebug => jsdebug::runtime_quirks(),
             AdapterKind::CodeLldb => codelldb::runtime_quirks(),
+            AdapterKind::Rdbg => rdbg::runtime_quirks(),
         }
     }
 
@@ -152,6 +167,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::quirks(),
             AdapterKind::JsDebug => jsdebug::quirks(),
             AdapterKind::CodeLldb => codelldb::quirks(),
+            AdapterKind::Rdbg => rdbg::quirks(),
         }
     }
 
@@ -163,6 +179,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::attach_defaults(),
             AdapterKind::JsDebug => jsdebug::attach_defaults(),
             AdapterKind::CodeLldb => codelldb::attach_defaults(),
+            AdapterKind::Rdbg => rdbg::attach_defaults(),
         }
     }
 
@@ -177,6 +194,8 @@ impl AdapterKind {
             AdapterKind::Delve => None,
             AdapterKind::JsDebug => Some(TerminalLaunch { arguments: jsdebug::terminal_arguments(), attaches: false }),
             AdapterKind::CodeLldb => None,
+            // 1.4.0: the program is rdbg's own process; there is no runInTerminal.
+            AdapterKind::Rdbg => None,
         }
     }
 
@@ -190,6 +209,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::INSTALL,
             AdapterKind::JsDebug => jsdebug::INSTALL,
             AdapterKind::CodeLldb => codelldb::find::INSTALL,
+            AdapterKind::Rdbg => rdbg::INSTALL,
         }
     }
 }
@@ -266,7 +286,7 @@ impl fmt::Display for AdapterError {
 impl std::error::Error for AdapterError {}
 
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
-/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.go` or a directory
+/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.rb` → rdbg; `.go` or a directory
 /// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
 /// lldb; codelldb only when named). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
@@ -282,6 +302,7 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
         Some("py" | "pyw") => return Ok(AdapterKind::Debugpy),
         Some("go") => return Ok(AdapterKind::Delve),
         Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => return Ok(AdapterKind::JsDebug),
+        Some("rb") => return Ok(AdapterKind::Rdbg),
         _ => {}
     }
     if delve::is_package_dir(path, host) {
@@ -419,6 +440,7 @@ pub fn recipe_for_program(
         AdapterKind::Delve => delve::recipe(program, input, host),
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
         AdapterKind::CodeLldb => codelldb::recipe(program, input, host),
+        AdapterKind::Rdbg => rdbg::recipe(program, input, host),
     }
 }
 
@@ -484,7 +506,7 @@ mod tests {
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(
             text,
-            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, codelldb)"
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, rdbg, codelldb)"
         );
     }
 

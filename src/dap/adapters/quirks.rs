@@ -199,6 +199,12 @@ pub struct Quirks {
     /// `exceptionInfo`'s `exceptionId` is `<Type>: <message>`, with no `description` or
     /// `details.message` (js-debug 1.112.0).
     pub exception_id_has_message: bool,
+    /// The DAP request sent in place of `launch` (with the same arguments) when the agent asks to
+    /// stop on entry: the adapter ignores [`Quirks::stop_on_entry_key`], and this request leaves
+    /// the program stopped where it waited for the client (rdbg 1.4.0: `attach` answers
+    /// `configurationDone` with `stopped {reason: "pause"}` on the script's first line, where
+    /// `launch` continues). `None`: `launch` with the key.
+    pub stop_on_entry_request: Option<&'static str>,
 }
 
 impl Quirks {
@@ -229,6 +235,7 @@ impl Quirks {
         attach_endpoint: AttachEndpoint::DapServer,
         context_scopes: &[],
         exception_id_has_message: false,
+        stop_on_entry_request: None,
     };
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
@@ -251,6 +258,11 @@ pub enum ExitReport {
         /// The text right before the code.
         marker: &'static str,
     },
+    /// No `exited` or `terminated` event: the adapter's process *is* the program (rdbg runs the
+    /// DAP server inside the debuggee), its DAP connection closes when the program ends, and the
+    /// process's exit status, as the IO shell reaps it, is the program's (a signal's death
+    /// included). The run ends once both the close and the status are in.
+    AdapterExitStatus,
 }
 
 /// Where the debuggee's stdout/stderr arrive.
@@ -367,6 +379,11 @@ pub struct RuntimeQuirks {
     /// (CodeLLDB 1.11.8 reports its errors and `Stop reason: signal SIGSTOP` that way, while the
     /// program's stderr comes as `stdout` from its pseudo-terminal).
     pub stderr_events_are_adapters: bool,
+    /// The adapter runs the program itself, named on its command line (rdbg: `rdbg --open … --
+    /// <program> <args>`): agentdap appends the program and its arguments to the adapter's
+    /// command, runs it in the launch `cwd` with the launch `env`, and the process's stderr lines
+    /// starting with one of [`RuntimeQuirks::adapter_stderr_prefixes`] are the adapter's output.
+    pub program_on_command_line: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -491,6 +508,7 @@ impl RuntimeQuirks {
         pause_stops_as_step: false,
         adapter_stderr_prefixes: &[],
         stderr_events_are_adapters: false,
+        program_on_command_line: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

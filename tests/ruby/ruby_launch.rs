@@ -1,0 +1,117 @@
+//! A Ruby program under rdbg (debug 1.4.0) through the built binary: `prog.rb` stopped in a
+//! method after a step in (locals, `evaluate`), steps out and over, its output exact per stream,
+//! its exit code (`exit 3`), stop on entry, and no `ruby` process left after the run or after
+//! SIGKILL of agentdap.
+
+use crate::agent::{self, lines_of, var_value};
+use serde_json::json;
+
+use crate::ruby_util::{stop_at, Ruby, EXIT, GONE, START};
+
+/// `prog.rb`: `add(a, b)` is lines 2–5 (line 3 `s = a + b`, line 5 its `end`); `main` (7–16)
+/// calls it on line 9, prints `out 3` on stdout, `err 3` on stderr (`warn`), `out2` on stdout,
+/// flushing after each, and ends with `exit 3`; line 18 calls `main`.
+const PROGRAM: &str = "prog.rb";
+
+#[test]
+fn a_method_stops_with_its_locals_then_steps_output_and_exit_code() {
+    let mut n = Ruby::start("launch");
+    let p = n.copy(PROGRAM);
+    // No `adapter`: a `.rb` program goes to rdbg.
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 9}], "wait_ms": START}));
+    assert_eq!((r.s["session"].clone(), r.s["state"].clone()), (json!("s1"), json!("stopped")), "{}", r.text);
+    assert_eq!(
+        (r.s["adapter"].clone(), r.s["stop"]["reason"].clone()),
+        (json!("rdbg"), json!("breakpoint")),
+        "{}",
+        r.s
+    );
+    assert_eq!(stop_at(&r.s), (json!(p), json!(9), json!("Object#main")), "{}", r.text);
+
+    let r = n.a.ok("step", json!({"kind": "in"}));
+    assert_eq!(stop_at(&r.s), (json!(p), json!(3), json!("Object#add")), "step in: {}", r.text);
+    assert_eq!(r.s["stop"]["reason"], json!("step"), "{}", r.text);
+    let c = n.a.ok("context", json!({}));
+    let locals = &c.s["locals"]["variables"];
+    assert_eq!((var_value(locals, "a"), var_value(locals, "b")), ("1".into(), "2".into()), "{}", c.text);
+    assert_eq!(var_value(locals, "s"), "nil", "{}", c.text);
+    assert!(c.text.contains("→    3    s = a + b"), "{}", c.text);
+    let frames: Vec<_> = c.s["frames"].as_array().into_iter().flatten().map(|f| f["function"].clone()).collect();
+    assert_eq!(frames, [json!("Object#add"), json!("Object#main"), json!("<main>")], "{}", c.text);
+    let e = n.a.ok("evaluate", json!({"expression": "a + b * 10"}));
+    assert_eq!((e.s["value"].clone(), e.s["type"].clone()), (json!("21"), json!("Integer")), "{}", e.text);
+    // An error is the exception, as rdbg shows it.
+    let e = n.a.call("evaluate", json!({"expression": "nosuch"}));
+    assert!(e.text.contains("NameError"), "{}", e.text);
+
+    // 1.4.0's step out stops at the method's `end` (its return) first; the next step is back in
+    // the caller, on the line after the call.
+    let r = n.a.ok("step", json!({"kind": "out"}));
+    assert_eq!(stop_at(&r.s), (json!(p), json!(5), json!("Object#add")), "step out: {}", r.text);
+    let r = n.a.ok("step", json!({}));
+    assert_eq!(stop_at(&r.s), (json!(p), json!(10), json!("Object#main")), "step over: {}", r.text);
+
+    let r = n.a.ok("continue", json!({"wait_ms": START}));
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(3)), "{}", r.text);
+    assert!(r.text.starts_with("s1 exited with code 3"), "{}", r.text);
+    let out = n.a.ok("output", json!({}));
+    assert_eq!(lines_of(&out, "stdout"), ["out 3", "out2"], "{}", out.text);
+    // rdbg's own `DEBUGGER: ` lines on the same stderr are the adapter's, not the program's.
+    assert_eq!(lines_of(&out, "stderr"), ["err 3"], "{}", out.text);
+    assert!(lines_of(&out, "adapter").iter().any(|l| l == "DEBUGGER: Connected."), "{}", out.text);
+    // Two pipes keep no order between them: each stream is in order, not one against the other
+    // (agentdap may read stderr's bytes before stdout's that were written first).
+    n.finish();
+}
+
+/// No breakpoints: the launch stops on entry. rdbg 1.4.0 ignores `stopOnEntry`; agentdap sends
+/// `attach`, whose stop is a `pause` at the script's first line.
+#[test]
+fn stop_on_entry_stops_before_the_first_line_runs() {
+    let mut n = Ruby::start("entry");
+    let p = n.copy(PROGRAM);
+    let r = n.a.ok("launch", json!({"program": p, "wait_ms": START}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    assert_eq!(r.s["stop"]["reason"], json!("pause"), "{}", r.text);
+    let (path, line, function) = stop_at(&r.s);
+    assert_eq!((path, function), (json!(p), json!("<main>")), "{}", r.text);
+    assert!(line.as_i64().is_some_and(|l| l <= 2), "the first line: {}", r.text);
+    let out = n.a.ok("output", json!({}));
+    assert!(lines_of(&out, "stdout").is_empty(), "nothing ran yet: {}", out.text);
+    let log = n.a.dap_log("s1");
+    assert!(agent::sent_commands(&log).iter().any(|c| c == "attach"), "{log:?}");
+    let b = n.a.ok("set_breakpoints", json!({"path": p, "breakpoints": [{"line": 3}]}));
+    assert_eq!(b.s["breakpoints"][0]["verified"], json!(true), "{}", b.text);
+    let r = n.a.ok("continue", json!({}));
+    assert_eq!(stop_at(&r.s), (json!(p), json!(3), json!("Object#add")), "{}", r.text);
+    let r = n.a.ok("continue", json!({"wait_ms": START}));
+    assert_eq!(r.s["exit_code"], json!(3), "{}", r.text);
+    n.finish();
+}
+
+/// SIGKILL of agentdap while the program is stopped: the program (rdbg's own process) dies with
+/// it (PDEATHSIG, the watchdog).
+#[test]
+fn sigkill_of_agentdap_leaves_no_ruby_process() {
+    let mut n = Ruby::start("sigkill");
+    let p = n.copy(PROGRAM);
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 3}], "wait_ms": START}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    assert!(!n.leftovers(&[]).is_empty(), "the program runs while stopped");
+    n.a.d.signal(libc::SIGKILL);
+    assert!(n.a.d.wait_exit(EXIT).is_some(), "agentdap survived SIGKILL");
+    n.assert_no_leftovers(&[], GONE, "after SIGKILL of agentdap");
+}
+
+/// `terminate` (and a `disconnect` of a launch) ends the program: no `ruby` left.
+#[test]
+fn terminate_ends_the_program() {
+    let mut n = Ruby::start("terminate");
+    let p = n.copy(PROGRAM);
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 3}], "wait_ms": START}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = n.a.call("terminate", json!({}));
+    assert!(r.s["state"] != json!("stopped"), "{}", r.text);
+    n.assert_no_leftovers(&[], GONE, "after terminate");
+    n.finish();
+}
