@@ -476,6 +476,10 @@ impl Sessions {
             return;
         }
         let Some(s) = self.slab.get_mut(key) else { return };
+        if let Some(why) = s.link.plan.quirks.unknown_request(&s.link.adapter, command) {
+            s.mirror.note_response(client, request_seq, failure(command, why));
+            return;
+        }
         let queued = s.link.client.outbound().len();
         if queued > FORWARD_OUTBOUND_BUDGET {
             // The agent's requests must always get through: the mirror has its own budget.

@@ -12,6 +12,8 @@ mod calls;
 mod children;
 #[cfg(test)]
 mod choreography_tests;
+#[cfg(test)]
+mod disconnect_tests;
 mod events;
 mod evidence;
 pub mod files;
@@ -567,6 +569,9 @@ impl Session {
     /// holding the agent for the full request timeout.
     pub(super) fn send_disconnect(&mut self, terminate_debuggee: Option<bool>, origin: Origin, now: Instant) {
         use crate::dap::requests::{Disconnect, DisconnectArguments};
+        if terminate_debuggee.is_some() {
+            self.run.disconnect_terminates = terminate_debuggee;
+        }
         let args = DisconnectArguments { restart: Some(false), terminate_debuggee, suspend_debuggee: None };
         // Serialising these plain fields cannot fail (`unwrap_or` only satisfies the type).
         let args = Disconnect::arguments(&args).unwrap_or(None);
@@ -582,6 +587,11 @@ impl Session {
         now: Instant,
         timeout: Option<Duration>,
     ) {
+        if let Some(why) = self.link.plan.quirks.unknown_request(&self.link.adapter, command) {
+            log::warn!("{}: {why}", self.id);
+            self.failed_origin(origin, ErrorCode::Unsupported, format!("{why}."));
+            return;
+        }
         if let Err(refused) = self.link.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);

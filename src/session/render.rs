@@ -247,15 +247,22 @@ impl Session {
                     s.push_str(&format!(" with code {code}"));
                 }
             }
-            // Only when agentdap let go: a `terminated` of the adapter's own says nothing of the kind
-            // (an attached program that ran to its end).
-            RunState::Terminated
-                if !self.family.owns_debuggee
-                    && self.link.is_closing()
-                    && self.link.disconnected
-                    && self.run.failure.is_none() =>
-            {
-                s.push_str(" (detached; the program keeps running)");
+            // Only when agentdap's `disconnect` ended the session: a `terminated` of the adapter's own
+            // says nothing of the kind (an attached program that ran to its end).
+            RunState::Terminated if self.link.is_closing() && self.link.disconnected && self.run.failure.is_none() => {
+                match self.run.disconnect_terminates {
+                    // The program agentdap runs for the adapter ends with the session whatever the
+                    // flag (`session::launcher`): the disconnect's warning says so.
+                    Some(false) if self.family.stands_in && self.family.owns_debuggee => {}
+                    Some(false) => match self.link.plan.quirks.detached_program_fate {
+                        Some(fate) => s.push_str(&format!(" (detached; {fate})")),
+                        None => s.push_str(" (detached; the program keeps running)"),
+                    },
+                    Some(true) if !self.family.owns_debuggee => {
+                        s.push_str(" (terminate_debuggee: the adapter was asked to end the attached program)")
+                    }
+                    _ => {}
+                }
             }
             _ => {}
         }

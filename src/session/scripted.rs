@@ -225,7 +225,9 @@ pub(super) fn plan(kind: AdapterKind, arguments: Value, entry_function: Option<&
     let transport = match kind {
         AdapterKind::Delve => Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix: delve::LISTENING_PREFIX } },
         AdapterKind::Debugpy | AdapterKind::Lldb => Transport::Stdio,
-        AdapterKind::JsDebug | AdapterKind::CodeLldb | AdapterKind::Rdbg => Transport::Tcp { port: PortDiscovery::Chosen },
+        AdapterKind::JsDebug | AdapterKind::CodeLldb | AdapterKind::Rdbg => {
+            Transport::Tcp { port: PortDiscovery::Chosen }
+        }
     };
     AdapterPlan {
         name: kind.name().into(),

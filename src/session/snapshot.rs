@@ -305,6 +305,10 @@ pub struct Run {
     pub(crate) entry_seen: bool,
     /// Why the session ended early (launch refused, adapter died), for `sessions` and results.
     pub(crate) failure: Option<String>,
+    /// The `terminateDebuggee` of the `disconnect` agentdap sent: `Some(false)` let go of the
+    /// program, `Some(true)` asked the adapter to end it; `None` while none was sent with a
+    /// choice (the adapter's own default applies).
+    pub(crate) disconnect_terminates: Option<bool>,
 }
 
 /// How far a stop's details (top frame, exception info, thread list) have come.
@@ -381,6 +385,7 @@ impl Default for Run {
             ended_by_agentdap: false,
             entry_seen: false,
             failure: None,
+            disconnect_terminates: None,
         }
     }
 }

@@ -105,8 +105,14 @@ pub enum AdapterKind {
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
-    pub const ALL: &'static [AdapterKind] =
-        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::Rdbg, AdapterKind::CodeLldb];
+    pub const ALL: &'static [AdapterKind] = &[
+        AdapterKind::Debugpy,
+        AdapterKind::Lldb,
+        AdapterKind::Delve,
+        AdapterKind::JsDebug,
+        AdapterKind::Rdbg,
+        AdapterKind::CodeLldb,
+    ];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {

@@ -205,6 +205,15 @@ pub struct Quirks {
     /// `configurationDone` with `stopped {reason: "pause"}` on the script's first line, where
     /// `launch` continues). `None`: `launch` with the key.
     pub stop_on_entry_request: Option<&'static str>,
+    /// The only requests the adapter implements, when a request outside them ends the program
+    /// (rdbg 1.4.0 raises `Unknown request` in its reader thread, closes the connection and the
+    /// program dies): `dap_request` refuses the others before anything is sent. Empty: any
+    /// request may be tried (an adapter answers an unknown one with an error).
+    pub only_requests: &'static [&'static str],
+    /// What becomes of a program after agentdap's `disconnect` lets go of it, when it does not
+    /// simply run on (rdbg 1.4.0 dies at its next debugger event, writing to the closed
+    /// connection: ruby/debug#622, #630): shown in place of "the program keeps running".
+    pub detached_program_fate: Option<&'static str>,
 }
 
 impl Quirks {
@@ -236,7 +245,20 @@ impl Quirks {
         context_scopes: &[],
         exception_id_has_message: false,
         stop_on_entry_request: None,
+        only_requests: &[],
+        detached_program_fate: None,
     };
+
+    /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.
+    pub fn unknown_request(&self, adapter: &str, command: &str) -> Option<String> {
+        if self.only_requests.is_empty() || self.only_requests.contains(&command) {
+            return None;
+        }
+        Some(format!(
+            "{adapter} does not implement `{command}`, and a request it does not know ends the program, so agentdap did not send it (it implements: {})",
+            self.only_requests.join(", ")
+        ))
+    }
 
     /// Maps an agent's exception filter name to the adapter's id (`all` → `raised` for
     /// debugpy); unknown names pass through unchanged for the caller to validate against

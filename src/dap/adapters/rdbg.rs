@@ -100,6 +100,34 @@ pub const STDERR_PREFIX: &str = "DEBUGGER: ";
 /// may fail).
 pub const READY_LINE: &str = "DEBUGGER: wait for debugger connection...";
 
+/// Every request debug 1.4.0's DAP server dispatches (`lib/debug/server_dap.rb`); any other
+/// kills the program ([`Quirks::only_requests`]).
+pub const ONLY_REQUESTS: &[&str] = &[
+    "initialize",
+    "launch",
+    "attach",
+    "setBreakpoints",
+    "setFunctionBreakpoints",
+    "setExceptionBreakpoints",
+    "configurationDone",
+    "disconnect",
+    "continue",
+    "next",
+    "stepIn",
+    "stepOut",
+    "terminate",
+    "pause",
+    "reverseContinue",
+    "stepBack",
+    "threads",
+    "stackTrace",
+    "scopes",
+    "variables",
+    "evaluate",
+    "source",
+    "completions",
+];
+
 /// Directory entries examined per gem directory level.
 const LIST_CAP: usize = 512;
 
@@ -164,6 +192,12 @@ pub fn quirks() -> Quirks {
         launch_output_apart_from_stops: true,
         // 1.4.0 ignores `stopOnEntry`; `attach` keeps the program at its first line.
         stop_on_entry_request: Some("attach"),
+        // 1.4.0's `server_dap.rb` dispatches these and raises `Unknown request` on any other.
+        only_requests: ONLY_REQUESTS,
+        detached_program_fate: Some(
+            "debug 1.4.0 does not survive a client leaving: the program dies (exit status 1) at its next debugger event, \
+             usually at once (ruby/debug#622, fixed in later releases)",
+        ),
         ..Quirks::STANDARD
     }
 }
@@ -327,7 +361,17 @@ pub fn recipe(_program: Option<&Path>, _input: ResolveInput<'_>, host: &dyn Host
         attach_defaults: attach_defaults(),
         quirks: quirks(),
         install_command: INSTALL.to_string(),
-        notes: Vec::new(),
+        notes: found
+            .version
+            .as_deref()
+            .filter(|v| *v != CHECKED_VERSION)
+            .map(|v| {
+                format!(
+                    "rdbg: debug {v} is driven as debug {CHECKED_VERSION}, the version agentdap was checked against"
+                )
+            })
+            .into_iter()
+            .collect(),
     })
 }
 
