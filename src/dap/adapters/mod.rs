@@ -168,6 +168,19 @@ impl AdapterKind {
         }
     }
 
+    /// The environment variable that names the recipe's executable, checked before any search
+    /// (`$AGENTDAP_LLDB_DAP`); a config override's `command` is given to the recipe through it.
+    /// `None`: the recipe has none for the program it runs (js-debug's names the server script,
+    /// not `node`).
+    pub fn command_variable(self) -> Option<&'static str> {
+        match self {
+            AdapterKind::Debugpy => Some("AGENTDAP_PYTHON"),
+            AdapterKind::Lldb => Some(lldb::ENV_OVERRIDE),
+            AdapterKind::Delve => Some(delve::ENV_OVERRIDE),
+            AdapterKind::JsDebug => None,
+        }
+    }
+
     /// The command that installs the adapter when no recipe can be resolved at all (`doctor`,
     /// `install`: printed, never run). debugpy's depends on the interpreter found; this is the
     /// generic form.
@@ -405,6 +418,65 @@ pub fn recipe_for_program(
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
+    }
+}
+
+/// [`recipe_for_program`] with the executable a config entry overriding the recipe names (its
+/// `command`), when it names one: given to the recipe as its [`AdapterKind::command_variable`]
+/// (so the recipe checks it as it checks that variable, and says so when it is not an
+/// executable), or, for a recipe without one, set as the command's program in place of what it
+/// found.
+pub fn recipe_with_command(
+    kind: AdapterKind,
+    program: Option<&Path>,
+    input: ResolveInput<'_>,
+    command: Option<&Path>,
+    host: &dyn Host,
+) -> Result<Recipe, AdapterError> {
+    let Some(command) = command else { return recipe_for_program(kind, program, input, host) };
+    let variable = kind.command_variable();
+    let named = CommandHost { inner: host, variable, command };
+    let mut recipe = recipe_for_program(kind, program, input, &named)?;
+    if variable.is_none() {
+        recipe.command.program = command.as_os_str().to_owned();
+    }
+    Ok(recipe)
+}
+
+/// A host whose one variable names a config override's executable.
+struct CommandHost<'a> {
+    inner: &'a dyn Host,
+    variable: Option<&'static str>,
+    command: &'a Path,
+}
+
+impl Host for CommandHost<'_> {
+    fn var(&self, name: &str) -> Option<OsString> {
+        if self.variable == Some(name) {
+            return Some(self.command.as_os_str().to_owned());
+        }
+        self.inner.var(name)
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        self.inner.is_executable(path)
+    }
+    fn cwd(&self) -> Option<PathBuf> {
+        self.inner.cwd()
+    }
+    fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.inner.is_file(path)
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        self.inner.is_dir(path)
+    }
+    fn list_dir(&self, path: &Path, cap: usize) -> Vec<OsString> {
+        self.inner.list_dir(path, cap)
+    }
+    fn others_could_write(&self, path: &Path) -> bool {
+        self.inner.others_could_write(path)
     }
 }
 
