@@ -11,7 +11,7 @@ use super::install::{self, Python, Source};
 use crate::config::{self, Config};
 use crate::dap::adapters::debugpy;
 use crate::dap::adapters::{
-    self, delve, find_on_path, jsdebug, lldb, shell_quote, AdapterError, AdapterKind, RealHost, ResolveInput,
+    self, delve, find_on_path, gdb, jsdebug, lldb, shell_quote, AdapterError, AdapterKind, RealHost, ResolveInput,
 };
 
 /// How long `<tool> --version` may take.
@@ -83,13 +83,31 @@ pub fn report() -> String {
         let configured = entry.is_some_and(|e| e.command.is_some());
         let mut row = match kind {
             AdapterKind::Debugpy => debugpy_row(data.as_deref()),
-            AdapterKind::Lldb => {
-                tool_row(kind.name(), found(lldb::find_adapter), lldb::ENV_OVERRIDE, configured, &["--version"])
-            }
-            AdapterKind::Delve => {
-                tool_row(kind.name(), found(delve::find_adapter), delve::ENV_OVERRIDE, configured, &["version"])
-            }
+            AdapterKind::Lldb => tool_row(
+                kind.name(),
+                found(lldb::find_adapter),
+                lldb::ENV_OVERRIDE,
+                configured,
+                &["--version"],
+                super::version_in,
+            ),
+            AdapterKind::Delve => tool_row(
+                kind.name(),
+                found(delve::find_adapter),
+                delve::ENV_OVERRIDE,
+                configured,
+                &["version"],
+                super::version_in,
+            ),
             AdapterKind::JsDebug => node_row(&config),
+            AdapterKind::Gdb => gdb_row(tool_row(
+                kind.name(),
+                found(gdb::find_adapter),
+                gdb::ENV_OVERRIDE,
+                configured,
+                &["--version"],
+                |text| gdb::parse_version(text).map(|(major, minor)| format!("{major}.{minor}")),
+            )),
         };
         if entry.is_some() {
             row.notes.push("overridden by the config file: its entry's settings over the recipe's".to_owned());
@@ -225,6 +243,7 @@ fn tool_row(
     env_override: &str,
     configured: bool,
     version_args: &[&str],
+    version_of: fn(&str) -> Option<String>,
 ) -> Row {
     match found {
         Err(AdapterError::NotFound { detail, install, .. }) => {
@@ -233,7 +252,7 @@ fn tool_row(
         Err(e) => Row { name: name.to_owned(), found: false, summary: e.to_string(), notes: Vec::new() },
         Ok(path) => {
             let version = super::run_with_timeout(Process::new(&path).args(version_args), VERSION_TIMEOUT)
-                .and_then(|r| super::version_in(&format!("{}{}", r.stdout, r.stderr)))
+                .and_then(|r| version_of(&format!("{}{}", r.stdout, r.stderr)))
                 .unwrap_or_else(|| "version unknown".to_string());
             let why = if configured { "from the config file".to_owned() } else { found_by(&path, env_override) };
             Row {
@@ -244,6 +263,32 @@ fn tool_row(
             }
         }
     }
+}
+
+/// gdb: found only counts when its version has the DAP interpreter (gdb ≥ 14); below that the
+/// row says which version it is and that DAP came in 14.
+fn gdb_row(mut row: Row) -> Row {
+    let version = row.summary.split_whitespace().next().and_then(gdb::parse_version);
+    match version {
+        Some((major, minor)) if row.found && major < gdb::DAP_SINCE => {
+            row.found = false;
+            row.summary = format!(
+                "{}: no DAP interpreter in gdb {major}.{minor} (DAP came in gdb {})",
+                row.summary,
+                gdb::DAP_SINCE
+            );
+            row.notes.push(format!(
+                "install: {} (gdb {} or newer: Debian 13, Ubuntu 24.04 and later), or use lldb-dap (adapter: lldb)",
+                gdb::INSTALL,
+                gdb::DAP_SINCE
+            ));
+        }
+        None if row.found => {
+            row.notes.push(format!("its version is unknown: DAP needs gdb {} or newer", gdb::DAP_SINCE))
+        }
+        _ => {}
+    }
+    row
 }
 
 /// Which rule found `path`: the override variable, `PATH`, or a well-known directory.

@@ -232,7 +232,8 @@ pub fn as_expression(arguments: &mut Option<Value>, rule: &ExpressionOnly) -> Re
         text.strip_prefix(**w).is_some_and(|rest| rest.starts_with(char::is_whitespace) && !rest.trim().is_empty())
     });
     let prefix = rule.command_prefixes.iter().find(|p| text.starts_with(**p));
-    if let Some(command) = word.or(prefix) {
+    let inside = rule.refused_anywhere.iter().find(|r| text.contains(**r));
+    if let Some(command) = word.or(prefix).or(inside) {
         return Err(format!(
             "agentdap mirror is read-only: `{command}` would make the adapter run a debugger command, not evaluate an expression (the agent has control)"
         ));

@@ -222,12 +222,10 @@ fn custom_plan(
 }
 
 /// Explains an adapter that exited during start-up, from its stderr tail, when the recipe knows
-/// the failure (debugpy not installed → `adapter_not_found` with the install command).
+/// the failure (debugpy not installed, a gdb without DAP → `adapter_not_found` with the install
+/// command: `AdapterKind::explain_early_exit`).
 pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<String> {
-    if plan.kind != Some(AdapterKind::Debugpy) {
-        return None;
-    }
-    adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None).map(|e| e.to_string())
+    plan.kind?.explain_early_exit(Path::new(&plan.command.program), stderr_tail).map(|e| e.to_string())
 }
 
 fn tool_error(e: AdapterError, config: &Config) -> ToolResult {

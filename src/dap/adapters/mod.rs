@@ -6,6 +6,7 @@
 pub mod debugpy;
 pub mod delve;
 pub mod elf;
+pub mod gdb;
 pub mod jsdebug;
 pub mod lldb;
 mod quirks;
@@ -87,12 +88,15 @@ pub enum AdapterKind {
     Delve,
     /// js-debug (JavaScript and TypeScript on Node.js), over TCP; the program is a child session.
     JsDebug,
+    /// gdb's own DAP interpreter (gdb ≥ 14; native programs when asked, or when no lldb-dap is
+    /// found).
+    Gdb,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
     pub const ALL: &'static [AdapterKind] =
-        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug];
+        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::Gdb];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
@@ -101,6 +105,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::NAME,
             AdapterKind::Delve => delve::NAME,
             AdapterKind::JsDebug => jsdebug::NAME,
+            AdapterKind::Gdb => gdb::NAME,
         }
     }
 
@@ -111,6 +116,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::VSCODE_TYPE,
             AdapterKind::Delve => delve::VSCODE_TYPE,
             AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
+            AdapterKind::Gdb => gdb::VSCODE_TYPE,
         }
     }
 
@@ -122,6 +128,7 @@ impl AdapterKind {
             "lldb" | "lldb-dap" => Some(AdapterKind::Lldb),
             "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
             "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
+            "gdb" => Some(AdapterKind::Gdb),
             _ => None,
         }
     }
@@ -133,6 +140,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::runtime_quirks(),
             AdapterKind::Delve => delve::runtime_quirks(),
             AdapterKind::JsDebug => jsdebug::runtime_quirks(),
+            AdapterKind::Gdb => gdb::runtime_quirks(),
         }
     }
 
@@ -143,6 +151,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::quirks(),
             AdapterKind::Delve => delve::quirks(),
             AdapterKind::JsDebug => jsdebug::quirks(),
+            AdapterKind::Gdb => gdb::quirks(),
         }
     }
 
@@ -153,6 +162,7 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::attach_defaults(),
             AdapterKind::Delve => delve::attach_defaults(),
             AdapterKind::JsDebug => jsdebug::attach_defaults(),
+            AdapterKind::Gdb => gdb::attach_defaults(),
         }
     }
 
@@ -165,6 +175,8 @@ impl AdapterKind {
             AdapterKind::Lldb => Some(TerminalLaunch { arguments: lldb::terminal_arguments(), attaches: true }),
             AdapterKind::Delve => None,
             AdapterKind::JsDebug => Some(TerminalLaunch { arguments: jsdebug::terminal_arguments(), attaches: false }),
+            // gdb's DAP has no `console` setting and sends no `runInTerminal` (gdb 14–16).
+            AdapterKind::Gdb => None,
         }
     }
 
@@ -178,6 +190,7 @@ impl AdapterKind {
             AdapterKind::Lldb => Some(lldb::ENV_OVERRIDE),
             AdapterKind::Delve => Some(delve::ENV_OVERRIDE),
             AdapterKind::JsDebug => None,
+            AdapterKind::Gdb => Some(gdb::ENV_OVERRIDE),
         }
     }
 
@@ -190,6 +203,18 @@ impl AdapterKind {
             AdapterKind::Lldb => lldb::INSTALL,
             AdapterKind::Delve => delve::INSTALL,
             AdapterKind::JsDebug => jsdebug::INSTALL,
+            AdapterKind::Gdb => gdb::INSTALL,
+        }
+    }
+
+    /// What the adapter's exit during start-up means, from its stderr tail, when the recipe knows
+    /// the failure (debugpy not installed for `program`, a gdb without DAP at `program`):
+    /// [`AdapterError::NotFound`] with the install command. `program` is what was run.
+    pub fn explain_early_exit(self, program: &Path, stderr_tail: &str) -> Option<AdapterError> {
+        match self {
+            AdapterKind::Debugpy => debugpy::missing_debugpy(program, stderr_tail, None),
+            AdapterKind::Gdb => gdb::no_dap(program, stderr_tail),
+            AdapterKind::Lldb | AdapterKind::Delve | AdapterKind::JsDebug => None,
         }
     }
 }
@@ -268,7 +293,7 @@ impl std::error::Error for AdapterError {}
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
 /// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.go` or a directory
 /// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
-/// lldb). Errors: [`AdapterError::Unknown`],
+/// lldb, or gdb when no lldb-dap is found but gdb is). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
 pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) -> Result<AdapterKind, AdapterError> {
     if let Some(name) = adapter {
@@ -289,6 +314,8 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
     }
     match elf::probe(path, host) {
         Some(facts) if facts.go => Ok(AdapterKind::Delve),
+        // gdb only when it is there and lldb-dap is not: a machine with gdb alone still debugs.
+        Some(_) if lldb::find_adapter(host).is_err() && gdb::find_adapter(host).is_ok() => Ok(AdapterKind::Gdb),
         Some(_) => Ok(AdapterKind::Lldb),
         None => Err(not_inferred()),
     }
@@ -418,6 +445,7 @@ pub fn recipe_for_program(
         AdapterKind::Lldb => lldb::recipe(program, input, host),
         AdapterKind::Delve => delve::recipe(program, input, host),
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
+        AdapterKind::Gdb => gdb::recipe(program, input, host),
     }
 }
 
@@ -542,7 +570,7 @@ mod tests {
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(
             text,
-            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node)"
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, gdb)"
         );
     }
 
