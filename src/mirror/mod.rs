@@ -414,6 +414,22 @@ mod tests {
     }
 
     #[test]
+    fn a_gdb_mirror_evaluate_goes_as_hover_and_shell_is_refused_anywhere() {
+        let gdb = &crate::dap::adapters::gdb::MIRROR_EVALUATE;
+        let e = |expression: &str, context: &str| json!({"expression": expression, "frameId": 0, "context": context});
+        for (args, expected) in [
+            (e("x + 1", "repl"), Ok("hover")),
+            (e("x = 5", "watch"), Ok("hover")),
+            (e("info frame", "repl"), Ok("hover")),
+            (e("p.x", "hover"), Ok("hover")),
+            (e("$_shell(\"id\")", "hover"), Err("debugger command")),
+            (e("1 + $_shell(\"touch f\")", "watch"), Err("`$_shell`")),
+        ] {
+            check_expression(gdb, args, expected);
+        }
+    }
+
+    #[test]
     fn a_mirror_evaluate_goes_out_in_an_expression_context_and_commands_are_refused() {
         use crate::dap::adapters::{debugpy, delve, lldb};
         let e = |expression: &str, context: Option<&str>| {

@@ -15,6 +15,8 @@ mod choreography_tests;
 mod events;
 mod evidence;
 pub mod files;
+#[cfg(test)]
+mod gdb_quirk_tests;
 pub mod handles;
 pub mod host;
 mod launcher;

@@ -58,6 +58,11 @@
 //! | `RuntimeQuirks::program_on_pipes` (node) | `launcher_tests::the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal`; `tests/node` `node_js` (stdout and stderr apart) |
 //! | `RuntimeQuirks::exits_after_disconnect` (node: `false`) | `launcher_tests::the_stand_in_ends_with_the_exit_status_of_the_program_agentdap_ran` (the server is stopped once both sessions ended) |
 //! | `RuntimeQuirks::evaluate_context`, `mirror_evaluate`, `failure_shapes` (node) | `dap::adapters::jsdebug_tests`; `tests/node` `node_exceptions` |
+//! | `Quirks::launch_response_after_configuration_done` (gdb) | `gdb_quirk_tests::a_gdb_launch_answered_after_configuration_done_stops_in_frame_0_and_every_read_names_frame_0`, `gdb_quirk_tests::a_gdb_launch_error_after_configuration_done_ends_the_wait_at_once_with_gdbs_words`; `tests/native` `gdb` (scripted gdb through the binary, C11) |
+//! | `Quirks::stop_on_entry_key` (gdb: `stopAtBeginningOfMainSubprogram`), `RuntimeQuirks::entry_function` (gdb: none) | `gdb_quirk_tests::stop_on_entry_asks_gdb_for_main_by_its_own_key_and_sets_no_breakpoint_of_agentdaps`; `tests/native` `gdb` `stop_on_entry_under_gdb_is_main_by_gdbs_own_setting` |
+//! | `Quirks::attach_pid_key`, `variable_paging`, `moves_unbindable_breakpoints` (gdb) | data from gdb's manual; read by the same code as lldb's (`session::plan`, paging, breakpoint notes) |
+//! | `RuntimeQuirks::evaluate_context`, `reuses_ids_across_stops` (gdb; frame ids from 0) | `gdb_quirk_tests::a_gdb_launch_answered_after_configuration_done_stops_in_frame_0_and_every_read_names_frame_0` |
+//! | `RuntimeQuirks::mirror_evaluate` (gdb: `hover` only, `$_shell` refused: `ExpressionOnly::refused_anywhere`) | `mirror::tests::a_gdb_mirror_evaluate_goes_as_hover_and_shell_is_refused_anywhere` |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by

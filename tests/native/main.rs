@@ -13,6 +13,7 @@ mod attach_pid;
 mod ctl_native;
 mod delve;
 mod delve_truth;
+mod gdb;
 mod lldb;
 mod lldb_truth;
 mod native_adapters;
