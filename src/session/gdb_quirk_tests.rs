@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 use super::plan;
 use super::scripted::{args, plan as rig_plan, Rig};
 use super::tools::inspect::Target;
-use crate::config::Config;
 use crate::dap::adapters::AdapterKind;
 use crate::dap::scripted::{Reply, ScriptedAdapter};
 
