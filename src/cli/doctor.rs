@@ -11,7 +11,8 @@ use super::install::{self, Python, Source};
 use crate::config::{self, Config};
 use crate::dap::adapters::debugpy;
 use crate::dap::adapters::{
-    self, delve, find_on_path, gdb, jsdebug, lldb, shell_quote, AdapterError, AdapterKind, RealHost, ResolveInput,
+    self, delve, find_on_path, gdb, jsdebug, lldb, netcoredbg, shell_quote, AdapterError, AdapterKind, RealHost,
+    ResolveInput,
 };
 
 /// How long `<tool> --version` may take.
@@ -108,6 +109,14 @@ pub fn report() -> String {
                 &["--version"],
                 |text| gdb::parse_version(text).map(|(major, minor)| format!("{major}.{minor}")),
             )),
+            AdapterKind::Netcoredbg => tool_row(
+                kind.name(),
+                found(netcoredbg::find_adapter),
+                netcoredbg::ENV_OVERRIDE,
+                configured,
+                &["--version"],
+                super::version_in,
+            ),
         };
         if entry.is_some() {
             row.notes.push("overridden by the config file: its entry's settings over the recipe's".to_owned());

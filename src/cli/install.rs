@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use crate::dap::adapters::{delve, find_on_path, gdb, jsdebug, lldb, shell_quote, AdapterKind, RealHost};
+use crate::dap::adapters::{delve, find_on_path, gdb, jsdebug, lldb, netcoredbg, shell_quote, AdapterKind, RealHost};
 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -358,6 +358,17 @@ pub fn run(adapter: &str) -> u8 {
                 1
             }
             None => package_adapter(kind.name(), gdb::find_adapter(&RealHost).ok(), gdb::INSTALL),
+        },
+        AdapterKind::Netcoredbg => match netcoredbg::find_adapter(&RealHost) {
+            Ok(path) => package_adapter(kind.name(), Some(path), ""),
+            Err(_) => {
+                println!("netcoredbg is in no package registry agentdap uses and agentdap downloads nothing; fetch Samsung/netcoredbg's release {} and unpack it where agentdap looks with:", netcoredbg::RELEASE); // stdout-ok
+                println!("  {}", netcoredbg::install_command(&RealHost)); // stdout-ok
+                println!(
+                    "The program also needs .NET (`dotnet`): https://learn.microsoft.com/dotnet/core/install/linux"
+                ); // stdout-ok
+                1
+            }
         },
     }
 }

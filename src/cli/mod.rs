@@ -255,7 +255,7 @@ mod tests {
         check(
             "install",
             &[],
-            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, gdb"),
+            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, gdb, netcoredbg"),
         );
         check("install", &["a", "b"], Err("install: unexpected argument b; usage: agentdap install <adapter>"));
         check("serve", &[], Err("unknown subcommand serve"));

@@ -186,7 +186,7 @@ impl Session {
             Some(AdapterKind::Lldb) => "lldb-dap".into(),
             Some(AdapterKind::Delve) => "go".into(),
             Some(AdapterKind::JsDebug) => "pwa-node".into(),
-            Some(kind @ AdapterKind::Gdb) => kind.vscode_type().into(),
+            Some(kind @ (AdapterKind::Gdb | AdapterKind::Netcoredbg)) => kind.vscode_type().into(),
             None => self.link.plan.name.clone(),
         }
     }

@@ -25,6 +25,8 @@ mod launcher_tests;
 mod link;
 pub mod mirror;
 mod names;
+#[cfg(test)]
+mod netcoredbg_tests;
 mod ops;
 pub mod output;
 pub mod plan;

@@ -117,6 +117,17 @@ pub fn launch(
         apply_override(&mut recipe, entry);
     }
     let runtime = kind.runtime_quirks();
+    // What the adapter runs may be built from what the agent named (a `.csproj` → its `.dll`).
+    let built = kind
+        .launch_program(&program, files.adapter_host())
+        .map_err(|e| ToolResult::error(ErrorCode::InvalidArgument, format!("{}: {e}.", kind.name())))?;
+    let program_str = match &built {
+        Some(built) => {
+            recipe.notes.push(format!("program: {} (built from {})", built.display(), program.display()));
+            built.to_string_lossy().into_owned()
+        }
+        None => program_str,
+    };
     // "Entry" of a native or Go program is its `main` (README § Native and Go programs): a
     // temporary function breakpoint set in the configuration phase, not the adapter's stop in the
     // loader.

@@ -9,6 +9,7 @@ pub mod elf;
 pub mod gdb;
 pub mod jsdebug;
 pub mod lldb;
+pub mod netcoredbg;
 mod quirks;
 #[cfg(test)]
 pub(crate) mod test_host;
@@ -91,12 +92,20 @@ pub enum AdapterKind {
     /// gdb's own DAP interpreter (gdb ≥ 14; native programs when asked, or when no lldb-dap is
     /// found).
     Gdb,
+    /// netcoredbg (.NET: C#, F#, VB assemblies).
+    Netcoredbg,
 }
 
 impl AdapterKind {
     /// Every kind, in the order `doctor` lists them.
-    pub const ALL: &'static [AdapterKind] =
-        &[AdapterKind::Debugpy, AdapterKind::Lldb, AdapterKind::Delve, AdapterKind::JsDebug, AdapterKind::Gdb];
+    pub const ALL: &'static [AdapterKind] = &[
+        AdapterKind::Debugpy,
+        AdapterKind::Lldb,
+        AdapterKind::Delve,
+        AdapterKind::JsDebug,
+        AdapterKind::Gdb,
+        AdapterKind::Netcoredbg,
+    ];
 
     /// agentdap's name for it (the `adapter` argument).
     pub fn name(self) -> &'static str {
@@ -106,6 +115,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::NAME,
             AdapterKind::JsDebug => jsdebug::NAME,
             AdapterKind::Gdb => gdb::NAME,
+            AdapterKind::Netcoredbg => netcoredbg::NAME,
         }
     }
 
@@ -117,6 +127,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::VSCODE_TYPE,
             AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
             AdapterKind::Gdb => gdb::VSCODE_TYPE,
+            AdapterKind::Netcoredbg => netcoredbg::VSCODE_TYPE,
         }
     }
 
@@ -129,6 +140,7 @@ impl AdapterKind {
             "delve" | "go" | "dlv" => Some(AdapterKind::Delve),
             "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
             "gdb" => Some(AdapterKind::Gdb),
+            "netcoredbg" | "dotnet" | "csharp" | "cs" | "coreclr" => Some(AdapterKind::Netcoredbg),
             _ => None,
         }
     }
@@ -141,6 +153,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::runtime_quirks(),
             AdapterKind::JsDebug => jsdebug::runtime_quirks(),
             AdapterKind::Gdb => gdb::runtime_quirks(),
+            AdapterKind::Netcoredbg => netcoredbg::runtime_quirks(),
         }
     }
 
@@ -152,6 +165,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::quirks(),
             AdapterKind::JsDebug => jsdebug::quirks(),
             AdapterKind::Gdb => gdb::quirks(),
+            AdapterKind::Netcoredbg => netcoredbg::quirks(),
         }
     }
 
@@ -163,6 +177,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::attach_defaults(),
             AdapterKind::JsDebug => jsdebug::attach_defaults(),
             AdapterKind::Gdb => gdb::attach_defaults(),
+            AdapterKind::Netcoredbg => netcoredbg::attach_defaults(),
         }
     }
 
@@ -177,6 +192,8 @@ impl AdapterKind {
             AdapterKind::JsDebug => Some(TerminalLaunch { arguments: jsdebug::terminal_arguments(), attaches: false }),
             // gdb's DAP has no `console` setting and sends no `runInTerminal` (gdb 14–16).
             AdapterKind::Gdb => None,
+            // Not verified against a real netcoredbg: programs run with `console: internalConsole`.
+            AdapterKind::Netcoredbg => None,
         }
     }
 
@@ -191,6 +208,7 @@ impl AdapterKind {
             AdapterKind::Delve => Some(delve::ENV_OVERRIDE),
             AdapterKind::JsDebug => None,
             AdapterKind::Gdb => Some(gdb::ENV_OVERRIDE),
+            AdapterKind::Netcoredbg => Some(netcoredbg::ENV_OVERRIDE),
         }
     }
 
@@ -204,6 +222,7 @@ impl AdapterKind {
             AdapterKind::Delve => delve::INSTALL,
             AdapterKind::JsDebug => jsdebug::INSTALL,
             AdapterKind::Gdb => gdb::INSTALL,
+            AdapterKind::Netcoredbg => "see `agentdap install netcoredbg` (a release download of Samsung/netcoredbg)",
         }
     }
 
@@ -214,7 +233,20 @@ impl AdapterKind {
         match self {
             AdapterKind::Debugpy => debugpy::missing_debugpy(program, stderr_tail, None),
             AdapterKind::Gdb => gdb::no_dap(program, stderr_tail),
-            AdapterKind::Lldb | AdapterKind::Delve | AdapterKind::JsDebug => None,
+            AdapterKind::Lldb | AdapterKind::Delve | AdapterKind::JsDebug | AdapterKind::Netcoredbg => None,
+        }
+    }
+
+    /// The file the adapter's `program` must name for the program the agent gave, when it is
+    /// another (a `.csproj` → its built `.dll`: [`netcoredbg::built_assembly`]); `Ok(None)`: the
+    /// program itself. Errors: one sentence saying what to do (`dotnet build`). Reads: a bounded
+    /// read of the project file.
+    pub fn launch_program(self, program: &Path, host: &dyn Host) -> Result<Option<PathBuf>, String> {
+        match self {
+            AdapterKind::Netcoredbg => netcoredbg::built_assembly(program, host),
+            AdapterKind::Debugpy | AdapterKind::Lldb | AdapterKind::Delve | AdapterKind::JsDebug | AdapterKind::Gdb => {
+                Ok(None)
+            }
         }
     }
 }
@@ -291,7 +323,8 @@ impl fmt::Display for AdapterError {
 impl std::error::Error for AdapterError {}
 
 /// Picks the adapter: the `adapter` argument if given, else from the program (`.py`/`.pyw` →
-/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.go` or a directory
+/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.dll`/`.csproj` →
+/// netcoredbg; `.go` or a directory
 /// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
 /// lldb, or gdb when no lldb-dap is found but gdb is). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
@@ -307,6 +340,7 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
         Some("py" | "pyw") => return Ok(AdapterKind::Debugpy),
         Some("go") => return Ok(AdapterKind::Delve),
         Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => return Ok(AdapterKind::JsDebug),
+        Some("dll" | "csproj") => return Ok(AdapterKind::Netcoredbg),
         _ => {}
     }
     if delve::is_package_dir(path, host) {
@@ -446,6 +480,7 @@ pub fn recipe_for_program(
         AdapterKind::Delve => delve::recipe(program, input, host),
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
         AdapterKind::Gdb => gdb::recipe(program, input, host),
+        AdapterKind::Netcoredbg => netcoredbg::recipe(program, input, host),
     }
 }
 
@@ -570,7 +605,7 @@ mod tests {
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(
             text,
-            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, gdb)"
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, gdb, netcoredbg)"
         );
     }
 
