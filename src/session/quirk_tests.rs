@@ -63,6 +63,8 @@
 //! | `Quirks::attach_pid_key`, `variable_paging`, `moves_unbindable_breakpoints` (gdb) | data from gdb's manual; read by the same code as lldb's (`session::plan`, paging, breakpoint notes) |
 //! | `RuntimeQuirks::evaluate_context`, `reuses_ids_across_stops` (gdb; frame ids from 0) | `gdb_quirk_tests::a_gdb_launch_answered_after_configuration_done_stops_in_frame_0_and_every_read_names_frame_0` |
 //! | `RuntimeQuirks::mirror_evaluate` (gdb: `hover` only, `$_shell` refused: `ExpressionOnly::refused_anywhere`) | `mirror::tests::a_gdb_mirror_evaluate_goes_as_hover_and_shell_is_refused_anywhere` |
+//! | `Quirks::stop_on_entry_key` (netcoredbg: `stopAtEntry`) | `netcoredbg_tests::stop_on_entry_is_stop_at_entry_and_a_csproj_launches_its_built_dll_or_says_to_build_it`; `tests/mcp` `netcoredbg` |
+//! | `Quirks::variable_paging` (netcoredbg) | read by the same code as lldb's (agentdap pages itself) |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
@@ -70,7 +72,10 @@
 //! (debugpy, delve), `variables_are_snapshots` (debugpy, lldb), `exception_filters`,
 //! `child_sessions`, `terminate_debuggee_capability` (lldb), `launch_response_after_configuration_done`,
 //! `exception_filters` (delve), `RuntimeQuirks::exit_report` (lldb) and `exits_after_disconnect`
-//! (delve). `Quirks::stop_on_entry_key` is `STANDARD` in all three.
+//! (delve). `Quirks::stop_on_entry_key` is `STANDARD` in debugpy, lldb and delve. netcoredbg's
+//! tolerance of `initialized` before the `initialize` response and of string `seq`s is no quirk
+//! (every adapter gets it): `netcoredbg_tests::an_initialized_before_the_initialize_response_is_kept_and_the_entry_stop_reported`,
+//! `tests/mcp` `netcoredbg`.
 
 use std::time::Duration;
 
