@@ -1,4 +1,4 @@
-//! The user's configuration file: custom stdio DAP adapters (README § Custom adapters) and where js-debug is (`js_debug`). Read once at start from
+//! The user's configuration file: custom DAP adapters, overrides of built-in recipes (README § Custom adapters) and where js-debug is (`js_debug`). Read once at start from
 //! `--config`, `$AGENTDAP_CONFIG` or `$XDG_CONFIG_HOME/agentdap/config.json` (`~/.config/…` when
 //! unset) — never from the project being debugged, which could otherwise make agentdap run its
 //! commands (see SECURITY.md). Parsing only; nothing here spawns.
@@ -18,31 +18,45 @@ use serde_json::{Map, Value};
 
 use crate::dap::adapters::AdapterKind;
 
+mod overrides;
+pub use overrides::{apply as apply_override, command_of, custom_command, custom_transport};
+
 /// Largest config file read (bytes): it is read once, synchronously, before the loop starts.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-/// A custom adapter: a program speaking DAP on its stdin/stdout.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+/// A custom adapter (a program speaking DAP on its stdin/stdout, or over TCP), or, when its name
+/// is a built-in recipe's ([`AdapterKind::name`]), an override of that recipe: what it sets
+/// replaces the recipe's (`command`, `args`, `tcp`) or is merged over it (`env`,
+/// `launch_defaults`, `extensions` added), and the recipe's quirks, attach shape and selection
+/// stay ([`Config::override_of`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomAdapter {
     /// The executable: an absolute path, a path relative to the config file's directory (when it
-    /// contains a `/`), or a bare name looked up on `PATH`.
-    pub command: String,
+    /// contains a `/`), or a bare name looked up on `PATH`. Required for a custom adapter; an
+    /// override without it runs what the recipe finds.
     #[serde(default)]
-    pub args: Vec<String>,
-    /// Environment variables set for the adapter (on top of agentdap's).
+    pub command: Option<String>,
+    /// The adapter's arguments. An override without them keeps the recipe's.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// Environment variables set for the adapter (on top of agentdap's, and of the recipe's for an
+    /// override).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// Merged under the DAP `launch` arguments (the agent's `adapter_args` win).
+    /// Merged under the DAP `launch` arguments (the agent's `adapter_args` win); for an override,
+    /// merged over the recipe's launch defaults.
     #[serde(default)]
     pub launch_defaults: Map<String, Value>,
     /// File extensions (with the dot, e.g. `.foo`) whose programs this adapter debugs when
-    /// `launch` names no adapter. They take precedence over the built-in inference.
+    /// `launch` names no adapter. They take precedence over the built-in inference (an override
+    /// adds them to the recipe's own selection).
     #[serde(default)]
     pub extensions: Vec<String>,
     /// `true`: the adapter speaks DAP over TCP on a port agentdap chooses and passes in `args`
     /// as `{port}` (codelldb ≥ 1.7.0 wants `--port {port}`,
-    /// simrat39/rust-tools.nvim#157); ready once a connect succeeds.
+    /// simrat39/rust-tools.nvim#157); ready once a connect succeeds. `false`: stdio. An override
+    /// without it keeps the recipe's transport.
     #[serde(default)]
     pub tcp: Option<bool>,
 }
@@ -53,7 +67,7 @@ pub const PORT_PLACEHOLDER: &str = "{port}";
 /// The parsed configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Config {
-    /// Custom adapters by name.
+    /// Custom adapters and overrides of built-in recipes, by name.
     pub adapters: BTreeMap<String, CustomAdapter>,
     /// js-debug's standalone DAP server (`node` adapter): its `dapDebugServer.js`, or a directory
     /// holding `src/dapDebugServer.js` or `js-debug/src/dapDebugServer.js`; a relative path is
@@ -124,9 +138,9 @@ pub fn load(loc: &Location) -> Result<Config, ConfigError> {
         .map_err(|e| ConfigError(format!("cannot read config file {}: {e}", path.display())))?;
     let mut config = parse(&text).map_err(|e| ConfigError(format!("config file {}: {e}", path.display())))?;
     let dir = path.parent().unwrap_or(Path::new("/"));
-    for a in config.adapters.values_mut() {
-        if a.command.contains('/') && Path::new(&a.command).is_relative() {
-            a.command = dir.join(&a.command).to_string_lossy().into_owned();
+    for command in config.adapters.values_mut().filter_map(|a| a.command.as_mut()) {
+        if command.contains('/') && Path::new(command.as_str()).is_relative() {
+            *command = dir.join(command.as_str()).to_string_lossy().into_owned();
         }
     }
     if let Some(js) = config.js_debug.as_mut().filter(|p| p.is_relative()) {
@@ -143,13 +157,29 @@ pub fn parse(text: &str) -> Result<Config, String> {
         if !ok_name {
             return Err(format!("adapter name {name:?} must be letters, digits, `_`, `-` or `.`"));
         }
-        if AdapterKind::from_name(name).is_some() {
-            return Err(format!("adapter name {name:?} is a built-in adapter; choose another name"));
+        match AdapterKind::from_name(name) {
+            // An override names the recipe exactly as `doctor` and results do, so one recipe
+            // has at most one entry (`python` and `debugpy` would otherwise both claim it).
+            Some(kind) if kind.name() != name => {
+                return Err(format!(
+                    "adapter name {name:?} is another name of the built-in adapter `{}`; to override that recipe name the entry {:?}, otherwise choose a name that is not a built-in's",
+                    kind.name(),
+                    kind.name()
+                ));
+            }
+            Some(_) => {}
+            None if a.command.is_none() => {
+                return Err(format!(
+                    "adapter {name:?}: missing field `command` (only an entry named like a built-in adapter, which overrides its recipe, may leave it out)"
+                ));
+            }
+            None => {}
         }
-        if a.command.trim().is_empty() {
+        if a.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
             return Err(format!("adapter {name:?} has an empty `command`"));
         }
-        if a.tcp == Some(true) && !a.args.iter().any(|arg| arg.contains(PORT_PLACEHOLDER)) {
+        let args = a.args.as_deref().unwrap_or_default();
+        if a.tcp == Some(true) && !args.iter().any(|arg| arg.contains(PORT_PLACEHOLDER)) {
             return Err(format!("adapter {name:?}: a `tcp` adapter needs `{PORT_PLACEHOLDER}` in its `args`"));
         }
         if let Some(bad) = a.extensions.iter().find(|e| !e.starts_with('.') || e.len() < 2) {
@@ -163,12 +193,16 @@ pub fn parse(text: &str) -> Result<Config, String> {
 }
 
 impl Config {
-    /// The custom adapter named `name` (exact match).
+    /// The custom adapter named `name` (exact match), never an override of a built-in recipe.
     pub fn by_name(&self, name: &str) -> Option<(&str, &CustomAdapter)> {
-        self.adapters.get_key_value(name).map(|(k, v)| (k.as_str(), v))
+        self.adapters
+            .get_key_value(name)
+            .filter(|(k, _)| AdapterKind::from_name(k).is_none())
+            .map(|(k, v)| (k.as_str(), v))
     }
 
-    /// The custom adapter declaring `program`'s extension (case-insensitive), if any.
+    /// The entry declaring `program`'s extension (case-insensitive), custom adapter or
+    /// override, if any.
     pub fn by_program(&self, program: &str) -> Option<(&str, &CustomAdapter)> {
         let ext = Path::new(program).extension()?.to_str()?.to_ascii_lowercase();
         self.adapters
@@ -177,9 +211,22 @@ impl Config {
             .map(|(k, v)| (k.as_str(), v))
     }
 
-    /// Custom adapter names, for error messages.
+    /// The entry overriding the built-in recipe `kind`, if any (named exactly [`AdapterKind::name`]).
+    pub fn override_of(&self, kind: AdapterKind) -> Option<&CustomAdapter> {
+        self.adapters.get(kind.name())
+    }
+
+    /// Custom adapter names (not overrides), for error messages.
     pub fn names(&self) -> Vec<&str> {
-        self.adapters.keys().map(String::as_str).collect()
+        self.adapters.keys().map(String::as_str).filter(|k| AdapterKind::from_name(k).is_none()).collect()
+    }
+}
+
+impl CustomAdapter {
+    /// The command line this entry runs, for a custom adapter (the recipe's own for an override
+    /// that sets no `command`): the program and its arguments.
+    pub fn command_line(&self) -> Option<(&str, &[String])> {
+        Some((self.command.as_deref()?, self.args.as_deref().unwrap_or_default()))
     }
 }
 
@@ -214,7 +261,7 @@ mod tests {
                "launch_defaults": {"type": "fake"}, "extensions": [".Foo"]}}}"#,
         )
         .unwrap_or_default();
-        assert_eq!(c.by_name("fake").map(|(_, a)| a.args.clone()), Some(vec!["a.py".to_owned()]));
+        assert_eq!(c.by_name("fake").map(|(_, a)| a.args.clone()), Some(Some(vec!["a.py".to_owned()])));
         assert_eq!(c.by_program("/w/prog.foo").map(|(n, _)| n), Some("fake"));
         assert_eq!(c.by_program("/w/prog.py"), None);
         assert_eq!(parse("{}").map(|c| c.adapters.len()), Ok(0));
@@ -223,13 +270,30 @@ mod tests {
         assert!(err(r#"{"adapters": {"x": {"command": "c", "argz": []}}}"#).contains("unknown field `argz`"));
         assert!(err(r#"{"adapters": {"x": {}}}"#).contains("missing field `command`"));
         assert_eq!(err(r#"{"adapters": {"x": {"command": " "}}}"#), "adapter \"x\" has an empty `command`");
-        assert!(err(r#"{"adapters": {"debugpy": {"command": "c"}}}"#).contains("built-in"));
+        assert!(err(r#"{"adapters": {"python": {"command": "c"}}}"#)
+            .contains("override that recipe name the entry \"debugpy\""));
         assert!(err(r#"{"adapters": {"a b": {"command": "c"}}}"#).contains("must be letters"));
         assert!(err(r#"{"adapters": {"x": {"command": "c", "extensions": ["foo"]}}}"#).contains("start with a dot"));
         assert!(err(r#"{"adapters": {"x": {"command": "c", "tcp": true}}}"#).contains("needs `{port}`"));
         assert_eq!(parse(r#"{"js_debug": "/opt/js-debug"}"#).map(|c| c.js_debug), Ok(Some("/opt/js-debug".into())));
         assert!(err(r#"{"js_debug": ""}"#).contains("`js_debug` is empty"));
         assert!(err(r#"{"js_debug": 3}"#).starts_with("not a valid agentdap config"));
+    }
+
+    #[test]
+    fn an_entry_named_like_a_built_in_overrides_its_recipe_and_is_no_custom_adapter() {
+        let c = parse(
+            r#"{"adapters": {"lldb": {"command": "/opt/llvm/bin/lldb-dap"}, "delve": {"env": {"K": "v"}},
+            "mine": {"command": "m"}}}"#,
+        );
+        let c = c.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.override_of(AdapterKind::Lldb).and_then(|a| a.command.as_deref()), Some("/opt/llvm/bin/lldb-dap"));
+        assert_eq!(c.override_of(AdapterKind::Delve).map(|a| a.command.clone()), Some(None));
+        assert_eq!(c.override_of(AdapterKind::Debugpy), None);
+        assert_eq!((c.by_name("lldb"), c.names()), (None, vec!["mine"]));
+        let err = parse(r#"{"adapters": {"lldb-dap": {}}}"#).err().unwrap_or_default();
+        assert!(err.contains("another name of the built-in adapter `lldb`"), "{err}");
+        assert!(parse(r#"{"adapters": {"LLDB": {}}}"#).is_err(), "the name is exact");
     }
 
     #[test]

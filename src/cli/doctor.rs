@@ -1,5 +1,6 @@
-//! `agentdap doctor`: a report of what the server would use for each adapter recipe (path,
-//! version, which rule picked it) or the exact install command, plus facts about this binary.
+//! `agentdap doctor`: a report of what the server would use for each adapter recipe, built-in or
+//! from the config file (path, version, which rule picked it, the command line it runs) or the
+//! exact install command, plus facts about this binary.
 //! CLI only: runs `<tool> --version` and Python probes with deadlines. Always exits 0.
 
 use std::path::{Path, PathBuf};
@@ -7,15 +8,19 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use super::install::{self, Python, Source};
+use crate::config::{self, Config};
 use crate::dap::adapters::debugpy;
-use crate::dap::adapters::{codelldb, delve, jsdebug, lldb, rdbg, AdapterError, AdapterKind, RealHost, ResolveInput};
+use crate::dap::adapters::{
+    self, codelldb, delve, find_on_path, gdb, jsdebug, lldb, netcoredbg, rdbg, shell_quote, AdapterError, AdapterKind,
+    RealHost, ResolveInput,
+};
 
 /// How long `<tool> --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// One adapter's line in the report.
 struct Row {
-    name: &'static str,
+    name: String,
     found: bool,
     /// What would be used, or what is missing.
     summary: String,
@@ -50,27 +55,141 @@ pub fn report() -> String {
         }
         None => out.push_str("  data dir  none: neither $XDG_DATA_HOME nor $HOME is set\n"),
     }
+    let (config, config_note) = match config::locate(None, |k| std::env::var_os(k)) {
+        Some(loc) => match config::load(&loc) {
+            Ok(c) => {
+                let none = if loc.path.is_file() { "" } else { " (no file there)" };
+                (c, Some(format!("  config    {}{none}", loc.path.display())))
+            }
+            Err(e) => (Config::default(), Some(format!("  config    {e} (the server would not start)"))),
+        },
+        None => (Config::default(), None),
+    };
+    if let Some(line) = config_note {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out.push_str("\nadapters\n");
-    for kind in AdapterKind::ALL {
-        let row = match kind {
+    for &kind in AdapterKind::ALL {
+        let entry = config.override_of(kind);
+        // An override's command is what the server runs: it is checked in place of the search.
+        let found = |search: fn(&dyn adapters::Host) -> Result<PathBuf, AdapterError>| match config::command_of(entry) {
+            Some(c) => find_on_path(&c.to_string_lossy(), &RealHost).ok_or_else(|| AdapterError::NotFound {
+                adapter: kind.name(),
+                detail: format!("the config file's command {} is not an executable", c.display()),
+                install: kind.install_command().to_owned(),
+            }),
+            None => search(&RealHost),
+        };
+        let configured = entry.is_some_and(|e| e.command.is_some());
+        let mut row = match kind {
             AdapterKind::Debugpy => debugpy_row(data.as_deref()),
-            AdapterKind::Lldb => {
-                tool_row(kind.name(), lldb::find_adapter(&RealHost), lldb::ENV_OVERRIDE, &["--version"])
-            }
-            AdapterKind::Delve => {
-                tool_row(kind.name(), delve::find_adapter(&RealHost), delve::ENV_OVERRIDE, &["version"])
-            }
-            AdapterKind::JsDebug => node_row(),
+            AdapterKind::Lldb => tool_row(
+                kind.name(),
+                found(lldb::find_adapter),
+                lldb::ENV_OVERRIDE,
+                configured,
+                &["--version"],
+                super::version_in,
+            ),
+            AdapterKind::Delve => tool_row(
+                kind.name(),
+                found(delve::find_adapter),
+                delve::ENV_OVERRIDE,
+                configured,
+                &["version"],
+                super::version_in,
+            ),
+            AdapterKind::JsDebug => node_row(&config),
             AdapterKind::CodeLldb => codelldb_row(),
             AdapterKind::Rdbg => rdbg_row(),
+            AdapterKind::Gdb => gdb_row(tool_row(
+                kind.name(),
+                found(gdb::find_adapter),
+                gdb::ENV_OVERRIDE,
+                configured,
+                &["--version"],
+                |text| gdb::parse_version(text).map(|(major, minor)| format!("{major}.{minor}")),
+            )),
+            AdapterKind::Netcoredbg => tool_row(
+                kind.name(),
+                found(netcoredbg::find_adapter),
+                netcoredbg::ENV_OVERRIDE,
+                configured,
+                &["--version"],
+                super::version_in,
+            ),
         };
-        let status = if row.found { "ok" } else { "missing" };
-        out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
-        for note in row.notes {
-            out.push_str(&format!("  {:<8} {:<8} {note}\n", "", ""));
+        if entry.is_some() {
+            row.notes.push("overridden by the config file: its entry's settings over the recipe's".to_owned());
         }
+        if let Some(line) = row.found.then(|| command_line(kind, &config)).flatten() {
+            row.notes.push(format!("runs: {line}"));
+        }
+        push_row(&mut out, row);
+    }
+    for (name, entry) in config.adapters.iter().filter(|(n, _)| AdapterKind::from_name(n).is_none()) {
+        push_row(&mut out, custom_row(name, entry));
     }
     out
+}
+
+fn push_row(out: &mut String, row: Row) {
+    let status = if row.found { "ok" } else { "missing" };
+    out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
+    for note in row.notes {
+        out.push_str(&format!("  {:<8} {:<8} {note}\n", "", ""));
+    }
+}
+
+/// Most characters of one argument shown in a `runs:` line (debugpy's bootstrap is a program).
+const ARG_CHARS: usize = 60;
+
+/// The command line the server would run for `kind` (with the config's override merged in), each
+/// argument shell-quoted and clipped; `None` when the recipe does not resolve.
+fn command_line(kind: AdapterKind, config: &Config) -> Option<String> {
+    let entry = config.override_of(kind);
+    let input = ResolveInput { js_debug: config.js_debug.as_deref(), ..ResolveInput::default() };
+    let mut recipe = adapters::recipe_with_command(kind, None, input, config::command_of(entry), &RealHost).ok()?;
+    if let Some(entry) = entry {
+        config::apply_override(&mut recipe, entry);
+    }
+    let words = std::iter::once(&recipe.command.program).chain(&recipe.command.args).map(|w| {
+        let w = w.to_string_lossy();
+        let clipped: String = w.chars().take(ARG_CHARS).collect();
+        if clipped.len() < w.len() {
+            format!("{}…", shell_quote(&clipped))
+        } else {
+            shell_quote(&w)
+        }
+    });
+    Some(words.collect::<Vec<_>>().join(" "))
+}
+
+/// A custom adapter from the config file: its command line, and whether the command is there.
+fn custom_row(name: &str, entry: &config::CustomAdapter) -> Row {
+    let name = name.to_owned();
+    let command = config::custom_command(entry);
+    let program = command.program.to_string_lossy().into_owned();
+    let line: Vec<String> = std::iter::once(program.clone())
+        .chain(command.args.iter().map(|a| a.to_string_lossy().into_owned()))
+        .map(|w| shell_quote(&w))
+        .collect();
+    let transport = if entry.tcp == Some(true) { "over TCP" } else { "on stdio" };
+    match find_on_path(&program, &RealHost) {
+        Some(path) => Row {
+            name,
+            found: true,
+            summary: format!("custom adapter from the config file at {} ({transport})", path.display()),
+            notes: vec![format!("runs: {}", line.join(" "))],
+        },
+        None => Row {
+            name,
+            found: false,
+            summary: format!("custom adapter from the config file: {program} is not an executable"),
+            notes: vec![format!("runs: {}", line.join(" "))],
+        },
+    }
 }
 
 /// debugpy: the interpreter the server would resolve for a program outside any project (no
@@ -78,7 +197,7 @@ pub fn report() -> String {
 /// what `agentdap install debugpy` left in the data dir. A `.venv` in this directory is named,
 /// never run.
 fn debugpy_row(data: Option<&Path>) -> Row {
-    let mut row = Row { name: debugpy::NAME, found: false, summary: String::new(), notes: Vec::new() };
+    let mut row = Row { name: debugpy::NAME.to_owned(), found: false, summary: String::new(), notes: Vec::new() };
     let installed = data.and_then(install::installed_in);
     match debugpy::resolve_python(None, ResolveInput::default(), &RealHost) {
         Err(AdapterError::NotFound { detail, install, .. }) => {
@@ -130,24 +249,57 @@ fn debugpy_row(data: Option<&Path>) -> Row {
 
 /// lldb-dap and Delve: the path found, the rule that found it, and its version.
 fn tool_row(
-    name: &'static str,
+    name: &str,
     found: Result<PathBuf, AdapterError>,
     env_override: &str,
+    configured: bool,
     version_args: &[&str],
+    version_of: fn(&str) -> Option<String>,
 ) -> Row {
     match found {
         Err(AdapterError::NotFound { detail, install, .. }) => {
-            Row { name, found: false, summary: detail, notes: vec![format!("install: {install}")] }
+            Row { name: name.to_owned(), found: false, summary: detail, notes: vec![format!("install: {install}")] }
         }
-        Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
+        Err(e) => Row { name: name.to_owned(), found: false, summary: e.to_string(), notes: Vec::new() },
         Ok(path) => {
             let version = super::run_with_timeout(Process::new(&path).args(version_args), VERSION_TIMEOUT)
-                .and_then(|r| super::version_in(&format!("{}{}", r.stdout, r.stderr)))
+                .and_then(|r| version_of(&format!("{}{}", r.stdout, r.stderr)))
                 .unwrap_or_else(|| "version unknown".to_string());
-            let why = found_by(&path, env_override);
-            Row { name, found: true, summary: format!("{version} at {} ({why})", path.display()), notes: Vec::new() }
+            let why = if configured { "from the config file".to_owned() } else { found_by(&path, env_override) };
+            Row {
+                name: name.to_owned(),
+                found: true,
+                summary: format!("{version} at {} ({why})", path.display()),
+                notes: Vec::new(),
+            }
         }
     }
+}
+
+/// gdb: found only counts when its version has the DAP interpreter (gdb ≥ 14); below that the
+/// row says which version it is and that DAP came in 14.
+fn gdb_row(mut row: Row) -> Row {
+    let version = row.summary.split_whitespace().next().and_then(gdb::parse_version);
+    match version {
+        Some((major, minor)) if row.found && major < gdb::DAP_SINCE => {
+            row.found = false;
+            row.summary = format!(
+                "{}: no DAP interpreter in gdb {major}.{minor} (DAP came in gdb {})",
+                row.summary,
+                gdb::DAP_SINCE
+            );
+            row.notes.push(format!(
+                "install: {} (gdb {} or newer: Debian 13, Ubuntu 24.04 and later), or use lldb-dap (adapter: lldb)",
+                gdb::INSTALL,
+                gdb::DAP_SINCE
+            ));
+        }
+        None if row.found => {
+            row.notes.push(format!("its version is unknown: DAP needs gdb {} or newer", gdb::DAP_SINCE))
+        }
+        _ => {}
+    }
+    row
 }
 
 /// Which rule found `path`: the override variable, `PATH`, or a well-known directory.
@@ -167,7 +319,7 @@ fn found_by(path: &Path, env_override: &str) -> String {
 /// rdbg: the script found, the rule that found it, the debug gem's version from its path, and
 /// the `ruby` that runs it (`ruby --version`); or where agentdap looked and how to get it.
 fn rdbg_row() -> Row {
-    let name = rdbg::NAME;
+    let name = rdbg::NAME.to_owned();
     match rdbg::find(&RealHost) {
         Err(AdapterError::NotFound { detail, install, .. }) => {
             Row { name, found: false, summary: detail, notes: vec![format!("install: {install}")] }
@@ -200,16 +352,8 @@ fn rdbg_row() -> Row {
 /// js-debug (`node`): which copy of the standalone server the server would run and why, its
 /// version when a file beside it says, and `node --version`; or where agentdap looked and how to
 /// get it. Reads the config file the server would read (for its `js_debug`).
-fn node_row() -> Row {
-    let mut row = Row { name: jsdebug::NAME, found: false, summary: String::new(), notes: Vec::new() };
-    let config = match crate::config::locate(None, |k| std::env::var_os(k)).map(|loc| crate::config::load(&loc)) {
-        Some(Ok(c)) => c,
-        Some(Err(e)) => {
-            row.notes.push(format!("{e} (the server would not start)"));
-            crate::config::Config::default()
-        }
-        None => crate::config::Config::default(),
-    };
+fn node_row(config: &Config) -> Row {
+    let mut row = Row { name: jsdebug::NAME.to_owned(), found: false, summary: String::new(), notes: Vec::new() };
     let server = match jsdebug::find_server(&RealHost, config.js_debug.as_deref()) {
         Ok(server) => server,
         Err(AdapterError::NotFound { detail, install, .. }) => {
@@ -250,7 +394,7 @@ fn node_row() -> Row {
 /// the version a file beside it says (`codelldb` has no version option); or where agentdap looked
 /// and the commands that unpack the release (there is no distribution package).
 fn codelldb_row() -> Row {
-    let name = codelldb::NAME;
+    let name = codelldb::NAME.to_owned();
     match codelldb::find_adapter(&RealHost) {
         Ok(found) => {
             let version = codelldb::version(&found.path, &RealHost)

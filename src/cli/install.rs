@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use crate::dap::adapters::{codelldb, delve, find_on_path, jsdebug, lldb, rdbg, shell_quote, AdapterKind, RealHost};
+use crate::dap::adapters::{
+    codelldb, delve, find_on_path, gdb, jsdebug, lldb, netcoredbg, rdbg, shell_quote, AdapterKind, RealHost,
+};
 
 /// How long an `import debugpy` probe may take (a cold start on a loaded machine is slow).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -355,6 +357,28 @@ pub fn run(adapter: &str) -> u8 {
             &codelldb::install_command(&RealHost),
         ),
         AdapterKind::Rdbg => package_adapter(kind.name(), rdbg::find(&RealHost).ok().map(|f| f.rdbg), rdbg::INSTALL),
+        AdapterKind::Gdb => match gdb_without_dap() {
+            Some(why) => {
+                println!(
+                    "{why}; agentdap does not run package managers. Install gdb {} or newer with:",
+                    gdb::DAP_SINCE
+                ); // stdout-ok
+                println!("  {}   (Debian 13, Ubuntu 24.04 and later ship one)", gdb::INSTALL); // stdout-ok
+                1
+            }
+            None => package_adapter(kind.name(), gdb::find_adapter(&RealHost).ok(), gdb::INSTALL),
+        },
+        AdapterKind::Netcoredbg => match netcoredbg::find_adapter(&RealHost) {
+            Ok(path) => package_adapter(kind.name(), Some(path), ""),
+            Err(_) => {
+                println!("netcoredbg is in no package registry agentdap uses and agentdap downloads nothing; fetch Samsung/netcoredbg's release {} and unpack it where agentdap looks with:", netcoredbg::RELEASE); // stdout-ok
+                println!("  {}", netcoredbg::install_command(&RealHost)); // stdout-ok
+                println!(
+                    "The program also needs .NET (`dotnet`): https://learn.microsoft.com/dotnet/core/install/linux"
+                ); // stdout-ok
+                1
+            }
+        },
     }
 }
 
@@ -446,6 +470,20 @@ fn install_debugpy_command() -> u8 {
 }
 
 /// lldb and Delve come from the distribution: report the path, or print the command.
+/// Why the gdb the server would run has no DAP interpreter (its version, from `gdb --version`,
+/// is below 14), if that is so; `None` when it has one, none is found, or the version is unknown.
+pub fn gdb_without_dap() -> Option<String> {
+    let path = gdb::find_adapter(&RealHost).ok()?;
+    let ran = super::run_with_timeout(
+        std::process::Command::new(&path).arg("--version"),
+        std::time::Duration::from_secs(15),
+    )?;
+    let (major, minor) = gdb::parse_version(&ran.stdout)?;
+    (major < gdb::DAP_SINCE).then(|| {
+        format!("gdb {major}.{minor} at {} has no DAP interpreter (DAP came in gdb {})", path.display(), gdb::DAP_SINCE)
+    })
+}
+
 fn package_adapter(name: &str, found: Option<PathBuf>, command: &str) -> u8 {
     match found {
         Some(path) => {

@@ -256,7 +256,7 @@ mod tests {
         check(
             "install",
             &[],
-            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, rdbg, codelldb"),
+            Err("install: which adapter? usage: agentdap install <adapter>; known: debugpy, lldb, delve, node, rdbg, codelldb, gdb, netcoredbg"),
         );
         check("install", &["a", "b"], Err("install: unexpected argument b; usage: agentdap install <adapter>"));
         check("serve", &[], Err("unknown subcommand serve"));

@@ -232,7 +232,8 @@ pub fn as_expression(arguments: &mut Option<Value>, rule: &ExpressionOnly) -> Re
         text.strip_prefix(**w).is_some_and(|rest| rest.starts_with(char::is_whitespace) && !rest.trim().is_empty())
     });
     let prefix = rule.command_prefixes.iter().find(|p| text.starts_with(**p));
-    if let Some(command) = word.or(prefix) {
+    let inside = rule.refused_anywhere.iter().find(|r| text.contains(**r));
+    if let Some(command) = word.or(prefix).or(inside) {
         return Err(format!(
             "agentdap mirror is read-only: `{command}` would make the adapter run a debugger command, not evaluate an expression (the agent has control)"
         ));
@@ -409,6 +410,22 @@ mod tests {
             }
             (Err(why), Err(words)) => assert!(why.contains(words), "{args}: {why}"),
             (got, want) => panic!("{args}: got {got:?}, want {want:?}"),
+        }
+    }
+
+    #[test]
+    fn a_gdb_mirror_evaluate_goes_as_hover_and_shell_is_refused_anywhere() {
+        let gdb = &crate::dap::adapters::gdb::MIRROR_EVALUATE;
+        let e = |expression: &str, context: &str| json!({"expression": expression, "frameId": 0, "context": context});
+        for (args, expected) in [
+            (e("x + 1", "repl"), Ok("hover")),
+            (e("x = 5", "watch"), Ok("hover")),
+            (e("info frame", "repl"), Ok("hover")),
+            (e("p.x", "hover"), Ok("hover")),
+            (e("$_shell(\"id\")", "hover"), Err("debugger command")),
+            (e("1 + $_shell(\"touch f\")", "watch"), Err("`$_shell`")),
+        ] {
+            check_expression(gdb, args, expected);
         }
     }
 

@@ -188,6 +188,7 @@ impl Session {
             Some(AdapterKind::JsDebug) => "pwa-node".into(),
             Some(AdapterKind::CodeLldb) => "lldb".into(),
             Some(AdapterKind::Rdbg) => "rdbg".into(),
+            Some(kind @ (AdapterKind::Gdb | AdapterKind::Netcoredbg)) => kind.vscode_type().into(),
             None => self.link.plan.name.clone(),
         }
     }

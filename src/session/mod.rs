@@ -17,6 +17,8 @@ mod disconnect_tests;
 mod events;
 mod evidence;
 pub mod files;
+#[cfg(test)]
+mod gdb_quirk_tests;
 pub mod handles;
 pub mod host;
 mod launcher;
@@ -25,6 +27,8 @@ mod launcher_tests;
 mod link;
 pub mod mirror;
 mod names;
+#[cfg(test)]
+mod netcoredbg_tests;
 mod ops;
 pub mod output;
 pub mod plan;

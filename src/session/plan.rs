@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::files::Files;
 use super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
-use crate::config::{Config, CustomAdapter};
+use crate::config::{apply_override, command_of, custom_command, custom_transport, Config, CustomAdapter};
 use crate::dap::adapters::{
     self, AdapterError, AdapterKind, AttachEndpoint, Quirks, ResolveInput, RuntimeQuirks, Transport,
 };
@@ -21,7 +21,9 @@ const RECIPE_KEYS: &[&str] = &["python"];
 /// launch, which turn the `stop_on_entry` default off (README § Tools).
 ///
 /// Custom adapters in `config` are chosen by name first, then by their declared extensions
-/// (which win over the built-in inference); otherwise the built-in recipes apply.
+/// (which win over the built-in inference); otherwise the built-in recipes apply, each with the
+/// config entry overriding it merged in (`config::apply_override`; an override's extensions choose
+/// its recipe).
 ///
 /// Errors (as tool results): `invalid_argument` (no such program, unknown adapter, adapter not
 /// inferable), `adapter_not_found` (with the install command). Files and `/proc` are read
@@ -52,9 +54,15 @@ pub fn launch(
         }
     }
     let program_str = program.to_string_lossy().into_owned();
-    let custom = match args.adapter.as_deref() {
-        Some(name) => config.by_name(name),
-        None => config.by_program(&program_str),
+    let (custom, extension_kind) = match args.adapter.as_deref() {
+        Some(name) => (config.by_name(name), None),
+        None => match config.by_program(&program_str) {
+            Some((name, entry)) => match AdapterKind::from_name(name) {
+                Some(kind) => (None, Some(kind)),
+                None => (Some((name, entry)), None),
+            },
+            None => (None, None),
+        },
     };
     let stop_on_entry = args.stop_on_entry.unwrap_or(!has_breakpoints && args.breakpoints.is_empty());
     let terminal = match args.console.as_deref() {
@@ -76,7 +84,10 @@ pub fn launch(
         }
         return Ok(custom_plan(name, adapter, args, &program_str, cwd.as_deref(), stop_on_entry));
     }
-    let kind = adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(|e| tool_error(e, config))?;
+    let kind = match extension_kind {
+        Some(kind) => kind,
+        None => adapters::select(args.adapter.as_deref(), Some(&program_str)).map_err(|e| tool_error(e, config))?,
+    };
     let terminal_arguments = match (terminal, kind.terminal_launch()) {
         (false, _) => None,
         (true, Some(t)) => {
@@ -98,9 +109,25 @@ pub fn launch(
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input =
         ResolveInput { adapter_args: Some(&adapter_args), cwd: cwd.as_deref(), js_debug: config.js_debug.as_deref() };
-    let recipe = adapters::recipe_for_program(kind, Some(&program), input, files.adapter_host())
-        .map_err(|e| tool_error(e, config))?;
+    let entry = config.override_of(kind);
+    let mut recipe =
+        adapters::recipe_with_command(kind, Some(&program), input, command_of(entry), files.adapter_host())
+            .map_err(|e| tool_error(e, config))?;
+    if let Some(entry) = entry {
+        apply_override(&mut recipe, entry);
+    }
     let runtime = kind.runtime_quirks();
+    // What the adapter runs may be built from what the agent named (a `.csproj` → its `.dll`).
+    let built = kind
+        .launch_program(&program, files.adapter_host())
+        .map_err(|e| ToolResult::error(ErrorCode::InvalidArgument, format!("{}: {e}.", kind.name())))?;
+    let program_str = match &built {
+        Some(built) => {
+            recipe.notes.push(format!("program: {} (built from {})", built.display(), program.display()));
+            built.to_string_lossy().into_owned()
+        }
+        None => program_str,
+    };
     // "Entry" of a native or Go program is its `main` (README § Native and Go programs): a
     // temporary function breakpoint set in the configuration phase, not the adapter's stop in the
     // loader.
@@ -207,13 +234,8 @@ fn custom_plan(
     stop_on_entry: bool,
 ) -> AdapterPlan {
     let quirks = Quirks::STANDARD;
-    let mut command = AdapterCommand::new(&adapter.command);
-    command.args = adapter.args.iter().map(Into::into).collect();
-    let transport = match adapter.tcp {
-        Some(true) => Transport::Tcp { port: adapters::PortDiscovery::Chosen },
-        _ => Transport::Stdio,
-    };
-    command.env = adapter.env.iter().map(|(k, v)| (k.into(), Some(v.into()))).collect();
+    let command = custom_command(adapter);
+    let transport = custom_transport(adapter);
     let ours = our_arguments(args, program, cwd, quirks.stop_on_entry_key, stop_on_entry);
     let defaults = Value::Object(adapter.launch_defaults.clone());
     let mut launch = adapters::merge_arguments(&defaults, Some(&Value::Object(ours)));
@@ -235,12 +257,10 @@ fn custom_plan(
 }
 
 /// Explains an adapter that exited during start-up, from its stderr tail, when the recipe knows
-/// the failure (debugpy not installed → `adapter_not_found` with the install command).
+/// the failure (debugpy not installed, a gdb without DAP → `adapter_not_found` with the install
+/// command: `AdapterKind::explain_early_exit`).
 pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<String> {
-    if plan.kind != Some(AdapterKind::Debugpy) {
-        return None;
-    }
-    adapters::debugpy::missing_debugpy(Path::new(&plan.command.program), stderr_tail, None).map(|e| e.to_string())
+    plan.kind?.explain_early_exit(Path::new(&plan.command.program), stderr_tail).map(|e| e.to_string())
 }
 
 fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
@@ -383,22 +403,15 @@ pub fn attach(
     ours.insert("request".into(), "attach".into());
     let (mut plan, defaults) = match config.by_name(name) {
         Some((name, adapter)) => {
-            let mut command = AdapterCommand::new(&adapter.command);
-            command.args = adapter.args.iter().map(Into::into).collect();
-            command.env = adapter.env.iter().map(|(k, v)| (k.into(), Some(v.into()))).collect();
             let plan = AdapterPlan {
                 name: name.to_owned(),
                 kind: None,
                 quirks: Quirks::STANDARD,
                 runtime: RuntimeQuirks::STANDARD,
-                transport: if adapter.tcp == Some(true) {
-                    Transport::Tcp { port: adapters::PortDiscovery::Chosen }
-                } else {
-                    Transport::Stdio
-                },
+                transport: custom_transport(adapter),
                 entry_function: None,
                 scratch_dir: None,
-                command,
+                command: custom_command(adapter),
                 request: "attach",
                 launch_arguments: Value::Null,
                 connect,
@@ -415,7 +428,13 @@ pub fn attach(
                 let adapter_args = Value::Object(args.adapter_args.clone());
                 let input =
                     ResolveInput { adapter_args: Some(&adapter_args), cwd: None, js_debug: config.js_debug.as_deref() };
-                let recipe = adapters::recipe(kind, input, files.adapter_host()).map_err(|e| tool_error(e, config))?;
+                let entry = config.override_of(kind);
+                let mut recipe =
+                    adapters::recipe_with_command(kind, None, input, command_of(entry), files.adapter_host())
+                        .map_err(|e| tool_error(e, config))?;
+                if let Some(entry) = entry {
+                    apply_override(&mut recipe, entry);
+                }
                 (recipe.command, recipe.transport, recipe.quirks)
             };
             let plan = AdapterPlan {

@@ -64,6 +64,13 @@
 //! | `RuntimeQuirks::exit_report` = `AdapterExitStatus` (rdbg) | [`rdbg_the_exit_status_of_its_process_is_the_programs_in_either_order`]; `tests/ruby` `ruby_launch` (`exit 3`) |
 //! | `Quirks::stop_on_entry_request`, `RuntimeQuirks::adapter_entry_reasons` (rdbg) | [`rdbg_stops_on_entry_through_attach`]; `tests/ruby` `ruby_launch::stop_on_entry_stops_before_the_first_line_runs` |
 //! | `RuntimeQuirks::program_on_command_line`, `debuggee_output`, `adapter_stderr_prefixes`, `evaluate_context` (rdbg); `Quirks::exception_filters`, `exception_filter_aliases`, `variable_paging`, `launch_output_apart_from_stops` (rdbg) | `tests/ruby` `ruby_launch::a_method_stops_with_its_locals_then_steps_output_and_exit_code`; `dap::adapters::rdbg::tests` |
+//! | `Quirks::launch_response_after_configuration_done` (gdb) | `gdb_quirk_tests::a_gdb_launch_answered_after_configuration_done_stops_in_frame_0_and_every_read_names_frame_0`, `gdb_quirk_tests::a_gdb_launch_error_after_configuration_done_ends_the_wait_at_once_with_gdbs_words`; `tests/native` `gdb` (scripted gdb through the binary, C11) |
+//! | `Quirks::stop_on_entry_key` (gdb: `stopAtBeginningOfMainSubprogram`), `RuntimeQuirks::entry_function` (gdb: none) | `gdb_quirk_tests::stop_on_entry_asks_gdb_for_main_by_its_own_key_and_sets_no_breakpoint_of_agentdaps`; `tests/native` `gdb` `stop_on_entry_under_gdb_is_main_by_gdbs_own_setting` |
+//! | `Quirks::attach_pid_key`, `variable_paging`, `moves_unbindable_breakpoints` (gdb) | data from gdb's manual; read by the same code as lldb's (`session::plan`, paging, breakpoint notes) |
+//! | `RuntimeQuirks::evaluate_context`, `reuses_ids_across_stops` (gdb; frame ids from 0) | `gdb_quirk_tests::a_gdb_launch_answered_after_configuration_done_stops_in_frame_0_and_every_read_names_frame_0` |
+//! | `RuntimeQuirks::mirror_evaluate` (gdb: `hover` only, `$_shell` refused: `ExpressionOnly::refused_anywhere`) | `mirror::tests::a_gdb_mirror_evaluate_goes_as_hover_and_shell_is_refused_anywhere` |
+//! | `Quirks::stop_on_entry_key` (netcoredbg: `stopAtEntry`) | `netcoredbg_tests::stop_on_entry_is_stop_at_entry_and_a_csproj_launches_its_built_dll_or_says_to_build_it`; `tests/mcp` `netcoredbg` |
+//! | `Quirks::variable_paging` (netcoredbg) | read by the same code as lldb's (agentdap pages itself) |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by
@@ -71,7 +78,10 @@
 //! (debugpy, delve), `variables_are_snapshots` (debugpy, lldb), `exception_filters`,
 //! `child_sessions`, `terminate_debuggee_capability` (lldb), `launch_response_after_configuration_done`,
 //! `exception_filters` (delve), `RuntimeQuirks::exit_report` (lldb) and `exits_after_disconnect`
-//! (delve). `Quirks::stop_on_entry_key` is `STANDARD` in all three.
+//! (delve). `Quirks::stop_on_entry_key` is `STANDARD` in debugpy, lldb and delve. netcoredbg's
+//! tolerance of `initialized` before the `initialize` response and of string `seq`s is no quirk
+//! (every adapter gets it): `netcoredbg_tests::an_initialized_before_the_initialize_response_is_kept_and_the_entry_stop_reported`,
+//! `tests/mcp` `netcoredbg`.
 
 use std::time::Duration;
 

@@ -224,7 +224,7 @@ impl Rig {
 pub(super) fn plan(kind: AdapterKind, arguments: Value, entry_function: Option<&'static str>) -> AdapterPlan {
     let transport = match kind {
         AdapterKind::Delve => Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix: delve::LISTENING_PREFIX } },
-        AdapterKind::Debugpy | AdapterKind::Lldb => Transport::Stdio,
+        AdapterKind::Debugpy | AdapterKind::Lldb | AdapterKind::Gdb | AdapterKind::Netcoredbg => Transport::Stdio,
         AdapterKind::JsDebug | AdapterKind::CodeLldb | AdapterKind::Rdbg => {
             Transport::Tcp { port: PortDiscovery::Chosen }
         }

@@ -12,6 +12,7 @@ mod fake_adapter;
 mod ledger;
 mod mirror;
 mod mirror_policy;
+mod netcoredbg;
 mod sdk_clients;
 mod stdio;
 mod terminal;

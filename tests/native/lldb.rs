@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 use agent::{build, require, scratch, var_names, var_ref, var_value, Agent, Res};
 use serde_json::{json, Value};
 
-const C_SOURCE: &str = r#"#include <stdio.h>
+/// The C program of the native tests (gdb's real run uses it too: `tests/native/gdb.rs`).
+pub(crate) const C_SOURCE: &str = r#"#include <stdio.h>
 struct point { int x; int y; };
 int add(int a, int b) {
     int c = a + b;

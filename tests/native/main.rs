@@ -14,6 +14,7 @@ mod codelldb;
 mod ctl_native;
 mod delve;
 mod delve_truth;
+mod gdb;
 mod lldb;
 mod lldb_truth;
 mod native_adapters;

@@ -38,6 +38,7 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
     contexts: &["watch", "hover", "clipboard", "variables"],
     command_words: &[],
     command_prefixes: &[],
+    refused_anywhere: &[],
 };
 
 /// The quirks of debugpy, checked against [`CHECKED_VERSION`].

@@ -126,6 +126,7 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
     contexts: &["watch", "hover", "clipboard", "variables"],
     command_words: &["dlv", "call"],
     command_prefixes: &[],
+    refused_anywhere: &[],
 };
 
 /// Delve's launch `mode`.

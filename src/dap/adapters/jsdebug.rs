@@ -232,6 +232,7 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
     contexts: &["watch", "hover", "clipboard", "variables"],
     command_words: &[],
     command_prefixes: &[".scripts"],
+    refused_anywhere: &[],
 };
 
 /// Whether `path` is a TypeScript file (`.ts`, `.mts`, `.cts`).

@@ -161,6 +161,7 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
     contexts: &["watch", "hover", "clipboard", "variables"],
     command_words: &[],
     command_prefixes: &["`"],
+    refused_anywhere: &[],
 };
 
 /// DAP `launch` arguments agentdap sends unless the agent's `adapter_args` override them.

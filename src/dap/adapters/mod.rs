@@ -7,8 +7,10 @@ pub mod codelldb;
 pub mod debugpy;
 pub mod delve;
 pub mod elf;
+pub mod gdb;
 pub mod jsdebug;
 pub mod lldb;
+pub mod netcoredbg;
 mod quirks;
 pub mod rdbg;
 #[cfg(test)]
@@ -101,6 +103,11 @@ pub enum AdapterKind {
     CodeLldb,
     /// rdbg (Ruby's debug gem), over TCP; the adapter's process is the program.
     Rdbg,
+    /// gdb's own DAP interpreter (gdb ≥ 14; native programs when asked, or when no lldb-dap is
+    /// found).
+    Gdb,
+    /// netcoredbg (.NET: C#, F#, VB assemblies).
+    Netcoredbg,
 }
 
 impl AdapterKind {
@@ -112,6 +119,8 @@ impl AdapterKind {
         AdapterKind::JsDebug,
         AdapterKind::Rdbg,
         AdapterKind::CodeLldb,
+        AdapterKind::Gdb,
+        AdapterKind::Netcoredbg,
     ];
 
     /// agentdap's name for it (the `adapter` argument).
@@ -123,6 +132,8 @@ impl AdapterKind {
             AdapterKind::JsDebug => jsdebug::NAME,
             AdapterKind::CodeLldb => codelldb::NAME,
             AdapterKind::Rdbg => rdbg::NAME,
+            AdapterKind::Gdb => gdb::NAME,
+            AdapterKind::Netcoredbg => netcoredbg::NAME,
         }
     }
 
@@ -135,6 +146,8 @@ impl AdapterKind {
             AdapterKind::JsDebug => jsdebug::VSCODE_TYPE,
             AdapterKind::CodeLldb => codelldb::VSCODE_TYPE,
             AdapterKind::Rdbg => rdbg::VSCODE_TYPE,
+            AdapterKind::Gdb => gdb::VSCODE_TYPE,
+            AdapterKind::Netcoredbg => netcoredbg::VSCODE_TYPE,
         }
     }
 
@@ -149,6 +162,8 @@ impl AdapterKind {
             "node" | "js-debug" | "js" | "javascript" | "ts" | "typescript" => Some(AdapterKind::JsDebug),
             "codelldb" | "vscode-lldb" => Some(AdapterKind::CodeLldb),
             "rdbg" | "ruby" | "rb" | "debug" => Some(AdapterKind::Rdbg),
+            "gdb" => Some(AdapterKind::Gdb),
+            "netcoredbg" | "dotnet" | "csharp" | "cs" | "coreclr" => Some(AdapterKind::Netcoredbg),
             _ => None,
         }
     }
@@ -162,6 +177,8 @@ impl AdapterKind {
             AdapterKind::JsDebug => jsdebug::runtime_quirks(),
             AdapterKind::CodeLldb => codelldb::runtime_quirks(),
             AdapterKind::Rdbg => rdbg::runtime_quirks(),
+            AdapterKind::Gdb => gdb::runtime_quirks(),
+            AdapterKind::Netcoredbg => netcoredbg::runtime_quirks(),
         }
     }
 
@@ -174,6 +191,8 @@ impl AdapterKind {
             AdapterKind::JsDebug => jsdebug::quirks(),
             AdapterKind::CodeLldb => codelldb::quirks(),
             AdapterKind::Rdbg => rdbg::quirks(),
+            AdapterKind::Gdb => gdb::quirks(),
+            AdapterKind::Netcoredbg => netcoredbg::quirks(),
         }
     }
 
@@ -186,6 +205,8 @@ impl AdapterKind {
             AdapterKind::JsDebug => jsdebug::attach_defaults(),
             AdapterKind::CodeLldb => codelldb::attach_defaults(),
             AdapterKind::Rdbg => rdbg::attach_defaults(),
+            AdapterKind::Gdb => gdb::attach_defaults(),
+            AdapterKind::Netcoredbg => netcoredbg::attach_defaults(),
         }
     }
 
@@ -202,6 +223,27 @@ impl AdapterKind {
             AdapterKind::CodeLldb => None,
             // 1.4.0: the program is rdbg's own process; there is no runInTerminal.
             AdapterKind::Rdbg => None,
+            // gdb's DAP has no `console` setting and sends no `runInTerminal` (gdb 14–16).
+            AdapterKind::Gdb => None,
+            // Not verified against a real netcoredbg: programs run with `console: internalConsole`.
+            AdapterKind::Netcoredbg => None,
+        }
+    }
+
+    /// The environment variable that names the recipe's executable, checked before any search
+    /// (`$AGENTDAP_LLDB_DAP`); a config override's `command` is given to the recipe through it.
+    /// `None`: the recipe has none for the program it runs (js-debug's names the server script,
+    /// not `node`).
+    pub fn command_variable(self) -> Option<&'static str> {
+        match self {
+            AdapterKind::Debugpy => Some("AGENTDAP_PYTHON"),
+            AdapterKind::Lldb => Some(lldb::ENV_OVERRIDE),
+            AdapterKind::Delve => Some(delve::ENV_OVERRIDE),
+            AdapterKind::JsDebug => None,
+            AdapterKind::Gdb => Some(gdb::ENV_OVERRIDE),
+            AdapterKind::Netcoredbg => Some(netcoredbg::ENV_OVERRIDE),
+            AdapterKind::CodeLldb => Some(codelldb::ENV_OVERRIDE),
+            AdapterKind::Rdbg => Some(rdbg::ENV_OVERRIDE),
         }
     }
 
@@ -216,6 +258,41 @@ impl AdapterKind {
             AdapterKind::JsDebug => jsdebug::INSTALL,
             AdapterKind::CodeLldb => codelldb::find::INSTALL,
             AdapterKind::Rdbg => rdbg::INSTALL,
+            AdapterKind::Gdb => gdb::INSTALL,
+            AdapterKind::Netcoredbg => "see `agentdap install netcoredbg` (a release download of Samsung/netcoredbg)",
+        }
+    }
+
+    /// What the adapter's exit during start-up means, from its stderr tail, when the recipe knows
+    /// the failure (debugpy not installed for `program`, a gdb without DAP at `program`):
+    /// [`AdapterError::NotFound`] with the install command. `program` is what was run.
+    pub fn explain_early_exit(self, program: &Path, stderr_tail: &str) -> Option<AdapterError> {
+        match self {
+            AdapterKind::Debugpy => debugpy::missing_debugpy(program, stderr_tail, None),
+            AdapterKind::Gdb => gdb::no_dap(program, stderr_tail),
+            AdapterKind::Lldb
+            | AdapterKind::Delve
+            | AdapterKind::JsDebug
+            | AdapterKind::CodeLldb
+            | AdapterKind::Rdbg
+            | AdapterKind::Netcoredbg => None,
+        }
+    }
+
+    /// The file the adapter's `program` must name for the program the agent gave, when it is
+    /// another (a `.csproj` → its built `.dll`: [`netcoredbg::built_assembly`]); `Ok(None)`: the
+    /// program itself. Errors: one sentence saying what to do (`dotnet build`). Reads: a bounded
+    /// read of the project file.
+    pub fn launch_program(self, program: &Path, host: &dyn Host) -> Result<Option<PathBuf>, String> {
+        match self {
+            AdapterKind::Netcoredbg => netcoredbg::built_assembly(program, host),
+            AdapterKind::Debugpy
+            | AdapterKind::Lldb
+            | AdapterKind::Delve
+            | AdapterKind::JsDebug
+            | AdapterKind::CodeLldb
+            | AdapterKind::Rdbg
+            | AdapterKind::Gdb => Ok(None),
         }
     }
 }
@@ -295,6 +372,10 @@ impl std::error::Error for AdapterError {}
 /// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.rb` → rdbg; `.go` or a directory
 /// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
 /// lldb; codelldb only when named). Errors: [`AdapterError::Unknown`],
+/// debugpy; `.js`/`.mjs`/`.cjs`/`.ts`/`.mts`/`.cts` → node (js-debug); `.dll`/`.csproj` →
+/// netcoredbg; `.go` or a directory
+/// holding `.go` files or `go.mod` → delve; an ELF executable → delve when Go built it, else
+/// lldb, or gdb when no lldb-dap is found but gdb is). Errors: [`AdapterError::Unknown`],
 /// [`AdapterError::NotInferred`]. Reads: `stat`s and the bounded [`elf::probe`].
 pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) -> Result<AdapterKind, AdapterError> {
     if let Some(name) = adapter {
@@ -309,6 +390,7 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
         Some("go") => return Ok(AdapterKind::Delve),
         Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => return Ok(AdapterKind::JsDebug),
         Some("rb") => return Ok(AdapterKind::Rdbg),
+        Some("dll" | "csproj") => return Ok(AdapterKind::Netcoredbg),
         _ => {}
     }
     if delve::is_package_dir(path, host) {
@@ -316,6 +398,8 @@ pub fn select_on(adapter: Option<&str>, program: Option<&str>, host: &dyn Host) 
     }
     match elf::probe(path, host) {
         Some(facts) if facts.go => Ok(AdapterKind::Delve),
+        // gdb only when it is there and lldb-dap is not: a machine with gdb alone still debugs.
+        Some(_) if lldb::find_adapter(host).is_err() && gdb::find_adapter(host).is_ok() => Ok(AdapterKind::Gdb),
         Some(_) => Ok(AdapterKind::Lldb),
         None => Err(not_inferred()),
     }
@@ -447,6 +531,67 @@ pub fn recipe_for_program(
         AdapterKind::JsDebug => jsdebug::recipe(program, input, host),
         AdapterKind::CodeLldb => codelldb::recipe(program, input, host),
         AdapterKind::Rdbg => rdbg::recipe(program, input, host),
+        AdapterKind::Gdb => gdb::recipe(program, input, host),
+        AdapterKind::Netcoredbg => netcoredbg::recipe(program, input, host),
+    }
+}
+
+/// [`recipe_for_program`] with the executable a config entry overriding the recipe names (its
+/// `command`), when it names one: given to the recipe as its [`AdapterKind::command_variable`]
+/// (so the recipe checks it as it checks that variable, and says so when it is not an
+/// executable), or, for a recipe without one, set as the command's program in place of what it
+/// found.
+pub fn recipe_with_command(
+    kind: AdapterKind,
+    program: Option<&Path>,
+    input: ResolveInput<'_>,
+    command: Option<&Path>,
+    host: &dyn Host,
+) -> Result<Recipe, AdapterError> {
+    let Some(command) = command else { return recipe_for_program(kind, program, input, host) };
+    let variable = kind.command_variable();
+    let named = CommandHost { inner: host, variable, command };
+    let mut recipe = recipe_for_program(kind, program, input, &named)?;
+    if variable.is_none() {
+        recipe.command.program = command.as_os_str().to_owned();
+    }
+    Ok(recipe)
+}
+
+/// A host whose one variable names a config override's executable.
+struct CommandHost<'a> {
+    inner: &'a dyn Host,
+    variable: Option<&'static str>,
+    command: &'a Path,
+}
+
+impl Host for CommandHost<'_> {
+    fn var(&self, name: &str) -> Option<OsString> {
+        if self.variable == Some(name) {
+            return Some(self.command.as_os_str().to_owned());
+        }
+        self.inner.var(name)
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        self.inner.is_executable(path)
+    }
+    fn cwd(&self) -> Option<PathBuf> {
+        self.inner.cwd()
+    }
+    fn read_range(&self, path: &Path, offset: u64, len: usize) -> Option<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.inner.is_file(path)
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        self.inner.is_dir(path)
+    }
+    fn list_dir(&self, path: &Path, cap: usize) -> Vec<OsString> {
+        self.inner.list_dir(path, cap)
+    }
+    fn others_could_write(&self, path: &Path) -> bool {
+        self.inner.others_could_write(path)
     }
 }
 
@@ -512,7 +657,7 @@ mod tests {
         let text = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(
             text,
-            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, rdbg, codelldb)"
+            "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, rdbg, codelldb, gdb, netcoredbg)"
         );
     }
 

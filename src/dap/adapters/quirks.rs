@@ -485,14 +485,21 @@ pub struct ExpressionOnly {
     /// Prefixes that escape to a command: an expression starting with one (leading whitespace
     /// ignored) is refused.
     pub command_prefixes: &'static [&'static str],
+    /// Text that runs a command from anywhere inside an expression (gdb's `$_shell(…)`): an
+    /// expression containing one is refused.
+    pub refused_anywhere: &'static [&'static str],
 }
 
 impl ExpressionOnly {
     /// DAP's own meaning (DAP § Requests Evaluate: `watch`, `hover`, `clipboard`, `variables`
     /// evaluate an expression for a view; `repl` is the debug console, which adapters may treat
     /// as commands). Nothing refused beyond that: an unknown adapter's command syntax is unknown.
-    pub const STANDARD: ExpressionOnly =
-        ExpressionOnly { contexts: &["watch", "hover"], command_words: &[], command_prefixes: &[] };
+    pub const STANDARD: ExpressionOnly = ExpressionOnly {
+        contexts: &["watch", "hover"],
+        command_words: &[],
+        command_prefixes: &[],
+        refused_anywhere: &[],
+    };
 }
 
 /// The `launch` request's timeout for adapters whose `launch` builds the program

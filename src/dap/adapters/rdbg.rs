@@ -225,8 +225,12 @@ pub fn runtime_quirks() -> RuntimeQuirks {
 /// How a mirror client's `evaluate` stays an expression (1.4.0's `server_dap.rb`, `evaluate`):
 /// `watch` and `hover` never run debugger commands; a `,` starts one in the `repl` of later
 /// releases, so it is refused in any context.
-pub const MIRROR_EVALUATE: ExpressionOnly =
-    ExpressionOnly { contexts: &["watch", "hover"], command_words: &[], command_prefixes: &[","] };
+pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
+    contexts: &["watch", "hover"],
+    command_words: &[],
+    command_prefixes: &[","],
+    refused_anywhere: &[],
+};
 
 /// The gem version in a path's `debug-<version>` component, if any.
 pub fn version_in_path(path: &Path) -> Option<String> {

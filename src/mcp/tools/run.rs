@@ -63,7 +63,7 @@ fn launch_schema() -> Value {
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},
-            "adapter": {"type": "string", "description": "debugpy, lldb, delve, node, rdbg, codelldb, custom (default: by program)."},
+            "adapter": {"type": "string", "description": "debugpy, lldb, delve, node, rdbg, codelldb, gdb, netcoredbg, custom (default: by program)."},
             "stop_on_entry": {"type": "boolean", "description": "Default: if no breakpoints."},
             "breakpoints": {
                 "type": "array",
