@@ -17,7 +17,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_breakpoints",
         title: "Set breakpoints",
-        description: "Set a file's breakpoints; says which were verified and where they bound. Without a session they wait for launch.",
+        description: "Set a file's breakpoints; says which bound and where. Without a session they wait for launch.",
         input_schema: set_schema,
         annotations: SETTING,
         handler: set_breakpoints,

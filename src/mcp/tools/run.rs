@@ -24,7 +24,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "attach",
         title: "Attach",
-        description: "Attach to a running process by pid, or to a debug server at connect; agentdap never kills it.",
+        description: "Attach to a running process (pid) or a debug server (connect); agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
         handler: attach,
@@ -63,7 +63,7 @@ fn launch_schema() -> Value {
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},
-            "adapter": {"type": "string", "description": "debugpy, lldb, delve, node, rdbg, codelldb, gdb, netcoredbg, custom (default: by program)."},
+            "adapter": {"type": "string", "description": "By program; or debugpy lldb delve node rdbg codelldb gdb netcoredbg custom."},
             "stop_on_entry": {"type": "boolean", "description": "Default: if no breakpoints."},
             "breakpoints": {
                 "type": "array",
