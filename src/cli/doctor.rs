@@ -136,9 +136,9 @@ pub fn report() -> String {
 
 fn push_row(out: &mut String, row: Row) {
     let status = if row.found { "ok" } else { "missing" };
-    out.push_str(&format!("  {:<8} {:<8} {}\n", row.name, status, row.summary));
+    out.push_str(&format!("  {:<10} {:<8} {}\n", row.name, status, row.summary));
     for note in row.notes {
-        out.push_str(&format!("  {:<8} {:<8} {note}\n", "", ""));
+        out.push_str(&format!("  {:<10} {:<8} {note}\n", "", ""));
     }
 }
 
@@ -155,7 +155,11 @@ fn command_line(kind: AdapterKind, config: &Config) -> Option<String> {
         config::apply_override(&mut recipe, entry);
     }
     let words = std::iter::once(&recipe.command.program).chain(&recipe.command.args).map(|w| {
-        let w = w.to_string_lossy();
+        // The port agentdap chooses at each start (`config::PORT_PLACEHOLDER`) reads as `<port>`.
+        let w = w.to_string_lossy().replace(config::PORT_PLACEHOLDER, "<port>");
+        if w == "<port>" {
+            return w;
+        }
         let clipped: String = w.chars().take(ARG_CHARS).collect();
         if clipped.len() < w.len() {
             format!("{}…", shell_quote(&clipped))
@@ -163,7 +167,11 @@ fn command_line(kind: AdapterKind, config: &Config) -> Option<String> {
             shell_quote(&w)
         }
     });
-    Some(words.collect::<Vec<_>>().join(" "))
+    let mut line = words.collect::<Vec<_>>().join(" ");
+    if kind.runtime_quirks().program_on_command_line {
+        line.push_str(" <program> <args>");
+    }
+    Some(line)
 }
 
 /// A custom adapter from the config file: its command line, and whether the command is there.
