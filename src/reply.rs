@@ -89,7 +89,7 @@ impl ToolResult {
     /// "isError"?}` (`isError` only when true).
     pub fn to_value(&self) -> Value {
         let mut v = json!({
-            "content": [{"type": "text", "text": self.text}],
+            "content": [{"type": "text", "text": capped(&self.text)}],
             "structuredContent": self.structured,
         });
         if self.is_error {
@@ -97,6 +97,33 @@ impl ToolResult {
         }
         v
     }
+}
+
+/// Most characters of a result's text; each tool keeps within it and says what it left out
+/// (`output`, `variables`, `dap_request`), so this only catches what an adapter made
+/// oversized (a frame name of megabytes, ten thousand threads).
+pub const MAX_TEXT_CHARS: usize = 20_000;
+
+/// Characters kept from the end of an oversized text: a tool's closing line says how to get more.
+const KEPT_TAIL_CHARS: usize = 600;
+
+/// `text` within [`MAX_TEXT_CHARS`]: an oversized one keeps its start and its last
+/// [`KEPT_TAIL_CHARS`], with a line between saying how much was cut.
+fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    let total = text.chars().count();
+    if total <= MAX_TEXT_CHARS {
+        return text.into();
+    }
+    let head_chars = MAX_TEXT_CHARS - KEPT_TAIL_CHARS - 200;
+    let head_end = text.char_indices().nth(head_chars).map_or(text.len(), |(i, _)| i);
+    let tail_start = text.char_indices().nth(total - KEPT_TAIL_CHARS).map_or(text.len(), |(i, _)| i);
+    let cut = total - head_chars - KEPT_TAIL_CHARS;
+    format!(
+        "{}\n… ({cut} characters cut here: this result was {total} characters, over agentdap's {MAX_TEXT_CHARS}; ask for less, e.g. with `start`, `count`, `levels` or `limit`)\n{}",
+        &text[..head_end],
+        &text[tail_start..]
+    )
+    .into()
 }
 
 impl ErrorCode {

@@ -141,8 +141,22 @@ impl Session {
                 }
             }
             "exited" => {
-                self.run.exit_code = body.get("exitCode").and_then(Value::as_i64);
-                self.run.ended_by_agentdap |= self.link.is_closing();
+                let code = body.get("exitCode").and_then(Value::as_i64);
+                if let Some(first) = self.run.exit_code.filter(|_| self.run.state == RunState::Exited) {
+                    // DAP § Events: Exited comes once per debuggee: a second one is the adapter
+                    // contradicting itself, and the first report stands.
+                    if code != Some(first) {
+                        self.calls.warnings.push(format!(
+                            "{} reported the program's exit twice: code {first}, then {}; the first is kept",
+                            self.link.adapter,
+                            code.map_or_else(|| "none".to_owned(), |c| c.to_string())
+                        ));
+                    }
+                    return;
+                }
+                self.run.exit_code = code;
+                // A start-up that failed is not a run agentdap ended.
+                self.run.ended_by_agentdap |= self.link.is_closing() && self.run.failure.is_none();
                 let signalled = self.run.stop_signal.filter(|(_, n)| Some(*n) == self.run.exit_code);
                 if self.link.plan.runtime.signal_exit_as_status && !self.run.ended_by_agentdap {
                     self.run.killed_by = signalled;

@@ -542,6 +542,7 @@ mod tests {
     use serde_json::{json, Map};
 
     use super::*;
+
     use crate::dap::adapters::{debugpy, AdapterKind, RuntimeQuirks, Transport};
     use crate::dap::framing::Encoder;
     use crate::session::{AdapterPlan, CallKey, LaunchArgs};
@@ -831,5 +832,21 @@ mod tests {
         assert_eq!(HostPolicy::parse(" deny "), Some(HostPolicy::Deny));
         assert_eq!(HostPolicy::parse("allow"), Some(HostPolicy::Allow));
         assert_eq!(HostPolicy::parse("yes"), None);
+    }
+
+    /// rdbg 1.4.0 marks its own stderr lines `DEBUGGER: ` and, in a forked child,
+    /// `DEBUGGER[<program>#<pid>]: `: both are the adapter's, the rest the program's.
+    #[test]
+    fn rdbgs_own_lines_are_told_from_the_programs_also_in_a_forked_child() {
+        let runtime = crate::dap::adapters::AdapterKind::Rdbg.runtime_quirks();
+        let text = "DEBUGGER: Connected.\nboom\nDEBUGGER[fork.rb#4242]: Connected.\n";
+        assert_eq!(
+            adapter_lines(text, &runtime),
+            vec![
+                (true, "DEBUGGER: Connected.\n".to_owned()),
+                (false, "boom\n".to_owned()),
+                (true, "DEBUGGER[fork.rb#4242]: Connected.\n".to_owned())
+            ]
+        );
     }
 }

@@ -31,6 +31,8 @@ mod names;
 mod netcoredbg_tests;
 mod ops;
 pub mod output;
+#[cfg(test)]
+mod oversized_tests;
 pub mod plan;
 mod preview;
 #[cfg(test)]

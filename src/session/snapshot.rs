@@ -60,10 +60,15 @@ impl Location {
     pub fn from_stack_frame(frame: &StackFrame) -> Location {
         let source = frame.source.as_ref();
         Location {
-            path: source.and_then(|s| s.path.typed().or(s.name.typed())).cloned(),
+            path: source
+                .and_then(|s| s.path.typed().or(s.name.typed()))
+                .map(|p| super::text::clip(p, super::text::FRAME_PATH_CHARS).0),
             line: frame.line.typed().copied().filter(|&l| l > 0),
             column: frame.column.typed().copied().filter(|&c| c > 0),
-            function: frame.name.as_deref().map(|n| super::names::readable_frame_name(n).into_owned()),
+            function: frame
+                .name
+                .as_deref()
+                .map(|n| super::text::clip(&super::names::readable_frame_name(n), super::text::FRAME_NAME_CHARS).0),
             source_ref: source.and_then(|s| s.source_reference).filter(|&r| r > 0),
         }
     }

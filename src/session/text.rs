@@ -9,6 +9,12 @@ pub(in crate::session) fn clip(s: &str, max: usize) -> (String, bool) {
     }
 }
 
+/// Most characters of a frame's function name shown (an adapter may send a name of megabytes; a
+/// real one is a few hundred at most, a C++ template's).
+pub(in crate::session) const FRAME_NAME_CHARS: usize = 500;
+/// Most characters of a frame's path kept (Linux's `PATH_MAX`: no real path is longer).
+pub(in crate::session) const FRAME_PATH_CHARS: usize = 4096;
+
 /// What a result shows for an empty value string from the adapter (any adapter, any place a
 /// value is shown: evaluate, variables, watches, set_variable, previews): never nothing.
 pub(in crate::session) const NO_VALUE: &str = "(no value shown by the adapter)";

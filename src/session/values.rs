@@ -14,7 +14,7 @@ use super::Session;
 /// Most characters of one value shown in text (the structured value is cut the same way).
 pub const VALUE_CHARS: usize = 300;
 /// Most characters of a tool result's text; past it the page ends early.
-pub const RESULT_CHARS: usize = 20_000;
+pub const RESULT_CHARS: usize = 19_000;
 /// Most variables references whose frame is remembered (`Session::var_frames`).
 pub const MAX_VAR_FRAMES: usize = 4096;
 

@@ -406,6 +406,14 @@ pub struct RuntimeQuirks {
     /// command, runs it in the launch `cwd` with the launch `env`, and the process's stderr lines
     /// starting with one of [`RuntimeQuirks::adapter_stderr_prefixes`] are the adapter's output.
     pub program_on_command_line: bool,
+    /// Results of `evaluate` that are the adapter's refusal, not a value (rdbg 1.4.0 answers
+    /// `Error: Can not evaluate on this frame`, as a `String`, in a frame with no Ruby binding: a
+    /// C method's, `[C] Kernel#sleep`): shown as an error.
+    pub evaluate_refusals: &'static [&'static str],
+    /// An exception the expression raised is answered as its value (rdbg 1.4.0:
+    /// `#<NameError: undefined local variable …>` of type `NameError`), so a value that reads like
+    /// an exception is marked as most likely the expression's failure.
+    pub evaluate_raises_as_value: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -538,6 +546,8 @@ impl RuntimeQuirks {
         adapter_stderr_prefixes: &[],
         stderr_events_are_adapters: false,
         program_on_command_line: false,
+        evaluate_refusals: &[],
+        evaluate_raises_as_value: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

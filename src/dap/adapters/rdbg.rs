@@ -96,6 +96,10 @@ pub const PORT_ARG: &str = "{port}";
 /// What rdbg prints at the start of each of its own stderr lines.
 pub const STDERR_PREFIX: &str = "DEBUGGER: ";
 
+/// What rdbg prints at the start of its own stderr lines in a forked child (1.4.0:
+/// `DEBUGGER[<program>#<pid>]: Connected.`).
+pub const CHILD_STDERR_PREFIX: &str = "DEBUGGER[";
+
 /// What rdbg prints on stderr once its session can take a client (1.4.0: earlier connections
 /// may fail).
 pub const READY_LINE: &str = "DEBUGGER: wait for debugger connection...";
@@ -216,8 +220,12 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         evaluate_context: "watch",
         mirror_evaluate: MIRROR_EVALUATE,
         // 1.4.0: rdbg's own stderr lines (`DEBUGGER: Connected.`).
-        adapter_stderr_prefixes: &[STDERR_PREFIX],
+        adapter_stderr_prefixes: &[STDERR_PREFIX, CHILD_STDERR_PREFIX],
         program_on_command_line: true,
+        // 1.4.0's `ThreadClient` `:evaluate`: a frame without a binding answers this text as
+        // the result, and `repl`/`watch` answer a raised exception as the value.
+        evaluate_refusals: &["Error: Can not evaluate on this frame"],
+        evaluate_raises_as_value: true,
         ..RuntimeQuirks::STANDARD
     }
 }

@@ -11,7 +11,8 @@ use crate::ledger::{Kind, Query};
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 200;
 /// Most text one result carries; past it the page is cut.
-const MAX_TEXT: usize = 20_000;
+/// Room is left under `reply::MAX_TEXT_CHARS` for the result's header and closing line.
+const MAX_TEXT: usize = 19_000;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "ledger",

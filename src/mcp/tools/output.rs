@@ -8,7 +8,8 @@ use crate::session::output::Category;
 /// Most entries one `output` call returns.
 const MAX_LIMIT: usize = 1000;
 /// Most text one `output` result carries (bytes); past it the read stops early.
-const MAX_TEXT: usize = 20_000;
+/// Room is left under `reply::MAX_TEXT_CHARS` for the result's header and closing line.
+const MAX_TEXT: usize = 19_000;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "output",

@@ -24,7 +24,7 @@ use crate::dap::requests::{
 use crate::session::handles::Kind;
 use crate::session::preview;
 use crate::session::snapshot::put;
-use crate::session::text::{clip, NO_VALUE};
+use crate::session::text::{clip, FRAME_NAME_CHARS, FRAME_PATH_CHARS, NO_VALUE};
 use crate::session::values::{variable_line, RESULT_CHARS};
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 pub use context::ContextJob;
@@ -476,10 +476,15 @@ impl Session {
                 put(
                     &mut m,
                     "function",
-                    name.map(|n| Value::from(crate::session::names::readable_frame_name(n).into_owned())),
+                    name.map(|n| Value::from(clip(&crate::session::names::readable_frame_name(n), FRAME_NAME_CHARS).0)),
                 );
                 if let Some(src) = &f.source {
-                    put(&mut m, "path", if src.path.is_present() { src.path.raw() } else { src.name.raw() });
+                    let path = if src.path.is_present() { src.path.raw() } else { src.name.raw() };
+                    let path = path.map(|p| match p.as_str() {
+                        Some(s) if s.chars().count() > FRAME_PATH_CHARS => Value::from(clip(s, FRAME_PATH_CHARS).0),
+                        _ => p,
+                    });
+                    put(&mut m, "path", path);
                     let source_ref = src.source_reference.filter(|&r| r > 0);
                     put(&mut m, "source_ref", source_ref.map(Value::from));
                 }
@@ -491,7 +496,10 @@ impl Session {
     }
 
     fn stack_result(&mut self, thread: i64, start: u64, levels: u64, body: &Value) -> ToolResult {
-        let trace = StackTrace::parse(Some(body)).unwrap_or_default();
+        let mut trace = StackTrace::parse(Some(body)).unwrap_or_default();
+        // DAP § Requests: StackTrace: `levels` is the most frames to return (an adapter that
+        // sends more is cut to what was asked).
+        trace.stack_frames.truncate(usize::try_from(levels).unwrap_or(usize::MAX));
         let total = trace.total_frames;
         let list = self.frames_json(&trace.stack_frames);
         let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
@@ -616,6 +624,27 @@ impl Session {
             m.insert("expression".into(), expression.into());
         }
         let value = j.get("preview").or_else(|| j.get("value")).and_then(Value::as_str).unwrap_or("").to_owned();
+        let raw = body.get("result").and_then(Value::as_str).unwrap_or("");
+        let runtime = &self.link.plan.runtime;
+        if runtime.evaluate_refusals.contains(&raw) {
+            let msg = format!(
+                "{} could not evaluate `{expression}` in this frame: it answered {raw:?} (the frame has no binding to evaluate in, like a C method's); pass `frame` of a frame in the program's own code (`stack_trace` lists them).",
+                self.link.adapter
+            );
+            return ToolResult::error(ErrorCode::AdapterError, msg);
+        }
+        let raised = j.get("type").and_then(Value::as_str).map(str::to_owned).filter(|t| {
+            runtime.evaluate_raises_as_value
+                && (t.ends_with("Error") || t.ends_with("Exception"))
+                && raw.starts_with(&format!("#<{t}"))
+        });
+        if let Some(t) = &raised {
+            j["value_note"] = format!(
+                "{} answers an exception the expression raised as its value: this `{t}` is most likely the expression's failure",
+                self.link.adapter
+            )
+            .into();
+        }
         let value = if value.is_empty() {
             // The structured `value` stays the adapter's "", and says what it means.
             let known = self.link.plan.runtime.empty_evaluate.filter(|(c, _)| *c == context).map(|(_, what)| what);
@@ -631,6 +660,9 @@ impl Session {
         }
         if let Some(r) = j.get("ref") {
             text.push_str(&format!("  [ref {r}]"));
+        }
+        if let Some(note) = raised.and(j.get("value_note")).and_then(Value::as_str) {
+            text.push_str(&format!("\n(note: {note})"));
         }
         j["session"] = self.id.clone().into();
         j["revision"] = self.run.revision.into();

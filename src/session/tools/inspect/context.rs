@@ -73,7 +73,10 @@ impl ContextJob {
 impl Session {
     pub(super) fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
         if job.frames.is_empty() {
-            let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
+            let mut trace = StackTrace::parse(Some(&body)).unwrap_or_default();
+            // DAP § Requests: StackTrace: `levels` is the most frames to return; an adapter that
+            // sends more (a hostile one, thousands) is cut to what was asked.
+            trace.stack_frames.truncate(CONTEXT_FRAMES as usize);
             job.frames = trace.stack_frames;
             job.total_frames = trace.total_frames;
             if job.frames.is_empty() {

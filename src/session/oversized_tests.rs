@@ -1,0 +1,146 @@
+//! Sans-IO tests of what a result shows of an adapter's oversized or lying answers: more frames
+//! than `levels` asked for, a frame name of megabytes, a result text over the cap; and of
+//! evaluate answers that are not values (rdbg 1.4.0: `RuntimeQuirks::evaluate_refusals`,
+//! `evaluate_raises_as_value`). Must not: read `Session`'s private fields.
+
+use serde_json::{json, Value};
+
+use super::scripted::{args, plan, Rig};
+use super::tools::inspect::Target;
+use crate::dap::adapters::AdapterKind;
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+use crate::reply::{ToolResult, MAX_TEXT_CHARS};
+
+/// A session of `kind` stopped at a breakpoint on thread 1, its adapter answering `stackTrace`
+/// with `frames` and `evaluate` with `evaluate`.
+fn stopped(kind: AdapterKind, frames: Value, evaluate: Value) -> Rig {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on("stackTrace", Reply::ok(json!({"stackFrames": frames, "totalFrames": 1_000_000_000_000u64})));
+    a.on("scopes", Reply::ok(json!({"scopes": []})));
+    a.on("evaluate", Reply::ok(evaluate));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(kind, json!({"program": "/src/prog"}), None),
+        args(json!({"program": "/src/prog", "stop_on_entry": false})),
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    let out = rig.answered(launch);
+    assert!(!out.is_error, "{}", out.text);
+    rig
+}
+
+/// 3,000 frames, the first named with two million characters.
+fn hostile_frames() -> Value {
+    let mut frames =
+        vec![json!({"id": 0, "name": "x".repeat(2_000_000), "line": 3, "source": {"path": "/src/prog.c"}})];
+    frames.extend(
+        (1..3000).map(|i| json!({"id": i, "name": format!("f{i}"), "line": i, "source": {"path": "/src/prog.c"}})),
+    );
+    Value::Array(frames)
+}
+
+fn text_of(out: &ToolResult) -> Value {
+    out.to_value()["content"][0]["text"].clone()
+}
+
+#[test]
+fn a_stack_trace_shows_no_more_frames_than_asked_and_clips_a_huge_name() {
+    let mut rig = stopped(AdapterKind::Lldb, hostile_frames(), json!({"result": "1"}));
+    let call = rig.call(|s, key, call, now| s.stack_trace(key, Some(1), 0, 20, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(out.structured["frames"].as_array().map(Vec::len), Some(20), "{}", out.structured["frames"][1]);
+    let name = out.structured["frames"][0]["function"].as_str().unwrap_or_default();
+    assert!(name.chars().count() <= 501 && name.ends_with('…'), "{} chars", name.len());
+    assert!(out.text.len() < 2_000, "{} bytes", out.text.len());
+    assert!(out.text.contains("call stack_trace with start=20"), "{}", out.text);
+}
+
+#[test]
+fn context_shows_its_five_frames_of_an_adapter_that_sends_thousands() {
+    let mut rig = stopped(AdapterKind::Lldb, hostile_frames(), json!({"result": "1"}));
+    let call = rig.call(|s, key, call, now| s.context(key, Target::default(), None, None, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(out.structured["frames"].as_array().map(Vec::len), Some(5), "{}", out.text);
+    assert!(out.text.len() < 4_000, "{} bytes", out.text.len());
+}
+
+#[test]
+fn a_result_text_over_the_cap_says_how_much_was_cut_and_keeps_its_last_lines() {
+    let long = format!("head\n{}\nlast line: call output with since=7", "y".repeat(50_000));
+    let text = text_of(&ToolResult::ok(long, Value::Null));
+    let text = text.as_str().unwrap_or_default();
+    assert!(text.chars().count() <= MAX_TEXT_CHARS, "{}", text.len());
+    assert!(text.starts_with("head\n"));
+    assert!(text.ends_with("last line: call output with since=7"));
+    assert!(text.contains("characters cut here: this result was 50041 characters"), "{}", &text[18_000..19_500]);
+    let short = text_of(&ToolResult::ok("fine", Value::Null));
+    assert_eq!(short, json!("fine"));
+}
+
+#[test]
+fn rdbg_1_4_0_refusing_a_frame_is_an_error_not_a_string_value() {
+    let refusal = json!({"result": "Error: Can not evaluate on this frame", "type": "String", "variablesReference": 0});
+    let mut rig = stopped(AdapterKind::Rdbg, hostile_frames(), refusal);
+    let call = rig.call(|s, key, call, now| s.evaluate(key, "n".into(), Target::default(), None, call, now));
+    let out = rig.answered(call);
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.starts_with("adapter_error: rdbg could not evaluate `n` in this frame: it answered \"Error: Can not evaluate on this frame\""),
+        "{}",
+        out.text
+    );
+
+    // The same words from an adapter without the quirk are a value like any other.
+    let refusal = json!({"result": "Error: Can not evaluate on this frame", "type": "String"});
+    let mut rig = stopped(AdapterKind::Lldb, hostile_frames(), refusal);
+    let call = rig.call(|s, key, call, now| s.evaluate(key, "n".into(), Target::default(), None, call, now));
+    assert!(!rig.answered(call).is_error);
+}
+
+#[test]
+fn rdbg_1_4_0_marks_a_value_that_reads_like_the_raised_exception() {
+    let raised = json!({"result": "#<NameError: undefined local variable or method `nosuch' for main:Object>", "type": "NameError", "variablesReference": 0});
+    let mut rig = stopped(AdapterKind::Rdbg, hostile_frames(), raised);
+    let call = rig.call(|s, key, call, now| s.evaluate(key, "nosuch".into(), Target::default(), None, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.ends_with("(note: rdbg answers an exception the expression raised as its value: this `NameError` is most likely the expression's failure)"),
+        "{}",
+        out.text
+    );
+    assert!(out.structured["value_note"].as_str().is_some_and(|n| n.contains("most likely")), "{}", out.structured);
+
+    // A plain value gets no note.
+    let plain = json!({"result": "42", "type": "Integer", "variablesReference": 0});
+    let mut rig = stopped(AdapterKind::Rdbg, hostile_frames(), plain);
+    let call = rig.call(|s, key, call, now| s.evaluate(key, "n".into(), Target::default(), None, call, now));
+    let out = rig.answered(call);
+    assert_eq!(out.text.lines().count(), 1, "{}", out.text);
+}
+
+#[test]
+fn a_second_exit_code_is_not_taken_over_the_first() {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
+    );
+    rig.event("exited", json!({"exitCode": 7}));
+    rig.event("exited", json!({"exitCode": 0}));
+    rig.event("terminated", json!({}));
+    let out = rig.answered(launch);
+    assert!(out.text.starts_with("s1 exited with code 7"), "{}", out.text);
+    assert!(
+        out.text.contains("debugpy reported the program's exit twice: code 7, then 0; the first is kept"),
+        "{}",
+        out.text
+    );
+}
