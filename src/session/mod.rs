@@ -9,6 +9,8 @@
 mod adapter_io;
 pub mod breakpoints;
 mod calls;
+#[cfg(test)]
+mod capability_tests;
 mod children;
 #[cfg(test)]
 mod choreography_tests;

@@ -167,8 +167,24 @@ impl ExceptionStop {
     }
 
     /// From the `stopped` event alone, for adapters without `exceptionInfo`: debugpy puts the
-    /// type in `text` and the message in `description`; others put `Type: message` in either.
+    /// type in `text` and the message in `description`; others put `Type: message` in either,
+    /// or Ruby's inspection of the exception (rdbg 1.4.0: `#<ZeroDivisionError: divided by 0> is
+    /// raised.`).
     pub fn from_event(text: Option<&str>, description: Option<&str>) -> Option<ExceptionStop> {
+        let inspected = |s: &str| {
+            let inner = s.strip_prefix("#<")?;
+            let inner = inner.strip_suffix("> is raised.").or_else(|| inner.strip_suffix('>'))?;
+            let (t, m) = inner.split_once(": ")?;
+            let is_name = !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':');
+            is_name.then(|| ExceptionStop {
+                type_name: Some(t.to_owned()),
+                message: Some(m.to_owned()),
+                exit_code: None,
+            })
+        };
+        if let Some(found) = text.or(description).and_then(inspected) {
+            return Some(found);
+        }
         match (text, description) {
             (Some(t), Some(d)) if t != d => {
                 Some(ExceptionStop { type_name: Some(t.to_owned()), message: Some(d.to_owned()), exit_code: None })
@@ -462,6 +478,15 @@ mod tests {
         let joined = ExceptionStop::from_event(None, Some("KeyError: 'k'"));
         assert_eq!(joined.map(|e| e.to_json()), Some(json!({"type": "KeyError", "message": "'k'"})));
         assert_eq!(ExceptionStop::from_event(None, None), None);
+        // rdbg 1.4.0 puts Ruby's inspection of the exception in the stop's text.
+        let ruby = ExceptionStop::from_event(Some("#<ZeroDivisionError: divided by 0> is raised."), None);
+        assert_eq!(ruby.map(|e| e.to_json()), Some(json!({"type": "ZeroDivisionError", "message": "divided by 0"})));
+        let nested =
+            ExceptionStop::from_event(None, Some("#<Net::ReadTimeout: Net::ReadTimeout with #<TCPSocket:(closed)>>"));
+        assert_eq!(
+            nested.map(|e| e.to_json()),
+            Some(json!({"type": "Net::ReadTimeout", "message": "Net::ReadTimeout with #<TCPSocket:(closed)>"}))
+        );
         for (message, code) in [("3", 3), ("", 0), ("None", 0), ("fatal", 1)] {
             let mut e = ExceptionStop::from_info(&info(&json!({"exceptionId": "SystemExit", "description": message})));
             e.note_system_exit();

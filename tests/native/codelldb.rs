@@ -46,6 +46,9 @@ fn main() {
 }
 "#;
 
+const CRASH_SOURCE: &str =
+    "#include <stdio.h>\nint main(void) {\n    int *p = 0;\n    printf(\"before\\n\");\n    return *p;\n}\n";
+
 const LOOP_SOURCE: &str =
     "#include <unistd.h>\nint main(void) {\n    int i = 0;\n    for (;;) { i++; usleep(10000); }\n    return i;\n}\n";
 
@@ -54,6 +57,7 @@ struct Fixtures {
     c: PathBuf,
     rust: PathBuf,
     looping: PathBuf,
+    crash: PathBuf,
 }
 
 fn fixtures() -> &'static Fixtures {
@@ -75,7 +79,10 @@ fn fixtures() -> &'static Fixtures {
         std::fs::write(dir.join("loop.c"), LOOP_SOURCE).expect("write C");
         let looping = dir.join("loop");
         build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&looping).arg(dir.join("loop.c")), "gcc");
-        Fixtures { dir, c, rust, looping }
+        std::fs::write(dir.join("crash.c"), CRASH_SOURCE).expect("write C");
+        let crash = dir.join("crash");
+        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&crash).arg(dir.join("crash.c")), "gcc");
+        Fixtures { dir, c, rust, looping, crash }
     })
 }
 
@@ -125,6 +132,7 @@ fn c_breakpoint_context_evaluate_steps_output_exit_and_nothing_left() {
     // An error answer names no command (CodeLLDB 1.11.8): it still answers the request.
     let bad = a.call("evaluate", json!({"expression": "add(1, 2)"}));
     assert!(bad.is_error && bad.text.contains("Syntax error"), "{}", bad.text);
+    assert!(bad.text.contains("prefix `/nat ` for LLDB's C/C++ evaluator"), "the hint: {}", bad.text);
 
     let r = a.ok("step", json!({"kind": "in"}));
     assert_eq!(at(&r), (json!(4), json!("add")), "{}", r.text);
@@ -141,6 +149,24 @@ fn c_breakpoint_context_evaluate_steps_output_exit_and_nothing_left() {
     assert!(!console.text.contains("Console is in 'commands' mode"), "{}", console.text);
     a.ok("disconnect", json!({}));
     assert_all_gone(&procs, GONE, "codelldb: after disconnect");
+}
+
+/// CodeLLDB 1.11.8 reports the death of a program resumed from its SIGSEGV stop as `exitCode`
+/// 11: agentdap says it was the signal (`RuntimeQuirks::signal_exit_as_status`), as for lldb-dap.
+#[test]
+fn a_crash_stops_at_its_signal_and_the_death_that_follows_is_that_signal_not_exit_11() {
+    let f = fixtures();
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"adapter": "codelldb", "program": path(&f.crash), "stop_on_entry": false}));
+    assert_eq!(r.s["stop"]["reason"], json!("exception"), "{}", r.text);
+    assert_eq!(at(&r).0, json!(5), "{}", r.text);
+    assert!(r.text.contains("SIGSEGV"), "{}", r.text);
+    let procs = tree(&a);
+    let r = a.ok("continue", json!({}));
+    assert!(r.text.starts_with("s1 killed by signal SIGSEGV (11)"), "{}", r.text);
+    assert!(!r.text.lines().next().unwrap_or_default().contains("exited with code"), "{}", r.text);
+    a.ok("disconnect", json!({}));
+    assert_all_gone(&procs, GONE, "codelldb: after the crash");
 }
 
 #[test]

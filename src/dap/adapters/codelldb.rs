@@ -130,6 +130,15 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         evaluate_context: "watch",
         mirror_evaluate: MIRROR_EVALUATE,
         failure_shapes: &[FailureShape::RustPanic],
+        // 1.11.8, like lldb-dap: a program resumed from its SIGSEGV stop dies of it and is
+        // reported as `exitCode` 11, word for word like `exit(11)` (the fresh-user report).
+        signal_exit_as_status: true,
+        // 1.11.8's simple expressions have no `->`, `*p`, casts or calls; `/nat` hands the
+        // expression to LLDB's own evaluator.
+        evaluate_error_hint: Some((
+            "Syntax error",
+            "CodeLLDB's default expressions are its simple syntax: paths, indexing, arithmetic; prefix `/nat ` for LLDB's C/C++ evaluator (`/nat v->items[i]`, `/nat *p`, calls)",
+        )),
         // 1.11.8: category `stderr` is CodeLLDB's `console_error` (the program's stderr comes as
         // `stdout` from its terminal).
         stderr_events_are_adapters: true,

@@ -414,6 +414,10 @@ pub struct RuntimeQuirks {
     /// `#<NameError: undefined local variable …>` of type `NameError`), so a value that reads like
     /// an exception is marked as most likely the expression's failure.
     pub evaluate_raises_as_value: bool,
+    /// An `evaluate` error containing the first text is given the second as a hint (CodeLLDB
+    /// 1.11.8 answers `Syntax error` for C syntax its default "simple" expressions lack, which
+    /// its `/nat` prefix evaluates).
+    pub evaluate_error_hint: Option<(&'static str, &'static str)>,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -548,6 +552,7 @@ impl RuntimeQuirks {
         program_on_command_line: false,
         evaluate_refusals: &[],
         evaluate_raises_as_value: false,
+        evaluate_error_hint: None,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -181,18 +181,26 @@ impl Session {
                 if failure.as_ref().map_or(true, |_| code != ErrorCode::Disconnected) {
                     self.note_breakpoints(&path, failure.as_deref());
                 }
+                let ignored = self.ignored_settings(&path);
                 if call.is_none() {
+                    self.calls.warnings.extend(ignored.clone());
                     self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
                     self.configuration_step_done(now);
                 }
                 if let Some(call) = call {
-                    let output = match failure {
+                    let mut output = match failure {
                         Some(msg) if code != ErrorCode::Disconnected => {
                             breakpoint_result(&path, self.breaks.store.get(&path), Some(msg))
                         }
                         Some(msg) => ToolResult::error(code, msg),
                         None => breakpoint_result(&path, self.breaks.store.get(&path), None),
                     };
+                    for note in &ignored {
+                        output.text.push_str(&format!("\nwarning: {note}"));
+                    }
+                    if !ignored.is_empty() && !output.is_error {
+                        output.structured["warnings"] = ignored.into();
+                    }
                     self.calls.done.push((call, output));
                 }
             }
@@ -212,6 +220,42 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// What the adapter will not do of `path`'s breakpoints, by the capabilities it announced
+    /// (DAP § Types: Capabilities): a condition, a hit condition or a log message it has no
+    /// support for is dropped or ignored, and the breakpoint stops on every hit (rdbg 1.4.0 takes
+    /// a `hitCondition` without a word and ignores it).
+    fn ignored_settings(&self, path: &str) -> Vec<String> {
+        let Some(caps) = self.link.client.capabilities() else { return Vec::new() };
+        let entries = self.breaks.store.get(path);
+        let lines = |has: fn(&SourceBreakpoint) -> bool| -> Vec<String> {
+            entries.iter().filter(|e| has(&e.requested)).map(|e| e.requested.line.to_string()).collect()
+        };
+        let checks: [(bool, &str, &str, fn(&SourceBreakpoint) -> bool); 3] = [
+            (caps.supports_conditional_breakpoints, "conditions", "supportsConditionalBreakpoints", |b| {
+                b.condition.is_some()
+            }),
+            (caps.supports_hit_conditional_breakpoints, "hit conditions", "supportsHitConditionalBreakpoints", |b| {
+                b.hit_condition.is_some()
+            }),
+            (caps.supports_log_points, "log points", "supportsLogPoints", |b| b.log_message.is_some()),
+        ];
+        let name = path.rsplit('/').next().unwrap_or(path);
+        checks
+            .into_iter()
+            .filter(|(supported, ..)| !supported)
+            .filter_map(|(_, what, capability, has)| {
+                let at = lines(has);
+                (!at.is_empty()).then(|| {
+                    format!(
+                        "{} does not support {what} ({capability} is not set): at {name} line {} it is ignored, and the breakpoint stops on every hit",
+                        self.link.adapter,
+                        at.join(", ")
+                    )
+                })
+            })
+            .collect()
     }
 
     /// A breakpoints request that never went out: a tool call hears why.

@@ -367,6 +367,10 @@ impl Session {
             match result {
                 Ok(b) => b,
                 Err((code, msg)) => {
+                    let hint = match &op {
+                        Op::Evaluate { .. } => self.link.plan.runtime.evaluate_error_hint,
+                        _ => None,
+                    };
                     // A context whose scopes, locals or a watch failed still answers with the rest.
                     if let Op::Context(mut job) = op {
                         // One request ran out of time (a repr that never returns): the rest would
@@ -398,6 +402,10 @@ impl Session {
                             return self.context_next(call, job, now);
                         }
                     }
+                    let msg = match hint.filter(|(words, _)| msg.contains(words)) {
+                        Some((_, hint)) => format!("{msg} ({hint})"),
+                        None => msg,
+                    };
                     self.calls.done.push((call, ToolResult::error(code, msg)));
                     return;
                 }

@@ -1,0 +1,63 @@
+//! Sans-IO tests of what a result says when a breakpoint asks for what the adapter did not
+//! announce (DAP § Types: Capabilities: `supportsConditionalBreakpoints`,
+//! `supportsHitConditionalBreakpoints`, `supportsLogPoints`): the setting is named as ignored,
+//! never shown as if it held (rdbg 1.4.0 takes a `hitCondition` silently and stops on every hit).
+//! Must not: read `Session`'s private fields.
+
+use serde_json::{json, Value};
+
+use super::breakpoints::{Mode, SourceBreakpoint};
+use super::scripted::{args, plan, Rig};
+use crate::dap::adapters::AdapterKind;
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+
+/// An adapter announcing conditions but neither hit conditions nor log points, as rdbg 1.4.0
+/// does; every breakpoint is answered verified.
+fn adapter() -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on(
+        "initialize",
+        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsConditionalBreakpoints": true})),
+    );
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on("setBreakpoints", Reply::ok(json!({"breakpoints": [{"verified": true, "line": 10}]})));
+    a
+}
+
+fn bp(v: Value) -> SourceBreakpoint {
+    match serde_json::from_value(v) {
+        Ok(b) => b,
+        Err(e) => panic!("a breakpoint of a test: {e}"),
+    }
+}
+
+#[test]
+fn a_hit_condition_the_adapter_cannot_honour_is_named_in_the_launch_and_in_set_breakpoints() {
+    let mut rig = Rig::new(adapter());
+    let launch = rig.launch(
+        plan(AdapterKind::Rdbg, json!({"program": "/src/cart.rb"}), None),
+        args(json!({"program": "/src/cart.rb", "stop_on_entry": false,
+                    "breakpoints": [{"path": "/src/cart.rb", "line": 10, "hit_condition": "2"}]})),
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    let out = rig.answered(launch);
+    assert!(
+        out.text.contains("rdbg does not support hit conditions (supportsHitConditionalBreakpoints is not set): at cart.rb line 10 it is ignored, and the breakpoint stops on every hit"),
+        "{}",
+        out.text
+    );
+
+    let list = vec![bp(json!({"line": 10, "condition": "i == 2"})), bp(json!({"line": 12, "logMessage": "i={i}"}))];
+    let call = rig
+        .call(|s, key, call, now| s.set_breakpoints(Some(key), "/src/cart.rb".into(), Mode::Replace, list, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text
+            .contains("warning: rdbg does not support log points (supportsLogPoints is not set): at cart.rb line 12"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("conditions (supportsConditional"), "conditions are supported: {}", out.text);
+    assert_eq!(out.structured["warnings"].as_array().map(Vec::len), Some(1), "{}", out.structured);
+}
