@@ -61,3 +61,35 @@ fn a_hit_condition_the_adapter_cannot_honour_is_named_in_the_launch_and_in_set_b
     assert!(!out.text.contains("conditions (supportsConditional"), "conditions are supported: {}", out.text);
     assert_eq!(out.structured["warnings"].as_array().map(Vec::len), Some(1), "{}", out.structured);
 }
+
+/// rdbg 1.4.0 names its filters `any` and `RuntimeError`: `all` and `raised` are `any`
+/// (`Quirks::exception_filter_aliases`), in `launch` as in `set_exception_breakpoints`.
+#[test]
+fn rdbgs_filter_aliases_map_all_and_raised_to_any() {
+    let mut a = ScriptedAdapter::new();
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on(
+        "initialize",
+        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "exceptionBreakpointFilters": [
+            {"filter": "any", "label": "rescue any exception"}, {"filter": "RuntimeError", "label": "RuntimeError", "default": true}]})),
+    );
+    a.on("setExceptionBreakpoints", Reply::ok(Value::Null));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Rdbg, json!({"program": "/src/cart.rb"}), None),
+        args(json!({"program": "/src/cart.rb", "stop_on_entry": false, "exception_filters": ["raised"]})),
+    );
+    assert_eq!(
+        rig.adapter.last("setExceptionBreakpoints").map(|r| r["arguments"]["filters"].clone()),
+        Some(json!(["any"]))
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    assert!(!rig.answered(launch).text.contains("ignored"));
+    let call = rig.call(|s, key, call, now| s.set_exception_breakpoints(key, vec!["all".into()], call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(
+        rig.adapter.last("setExceptionBreakpoints").map(|r| r["arguments"]["filters"].clone()),
+        Some(json!(["any"]))
+    );
+}

@@ -208,7 +208,9 @@ fn an_adapter_that_never_answers_initialize_fails_the_launch_naming_that_step() 
 #[test]
 fn breakpoints_given_to_launch_are_set_before_configuration_done_and_reported_as_answered() {
     let mut a = ScriptedAdapter::new();
-    a.on("initialize", Reply::ok(capabilities()).then("initialized", Value::Null));
+    let mut caps = capabilities();
+    caps["supportsConditionalBreakpoints"] = true.into();
+    a.on("initialize", Reply::ok(caps).then("initialized", Value::Null));
     a.on(
         "setBreakpoints",
         Reply::ok(json!({"breakpoints": [

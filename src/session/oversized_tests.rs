@@ -1,7 +1,8 @@
 //! Sans-IO tests of what a result shows of an adapter's oversized or lying answers: more frames
 //! than `levels` asked for, a frame name of megabytes, a result text over the cap; and of
 //! evaluate answers that are not values (rdbg 1.4.0: `RuntimeQuirks::evaluate_refusals`,
-//! `evaluate_raises_as_value`). Must not: read `Session`'s private fields.
+//! `evaluate_raises_as_value`); a second exit code; a resume the adapter refused. Must not: read
+//! `Session`'s private fields.
 
 use serde_json::{json, Value};
 
@@ -143,4 +144,29 @@ fn a_second_exit_code_is_not_taken_over_the_first() {
         "{}",
         out.text
     );
+}
+
+#[test]
+fn a_refused_resume_leaves_the_stop_where_it_was() {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on(
+        "stackTrace",
+        Reply::ok(json!({"stackFrames": [{"id": 1, "name": "tick", "line": 4, "source": {"path": "/src/t.rb"}}]})),
+    );
+    a.on("continue", Reply::error("cancelled"));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Rdbg, json!({"program": "/src/t.rb"}), None),
+        args(json!({"program": "/src/t.rb", "stop_on_entry": false})),
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    assert!(!rig.answered(launch).is_error);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, None, call, now));
+    let out = rig.answered(call);
+    assert!(out.is_error && out.text.contains("cancelled"), "{}", out.text);
+    let call = rig.call(|s, key, call, now| s.wait(key, crate::session::waiters::Until::Stop, None, None, call, now));
+    let out = rig.answered(call);
+    assert!(out.text.starts_with("s1 stopped (breakpoint) at t.rb:4 in tick()"), "{}", out.text);
 }

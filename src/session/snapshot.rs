@@ -330,6 +330,9 @@ pub struct Run {
     /// program, `Some(true)` asked the adapter to end it; `None` while none was sent with a
     /// choice (the adapter's own default applies).
     pub(crate) disconnect_terminates: Option<bool>,
+    /// The stop a resume left, kept until the adapter accepts the resume: a refused one (rdbg
+    /// 1.4.0's `stepBack` without recording answers `cancelled`) leaves the program there.
+    pub(crate) stop_before_resume: Option<Stop>,
 }
 
 /// How far a stop's details (top frame, exception info, thread list) have come.
@@ -407,6 +410,7 @@ impl Default for Run {
             entry_seen: false,
             failure: None,
             disconnect_terminates: None,
+            stop_before_resume: None,
         }
     }
 }

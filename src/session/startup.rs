@@ -104,14 +104,14 @@ impl Session {
         let known: Vec<String> = caps.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect();
         let filters: Vec<String> = match &self.breaks.exception_filters {
             Some(asked) => {
-                for f in asked.iter().filter(|f| map_filter(f, &known).is_none()) {
+                for f in asked.iter().filter(|f| map_filter(f, &known, &self.link.plan.quirks).is_none()) {
                     self.calls.warnings.push(format!(
                         "exception filter `{f}` is not one of {}'s [{}]; it was ignored",
                         self.link.adapter,
                         known.join(", ")
                     ));
                 }
-                asked.iter().filter_map(|f| map_filter(f, &known)).collect()
+                asked.iter().filter_map(|f| map_filter(f, &known, &self.link.plan.quirks)).collect()
             }
             // A `default` is only a hint to the client: debugpy stops on nothing until told.
             None => caps.exception_breakpoint_filters.iter().filter(|f| f.default).map(|f| f.filter.clone()).collect(),

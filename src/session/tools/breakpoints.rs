@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{session, Reply, Started};
+use crate::dap::adapters::Quirks;
 use crate::dap::requests::{
     Request, SetBreakpoints, SetBreakpointsArguments, SetBreakpointsResponse, SetExceptionBreakpoints,
     SetExceptionBreakpointsArguments, Source,
@@ -110,7 +111,7 @@ impl Sessions {
             .capabilities()
             .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
             .unwrap_or_default();
-        let mapped = match map_filters(&filters, &known) {
+        let mapped = match map_filters(&filters, &known, &s.link.plan.quirks) {
             Ok(m) => m,
             Err(bad) => {
                 let msg = format!(
@@ -316,19 +317,17 @@ impl Session {
 
 /// Maps a requested exception filter onto the adapter's; `all` means `raised` where there is no
 /// `all` (debugpy).
-pub(in crate::session) fn map_filter(f: &str, known: &[String]) -> Option<String> {
+pub(in crate::session) fn map_filter(f: &str, known: &[String], quirks: &Quirks) -> Option<String> {
     if known.iter().any(|k| k == f) {
-        Some(f.to_owned())
-    } else if f == "all" && known.iter().any(|k| k == "raised") {
-        Some("raised".to_owned())
-    } else {
-        None
+        return Some(f.to_owned());
     }
+    let mapped = quirks.map_exception_filter(f);
+    known.iter().any(|k| k == mapped).then(|| mapped.to_owned())
 }
 
 /// Maps every filter, or names the first unknown one.
-fn map_filters(filters: &[String], known: &[String]) -> Result<Vec<String>, String> {
-    filters.iter().map(|f| map_filter(f, known).ok_or_else(|| f.clone())).collect()
+fn map_filters(filters: &[String], known: &[String], quirks: &Quirks) -> Result<Vec<String>, String> {
+    filters.iter().map(|f| map_filter(f, known, quirks).ok_or_else(|| f.clone())).collect()
 }
 
 /// Whether a `setBreakpoints` response verified any breakpoint.

@@ -181,6 +181,7 @@ impl Session {
     /// for the next stop or the exit.
     fn resume_wait(&mut self, call: CallKey, wait: Duration, verb: &'static str, now: Instant) {
         let since = self.run.revision + 1;
+        self.run.stop_before_resume = self.run.stop.clone();
         self.mark_running();
         self.run.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
@@ -193,15 +194,18 @@ impl Session {
         let Reply { failure, code, .. } = reply;
         match op {
             Op::Resume { call } => {
+                let before = self.run.stop_before_resume.take();
                 if failure.is_none() {
                     self.run.resume_unacked = false;
                     self.mirror_resumed();
                 }
                 if let Some(msg) = failure {
-                    // The adapter refused to resume: the session is still where it was.
+                    // The adapter refused to resume: the session is still where it was (a new
+                    // revision all the same: the handles of the old one are gone).
                     self.calls.waiters.retain(|w| w.call != call);
                     if self.run.state == RunState::Running {
                         self.run.state = RunState::Stopped;
+                        self.run.stop = before;
                         self.run.details_ready();
                     }
                     self.calls.done.push((call, ToolResult::error(code, msg)));
