@@ -439,6 +439,9 @@ pub enum FailureShape {
     /// the hint `(Use node --trace-uncaught ... to show where the exception was thrown)` (the
     /// command in backticks).
     NodeUncaught,
+    /// Ruby (checked on 3.1): an uncaught exception prints `<file>:<line>:in `<where>': <message>
+    /// (<Class>)` (Ruby 3.4 quotes `'<where>'`), then its backtrace as tab-indented `from` lines.
+    RubyUncaught,
 }
 
 /// Most characters of a failure line shown (a panic value can be a whole data structure).
@@ -476,6 +479,14 @@ impl FailureShape {
                 let line = lines[first].trim_end();
                 (!line.is_empty() && !line.starts_with(char::is_whitespace)).then(|| line.to_owned())
             }
+            FailureShape::RubyUncaught => lines
+                .iter()
+                .rposition(|l| {
+                    !l.starts_with(char::is_whitespace)
+                        && (l.contains(":in `") || l.contains(":in '"))
+                        && l.trim_end().ends_with(')')
+                })
+                .map(|i| lines[i].trim_end().to_owned()),
         }?;
         Some(found.chars().take(FAILURE_LINE_CHARS).collect())
     }
@@ -650,6 +661,19 @@ mod tests {
                       (Use `node --trace-uncaught ...` to show where the exception was thrown)\n\nNode.js v20.20.2\n";
         assert_eq!(check(string).as_deref(), Some("a string"));
         assert_eq!(check("all good\nNode.js v20.20.2\n"), None);
+    }
+
+    /// Ruby 3.1.2's stderr for an uncaught ZeroDivisionError two calls deep, with rdbg 1.4.0's
+    /// own line after it.
+    #[test]
+    fn rubys_failure_line_is_the_exception_above_its_backtrace() {
+        let check = |text: &str| FailureShape::RubyUncaught.find(&text.lines().collect::<Vec<_>>());
+        let raised = "/src/boom.rb:2:in `/': divided by 0 (ZeroDivisionError)\n\tfrom /src/boom.rb:2:in `divide'\n\
+                      \tfrom /src/boom.rb:6:in `<main>'\nDEBUGGER: Disconnected.\n";
+        assert_eq!(check(raised).as_deref(), Some("/src/boom.rb:2:in `/': divided by 0 (ZeroDivisionError)"));
+        let newer = "/src/boom.rb:6:in '<main>': boom (RuntimeError)\n";
+        assert_eq!(check(newer).as_deref(), Some("/src/boom.rb:6:in '<main>': boom (RuntimeError)"));
+        assert_eq!(check("warning: something\n\tfrom nowhere\n"), None);
     }
 
     #[test]

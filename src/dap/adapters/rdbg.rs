@@ -67,8 +67,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, Host, PortDiscovery, Quirks, Recipe,
-    ResolveInput, RuntimeQuirks, Transport,
+    find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, PortDiscovery, Quirks,
+    Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -200,7 +200,7 @@ pub fn quirks() -> Quirks {
         only_requests: ONLY_REQUESTS,
         detached_program_fate: Some(
             "debug 1.4.0 does not survive a client leaving: the program dies (exit status 1) at its next debugger event, \
-             usually at once (ruby/debug#622, fixed in later releases)",
+             at once or later, at a breakpoint, a pause or another client's attach (ruby/debug#622, fixed in later releases)",
         ),
         ..Quirks::STANDARD
     }
@@ -226,6 +226,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // the result, and `repl`/`watch` answer a raised exception as the value.
         evaluate_refusals: &["Error: Can not evaluate on this frame"],
         evaluate_raises_as_value: true,
+        failure_shapes: &[FailureShape::RubyUncaught],
         ..RuntimeQuirks::STANDARD
     }
 }
