@@ -237,6 +237,11 @@ fn main() -> ExitCode {
         Command::Version => print_stdout(&format!("agentdap {}\n", env!("CARGO_PKG_VERSION"))),
         Command::Cli(sub) => {
             init_logging(&options);
+            if let Some(path) = &options.config {
+                // `doctor` (and the server `demo` starts) read the file the server would: the
+                // flag is passed on as `$AGENTDAP_CONFIG`, set before any other thread exists.
+                std::env::set_var("AGENTDAP_CONFIG", path);
+            }
             ExitCode::from(agentdap::cli::run(&sub))
         }
         Command::Serve => {

@@ -101,7 +101,7 @@ pub fn report() -> String {
                 super::version_in,
             ),
             AdapterKind::JsDebug => node_row(&config),
-            AdapterKind::CodeLldb => codelldb_row(),
+            AdapterKind::CodeLldb => codelldb_row(config::command_of(entry)),
             AdapterKind::Rdbg => rdbg_row(),
             AdapterKind::Gdb => gdb_row(tool_row(
                 kind.name(),
@@ -401,8 +401,25 @@ fn node_row(config: &Config) -> Row {
 /// CodeLLDB (opt-in: `adapter: "codelldb"`): which `codelldb` the server would run and why, with
 /// the version a file beside it says (`codelldb` has no version option); or where agentdap looked
 /// and the commands that unpack the release (there is no distribution package).
-fn codelldb_row() -> Row {
+fn codelldb_row(configured: Option<&Path>) -> Row {
     let name = codelldb::NAME.to_owned();
+    if let Some(command) = configured {
+        // The config file's command is what the server runs (`adapters::recipe_with_command`).
+        return match find_on_path(&command.to_string_lossy(), &RealHost) {
+            Some(path) => {
+                let version = codelldb::version(&path, &RealHost)
+                    .map_or_else(|| "CodeLLDB (version unknown)".to_owned(), |v| format!("CodeLLDB {v}"));
+                let summary = format!("{version} at {} (from the config file)", path.display());
+                Row { name, found: true, summary, notes: vec!["used only when asked: adapter \"codelldb\"".to_owned()] }
+            }
+            None => Row {
+                name,
+                found: false,
+                summary: format!("the config file's command {} is not an executable", command.display()),
+                notes: Vec::new(),
+            },
+        };
+    }
     match codelldb::find_adapter(&RealHost) {
         Ok(found) => {
             let version = codelldb::version(&found.path, &RealHost)

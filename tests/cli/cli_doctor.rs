@@ -25,6 +25,10 @@ fn bare(scratch: &Scratch, args: &[&str]) -> Output {
         "GOBIN",
         "GOPATH",
         "AGENTDAP_JS_DEBUG",
+        "AGENTDAP_CODELLDB",
+        "AGENTDAP_RDBG",
+        "AGENTDAP_GDB",
+        "AGENTDAP_NETCOREDBG",
         "AGENTDAP_CONFIG",
         "XDG_CONFIG_HOME",
     ] {
@@ -50,7 +54,7 @@ fn doctor_lists_every_adapter_with_a_path_or_an_install_command() {
     let report = text(&out.stdout);
     assert!(out.status.success(), "{report}{}", text(&out.stderr));
     assert!(report.starts_with(&format!("agentdap {} (", env!("CARGO_PKG_VERSION"))), "{report}");
-    for name in ["debugpy", "lldb", "delve", "node"] {
+    for name in ["debugpy", "lldb", "delve", "node", "rdbg", "codelldb", "gdb", "netcoredbg"] {
         let lines = row(&report, name).join("\n");
         let found = lines.contains(" ok ") && lines.contains(" at /");
         let missing = lines.contains(" missing ") && lines.contains("install");
@@ -73,6 +77,33 @@ fn doctor_lists_every_adapter_with_a_path_or_an_install_command() {
     let data = scratch.0.join("agentdap");
     assert!(node.contains(&format!("install: mkdir -p {}", data.display())), "{report}");
     assert!(node.contains("/releases/download/v1.112.0/js-debug-dap-v1.112.0.tar.gz | tar -xz -C"), "{report}");
+}
+
+/// `--config` before the subcommand is the file `doctor` reads, as the server would: a CodeLLDB
+/// entry's command is what it runs (no `$AGENTDAP_CODELLDB`, nothing on `PATH`), and a file that
+/// is not there is named.
+#[test]
+fn doctor_reads_the_config_file_the_flag_names() {
+    let scratch = Scratch::new("doctor-config");
+    let codelldb = scratch.0.join("bin/codelldb");
+    std::fs::create_dir_all(scratch.0.join("bin")).expect("mkdir");
+    std::fs::write(&codelldb, "#!/bin/sh\nexit 0\n").expect("write");
+    std::fs::set_permissions(&codelldb, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let config = scratch.0.join("config.json");
+    let entry = serde_json::json!({"adapters": {"codelldb": {"command": codelldb}}});
+    std::fs::write(&config, entry.to_string()).expect("write config");
+    let out = bare(&scratch, &["--config", &config.to_string_lossy(), "doctor"]);
+    let report = text(&out.stdout);
+    assert!(report.contains(&format!("  config    {}\n", config.display())), "{report}");
+    let row = row(&report, "codelldb").join("\n");
+    assert!(
+        row.contains(" ok ") && row.contains(&format!("at {} (from the config file)", codelldb.display())),
+        "{report}"
+    );
+    assert!(row.contains("overridden by the config file"), "{report}");
+    let out = bare(&scratch, &["--config", "/nonexistent/agentdap.json", "doctor"]);
+    let report = text(&out.stdout);
+    assert!(report.contains("cannot read config file /nonexistent/agentdap.json"), "{report}");
 }
 
 #[test]
