@@ -140,6 +140,7 @@ impl Server {
             // Completing a call or spawning may queue more actions; the loop takes them too.
         }
         self.write_adapters(now);
+        self.write_adapter_inputs();
         self.write_terminals();
     }
 
@@ -412,6 +413,47 @@ impl Server {
                         io.child.stdin.close(self.poll.registry());
                         let pending = self.sessions.outbound(session).len();
                         self.sessions.consume(session, pending);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes `send_input`'s bytes to the stdin of adapters whose process is the program (rdbg:
+    /// `session::host::HostState::stdin_is_adapters`; DAP goes over TCP, so stdin is the
+    /// program's), closing it after the input sent with `eof`.
+    pub(super) fn write_adapter_inputs(&mut self) {
+        let keys: Vec<usize> = self
+            .adapters
+            .iter()
+            .filter(|(_, io)| io.stream.is_some() && self.sessions.feeds_adapter_stdin(io.session))
+            .map(|(k, _)| k)
+            .collect();
+        for akey in keys {
+            let Some(io) = self.adapters.get_mut(akey) else { continue };
+            if !io.child.stdin.has_work() {
+                continue;
+            }
+            let session = io.session;
+            loop {
+                let (queued, eof) = self.sessions.terminal_input(session);
+                if queued.is_empty() {
+                    if eof {
+                        io.child.stdin.close(self.poll.registry());
+                        self.sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
+                    }
+                    break;
+                }
+                match io.child.stdin.write(queued) {
+                    WriteOutcome::Wrote(n) => self.sessions.consume_terminal_input(session, n),
+                    WriteOutcome::Full => break,
+                    WriteOutcome::Interrupted => {}
+                    WriteOutcome::Failed(e) => {
+                        debug!("writing the program's input to the adapter failed: {e}");
+                        io.child.stdin.close(self.poll.registry());
+                        let why = format!("the program no longer reads it ({e})");
+                        self.sessions.on_terminal_stdin_closed(session, &why);
                         break;
                     }
                 }

@@ -548,6 +548,12 @@ pub struct Breaks {
     pub(crate) path_aliases: std::collections::HashMap<String, String>,
     /// The entry function breakpoint is set and not yet removed.
     pub(crate) entry_breakpoint: bool,
+    /// Lines (with the condition first sent there) the adapter still stops at although the
+    /// agent's set no longer has them as sent, per file: an adapter whose `setBreakpoints` only
+    /// adds (`Quirks::breakpoints_only_added`) keeps every line it was given.
+    pub(crate) kept_by_adapter: std::collections::HashMap<String, Vec<(u32, Option<String>)>>,
+    /// Lines (with their condition) sent to such an adapter, per file.
+    pub(crate) sent_to_adapter: std::collections::HashMap<String, Vec<(u32, Option<String>)>>,
 }
 
 #[cfg(test)]

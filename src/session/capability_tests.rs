@@ -59,7 +59,8 @@ fn a_hit_condition_the_adapter_cannot_honour_is_named_in_the_launch_and_in_set_b
         out.text
     );
     assert!(!out.text.contains("conditions (supportsConditional"), "conditions are supported: {}", out.text);
-    assert_eq!(out.structured["warnings"].as_array().map(Vec::len), Some(1), "{}", out.structured);
+    // The other warning: line 10's first setting (hit condition 2) stays in rdbg 1.4.0.
+    assert_eq!(out.structured["warnings"].as_array().map(Vec::len), Some(2), "{}", out.structured);
 }
 
 /// rdbg 1.4.0 names its filters `any` and `RuntimeError`: `all` and `raised` are `any`
@@ -92,4 +93,38 @@ fn rdbgs_filter_aliases_map_all_and_raised_to_any() {
         rig.adapter.last("setExceptionBreakpoints").map(|r| r["arguments"]["filters"].clone()),
         Some(json!(["any"]))
     );
+}
+
+/// rdbg 1.4.0's `setBreakpoints` only adds (`Quirks::breakpoints_only_added`): a set that drops
+/// or changes a line says the line still stops as first set, and `run_to` (whose temporary
+/// breakpoint would stay) is refused before anything is sent.
+#[test]
+fn an_adapter_that_only_adds_breakpoints_is_said_to_keep_the_lines_it_was_given() {
+    let mut rig = Rig::new(adapter());
+    let launch = rig.launch(
+        plan(AdapterKind::Rdbg, json!({"program": "/src/cart.rb"}), None),
+        args(json!({"program": "/src/cart.rb", "stop_on_entry": false,
+                    "breakpoints": [{"path": "/src/cart.rb", "line": 10}]})),
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    assert!(!rig.answered(launch).text.contains("never removes"));
+    let set = |rig: &mut Rig, list: Vec<SourceBreakpoint>| {
+        let call = rig.call(|s, key, call, now| {
+            s.set_breakpoints(Some(key), "/src/cart.rb".into(), Mode::Replace, list, call, now)
+        });
+        rig.answered(call)
+    };
+    let out = set(&mut rig, Vec::new());
+    assert!(
+        out.text.contains("rdbg never removes or changes a breakpoint it was given (its setBreakpoints only adds): at cart.rb line 10 it still stops as first set"),
+        "{}",
+        out.text
+    );
+    let out = set(&mut rig, vec![bp(json!({"line": 10, "condition": "i > 2"}))]);
+    assert!(out.text.contains("at cart.rb line 10 it still stops as first set"), "a changed condition: {}", out.text);
+    let sent = rig.adapter.commands().len();
+    let call = rig.call(|s, key, call, now| s.run_to(key, "/src/cart.rb".into(), 12, None, call, now));
+    let out = rig.answered(call);
+    assert!(out.is_error && out.text.contains("run_to's temporary one would keep stopping at line 12"), "{}", out.text);
+    assert_eq!(rig.adapter.commands().len(), sent, "nothing was sent");
 }

@@ -91,6 +91,10 @@ pub(super) struct Pending {
 pub struct HostState {
     /// Launched with `console: terminal`: the program's stdin is agentdap's to feed.
     pub terminal_console: bool,
+    /// The program is the adapter's own process (`RuntimeQuirks::program_on_command_line`,
+    /// rdbg): its stdin is the adapter's stdin pipe, which the IO shell feeds with
+    /// `send_input`'s bytes (`Sessions::feeds_adapter_stdin`).
+    pub stdin_is_adapters: bool,
     /// The recipe runs the program through `runInTerminal` on its own, not because the agent
     /// asked for a terminal (`RuntimeQuirks::program_on_pipes`): it runs on pipes.
     pub program_on_pipes: bool,
@@ -126,7 +130,7 @@ impl HostState {
 
     /// The program's stdin still takes input (a terminal console, not closed).
     pub fn accepts_input(&self) -> bool {
-        self.terminal_console && self.stdin_closed.is_none()
+        (self.terminal_console || self.stdin_is_adapters) && self.stdin_closed.is_none()
     }
 
     /// Whether a host request waits for `resolve_host_request`.
@@ -248,6 +252,12 @@ impl Sessions {
             }
         }
         s.pump(now, &mut self.actions);
+    }
+
+    /// Whether `key`'s queued input goes to its adapter's stdin (the program is the adapter's
+    /// own process: [`HostState::stdin_is_adapters`]).
+    pub fn feeds_adapter_stdin(&self, key: SessionKey) -> bool {
+        self.slab.get(key).is_some_and(|s| s.host.stdin_is_adapters)
     }
 
     /// Input waiting for `key`'s program stdin, and whether stdin is to be closed once it is

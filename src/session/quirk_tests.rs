@@ -63,6 +63,7 @@
 //! | `RuntimeQuirks::signal_exit_as_status`, `evaluate_error_hint` (codelldb) | `tests/native` `codelldb::a_crash_stops_at_its_signal_and_the_death_that_follows_is_that_signal_not_exit_11`, `codelldb::c_breakpoint_context_evaluate_steps_output_exit_and_nothing_left` |
 //! | `RuntimeQuirks::failure_shapes` (rdbg: `RubyUncaught`) | `dap::adapters::quirks::tests::rubys_failure_line_is_the_exception_above_its_backtrace` |
 //! | `RuntimeQuirks::evaluate_refusals`, `evaluate_raises_as_value` (rdbg) | `oversized_tests::rdbg_1_4_0_refusing_a_frame_is_an_error_not_a_string_value`, `oversized_tests::rdbg_1_4_0_marks_a_value_that_reads_like_the_raised_exception` |
+//! | `Quirks::breakpoints_only_added` (rdbg) | `capability_tests::an_adapter_that_only_adds_breakpoints_is_said_to_keep_the_lines_it_was_given`; `tests/ruby` `ruby_launch::send_input_feeds_the_programs_stdin_and_eof_ends_it` |
 //! | `Quirks::only_requests`, `detached_program_fate` (rdbg) | `disconnect_tests::a_request_rdbg_1_4_0_does_not_know_is_refused_before_it_can_end_the_program`, `disconnect_tests::rdbg_1_4_0_is_never_said_to_keep_a_detached_program_running`; `tests/ruby` `ruby_attach` |
 //! | `RuntimeQuirks::exit_report` = `AdapterExitStatus` (rdbg) | [`rdbg_the_exit_status_of_its_process_is_the_programs_in_either_order`]; `tests/ruby` `ruby_launch` (`exit 3`) |
 //! | `Quirks::stop_on_entry_request`, `RuntimeQuirks::adapter_entry_reasons` (rdbg) | [`rdbg_stops_on_entry_through_attach`]; `tests/ruby` `ruby_launch::stop_on_entry_stops_before_the_first_line_runs` |

@@ -43,7 +43,7 @@ impl Session {
                 text.push_str(&format!("\nnote: {why}{pid}"));
             }
             // Said once: the first running result is where an agent decides how to go on.
-            if self.host.terminal_console && self.host.accepts_input() && !self.host.input_hint_given {
+            if self.host.accepts_input() && !self.host.input_hint_given {
                 self.host.input_hint_given = true;
                 text.push_str("\nnote: if the program waits for input, give it with `send_input`");
             }

@@ -115,3 +115,37 @@ fn terminate_ends_the_program() {
     n.assert_no_leftovers(&[], GONE, "after terminate");
     n.finish();
 }
+
+/// rdbg's process is the program, so its stdin is the adapter's pipe: `send_input` feeds it
+/// (`HostState::stdin_is_adapters`), and `eof` ends its input.
+#[test]
+fn send_input_feeds_the_programs_stdin_and_eof_ends_it() {
+    let mut n = Ruby::start("stdin");
+    let p = n.copy("ask.rb");
+    // It waits in `gets`: the launch answers `running` once its wait is over.
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 3}], "wait_ms": 1500}));
+    assert_eq!(r.s["state"], json!("running"), "waits in gets: {}", r.text);
+    assert!(r.text.contains("give it with `send_input`"), "{}", r.text);
+    let sent = n.a.ok("send_input", json!({"text": "Ada\n"}));
+    assert!(!sent.text.contains("not started"), "{}", sent.text);
+    let r = n.a.ok("wait", json!({"for": "stop", "wait_ms": START}));
+    assert_eq!(stop_at(&r.s).1, json!(3), "{}", r.text);
+    let e = n.a.ok("evaluate", json!({"expression": "name"}));
+    assert_eq!(e.s["value"], json!("\"Ada\""), "{}", e.text);
+    // debug 1.4.0 cannot remove a breakpoint: the empty set says so, and line 3 stops again.
+    let b = n.a.ok("set_breakpoints", json!({"path": p, "breakpoints": []}));
+    assert!(b.text.contains("never removes or changes a breakpoint it was given"), "{}", b.text);
+    assert!(b.text.contains("at ask.rb line 3 it still stops"), "{}", b.text);
+    n.a.ok("send_input", json!({"text": "Grace\nand more", "eof": true}));
+    let r = n.a.ok("continue", json!({"wait_ms": START}));
+    assert_eq!(stop_at(&r.s).1, json!(3), "{}", r.text);
+    let e = n.a.ok("evaluate", json!({"expression": "name"}));
+    assert_eq!(e.s["value"], json!("\"Grace\""), "{}", e.text);
+    let r = n.a.call("run_to", json!({"path": p, "line": 11}));
+    assert!(r.is_error && r.text.contains("run_to's temporary one would keep stopping"), "{}", r.text);
+    let r = n.a.ok("continue", json!({"wait_ms": START}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    let out = n.a.ok("output", json!({}));
+    assert_eq!(lines_of(&out, "stdout"), ["hello Ada", "hello Grace", "rest=8"], "{}", out.text);
+    n.finish();
+}

@@ -214,6 +214,12 @@ pub struct Quirks {
     /// simply run on (rdbg 1.4.0 dies at its next debugger event, writing to the closed
     /// connection: ruby/debug#622, #630): shown in place of "the program keeps running".
     pub detached_program_fate: Option<&'static str>,
+    /// `setBreakpoints` only adds: a line the adapter was given keeps stopping after a request
+    /// that leaves it out, and a line given again keeps its first condition (rdbg 1.4.0's
+    /// `server_dap.rb` calls `add_line_breakpoint` for each and deletes none; a second one on a
+    /// line is a disabled duplicate). agentdap says so where a set drops or changes a line, and
+    /// refuses `run_to` (its temporary breakpoint would stay).
+    pub breakpoints_only_added: bool,
 }
 
 impl Quirks {
@@ -247,6 +253,7 @@ impl Quirks {
         stop_on_entry_request: None,
         only_requests: &[],
         detached_program_fate: None,
+        breakpoints_only_added: false,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.

@@ -26,6 +26,11 @@
 //!   its reader thread: the connection closes and the program is killed (exit status 1).
 //!   agentdap sends only what the capabilities list; a `dap_request` of another command ends
 //!   the run.
+//! - `setBreakpoints` only adds: each line is given to `add_line_breakpoint` and none is
+//!   deleted, so a line once set stops until the program ends, and a line set again keeps its
+//!   first condition (the second is a disabled duplicate) ([`Quirks::breakpoints_only_added`]).
+//! - The program's stdin is the process's own: with DAP on TCP, agentdap's pipe to it is free for
+//!   `send_input`.
 //! - Breakpoints are answered `verified: true` whatever the line. Stops: `stopped {reason:
 //!   "breakpoint", description: " BP - Line  <path>:<line> (call)"}`; steps answer, then `stopped
 //!   {reason: "step"}`; `stepOut` stops on the method's `end` line first (its return event), the
@@ -198,6 +203,7 @@ pub fn quirks() -> Quirks {
         stop_on_entry_request: Some("attach"),
         // 1.4.0's `server_dap.rb` dispatches these and raises `Unknown request` on any other.
         only_requests: ONLY_REQUESTS,
+        breakpoints_only_added: true,
         detached_program_fate: Some(
             "debug 1.4.0 does not survive a client leaving: the program dies (exit status 1) at its next debugger event, \
              at once or later, at a breakpoint, a pause or another client's attach (ruby/debug#622, fixed in later releases)",

@@ -182,6 +182,9 @@ impl Session {
                 if failure.as_ref().map_or(true, |_| code != ErrorCode::Disconnected) {
                     self.note_breakpoints(&path, failure.as_deref());
                 }
+                if failure.is_none() {
+                    self.note_sent_lines(&path);
+                }
                 let ignored = self.ignored_settings(&path);
                 if call.is_none() {
                     self.calls.warnings.extend(ignored.clone());
@@ -228,7 +231,20 @@ impl Session {
     /// support for is dropped or ignored, and the breakpoint stops on every hit (rdbg 1.4.0 takes
     /// a `hitCondition` without a word and ignores it).
     fn ignored_settings(&self, path: &str) -> Vec<String> {
-        let Some(caps) = self.link.client.capabilities() else { return Vec::new() };
+        let mut notes = Vec::new();
+        if let Some(kept) = self.breaks.kept_by_adapter.get(path).filter(|k| !k.is_empty()) {
+            let lines: Vec<String> = kept
+                .iter()
+                .map(|(l, c)| c.as_ref().map_or_else(|| l.to_string(), |c| format!("{l} (if {c})")))
+                .collect();
+            notes.push(format!(
+                "{} never removes or changes a breakpoint it was given (its setBreakpoints only adds): at {} line {} it still stops as first set, until the program ends",
+                self.link.adapter,
+                path.rsplit('/').next().unwrap_or(path),
+                lines.join(", ")
+            ));
+        }
+        let Some(caps) = self.link.client.capabilities() else { return notes };
         let entries = self.breaks.store.get(path);
         let lines = |has: fn(&SourceBreakpoint) -> bool| -> Vec<String> {
             entries.iter().filter(|e| has(&e.requested)).map(|e| e.requested.line.to_string()).collect()
@@ -243,7 +259,7 @@ impl Session {
             (caps.supports_log_points, "log points", "supportsLogPoints", |b| b.log_message.is_some()),
         ];
         let name = path.rsplit('/').next().unwrap_or(path);
-        checks
+        notes.extend(checks
             .into_iter()
             .filter(|(supported, ..)| !supported)
             .filter_map(|(_, what, capability, has)| {
@@ -255,8 +271,27 @@ impl Session {
                         at.join(", ")
                     )
                 })
-            })
-            .collect()
+            }));
+        notes
+    }
+
+    /// After an answered `setBreakpoints` of `path` to an adapter that only adds
+    /// (`Quirks::breakpoints_only_added`): which lines it was ever given, and which of them the
+    /// agent's set no longer has as first given (they still stop).
+    fn note_sent_lines(&mut self, path: &str) {
+        if !self.link.plan.quirks.breakpoints_only_added {
+            return;
+        }
+        let now: Vec<(u32, Option<String>)> =
+            self.breaks.store.get(path).iter().map(|e| (e.requested.line, e.requested.condition.clone())).collect();
+        let sent = self.breaks.sent_to_adapter.entry(path.to_owned()).or_default();
+        for (line, condition) in &now {
+            if !sent.iter().any(|(l, _)| l == line) {
+                sent.push((*line, condition.clone()));
+            }
+        }
+        let kept: Vec<(u32, Option<String>)> = sent.iter().filter(|s| !now.contains(s)).cloned().collect();
+        self.breaks.kept_by_adapter.insert(path.to_owned(), kept);
     }
 
     /// A breakpoints request that never went out: a tool call hears why.

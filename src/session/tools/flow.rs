@@ -140,6 +140,13 @@ impl Sessions {
                 e.requested.line == line || e.bound.as_ref().is_some_and(|b| b.verified && b.line == Some(line));
             there && plain(&e.requested)
         });
+        if !own && s.link.plan.quirks.breakpoints_only_added {
+            let msg = format!(
+                "{} never removes a breakpoint it was given, so run_to's temporary one would keep stopping at line {line}; set a breakpoint there with set_breakpoints (it stays for the whole run) and `continue`.",
+                s.link.adapter
+            );
+            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+        }
         // A conditional breakpoint (or log point) of the agent's on that very line may not stop:
         // the temporary one takes its place in the request until it goes out again.
         let conditional = set.iter().position(|e| e.requested.line == line);

@@ -160,7 +160,7 @@ impl Sessions {
         if let Some(why) = &s.host.stdin_closed {
             return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{}'s stdin is closed: {why}.", id)));
         }
-        if !s.host.terminal_console && !s.host.terminal_started {
+        if !s.host.terminal_console && !s.host.terminal_started && !s.host.stdin_is_adapters {
             return Err(ToolResult::error(
                 ErrorCode::Unsupported,
                 format!(
@@ -198,7 +198,7 @@ impl Sessions {
         if eof {
             line.push_str(", then end of input");
         }
-        if s.host.terminal_pid.is_none() {
+        if s.host.terminal_pid.is_none() && !s.host.stdin_is_adapters {
             line.push_str(" (queued: the program is not started yet)");
         }
         line.push_str(". Call `wait` or `continue` to see what it does.");

@@ -97,6 +97,7 @@ impl Sessions {
         if let Some(s) = self.slab.get_mut(key) {
             s.host.terminal_console = terminal;
             s.host.program_on_pipes = on_pipes;
+            s.host.stdin_is_adapters = s.link.plan.runtime.program_on_command_line;
             s.calls.carried_over = carried_over;
         }
         self.latest = Some(key);
