@@ -2,25 +2,36 @@
 //! driven over stdio by a tiny MCP client, next to the same operation done by a raw DAP client
 //! straight to the adapter, so agentdap's own overhead is the difference; debugpy with and without
 //! the fast path, lldb-dap when installed, js-debug when found (its raw client in
-//! `roundtrip/jsdebug.rs`); agentdap's peak RSS with 1 and 10 sessions.
+//! `roundtrip/jsdebug.rs`), rdbg when found (`roundtrip/rdbg.rs`: `$AGENTDAP_RDBG`, `rdbg` on
+//! `PATH` or the debug gem in Ruby's gem directories, as agentdap finds it), CodeLLDB when found
+//! (`roundtrip/codelldb.rs`: `$AGENTDAP_CODELLDB`, else the vendored test copy under
+//! `$AGENTDAP_DEPS`); agentdap's peak RSS with 1 and 10 sessions. An adapter that is not found
+//! prints a line saying its rows are skipped.
 //!
 //! Rows are data: [`OPS`] names each operation, its raw DAP form and its MCP tool; a tool that
-//! `tools/list` does not offer yet prints `—`. Run as a test (`cargo test --all-targets`, no
-//! `--bench` argument) it returns at once.
+//! `tools/list` does not offer yet prints `—`. The raw client sends the `launch` arguments and
+//! the `evaluate` context agentdap's recipe sends, so the difference is agentdap's own.
+//! `AGENTDAP_BENCH_ONLY=rdbg,codelldb` (the table's adapter names: `debugpy`, `lldb-dap`,
+//! `js-debug`, `rdbg`, `codelldb`) measures those blocks alone. Processes, connections and
+//! framing are in `roundtrip/peer.rs`. Run as a test
+//! (`cargo test --all-targets`, no `--bench` argument) it returns at once.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::thread;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "roundtrip/codelldb.rs"]
+mod codelldb;
 #[path = "roundtrip/jsdebug.rs"]
 mod jsdebug;
+#[path = "roundtrip/peer.rs"]
+mod peer;
+#[path = "roundtrip/rdbg.rs"]
+mod rdbg;
+
+use peer::{connect_retrying, reap, Peer};
 
 /// Round trips measured per operation (at a breakpoint, between two hits).
 const ITERS: usize = 31;
@@ -78,126 +89,6 @@ impl Samples {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Child processes with a reader thread (this is a benchmark client, not agentdap: threads are fine).
-
-struct Peer {
-    /// `None` for a TCP connection (its process is someone else's to end).
-    child: Option<Child>,
-    stdin: Option<Box<dyn Write + Send>>,
-    rx: Receiver<Value>,
-    queue: VecDeque<Value>,
-}
-
-impl Peer {
-    /// Starts `cmd`; `framed` = DAP Content-Length framing on stdout, else one JSON per line.
-    fn start(mut cmd: Command, framed: bool) -> Result<Peer, String> {
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-        let mut child = cmd.spawn().map_err(|e| format!("spawn {:?}: {e}", cmd.get_program()))?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let rx = Peer::reader(stdout, framed);
-        let stdin = child.stdin.take().map(|s| Box::new(s) as Box<dyn Write + Send>);
-        Ok(Peer { stdin, child: Some(child), rx, queue: VecDeque::new() })
-    }
-
-    /// A DAP connection over TCP (js-debug's server: one connection per session).
-    fn tcp(stream: &TcpStream) -> Result<Peer, String> {
-        let clone = |s: &TcpStream| s.try_clone().map_err(|e| format!("clone the socket: {e}"));
-        let rx = Peer::reader(clone(stream)?, true);
-        Ok(Peer { child: None, stdin: Some(Box::new(clone(stream)?)), rx, queue: VecDeque::new() })
-    }
-
-    /// A thread reading messages from `from` into the returned channel until EOF.
-    fn reader(from: impl std::io::Read + Send + 'static, framed: bool) -> Receiver<Value> {
-        let (tx, rx) = channel();
-        thread::spawn(move || {
-            let mut r = BufReader::new(from);
-            loop {
-                let msg = if framed { read_frame(&mut r) } else { read_line(&mut r) };
-                match msg {
-                    Some(v) => {
-                        if tx.send(v).is_err() {
-                            break;
-                        }
-                    }
-                    None => break,
-                }
-            }
-        });
-        rx
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let stdin = self.stdin.as_mut().ok_or("stdin closed")?;
-        stdin.write_all(bytes).and_then(|()| stdin.flush()).map_err(|e| format!("write: {e}"))
-    }
-
-    /// The first message (queued or new) for which `want` is true; others stay queued.
-    fn wait(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Result<Value, String> {
-        if let Some(i) = self.queue.iter().position(&want) {
-            return self.queue.remove(i).ok_or_else(|| "queue".to_string());
-        }
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(v) if want(&v) => return Ok(v),
-                Ok(v) => self.queue.push_back(v),
-                Err(RecvTimeoutError::Timeout) => return Err(format!("timed out waiting for {what}")),
-                Err(RecvTimeoutError::Disconnected) => return Err(format!("stream closed waiting for {what}")),
-            }
-        }
-    }
-
-    fn finish(mut self) {
-        self.stdin = None;
-        let Some(mut child) = self.child.take() else { return };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-}
-
-fn read_frame(r: &mut impl BufRead) -> Option<Value> {
-    let mut len = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse::<usize>().ok();
-            }
-        }
-    }
-    let mut body = vec![0u8; len?];
-    r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
-}
-
-fn read_line(r: &mut impl BufRead) -> Option<Value> {
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if let Ok(v) = serde_json::from_str(&line) {
-            return Some(v);
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The raw DAP client.
 
 struct Dap {
@@ -232,17 +123,45 @@ impl Dap {
     }
 }
 
-/// What differs between adapters for the raw client.
+/// What differs between adapters for the raw client once it is connected.
 struct RawTarget {
     adapter: &'static str,
-    command: fn(&Env, bool) -> Command,
+    /// The `launch` arguments agentdap's recipe sends (its launch defaults and the session's keys).
     launch: fn(&Env) -> Value,
     source: fn(&Env) -> PathBuf,
+    /// The `evaluate` context agentdap sends when the agent names none
+    /// (`RuntimeQuirks::evaluate_context` of the recipe).
+    context: &'static str,
+    /// The `setExceptionBreakpoints` filters agentdap sends before `configurationDone` (the
+    /// adapter's defaults); `None`: the raw client sends no `setExceptionBreakpoints`.
+    exception_filters: Option<&'static [&'static str]>,
 }
 
-fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round_trips: bool) -> Result<(), String> {
+/// A raw session with an adapter on stdio started by `command`.
+fn raw_session(
+    env: &Env,
+    command: Command,
+    target: &RawTarget,
+    s: &mut Samples,
+    round_trips: bool,
+) -> Result<(), String> {
     let t0 = Instant::now();
-    let mut dap = Dap { peer: Peer::start((target.command)(env, fast), true)?, seq: 0 };
+    let mut dap = Dap { peer: Peer::start(command, true)?, seq: 0 };
+    let driven = raw_drive(&mut dap, env, target, t0, s, round_trips);
+    dap.peer.finish();
+    driven
+}
+
+/// A raw session on a connected client, from `initialize` (spawn → initialize counts from
+/// `t0`) to the `disconnect` request.
+fn raw_drive(
+    dap: &mut Dap,
+    env: &Env,
+    target: &RawTarget,
+    t0: Instant,
+    s: &mut Samples,
+    round_trips: bool,
+) -> Result<(), String> {
     dap.request(
         "initialize",
         json!({"clientID": "agentdap-bench", "adapterID": target.adapter, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}),
@@ -255,6 +174,9 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
         "setBreakpoints",
         json!({"source": {"path": source}, "breakpoints": [{"line": env.break_line(&source)}]}),
     )?;
+    if let Some(filters) = target.exception_filters {
+        dap.request("setExceptionBreakpoints", json!({"filters": filters}))?;
+    }
     dap.request("configurationDone", json!({}))?;
     let stopped = dap.event("stopped")?;
     s.add("launch→breakpoint", t0);
@@ -262,22 +184,22 @@ fn raw_session(env: &Env, target: &RawTarget, fast: bool, s: &mut Samples, round
     let thread = stopped["body"]["threadId"].clone();
     if round_trips {
         for _ in 0..ITERS {
-            round_trip(&mut dap, &thread, s)?;
+            round_trip(dap, &thread, target.context, s)?;
         }
     }
     let _ = dap.request("disconnect", json!({"terminateDebuggee": true}));
-    dap.peer.finish();
     Ok(())
 }
 
-/// One round of the measured operations at a breakpoint, on the connection that owns `thread`.
-fn round_trip(dap: &mut Dap, thread: &Value, s: &mut Samples) -> Result<(), String> {
+/// One round of the measured operations at a breakpoint, on the connection that owns `thread`;
+/// `evaluate` in `context`.
+fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples) -> Result<(), String> {
     let t = Instant::now();
     let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
     s.add("stack_trace", t);
     let frame = st["body"]["stackFrames"][0]["id"].clone();
     let t = Instant::now();
-    dap.request("evaluate", json!({"expression": "acc", "frameId": frame, "context": "repl"}))?;
+    dap.request("evaluate", json!({"expression": "acc", "frameId": frame, "context": context}))?;
     s.add("evaluate", t);
     let scopes = dap.request("scopes", json!({"frameId": frame}))?;
     let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
@@ -322,6 +244,11 @@ impl Mcp {
         cmd.env("AGENTDAP_PYTHON", &env.python).env("AGENTDAP_LOG", "warn");
         if let Some(server) = &env.js_debug {
             cmd.env("AGENTDAP_JS_DEBUG", server);
+        }
+        // agentdap finds rdbg itself, as `roundtrip/rdbg.rs` does; CodeLLDB's vendored test
+        // copy is not where agentdap looks, so it is named.
+        if let Some(codelldb) = &env.codelldb {
+            cmd.env("AGENTDAP_CODELLDB", codelldb);
         }
         if !fast {
             cmd.arg("--no-debugpy-fastpath");
@@ -383,6 +310,7 @@ fn launch_args(env: &Env, adapter: &str) -> Value {
     let (program, source) = match adapter {
         "debugpy" => (env.py_target.clone(), env.py_target.clone()),
         "node" => (env.js_target.clone(), env.js_target.clone()),
+        "rdbg" => (env.rb_target.clone(), env.rb_target.clone()),
         _ => (env.c_binary.clone(), env.c_target.clone()),
     };
     json!({
@@ -476,6 +404,11 @@ struct Env {
     js_target: PathBuf,
     /// js-debug's DAP server script ([`jsdebug::find_server`]); `None` skips the js-debug rows.
     js_debug: Option<PathBuf>,
+    rb_target: PathBuf,
+    /// rdbg and the `ruby` to run it ([`rdbg::find`]); `None` skips the rdbg rows.
+    rdbg: Option<rdbg::Rdbg>,
+    /// CodeLLDB's `codelldb` ([`codelldb::find`]); `None` skips the CodeLLDB rows.
+    codelldb: Option<PathBuf>,
 }
 
 impl Env {
@@ -511,13 +444,28 @@ fn setup() -> Result<Env, String> {
     let c_target = root.join("benches/roundtrip_target.c");
     let c_binary = scratch.join("roundtrip_target");
     let mut lldb_dap = find_lldb_dap();
-    if lldb_dap.is_some() {
+    let mut codelldb = match codelldb::find(root) {
+        Ok(path) => Some(path),
+        Err(e) => {
+            eprintln!("roundtrip: {e}; codelldb rows skipped");
+            None
+        }
+    };
+    if lldb_dap.is_some() || codelldb.is_some() {
         let built = Command::new("cc").args(["-g", "-O0", "-o"]).arg(&c_binary).arg(&c_target).status();
         if !built.is_ok_and(|s| s.success()) {
-            eprintln!("roundtrip: cc failed; lldb rows skipped");
+            eprintln!("roundtrip: cc failed; lldb-dap and codelldb rows skipped");
             lldb_dap = None;
+            codelldb = None;
         }
     }
+    let rdbg = match rdbg::find() {
+        Ok(found) => Some(found),
+        Err(e) => {
+            eprintln!("roundtrip: {e}; rdbg rows skipped");
+            None
+        }
+    };
     let js_debug = match jsdebug::find_server(root) {
         Ok(server) => Some(server),
         Err(e) => {
@@ -537,29 +485,41 @@ fn setup() -> Result<Env, String> {
         lldb_dap,
         js_target: root.join("benches/roundtrip_target.js"),
         js_debug,
+        rb_target: root.join("benches/roundtrip_target.rb"),
+        rdbg,
+        codelldb,
     })
+}
+
+fn debugpy_command(env: &Env, fast: bool) -> Command {
+    let mut c = Command::new(&env.python);
+    c.args(agentdap::dap::adapters::debugpy::fastpath::adapter_args(fast));
+    c.env("PYDEVD_DISABLE_FILE_VALIDATION", "1");
+    c
+}
+
+fn lldb_command(env: &Env, _fast: bool) -> Command {
+    Command::new(env.lldb_dap.clone().unwrap_or_default())
 }
 
 const DEBUGPY: RawTarget = RawTarget {
     adapter: "debugpy",
-    command: |env, fast| {
-        let mut c = Command::new(&env.python);
-        c.args(agentdap::dap::adapters::debugpy::fastpath::adapter_args(fast));
-        c.env("PYDEVD_DISABLE_FILE_VALIDATION", "1");
-        c
-    },
     launch: |env| {
         json!({"type": "debugpy", "request": "launch", "program": env.py_target, "args": [DEBUGGEE_LOOPS],
                "console": "internalConsole", "justMyCode": true})
     },
     source: |env| env.py_target.clone(),
+    context: "repl",
+    exception_filters: None,
 };
 
 const LLDB: RawTarget = RawTarget {
     adapter: "lldb-dap",
-    command: |env, _| Command::new(env.lldb_dap.clone().unwrap_or_default()),
     launch: |env| json!({"program": env.c_binary, "args": [DEBUGGEE_LOOPS], "stopOnEntry": false}),
     source: |env| env.c_target.clone(),
+    // The lldb recipe's `evaluate_context` (`src/dap/adapters/lldb.rs`).
+    context: "watch",
+    exception_filters: None,
 };
 
 struct Block {
@@ -570,12 +530,33 @@ struct Block {
     tools: Vec<String>,
 }
 
-fn measure_raw(env: &Env, target: &RawTarget, fast: bool) -> Result<Samples, String> {
+fn measure_raw(
+    env: &Env,
+    command: fn(&Env, bool) -> Command,
+    target: &RawTarget,
+    fast: bool,
+) -> Result<Samples, String> {
     let mut s = Samples::default();
     for i in 0..STARTS {
-        raw_session(env, target, fast, &mut s, i == 0)?;
+        raw_session(env, command(env, fast), target, &mut s, i == 0)?;
     }
     Ok(s)
+}
+
+/// A raw DAP block whose sessions `session` starts itself (a TCP adapter), next to agentdap's.
+fn tcp_block(
+    env: &Env,
+    adapter: &'static str,
+    tool_adapter: &str,
+    session: impl Fn(&Env, &mut Samples, bool) -> Result<(), String>,
+) -> Block {
+    let mut s = Samples::default();
+    let raw = (0..STARTS).try_for_each(|i| session(env, &mut s, i == 0)).map(|()| s);
+    let (mcp, tools) = match measure_mcp(env, tool_adapter, true, &mut Vec::new()) {
+        Ok((s, t)) => (Ok(s), t),
+        Err(e) => (Err(e), Vec::new()),
+    };
+    Block { adapter, fastpath: "n/a", raw, mcp, tools }
 }
 
 fn measure_mcp(
@@ -677,7 +658,7 @@ fn main() {
     let mut blocks = Vec::new();
     let mut rss = Vec::new();
     for (fast, label) in [(true, "on"), (false, "off")].into_iter().filter(|_| wanted("debugpy")) {
-        let raw = measure_raw(&env, &DEBUGPY, fast);
+        let raw = measure_raw(&env, debugpy_command, &DEBUGPY, fast);
         let mut rss_here = Vec::new();
         let mcp = measure_mcp(&env, "debugpy", fast, &mut rss_here);
         if fast {
@@ -690,23 +671,23 @@ fn main() {
         blocks.push(Block { adapter: "debugpy", fastpath: label, raw, mcp, tools });
     }
     if env.lldb_dap.is_some() && wanted("lldb-dap") {
-        let raw = measure_raw(&env, &LLDB, false);
+        let raw = measure_raw(&env, lldb_command, &LLDB, false);
         let (mcp, tools) = match measure_mcp(&env, "lldb-dap", false, &mut Vec::new()) {
             Ok((s, t)) => (Ok(s), t),
             Err(e) => (Err(e), Vec::new()),
         };
         blocks.push(Block { adapter: "lldb-dap", fastpath: "n/a", raw, mcp, tools });
-    } else {
+    } else if wanted("lldb-dap") {
         eprintln!("roundtrip: lldb-dap not found (apt-get install lldb-22); lldb rows skipped");
     }
     if let Some(server) = env.js_debug.as_ref().filter(|_| wanted("js-debug")) {
-        let mut s = Samples::default();
-        let raw = (0..STARTS).try_for_each(|i| jsdebug::raw_session(&env, server, &mut s, i == 0)).map(|()| s);
-        let (mcp, tools) = match measure_mcp(&env, "node", true, &mut Vec::new()) {
-            Ok((s, t)) => (Ok(s), t),
-            Err(e) => (Err(e), Vec::new()),
-        };
-        blocks.push(Block { adapter: "js-debug", fastpath: "n/a", raw, mcp, tools });
+        blocks.push(tcp_block(&env, "js-debug", "node", |env, s, rt| jsdebug::raw_session(env, server, s, rt)));
+    }
+    if let Some(found) = env.rdbg.as_ref().filter(|_| wanted("rdbg")) {
+        blocks.push(tcp_block(&env, "rdbg", "rdbg", |env, s, rt| rdbg::raw_session(env, found, s, rt)));
+    }
+    if let Some(path) = env.codelldb.as_ref().filter(|_| wanted("codelldb")) {
+        blocks.push(tcp_block(&env, "codelldb", "codelldb", |env, s, rt| codelldb::raw_session(env, path, s, rt)));
     }
     if wanted("debugpy") {
         match many_sessions(&env) {

