@@ -6,5 +6,6 @@
 
 pub mod child;
 pub mod files;
+pub mod net;
 pub mod spawn;
 pub mod watchdog;

@@ -234,7 +234,10 @@ impl Server {
                     self.close_stream(key, true, now);
                     break;
                 }
-                Ok(n) => self.sessions.on_adapter_bytes(session, &buf[..n], now),
+                Ok(n) => {
+                    crate::os::net::quick_ack(stream);
+                    self.sessions.on_adapter_bytes(session, &buf[..n], now)
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     sio.readable = false;
                     break;
