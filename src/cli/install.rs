@@ -359,10 +359,11 @@ pub fn run(adapter: &str) -> u8 {
         AdapterKind::Rdbg => package_adapter(kind.name(), rdbg::find(&RealHost).ok().map(|f| f.rdbg), rdbg::INSTALL),
         AdapterKind::Gdb => match gdb_without_dap() {
             Some(why) => {
-                println!(
+                let head = format!(
                     "{why}; agentdap does not run package managers. Install gdb {} or newer with:",
                     gdb::DAP_SINCE
-                ); // stdout-ok
+                );
+                println!("{head}"); // stdout-ok
                 println!("  {}   (Debian 13, Ubuntu 24.04 and later ship one)", gdb::INSTALL); // stdout-ok
                 1
             }
@@ -373,9 +374,9 @@ pub fn run(adapter: &str) -> u8 {
             Err(_) => {
                 println!("netcoredbg is in no package registry agentdap uses and agentdap downloads nothing; fetch Samsung/netcoredbg's release {} and unpack it where agentdap looks with:", netcoredbg::RELEASE); // stdout-ok
                 println!("  {}", netcoredbg::install_command(&RealHost)); // stdout-ok
-                println!(
-                    "The program also needs .NET (`dotnet`): https://learn.microsoft.com/dotnet/core/install/linux"
-                ); // stdout-ok
+                let dotnet =
+                    "The program also needs .NET (`dotnet`): https://learn.microsoft.com/dotnet/core/install/linux";
+                println!("{dotnet}"); // stdout-ok
                 1
             }
         },

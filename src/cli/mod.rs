@@ -67,7 +67,8 @@ pub const SUBCOMMANDS: &[Subcommand] = &[
         name: "doctor",
         usage: "doctor",
         help: "which debug adapters would be used (path, version, why), install commands for the rest",
-        details: "For every recipe (debugpy, lldb-dap, Delve, js-debug (node), rdbg, CodeLLDB, gdb, netcoredbg) and every\n\
+        details:
+            "For every recipe (debugpy, lldb-dap, Delve, js-debug (node), rdbg, CodeLLDB, gdb, netcoredbg) and every\n\
                   adapter of the config file: what the server would start (path, version, the rule or variable that\n\
                   chose it, the command line), or the exact install command. Always exits 0.",
     },
