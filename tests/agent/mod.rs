@@ -275,3 +275,34 @@ impl Drop for Reap {
         let _ = self.0.wait();
     }
 }
+
+/// Running processes (zombies excluded) whose environment has `var=mark` or whose command line
+/// names `dir`, as "pid command line", except those `skip` names: what one test started, found
+/// by the marker it gave (tests/node, tests/ruby).
+pub fn marked_processes(var: &str, mark: &str, dir: &Path, skip: impl Fn(Pid) -> bool) -> Vec<String> {
+    let env_entry = format!("{var}={mark}");
+    let dir = dir.to_string_lossy().into_owned();
+    let me = std::process::id() as Pid;
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return out };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<Pid>().ok()) else { continue };
+        if pid == me || skip(pid) || !alive(pid) {
+            continue;
+        }
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let in_env = environ.split(|&b| b == 0).any(|e| e == env_entry.as_bytes());
+        if in_env || cmd.contains(&dir) {
+            out.push(format!("{pid} {}", cmd.trim_end()));
+        }
+    }
+    out
+}
+
+/// The location of a result's stop: (path, line, function).
+pub fn stop_at(r: &Value) -> (Value, Value, Value) {
+    let l = &r["stop"]["location"];
+    (l["path"].clone(), l["line"].clone(), l["function"].clone())
+}

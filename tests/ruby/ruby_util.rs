@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use crate::agent::{self, Agent};
 use agentdap::os::spawn::Pid;
-use serde_json::Value;
 
 /// Set in agentdap's environment, so inherited by rdbg and the program (one process); unique
 /// per test.
@@ -111,32 +110,10 @@ impl Drop for Ruby {
     }
 }
 
-/// Running processes (zombies excluded) whose environment has `MARK_VAR=mark` or whose command
-/// line names `dir`, as "pid command line", except those `skip` names.
+/// This test binary's processes: those whose environment has `MARK_VAR=mark` or whose command
+/// line names `dir`, except those `skip` names (`agent::marked_processes`).
 pub fn marked(mark: &str, dir: &Path, skip: impl Fn(Pid) -> bool) -> Vec<String> {
-    let env_entry = format!("{MARK_VAR}={mark}");
-    let dir = dir.to_string_lossy().into_owned();
-    let me = std::process::id() as Pid;
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return out };
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<Pid>().ok()) else { continue };
-        if pid == me || skip(pid) || !agent::alive(pid) {
-            continue;
-        }
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let in_env = environ.split(|&b| b == 0).any(|e| e == env_entry.as_bytes());
-        if in_env || cmd.contains(&dir) {
-            out.push(format!("{pid} {}", cmd.trim_end()));
-        }
-    }
-    out
+    agent::marked_processes(MARK_VAR, mark, dir, skip)
 }
 
-/// The location of a result's stop: (path, line, function).
-pub fn stop_at(r: &Value) -> (Value, Value, Value) {
-    let l = &r["stop"]["location"];
-    (l["path"].clone(), l["line"].clone(), l["function"].clone())
-}
+pub use crate::agent::stop_at;
