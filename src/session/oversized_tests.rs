@@ -84,7 +84,9 @@ fn a_result_text_over_the_cap_says_how_much_was_cut_and_keeps_its_last_lines() {
 
 #[test]
 fn rdbg_1_4_0_refusing_a_frame_is_an_error_not_a_string_value() {
-    let refusal = json!({"result": "Error: Can not evaluate on this frame", "type": "String", "variablesReference": 0});
+    // As rdbg 1.4.0 sends it: Ruby's inspection of the string, quotes included (its DAP log).
+    let refusal =
+        json!({"result": "\"Error: Can not evaluate on this frame\"", "type": "String", "variablesReference": 2});
     let mut rig = stopped(AdapterKind::Rdbg, hostile_frames(), refusal);
     let call = rig.call(|s, key, call, now| s.evaluate(key, "n".into(), Target::default(), None, call, now));
     let out = rig.answered(call);

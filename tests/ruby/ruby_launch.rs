@@ -149,3 +149,29 @@ fn send_input_feeds_the_programs_stdin_and_eof_ends_it() {
     assert_eq!(lines_of(&out, "stdout"), ["hello Ada", "hello Grace", "rest=8"], "{}", out.text);
     n.finish();
 }
+
+/// A `pause` lands in `[C] Kernel#sleep`, a frame rdbg 1.4.0 cannot evaluate in: it answers the
+/// string `"Error: Can not evaluate on this frame"`, which agentdap reports as an error with a
+/// hint (`RuntimeQuirks::evaluate_refusals`), never as the value of `i`; the Ruby frame below
+/// evaluates.
+#[test]
+fn evaluate_in_a_c_frame_is_an_error_and_the_ruby_frame_answers() {
+    let mut n = Ruby::start("cframe");
+    let p = n.copy("sleeper.rb");
+    let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": 500}));
+    assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+    let r = n.a.ok("pause", json!({"wait_ms": START}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let stack = n.a.ok("stack_trace", json!({}));
+    let frames = stack.s["frames"].as_array().cloned().unwrap_or_default();
+    assert!(frames[0]["function"].as_str().is_some_and(|f| f.starts_with("[C] ")), "{}", stack.text);
+    let e = n.a.call("evaluate", json!({"expression": "i"}));
+    assert!(e.is_error, "{}", e.text);
+    assert!(e.text.contains("could not evaluate `i` in this frame"), "{}", e.text);
+    let ruby = frames.iter().find(|f| !f["function"].as_str().unwrap_or("[C]").starts_with("[C]")).cloned();
+    let frame = ruby.map(|f| f["frame"].clone()).unwrap_or_default();
+    let e = n.a.ok("evaluate", json!({"expression": "i > 0", "frame": frame}));
+    assert_eq!(e.s["value"], json!("true"), "{}", e.text);
+    n.a.ok("disconnect", json!({}));
+    n.finish();
+}

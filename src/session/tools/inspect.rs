@@ -634,9 +634,11 @@ impl Session {
         let value = j.get("preview").or_else(|| j.get("value")).and_then(Value::as_str).unwrap_or("").to_owned();
         let raw = body.get("result").and_then(Value::as_str).unwrap_or("");
         let runtime = &self.link.plan.runtime;
-        if runtime.evaluate_refusals.contains(&raw) {
+        // rdbg 1.4.0 sends the refusal as Ruby's inspection of the string, quotes included.
+        let unquoted = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
+        if runtime.evaluate_refusals.contains(&unquoted) {
             let msg = format!(
-                "{} could not evaluate `{expression}` in this frame: it answered {raw:?} (the frame has no binding to evaluate in, like a C method's); pass `frame` of a frame in the program's own code (`stack_trace` lists them).",
+                "{} could not evaluate `{expression}` in this frame: it answered {unquoted:?} (the frame has no binding to evaluate in, like a C method's); pass `frame` of a frame in the program's own code (`stack_trace` lists them).",
                 self.link.adapter
             );
             return ToolResult::error(ErrorCode::AdapterError, msg);
