@@ -136,6 +136,13 @@ fn send_input_feeds_the_programs_stdin_and_eof_ends_it() {
     let b = n.a.ok("set_breakpoints", json!({"path": p, "breakpoints": []}));
     assert!(b.text.contains("never removes or changes a breakpoint it was given"), "{}", b.text);
     assert!(b.text.contains("at ask.rb line 3 it still stops"), "{}", b.text);
+    let list = n.a.ok("breakpoints", json!({}));
+    assert!(
+        list.text.contains("ask.rb:3 still set in rdbg (it never removes a breakpoint it was given)"),
+        "{}",
+        list.text
+    );
+    assert_eq!(list.s["kept_by_adapter"][0]["line"], json!(3), "{}", list.s);
     n.a.ok("send_input", json!({"text": "Grace\nand more", "eof": true}));
     let r = n.a.ok("continue", json!({"wait_ms": START}));
     assert_eq!(stop_at(&r.s).1, json!(3), "{}", r.text);

@@ -147,18 +147,20 @@ struct SessionArgs {
 
 fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: SessionArgs = parse_args(args)?;
-    let store = match a.session.as_deref() {
+    let session = match a.session.as_deref() {
         Some(id) => {
             let k = cx.sessions.resolve(Some(id))?;
-            cx.sessions.get(k).map(|s| (Some(s.id.clone()), &s.breaks.store))
+            Some(
+                cx.sessions
+                    .get(k)
+                    .ok_or_else(|| ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."))?,
+            )
         }
-        None => match cx.sessions.resolve(None).ok().and_then(|k| cx.sessions.get(k)) {
-            Some(s) => Some((Some(s.id.clone()), &s.breaks.store)),
-            None => Some((None, &cx.sessions.pending_breakpoints)),
-        },
+        None => cx.sessions.resolve(None).ok().and_then(|k| cx.sessions.get(k)),
     };
-    let Some((id, store)) = store else {
-        return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+    let (id, store) = match session {
+        Some(s) => (Some(s.id.clone()), &s.breaks.store),
+        None => (None, &cx.sessions.pending_breakpoints),
     };
     let mut text = String::new();
     let mut files = Vec::new();
@@ -180,6 +182,23 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
         }
         files.push(json!({"path": path, "breakpoints": crate::session::breakpoints_json(set)}));
     }
+    // An adapter whose setBreakpoints only adds (`Quirks::breakpoints_only_added`) still stops
+    // at lines the agent's sets left out.
+    let mut kept_json = Vec::new();
+    if let Some(s) = session {
+        let mut kept: Vec<_> = s.breaks.kept_by_adapter.iter().filter(|(_, k)| !k.is_empty()).collect();
+        kept.sort();
+        for (path, lines) in kept {
+            for (line, condition) in lines {
+                let cond = condition.as_ref().map(|c| format!(" if {c}")).unwrap_or_default();
+                text.push_str(&format!(
+                    "{path}:{line}{cond} still set in {} (it never removes a breakpoint it was given)\n",
+                    s.link.adapter
+                ));
+                kept_json.push(json!({"path": path, "line": line, "condition": condition}));
+            }
+        }
+    }
     let functions = store.functions();
     for e in functions {
         let options = e.requested.options_text();
@@ -189,6 +208,9 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
         text = "no breakpoints".into();
     }
     let mut structured = json!({"files": files});
+    if !kept_json.is_empty() {
+        structured["kept_by_adapter"] = kept_json.into();
+    }
     if !functions.is_empty() {
         structured["functions"] = functions_json(functions);
     }
