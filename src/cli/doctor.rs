@@ -83,6 +83,7 @@ pub fn report() -> String {
         };
         let configured = entry.is_some_and(|e| e.command.is_some());
         let mut row = match kind {
+            AdapterKind::Debugpy | AdapterKind::Rdbg if configured => configured_row(kind, &config),
             AdapterKind::Debugpy => debugpy_row(data.as_deref()),
             AdapterKind::Lldb => tool_row(
                 kind.name(),
@@ -396,6 +397,27 @@ fn node_row(config: &Config) -> Row {
         }
     }
     row
+}
+
+/// A recipe whose executable the config file names (`command`), for the rows that otherwise
+/// search for it themselves (debugpy, rdbg): what the server would resolve, exactly as `launch`
+/// does (`adapters::recipe_with_command`).
+fn configured_row(kind: AdapterKind, config: &Config) -> Row {
+    let name = kind.name().to_owned();
+    let command = config::command_of(config.override_of(kind));
+    let input = ResolveInput { js_debug: config.js_debug.as_deref(), ..ResolveInput::default() };
+    match adapters::recipe_with_command(kind, None, input, command, &RealHost) {
+        Ok(recipe) => Row {
+            name,
+            found: true,
+            summary: format!("{} (from the config file)", std::path::Path::new(&recipe.command.program).display()),
+            notes: Vec::new(),
+        },
+        Err(AdapterError::NotFound { detail, install, .. }) => {
+            Row { name, found: false, summary: detail, notes: vec![format!("install: {install}")] }
+        }
+        Err(e) => Row { name, found: false, summary: e.to_string(), notes: Vec::new() },
+    }
 }
 
 /// CodeLLDB (opt-in: `adapter: "codelldb"`): which `codelldb` the server would run and why, with

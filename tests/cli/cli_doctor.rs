@@ -90,7 +90,8 @@ fn doctor_reads_the_config_file_the_flag_names() {
     std::fs::write(&codelldb, "#!/bin/sh\nexit 0\n").expect("write");
     std::fs::set_permissions(&codelldb, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     let config = scratch.0.join("config.json");
-    let entry = serde_json::json!({"adapters": {"codelldb": {"command": codelldb}}});
+    let entry =
+        serde_json::json!({"adapters": {"codelldb": {"command": codelldb}, "rdbg": {"command": "/nonexistent/rdbg"}}});
     std::fs::write(&config, entry.to_string()).expect("write config");
     let out = bare(&scratch, &["--config", &config.to_string_lossy(), "doctor"]);
     let report = text(&out.stdout);
@@ -101,6 +102,13 @@ fn doctor_reads_the_config_file_the_flag_names() {
         "{report}"
     );
     assert!(row.contains("overridden by the config file"), "{report}");
+    // What `launch` would answer for it, not the search a recipe does without the entry.
+    let rdbg = self::row(&report, "rdbg").join("\n");
+    assert!(
+        rdbg.contains(" missing ")
+            && rdbg.contains("the config file's command /nonexistent/rdbg is not a file rdbg can run"),
+        "{report}"
+    );
     let out = bare(&scratch, &["--config", "/nonexistent/agentdap.json", "doctor"]);
     let report = text(&out.stdout);
     assert!(report.contains("cannot read config file /nonexistent/agentdap.json"), "{report}");

@@ -551,7 +551,17 @@ pub fn recipe_with_command(
     let Some(command) = command else { return recipe_for_program(kind, program, input, host) };
     let variable = kind.command_variable();
     let named = CommandHost { inner: host, variable, command };
-    let mut recipe = recipe_for_program(kind, program, input, &named)?;
+    let mut recipe = recipe_for_program(kind, program, input, &named).map_err(|e| match e {
+        // The variable was the config file's `command` passed on: say what the user wrote.
+        AdapterError::NotFound { adapter, detail, install } if variable.is_some_and(|v| detail.contains(v)) => {
+            AdapterError::NotFound {
+                adapter,
+                detail: format!("the config file's command {} is not a file {adapter} can run", command.display()),
+                install,
+            }
+        }
+        other => other,
+    })?;
     if variable.is_none() {
         recipe.command.program = command.as_os_str().to_owned();
     }
