@@ -104,11 +104,12 @@ mod tests {
             Recipe { command: AdapterCommand { program: plain.command.program.clone(), ..r.command.clone() }, ..r },
             plain
         );
-        // Not an executable: the recipe says so, as for its own variable.
+        // Not an executable: checked as the recipe checks its own variable, and named as the
+        // config file's command (the variable was never set by the user).
         let missing = resolve(&entry(r#"{"adapters": {"lldb": {"command": "/nope/lldb-dap"}}}"#), &host);
         assert_eq!(
             missing.err().as_deref(),
-            Some("lldb: AGENTDAP_LLDB_DAP = \"/nope/lldb-dap\" is not an executable; install it with: apt-get install lldb-22")
+            Some("lldb: the config file's command /nope/lldb-dap is not a file lldb can run; install it with: apt-get install lldb-22")
         );
     }
 
