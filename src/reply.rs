@@ -90,7 +90,7 @@ impl ToolResult {
     pub fn to_value(&self) -> Value {
         let mut v = json!({
             "content": [{"type": "text", "text": capped(&self.text)}],
-            "structuredContent": self.structured,
+            "structuredContent": capped_structured(&self.structured),
         });
         if self.is_error {
             crate::jsonrpc::insert(&mut v, "isError", Value::Bool(true));
@@ -124,6 +124,61 @@ fn capped(text: &str) -> std::borrow::Cow<'_, str> {
         &text[tail_start..]
     )
     .into()
+}
+
+/// Most bytes of `structuredContent` (estimated: its strings plus a little per value); each
+/// tool stays far below it, so this only catches what an adapter made oversized.
+pub const MAX_STRUCTURED_BYTES: usize = 256 * 1024;
+
+/// `structured` within bounds: every string cut to [`MAX_TEXT_CHARS`] (with `…`), and a whole
+/// that is still over [`MAX_STRUCTURED_BYTES`] replaced by what it was and why it is not shown
+/// (its `session`, `state` and `revision` kept). Copies only what needs cutting.
+fn capped_structured(structured: &Value) -> std::borrow::Cow<'_, Value> {
+    fn size(v: &Value) -> (usize, bool) {
+        match v {
+            Value::String(s) => (s.len() + 2, s.chars().count() > MAX_TEXT_CHARS),
+            Value::Array(a) => a.iter().map(size).fold((2, false), |(n, l), (m, k)| (n + m + 1, l || k)),
+            Value::Object(o) => o
+                .iter()
+                .map(|(k, v)| (k.len() + 4, size(v)))
+                .fold((2, false), |(n, l), (kn, (m, k))| (n + kn + m, l || k)),
+            _ => (8, false),
+        }
+    }
+    fn clip(v: &mut Value) {
+        match v {
+            Value::String(s) if s.chars().count() > MAX_TEXT_CHARS => {
+                let end = s.char_indices().nth(MAX_TEXT_CHARS).map_or(s.len(), |(i, _)| i);
+                s.truncate(end);
+                s.push('…');
+            }
+            Value::Array(a) => a.iter_mut().for_each(clip),
+            Value::Object(o) => o.values_mut().for_each(clip),
+            _ => {}
+        }
+    }
+    let (bytes, long) = size(structured);
+    if !long && bytes <= MAX_STRUCTURED_BYTES {
+        return std::borrow::Cow::Borrowed(structured);
+    }
+    let mut v = structured.clone();
+    clip(&mut v);
+    let (bytes, _) = size(&v);
+    if bytes <= MAX_STRUCTURED_BYTES {
+        return std::borrow::Cow::Owned(v);
+    }
+    let mut summary = serde_json::Map::new();
+    for key in ["session", "state", "revision"] {
+        if let Some(kept) = v.get(key) {
+            summary.insert(key.into(), kept.clone());
+        }
+    }
+    summary.insert("structured_cut".into(), true.into());
+    summary.insert(
+        "note".into(),
+        format!("structuredContent was about {bytes} bytes, over agentdap's {MAX_STRUCTURED_BYTES}: the adapter's answer was oversized; the text says what it held").into(),
+    );
+    std::borrow::Cow::Owned(Value::Object(summary))
 }
 
 impl ErrorCode {

@@ -172,3 +172,25 @@ fn a_refused_resume_leaves_the_stop_where_it_was() {
     let out = rig.answered(call);
     assert!(out.text.starts_with("s1 stopped (breakpoint) at t.rb:4 in tick()"), "{}", out.text);
 }
+
+#[test]
+fn structured_content_is_cut_like_the_text() {
+    let one = ToolResult::ok("t", json!({"session": "s1", "stop": {"description": "d".repeat(1_000_000)}}));
+    let v = one.to_value();
+    let d = v["structuredContent"]["stop"]["description"].as_str().unwrap_or_default();
+    assert_eq!(d.chars().count(), MAX_TEXT_CHARS + 1, "cut, with its …");
+    assert!(d.ends_with('…'));
+
+    let many: Vec<Value> = (0..100).map(|i| json!({"id": i, "name": "n".repeat(19_000)})).collect();
+    let v = ToolResult::ok("t", json!({"session": "s1", "state": "stopped", "threads": many})).to_value();
+    let s = &v["structuredContent"];
+    assert_eq!(
+        (s["session"].clone(), s["state"].clone(), s["structured_cut"].clone()),
+        (json!("s1"), json!("stopped"), json!(true)),
+        "{s}"
+    );
+    assert!(s["threads"].is_null());
+
+    let small = json!({"session": "s1", "value": "42"});
+    assert_eq!(ToolResult::ok("t", small.clone()).to_value()["structuredContent"], small);
+}

@@ -34,7 +34,7 @@ fn config_json() -> Value {
         "fake-liar-cap": liar("67108865"), "fake-liar-12": liar("999999999999"),
         "fake-liar-13": liar("1099511627776"), "fake-liar-30": liar(&"9".repeat(30)),
         "fake-liar-zeros": liar(&format!("{}67108865", "0".repeat(40))),
-        "fake-odd": entry("odd"),
+        "fake-odd": entry("odd"), "fake-bigline": entry("bigline"),
         "fake-flood": json!({"command": python, "args": [script, "flood", "30000"]}),
         "fake-liar-60m": liar("60000000"), "fake-liar-at-cap": liar("67108864"),
     }})
@@ -150,6 +150,24 @@ fn an_adapter_crash_mid_session_fails_the_wait_with_its_stderr() {
     assert_eq!(a.session("s1")["state"], json!("terminated"));
     let r = a.ok("launch", json!({"program": fixture("prog.fake"), "adapter": "fake"}));
     assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+}
+
+/// One `output` event of 100,000 characters is one entry over `output`'s 19,000 bytes of text:
+/// it is cut, in the text and in `structuredContent` alike, and the result says how big it was
+/// (the breaker's report: a 3 MB line went out whole); the next read goes on after it.
+#[test]
+fn one_output_entry_longer_than_a_result_is_cut_and_said_to_be() {
+    let (mut a, _dir) = with_config_flag("bigline");
+    a.ok("launch", json!({"program": fixture("prog.fake"), "adapter": "fake-bigline"}));
+    let r = a.ok("continue", json!({}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    assert!(r.text.len() < 20_000, "{}", r.text.len());
+    let out = a.ok("output", json!({"category": "stdout", "limit": 1}));
+    let first = out.s["entries"][0]["text"].as_str().unwrap_or_default();
+    assert!(first.len() == 19_000 && first.starts_with("xxx"), "{} bytes", first.len());
+    assert!(out.text.contains("is 100001 bytes, cut to its first 19000"), "{}", &out.text[..out.text.len().min(300)]);
+    let rest = a.ok("output", json!({"category": "stdout", "since": out.s["next_cursor"]}));
+    assert!(rest.text.contains("hello from fake"), "{}", rest.text);
 }
 
 /// A frame claiming a body over the 64 MiB cap ends trust in the connection, whatever the claim

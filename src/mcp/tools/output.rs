@@ -79,11 +79,32 @@ fn output(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
         size += e.text.len();
         taken.push(*e);
     }
+    // One entry alone over the cap (one line of megabytes) is cut, and the result says so.
+    let oversized = taken.first().filter(|e| taken.len() == 1 && e.text.len() > MAX_TEXT).map(|e| {
+        let mut end = MAX_TEXT;
+        while !e.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        (e.index, e.text.len(), &e.text[..end])
+    });
     // One category reads as printed; all of them are labelled per line (`output::join`).
-    let text = crate::session::output::join(taken.iter().copied(), category.is_none());
-    let entries: Vec<Value> =
-        taken.iter().map(|e| json!({"index": e.index, "category": e.category.as_str(), "text": e.text})).collect();
+    let text = match oversized {
+        Some((_, _, cut)) => format!("{cut}…"),
+        None => crate::session::output::join(taken.iter().copied(), category.is_none()),
+    };
+    let entries: Vec<Value> = taken
+        .iter()
+        .map(|e| {
+            let text = oversized.filter(|(i, ..)| *i == e.index).map_or(e.text.as_str(), |(_, _, cut)| cut);
+            json!({"index": e.index, "category": e.category.as_str(), "text": text})
+        })
+        .collect();
     let mut head = format!("{} output: {} entries, next cursor {next}", s.id, entries.len());
+    if let Some((index, bytes, _)) = oversized {
+        head.push_str(&format!(
+            "; entry {index} is {bytes} bytes, cut to its first {MAX_TEXT} (the rest cannot be read through `output`)"
+        ));
+    }
     let (evicted, evicted_bytes) = s.output.evicted();
     if read.dropped > 0 {
         head.push_str(&format!(
