@@ -92,7 +92,12 @@ impl Session {
                     || self.output.has_partial()
                     || w.output_cursor.is_some_and(|c| self.output.cursor() > c)
             }
-            Until::Attached => stopped || child_stopped || self.run.state == RunState::Running,
+            // An adapter whose `attach` stops the program (`Quirks::stop_on_entry_request` is
+            // `attach`: rdbg 1.4.0 pauses it) is attached once it reports that stop.
+            Until::Attached => {
+                let stops = self.link.plan.quirks.stop_on_entry_request == Some("attach");
+                stopped || child_stopped || (self.run.state == RunState::Running && !stops)
+            }
         }
     }
 

@@ -57,9 +57,9 @@ fn attach_to_rdbg_open_stops_at_a_breakpoint_and_detach_leaves_it_to_rdbg() {
                       "breakpoints": [{"path": p, "line": 4}], "wait_ms": START});
     let r = n.a.ok("attach", args);
     assert_eq!((r.s["session"].clone(), r.s["adapter"].clone()), (json!("s1"), json!("rdbg")), "{}", r.text);
-    // An attach answers at once; rdbg 1.4.0 then pauses the program (`stopped {reason: pause}`),
-    // and the breakpoint is the next stop.
-    let r = if r.s["state"] == json!("stopped") { r } else { n.a.ok("wait", json!({"for": "stop", "wait_ms": START})) };
+    // rdbg 1.4.0's `attach` pauses the program (`stopped {reason: pause}`): the attach answers
+    // with that stop, not `running` a moment before it; the breakpoint is the next stop.
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
     assert_eq!(r.s["stop"]["reason"], json!("pause"), "{}", r.text);
     let r = n.a.ok("continue", json!({}));
     assert_eq!(r.s["stop"]["reason"], json!("breakpoint"), "{}", r.text);
