@@ -27,6 +27,10 @@ fn attached_then_disconnected(kind: AdapterKind, terminate: Option<bool>) -> (Ri
     let plan = super::AdapterPlan { request: "attach", ..plan(kind, json!({}), None) };
     let start = AttachStart { target: "127.0.0.1:5678".into(), ..AttachStart::default() };
     let attach = rig.attach(plan, start);
+    if kind == AdapterKind::Rdbg {
+        // rdbg 1.4.0's `attach` pauses the program; the attach answers with that stop.
+        rig.event("stopped", json!({"reason": "pause", "threadId": 1}));
+    }
     let out = rig.answered(attach);
     assert!(!out.is_error, "{}", out.text);
     let call = rig.call(|s, key, call, now| s.disconnect(key, terminate, call, now));
@@ -87,6 +91,7 @@ fn a_request_rdbg_1_4_0_does_not_know_is_refused_before_it_can_end_the_program()
     let plan = super::AdapterPlan { request: "attach", ..plan(AdapterKind::Rdbg, json!({}), None) };
     let start = AttachStart { target: "127.0.0.1:5678".into(), ..AttachStart::default() };
     let attach = rig.attach(plan, start);
+    rig.event("stopped", json!({"reason": "pause", "threadId": 1}));
     assert!(!rig.answered(attach).is_error);
     let call =
         rig.call(|s, key, call, now| s.dap_request(key, "exceptionInfo", Some(json!({"threadId": 1})), call, now));
