@@ -302,7 +302,7 @@ fn the_xdg_config_is_used_and_unknown_names_list_custom_adapters() {
     });
     let r = a.call("launch", json!({"program": fixture("prog.fake"), "adapter": "nope"}));
     assert_eq!((r.is_error, r.code()), (true, "invalid_argument"), "{}", r.text);
-    assert!(r.text.contains("custom adapters from the config file: fake, fake-c05"), "{}", r.text);
+    assert!(r.text.contains("custom adapters from the config file: fake, fake-bigline, fake-c05"), "{}", r.text);
     let r = a.ok("launch", json!({"program": fixture("prog.fake")}));
     assert_eq!(r.s["adapter"], json!("fake"), "{}", r.text);
 }
