@@ -127,10 +127,13 @@ impl Server {
                 }
                 Step::Failed(error) => {
                     let msg = if sio.process.is_none() {
+                        let addr = sio.connector.addr();
                         format!(
-                            "nothing accepted a DAP connection at {} ({error}); start the program under a debug server first (e.g. `python -m debugpy --listen {} your_program.py`) or check the host and port",
-                            sio.connector.addr().map_or_else(|| "the given address".to_owned(), |a| a.to_string()),
-                            sio.connector.addr().map_or_else(|| "HOST:PORT".to_owned(), |a| a.to_string()),
+                            "nothing accepted a DAP connection at {} ({error}); start the program under a debug server first (e.g. `python -m debugpy --listen {} your_program.py`, or `rdbg --open --port {} --host {} -- your_program.rb`) or check the host and port",
+                            addr.map_or_else(|| "the given address".to_owned(), |a| a.to_string()),
+                            addr.map_or_else(|| "HOST:PORT".to_owned(), |a| a.to_string()),
+                            addr.map_or_else(|| "PORT".to_owned(), |a| a.port().to_string()),
+                            addr.map_or_else(|| "HOST".to_owned(), |a| a.ip().to_string()),
                         )
                     } else {
                         format!("cannot connect to the adapter: {error}")

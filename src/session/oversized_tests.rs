@@ -194,3 +194,14 @@ fn structured_content_is_cut_like_the_text() {
     let small = json!({"session": "s1", "value": "42"});
     assert_eq!(ToolResult::ok("t", small.clone()).to_value()["structuredContent"], small);
 }
+
+#[test]
+fn an_expression_that_spells_rdbgs_refusal_is_a_value() {
+    let literal = "'Error: Can not evaluate on this frame'";
+    let answer =
+        json!({"result": "\"Error: Can not evaluate on this frame\"", "type": "String", "variablesReference": 2});
+    let mut rig = stopped(AdapterKind::Rdbg, hostile_frames(), answer);
+    let call = rig.call(|s, key, call, now| s.evaluate(key, literal.into(), Target::default(), None, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+}

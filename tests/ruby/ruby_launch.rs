@@ -191,3 +191,22 @@ fn evaluate_in_a_c_frame_is_an_error_and_the_ruby_frame_answers() {
     n.a.ok("disconnect", json!({}));
     n.finish();
 }
+
+/// The lines rdbg 1.4.0 keeps after a set dropped them die with its process: a `restart` runs a
+/// new one holding only the current set, so neither its result nor `breakpoints` says they still
+/// stop (the re-checker's report), and the program runs past them.
+#[test]
+fn a_restart_forgets_the_lines_the_old_rdbg_kept() {
+    let mut n = Ruby::start("restart");
+    let p = n.copy(PROGRAM);
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 3}], "wait_ms": START}));
+    assert_eq!(stop_at(&r.s).1, json!(3), "{}", r.text);
+    let b = n.a.ok("set_breakpoints", json!({"path": p, "breakpoints": []}));
+    assert!(b.text.contains("still stops"), "{}", b.text);
+    let r = n.a.ok("restart", json!({"wait_ms": START}));
+    assert_eq!(r.s["exit_code"], json!(3), "ran past line 3: {}", r.text);
+    assert!(!r.text.contains("still stops"), "{}", r.text);
+    let list = n.a.ok("breakpoints", json!({}));
+    assert!(!list.text.contains("still set"), "{}", list.text);
+    n.finish();
+}

@@ -185,7 +185,7 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     // An adapter whose setBreakpoints only adds (`Quirks::breakpoints_only_added`) still stops
     // at lines the agent's sets left out.
     let mut kept_json = Vec::new();
-    if let Some(s) = session {
+    if let Some(s) = session.filter(|s| !s.run.state.is_over()) {
         let mut kept: Vec<_> = s.breaks.kept_by_adapter.iter().filter(|(_, k)| !k.is_empty()).collect();
         kept.sort();
         for (path, lines) in kept {

@@ -578,6 +578,10 @@ impl Session {
         self.link.relaunched();
         self.run.failure = None;
         self.run.ended_by_agentdap = false;
+        // A new adapter process holds only what this run sends it (rdbg's kept lines die with
+        // the old one: `Quirks::breakpoints_only_added`).
+        self.breaks.kept_by_adapter.clear();
+        self.breaks.sent_to_adapter.clear();
         self.run.top_frame = None;
         self.run.resume_unacked = false;
         self.breaks.entry_breakpoint = false;

@@ -636,7 +636,8 @@ impl Session {
         let runtime = &self.link.plan.runtime;
         // rdbg 1.4.0 sends the refusal as Ruby's inspection of the string, quotes included.
         let unquoted = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
-        if runtime.evaluate_refusals.contains(&unquoted) {
+        // An expression that itself spells the words (a string literal) answers them as its value.
+        if runtime.evaluate_refusals.contains(&unquoted) && !expression.contains(unquoted) {
             let msg = format!(
                 "{} could not evaluate `{expression}` in this frame: it answered {unquoted:?} (the frame has no binding to evaluate in, like a C method's); pass `frame` of a frame in the program's own code (`stack_trace` lists them).",
                 self.link.adapter
