@@ -108,7 +108,17 @@ pub fn parse(name: &str, args: impl IntoIterator<Item = OsString>) -> Result<Com
     if words.iter().any(|w| w == "-h" || w == "--help") {
         return Ok(Command::Help { name: sub.name });
     }
-    let unexpected = |w: &str| Err(format!("{name}: unexpected argument {w}; usage: agentdap {}", sub.usage));
+    let unexpected = |w: &str| {
+        // A server flag (`--config`, `--log`, …) given after the subcommand: say where it goes.
+        let flag = w.split('=').next().unwrap_or(w);
+        let hint = if ["--config", "--log", "--tools", "--dap-log", "--host-requests", "--mirror-bind"].contains(&flag)
+        {
+            format!(" (flags go before the subcommand: agentdap {flag} … {name})")
+        } else {
+            String::new()
+        };
+        Err(format!("{name}: unexpected argument {w}; usage: agentdap {}{hint}", sub.usage))
+    };
     match sub.name {
         "demo" => {
             let mut no_install = false;
@@ -253,6 +263,11 @@ mod tests {
         check("demo", &["x"], Err("demo: unexpected argument x; usage: agentdap demo [--no-install]"));
         check("doctor", &[], Ok(Command::Doctor));
         check("doctor", &["-v"], Err("doctor: unexpected argument -v; usage: agentdap doctor"));
+        check(
+            "doctor",
+            &["--config", "/c.json"],
+            Err("doctor: unexpected argument --config; usage: agentdap doctor (flags go before the subcommand: agentdap --config … doctor)"),
+        );
         check("install", &["debugpy"], Ok(Command::Install { adapter: "debugpy".into() }));
         check("install", &["nope"], Ok(Command::Install { adapter: "nope".into() }));
         check(
