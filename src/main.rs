@@ -365,7 +365,7 @@ mod tests {
             Options { log: Some("debug".into()), ..Options::default() },
         ));
         check(&["--log", "debug", "doctor"], doctor);
-        check(&["doctor", "--log=debug"], Err("doctor: unexpected argument --log=debug; usage: agentdap doctor"));
+        check(&["doctor", "--log=debug"], Err("doctor: unexpected argument --log=debug; usage: agentdap doctor (flags go before the subcommand: agentdap --log … doctor)"));
     }
 
     #[test]
