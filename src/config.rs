@@ -298,8 +298,7 @@ mod tests {
 
     #[test]
     fn the_js_debug_recipe_spells_the_port_placeholder_as_the_server_replaces_it() {
-        assert_eq!(crate::dap::adapters::jsdebug::PORT_ARG, PORT_PLACEHOLDER);
-        assert_eq!(crate::dap::adapters::codelldb::PORT_ARG, PORT_PLACEHOLDER);
+        assert_eq!(crate::dap::adapters::PORT_ARG, PORT_PLACEHOLDER);
     }
 
     #[test]

@@ -57,7 +57,7 @@ use serde_json::{json, Value};
 
 use super::{
     elf, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, PortDiscovery, Quirks, Recipe, ResolveInput,
-    RuntimeQuirks, Transport,
+    RuntimeQuirks, Transport, PORT_ARG,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -78,10 +78,6 @@ pub const CHECKED_VERSION: &str = "1.11.8";
 /// Overrides discovery: the `codelldb` executable, or a directory holding `adapter/codelldb` or
 /// `extension/adapter/codelldb`.
 pub const ENV_OVERRIDE: &str = "AGENTDAP_CODELLDB";
-
-/// The argument the server layer replaces by the port it chose: `config::PORT_PLACEHOLDER`
-/// (spelled out here: this layer does not use `config`; `config::tests` keeps them equal).
-pub const PORT_ARG: &str = "{port}";
 
 /// CodeLLDB's quirks in the shape every recipe shares, checked against [`CHECKED_VERSION`].
 pub fn quirks() -> Quirks {

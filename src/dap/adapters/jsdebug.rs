@@ -87,7 +87,7 @@ use serde_json::{json, Value};
 
 use super::{
     AttachEndpoint, ChildSessions, DebuggeeSignal, ExpressionOnly, FailureShape, Host, PortDiscovery, Quirks, Recipe,
-    ResolveInput, RuntimeQuirks, Transport,
+    ResolveInput, RuntimeQuirks, Transport, PORT_ARG,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -122,10 +122,6 @@ https://github.com/microsoft/vscode-js-debug/releases/download/v1.112.0/js-debug
 
 /// The package command shown when `node` is missing (Debian/Ubuntu).
 pub const NODE_INSTALL: &str = "apt-get install nodejs";
-
-/// The argument the server layer replaces by the port it chose: `config::PORT_PLACEHOLDER`
-/// (spelled out here: this layer does not use `config`; `config::tests` keeps them equal).
-pub const PORT_ARG: &str = "{port}";
 
 /// Node's inspector port when a command line names none (`node --inspect`, or after `SIGUSR1`).
 pub const INSPECTOR_PORT: u16 = 9229;

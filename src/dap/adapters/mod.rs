@@ -64,6 +64,11 @@ pub enum PortDiscovery {
     },
 }
 
+/// The argument of a TCP adapter's command that the server layer replaces by the port it chose
+/// (`PortDiscovery::Chosen`): `config::PORT_PLACEHOLDER`, spelled out here because this layer
+/// does not use `config` (`config::tests` keeps the two equal).
+pub const PORT_ARG: &str = "{port}";
+
 /// Everything agentdap needs to start and drive one adapter: plain data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recipe {

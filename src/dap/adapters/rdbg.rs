@@ -73,7 +73,7 @@ use serde_json::{json, Value};
 
 use super::{
     find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, PortDiscovery, Quirks,
-    Recipe, ResolveInput, RuntimeQuirks, Transport,
+    Recipe, ResolveInput, RuntimeQuirks, Transport, PORT_ARG,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -92,11 +92,6 @@ pub const INSTALL: &str = "apt-get install ruby (or: gem install debug)";
 
 /// Overrides discovery: the rdbg script or executable.
 pub const ENV_OVERRIDE: &str = "AGENTDAP_RDBG";
-
-/// The argument the server layer replaces by the port it chose: `config::PORT_PLACEHOLDER`
-/// (spelled out here: this layer does not use `config`; `rdbg::tests` keeps it equal to
-/// js-debug's, which `config::tests` checks).
-pub const PORT_ARG: &str = "{port}";
 
 /// What rdbg prints at the start of each of its own stderr lines.
 pub const STDERR_PREFIX: &str = "DEBUGGER: ";
