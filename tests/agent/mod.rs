@@ -306,3 +306,22 @@ pub fn stop_at(r: &Value) -> (Value, Value, Value) {
     let l = &r["stop"]["location"];
     (l["path"].clone(), l["line"].clone(), l["function"].clone())
 }
+
+/// What a test that failed may leave, ended so nothing leaks into the next test (after a passing
+/// test there is nothing to find): agentdap if it still runs (SIGKILL, reaped within `exit`),
+/// then every process carrying the test's marker (`marked_processes`) but those in `keep`, and
+/// the test's directory.
+pub fn end_marked(a: &mut Agent, var: &str, mark: &str, dir: &Path, keep: &[Pid], exit: Duration) {
+    if a.d.wait_exit(Duration::ZERO).is_none() {
+        // SAFETY: kill with integer arguments; agentdap is our child and not yet reaped.
+        unsafe { libc::kill(a.d.pid(), libc::SIGKILL) };
+        let _ = a.d.wait_exit(exit);
+    }
+    for line in marked_processes(var, mark, dir, |p| keep.contains(&p)) {
+        if let Some(pid) = line.split_whitespace().next().and_then(|p| p.parse::<Pid>().ok()) {
+            // SAFETY: as above; the pid carries this test's unique marker.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -18,20 +18,8 @@ use serde_json::{json, Value};
 
 const GONE: Duration = Duration::from_secs(5);
 
-const C_SOURCE: &str = r#"#include <stdio.h>
-struct point { int x; int y; };
-int add(int a, int b) {
-    int c = a + b;
-    return c;
-}
-int main(void) {
-    struct point p = { 3, 4 };
-    int s = add(p.x, p.y);
-    printf("sum=%d\n", s);
-    fprintf(stderr, "to stderr\n");
-    return 7;
-}
-"#;
+// The native tests' C program (`lldb::C_SOURCE`): `add` is lines 3–6, `main` 7–13.
+use super::lldb::C_SOURCE;
 
 const RUST_SOURCE: &str = r#"fn total(v: &Vec<i32>) -> i32 {
     let s: i32 = v.iter().sum();

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use agent::{build, require, scratch, var_names, var_ref, var_value, Agent, Res};
 use serde_json::{json, Value};
 
-/// The C program of the native tests (gdb's real run uses it too: `tests/native/gdb.rs`).
+/// The C program of the native tests (CodeLLDB's and gdb's real runs use it too).
 pub(crate) const C_SOURCE: &str = r#"#include <stdio.h>
 struct point { int x; int y; };
 int add(int a, int b) {

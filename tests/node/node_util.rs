@@ -127,20 +127,7 @@ impl Node {
 
 impl Drop for Node {
     fn drop(&mut self) {
-        // A test that failed may leave agentdap and what it started: end them, so nothing leaks
-        // into the next test (after a passing test there is nothing to find).
-        if self.a.d.wait_exit(Duration::ZERO).is_none() {
-            // SAFETY: kill with integer arguments; agentdap is our child and not yet reaped.
-            unsafe { libc::kill(self.a.d.pid(), libc::SIGKILL) };
-            let _ = self.a.d.wait_exit(EXIT);
-        }
-        for line in marked(&self.mark, &self.dir, |p| self.keep.contains(&p)) {
-            if let Some(pid) = line.split_whitespace().next().and_then(|p| p.parse::<Pid>().ok()) {
-                // SAFETY: as above; the pid carries this test's unique marker.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-            }
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
+        agent::end_marked(&mut self.a, MARK_VAR, &self.mark, &self.dir, &self.keep, EXIT);
     }
 }
 
