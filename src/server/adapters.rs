@@ -436,28 +436,7 @@ impl Server {
                 continue;
             }
             let session = io.session;
-            loop {
-                let (queued, eof) = self.sessions.terminal_input(session);
-                if queued.is_empty() {
-                    if eof {
-                        io.child.stdin.close(self.poll.registry());
-                        self.sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
-                    }
-                    break;
-                }
-                match io.child.stdin.write(queued) {
-                    WriteOutcome::Wrote(n) => self.sessions.consume_terminal_input(session, n),
-                    WriteOutcome::Full => break,
-                    WriteOutcome::Interrupted => {}
-                    WriteOutcome::Failed(e) => {
-                        debug!("writing the program's input to the adapter failed: {e}");
-                        io.child.stdin.close(self.poll.registry());
-                        let why = format!("the program no longer reads it ({e})");
-                        self.sessions.on_terminal_stdin_closed(session, &why);
-                        break;
-                    }
-                }
-            }
+            super::terminal::feed_pipe(&mut io.child.stdin, self.poll.registry(), &mut self.sessions, session);
         }
     }
 

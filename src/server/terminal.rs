@@ -195,22 +195,22 @@ impl Server {
 
     /// Writes the session's queued input until it is written or the terminal's buffer is full;
     /// after the input sent with `eof`, writes the terminal's end-of-input character (twice when
-    /// the input ended inside a line) and takes no more input.
+    /// the input ended inside a line) and takes no more input. A program on pipes is fed by
+    /// [`feed_pipe`].
     fn write_terminal(&mut self, tkey: usize) {
         let Some(io) = self.terminals.get_mut(tkey) else { return };
         if io.detached || !io.child.stdin.has_work() {
             return;
         }
         let session = io.session;
+        if io.pipes {
+            return feed_pipe(&mut io.child.stdin, self.poll.registry(), &mut self.sessions, session);
+        }
         loop {
             let (queued, eof) = self.sessions.terminal_input(session);
             let eof_chars = [io.eof_char; 2];
             let bytes = if !queued.is_empty() {
                 queued
-            } else if eof && io.pipes {
-                io.child.stdin.close(self.poll.registry());
-                self.sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
-                return;
             } else if eof {
                 if io.eof_left == 0 {
                     io.eof_left = if io.line_open { 2 } else { 1 };
@@ -344,6 +344,39 @@ impl Server {
     pub(super) fn kill_all_terminals(&mut self) {
         for (_, io) in self.terminals.iter() {
             io.child.kill();
+        }
+    }
+}
+
+/// Writes `session`'s queued input to `stdin`, a pipe, until it is written or the pipe is full,
+/// and closes it after the input sent with `eof` (a pipe has no end-of-input character). Shared
+/// by programs agentdap runs on pipes for `runInTerminal` and programs that are their adapter's
+/// own process (rdbg: `Server::write_adapter_inputs`).
+pub(super) fn feed_pipe(
+    stdin: &mut crate::os::child::Pipe<mio::unix::pipe::Sender>,
+    registry: &mio::Registry,
+    sessions: &mut crate::session::Sessions,
+    session: SessionKey,
+) {
+    loop {
+        let (queued, eof) = sessions.terminal_input(session);
+        if queued.is_empty() {
+            if eof {
+                stdin.close(registry);
+                sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
+            }
+            return;
+        }
+        match stdin.write(queued) {
+            WriteOutcome::Wrote(n) => sessions.consume_terminal_input(session, n),
+            WriteOutcome::Full => return,
+            WriteOutcome::Interrupted => {}
+            WriteOutcome::Failed(e) => {
+                debug!("writing a program's input failed: {e}");
+                stdin.close(registry);
+                sessions.on_terminal_stdin_closed(session, &format!("the program no longer reads it ({e})"));
+                return;
+            }
         }
     }
 }
