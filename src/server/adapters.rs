@@ -436,7 +436,7 @@ impl Server {
                 continue;
             }
             let session = io.session;
-            super::terminal::feed_pipe(&mut io.child.stdin, self.poll.registry(), &mut self.sessions, session);
+            feed_pipe(&mut io.child.stdin, self.poll.registry(), &mut self.sessions, session);
         }
     }
 
@@ -697,5 +697,38 @@ fn signal_debuggee(pid: i64, signal: crate::dap::adapters::DebuggeeSignal) {
         warn!("cannot send {signal:?} to pid {pid}: {}", std::io::Error::last_os_error());
     } else {
         info!("sent {signal:?} to pid {pid} (opens its debug endpoint)");
+    }
+}
+
+/// Writes `session`'s queued input to `stdin`, a pipe, until it is written or the pipe is full,
+/// and closes it after the input sent with `eof` (a pipe has no end-of-input character). Shared
+/// by programs agentdap runs on pipes for `runInTerminal` and programs that are their adapter's
+/// own process (rdbg: `Server::write_adapter_inputs`); `terminal.rs` uses it for the former.
+pub(super) fn feed_pipe(
+    stdin: &mut crate::os::child::Pipe<mio::unix::pipe::Sender>,
+    registry: &mio::Registry,
+    sessions: &mut crate::session::Sessions,
+    session: SessionKey,
+) {
+    loop {
+        let (queued, eof) = sessions.terminal_input(session);
+        if queued.is_empty() {
+            if eof {
+                stdin.close(registry);
+                sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
+            }
+            return;
+        }
+        match stdin.write(queued) {
+            WriteOutcome::Wrote(n) => sessions.consume_terminal_input(session, n),
+            WriteOutcome::Full => return,
+            WriteOutcome::Interrupted => {}
+            WriteOutcome::Failed(e) => {
+                debug!("writing a program's input failed: {e}");
+                stdin.close(registry);
+                sessions.on_terminal_stdin_closed(session, &format!("the program no longer reads it ({e})"));
+                return;
+            }
+        }
     }
 }

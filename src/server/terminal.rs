@@ -14,7 +14,7 @@ use std::time::Instant;
 use log::{debug, info, trace, warn};
 use mio::event::Event;
 
-use super::adapters::{watch, KILL_GRACE};
+use super::adapters::{feed_pipe, watch, KILL_GRACE};
 use super::{Server, TimerEvent};
 use crate::dap::client::ReverseId;
 use crate::os::child::{Child, PipeKind, ReadOutcome, WriteOutcome};
@@ -344,39 +344,6 @@ impl Server {
     pub(super) fn kill_all_terminals(&mut self) {
         for (_, io) in self.terminals.iter() {
             io.child.kill();
-        }
-    }
-}
-
-/// Writes `session`'s queued input to `stdin`, a pipe, until it is written or the pipe is full,
-/// and closes it after the input sent with `eof` (a pipe has no end-of-input character). Shared
-/// by programs agentdap runs on pipes for `runInTerminal` and programs that are their adapter's
-/// own process (rdbg: `Server::write_adapter_inputs`).
-pub(super) fn feed_pipe(
-    stdin: &mut crate::os::child::Pipe<mio::unix::pipe::Sender>,
-    registry: &mio::Registry,
-    sessions: &mut crate::session::Sessions,
-    session: SessionKey,
-) {
-    loop {
-        let (queued, eof) = sessions.terminal_input(session);
-        if queued.is_empty() {
-            if eof {
-                stdin.close(registry);
-                sessions.on_terminal_stdin_closed(session, "closed after the input sent with eof");
-            }
-            return;
-        }
-        match stdin.write(queued) {
-            WriteOutcome::Wrote(n) => sessions.consume_terminal_input(session, n),
-            WriteOutcome::Full => return,
-            WriteOutcome::Interrupted => {}
-            WriteOutcome::Failed(e) => {
-                debug!("writing a program's input failed: {e}");
-                stdin.close(registry);
-                sessions.on_terminal_stdin_closed(session, &format!("the program no longer reads it ({e})"));
-                return;
-            }
         }
     }
 }
