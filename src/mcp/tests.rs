@@ -522,7 +522,6 @@ fn pending_handler(_cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<O
 
 static WAIT: Tool = Tool {
     name: "wait_test",
-    title: "Wait",
     description: "Answers later.",
     input_schema: super::tools::no_arguments,
     annotations: Annotations::READ_ONLY,

@@ -16,7 +16,6 @@ const SETTING: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_breakpoints",
-        title: "Set breakpoints",
         description: "Set a file's breakpoints; says which bound and where. Without a session they wait for launch.",
         input_schema: set_schema,
         annotations: SETTING,
@@ -24,7 +23,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "breakpoints",
-        title: "List breakpoints",
         description: "Every breakpoint with its verification.",
         input_schema: session_only_schema,
         annotations: Annotations::READ_ONLY,
@@ -32,7 +30,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "set_exception_breakpoints",
-        title: "Set exception filters",
         description: "Which exceptions stop the program, by the adapter's filter ids.",
         input_schema: exception_schema,
         annotations: SETTING,

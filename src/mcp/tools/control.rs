@@ -14,7 +14,6 @@ const CONTROL: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "step",
-        title: "Step",
         description: "Step over, in or out on the focus thread; returns where it stopped.",
         input_schema: step_schema,
         annotations: CONTROL,
@@ -22,7 +21,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "pause",
-        title: "Pause",
         description: "Interrupt a running program; returns where it stopped.",
         input_schema: pause_schema,
         annotations: CONTROL,
@@ -30,7 +28,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "wait",
-        title: "Wait",
         description: "Wait for the next stop, exit or output without resuming.",
         input_schema: wait_schema,
         annotations: Annotations::READ_ONLY,

@@ -13,7 +13,6 @@ const SETTING: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_variable",
-        title: "Set a variable",
         description: "Set a child of a variables ref to a value (an expression); reads it back to confirm.",
         input_schema: set_variable_schema,
         annotations: SETTING,
@@ -21,7 +20,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "set_expression",
-        title: "Set an expression",
         description: "Assign a value to an assignable expression in a frame; reads it back.",
         input_schema: set_expression_schema,
         annotations: SETTING,
@@ -29,7 +27,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "set_function_breakpoints",
-        title: "Set function breakpoints",
         description:
             "Replace the function breakpoints; says which were verified. Without a session they wait for launch.",
         input_schema: function_schema,

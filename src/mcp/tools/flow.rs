@@ -15,7 +15,6 @@ const RESTART: Annotations = Annotations { read_only: false, destructive: true, 
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "run_to",
-        title: "Run to a line",
         description:
             "Continue to path:line through a temporary breakpoint (yours stay); says if it stopped elsewhere first.",
         input_schema: run_to_schema,
@@ -24,7 +23,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "goto",
-        title: "Jump to a line",
         description: "Move the stopped thread to another line without running the code between.",
         input_schema: goto_schema,
         annotations: CONTROL,
@@ -32,7 +30,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "restart",
-        title: "Restart",
         description:
             "Run the program again from the start, same session id and breakpoints; returns at the first stop or exit.",
         input_schema: restart_schema,

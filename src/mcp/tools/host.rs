@@ -15,7 +15,6 @@ const ANYTHING: Annotations = Annotations { read_only: false, destructive: true,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "send_input",
-        title: "Send input",
         description:
             "Write text to the program's terminal (launched with console terminal); eof sends end of input (^D) after.",
         input_schema: send_input_schema,
@@ -24,7 +23,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "resolve_host_request",
-        title: "Resolve a host request",
         description:
             "Allow or deny a pending host request (runInTerminal under --host-requests ask); allow waits like launch.",
         input_schema: resolve_schema,
@@ -33,7 +31,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "dap_request",
-        title: "Raw DAP request",
         description:
             "Send any other DAP request to the adapter and get its raw response body; ids are the adapter's own.",
         input_schema: dap_request_schema,

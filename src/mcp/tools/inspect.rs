@@ -15,7 +15,6 @@ const SETTING: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "context",
-        title: "Where am I",
         description: "Where it stopped: source, frames, locals, watches.",
         input_schema: context_schema,
         annotations: Annotations::READ_ONLY,
@@ -23,7 +22,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "evaluate",
-        title: "Evaluate",
         description: "Evaluate an expression in a frame of the stopped program.",
         input_schema: evaluate_schema,
         annotations: EVAL,
@@ -31,7 +29,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "variables",
-        title: "Variables",
         description: "Children of a variables ref, paged (total and next start).",
         input_schema: variables_schema,
         annotations: Annotations::READ_ONLY,
@@ -39,7 +36,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "stack_trace",
-        title: "Stack trace",
         description: "Frames of a thread, with frame ids.",
         input_schema: stack_schema,
         annotations: Annotations::READ_ONLY,
@@ -47,7 +43,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "scopes",
-        title: "Scopes of a frame",
         description: "Scopes of a frame, each with a variables ref.",
         input_schema: frame_schema,
         annotations: Annotations::READ_ONLY,
@@ -55,7 +50,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "threads",
-        title: "Threads",
         description: "Threads of the stopped program.",
         input_schema: session_schema,
         annotations: Annotations::READ_ONLY,
@@ -63,7 +57,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "select_thread",
-        title: "Select the focus thread",
         description: "Make a thread the default for later calls.",
         input_schema: select_schema,
         annotations: SETTING,
@@ -71,7 +64,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "exception_info",
-        title: "Exception details",
         description: "The exception a thread stopped on, with its traceback.",
         input_schema: thread_schema,
         annotations: Annotations::READ_ONLY,
@@ -79,7 +71,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "watch",
-        title: "Watch expressions",
         description: "Add or remove watch expressions (shown by context).",
         input_schema: watch_schema,
         annotations: SETTING,
@@ -87,7 +78,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "capabilities",
-        title: "Adapter capabilities",
         description: "The adapter's DAP capabilities and exception filters.",
         input_schema: session_schema,
         annotations: Annotations::READ_ONLY,

@@ -16,7 +16,6 @@ const MAX_TEXT: usize = 19_000;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "ledger",
-    title: "Ledger",
     description: "Recent records of what happened in every session (starts, ends, breakpoints set and hit, exceptions, adapter errors, mirror use), newest last; `session` and `kinds` filter.",
     input_schema: schema,
     annotations: Annotations::READ_ONLY,

@@ -12,7 +12,6 @@ const EXPOSE: Annotations = Annotations { read_only: false, destructive: false, 
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "expose_session",
-        title: "Let a person look (IDE mirror)",
         description: "Let an IDE attach read-only to a session; returns port, token and a VS Code launch.json entry.",
         input_schema: expose_schema,
         annotations: EXPOSE,
@@ -20,7 +19,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "unexpose_session",
-        title: "Close the IDE mirror",
         description: "Close a session's IDE endpoint.",
         input_schema: session_schema,
         annotations: EXPOSE,

@@ -1,5 +1,5 @@
-//! The tools registry: each tool is data (name, title, description, flat input schema,
-//! annotations, handler), declared once per tool group in `tools/<group>.rs`.
+//! The tools registry: each tool is data (name, description, flat input schema, annotations,
+//! handler), declared once per tool group in `tools/<group>.rs`.
 //!
 //! Must not: know about JSON-RPC, eras or ids; a handler sees only its arguments and a
 //! [`ToolCx`], and answers with an [`Outcome`] (MCP 2025-11-25 § Server › Tools).
@@ -96,7 +96,6 @@ impl Annotations {
 /// `enum`, `items`; no `$ref`, no `additionalProperties`). No tool declares an `outputSchema`.
 pub struct Tool {
     pub name: &'static str,
-    pub title: &'static str,
     pub description: &'static str,
     pub input_schema: fn() -> Value,
     pub annotations: Annotations,
@@ -105,11 +104,12 @@ pub struct Tool {
 
 impl Tool {
     /// The `Tool` object of `tools/list`:
-    /// `{"name","title","description","inputSchema","annotations"}`.
+    /// `{"name","description","inputSchema","annotations"}`. No `title`: clients show the name
+    /// when it is absent, models are never shown it, and its ~900 bytes over the whole list were
+    /// paid in every conversation (MCP 2025-11-25 § Tools › Tool: `title` is optional).
     pub fn to_value(&self) -> Value {
         json!({
             "name": self.name,
-            "title": self.title,
             "description": self.description,
             "inputSchema": (self.input_schema)(),
             "annotations": self.annotations.to_value(),
@@ -118,14 +118,11 @@ impl Tool {
 }
 
 impl Tool {
-    /// The `Tool` object of `tools/list` under `--tools core`: no `title`, the arguments in
+    /// The `Tool` object of `tools/list` under `--tools core`: the arguments in
     /// `hidden` left out of the schema (the handler still accepts them), and `wait_ms`
     /// undescribed (the server's `instructions` give its default and cap once).
     pub fn to_core_value(&self, hidden: &[&str]) -> Value {
         let mut v = self.to_value();
-        if let Some(m) = v.as_object_mut() {
-            m.remove("title");
-        }
         if let Some(props) = v.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
             props.retain(|name, _| !hidden.contains(&name.as_str()));
             if let Some(wait) = props.get_mut("wait_ms").and_then(Value::as_object_mut) {

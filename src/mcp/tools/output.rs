@@ -13,7 +13,6 @@ const MAX_TEXT: usize = 19_000;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "output",
-    title: "Output",
     description: "The program's output from a cursor, also after it exited.",
     input_schema: schema,
     annotations: Annotations::READ_ONLY,

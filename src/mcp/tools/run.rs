@@ -15,7 +15,6 @@ const ENDING: Annotations = Annotations { read_only: false, destructive: true, i
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "launch",
-        title: "Launch",
         description: "Run a program under its debugger, breakpoints set first; returns at the first stop or exit.",
         input_schema: launch_schema,
         annotations: CONTROL,
@@ -23,7 +22,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "attach",
-        title: "Attach",
         description: "Attach to a running process (pid) or a debug server (connect); agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
@@ -31,7 +29,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "continue",
-        title: "Continue",
         description: "Resume until the next stop or exit; after wait_ms it answers `running`.",
         input_schema: continue_schema,
         annotations: CONTROL,
@@ -39,7 +36,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "disconnect",
-        title: "End a session",
         description: "End the session; a launched program is terminated.",
         input_schema: disconnect_schema,
         annotations: ENDING,
@@ -47,7 +43,6 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "terminate",
-        title: "Terminate the debuggee",
         description: "Ask the program to terminate gracefully, else disconnect.",
         input_schema: session_only_schema,
         annotations: ENDING,

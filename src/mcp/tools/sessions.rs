@@ -6,7 +6,6 @@ use super::{no_arguments, Annotations, Outcome, Tool, ToolCx, ToolResult};
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "sessions",
-    title: "Sessions",
     description: "All sessions with state, program and adapter.",
     input_schema: no_arguments,
     annotations: Annotations::READ_ONLY,

@@ -8,7 +8,6 @@ use crate::session::tools::source::SourceArgs;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "source",
-    title: "Source lines",
     description: "Numbered lines of a file, or of a frame's source_ref; default: around the current stop.",
     input_schema: source_schema,
     annotations: Annotations::READ_ONLY,
