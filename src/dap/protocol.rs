@@ -524,6 +524,12 @@ capability_flags! {
 }
 
 impl Capabilities {
+    /// Whether the adapter sent `name` as `true` (any capability, also one agentdap has no
+    /// typed field for).
+    pub fn has(&self, name: &str) -> bool {
+        flag(&self.raw, name)
+    }
+
     /// Reads the body of an `initialize` response. A missing or non-object body gives the
     /// empty set (every flag false), which is what the spec implies.
     pub fn from_body(body: Option<&Value>) -> Capabilities {

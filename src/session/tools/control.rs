@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::gates::Gate;
 use super::{session, stopped, Reply, Started};
 use crate::dap::requests::{
     Next, NextArguments, Pause, PauseArguments, Request, StepBack, StepIn, StepInArguments, StepOut,
@@ -63,9 +64,8 @@ impl Sessions {
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
         s.check_thread(thread)?;
-        if kind == StepKind::Back && !s.link.client.capabilities().is_some_and(|c| c.supports_step_back) {
-            let msg = format!("{} cannot step back (the adapter lacks supportsStepBack).", s.link.adapter);
-            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+        if kind == StepKind::Back {
+            s.require(Gate::StepBack)?;
         }
         let Some(t) = s.thread_for(thread) else {
             return Err(ToolResult::error(ErrorCode::InvalidArgument, "no thread to step; pass `thread`."));

@@ -22,6 +22,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::gates::Gate;
 use super::inspect::{top_frame_id, Target};
 use super::{session, stopped, Answer, Started};
 use crate::dap::requests::{
@@ -159,13 +160,7 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        if !s.link.client.capabilities().is_some_and(|c| c.supports_set_variable) {
-            let msg = format!(
-                "{} cannot set variables (the adapter lacks supportsSetVariable); evaluate an assignment instead.",
-                s.link.adapter
-            );
-            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
-        }
+        s.require(Gate::SetVariable)?;
         let reference = self.handle_arg(key, HandleKind::Variables, handle)?;
         let s = session(&mut self.slab, key)?;
         let target = Subject::Variable { handle, reference, adapter_name: name.clone(), name, fresh: None };
@@ -188,13 +183,7 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        if !s.link.client.capabilities().is_some_and(|c| c.supports_set_expression) {
-            let msg = format!(
-                "{} cannot set expressions (the adapter lacks supportsSetExpression); use set_variable with the ref of the variable's container, or evaluate an assignment.",
-                s.link.adapter
-            );
-            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
-        }
+        s.require(Gate::SetExpression)?;
         let frame = self.frame_arg(key, target.frame)?;
         let thread = self.thread_arg(key, target.thread)?;
         let s = session(&mut self.slab, key)?;

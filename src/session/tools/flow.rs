@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::gates::Gate;
 use super::{add_note, session, stopped, Answer, Started};
 use crate::dap::client::DapClient;
 use crate::session::breakpoints::SourceBreakpoint;
@@ -187,13 +188,7 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        if !s.link.client.capabilities().is_some_and(|c| c.supports_goto_targets_request) {
-            let msg = format!(
-                "{} cannot jump (the adapter lacks supportsGotoTargetsRequest); use run_to, or restart the program.",
-                s.link.adapter
-            );
-            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
-        }
+        s.require(Gate::Goto)?;
         // A jump stays in the stopped frame's file (debugpy ignores the path and jumps to the
         // line in the current file); another file is refused before anything is sent.
         let here = s.run.stop.as_ref().and_then(|st| st.location.as_ref()).and_then(|l| l.path.clone());

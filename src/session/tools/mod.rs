@@ -11,6 +11,7 @@ pub mod breakpoints;
 pub mod control;
 pub mod edit;
 pub mod flow;
+pub mod gates;
 pub mod host;
 pub mod inspect;
 pub mod run;
@@ -21,6 +22,7 @@ use std::time::Instant;
 use serde_json::Value;
 use slab::Slab;
 
+use self::gates::Gate;
 use super::handles::{HandleError, Kind};
 use super::{Action, CallKey, ErrorCode, Session, SessionKey, Sessions, ToolResult};
 use crate::dap::client::Outcome;
@@ -177,3 +179,11 @@ impl Session {
 
 #[cfg(test)]
 mod tests;
+
+impl Session {
+    /// `Ok` where the adapter advertises what `gate` needs, else the `unsupported` refusal
+    /// naming the capability ([`gates`]), before anything is sent.
+    pub(in crate::session) fn require(&self, gate: Gate) -> Result<(), ToolResult> {
+        gate.check(&self.link.adapter, self.link.client.capabilities())
+    }
+}
