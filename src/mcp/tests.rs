@@ -5,7 +5,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::tools::{Annotations, Outcome, Tool, ToolCx, ToolResult};
-use super::{CallKey, Context, Mcp, INSTRUCTIONS};
+use super::{CallKey, Context, Mcp, ToolSet, INSTRUCTIONS};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 const SERVER_META: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agentdap","version":"$V"}}"#;
@@ -286,6 +286,23 @@ fn tools_list_matches_the_golden_file() {
         &[&format!(r#"{{"jsonrpc":"2.0","id":1,"result":{tools}}}"#)],
     );
     assert!(tools.len() <= 16 * 1024, "tools/list is {} bytes", tools.len());
+}
+
+/// The budgets of the listing (Cursor offers an agent about 40 tools in all, and every byte of
+/// `tools/list` is paid for in every conversation): at most 40 tools and 16 KiB for the full
+/// set, at most 6 KiB for `--tools core` (`--host-requests ask` adds `resolve_host_request` to
+/// it, ~0.4 KiB more, for the servers that hold host requests).
+#[test]
+fn tools_list_keeps_its_budgets() {
+    let bytes = |mcp: &Mcp| serde_json::to_string(&mcp.listing).map(|t| t.len()).unwrap_or(usize::MAX);
+    let full = Mcp::new();
+    let core = Mcp::with_tool_set(ToolSet::Core, &[]);
+    let (full_tools, full_bytes) = (full.tools.len(), bytes(&full));
+    let (core_tools, core_bytes) = (core.tools.len(), bytes(&core));
+    assert!(full_tools <= 40, "{full_tools} tools");
+    assert!(full_bytes <= 16 * 1024, "tools/list is {full_bytes} bytes");
+    assert!(core_bytes <= 6 * 1024, "core tools/list is {core_bytes} bytes");
+    assert!(core_tools < full_tools);
 }
 
 #[test]

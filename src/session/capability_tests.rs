@@ -128,3 +128,57 @@ fn an_adapter_that_only_adds_breakpoints_is_said_to_keep_the_lines_it_was_given(
     assert!(out.is_error && out.text.contains("run_to's temporary one would keep stopping at line 12"), "{}", out.text);
     assert_eq!(rig.adapter.commands().len(), sent, "nothing was sent");
 }
+
+/// `capabilities` lists every row of the gates table, as working or with the capability it needs,
+/// so what it says and what the refusals say never disagree; a gated call is refused with the
+/// capability's name and nothing is sent.
+#[test]
+fn capabilities_list_every_gate_and_a_gated_call_sends_nothing() {
+    use super::tools::gates::GATES;
+    let mut a = ScriptedAdapter::new();
+    a.on(
+        "initialize",
+        Reply::ok(
+            json!({"supportsConfigurationDoneRequest": true, "supportsStepBack": true, "supportsLogPoints": true}),
+        ),
+    );
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
+    );
+    rig.event("stopped", json!({"reason": "pause", "threadId": 1}));
+    rig.answered(launch);
+    let call = rig.call(|s, key, _, _| s.capabilities(key));
+    let out = rig.answered(call);
+    let available = &out.structured["tools"]["available"];
+    let unavailable = &out.structured["tools"]["unavailable"];
+    for row in GATES {
+        let open = row.capability == "supportsStepBack";
+        let listed_open = available.as_array().is_some_and(|l| l.contains(&json!(row.call)));
+        let listed_closed =
+            unavailable.as_array().is_some_and(|l| l.contains(&json!({"tool": row.call, "needs": row.capability})));
+        assert!(listed_open == open && listed_closed == !open, "{}: {}", row.call, out.structured);
+    }
+    assert!(
+        out.text.contains("works here: run_to, source, restart (relaunch), step {kind: back}, continue {reverse}"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("breakpoint settings honoured: log_message (ignored: condition, hit_condition)"),
+        "{}",
+        out.text
+    );
+
+    let before = rig.adapter.received().len();
+    let target = super::tools::inspect::Target { thread: None, frame: None };
+    let call = rig.call(|s, key, call, now| s.set_expression(key, "x".into(), "1".into(), target, call, now));
+    let out = rig.answered(call);
+    assert_eq!(
+        out.text,
+        "unsupported: set_variable {expression} is not available here: debugpy does not advertise supportsSetExpression; use set_variable with the ref of the variable's container, or evaluate an assignment."
+    );
+    assert_eq!(rig.adapter.received().len(), before, "nothing was sent");
+}

@@ -37,6 +37,12 @@ impl Answered for ToolResult {
     }
 }
 
+impl Answered for Result<ToolResult, ToolResult> {
+    fn answered(self) -> Option<ToolResult> {
+        Some(self.unwrap_or_else(|e| e))
+    }
+}
+
 impl Answered for Result<(), ToolResult> {
     fn answered(self) -> Option<ToolResult> {
         self.err()

@@ -1,4 +1,4 @@
-//! `run_to`, `goto`, `restart`, `set_variable`, `set_expression`, `set_function_breakpoints` and
+//! `run_to`, `goto`, `restart`, `set_variable` (by ref and by expression), `set_function_breakpoints` and
 //! `source` on real debugpy through the built binary: the agent's breakpoints survive a `run_to`
 //! (and its temporary breakpoint is gone afterwards), a stop elsewhere is said, an unbindable
 //! line is refused before the program runs; values set are read back (and `evaluate` and the
@@ -150,8 +150,8 @@ fn set_variable_reads_back_and_stale_refs_are_refused_before_sending() {
     assert!(missing.is_error && missing.code() == "invalid_argument", "{}", missing.text);
     assert!(missing.text.contains("`nope`") && missing.text.contains("a, "), "names the children: {}", missing.text);
 
-    // set_expression (debugpy has supportsSetExpression), read back the same way.
-    let x = a.ok("set_expression", json!({"expression": "b", "value": "1"}));
+    // set_variable {expression} (debugpy has supportsSetExpression), read back the same way.
+    let x = a.ok("set_variable", json!({"expression": "b", "value": "1"}));
     assert_eq!((x.s["value"].clone(), x.s["old_value"].clone()), (json!("1"), json!("6")), "{}", x.text);
     let r = a.ok("step", json!({}));
     assert_eq!(line(&r), json!(12), "{}", r.text);
@@ -379,7 +379,7 @@ fn set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_at
     let r = a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 10}]}));
     assert_eq!(line(&r), json!(10), "{}", r.text);
     // A module name read in a function is not a local: debugpy's setExpression would shadow it.
-    let g = a.ok("set_expression", json!({"expression": "counter", "value": "100"}));
+    let g = a.ok("set_variable", json!({"expression": "counter", "value": "100"}));
     assert_eq!(
         (g.s["value"].clone(), g.s["changed"].clone(), g.s["set_in"].clone()),
         (json!("100"), json!(true), json!("globals")),
@@ -387,16 +387,16 @@ fn set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_at
         g.text
     );
     assert!(g.text.starts_with("counter = 100 (was 4)") && g.text.contains("Globals scope"), "{}", g.text);
-    a.ok("set_expression", json!({"expression": "limit", "value": "200"}));
+    a.ok("set_variable", json!({"expression": "limit", "value": "200"}));
     let e = a.ok("evaluate", json!({"expression": "globals()['counter']"}));
     assert_eq!(e.s["value"], json!("100"), "the module's own dict holds it: {}", e.text);
-    let c = a.ok("set_expression", json!({"expression": "cell", "value": "300"}));
+    let c = a.ok("set_variable", json!({"expression": "cell", "value": "300"}));
     assert_eq!(c.s["changed"], json!(true), "{}", c.text);
-    a.ok("set_expression", json!({"expression": "local", "value": "400"}));
-    a.ok("set_expression", json!({"expression": "obj.attr", "value": "500"}));
+    a.ok("set_variable", json!({"expression": "local", "value": "400"}));
+    a.ok("set_variable", json!({"expression": "obj.attr", "value": "500"}));
     // A builtin is no variable of the frame: refused, nothing sent.
     let sent = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setExpression" || *c == "setVariable").count();
-    let b = a.call("set_expression", json!({"expression": "len", "value": "5"}));
+    let b = a.call("set_variable", json!({"expression": "len", "value": "5"}));
     assert!(b.is_error && b.code() == "invalid_argument" && b.text.contains("nothing was sent"), "{}", b.text);
     // One sentence: no backslash or run of indentation left by the source's line continuations.
     assert!(!b.text.contains('\\') && !b.text.contains("  "), "{}", b.text);

@@ -1,6 +1,6 @@
 //! Inspecting and stepping on real debugpy through the built binary (issue 5): `context`,
 //! `evaluate`, `step` in/over/out landing on the right lines, `variables` paging a 10 000-item
-//! list, handles refused once the program ran (and nothing sent), threads and `select_thread`,
+//! list, handles refused once the program ran (and nothing sent), threads and `threads {select}`,
 //! `pause`, `wait` with `since_revision`, progress notifications and cancellation.
 
 use crate::agent;
@@ -116,15 +116,15 @@ fn variables_page_a_big_list_threads_and_stale_handles_are_refused_before_sendin
     let threads: Vec<Value> = t.s["threads"].as_array().cloned().unwrap_or_default();
     assert!(threads.len() >= 2, "{}", t.text);
     let worker = threads.iter().find(|t| t["name"] == json!("worker")).unwrap_or_else(|| panic!("{}", t.text));
-    a.ok("select_thread", json!({"thread": worker["id"]}));
+    a.ok("threads", json!({"select": worker["id"]}));
     let st = a.ok("stack_trace", json!({}));
     let fns: Vec<Value> =
         st.s["frames"].as_array().map(|f| f.iter().map(|f| f["function"].clone()).collect()).unwrap_or_default();
     assert!(fns.contains(&json!("worker")), "the worker's stack: {}", st.text);
-    let bad = a.call("select_thread", json!({"thread": 987654}));
+    let bad = a.call("threads", json!({"select": 987654}));
     assert!(bad.is_error && bad.code() == "invalid_argument" && bad.text.contains("987654"), "{}", bad.text);
     let main = threads.iter().find(|t| t["name"] == json!("MainThread")).expect("MainThread");
-    a.ok("select_thread", json!({"thread": main["id"]}));
+    a.ok("threads", json!({"select": main["id"]}));
 
     // Handles from this stop, then the program moves on.
     let c = a.ok("context", json!({}));
@@ -305,11 +305,11 @@ fn thread_ids_come_from_stops_and_threads_and_stops_ask_for_no_list() {
         .and_then(|l| l.iter().find(|t| t["name"] == json!("late-worker")))
         .map(|t| t["id"].clone())
         .unwrap_or_else(|| panic!("{}", t.text));
-    a.ok("select_thread", json!({"thread": late}));
+    a.ok("threads", json!({"select": late}));
     let st = a.ok("stack_trace", json!({}));
     assert!(st.text.contains("worker"), "the focus moved to the late thread: {}", st.text);
     let main = t.s["threads"].as_array().and_then(|l| l.iter().find(|t| t["name"] == json!("MainThread"))).cloned();
-    a.ok("select_thread", json!({"thread": main.map(|m| m["id"].clone()).unwrap_or_default()}));
+    a.ok("threads", json!({"select": main.map(|m| m["id"].clone()).unwrap_or_default()}));
     let r = a.ok("continue", json!({}));
     assert_eq!(line(&r), json!(17), "{}", r.text);
     assert_eq!(sent_threads(&mut a), 1, "only the agent's own `threads` call");

@@ -115,7 +115,7 @@ fn lldb_function_breakpoint_set_variable_run_to_and_restart_in_the_adapter() {
     assert_eq!(a.ok("evaluate", json!({"expression": "r"})).s["value"], json!("49"));
 
     // lldb-dap has neither setExpression nor gotoTargets: said before anything is sent.
-    let x = a.call("set_expression", json!({"expression": "r", "value": "1"}));
+    let x = a.call("set_variable", json!({"expression": "r", "value": "1"}));
     assert!(x.is_error && x.code() == "unsupported" && x.text.contains("supportsSetExpression"), "{}", x.text);
     assert!(x.text.contains("set_variable"), "suggests set_variable: {}", x.text);
     let g = a.call("goto", json!({"path": src, "line": 3}));

@@ -105,15 +105,17 @@ fn sigkill_of_agentdap_leaves_no_ruby_process() {
     n.assert_no_leftovers(&[], GONE, "after SIGKILL of agentdap");
 }
 
-/// `terminate` (and a `disconnect` of a launch) ends the program: no `ruby` left.
+/// `disconnect {graceful}` ends the program through DAP `terminate` (rdbg 1.4.0 advertises
+/// `supportsTerminateRequest`): no `ruby` left.
 #[test]
 fn terminate_ends_the_program() {
     let mut n = Ruby::start("terminate");
     let p = n.copy(PROGRAM);
     let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 3}], "wait_ms": START}));
     assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
-    let r = n.a.call("terminate", json!({}));
+    let r = n.a.call("disconnect", json!({"graceful": true}));
     assert!(r.s["state"] != json!("stopped"), "{}", r.text);
+    assert!(!r.text.contains("not graceful"), "{}", r.text);
     n.assert_no_leftovers(&[], GONE, "after terminate");
     n.finish();
 }

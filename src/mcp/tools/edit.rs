@@ -1,5 +1,6 @@
-//! Tool group "edit": `set_variable`, `set_expression` (change the stopped program's values, read
-//! back to confirm) and `set_function_breakpoints`.
+//! Tool group "edit": `set_variable` (change the stopped program's values — a child of a
+//! variables ref through DAP `setVariable`, or an assignable expression through `setExpression` —
+//! read back to confirm) and `set_function_breakpoints`.
 
 use serde_json::{json, Map, Value};
 
@@ -13,17 +14,11 @@ const SETTING: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_variable",
-        description: "Set a child of a variables ref to a value (an expression); reads it back to confirm.",
+        description:
+            "Set ref's child `name`, or an assignable `expression`, to a value (an expression); reads it back.",
         input_schema: set_variable_schema,
         annotations: SETTING,
         handler: set_variable,
-    },
-    Tool {
-        name: "set_expression",
-        description: "Assign a value to an assignable expression in a frame; reads it back.",
-        input_schema: set_expression_schema,
-        annotations: SETTING,
-        handler: set_expression,
     },
     Tool {
         name: "set_function_breakpoints",
@@ -42,22 +37,11 @@ fn set_variable_schema() -> Value {
             "session": session_prop(),
             "ref": {"type": "integer", "description": "The container's ref."},
             "name": {"type": "string"},
-            "value": {"type": "string"}
-        },
-        "required": ["ref", "name", "value"]
-    })
-}
-
-fn set_expression_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session": session_prop(),
-            "expression": {"type": "string"},
+            "expression": {"type": "string", "description": "Instead of ref and name."},
             "value": {"type": "string"},
-            "frame": {"type": "integer", "description": "Default: top frame."}
+            "frame": {"type": "integer", "description": "For expression (default: top frame)."}
         },
-        "required": ["expression", "value"]
+        "required": ["value"]
     })
 }
 
@@ -89,38 +73,40 @@ fn function_schema() -> Value {
 struct SetVariableArgs {
     session: Option<String>,
     #[serde(rename = "ref")]
-    reference: i64,
-    name: String,
-    value: String,
-}
-
-fn set_variable(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a: SetVariableArgs = parse_args(args)?;
-    if a.name.is_empty() {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, "name is empty; give the child's name."));
-    }
-    let key = session_key(cx, a.session.as_deref())?;
-    cx.sessions.set_variable(key, a.reference, a.name, a.value, cx.call, cx.now)?;
-    Ok(Outcome::Pending)
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SetExpressionArgs {
-    session: Option<String>,
-    expression: String,
+    reference: Option<i64>,
+    name: Option<String>,
+    expression: Option<String>,
     value: String,
     frame: Option<i64>,
 }
 
-fn set_expression(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a: SetExpressionArgs = parse_args(args)?;
-    if a.expression.trim().is_empty() {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
+fn set_variable(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a: SetVariableArgs = parse_args(args)?;
+    let bad = |msg: &str| Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    match (a.reference, a.name, a.expression) {
+        (Some(reference), Some(name), None) => {
+            if name.is_empty() {
+                return bad("name is empty; give the child's name.");
+            }
+            if a.frame.is_some() {
+                return bad("`frame` goes with `expression`; a ref already names its frame.");
+            }
+            let key = session_key(cx, a.session.as_deref())?;
+            cx.sessions.set_variable(key, reference, name, a.value, cx.call, cx.now)?;
+        }
+        (None, None, Some(expression)) => {
+            if expression.trim().is_empty() {
+                return bad("expression is empty.");
+            }
+            let key = session_key(cx, a.session.as_deref())?;
+            let target = Target { thread: None, frame: a.frame };
+            cx.sessions.set_expression(key, expression, a.value, target, cx.call, cx.now)?;
+        }
+        (_, _, Some(_)) => return bad("pass either `ref` and `name`, or `expression`, not both."),
+        (Some(_), None, None) => return bad("`ref` needs `name`: the child of ref to set."),
+        (None, Some(_), None) => return bad("`name` needs `ref`: the variables ref of its container."),
+        (None, None, None) => return bad("say what to set: `ref` and `name` (a child), or `expression`."),
     }
-    let key = session_key(cx, a.session.as_deref())?;
-    let target = Target { thread: None, frame: a.frame };
-    cx.sessions.set_expression(key, a.expression, a.value, target, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
 

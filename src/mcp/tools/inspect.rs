@@ -1,5 +1,5 @@
 //! Tool group "inspect": what a stopped program looks like — `context` (the one-call answer),
-//! `threads`, `select_thread`, `stack_trace`, `scopes`, `variables`, `evaluate`,
+//! `threads` (and choosing the focus thread), `stack_trace`, `scopes`, `variables`, `evaluate`,
 //! `exception_info`, `watch`, `capabilities`. Frame ids and variable refs are agentdap handles;
 //! one from before the program ran again is refused with `target_invalidated`.
 
@@ -50,17 +50,10 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "threads",
-        description: "Threads of the stopped program.",
-        input_schema: session_schema,
-        annotations: Annotations::READ_ONLY,
-        handler: threads,
-    },
-    Tool {
-        name: "select_thread",
-        description: "Make a thread the default for later calls.",
-        input_schema: select_schema,
+        description: "Threads of the stopped program; `select` makes one the default for later calls.",
+        input_schema: threads_schema,
         annotations: SETTING,
-        handler: select_thread,
+        handler: threads,
     },
     Tool {
         name: "exception_info",
@@ -154,8 +147,8 @@ fn thread_schema() -> Value {
     json!({"type": "object", "properties": {"session": session_prop(), "thread": {"type": "integer"}}})
 }
 
-fn select_schema() -> Value {
-    json!({"type": "object", "properties": {"session": session_prop(), "thread": {"type": "integer"}}, "required": ["thread"]})
+fn threads_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop(), "select": {"type": "integer"}}})
 }
 
 fn watch_schema() -> Value {
@@ -276,24 +269,21 @@ struct SessionArgs {
     session: Option<String>,
 }
 
-fn threads(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a = parse_args::<SessionArgs>(args)?;
-    let key = session_key(cx, a.session.as_deref())?;
-    cx.sessions.threads(key, cx.call, cx.now)?;
-    Ok(Outcome::Pending)
-}
-
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SelectArgs {
+struct ThreadsArgs {
     session: Option<String>,
-    thread: i64,
+    select: Option<i64>,
 }
 
-fn select_thread(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a = parse_args::<SelectArgs>(args)?;
+fn threads(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<ThreadsArgs>(args)?;
     let key = session_key(cx, a.session.as_deref())?;
-    Ok(Outcome::Done(cx.sessions.select_thread(key, a.thread)?))
+    if let Some(thread) = a.select {
+        return Ok(Outcome::Done(cx.sessions.select_thread(key, thread)?));
+    }
+    cx.sessions.threads(key, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 #[derive(serde::Deserialize)]

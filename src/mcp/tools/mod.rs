@@ -118,13 +118,26 @@ impl Tool {
 }
 
 impl Tool {
-    /// The `Tool` object of `tools/list` under `--tools core`: the arguments in
-    /// `hidden` left out of the schema (the handler still accepts them), and `wait_ms`
-    /// undescribed (the server's `instructions` give its default and cap once).
+    /// The `Tool` object of `tools/list` under `--tools core`: the arguments in `hidden` left
+    /// out of the schema, at the top and in the items of array arguments (the handler still
+    /// accepts them), and `wait_ms` undescribed (the server's `instructions` give its default
+    /// and cap once). An entry `tool.arg` hides `arg` of that tool only; a plain `arg`, of every
+    /// tool.
     pub fn to_core_value(&self, hidden: &[&str]) -> Value {
         let mut v = self.to_value();
+        let hides = |name: &str| {
+            hidden.iter().any(|h| match h.split_once('.') {
+                Some((tool, arg)) => tool == self.name && arg == name,
+                None => *h == name,
+            })
+        };
         if let Some(props) = v.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
-            props.retain(|name, _| !hidden.contains(&name.as_str()));
+            props.retain(|name, _| !hides(name));
+            for prop in props.values_mut() {
+                if let Some(items) = prop.pointer_mut("/items/properties").and_then(Value::as_object_mut) {
+                    items.retain(|name, _| !hides(name));
+                }
+            }
             if let Some(wait) = props.get_mut("wait_ms").and_then(Value::as_object_mut) {
                 wait.remove("description");
             }

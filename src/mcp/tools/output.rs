@@ -26,7 +26,7 @@ fn schema() -> Value {
             "session": session_prop(),
             "since": {"type": "integer", "description": "Cursor (default 0)."},
             "category": {"type": "string", "enum": ["stdout", "stderr", "console", "adapter", "logpoint"]},
-            "limit": {"type": "integer", "description": "Default 200; at most 1000 entries and 20000 bytes of text per call."}
+            "limit": {"type": "integer", "description": "Default 200, max 1000."}
         }
     })
 }

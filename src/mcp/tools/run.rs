@@ -1,5 +1,5 @@
 //! Tool group "run": start, resume and end sessions (`launch`, `attach`, `continue`,
-//! `disconnect`, `terminate`). Handlers validate arguments and hand the work to the session manager, which
+//! `disconnect`, also graceful through DAP `terminate`). Handlers validate arguments and hand the work to the session manager, which
 //! answers the call later (at a stop, the exit, or the end of `wait_ms`).
 
 use serde_json::{json, Map, Value};
@@ -36,17 +36,10 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "disconnect",
-        description: "End the session; a launched program is terminated.",
+        description: "End the session; a launched program is terminated (graceful: asked to end itself first).",
         input_schema: disconnect_schema,
         annotations: ENDING,
         handler: disconnect,
-    },
-    Tool {
-        name: "terminate",
-        description: "Ask the program to terminate gracefully, else disconnect.",
-        input_schema: session_only_schema,
-        annotations: ENDING,
-        handler: terminate,
     },
 ];
 
@@ -110,7 +103,7 @@ fn continue_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "thread": {"type": "integer", "description": "Default: the focus thread."},
+            "thread": {"type": "integer"},
             "wait_ms": wait_prop()
         }
     })
@@ -121,13 +114,10 @@ fn disconnect_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "terminate_debuggee": {"type": "boolean", "description": "Default: true when launched, false when attached."}
+            "terminate_debuggee": {"type": "boolean", "description": "Default: true when launched, false when attached."},
+            "graceful": {"type": "boolean"}
         }
     })
-}
-
-fn session_only_schema() -> Value {
-    json!({"type": "object", "properties": {"session": session_prop()}})
 }
 
 fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
@@ -174,6 +164,7 @@ fn resume(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
 struct DisconnectArgs {
     session: Option<String>,
     terminate_debuggee: Option<bool>,
+    graceful: Option<bool>,
 }
 
 fn disconnect(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
@@ -182,20 +173,15 @@ fn disconnect(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome,
     // With no `session`, the program the default session belongs to: its top-level session (a
     // worker's or tsx's loader thread's child session is not what "disconnect" means).
     let key = if a.session.is_none() { cx.sessions.top_level(key) } else { key };
-    cx.sessions.disconnect(key, a.terminate_debuggee, cx.call, cx.now)?;
-    Ok(Outcome::Pending)
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SessionArgs {
-    session: Option<String>,
-}
-
-fn terminate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a: SessionArgs = parse_args(args)?;
-    let key = session_key(cx, a.session.as_deref())?;
-    cx.sessions.terminate(key, cx.call, cx.now)?;
+    if a.graceful == Some(true) {
+        if a.terminate_debuggee == Some(false) {
+            let msg = "`graceful` ends the program and `terminate_debuggee: false` keeps it; pass one of them.";
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        cx.sessions.terminate(key, cx.call, cx.now)?;
+    } else {
+        cx.sessions.disconnect(key, a.terminate_debuggee, cx.call, cx.now)?;
+    }
     Ok(Outcome::Pending)
 }
 

@@ -129,7 +129,7 @@ impl Sessions {
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
         let Some(thread) = s.thread_for(None) else {
-            let msg = "no thread known to resume; call `threads`, then `select_thread`.";
+            let msg = "no thread known to resume; call `threads`, then `threads {select: id}`.";
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         };
         let wait = wait_duration(wait_ms);

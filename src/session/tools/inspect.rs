@@ -1,5 +1,5 @@
 //! Tool group "inspect" (`mcp/tools/inspect.rs`): what a stopped program looks like — `context`,
-//! `threads`, `select_thread`, `stack_trace`, `scopes`, `variables`, `evaluate`,
+//! `threads` (and `threads {select}`), `stack_trace`, `scopes`, `variables`, `evaluate`,
 //! `exception_info`, `watch`, `capabilities`. Frame ids and variable references go out as handles
 //! minted by agentdap ([`crate::session::handles`]) and are checked before anything is sent.
 //!
@@ -114,7 +114,7 @@ impl Sessions {
         self.inspect(key, call, Op::Threads, now)
     }
 
-    /// `select_thread`: the focus thread for later calls (answered at once).
+    /// `threads {select}`: the focus thread for later calls (answered at once).
     pub fn select_thread(&mut self, key: SessionKey, thread: i64) -> Result<ToolResult, ToolResult> {
         let s = session(&mut self.slab, key)?;
         if !s.view.known_threads.is_empty() && !s.view.known_threads.contains(&thread) {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
+use super::gates::Gate;
 use super::{session, stopped, Reply, Started};
 use crate::dap::requests::{Terminate, TerminateArguments};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
@@ -211,11 +212,17 @@ impl Sessions {
         Ok(())
     }
 
-    /// `terminate`: DAP `terminate` when the adapter supports it, else `disconnect`.
+    /// `disconnect {graceful}`: DAP `terminate` (the program is asked to end itself) when the
+    /// adapter supports it, else `disconnect` with the program terminated, and the result says
+    /// which ([`Gate::Terminate`]).
     pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
-        let supported = s.link.client.capabilities().is_some_and(|c| c.supports_terminate_request);
-        if !supported || !s.link.is_alive() || s.run.state.is_over() {
+        if !s.link.is_alive() || s.run.state.is_over() {
+            return self.disconnect(key, Some(true), call, now);
+        }
+        if let Err(refused) = s.require(Gate::Terminate) {
+            let why = refused.text.trim_start_matches("unsupported: ").trim_end_matches('.');
+            s.calls.warnings.push(format!("not graceful: {why}"));
             return self.disconnect(key, Some(true), call, now);
         }
         let since = s.run.revision;

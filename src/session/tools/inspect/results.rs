@@ -12,7 +12,7 @@ pub(in crate::session) fn to_json(value: impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// `select_thread`.
+/// `threads {select}`.
 #[derive(Serialize)]
 pub(super) struct FocusThread<'a> {
     pub session: &'a str,
@@ -25,6 +25,9 @@ pub(super) struct Filter<'a> {
     pub filter: &'a str,
     pub label: &'a str,
     pub default: bool,
+    /// The filter takes a condition (`set_exception_breakpoints {conditions}`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub condition: bool,
 }
 
 /// A tool the adapter does not allow, in `capabilities`.
@@ -45,9 +48,8 @@ pub(super) struct Tools<'a> {
 pub(super) struct CapabilitiesResult<'a> {
     pub session: &'a str,
     pub adapter: &'a str,
-    pub supported: Vec<&'a str>,
-    pub unsupported: Vec<&'a str>,
     pub tools: Tools<'a>,
+    pub breakpoint_settings: Vec<&'a str>,
     pub exception_filters: Vec<Filter<'a>>,
     pub raw: &'a Map<String, Value>,
 }
