@@ -165,7 +165,11 @@ fn set_variable_reads_back_and_stale_refs_are_refused_before_sending() {
     assert_eq!(sent_commands(&a.dap_log("s1")).len(), sent, "nothing was sent for a stale ref");
     let sets = sent_commands(&a.dap_log("s1")).iter().filter(|c| *c == "setVariable").count();
     assert_eq!(sets, 2, "two setVariable (40 + 60, 1/0): the missing name was refused before sending");
-    a.ok("disconnect", json!({}));
+    // debugpy has `terminate`: the program is asked to end itself, and the answer is its end.
+    let d = a.ok("disconnect", json!({"graceful": true}));
+    assert!(!d.text.contains("not graceful"), "{}", d.text);
+    assert!(sent_commands(&a.dap_log("s1")).contains(&"terminate".to_owned()), "{}", d.text);
+    assert!(["exited", "terminated"].contains(&d.s["state"].as_str().unwrap_or_default()), "{}", d.text);
 }
 
 #[test]

@@ -167,7 +167,11 @@ fn a_pause_reads_as_a_pause_not_a_signal() {
         let c = a.ok("continue", json!({"wait_ms": 200}));
         assert_eq!(c.s["state"], json!("running"), "{}", c.text);
     }
-    a.ok("disconnect", json!({}));
+    // lldb-dap 22 has no `terminate` request: a graceful end is not possible, and the result
+    // says so rather than calling it graceful.
+    let d = a.ok("disconnect", json!({"graceful": true}));
+    assert!(d.text.contains("not graceful") && d.text.contains("supportsTerminateRequest"), "{}", d.text);
+    assert!(!agent::sent_commands(&a.dap_log("s1")).contains(&"terminate".to_owned()), "nothing but disconnect");
 }
 
 #[test]
