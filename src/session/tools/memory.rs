@@ -518,3 +518,6 @@ impl Session {
         ToolResult::ok(text, structured)
     }
 }
+
+#[cfg(test)]
+mod tests;
