@@ -83,7 +83,10 @@ pub struct Op {
 #[derive(Debug)]
 struct Job {
     action: MemoryOp,
-    /// The frames' epoch when the job started: it moves when the program runs.
+    /// How often the program had run when the job started ([`crate::session::handles::Handles::resumes`]).
+    resumes: u64,
+    /// The frames' epoch when the job started: it moves when the program runs, or the adapter
+    /// invalidates its state (lldb-dap 22 does after a write).
     epoch: u64,
     thread: i64,
     /// The adapter's frame id: the agent's `frame`, or the top frame once fetched.
@@ -157,6 +160,7 @@ impl Sessions {
         let needs_stack = args.action == MemoryOp::Disassemble
             || (expression.is_some() && frame.or_else(|| s.known_top_frame(thread)).is_none());
         let job = Job {
+            resumes: s.view.handles.resumes(),
             epoch: s.view.handles.epoch(HandleKind::Frame),
             thread,
             frame: frame.or_else(|| s.known_top_frame(thread).filter(|_| args.action != MemoryOp::Disassemble)),
@@ -239,7 +243,7 @@ impl Session {
     /// The answer to one of a `memory` call's requests.
     pub(in crate::session) fn memory_answered(&mut self, op: Op, answer: Answer, now: Instant) {
         let Op { call, phase, mut job } = op;
-        if self.view.handles.epoch(HandleKind::Frame) != job.epoch {
+        if self.view.handles.resumes() != job.resumes {
             let out = match phase {
                 Phase::ReadBack => self.write_result(&job, None),
                 _ => ToolResult::error(
@@ -474,6 +478,12 @@ impl Session {
                     structured["differing"] = json!(differing);
                 }
             }
+        }
+        if self.view.handles.epoch(HandleKind::Frame) != job.epoch {
+            text.push_str(&format!(
+                "\n({} invalidated its state after the write: frame and variable refs from before are stale; call context or stack_trace for fresh ones.)",
+                self.link.adapter
+            ));
         }
         ToolResult::ok(text, structured)
     }
