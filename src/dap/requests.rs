@@ -36,12 +36,14 @@ use serde_json::Value;
 mod breakpoints;
 mod execution;
 mod inspection;
+mod memory;
 mod reverse;
 mod session;
 
 pub use breakpoints::*;
 pub use execution::*;
 pub use inspection::*;
+pub use memory::*;
 pub use reverse::*;
 pub use session::*;
 

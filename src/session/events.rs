@@ -443,6 +443,7 @@ impl Session {
             Origin::Flow(op) => return self.flow_answered(op, split(outcome), now),
             Origin::Edit(op) => return self.edit_answered(op, split(outcome), now),
             Origin::Source(op) => return self.source_answered(op, split(outcome)),
+            Origin::Memory(op) => return self.memory_answered(op, split(outcome), now),
             other => other,
         };
         self.note_request_error(&outcome);
@@ -456,6 +457,7 @@ impl Session {
             Origin::Inspect { call, op, revision } => self.inspect_answered(call, op, reply.answer(), revision, now),
             // Taken above.
             Origin::Mirror(_) | Origin::Host(_) | Origin::Flow(_) | Origin::Edit(_) | Origin::Source(_) => {}
+            Origin::Memory(_) => {}
         }
     }
 
@@ -470,6 +472,7 @@ impl Session {
             Origin::Flow(op) => self.flow_failed(op, code, msg),
             Origin::Edit(op) => self.edit_failed(op, code, msg),
             Origin::Source(op) => self.source_failed(op, code, msg),
+            Origin::Memory(op) => self.memory_failed(op, code, msg),
             Origin::Startup(_) | Origin::Stop(_) | Origin::Mirror(_) => {}
         }
     }

@@ -86,6 +86,9 @@ pub struct Handles {
     entries: HashMap<u32, Entry>,
     /// Dedupe within an epoch: the same adapter id asked twice gets the same handle.
     by_adapter_id: HashMap<(Kind, i64), u32>,
+    /// How often the program ran ([`Handles::resumed`]); unlike the epochs, an `invalidated`
+    /// event does not move it (lldb-dap 22 sends one, `areas: ["all"]`, for every `writeMemory`).
+    resumes: u64,
 }
 
 impl Handles {
@@ -129,7 +132,13 @@ impl Handles {
 
     /// The program ran: every handle goes stale.
     pub fn resumed(&mut self) {
+        self.resumes += 1;
         self.bump(&[Kind::Frame, Kind::Variables]);
+    }
+
+    /// How often the program ran since the session began.
+    pub fn resumes(&self) -> u64 {
+        self.resumes
     }
 
     /// A DAP `invalidated` event (DAP § Events: Invalidated): `areas` as the adapter sent them

@@ -163,6 +163,7 @@ pub enum Origin {
     Edit(tools::edit::Op),
     Source(tools::source::Op),
     Host(tools::host::Op),
+    Memory(tools::memory::Op),
     /// A mirror client's read-only request (SECURITY.md § The IDE mirror); the answer goes back to
     /// that client.
     Mirror(mirror::Forwarded),

@@ -1,5 +1,5 @@
 //! The values a stopped session shows: one variable as a result shows it (name, value cut to
-//! size, preview, `ref` handle), the children cached for this revision (agentdap pages them
+//! size, preview, `ref` handle, memory reference), the children cached for this revision (agentdap pages them
 //! itself), and the frame each variables reference came from. Shared by the inspection, edit and
 //! mirror tools; must not send requests (the tools do).
 
@@ -45,6 +45,9 @@ impl Session {
             put(&mut m, "indexed", v.get("indexedVariables").cloned());
         }
         put(&mut m, "evaluate_name", v.get("evaluateName").cloned());
+        // DAP § Types › Variable `memoryReference`: where `memory` can read it (`mem 0x…`).
+        let memory = v.get("memoryReference").and_then(Value::as_str).filter(|r| !r.is_empty());
+        put(&mut m, "memoryReference", memory.map(Value::from));
         Value::Object(m)
     }
 
@@ -145,6 +148,9 @@ pub(in crate::session) fn variable_line(v: &Value) -> String {
     }
     if let Some(r) = v.get("ref") {
         s.push_str(&format!(" [ref {r}]"));
+    }
+    if let Some(m) = v.get("memoryReference").and_then(Value::as_str) {
+        s.push_str(&format!(" mem {m}"));
     }
     s
 }

@@ -17,5 +17,6 @@ mod debugpy_truth;
 mod debugpy_values;
 mod fastpath;
 mod inspect;
+mod memory;
 mod output;
 mod project_python;

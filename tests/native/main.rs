@@ -17,5 +17,6 @@ mod delve_truth;
 mod gdb;
 mod lldb;
 mod lldb_truth;
+mod memory;
 mod native_adapters;
 mod native_hygiene;

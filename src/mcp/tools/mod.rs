@@ -11,6 +11,7 @@ mod flow;
 mod host;
 mod inspect;
 mod ledger;
+mod memory;
 mod mirror;
 mod output;
 mod run;
@@ -153,7 +154,7 @@ pub fn no_arguments() -> Value {
 
 /// Every tool, in the deterministic order `tools/list` shows them.
 pub fn registry() -> Vec<&'static Tool> {
-    let groups: [&'static [Tool]; 11] = [
+    let groups: [&'static [Tool]; 12] = [
         run::TOOLS,
         control::TOOLS,
         inspect::TOOLS,
@@ -164,6 +165,7 @@ pub fn registry() -> Vec<&'static Tool> {
         flow::TOOLS,
         edit::TOOLS,
         source::TOOLS,
+        memory::TOOLS,
         host::TOOLS,
     ];
     groups.iter().flat_map(|g| g.iter()).chain(ledger::TOOLS).collect()

@@ -672,6 +672,9 @@ impl Session {
         if let Some(r) = j.get("ref") {
             text.push_str(&format!("  [ref {r}]"));
         }
+        if let Some(m) = j.get("memoryReference").and_then(Value::as_str) {
+            text.push_str(&format!("  mem {m}"));
+        }
         if let Some(note) = raised.and(j.get("value_note")).and_then(Value::as_str) {
             text.push_str(&format!("\n(note: {note})"));
         }
@@ -765,5 +768,7 @@ mod tests {
         assert_eq!(variable_line(&v), "items = [1, 2] (list) [ref 1012]");
         let empty = json!({"name": "x", "value": "", "type": "T"});
         assert_eq!(variable_line(&empty), "x = (no value shown by the adapter) (T)");
+        let c = json!({"name": "counter", "value": "42", "type": "int", "memoryReference": "0x7FFFFFFFE514"});
+        assert_eq!(variable_line(&c), "counter = 42 (int) mem 0x7FFFFFFFE514");
     }
 }

@@ -14,6 +14,7 @@ pub mod flow;
 pub mod gates;
 pub mod host;
 pub mod inspect;
+pub mod memory;
 pub mod run;
 pub mod source;
 
