@@ -75,8 +75,18 @@ pub const CORE_TOOLS: &[&str] = &[
 /// Arguments `--tools core` leaves out of the listed schemas (still accepted when passed): the
 /// everyday arguments stay, so the core listing fits in 6 KB
 /// (`tools_core_lists_the_everyday_tools_only`).
-pub const CORE_HIDDEN_ARGS: &[&str] =
-    &["adapter_args", "no_debug", "exception_filters", "console", "granularity", "filter", "context"];
+pub const CORE_HIDDEN_ARGS: &[&str] = &[
+    "adapter_args",
+    "no_debug",
+    "exception_filters",
+    "console",
+    "granularity",
+    "filter",
+    "context",
+    "reverse",
+    "hex",
+    "expressions",
+];
 
 /// Which tools the server offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
