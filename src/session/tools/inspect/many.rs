@@ -163,6 +163,8 @@ impl Session {
         let Some(expression) = job.pending.pop_front() else { return self.many_done(call, *job) };
         match result {
             Err((code, msg)) => {
+                // The line says `error:` already; the adapter's words follow it alone.
+                let msg = msg.strip_prefix("`evaluate` failed: ").map_or(msg.clone(), str::to_owned);
                 let hint = self.link.plan.runtime.evaluate_error_hint.filter(|(words, _)| msg.contains(words));
                 let msg = match hint {
                     Some((_, hint)) => format!("{msg} ({hint})"),
