@@ -230,8 +230,11 @@ impl Session {
 }
 
 impl EvalMany {
+    /// The error on one line of the text (its lines joined with ` ↵ `: lldb-dap 22's words
+    /// quote the expression with a caret under it); `structuredContent` has them as sent.
     fn push_error(&mut self, expression: String, msg: &str) {
-        self.lines.push(format!("{expression}: error: {msg}"));
+        let one: Vec<&str> = msg.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        self.lines.push(format!("{expression}: error: {}", one.join(" ↵ ")));
         self.results.push(json!({"expression": expression, "error": msg}));
     }
 
@@ -285,7 +288,16 @@ mod tests {
         );
         j.push_result("x".into(), ok);
         j.push_result("nope".into(), ToolResult::error(ErrorCode::AdapterError, "name 'nope' is not defined"));
-        assert_eq!(j.lines, ["x = 42 (int)", "nope: error: name 'nope' is not defined"]);
+        j.push_error("y".into(), "error: undeclared 'y'\n    1 | y\n      | ^\n");
+        assert_eq!(
+            j.lines,
+            [
+                "x = 42 (int)",
+                "nope: error: name 'nope' is not defined",
+                "y: error: error: undeclared 'y' ↵ 1 | y ↵ | ^"
+            ]
+        );
+        j.results.pop();
         assert_eq!(
             Value::from(j.results),
             json!([{"expression": "x", "value": "42", "type": "int"},
