@@ -17,5 +17,6 @@ mod debugpy_truth;
 mod debugpy_values;
 mod fastpath;
 mod inspect;
+mod inspect_more;
 mod output;
 mod project_python;
