@@ -23,8 +23,10 @@ fn restarting_a_frame_stops_at_the_first_line_of_its_function() {
 
     let restarted = n.a.ok("restart", json!({ "frame": frame }));
     assert_eq!(restarted.s["state"], json!("stopped"), "{}", restarted.text);
-    // js-debug 1.112 reports the stop with its own reason, passed through unchanged.
-    assert_eq!(restarted.s["stop"]["reason"], json!("frame_entry"), "{}", restarted.text);
+    // js-debug 1.112 reports the stop with its own reason, passed through unchanged: measured
+    // `frame_entry` when run alone, `pause` when the machine is loaded (the full node suite).
+    let reason = restarted.s["stop"]["reason"].clone();
+    assert!(reason == json!("frame_entry") || reason == json!("pause"), "{}", restarted.text);
     assert_eq!(stop_at(&restarted.s), (json!(p), json!(4), json!("work")), "{}", restarted.text);
     assert_ne!(restarted.s["revision"], revision, "{}", restarted.text);
     let stale = n.a.call("evaluate", json!({"expression": "n", "frame": frame}));
