@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
-use super::tools::{control, inspect, run, split, Reply};
+use super::tools::{control, run, split, Reply};
 use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
 use crate::dap::client::{ClientDiagnostic, Outcome, Output};
@@ -424,7 +424,8 @@ impl Session {
                 Origin::Host(_) if !super::tools::host::only_reads(&r.command) => self.values_changed(),
                 // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
                 // can run code): an assignment or a call may have changed what pages show.
-                Origin::Inspect { op: inspect::Op::Evaluate { expression, .. }, .. } if r.command == "evaluate" => {
+                Origin::Inspect { op, .. } if r.command == "evaluate" && op.evaluated().is_some() => {
+                    let expression = op.evaluated().unwrap_or_default();
                     let prefixes = self.link.plan.quirks.mutating_evaluate_prefixes;
                     if prefixes.iter().any(|p| expression.starts_with(p)) {
                         self.values_changed();

@@ -23,6 +23,8 @@ pub mod files;
 mod gdb_quirk_tests;
 pub mod handles;
 pub mod host;
+#[cfg(test)]
+mod inspect_more_tests;
 mod launcher;
 #[cfg(test)]
 mod launcher_tests;

@@ -75,6 +75,7 @@
 //! | `RuntimeQuirks::mirror_evaluate` (gdb: `hover` only, `$_shell` refused: `ExpressionOnly::refused_anywhere`) | `mirror::tests::a_gdb_mirror_evaluate_goes_as_hover_and_shell_is_refused_anywhere` |
 //! | `Quirks::stop_on_entry_key` (netcoredbg: `stopAtEntry`) | `netcoredbg_tests::stop_on_entry_is_stop_at_entry_and_a_csproj_launches_its_built_dll_or_says_to_build_it`; `tests/mcp` `netcoredbg` |
 //! | `Quirks::variable_paging` (netcoredbg) | read by the same code as lldb's (agentdap pages itself) |
+//! | `Quirks::unanswered_requests`, `loaded_sources_from_modules` (debugpy) | `inspect_more_tests::debugpys_unanswered_loaded_sources_is_refused_and_sources_come_from_modules`; `tests/debugpy` `inspect_more` |
 //!
 //! Written out in a recipe but equal to `STANDARD` there (so no deviation to pin):
 //! `dropped_output_categories` (debugpy: `telemetry`, dropped for every adapter, pinned by

@@ -18,5 +18,6 @@ mod debugpy_values;
 mod fastpath;
 mod inspect;
 mod memory;
+mod inspect_more;
 mod output;
 mod project_python;

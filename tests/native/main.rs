@@ -15,6 +15,7 @@ mod ctl_native;
 mod delve;
 mod delve_truth;
 mod gdb;
+mod inspect_more;
 mod lldb;
 mod lldb_truth;
 mod memory;

@@ -21,3 +21,4 @@ mod node_sdk;
 mod node_ts;
 mod node_util;
 mod node_worker;
+mod restart_frame;

@@ -89,6 +89,15 @@ pub fn quirks() -> Quirks {
         // with `source: {}`, over the debuggee's socket; the program's own prints come from the
         // launcher's pipes without `source`, so the two are not ordered against each other.
         logpoint_output_key: Some("source"),
+        // 1.8.22: a `loadedSources` request is never answered (pydevd has no handler for it and
+        // the capability is not advertised); every request after it waits behind it.
+        unanswered_requests: &[(
+            "loadedSources",
+            "debugpy 1.8 never answers it and every later request would wait behind it; use `modules {sources: true}`",
+        )],
+        // 1.8.22: `on_modules_request` lists the files pydevd's `ModulesManager.track_module`
+        // saw in the frames it reported, each module's `path` its `.py` file.
+        loaded_sources_from_modules: true,
         ..Quirks::STANDARD
     }
 }

@@ -220,6 +220,15 @@ pub struct Quirks {
     /// line is a disabled duplicate). agentdap says so where a set drops or changes a line, and
     /// refuses `run_to` (its temporary breakpoint would stay).
     pub breakpoints_only_added: bool,
+    /// Requests the adapter never answers, with why: a `dap_request` of one is refused before
+    /// anything is sent, since every later request would wait behind it (debugpy 1.8.22: a
+    /// `loadedSources` gets no response at all — it does not advertise
+    /// `supportsLoadedSourcesRequest` — and the session's next requests time out).
+    pub unanswered_requests: &'static [(&'static str, &'static str)],
+    /// The adapter has no `loadedSources`, but its modules are its source files (debugpy 1.8.22:
+    /// each module's `path` is the `.py` file of a module whose code it has shown in a stack):
+    /// `modules {sources}` reads them from `modules` and says so.
+    pub loaded_sources_from_modules: bool,
 }
 
 impl Quirks {
@@ -254,10 +263,16 @@ impl Quirks {
         only_requests: &[],
         detached_program_fate: None,
         breakpoints_only_added: false,
+        unanswered_requests: &[],
+        loaded_sources_from_modules: false,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.
+    /// Also refuses [`Quirks::unanswered_requests`].
     pub fn unknown_request(&self, adapter: &str, command: &str) -> Option<String> {
+        if let Some((c, why)) = self.unanswered_requests.iter().find(|(c, _)| *c == command) {
+            return Some(format!("{adapter} does not answer `{c}`, so agentdap did not send it: {why}"));
+        }
         if self.only_requests.is_empty() || self.only_requests.contains(&command) {
             return None;
         }

@@ -180,6 +180,23 @@ pub struct VariablesArguments {
     /// The number of variables to return. If count is missing or 0, all variables are returned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// How the values are formatted (when `supportsValueFormattingOptions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<ValueFormat>,
+}
+
+/// DAP § Types › ValueFormat: the one option agentdap sends, `hex`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ValueFormat {
+    /// Display the value in hex.
+    pub hex: bool,
+}
+
+impl ValueFormat {
+    /// `{hex: true}` when `hex`, else nothing (the adapter's own format).
+    pub fn hex(hex: bool) -> Option<ValueFormat> {
+        hex.then_some(ValueFormat { hex: true })
+    }
 }
 
 /// DAP § Requests › Variables response body.
@@ -237,6 +254,9 @@ pub struct EvaluateArguments {
     /// `clipboard`, `variables` (sent as given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// How the result is formatted (when `supportsValueFormattingOptions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<ValueFormat>,
 }
 
 /// DAP § Requests › Evaluate response body: the fields agentdap reads.

@@ -159,12 +159,18 @@ fn inspection_requests_are_sent_as_today() {
     // session/tools/inspect.rs: a page is all children; a preview asks for `PREVIEW_FETCH` from 0.
     let all = VariablesArguments { variables_reference: 12, ..Default::default() };
     assert_eq!(wire::<Variables>(all), today("variables", Some(json!({ "variablesReference": 12 }))));
-    let preview = VariablesArguments { variables_reference: 12, start: Some(0), count: Some(9), filter: None };
+    let preview =
+        VariablesArguments { variables_reference: 12, start: Some(0), count: Some(9), filter: None, format: None };
     assert_eq!(
         wire::<Variables>(preview),
         today("variables", Some(json!({ "variablesReference": 12, "start": 0, "count": 9 })))
     );
-    let eval = EvaluateArguments { expression: "x + 1".into(), frame_id: Some(1004), context: Some("watch".into()) };
+    let eval = EvaluateArguments {
+        expression: "x + 1".into(),
+        frame_id: Some(1004),
+        context: Some("watch".into()),
+        format: None,
+    };
     assert_eq!(
         wire::<Evaluate>(eval),
         today("evaluate", Some(json!({ "expression": "x + 1", "frameId": 1004, "context": "watch" })))

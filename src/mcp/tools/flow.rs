@@ -65,7 +65,14 @@ fn goto_schema() -> Value {
 }
 
 fn restart_schema() -> Value {
-    json!({"type": "object", "properties": {"session": session_prop(), "wait_ms": wait_prop()}})
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "frame": {"type": "integer", "description": "Only this frame."},
+            "wait_ms": wait_prop()
+        }
+    })
 }
 
 /// The session and the absolute path of a `path`/`line` argument pair (relative paths are
@@ -125,12 +132,17 @@ fn goto(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
 #[serde(deny_unknown_fields)]
 struct RestartArgs {
     session: Option<String>,
+    frame: Option<i64>,
     wait_ms: Option<u64>,
 }
 
 fn restart(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: RestartArgs = parse_args(args)?;
     let key = session_key(cx, a.session.as_deref())?;
+    if let Some(frame) = a.frame {
+        cx.sessions.restart_frame(key, frame, a.wait_ms, cx.call, cx.now)?;
+        return Ok(Outcome::Pending);
+    }
     cx.sessions.restart(key, a.wait_ms, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }

@@ -1,6 +1,6 @@
 //! Tool group "inspect": what a stopped program looks like — `context` (the one-call answer),
 //! `threads` (and choosing the focus thread), `stack_trace`, `scopes`, `variables`, `evaluate`,
-//! `exception_info`, `watch`, `capabilities`. Frame ids and variable refs are agentdap handles;
+//! `exception_info`, `watch`, `completions`, `modules`, `capabilities`. Frame ids and variable refs are agentdap handles;
 //! one from before the program ran again is refused with `target_invalidated`.
 
 use serde_json::{json, Map, Value};
@@ -22,7 +22,7 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "evaluate",
-        description: "Evaluate an expression in a frame of the stopped program.",
+        description: "Evaluate expressions in a frame of the stopped program.",
         input_schema: evaluate_schema,
         annotations: EVAL,
         handler: evaluate,
@@ -70,6 +70,20 @@ pub const TOOLS: &[Tool] = &[
         handler: watch,
     },
     Tool {
+        name: "completions",
+        description: "Completions for text typed in a frame.",
+        input_schema: completions_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: completions,
+    },
+    Tool {
+        name: "modules",
+        description: "Modules, or loaded source files; paged.",
+        input_schema: modules_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: modules,
+    },
+    Tool {
         name: "capabilities",
         description: "The adapter's DAP capabilities and exception filters.",
         input_schema: session_schema,
@@ -105,11 +119,12 @@ fn evaluate_schema() -> Value {
         "properties": {
             "session": session_prop(),
             "expression": {"type": "string"},
+            "expressions": {"type": "array", "items": {"type": "string"}, "description": "Max 20."},
             "frame": frame_prop(),
             "thread": {"type": "integer"},
-            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default repl."}
-        },
-        "required": ["expression"]
+            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default repl."},
+            "hex": {"type": "boolean"}
+        }
     })
 }
 
@@ -121,9 +136,37 @@ fn variables_schema() -> Value {
             "ref": {"type": "integer", "description": "From an earlier result."},
             "start": {"type": "integer", "description": "Default 0."},
             "count": {"type": "integer", "description": "Default 100, max 500."},
-            "filter": {"type": "string", "enum": ["indexed", "named"]}
+            "filter": {"type": "string", "enum": ["indexed", "named"]},
+            "hex": {"type": "boolean"}
         },
         "required": ["ref"]
+    })
+}
+
+fn completions_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "text": {"type": "string"},
+            "column": {"type": "integer", "description": "1-based (default: end)."},
+            "frame": frame_prop(),
+            "thread": {"type": "integer"}
+        },
+        "required": ["text"]
+    })
+}
+
+fn modules_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "sources": {"type": "boolean"},
+            "start": {"type": "integer"},
+            "count": {"type": "integer", "description": "Default 50, max 200."},
+            "filter": {"type": "string", "description": "Name/path substring."}
+        }
     })
 }
 
@@ -184,10 +227,13 @@ fn context(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, To
 #[serde(deny_unknown_fields)]
 struct EvaluateArgs {
     session: Option<String>,
-    expression: String,
+    expression: Option<String>,
+    expressions: Option<Vec<String>>,
     frame: Option<i64>,
     thread: Option<i64>,
     context: Option<String>,
+    #[serde(default)]
+    hex: bool,
 }
 
 fn evaluate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
@@ -198,13 +244,27 @@ fn evaluate(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, T
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
     }
-    if a.expression.trim().is_empty() {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."));
-    }
-    let key = session_key(cx, a.session.as_deref())?;
     let target = Target { thread: a.thread, frame: a.frame };
-    cx.sessions.evaluate(key, a.expression, target, a.context, cx.call, cx.now)?;
-    Ok(Outcome::Pending)
+    match (a.expression, a.expressions) {
+        (Some(_), Some(_)) => {
+            let msg = "pass `expression` or `expressions`, not both.";
+            Err(ToolResult::error(ErrorCode::InvalidArgument, msg))
+        }
+        (None, None) => Err(ToolResult::error(ErrorCode::InvalidArgument, "missing `expression` (or `expressions`).")),
+        (Some(e), None) if e.trim().is_empty() => {
+            Err(ToolResult::error(ErrorCode::InvalidArgument, "expression is empty."))
+        }
+        (Some(e), None) => {
+            let key = session_key(cx, a.session.as_deref())?;
+            cx.sessions.evaluate_formatted(key, e, target, a.context, a.hex, cx.call, cx.now)?;
+            Ok(Outcome::Pending)
+        }
+        (None, Some(list)) => {
+            let key = session_key(cx, a.session.as_deref())?;
+            cx.sessions.evaluate_many(key, list, target, a.context, a.hex, cx.call, cx.now)?;
+            Ok(Outcome::Pending)
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -216,6 +276,8 @@ struct VariablesArgs {
     start: Option<usize>,
     count: Option<usize>,
     filter: Option<String>,
+    #[serde(default)]
+    hex: bool,
 }
 
 fn variables(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
@@ -226,7 +288,7 @@ fn variables(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, 
         }
     }
     let key = session_key(cx, a.session.as_deref())?;
-    let page = Page { start: a.start, count: a.count, filter: a.filter };
+    let page = Page { start: a.start, count: a.count, filter: a.filter, hex: a.hex };
     cx.sessions.variables(key, a.reference, page, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
@@ -314,6 +376,42 @@ fn watch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Tool
     let a = parse_args::<WatchArgs>(args)?;
     let key = session_key(cx, a.session.as_deref())?;
     Ok(Outcome::Done(cx.sessions.watch(key, a.add, &a.remove)?))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompletionsArgs {
+    session: Option<String>,
+    text: String,
+    column: Option<u64>,
+    frame: Option<i64>,
+    thread: Option<i64>,
+}
+
+fn completions(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<CompletionsArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    let target = Target { thread: a.thread, frame: a.frame };
+    cx.sessions.completions(key, a.text, a.column, target, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModulesArgs {
+    session: Option<String>,
+    #[serde(default)]
+    sources: bool,
+    start: Option<usize>,
+    count: Option<usize>,
+    filter: Option<String>,
+}
+
+fn modules(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<ModulesArgs>(args)?;
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.modules(key, a.sources, a.start, a.count, a.filter, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 fn capabilities(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {

@@ -104,6 +104,7 @@ fn continue_schema() -> Value {
         "properties": {
             "session": session_prop(),
             "thread": {"type": "integer"},
+            "reverse": {"type": "boolean"},
             "wait_ms": wait_prop()
         }
     })
@@ -149,12 +150,18 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
 struct ContinueArgs {
     session: Option<String>,
     thread: Option<i64>,
+    #[serde(default)]
+    reverse: bool,
     wait_ms: Option<u64>,
 }
 
 fn resume(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: ContinueArgs = parse_args(args)?;
     let key = session_key(cx, a.session.as_deref())?;
+    if a.reverse {
+        cx.sessions.reverse_continue(key, a.thread, a.wait_ms, cx.call, cx.now)?;
+        return Ok(Outcome::Pending);
+    }
     cx.sessions.resume(key, a.thread, a.wait_ms, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }

@@ -288,6 +288,7 @@ impl Session {
             expression: expression.to_owned(),
             frame_id,
             context: Some("watch".into()),
+            format: None,
         };
         let list =
             |variables_reference: i64| VariablesArguments { variables_reference, ..VariablesArguments::default() };

@@ -272,6 +272,26 @@ impl Sessions {
         Ok(())
     }
 
+    /// `restart {frame}`: DAP `restartFrame` (DAP § Requests › RestartFrame, when
+    /// `supportsRestartFrame`): the frame runs again from its start; answered at the stop that
+    /// follows, like a step (the revision moves on).
+    pub fn restart_frame(
+        &mut self,
+        key: SessionKey,
+        frame: i64,
+        wait_ms: Option<u64>,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
+        stopped(&mut self.slab, key)?.require(Gate::RestartFrame)?;
+        let frame_id = self.handle_arg(key, crate::session::handles::Kind::Frame, frame)?;
+        let s = session(&mut self.slab, key)?;
+        let args = json!({ "frameId": frame_id });
+        s.resume_with("restartFrame", args, call, wait_duration(wait_ms), "restarted frame", now);
+        self.after(key, now);
+        Ok(())
+    }
+
     /// The old adapter of a relaunching session is gone (the IO shell carried out
     /// [`Action::Replace`]): a fresh DAP client, and the new adapter is started. Ignored unless
     /// `key` is still that session (`id`) and it still waits for this.

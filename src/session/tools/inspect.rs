@@ -9,17 +9,22 @@
 //! updated `Op`. Must not: read another group's state, or touch IO.
 
 mod capabilities;
+mod completions;
 mod context;
+mod many;
+mod modules;
 mod results;
+mod watch;
 
 use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+use super::gates::Gate;
 use super::{session, stopped, Started};
 use crate::dap::requests::{
-    Evaluate, EvaluateArguments, ExceptionInfo, ExceptionInfoArguments, ExceptionInfoResponse, Request, Scope, Scopes,
-    ScopesArguments, StackFrame, StackTrace, StackTraceArguments, Threads, Variables, VariablesArguments,
+    Evaluate, EvaluateArguments, ExceptionInfo, ExceptionInfoArguments, Request, Scope, Scopes, ScopesArguments,
+    StackFrame, StackTrace, StackTraceArguments, Threads, ValueFormat, Variables, VariablesArguments,
 };
 use crate::session::handles::Kind;
 use crate::session::preview;
@@ -27,16 +32,18 @@ use crate::session::snapshot::put;
 use crate::session::text::{clip, FRAME_NAME_CHARS, FRAME_PATH_CHARS, NO_VALUE};
 use crate::session::values::{variable_line, RESULT_CHARS};
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
+pub use completions::CompletionsJob;
 pub use context::ContextJob;
 use context::CONTEXT_FRAMES;
+pub use many::EvalMany;
+pub use modules::ModulesJob;
 pub(in crate::session) use results::to_json;
-use results::{FocusThread, ScopeList, StackResult, ThreadEntry, ThreadList, VariablesPage, WatchEntry, WatchList};
+use results::{FocusThread, ScopeList, StackResult, ThreadEntry, ThreadList, VariablesPage};
+use watch::exception_result;
 
 /// Most variables one `variables` page returns (default page: [`DEFAULT_PAGE`]).
 pub const MAX_PAGE: usize = 500;
 pub const DEFAULT_PAGE: usize = 100;
-/// Most watch expressions per session.
-const MAX_WATCHES: usize = 32;
 
 /// What an inspection request is doing; carried in its DAP origin.
 #[derive(Debug)]
@@ -58,7 +65,15 @@ pub enum Op {
         frame: Option<i64>,
         expression: String,
         context: String,
+        /// `format: {hex: true}` was asked for: no previews (they would mix formats).
+        hex: bool,
     },
+    /// `evaluate {expressions}`: one after another in one frame (`many.rs`).
+    Many(Box<EvalMany>),
+    /// `completions` (`completions.rs`).
+    Completions(CompletionsJob),
+    /// `modules`, or the loaded sources (`modules.rs`).
+    Modules(ModulesJob),
     Context(Box<ContextJob>),
     ExceptionInfo {
         thread: i64,
@@ -84,6 +99,8 @@ pub struct VarQuery {
     pub start: usize,
     pub count: usize,
     pub filter: Option<String>,
+    /// `format: {hex: true}`: fetched afresh, never cached (`many.rs`: `hex_page`).
+    pub hex: bool,
 }
 
 /// The page a `variables` call asks for (all optional: from 0, [`DEFAULT_PAGE`] children, all).
@@ -93,6 +110,8 @@ pub struct Page {
     pub count: Option<usize>,
     /// `indexed` or `named`.
     pub filter: Option<String>,
+    /// Values in hex (Gate::ValueFormatting).
+    pub hex: bool,
 }
 
 /// Arguments shared by inspection tools: a thread and a frame handle, both optional.
@@ -156,15 +175,19 @@ impl Sessions {
     }
 
     pub fn variables(&mut self, key: SessionKey, handle: i64, page: Page, call: CallKey, now: Instant) -> Started {
-        let Page { start, count, filter } = page;
+        let Page { start, count, filter, hex } = page;
         self.check_stopped(key)?;
         let reference = self.handle_arg(key, Kind::Variables, handle)?;
+        if hex {
+            stopped(&mut self.slab, key)?.require(Gate::ValueFormatting)?;
+        }
         let q = VarQuery {
             handle,
             reference,
             start: start.unwrap_or(0),
             count: count.unwrap_or(DEFAULT_PAGE).max(1),
             filter,
+            hex,
         };
         self.inspect(key, call, Op::Variables(q), now)
     }
@@ -178,13 +201,31 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        self.evaluate_formatted(key, expression, target, context, false, call, now)
+    }
+
+    /// `evaluate`, with `format: {hex: true}` when `hex` (Gate::ValueFormatting).
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_formatted(
+        &mut self,
+        key: SessionKey,
+        expression: String,
+        target: Target,
+        context: Option<String>,
+        hex: bool,
+        call: CallKey,
+        now: Instant,
+    ) -> Started {
         self.check_stopped(key)?;
+        if hex {
+            stopped(&mut self.slab, key)?.require(Gate::ValueFormatting)?;
+        }
         let frame = self.frame_arg(key, target.frame)?;
         let thread = self.thread_arg(key, target.thread)?;
         let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
         let default = self.slab.get(key).map_or("repl", |s| s.link.plan.runtime.evaluate_context);
         let context = context.unwrap_or_else(|| default.into());
-        self.inspect(key, call, Op::Evaluate { thread, frame, expression, context }, now)
+        self.inspect(key, call, Op::Evaluate { thread, frame, expression, context, hex }, now)
     }
 
     pub fn context(
@@ -220,42 +261,6 @@ impl Sessions {
         let thread = self.thread_arg(key, thread)?;
         self.inspect(key, call, Op::ExceptionInfo { thread }, now)
     }
-
-    /// `watch`: adds and removes watch expressions (answered at once).
-    pub fn watch(&mut self, key: SessionKey, add: Vec<String>, remove: &[u32]) -> Result<ToolResult, ToolResult> {
-        let s = session(&mut self.slab, key)?;
-        let unknown: Vec<String> =
-            remove.iter().filter(|id| !s.view.watches.iter().any(|w| w.0 == **id)).map(u32::to_string).collect();
-        if !unknown.is_empty() {
-            let known: Vec<String> = s.view.watches.iter().map(|(id, e)| format!("{id}: {e}")).collect();
-            let msg = format!(
-                "{} has no watch with id {}; its watches are [{}].",
-                s.id,
-                unknown.join(", "),
-                known.join(", ")
-            );
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-        }
-        s.view.watches.retain(|w| !remove.contains(&w.0));
-        for expr in add.into_iter().filter(|e| !e.trim().is_empty()) {
-            if s.view.watches.len() >= MAX_WATCHES {
-                let msg = format!("at most {MAX_WATCHES} watches per session.");
-                return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-            }
-            let id = s.view.watches.iter().map(|w| w.0).max().unwrap_or(0) + 1;
-            s.view.watches.push((id, expr));
-        }
-        let list = s.view.watches.iter().map(|(id, e)| WatchEntry { id: *id, expression: e }).collect();
-        let structured = to_json(WatchList { session: &s.id, watches: list });
-        let mut text = format!("{} watches:", s.id);
-        for (id, e) in &s.view.watches {
-            text.push_str(&format!("\n  {id}: {e}"));
-        }
-        if s.view.watches.is_empty() {
-            text = format!("{} has no watches", s.id);
-        }
-        Ok(ToolResult::ok(text, structured))
-    }
 }
 
 impl Session {
@@ -275,13 +280,23 @@ impl Session {
             &Op::Scopes { frame: Some(f), .. } => {
                 self.request::<Scopes>(ScopesArguments { frame_id: f }, Origin::Inspect { call, op, revision }, now)
             }
-            Op::Evaluate { frame: Some(f), expression, context, .. } => {
+            Op::Evaluate { frame: Some(f), expression, context, hex, .. } => {
                 let args = EvaluateArguments {
                     expression: expression.clone(),
                     frame_id: Some(*f),
                     context: Some(context.clone()),
+                    format: ValueFormat::hex(*hex),
                 };
                 self.request::<Evaluate>(args, Origin::Inspect { call, op, revision }, now)
+            }
+            Op::Many(_) | Op::Completions(_) | Op::Modules(_) => self.start_more(call, op, now),
+            Op::Variables(q) if q.hex => {
+                let args = VariablesArguments {
+                    variables_reference: q.reference,
+                    format: ValueFormat::hex(true),
+                    ..VariablesArguments::default()
+                };
+                self.request::<Variables>(args, Origin::Inspect { call, op, revision }, now)
             }
             Op::Variables(q) => {
                 if let Some((_, vars)) = self.view.var_cache.get(&q.reference) {
@@ -314,6 +329,7 @@ impl Session {
                     start: Some(0),
                     count: Some(preview::PREVIEW_FETCH as u64),
                     filter: None,
+                    format: None,
                 };
                 self.request::<Variables>(args, Origin::Inspect { call, op, revision }, now)
             }
@@ -363,6 +379,11 @@ impl Session {
                 other => self.inspect_answered(call, other, Ok(body), revision, now),
             };
         }
+        // These read their answers themselves (`many.rs` reports each expression's error).
+        let op = match op {
+            Op::Many(_) | Op::Completions(_) | Op::Modules(_) => return self.more_answered(call, op, result, now),
+            other => other,
+        };
         let body =
             match result {
                 Ok(b) => b,
@@ -424,23 +445,29 @@ impl Session {
                 }
                 self.scopes_result(&scopes)
             }
-            Op::Evaluate { thread, frame: None, expression, context } => match top_frame_id(&body) {
+            Op::Evaluate { thread, frame: None, expression, context, hex } => match top_frame_id(&body) {
                 Some(f) => {
-                    return self.start_op(call, Op::Evaluate { thread, frame: Some(f), expression, context }, now)
+                    let op = Op::Evaluate { thread, frame: Some(f), expression, context, hex };
+                    return self.start_op(call, op, now);
                 }
                 None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
             },
-            Op::Evaluate { ref expression, ref context, frame, .. } => {
+            Op::Evaluate { ref expression, ref context, frame, hex, .. } => {
                 if let Some(f) = frame {
                     let result = Evaluate::parse(Some(&body)).unwrap_or_default();
                     self.note_frame_of(result.variables_reference, f);
                 }
-                let missing = self.missing_previews(std::iter::once(&body));
-                if !missing.is_empty() {
-                    return self.start_previews(call, missing, op, body, now);
+                if hex {
+                    self.without_previews(|s| s.evaluate_result(expression, context, &body))
+                } else {
+                    let missing = self.missing_previews(std::iter::once(&body));
+                    if !missing.is_empty() {
+                        return self.start_previews(call, missing, op, body, now);
+                    }
+                    self.evaluate_result(expression, context, &body)
                 }
-                self.evaluate_result(expression, context, &body)
             }
+            Op::Variables(q) if q.hex => self.hex_page(&q, &body),
             Op::Variables(q) => {
                 let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
                 self.note_children_frame(q.reference, &vars);
@@ -450,7 +477,7 @@ impl Session {
             }
             Op::Context(job) => return self.context_step(call, job, body, now),
             Op::ExceptionInfo { .. } => exception_result(&body),
-            Op::Preview { .. } => return,
+            Op::Preview { .. } | Op::Many(_) | Op::Completions(_) | Op::Modules(_) => return,
         };
         self.calls.done.push((call, out));
     }
@@ -730,23 +757,6 @@ fn frame_line(f: &Value) -> String {
 fn is_index_name(name: &str) -> bool {
     let n = name.trim_start_matches('[').trim_end_matches(']');
     !n.is_empty() && (n.bytes().all(|b| b.is_ascii_digit()) || n.starts_with("0x"))
-}
-
-/// The `exception_info` result: its text read from the body, the body itself passed on as the
-/// structured result, untouched.
-fn exception_result(body: &Value) -> ToolResult {
-    let info: ExceptionInfoResponse = ExceptionInfo::parse(Some(body)).unwrap_or_default();
-    let id = info.exception_id.as_deref().unwrap_or("?");
-    let mut text = match info.description.as_deref().filter(|d| !d.is_empty()) {
-        Some(desc) => format!("{id}: {desc}"),
-        // js-debug 1.112.0 puts type and message in the id (`Error: bad n 2`) and no description.
-        None => id.to_owned(),
-    };
-    if let Some(st) = info.details.as_ref().and_then(|d| d.stack_trace.as_deref()) {
-        text.push('\n');
-        text.push_str(&clip(st, 4000).0);
-    }
-    ToolResult::ok(text, body.clone())
 }
 
 #[cfg(test)]

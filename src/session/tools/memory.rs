@@ -202,6 +202,7 @@ impl Session {
                 expression,
                 frame_id: job.frame,
                 context: Some(self.link.plan.runtime.evaluate_context.into()),
+                format: None,
             };
             return self.request::<Evaluate>(args, Origin::Memory(Op { call, phase: Phase::Address, job }), now);
         };

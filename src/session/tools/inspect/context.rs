@@ -173,7 +173,8 @@ impl Session {
         }
         if let Some(expr) = job.pending_watches.first().cloned() {
             let id = self.context_frame(&job).id.typed().copied().unwrap_or(0);
-            let args = EvaluateArguments { expression: expr, frame_id: Some(id), context: Some("watch".into()) };
+            let args =
+                EvaluateArguments { expression: expr, frame_id: Some(id), context: Some("watch".into()), format: None };
             let revision = self.run.revision;
             self.request::<Evaluate>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
