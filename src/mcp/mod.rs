@@ -47,7 +47,8 @@ Golden path: launch with the program and breakpoints (it returns at the first st
 context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
 continuing again (wait_ms: default 10000, max 50000); disconnect when done. sessions lists every session; every tool's `session` \
-argument defaults to the most recent live one. attach joins a running program (pid, or connect to \
+argument defaults to the most recent live one, `thread` to the focus thread and `frame` (a frame id \
+from context or stack_trace) to its top frame. attach joins a running program (pid, or connect to \
 a debug server). A child process the program starts becomes its own session (s2, …): a result \
 that starts with its stop names it; pass that session id to inspect it.";
 

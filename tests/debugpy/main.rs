@@ -17,7 +17,7 @@ mod debugpy_truth;
 mod debugpy_values;
 mod fastpath;
 mod inspect;
-mod memory;
 mod inspect_more;
+mod memory;
 mod output;
 mod project_python;

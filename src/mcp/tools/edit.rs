@@ -39,7 +39,7 @@ fn set_variable_schema() -> Value {
             "name": {"type": "string"},
             "expression": {"type": "string", "description": "Instead of ref and name."},
             "value": {"type": "string"},
-            "frame": {"type": "integer", "description": "For expression (default: top frame)."}
+            "frame": {"type": "integer", "description": "For expression."}
         },
         "required": ["value"]
     })

@@ -97,7 +97,7 @@ fn session_schema() -> Value {
 }
 
 fn frame_prop() -> Value {
-    json!({"type": "integer", "description": "Frame id (default: top frame)."})
+    json!({"type": "integer"})
 }
 
 fn context_schema() -> Value {

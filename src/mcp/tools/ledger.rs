@@ -16,7 +16,7 @@ const MAX_TEXT: usize = 19_000;
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "ledger",
-    description: "Recent records of what happened in every session (starts, ends, breakpoints set and hit, exceptions, adapter errors, mirror use), newest last; `session` and `kinds` filter.",
+    description: "What happened in every session (starts, ends, breakpoints, stops, exceptions, errors, mirror use), newest last.",
     input_schema: schema,
     annotations: Annotations::READ_ONLY,
     handler: ledger,

@@ -220,9 +220,9 @@ pub fn session_prop() -> Value {
 }
 
 /// The `wait_ms` argument of waiting tools (default 10 000, cap 50 000: MCP clients give up on a
-/// request after ~60 s).
+/// request after ~60 s), said once in the server's instructions rather than in every schema.
 pub fn wait_prop() -> Value {
-    json!({"type": "integer", "description": "ms (default 10000, max 50000)"})
+    json!({"type": "integer"})
 }
 
 #[cfg(test)]
