@@ -149,11 +149,14 @@ fn the_leftover_check_finds_marked_processes() {
     let by_cmd = std::process::Command::new("sh").args(["-c", "sleep 30; true", "sh"]).arg(&dir).spawn().expect("sh");
     let pids = [by_env.id() as Pid, by_cmd.id() as Pid];
     let (_a, _b) = (agent::Reap(by_env), agent::Reap(by_cmd));
-    let found = marked(&mark, &dir, |_| false);
-    for pid in pids {
-        assert!(found.iter().any(|l| l.starts_with(&format!("{pid} "))), "{pid} not in {found:?}");
-    }
-    assert!(marked(&mark, &dir, |p| pids.contains(&p)).is_empty(), "skip works");
+    // A process's `/proc/<pid>/cmdline` reads empty for a moment after it is spawned (while its
+    // exec completes), and the shell's child is briefly a copy of the shell (its command line
+    // holds `dir`) between its fork and its exec of `sleep`: look again until both have passed.
+    let has_both = |found: &[String]| pids.iter().all(|pid| found.iter().any(|l| l.starts_with(&format!("{pid} "))));
+    let found = agent::eventually(Duration::from_secs(2), || has_both(&marked(&mark, &dir, |_| false)));
+    assert!(found, "{pids:?} not all in {:?}", marked(&mark, &dir, |_| false));
+    let skipped = agent::eventually(Duration::from_secs(2), || marked(&mark, &dir, |p| pids.contains(&p)).is_empty());
+    assert!(skipped, "skip works: {:?}", marked(&mark, &dir, |p| pids.contains(&p)));
     drop((_a, _b));
     assert!(marked(&mark, &dir, |_| false).is_empty(), "gone once killed and reaped");
 }
