@@ -75,8 +75,27 @@ pub const CORE_TOOLS: &[&str] = &[
 /// Arguments `--tools core` leaves out of the listed schemas (still accepted when passed): the
 /// everyday arguments stay, so the core listing fits in 6 KB
 /// (`tools_core_lists_the_everyday_tools_only`).
-pub const CORE_HIDDEN_ARGS: &[&str] =
-    &["adapter_args", "no_debug", "exception_filters", "console", "granularity", "filter", "context"];
+pub const CORE_HIDDEN_ARGS: &[&str] = &[
+    "adapter_args",
+    "no_debug",
+    "exception_filters",
+    "console",
+    "granularity",
+    "filter",
+    "context",
+    // Breakpoint kinds beyond source lines, and breakpoint locations: the full set has them.
+    "set_breakpoints.kind",
+    "set_breakpoints.breakpoints.name",
+    "set_breakpoints.breakpoints.ref",
+    "set_breakpoints.breakpoints.expression",
+    "set_breakpoints.breakpoints.bytes",
+    "set_breakpoints.breakpoints.access",
+    "set_breakpoints.breakpoints.address",
+    "set_breakpoints.breakpoints.offset",
+    "breakpoints.path",
+    "breakpoints.line",
+    "breakpoints.end_line",
+];
 
 /// Which tools the server offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -220,6 +220,12 @@ pub struct Quirks {
     /// line is a disabled duplicate). agentdap says so where a set drops or changes a line, and
     /// refuses `run_to` (its temporary breakpoint would stay).
     pub breakpoints_only_added: bool,
+    /// The words with which the adapter refuses a data breakpoint for want of hardware
+    /// watchpoint resources (lldb-dap 22.1.8 on x86-64, with 4 debug registers, answers the 5th
+    /// and 6th of six `Setting one of the watchpoint resources failed`; measured by
+    /// `tests/native/breakpoint_kinds.rs`). `None`: such a refusal is shown in the adapter's
+    /// words only.
+    pub watchpoint_limit_message: Option<&'static str>,
 }
 
 impl Quirks {
@@ -254,6 +260,7 @@ impl Quirks {
         only_requests: &[],
         detached_program_fate: None,
         breakpoints_only_added: false,
+        watchpoint_limit_message: None,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.

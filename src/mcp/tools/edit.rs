@@ -1,10 +1,9 @@
 //! Tool group "edit": `set_variable`, `set_expression` (change the stopped program's values, read
-//! back to confirm) and `set_function_breakpoints`.
+//! back to confirm).
 
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
-use crate::session::breakpoints::FunctionBreakpoint;
 use crate::session::tools::inspect::Target;
 
 /// Setting the same value twice leaves the same state.
@@ -24,14 +23,6 @@ pub const TOOLS: &[Tool] = &[
         input_schema: set_expression_schema,
         annotations: SETTING,
         handler: set_expression,
-    },
-    Tool {
-        name: "set_function_breakpoints",
-        description:
-            "Replace the function breakpoints; says which were verified. Without a session they wait for launch.",
-        input_schema: function_schema,
-        annotations: SETTING,
-        handler: set_function_breakpoints,
     },
 ];
 
@@ -58,29 +49,6 @@ fn set_expression_schema() -> Value {
             "frame": {"type": "integer", "description": "Default: top frame."}
         },
         "required": ["expression", "value"]
-    })
-}
-
-fn function_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session": session_prop(),
-            "breakpoints": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "condition": {"type": "string"},
-                        "hit_condition": {"type": "string"}
-                    },
-                    "required": ["name"]
-                },
-                "description": "[] clears them."
-            }
-        },
-        "required": ["breakpoints"]
     })
 }
 
@@ -121,33 +89,5 @@ fn set_expression(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outc
     let key = session_key(cx, a.session.as_deref())?;
     let target = Target { thread: None, frame: a.frame };
     cx.sessions.set_expression(key, a.expression, a.value, target, cx.call, cx.now)?;
-    Ok(Outcome::Pending)
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FunctionArgs {
-    session: Option<String>,
-    breakpoints: Vec<FunctionBreakpoint>,
-}
-
-/// Most function breakpoints in one list.
-const MAX_FUNCTIONS: usize = 256;
-
-fn set_function_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a: FunctionArgs = parse_args(args)?;
-    if a.breakpoints.iter().any(|b| b.name.trim().is_empty()) {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, "a function breakpoint has an empty name."));
-    }
-    if a.breakpoints.len() > MAX_FUNCTIONS {
-        let msg = format!("at most {MAX_FUNCTIONS} function breakpoints at once.");
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-    }
-    // No session yet is fine: they wait for the next launch.
-    let key = match a.session.as_deref() {
-        Some(id) => Some(cx.sessions.resolve(Some(id))?),
-        None => cx.sessions.resolve(None).ok(),
-    };
-    cx.sessions.set_function_breakpoints(key, a.breakpoints, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }

@@ -120,11 +120,27 @@ impl Tool {
 impl Tool {
     /// The `Tool` object of `tools/list` under `--tools core`: the arguments in
     /// `hidden` left out of the schema (the handler still accepts them), and `wait_ms`
-    /// undescribed (the server's `instructions` give its default and cap once).
+    /// undescribed (the server's `instructions` give its default and cap once). An entry
+    /// `tool.arg` hides `arg` of that tool only, and `tool.list.field` a field of the items of
+    /// its array argument `list`.
     pub fn to_core_value(&self, hidden: &[&str]) -> Value {
         let mut v = self.to_value();
         if let Some(props) = v.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
             props.retain(|name, _| !hidden.contains(&name.as_str()));
+            for entry in hidden {
+                let Some(rest) = entry.strip_prefix(self.name).and_then(|r| r.strip_prefix('.')) else { continue };
+                match rest.split_once('.') {
+                    None => {
+                        props.remove(rest);
+                    }
+                    Some((list, field)) => {
+                        let items = props.get_mut(list).and_then(|l| l.pointer_mut("/items/properties"));
+                        if let Some(fields) = items.and_then(Value::as_object_mut) {
+                            fields.remove(field);
+                        }
+                    }
+                }
+            }
             if let Some(wait) = props.get_mut("wait_ms").and_then(Value::as_object_mut) {
                 wait.remove("description");
             }
