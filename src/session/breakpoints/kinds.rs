@@ -185,6 +185,84 @@ impl BreakpointStore {
     }
 }
 
+/// Which kinds a stop's `hitBreakpointIds` name, by its reason (DAP § Events › Stopped: `function
+/// breakpoint`, `data breakpoint`, `instruction breakpoint`): lldb-dap 22.1.8 numbers its
+/// watchpoints apart from its breakpoints (watchpoint 1 beside breakpoint 1), so an id alone
+/// does not say which was hit. Any other reason looks at every kind, source lines first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    All,
+    Function,
+    Data,
+    Instruction,
+}
+
+impl Scope {
+    fn of(reason: &str) -> Scope {
+        match reason {
+            "function breakpoint" => Scope::Function,
+            "data breakpoint" => Scope::Data,
+            "instruction breakpoint" => Scope::Instruction,
+            _ => Scope::All,
+        }
+    }
+}
+
+/// One breakpoint of any kind, as a stop updates it.
+struct Slot<'a> {
+    id: i64,
+    bound: &'a mut Option<Bound>,
+    hit: &'a mut bool,
+}
+
+impl BreakpointStore {
+    /// The breakpoints a stop of `scope` can name, in the order they are looked through.
+    fn slots(&mut self, scope: Scope) -> Vec<Slot<'_>> {
+        let mut out = Vec::new();
+        if scope == Scope::All {
+            out.extend(self.files.values_mut().flatten().map(|e| Slot {
+                id: e.id,
+                bound: &mut e.bound,
+                hit: &mut e.hit,
+            }));
+        }
+        if matches!(scope, Scope::All | Scope::Function) {
+            out.extend(self.functions.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hit: &mut e.hit }));
+        }
+        if matches!(scope, Scope::All | Scope::Instruction) {
+            out.extend(self.instructions.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hit: &mut e.hit }));
+        }
+        if matches!(scope, Scope::All | Scope::Data) {
+            out.extend(self.data.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hit: &mut e.hit }));
+        }
+        out
+    }
+
+    /// A `stopped` event with `hitBreakpointIds` (the adapter's ids) and `reason`: marks the
+    /// breakpoints it names hit and returns agentdap's ids for them (ids that are not the agent's
+    /// breakpoints — `run_to`'s, the entry breakpoint — are left out). A stop the adapter credits
+    /// to a breakpoint proves it bound, whatever its last answer said (js-debug 1.112.0 answers
+    /// `verified: false, breakpoint.provisionalBreakpoint` and may send the `breakpoint` event
+    /// that verifies it before that answer, or never).
+    pub fn on_stop(&mut self, adapter_ids: &[i64], reason: &str) -> Vec<i64> {
+        self.changes += 1;
+        let mut slots = self.slots(Scope::of(reason));
+        let mut ours = Vec::new();
+        for a in adapter_ids {
+            let Some(slot) = slots.iter_mut().find(|s| s.bound.as_ref().and_then(|b| b.id) == Some(*a)) else {
+                continue;
+            };
+            if let Some(b) = slot.bound.as_mut().filter(|b| !b.verified) {
+                b.verified = true;
+                b.message = None;
+            }
+            *slot.hit = true;
+            ours.push(slot.id);
+        }
+        ours
+    }
+}
+
 /// `verified`, `verified at w.c:11`, `NOT verified (why)` or `no answer yet`, with ` · hit` once
 /// it stopped there.
 pub fn list_state_text<T>(e: &Listed<T>) -> String {
@@ -313,12 +391,37 @@ mod tests {
         s.on_data_answer(&sent, Ok(&parsed));
         assert_eq!(list_state_text(&s.data()[0]), "NOT verified (Setting one of the watchpoint resources failed)");
         let b_id = s.data()[1].id;
-        assert_eq!(s.stable_ids(&[7]), [b_id]);
-        s.on_hit(&[7]);
+        assert_eq!(s.on_stop(&[7], "data breakpoint"), [b_id]);
         assert_eq!(list_state_text(&s.data()[1]), "verified · hit");
         // Asked again unchanged: same id, same state.
         s.set_data(vec![watch("b", true)]);
         assert_eq!((s.data()[0].id, s.data()[0].hit), (b_id, true));
+    }
+
+    #[test]
+    fn a_stop_reason_says_which_kinds_an_adapter_id_names() {
+        // lldb-dap 22.1.8: breakpoint 1 (a source line) and watchpoint 1 (`b`) at once.
+        let mut s = BreakpointStore::default();
+        s.apply(
+            "/p/w.c",
+            super::super::Mode::Replace,
+            vec![super::super::SourceBreakpoint {
+                line: 8,
+                column: None,
+                condition: None,
+                hit_condition: None,
+                log_message: None,
+            }],
+        );
+        s.on_response("/p/w.c", Ok(&json!({"breakpoints": [{"id": 1, "verified": true}]})));
+        let sent = vec![watch("b", false)];
+        s.set_data(sent.clone());
+        let parsed = SetDataBreakpoints::parse(Some(&json!({"breakpoints": [{"id": 1, "verified": true}]})));
+        s.on_data_answer(&sent, Ok(&parsed.unwrap_or_default()));
+        let watch_id = s.data()[0].id;
+        assert_eq!(s.on_stop(&[1], "data breakpoint"), [watch_id]);
+        assert!(!s.get("/p/w.c")[0].hit, "the source line was not hit");
+        assert_eq!(s.on_stop(&[1], "breakpoint"), [s.get("/p/w.c")[0].id]);
     }
 
     #[test]

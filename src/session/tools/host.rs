@@ -45,7 +45,9 @@ const REFUSED: &[(&str, &str)] = &[
     ("restart", "use the `restart` tool"),
     ("setBreakpoints", "use the `set_breakpoints` tool (agentdap keeps each file's set)"),
     ("setExceptionBreakpoints", "use the `set_exception_breakpoints` tool"),
-    ("setFunctionBreakpoints", "use the `set_function_breakpoints` tool (agentdap keeps the list)"),
+    ("setFunctionBreakpoints", "use `set_breakpoints` with kind function (agentdap keeps the list)"),
+    ("setDataBreakpoints", "use `set_breakpoints` with kind data (agentdap keeps the set)"),
+    ("setInstructionBreakpoints", "use `set_breakpoints` with kind instruction (agentdap keeps the set)"),
     ("setVariable", "use the `set_variable` tool (it reads the value back)"),
     ("setExpression", "use the `set_expression` tool (it reads the value back)"),
 ];
