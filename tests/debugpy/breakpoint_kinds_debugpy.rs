@@ -28,7 +28,11 @@ fn debugpy_refuses_data_and_instruction_breakpoints_and_locations_unsent_and_sto
     assert_eq!(a.dap_log("s1").len(), before, "nothing was sent");
     // A field of another kind is refused by name.
     let bad = a.call("set_breakpoints", json!({"kind": "function", "breakpoints": [{"name": "work", "line": 3}]}));
-    assert!(bad.text.contains("`line` is not a field of kind function (it takes name, condition, hit_condition)"), "{}", bad.text);
+    assert!(
+        bad.text.contains("`line` is not a field of kind function (it takes name, condition, hit_condition)"),
+        "{}",
+        bad.text
+    );
     let f = a.ok("set_breakpoints", json!({"kind": "function", "breakpoints": [{"name": "work"}]}));
     assert_eq!(f.s["breakpoints"][0]["verified"], json!(true), "{}", f.text);
     let r = a.ok("continue", json!({}));

@@ -94,6 +94,7 @@ fn lldb_watchpoint_instruction_function_and_location_breakpoints_stop_where_they
     let r = a.ok("continue", json!({}));
     assert_eq!(r.s["stop"]["reason"], json!("data breakpoint"), "{}", r.text);
     assert_eq!(r.s["stop"]["hit_breakpoints"], json!([watch_id]), "which watch hit: {}", r.text);
+    assert!(r.text.contains("\nwatch hit: `b` · write"), "{}", r.text);
     assert_eq!(at(&r), (json!(10), json!("main")), "lldb stops after the writing line: {}", r.text);
     assert_eq!(a.ok("evaluate", json!({"expression": "b"})).s["value"], json!("3"), "the new value");
     let b = a.ok("breakpoints", json!({}));

@@ -22,6 +22,7 @@ use crate::session::breakpoints::{
     data_json, instructions_json, list_state_text, DataBreakpoint, InstructionBreakpoint, Listed, Mode,
 };
 use crate::session::handles::Kind;
+use crate::session::snapshot::RunState;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 
 /// Most data or instruction breakpoints in one call.
@@ -450,6 +451,22 @@ impl Session {
             let origin = Origin::Breakpoints(Op::Instructions { call: None, sent: Vec::new() });
             self.request::<SetInstructionBreakpoints>(args, origin, now);
         }
+    }
+
+    /// At a stop credited to data breakpoints, the line naming each watch with its access (the
+    /// adapter's `description` of such a stop says only its own number: `data breakpoint 7` on
+    /// lldb-dap 22.1.8).
+    pub(in crate::session) fn watches_hit(&self) -> Option<String> {
+        let stop = self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped)?;
+        let hit: Vec<String> = self
+            .breaks
+            .store
+            .data()
+            .iter()
+            .filter(|e| stop.hit_breakpoints.contains(&e.id))
+            .map(|e| format!("`{}`{}", e.requested.what, e.requested.options_text()))
+            .collect();
+        (!hit.is_empty()).then(|| format!("watch hit: {}", hit.join(", ")))
     }
 
     /// The configuration phase of a relaunch: the data breakpoints that persist are sent again.
