@@ -425,42 +425,10 @@ impl BreakpointStore {
         }
     }
 
-    /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`.
+    /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`, for
+    /// a stop whose reason names no kind ([`BreakpointStore::on_stop`]).
     pub fn on_hit(&mut self, ids: &[i64]) {
-        self.changes += 1;
-        // A stop the adapter credits to a breakpoint proves it bound, whatever its last answer
-        // said (js-debug 1.112.0 answers `verified: false, breakpoint.provisionalBreakpoint` and
-        // may send the `breakpoint` event that verifies it before that answer, or never).
-        let hit = |b: &mut Option<Bound>| match b.as_mut().filter(|b| b.id.is_some_and(|id| ids.contains(&id))) {
-            Some(b) => {
-                if !b.verified {
-                    b.verified = true;
-                    b.message = None;
-                }
-                true
-            }
-            None => false,
-        };
-        for e in self.files.values_mut().flatten() {
-            if hit(&mut e.bound) {
-                e.hit = true;
-            }
-        }
-        for e in &mut self.functions {
-            if hit(&mut e.bound) {
-                e.hit = true;
-            }
-        }
-        for e in &mut self.data {
-            if hit(&mut e.bound) {
-                e.hit = true;
-            }
-        }
-        for e in &mut self.instructions {
-            if hit(&mut e.bound) {
-                e.hit = true;
-            }
-        }
+        self.on_stop(ids, "breakpoint");
     }
 
     /// The breakpoints a child session verified (or hit), as `(path, requested)`.

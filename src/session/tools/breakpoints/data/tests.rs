@@ -223,3 +223,42 @@ fn exception_conditions_are_refused_unsent_where_filter_options_are_not_advertis
     );
     assert_eq!(rig.adapter.received().len(), sent, "nothing was sent");
 }
+
+#[test]
+fn a_restart_keeps_the_watches_that_persist_and_says_which_it_dropped() {
+    let mut a = adapter(json!({"supportsDataBreakpoints": true, "supportsRestartRequest": true}));
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": "A/4", "canPersist": true})));
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": "B/4"})));
+    a.on(
+        "setDataBreakpoints",
+        Reply::ok(json!({"breakpoints": [{"id": 1, "verified": true}, {"id": 2, "verified": true}]})),
+    );
+    a.on("setDataBreakpoints", Reply::ok(json!({"breakpoints": [{"id": 3, "verified": true}]})));
+    let mut rig = stopped(a);
+    let call = rig
+        .call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("a"), watch("b")], call, now));
+    assert!(!rig.answered(call).is_error);
+    let restart = rig.call(|s, key, call, now| s.restart(key, None, call, now));
+    let sent: Vec<&Value> =
+        rig.adapter.received().iter().filter(|r| r["command"] != "threads" && r["command"] != "stackTrace").collect();
+    let last_two: Vec<Value> =
+        sent.iter().rev().take(2).rev().map(|r| json!([r["command"], r["arguments"]["breakpoints"]])).collect();
+    assert_eq!(
+        last_two,
+        [json!(["setDataBreakpoints", [{"dataId": "A/4"}]]), json!(["restart", null])],
+        "the set that persists, then the restart"
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    let out = rig.answered(restart);
+    assert!(
+        out.text.contains("warning: the restart dropped data `b`: they named places in the old run's memory"),
+        "{}",
+        out.text
+    );
+    let kept: Vec<String> = rig
+        .s
+        .get(rig.key)
+        .map(|s| s.breaks.store.data().iter().map(|e| e.requested.what.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(kept, ["a"]);
+}
