@@ -90,6 +90,18 @@ pub const CORE_HIDDEN_ARGS: &[&str] = &[
     "graceful",
     "hex",
     "reverse",
+    // Breakpoint kinds beyond source lines, and breakpoint locations: the full set has them.
+    "set_breakpoints.kind",
+    "set_breakpoints.breakpoints.name",
+    "set_breakpoints.breakpoints.ref",
+    "set_breakpoints.breakpoints.expression",
+    "set_breakpoints.breakpoints.bytes",
+    "set_breakpoints.breakpoints.access",
+    "set_breakpoints.breakpoints.address",
+    "set_breakpoints.breakpoints.offset",
+    "breakpoints.path",
+    "breakpoints.line",
+    "breakpoints.end_line",
 ];
 
 /// Which tools the server offers.

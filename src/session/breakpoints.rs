@@ -1,5 +1,6 @@
 //! The per-file source breakpoint sets agentdap keeps, so `add` never clobbers and a relaunch replays,
-//! and the session's function breakpoints (DAP `setFunctionBreakpoints`, also replaced whole).
+//! and the session's function, data and instruction breakpoints (DAP `setFunctionBreakpoints`,
+//! `setDataBreakpoints`, `setInstructionBreakpoints`, each also replaced whole; `kinds.rs`).
 //!
 //! DAP's `setBreakpoints` replaces every breakpoint of one source at once (DAP § Requests:
 //! SetBreakpoints), so agentdap owns the full set per path and sends it whole; the adapter's answer
@@ -14,6 +15,10 @@ use serde_json::Value;
 use crate::dap::requests::{
     self, Request, SetBreakpoints, SetBreakpointsArguments, SetBreakpointsResponse, SetFunctionBreakpointsArguments,
 };
+
+mod kinds;
+
+pub use kinds::{data_json, instructions_json, list_state_text, DataBreakpoint, InstructionBreakpoint, Listed};
 
 /// A breakpoint as requested (DAP `SourceBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,14 +103,7 @@ pub struct FunctionBreakpoint {
 }
 
 /// One requested function breakpoint and, once the adapter answered, its state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FunctionEntry {
-    /// agentdap's id for it, stable while it exists (adapters renumber theirs on every request).
-    pub id: i64,
-    pub requested: FunctionBreakpoint,
-    pub bound: Option<Bound>,
-    pub hit: bool,
-}
+pub type FunctionEntry = Listed<FunctionBreakpoint>;
 
 /// What the adapter said about one breakpoint (DAP `Breakpoint`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -115,6 +113,9 @@ pub struct Bound {
     /// The line the adapter actually bound (it may move a breakpoint off a blank line).
     pub line: Option<u32>,
     pub message: Option<String>,
+    /// Where the adapter placed it, `file:line`, when it said (an instruction breakpoint's
+    /// source line).
+    pub at: Option<String>,
 }
 
 /// One requested breakpoint and, once the adapter answered, its state.
@@ -167,6 +168,8 @@ impl Mode {
 pub struct BreakpointStore {
     files: BTreeMap<String, Vec<Entry>>,
     functions: Vec<FunctionEntry>,
+    data: Vec<Listed<DataBreakpoint>>,
+    instructions: Vec<Listed<InstructionBreakpoint>>,
     /// The last id handed out (ids start at 1).
     last_id: i64,
     /// Bumped by every change of a set or of what the adapter said of it ([`BreakpointStore::changes`]).
@@ -222,7 +225,7 @@ impl BreakpointStore {
             .iter()
             .filter_map(|a| {
                 let source = self.files.values().flatten().find(|e| bound(&e.bound) == Some(*a)).map(|e| e.id);
-                source.or_else(|| self.functions.iter().find(|e| bound(&e.bound) == Some(*a)).map(|e| e.id))
+                source.or_else(|| self.listed_bounds().find(|(_, b)| bound(b) == Some(*a)).map(|(id, _)| id))
             })
             .collect()
     }
@@ -237,7 +240,16 @@ impl BreakpointStore {
             .map(|(p, set)| (p.clone(), set.iter().map(|e| Entry { bound: None, hit: false, ..e.clone() }).collect()))
             .collect();
         let functions = self.functions.iter().map(|e| FunctionEntry { bound: None, hit: false, ..e.clone() }).collect();
-        BreakpointStore { files, functions, last_id: self.last_id, changes: 0 }
+        // Data and instruction breakpoints name places in one process's memory: another
+        // process (a child session) does not get them; a relaunch keeps some (`for_relaunch`).
+        BreakpointStore {
+            files,
+            functions,
+            data: Vec::new(),
+            instructions: Vec::new(),
+            last_id: self.last_id,
+            changes: 0,
+        }
     }
 
     /// Takes over `other`'s files (each replacing this store's set of that file) and, when it has
@@ -251,9 +263,13 @@ impl BreakpointStore {
         }
     }
 
-    /// True when no file has a breakpoint and there is no function breakpoint.
+    /// True when no file has a breakpoint and there is no function, data or instruction
+    /// breakpoint.
     pub fn is_empty(&self) -> bool {
-        self.functions.is_empty() && self.files.values().all(Vec::is_empty)
+        self.functions.is_empty()
+            && self.data.is_empty()
+            && self.instructions.is_empty()
+            && self.files.values().all(Vec::is_empty)
     }
 
     /// Replaces the function breakpoints (DAP `setFunctionBreakpoints` replaces them all). An
@@ -395,8 +411,7 @@ impl BreakpointStore {
         // object: nothing known, so no id and nothing to update).
         let bp = requests::Breakpoint::deserialize(&body["breakpoint"]).unwrap_or_default();
         let Some(id) = bp.id else { return };
-        let bounds = self.files.values_mut().flatten().map(|e| &mut e.bound);
-        for b in bounds.chain(self.functions.iter_mut().map(|e| &mut e.bound)).flatten() {
+        for b in self.bounds_mut().flatten() {
             if b.id == Some(id) {
                 let new = bound_from(&bp);
                 b.verified = new.verified;
@@ -410,32 +425,10 @@ impl BreakpointStore {
         }
     }
 
-    /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`.
+    /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`, for
+    /// a stop whose reason names no kind ([`BreakpointStore::on_stop`]).
     pub fn on_hit(&mut self, ids: &[i64]) {
-        self.changes += 1;
-        // A stop the adapter credits to a breakpoint proves it bound, whatever its last answer
-        // said (js-debug 1.112.0 answers `verified: false, breakpoint.provisionalBreakpoint` and
-        // may send the `breakpoint` event that verifies it before that answer, or never).
-        let hit = |b: &mut Option<Bound>| match b.as_mut().filter(|b| b.id.is_some_and(|id| ids.contains(&id))) {
-            Some(b) => {
-                if !b.verified {
-                    b.verified = true;
-                    b.message = None;
-                }
-                true
-            }
-            None => false,
-        };
-        for e in self.files.values_mut().flatten() {
-            if hit(&mut e.bound) {
-                e.hit = true;
-            }
-        }
-        for e in &mut self.functions {
-            if hit(&mut e.bound) {
-                e.hit = true;
-            }
-        }
+        self.on_stop(ids, "breakpoint");
     }
 
     /// The breakpoints a child session verified (or hit), as `(path, requested)`.
@@ -492,7 +485,12 @@ pub fn answer_ids(body: &Value) -> Vec<Option<i64>> {
 
 fn bound_from(bp: &requests::Breakpoint) -> Bound {
     let message = bp.message.as_deref().map(|m| crate::dap::adapters::readable_message(m).into_owned());
-    Bound { id: bp.id, verified: bp.verified, line: bp.line, message }
+    let file = bp.source.as_ref().and_then(|s| s.path.typed().or(s.name.typed()).cloned());
+    let at = match (file, bp.line) {
+        (Some(f), Some(l)) => Some(format!("{}:{l}", f.rsplit('/').next().unwrap_or(&f))),
+        _ => None,
+    };
+    Bound { id: bp.id, verified: bp.verified, line: bp.line, message, at }
 }
 
 /// `verified`, `NOT verified (why)` or `no answer yet`, with ` · hit` once it stopped there.
@@ -543,6 +541,9 @@ pub fn functions_json(set: &[FunctionEntry]) -> Value {
 pub struct Breaks {
     pub(crate) store: BreakpointStore,
     pub(crate) exception_filters: Option<Vec<String>>,
+    /// Exception filters turned on with a condition (filter id → condition), sent as
+    /// `filterOptions` (DAP § Types › ExceptionFilterOptions); not in `exception_filters`.
+    pub(crate) exception_conditions: BTreeMap<String, String>,
     /// Breakpoint files the adapter accepts only under another spelling (path as given →
     /// the spelling sent), learned by a retry.
     pub(crate) path_aliases: std::collections::HashMap<String, String>,
@@ -552,6 +553,9 @@ pub struct Breaks {
     /// agent's set no longer has them as sent, per file: an adapter whose `setBreakpoints` only
     /// adds (`Quirks::breakpoints_only_added`) keeps every line it was given.
     pub(crate) kept_by_adapter: std::collections::HashMap<String, Vec<(u32, Option<String>)>>,
+    /// What the last restart dropped (data breakpoints that do not persist, instruction
+    /// breakpoints), each as the warning named it, until the agent sets that kind again.
+    pub(crate) dropped_at_restart: Vec<String>,
     /// Lines (with their condition) sent to such an adapter, per file.
     pub(crate) sent_to_adapter: std::collections::HashMap<String, Vec<(u32, Option<String>)>>,
 }

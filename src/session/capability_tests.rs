@@ -86,7 +86,8 @@ fn rdbgs_filter_aliases_map_all_and_raised_to_any() {
     );
     rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
     assert!(!rig.answered(launch).text.contains("ignored"));
-    let call = rig.call(|s, key, call, now| s.set_exception_breakpoints(key, vec!["all".into()], call, now));
+    let call = rig
+        .call(|s, key, call, now| s.set_exception_breakpoints(key, vec!["all".into()], Default::default(), call, now));
     let out = rig.answered(call);
     assert!(!out.is_error, "{}", out.text);
     assert_eq!(

@@ -339,8 +339,7 @@ impl Session {
             self.view.focus_thread = stop.thread;
         }
         self.drop_entry_breakpoint(now);
-        self.breaks.store.on_hit(&stop.adapter_hits);
-        stop.hit_breakpoints = self.breaks.store.stable_ids(&stop.adapter_hits);
+        stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason);
         let revision = self.run.revision;
         let thread = stop.thread.or(self.view.focus_thread);
         self.run.stop = Some(stop);

@@ -65,6 +65,9 @@ impl Session {
             text.push_str(&format!(" (still starting when the wait ended: {step}; call `wait` to keep waiting)"));
         }
         let mut snap = self.snapshot_json();
+        if let Some(hit) = self.watches_hit() {
+            text.push_str(&format!("\n{hit}"));
+        }
         if !child_stops.is_empty() {
             let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
             snap["child_stops"] = Value::Array(list);

@@ -18,8 +18,7 @@ use super::tools::Reply;
 use super::{Action, ErrorCode, Origin, Session, Step};
 use crate::dap::protocol::Capabilities;
 use crate::dap::requests::{
-    ConfigurationDone, Request, SetBreakpoints, SetExceptionBreakpoints, SetExceptionBreakpointsArguments,
-    SetFunctionBreakpoints,
+    ConfigurationDone, Request, SetBreakpoints, SetExceptionBreakpoints, SetFunctionBreakpoints,
 };
 
 impl Session {
@@ -119,12 +118,13 @@ impl Session {
         if !known.is_empty() {
             self.breaks.exception_filters = Some(filters.clone());
             self.request::<SetExceptionBreakpoints>(
-                SetExceptionBreakpointsArguments { filters },
+                self.exception_arguments(filters),
                 Origin::Breakpoints(BreakpointsOp::Exception { call: None }),
                 now,
             );
         }
         self.configure_function_breakpoints(&caps, now);
+        self.configure_data_breakpoints(now);
         // configurationDone waits for the breakpoints' answers (and retries under another
         // spelling), as VS Code does, so a retried breakpoint still hits in the first lines.
         self.startup.configuration_done_due = caps.supports_configuration_done_request;

@@ -1,4 +1,4 @@
-//! `run_to`, `goto`, `restart`, `set_variable` (by ref and by expression), `set_function_breakpoints` and
+//! `run_to`, `goto`, `restart`, `set_variable` (by ref and by expression), `set_breakpoints {kind: function}` and
 //! `source` on real debugpy through the built binary: the agent's breakpoints survive a `run_to`
 //! (and its temporary breakpoint is gone afterwards), a stop elsewhere is said, an unbindable
 //! line is refused before the program runs; values set are read back (and `evaluate` and the
@@ -230,7 +230,7 @@ fn source_refuses_what_it_must_not_read() {
 fn restart_relaunches_with_the_same_id_and_breakpoints_and_leaves_no_old_process() {
     let mut a = Agent::start();
     let p = program();
-    a.ok("set_function_breakpoints", json!({"breakpoints": [{"name": "work"}]}));
+    a.ok("set_breakpoints", json!({"kind": "function", "breakpoints": [{"name": "work"}]}));
     let r = a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 11}]}));
     assert_eq!(
         (line(&r), r.s["stop"]["location"]["function"].clone()),
@@ -245,7 +245,7 @@ fn restart_relaunches_with_the_same_id_and_breakpoints_and_leaves_no_old_process
         "{}",
         b.text
     );
-    a.ok("set_function_breakpoints", json!({"breakpoints": []}));
+    a.ok("set_breakpoints", json!({"kind": "function", "breakpoints": []}));
     let r = a.ok("continue", json!({}));
     assert_eq!(line(&r), json!(11), "{}", r.text);
     assert_eq!(a.ok("evaluate", json!({"expression": "k"})).s["value"], json!("3"));

@@ -1,4 +1,4 @@
-//! `set_function_breakpoints`, `set_variable`, `run_to` and `restart` on lldb-dap (a C program,
+//! `set_breakpoints {kind: function}`, `set_variable`, `run_to` and `restart` on lldb-dap (a C program,
 //! `gcc -g -O0`; lldb-dap 22 advertises `supportsRestartRequest` in a `capabilities` event after
 //! launch, so `restart` goes through DAP `restart`), and `run_to` and a relaunching `restart` on
 //! Delve (`mode: debug`: dlv builds into agentdap's temporary directory, which the new adapter
@@ -79,7 +79,7 @@ fn lldb_function_breakpoint_set_variable_run_to_and_restart_in_the_adapter() {
     let src = path(source);
     let mut a = Agent::start_plain(|_| {});
     // Saved before any session: applied at launch like source breakpoints.
-    let pending = a.ok("set_function_breakpoints", json!({"breakpoints": [{"name": "square"}]}));
+    let pending = a.ok("set_breakpoints", json!({"kind": "function", "breakpoints": [{"name": "square"}]}));
     assert_eq!(pending.s["pending"], json!(true), "{}", pending.text);
     let r = a.ok("launch", json!({"program": path(bin), "breakpoints": [{"path": src, "line": 12}]}));
     assert_eq!(at(&r), (json!(3), json!("square")), "the function breakpoint hit: {}", r.text);
@@ -122,7 +122,7 @@ fn lldb_function_breakpoint_set_variable_run_to_and_restart_in_the_adapter() {
     assert!(g.is_error && g.code() == "unsupported" && g.text.contains("supportsGotoTargetsRequest"), "{}", g.text);
 
     // Without the function breakpoint, run past the loop to line 11; the breakpoint at 12 stays.
-    let cleared = a.ok("set_function_breakpoints", json!({"breakpoints": []}));
+    let cleared = a.ok("set_breakpoints", json!({"kind": "function", "breakpoints": []}));
     assert_eq!(cleared.s["breakpoints"], json!([]), "{}", cleared.text);
     let r = a.ok("run_to", json!({"path": src, "line": 11}));
     assert_eq!((at(&r), r.s["run_to"]["reached"].clone()), ((json!(11), json!("main")), json!(true)), "{}", r.text);

@@ -10,6 +10,7 @@ mod common;
 mod spawn_util;
 
 mod attach_pid;
+mod breakpoint_kinds;
 mod codelldb;
 mod ctl_native;
 mod delve;

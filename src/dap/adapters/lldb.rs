@@ -103,6 +103,9 @@ pub fn quirks() -> Quirks {
         // 22.1.8: `variables` reads the target on every request, and sends `invalidated`
         // (`variables`) after a `setVariable`.
         variables_are_snapshots: false,
+        // 22.1.8 on x86-64: a `setDataBreakpoints` past the 4 debug registers answers each
+        // watchpoint that did not fit with these words (`verified: false`).
+        watchpoint_limit_message: Some("Setting one of the watchpoint resources failed"),
         ..Quirks::STANDARD
     }
 }

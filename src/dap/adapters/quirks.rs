@@ -229,6 +229,12 @@ pub struct Quirks {
     /// each module's `path` is the `.py` file of a module whose code it has shown in a stack):
     /// `modules {sources}` reads them from `modules` and says so.
     pub loaded_sources_from_modules: bool,
+    /// The words with which the adapter refuses a data breakpoint for want of hardware
+    /// watchpoint resources (lldb-dap 22.1.8 on x86-64, with 4 debug registers, answers the 5th
+    /// and 6th of six `Setting one of the watchpoint resources failed`; measured by
+    /// `tests/native/breakpoint_kinds.rs`). `None`: such a refusal is shown in the adapter's
+    /// words only.
+    pub watchpoint_limit_message: Option<&'static str>,
 }
 
 impl Quirks {
@@ -265,6 +271,7 @@ impl Quirks {
         breakpoints_only_added: false,
         unanswered_requests: &[],
         loaded_sources_from_modules: false,
+        watchpoint_limit_message: None,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.

@@ -123,6 +123,9 @@ pub struct StackFrame {
     /// Start position of the range covered by the stack frame.
     #[serde(default)]
     pub column: Loose<u64>,
+    /// A memory reference for the current instruction pointer in this frame.
+    #[serde(default, deserialize_with = "lenient::value")]
+    pub instruction_pointer_reference: Option<String>,
 }
 
 /// DAP § Requests › Scopes `ScopesArguments`.

@@ -104,7 +104,10 @@ fn breakpoint_requests_are_sent_as_today() {
     // session/startup.rs and tools/breakpoints.rs: `json!({ "filters": filters })`, also when empty.
     for filters in [vec![], vec!["raised".to_owned(), "uncaught".to_owned()]] {
         assert_eq!(
-            wire::<SetExceptionBreakpoints>(SetExceptionBreakpointsArguments { filters: filters.clone() }),
+            wire::<SetExceptionBreakpoints>(SetExceptionBreakpointsArguments {
+                filters: filters.clone(),
+                filter_options: None
+            }),
             today("setExceptionBreakpoints", Some(json!({ "filters": filters })))
         );
     }

@@ -1,30 +1,37 @@
-//! Tool group "breakpoints": `set_breakpoints`, `breakpoints`, `set_exception_breakpoints`.
-//! agentdap keeps each file's set so `add` never clobbers; results say per breakpoint whether the
-//! adapter verified it and where it really bound.
+//! Tool group "breakpoints": `set_breakpoints` (kinds source, function, data, instruction),
+//! `breakpoints` (the list of every kind, or with `path` and `line` the possible locations) and
+//! `set_exception_breakpoints`. agentdap keeps each kind's set so `add` never clobbers; results
+//! say per breakpoint whether the adapter verified it and where it really bound.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
-use crate::session::breakpoints::{functions_json, state_text};
+use crate::session::breakpoints::{data_json, functions_json, instructions_json, list_state_text, state_text};
 use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::tools::breakpoints::locations::Lines;
 use crate::session::Files;
+
+mod items;
+
+use items::{Item, Kind};
 
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
 
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_breakpoints",
-        description: "Set a file's breakpoints; says which bound and where. Without a session they wait for launch.",
+        description: "Set breakpoints of a kind; says which bound and where. Without a session they wait for launch.",
         input_schema: set_schema,
         annotations: SETTING,
         handler: set_breakpoints,
     },
     Tool {
         name: "breakpoints",
-        description: "Every breakpoint with its verification.",
-        input_schema: session_only_schema,
+        description: "Every breakpoint and its verification; path+line: where they can go.",
+        input_schema: list_schema,
         annotations: Annotations::READ_ONLY,
         handler: list,
     },
@@ -42,6 +49,7 @@ fn set_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
+            "kind": {"type": "string", "enum": ["source", "function", "data", "instruction"], "description": "Default source."},
             "path": {"type": "string"},
             "breakpoints": {
                 "type": "array",
@@ -52,20 +60,33 @@ fn set_schema() -> Value {
                         "column": {"type": "integer"},
                         "condition": {"type": "string"},
                         "hit_condition": {"type": "string"},
-                        "log_message": {"type": "string"}
-                    },
-                    "required": ["line"]
+                        "log_message": {"type": "string"},
+                        "name": {"type": "string", "description": "function; data: child of ref."},
+                        "ref": {"type": "integer"},
+                        "expression": {"type": "string", "description": "data, instead of ref."},
+                        "bytes": {"type": "integer", "description": "Watch at the address expression."},
+                        "access": {"type": "string", "enum": ["read", "write", "readWrite"]},
+                        "address": {"type": "string", "description": "instruction: a memory reference."},
+                        "offset": {"type": "integer"}
+                    }
                 }
             },
             "lines": {"type": "array", "items": {"type": "integer"}, "description": "Shorthand: lines only."},
             "mode": {"type": "string", "enum": ["replace", "add", "remove"], "description": "Default replace."}
-        },
-        "required": ["path"]
+        }
     })
 }
 
-fn session_only_schema() -> Value {
-    json!({"type": "object", "properties": {"session": session_prop()}})
+fn list_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "session": session_prop(),
+            "path": {"type": "string"},
+            "line": {"type": "integer"},
+            "end_line": {"type": "integer"}
+        }
+    })
 }
 
 fn exception_schema() -> Value {
@@ -73,7 +94,8 @@ fn exception_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "filters": {"type": "array", "items": {"type": "string"}, "description": "Filter ids; [] = none."}
+            "filters": {"type": "array", "items": {"type": "string"}, "description": "Filter ids; [] = none."},
+            "conditions": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Filter id: condition."}
         },
         "required": ["filters"]
     })
@@ -83,9 +105,10 @@ fn exception_schema() -> Value {
 #[serde(deny_unknown_fields)]
 struct SetArgs {
     session: Option<String>,
-    path: String,
+    kind: Option<String>,
+    path: Option<String>,
     #[serde(default)]
-    breakpoints: Vec<SourceBreakpoint>,
+    breakpoints: Vec<Item>,
     #[serde(default)]
     lines: Vec<u32>,
     mode: Option<String>,
@@ -93,6 +116,7 @@ struct SetArgs {
 
 fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: SetArgs = parse_args(args)?;
+    let kind = Kind::parse(a.kind.as_deref())?;
     let mode = match a.mode.as_deref().map(Mode::parse) {
         None => Mode::Replace,
         Some(Some(m)) => m,
@@ -100,7 +124,43 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Out
             return Err(ToolResult::error(ErrorCode::InvalidArgument, "mode must be one of replace, add, remove."))
         }
     };
-    let mut list = a.breakpoints;
+    if kind != Kind::Source {
+        let other = [("path", a.path.is_some()), ("lines", !a.lines.is_empty())].into_iter().find(|(_, on)| *on);
+        if let Some((arg, _)) = other {
+            let msg = format!("`{arg}` is for kind source; this kind's breakpoints go in `breakpoints`.");
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    }
+    match kind {
+        Kind::Source => {}
+        Kind::Function => {
+            let list = items::function(a.breakpoints)?;
+            // No session yet is fine: they wait for the next launch.
+            let key = match a.session.as_deref() {
+                Some(id) => Some(cx.sessions.resolve(Some(id))?),
+                None => cx.sessions.resolve(None).ok(),
+            };
+            cx.sessions.set_function_breakpoints(key, mode, list, cx.call, cx.now)?;
+            return Ok(Outcome::Pending);
+        }
+        Kind::Data => {
+            let list = items::data(a.breakpoints)?;
+            let key = session_key(cx, a.session.as_deref())?;
+            cx.sessions.set_data_breakpoints(key, mode, list, cx.call, cx.now)?;
+            return Ok(Outcome::Pending);
+        }
+        Kind::Instruction => {
+            let list = items::instruction(a.breakpoints)?;
+            let key = session_key(cx, a.session.as_deref())?;
+            cx.sessions.set_instruction_breakpoints(key, mode, list, cx.call, cx.now)?;
+            return Ok(Outcome::Pending);
+        }
+    }
+    let Some(given_path) = a.path else {
+        let msg = "path is required for kind source (the file whose breakpoints these are).";
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    };
+    let mut list = items::source(a.breakpoints)?;
     list.extend(a.lines.into_iter().map(|line| SourceBreakpoint {
         line,
         column: None,
@@ -108,7 +168,7 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Out
         hit_condition: None,
         log_message: None,
     }));
-    if let Some(msg) = bad_path(&a.path) {
+    if let Some(msg) = bad_path(&given_path) {
         return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
     }
     if list.iter().any(|b| b.line == 0) {
@@ -119,9 +179,7 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Out
         Some(id) => Some(cx.sessions.resolve(Some(id))?),
         None => cx.sessions.resolve(None).ok(),
     };
-    // A relative path means what it meant at launch: against the session's `cwd`, if it had one.
-    let cwd = key.and_then(|k| cx.sessions.get(k)).and_then(|s| s.cwd());
-    let path = crate::session::plan::resolve_path(&a.path, cwd.as_deref()).to_string_lossy().into_owned();
+    let path = session_path(cx, key, &given_path);
     // Removing breakpoints of a file that is gone is fine; setting them is a misspelling.
     if !(mode == Mode::Remove || list.is_empty()) {
         if let Some(msg) = missing_file(cx.sessions.files(), &path) {
@@ -136,14 +194,50 @@ fn set_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Out
     Ok(Outcome::Pending)
 }
 
+/// A relative path means what it meant at launch: against the session's `cwd`, if it had one.
+fn session_path(cx: &ToolCx<'_>, key: Option<crate::session::SessionKey>, given: &str) -> String {
+    let cwd = key.and_then(|k| cx.sessions.get(k)).and_then(|s| s.cwd());
+    crate::session::plan::resolve_path(given, cwd.as_deref()).to_string_lossy().into_owned()
+}
+
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SessionArgs {
+struct ListArgs {
     session: Option<String>,
+    path: Option<String>,
+    line: Option<u32>,
+    end_line: Option<u32>,
+}
+
+/// `breakpoints {path, line, end_line}`: the possible locations, from the adapter.
+fn locations(cx: &mut ToolCx<'_>, a: ListArgs) -> Result<Outcome, ToolResult> {
+    let bad = |msg: &str| Err(ToolResult::error(ErrorCode::InvalidArgument, msg.to_owned()));
+    let (Some(given), Some(line)) = (a.path, a.line) else {
+        return bad("breakpoint locations need both `path` and `line` (and `end_line` for a range); without any of them, `breakpoints` lists the breakpoints.");
+    };
+    if let Some(msg) = bad_path(&given) {
+        return bad(&msg);
+    }
+    if line == 0 || a.end_line == Some(0) {
+        return bad("lines are 1-based; line 0 does not exist.");
+    }
+    if a.end_line.is_some_and(|e| e < line) {
+        return bad("end_line is before line.");
+    }
+    let key = session_key(cx, a.session.as_deref())?;
+    let path = session_path(cx, Some(key), &given);
+    if let Some(msg) = missing_file(cx.sessions.files(), &path) {
+        return bad(&msg);
+    }
+    cx.sessions.breakpoint_locations(key, Lines { path, line, end_line: a.end_line }, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
 }
 
 fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a: SessionArgs = parse_args(args)?;
+    let a: ListArgs = parse_args(args)?;
+    if a.path.is_some() || a.line.is_some() || a.end_line.is_some() {
+        return locations(cx, a);
+    }
     let session = match a.session.as_deref() {
         Some(id) => {
             let k = cx.sessions.resolve(Some(id))?;
@@ -201,6 +295,21 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
         let options = e.requested.options_text();
         text.push_str(&format!("function {}{options}: {}\n", e.requested.name, state_text(e)));
     }
+    for e in store.data() {
+        let d = &e.requested;
+        text.push_str(&format!("data `{}`{}: {}\n", d.what, d.options_text(), list_state_text(e)));
+    }
+    for e in store.instructions() {
+        let i = &e.requested;
+        text.push_str(&format!("instruction {}{}: {}\n", i.place(), i.options_text(), list_state_text(e)));
+    }
+    let dropped = session.map(|s| s.breaks.dropped_at_restart.as_slice()).unwrap_or_default();
+    if !dropped.is_empty() {
+        text.push_str(&format!(
+            "dropped at the last restart (they named the old run's memory): {}\n",
+            dropped.join(", ")
+        ));
+    }
     if text.is_empty() {
         text = "no breakpoints".into();
     }
@@ -210,6 +319,15 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     }
     if !functions.is_empty() {
         structured["functions"] = functions_json(functions);
+    }
+    if !store.data().is_empty() {
+        structured["data"] = data_json(store.data());
+    }
+    if !store.instructions().is_empty() {
+        structured["instructions"] = instructions_json(store.instructions());
+    }
+    if !dropped.is_empty() {
+        structured["dropped_at_restart"] = dropped.into();
     }
     if let Some(id) = id {
         structured["session"] = id.into();
@@ -222,12 +340,19 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
 struct ExceptionArgs {
     session: Option<String>,
     filters: Vec<String>,
+    #[serde(default)]
+    conditions: BTreeMap<String, String>,
 }
 
 fn set_exception_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: ExceptionArgs = parse_args(args)?;
+    if let Some((id, _)) = a.conditions.iter().find(|(_, c)| c.trim().is_empty()) {
+        let msg =
+            format!("the condition of `{id}` is empty; leave the filter out of `conditions` to stop on every one.");
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    }
     let key = session_key(cx, a.session.as_deref())?;
-    cx.sessions.set_exception_breakpoints(key, a.filters, cx.call, cx.now)?;
+    cx.sessions.set_exception_breakpoints(key, a.filters, a.conditions, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
 

@@ -1,34 +1,22 @@
 //! Tool group "edit": `set_variable` (change the stopped program's values — a child of a
 //! variables ref through DAP `setVariable`, or an assignable expression through `setExpression` —
-//! read back to confirm) and `set_function_breakpoints`.
+//! read back to confirm).
 
 use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
-use crate::session::breakpoints::FunctionBreakpoint;
 use crate::session::tools::inspect::Target;
 
 /// Setting the same value twice leaves the same state.
 const SETTING: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
 
-pub const TOOLS: &[Tool] = &[
-    Tool {
-        name: "set_variable",
-        description:
-            "Set ref's child `name`, or an assignable `expression`, to a value (an expression); reads it back.",
-        input_schema: set_variable_schema,
-        annotations: SETTING,
-        handler: set_variable,
-    },
-    Tool {
-        name: "set_function_breakpoints",
-        description:
-            "Replace the function breakpoints; says which were verified. Without a session they wait for launch.",
-        input_schema: function_schema,
-        annotations: SETTING,
-        handler: set_function_breakpoints,
-    },
-];
+pub const TOOLS: &[Tool] = &[Tool {
+    name: "set_variable",
+    description: "Set ref's child `name`, or an assignable `expression`, to a value (an expression); reads it back.",
+    input_schema: set_variable_schema,
+    annotations: SETTING,
+    handler: set_variable,
+}];
 
 fn set_variable_schema() -> Value {
     json!({
@@ -42,29 +30,6 @@ fn set_variable_schema() -> Value {
             "frame": {"type": "integer", "description": "For expression."}
         },
         "required": ["value"]
-    })
-}
-
-fn function_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session": session_prop(),
-            "breakpoints": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "condition": {"type": "string"},
-                        "hit_condition": {"type": "string"}
-                    },
-                    "required": ["name"]
-                },
-                "description": "[] clears them."
-            }
-        },
-        "required": ["breakpoints"]
     })
 }
 
@@ -107,33 +72,5 @@ fn set_variable(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcom
         (None, Some(_), None) => return bad("`name` needs `ref`: the variables ref of its container."),
         (None, None, None) => return bad("say what to set: `ref` and `name` (a child), or `expression`."),
     }
-    Ok(Outcome::Pending)
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FunctionArgs {
-    session: Option<String>,
-    breakpoints: Vec<FunctionBreakpoint>,
-}
-
-/// Most function breakpoints in one list.
-const MAX_FUNCTIONS: usize = 256;
-
-fn set_function_breakpoints(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let a: FunctionArgs = parse_args(args)?;
-    if a.breakpoints.iter().any(|b| b.name.trim().is_empty()) {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, "a function breakpoint has an empty name."));
-    }
-    if a.breakpoints.len() > MAX_FUNCTIONS {
-        let msg = format!("at most {MAX_FUNCTIONS} function breakpoints at once.");
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-    }
-    // No session yet is fine: they wait for the next launch.
-    let key = match a.session.as_deref() {
-        Some(id) => Some(cx.sessions.resolve(Some(id))?),
-        None => cx.sessions.resolve(None).ok(),
-    };
-    cx.sessions.set_function_breakpoints(key, a.breakpoints, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }

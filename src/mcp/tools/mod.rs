@@ -120,27 +120,29 @@ impl Tool {
 
 impl Tool {
     /// The `Tool` object of `tools/list` under `--tools core`: the arguments in `hidden` left
-    /// out of the schema, at the top and in the items of array arguments (the handler still
-    /// accepts them), and `wait_ms` undescribed (the server's `instructions` give its default
-    /// and cap once). An entry `tool.arg` hides `arg` of that tool only; a plain `arg`, of every
-    /// tool.
+    /// out of the schema (the handler still accepts them). A plain entry `arg` hides `arg` of
+    /// every tool, at the top and in the items of array arguments; `tool.arg` hides `arg` of that
+    /// tool only; `tool.list.field` hides a field of the items of that tool's array argument
+    /// `list`.
     pub fn to_core_value(&self, hidden: &[&str]) -> Value {
         let mut v = self.to_value();
-        let hides = |name: &str| {
-            hidden.iter().any(|h| match h.split_once('.') {
-                Some((tool, arg)) => tool == self.name && arg == name,
-                None => *h == name,
-            })
+        let Some(props) = v.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) else {
+            return v;
         };
-        if let Some(props) = v.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
-            props.retain(|name, _| !hides(name));
-            for prop in props.values_mut() {
-                if let Some(items) = prop.pointer_mut("/items/properties").and_then(Value::as_object_mut) {
-                    items.retain(|name, _| !hides(name));
-                }
+        let everywhere: Vec<&str> = hidden.iter().copied().filter(|h| !h.contains('.')).collect();
+        props.retain(|name, _| !everywhere.contains(&name.as_str()));
+        for (name, prop) in props.iter_mut() {
+            if let Some(items) = prop.pointer_mut("/items/properties").and_then(Value::as_object_mut) {
+                items.retain(|field, _| {
+                    let scoped = format!("{}.{name}.{field}", self.name);
+                    !everywhere.contains(&field.as_str()) && !hidden.contains(&scoped.as_str())
+                });
             }
-            if let Some(wait) = props.get_mut("wait_ms").and_then(Value::as_object_mut) {
-                wait.remove("description");
+        }
+        for entry in hidden {
+            let Some(rest) = entry.strip_prefix(self.name).and_then(|r| r.strip_prefix('.')) else { continue };
+            if !rest.contains('.') {
+                props.remove(rest);
             }
         }
         v

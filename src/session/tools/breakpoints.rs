@@ -1,22 +1,27 @@
-//! Tool group "breakpoints" (`mcp/tools/breakpoints.rs`): `set_breakpoints` and
+//! Tool group "breakpoints" (`mcp/tools/breakpoints.rs`): `set_breakpoints` of source lines and
 //! `set_exception_breakpoints` on a live session (or kept for the next launch), their DAP
 //! requests — also those of the configuration phase — and their answers, including the retry
-//! under a file's other spelling. Must not: keep breakpoint state itself (the
-//! [`crate::session::breakpoints::BreakpointStore`] does).
+//! under a file's other spelling; the other kinds in `breakpoints/` (`functions.rs`, `data.rs`:
+//! data and instruction breakpoints, `locations.rs`: `breakpointLocations`). Must not: keep
+//! breakpoint state itself (the [`crate::session::breakpoints::BreakpointStore`] does).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::gates::Gate;
 use super::{session, Reply, Started};
 use crate::dap::adapters::Quirks;
 use crate::dap::requests::{
-    Request, SetBreakpoints, SetBreakpointsArguments, SetBreakpointsResponse, SetExceptionBreakpoints,
-    SetExceptionBreakpointsArguments, Source,
+    ExceptionFilterOptions, Request, SetBreakpoints, SetBreakpointsArguments, SetBreakpointsResponse,
+    SetExceptionBreakpoints, SetExceptionBreakpointsArguments, Source,
 };
-use crate::session::breakpoints::{Entry, Mode, SourceBreakpoint};
+use crate::session::breakpoints::{
+    DataBreakpoint, Entry, FunctionBreakpoint, InstructionBreakpoint, Mode, SourceBreakpoint,
+};
 use crate::session::snapshot::put;
 use crate::session::text::short;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
@@ -31,7 +36,21 @@ pub enum Op {
     Retry { path: String, alias: String, call: Option<CallKey> },
     /// `setExceptionBreakpoints` (start-up or a tool call).
     Exception { call: Option<CallKey> },
+    /// `setFunctionBreakpoints` with the agent's list `sent` (`call`: the tool call, if any).
+    Functions { call: Option<CallKey>, sent: Vec<FunctionBreakpoint> },
+    /// One `dataBreakpointInfo` of a `set_breakpoints {kind: data}`.
+    DataInfo(Box<data::DataJob>),
+    /// `setDataBreakpoints` with the whole set `sent`.
+    Data { call: Option<CallKey>, sent: Vec<DataBreakpoint> },
+    /// `setInstructionBreakpoints` with the whole set `sent`.
+    Instructions { call: Option<CallKey>, sent: Vec<InstructionBreakpoint> },
+    /// `breakpointLocations` for `breakpoints {path, line}`.
+    Locations { call: CallKey, lines: locations::Lines },
 }
+
+pub mod data;
+pub mod functions;
+pub mod locations;
 
 impl Sessions {
     /// `set_breakpoints`: updates the file's set and, when a session is live, sends it.
@@ -96,51 +115,114 @@ impl Sessions {
         Ok(())
     }
 
-    /// `set_exception_breakpoints`: validates the filters against the adapter's, then sends them.
+    /// `set_exception_breakpoints`: validates the filters (and the conditions' filters) against
+    /// the adapter's, then sends them: a filter with a condition as `filterOptions`
+    /// (Gate::ExceptionFilterOptions), the rest as `filters`.
     pub fn set_exception_breakpoints(
         &mut self,
         key: SessionKey,
         filters: Vec<String>,
+        conditions: BTreeMap<String, String>,
         call: CallKey,
         now: Instant,
     ) -> Started {
         let s = session(&mut self.slab, key)?;
-        let known: Vec<String> = s
-            .link
-            .client
-            .capabilities()
-            .map(|c| c.exception_breakpoint_filters.iter().map(|f| f.filter.clone()).collect())
-            .unwrap_or_default();
-        let mapped = match map_filters(&filters, &known, &s.link.plan.quirks) {
-            Ok(m) => m,
-            Err(bad) => {
-                let msg = format!(
-                    "unknown exception filter `{bad}` for {}; its filters are: [{}].",
-                    s.link.adapter,
-                    known.join(", ")
-                );
-                return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-            }
-        };
-        s.breaks.exception_filters = Some(mapped.clone());
-        if s.startup.configured && !s.run.state.is_over() {
-            s.request::<SetExceptionBreakpoints>(
-                SetExceptionBreakpointsArguments { filters: mapped },
-                Origin::Breakpoints(Op::Exception { call: Some(call) }),
-                now,
+        if !conditions.is_empty() {
+            s.require(Gate::ExceptionFilterOptions)?;
+        }
+        let adapter_filters =
+            s.link.client.capabilities().map(|c| c.exception_breakpoint_filters.clone()).unwrap_or_default();
+        let known: Vec<String> = adapter_filters.iter().map(|f| f.filter.clone()).collect();
+        let unknown = |bad: &str| {
+            let msg = format!(
+                "unknown exception filter `{bad}` for {}; its filters are: [{}].",
+                s.link.adapter,
+                known.join(", ")
             );
+            ToolResult::error(ErrorCode::InvalidArgument, msg)
+        };
+        let mapped = map_filters(&filters, &known, &s.link.plan.quirks).map_err(|bad| unknown(&bad))?;
+        let mut conditioned = BTreeMap::new();
+        for (f, condition) in conditions {
+            let id = map_filter(&f, &known, &s.link.plan.quirks).ok_or_else(|| unknown(&f))?;
+            // DAP § Types › ExceptionBreakpointsFilter: a condition only where `supportsCondition`.
+            if !adapter_filters.iter().any(|a| a.filter == id && a.supports_condition) {
+                let msg = format!(
+                    "exception filter `{id}` of {} takes no condition (its supportsCondition is not set); turn it on without one in `filters`.",
+                    s.link.adapter
+                );
+                return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+            }
+            conditioned.insert(id, condition);
+        }
+        let mapped: Vec<String> = mapped.into_iter().filter(|f| !conditioned.contains_key(f)).collect();
+        s.breaks.exception_filters = Some(mapped.clone());
+        s.breaks.exception_conditions = conditioned;
+        if s.startup.configured && !s.run.state.is_over() {
+            let args = s.exception_arguments(mapped);
+            s.request::<SetExceptionBreakpoints>(args, Origin::Breakpoints(Op::Exception { call: Some(call) }), now);
             s.pump(now, &mut self.actions);
         } else {
-            let text = format!("exception filters [{}] recorded for {}.", mapped.join(", "), s.id);
-            self.complete(call, ToolResult::ok(text, filters_json(mapped)));
+            let text = format!("exception filters {} recorded for {}.", s.exception_text(&mapped), s.id);
+            let structured = s.exception_json(mapped);
+            self.complete(call, ToolResult::ok(text, structured));
         }
         Ok(())
     }
 }
 
 impl Session {
+    /// `setExceptionBreakpoints` arguments: `filters`, and the session's conditioned filters as
+    /// `filterOptions` where the adapter takes them (else as plain filters: the configuration
+    /// phase of an adapter that stopped advertising them).
+    pub(in crate::session) fn exception_arguments(&self, mut filters: Vec<String>) -> SetExceptionBreakpointsArguments {
+        let conditions = &self.breaks.exception_conditions;
+        if conditions.is_empty() {
+            return SetExceptionBreakpointsArguments { filters, filter_options: None };
+        }
+        if self.require(Gate::ExceptionFilterOptions).is_err() {
+            filters.extend(conditions.keys().cloned());
+            return SetExceptionBreakpointsArguments { filters, filter_options: None };
+        }
+        let options = conditions
+            .iter()
+            .map(|(id, c)| ExceptionFilterOptions { filter_id: id.clone(), condition: Some(c.clone()) })
+            .collect();
+        SetExceptionBreakpointsArguments { filters, filter_options: Some(options) }
+    }
+
+    /// `[raised, uncaught]` then ` · cpp_throw if x > 1` per conditioned filter.
+    fn exception_text(&self, filters: &[String]) -> String {
+        let mut text = format!("[{}]", filters.join(", "));
+        for (id, c) in &self.breaks.exception_conditions {
+            text.push_str(&format!(" · {id} if {c}"));
+        }
+        text
+    }
+
+    /// `{"filters": [...], "conditions": {id: condition}}` (`conditions` only when there are).
+    fn exception_json(&self, filters: Vec<String>) -> Value {
+        let mut out = filters_json(filters);
+        if !self.breaks.exception_conditions.is_empty() {
+            let conditions: Map<String, Value> =
+                self.breaks.exception_conditions.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+            out["conditions"] = Value::Object(conditions);
+        }
+        out
+    }
+}
+
+impl Session {
     /// The answer to a `setBreakpoints` or `setExceptionBreakpoints`.
     pub(in crate::session) fn breakpoints_answered(&mut self, op: Op, reply: Reply, now: Instant) {
+        let op = match op {
+            Op::Functions { call, sent } => return self.function_breakpoints_answered(call, &sent, reply.answer()),
+            Op::DataInfo(job) => return self.data_info_answered(*job, reply.answer(), now),
+            Op::Data { call, sent } => return self.data_answered(call, &sent, reply.answer()),
+            Op::Instructions { call, sent } => return self.instructions_answered(call, &sent, reply.answer()),
+            Op::Locations { call, lines } => return self.locations_answered(call, lines, reply.answer()),
+            other => other,
+        };
         let Reply { failure, code, body } = reply;
         // A body that is not an object reads as empty, as `body.get("breakpoints")` did.
         let answer = SetBreakpoints::parse(Some(&body)).unwrap_or_default();
@@ -213,8 +295,8 @@ impl Session {
                     let output = match failure {
                         None => {
                             let filters = self.breaks.exception_filters.clone().unwrap_or_default();
-                            let text = format!("exception filters set: [{}]", filters.join(", "));
-                            ToolResult::ok(text, filters_json(filters))
+                            let text = format!("exception filters set: {}", self.exception_text(&filters));
+                            ToolResult::ok(text, self.exception_json(filters))
                         }
                         Some(msg) => ToolResult::error(code, msg),
                     };
@@ -223,6 +305,12 @@ impl Session {
                     log::warn!("{}: {msg}", self.id);
                 }
             }
+            // Taken above.
+            Op::Functions { .. }
+            | Op::DataInfo(_)
+            | Op::Data { .. }
+            | Op::Instructions { .. }
+            | Op::Locations { .. } => {}
         }
     }
 
@@ -296,10 +384,17 @@ impl Session {
 
     /// A breakpoints request that never went out: a tool call hears why.
     pub(in crate::session) fn breakpoints_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
-        if let Op::Set { call: Some(call), .. }
-        | Op::Retry { call: Some(call), .. }
-        | Op::Exception { call: Some(call) } = op
-        {
+        let call = match op {
+            Op::DataInfo(job) => Some(job.call()),
+            Op::Locations { call, .. } => Some(call),
+            Op::Set { call, .. }
+            | Op::Retry { call, .. }
+            | Op::Exception { call }
+            | Op::Functions { call, .. }
+            | Op::Data { call, .. }
+            | Op::Instructions { call, .. } => call,
+        };
+        if let Some(call) = call {
             self.calls.done.push((call, ToolResult::error(code, msg)));
         }
     }

@@ -1,5 +1,4 @@
-//! Tool group "edit" (`mcp/tools/edit.rs`): `set_variable`, `set_expression` and
-//! `set_function_breakpoints`.
+//! Tool group "edit" (`mcp/tools/edit.rs`): `set_variable` and `set_expression`.
 //!
 //! A set reads the value before (from the container's children or an evaluation), sends DAP
 //! `setVariable`/`setExpression`, then reads it back, so the result says what the program now
@@ -9,17 +8,10 @@
 //! keep the values they were made with (Delve), the read-back evaluates the variable's
 //! `evaluateName` in its frame instead, and refs from before the change are refused from then on.
 //!
-//! Function breakpoints are kept in the session's
-//! [`crate::session::breakpoints::BreakpointStore`] like source breakpoints (pending ones apply at
-//! the next launch; a relaunch and child sessions replay them), sent whole with DAP
-//! `setFunctionBreakpoints` — which replaces every function breakpoint, so agentdap's temporary
-//! entry breakpoint (`session/startup.rs`) always travels with the agent's list.
-//!
 //! Must not: touch IO, or another group's state.
 
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::gates::Gate;
@@ -29,7 +21,6 @@ use crate::dap::requests::{
     Evaluate, EvaluateArguments, Request, Scopes, ScopesArguments, SetExpression, SetExpressionArguments, SetVariable,
     SetVariableArguments, StackTrace, StackTraceArguments, Variables, VariablesArguments,
 };
-use crate::session::breakpoints::{functions_json, state_text, FunctionBreakpoint};
 use crate::session::handles::Kind as HandleKind;
 use crate::session::snapshot::RunState;
 use crate::session::text::{clip, value_text};
@@ -40,32 +31,12 @@ use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, 
 pub enum Op {
     /// `set_variable` / `set_expression`, one request at a time.
     Value(Box<Job>),
-    /// `setFunctionBreakpoints` with the agent's list `sent` (`call`: the tool call, if any).
-    FunctionBreakpoints { call: Option<CallKey>, sent: Vec<FunctionBreakpoint> },
 }
 
 /// Most child names listed when the variable asked for is not in the container.
 const NAMES_SHOWN: usize = 20;
 /// Most characters of a value in the result's text.
 const VALUE_CHARS: usize = 300;
-
-/// `set_function_breakpoints`' `structuredContent`: the list, and either `pending` (not sent
-/// yet) or the session it was sent to.
-#[derive(Serialize)]
-struct Functions<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pending: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session: Option<&'a str>,
-    breakpoints: Value,
-}
-
-impl Functions<'_> {
-    fn to_value(&self) -> Value {
-        // A bool, a string and a `Value`: serialising them cannot fail.
-        serde_json::to_value(self).unwrap_or_default()
-    }
-}
 
 /// The request a job's phase sends.
 enum Ask {
@@ -201,64 +172,6 @@ impl Sessions {
         self.after(key, now);
         Ok(())
     }
-
-    /// `set_function_breakpoints`: replaces the function breakpoints of the live session `key`
-    /// (and its children), or, without one, those waiting for the next launch.
-    pub fn set_function_breakpoints(
-        &mut self,
-        key: Option<SessionKey>,
-        list: Vec<FunctionBreakpoint>,
-        call: CallKey,
-        now: Instant,
-    ) -> Started {
-        let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.run.state.is_over());
-        let Some(s) = live else {
-            self.pending_breakpoints.set_functions(list);
-            let set = self.pending_breakpoints.functions();
-            let text = format!(
-                "{} function breakpoint(s) saved; no session is live, so they apply at the next `launch` or `restart`.",
-                set.len()
-            );
-            let structured = Functions { pending: Some(true), session: None, breakpoints: functions_json(set) };
-            self.complete(call, ToolResult::ok(text, structured.to_value()));
-            return Ok(());
-        };
-        if s.link.client.capabilities().is_some_and(|c| !c.supports_function_breakpoints) {
-            let msg = format!(
-                "{} has no function breakpoints (the adapter lacks supportsFunctionBreakpoints); set a breakpoint on the function's first line with set_breakpoints.",
-                s.link.adapter
-            );
-            return Err(ToolResult::error(ErrorCode::Unsupported, msg));
-        }
-        s.breaks.store.set_functions(list.clone());
-        if !s.startup.configured {
-            let text = format!(
-                "function breakpoints recorded; {} is still starting, they are sent in its configuration phase.",
-                s.id
-            );
-            let breakpoints = functions_json(s.breaks.store.functions());
-            let structured = Functions { pending: Some(true), session: None, breakpoints };
-            self.complete(call, ToolResult::ok(text, structured.to_value()));
-            return Ok(());
-        }
-        s.send_function_breakpoints(Some(call), now);
-        let parent = s.key;
-        self.after(parent, now);
-        // Child sessions debug the same program: they get the new list too.
-        for child in self.children_of(parent) {
-            let Some(c) = self.slab.get_mut(child).filter(|c| !c.run.state.is_over() && !c.link.is_closing()) else {
-                continue;
-            };
-            c.breaks.store.set_functions(list.clone());
-            if c.startup.configured
-                && c.link.client.capabilities().is_some_and(|caps| caps.supports_function_breakpoints)
-            {
-                c.send_function_breakpoints(None, now);
-            }
-            self.after(child, now);
-        }
-        Ok(())
-    }
 }
 
 impl Session {
@@ -266,19 +179,13 @@ impl Session {
     pub(in crate::session) fn edit_answered(&mut self, op: Op, answer: Answer, now: Instant) {
         match op {
             Op::Value(job) => self.value_answered(*job, answer, now),
-            Op::FunctionBreakpoints { call, sent } => self.function_breakpoints_answered(call, &sent, answer),
         }
     }
 
     /// A request that never went out: its call is answered with why.
     pub(in crate::session) fn edit_failed(&mut self, op: Op, code: ErrorCode, msg: String) {
-        let call = match op {
-            Op::Value(job) => Some(job.call),
-            Op::FunctionBreakpoints { call, .. } => call,
-        };
-        if let Some(call) = call {
-            self.calls.done.push((call, ToolResult::error(code, msg)));
-        }
+        let Op::Value(job) = op;
+        self.calls.done.push((job.call, ToolResult::error(code, msg)));
     }
 
     /// Sends the request of the job's phase (the value before comes from the cache when the
@@ -597,43 +504,6 @@ impl Session {
         }
         text.push_str(&note.unwrap_or_default());
         ToolResult::ok(text, j)
-    }
-
-    /// Sends the agent's function breakpoints (plus the entry breakpoint while it is set).
-    pub(in crate::session) fn send_function_breakpoints(&mut self, call: Option<CallKey>, now: Instant) {
-        let sent: Vec<FunctionBreakpoint> = self.breaks.store.functions().iter().map(|e| e.requested.clone()).collect();
-        let entry = self.link.plan.entry_function.filter(|_| self.breaks.entry_breakpoint);
-        let args = self.breaks.store.function_arguments(entry);
-        self.send("setFunctionBreakpoints", Some(args), Origin::Edit(Op::FunctionBreakpoints { call, sent }), now);
-    }
-
-    fn function_breakpoints_answered(&mut self, call: Option<CallKey>, sent: &[FunctionBreakpoint], answer: Answer) {
-        match &answer {
-            Ok(body) => self.breaks.store.on_functions_response(sent, Ok(body)),
-            Err((_, msg)) => self.breaks.store.on_functions_response(sent, Err(msg)),
-        }
-        let Some(call) = call else {
-            if let Err((_, msg)) = answer {
-                log::warn!("{}: setFunctionBreakpoints failed: {msg}", self.id);
-            }
-            return;
-        };
-        let out = match answer {
-            Err((code, msg)) if code != ErrorCode::AdapterError => ToolResult::error(code, msg),
-            other => {
-                let set = self.breaks.store.functions();
-                let mut text = format!("{} function breakpoint(s)", set.len());
-                for e in set {
-                    text.push_str(&format!("\n  {}: {}", e.requested.name, state_text(e)));
-                }
-                if let Err((_, msg)) = other {
-                    text.push_str(&format!("\nthe adapter refused the request: {msg}"));
-                }
-                let structured = Functions { pending: None, session: Some(&self.id), breakpoints: functions_json(set) };
-                ToolResult::ok(text, structured.to_value())
-            }
-        };
-        self.calls.done.push((call, out));
     }
 }
 

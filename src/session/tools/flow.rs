@@ -537,6 +537,7 @@ impl Session {
     /// breakpoints; "stop on entry" sets the temporary entry breakpoint again first.
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
         self.rearm_entry_breakpoint(now);
+        self.drop_for_restart(true, now);
         if self.run.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.
             self.run.revision += 1;
@@ -606,8 +607,8 @@ impl Session {
         self.host.forget_terminal();
         self.view.focus_thread = None;
         self.family.child_stops.clear();
-        // The new adapter verifies them afresh.
-        self.breaks.store = self.breaks.store.requested_only();
+        // The new adapter verifies them afresh; watches of the old run's memory are dropped.
+        self.drop_for_restart(false, now);
         self.flow.run_to = None;
         self.flow.relaunch_pending = true;
         self.flow.restart_call = Some((call, "relaunch"));

@@ -536,10 +536,15 @@ impl Session {
         // sends more is cut to what was asked).
         trace.stack_frames.truncate(usize::try_from(levels).unwrap_or(usize::MAX));
         let total = trace.total_frames;
-        let list = self.frames_json(&trace.stack_frames);
+        let mut list = self.frames_json(&trace.stack_frames);
         let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
-        for (i, f) in list.iter().enumerate() {
+        for (i, (f, frame)) in list.iter_mut().zip(&trace.stack_frames).enumerate() {
             text.push_str(&format!("\n  #{} {}", start as usize + i, frame_line(f)));
+            // The frame's instruction address, as an instruction breakpoint or `memory` takes it.
+            if let Some(ip) = frame.instruction_pointer_reference.as_deref().filter(|ip| !ip.is_empty()) {
+                text.push_str(&format!(" @ {}", crate::visible::escaped(ip)));
+                f["address"] = ip.into();
+            }
         }
         let next_start = more_frames(start, levels, trace.stack_frames.len(), total);
         if let Some(next) = next_start {

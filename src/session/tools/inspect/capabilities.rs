@@ -6,7 +6,7 @@
 use super::results::{to_json, CapabilitiesResult, Filter, Tools, Unavailable};
 use super::session;
 use crate::dap::protocol::Capabilities;
-use crate::session::tools::gates::{self, GATES};
+use crate::session::tools::gates::{self, Gate, GATES};
 use crate::session::{ErrorCode, Session, SessionKey, Sessions, ToolResult};
 
 /// Breakpoint settings by the capability that makes an adapter honour them (else they are named
@@ -96,6 +96,12 @@ impl Session {
         for row in GATES {
             if gates::Gate::open(row.gate, Some(caps)) {
                 yes.push(row.call);
+            } else if row.gate == Gate::LoadedSources
+                && self.link.plan.quirks.loaded_sources_from_modules
+                && caps.supports_modules_request
+            {
+                // `modules {sources}` reads them from `modules` (`inspect/modules.rs`).
+                yes.push("modules {sources} (from modules)");
             } else {
                 no.push((row.call, row.capability));
             }
