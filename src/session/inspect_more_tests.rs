@@ -45,7 +45,7 @@ fn launched(a: ScriptedAdapter) -> Rig {
 fn reverse_continue_is_refused_naming_supports_step_back_and_nothing_is_sent() {
     let mut rig = launched(adapter(json!({})));
     let sent = rig.adapter.commands().len();
-    let call = rig.call(|s, key, call, now| s.reverse_continue(key, None, None, call, now));
+    let call = rig.call(|s, key, call, now| s.resume(key, None, true, None, call, now));
     let out = rig.answered(call);
     assert_eq!(
         out.text,
@@ -59,7 +59,7 @@ fn an_adapter_with_step_back_gets_reverse_continue_and_its_stop_is_reported() {
     let mut a = adapter(json!({"supportsStepBack": true}));
     a.on("reverseContinue", Reply::ok(Value::Null).then("stopped", json!({"reason": "breakpoint", "threadId": 1})));
     let mut rig = launched(a);
-    let call = rig.call(|s, key, call, now| s.reverse_continue(key, None, None, call, now));
+    let call = rig.call(|s, key, call, now| s.resume(key, None, true, None, call, now));
     let out = rig.answered(call);
     assert!(!out.is_error, "{}", out.text);
     assert!(out.text.contains("stopped (breakpoint) at prog.c:9"), "{}", out.text);

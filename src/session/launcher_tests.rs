@@ -319,7 +319,7 @@ fn a_repeated_entry_stop_is_passed_over() {
     let (_, done) = drain(&mut s, now);
     assert_eq!(done.len(), 1, "the first entry stop answers the launch: {done:?}");
     let revision = s.get(1).expect("stand-in").run.revision;
-    s.resume(1, None, Some(1000), CallKey::new(2), now).expect("continue");
+    s.resume(1, None, false, Some(1000), CallKey::new(2), now).expect("continue");
     s.consume(1, s.outbound(1).len());
     s.on_adapter_bytes(1, &event(2, "stopped", json!({"reason": "entry", "threadId": 0})), now);
     let sent = String::from_utf8_lossy(s.outbound(1)).into_owned();

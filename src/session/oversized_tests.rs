@@ -165,7 +165,7 @@ fn a_refused_resume_leaves_the_stop_where_it_was() {
     );
     rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
     assert!(!rig.answered(launch).is_error);
-    let call = rig.call(|s, key, call, now| s.resume(key, None, None, call, now));
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
     let out = rig.answered(call);
     assert!(out.is_error && out.text.contains("cancelled"), "{}", out.text);
     let call = rig.call(|s, key, call, now| s.wait(key, crate::session::waiters::Until::Stop, None, None, call, now));

@@ -220,7 +220,7 @@ fn delves_placeholder_thread_does_not_stay_the_focus() {
     rig.event("stopped", json!({"reason": "entry", "threadId": 1}));
     assert!(rig.adapter.last("threads").is_some(), "a stop on Delve asks for the threads at once");
     assert!(rig.answered(launch).structured["stop"].is_object());
-    rig.call(|s, key, call, now| s.resume(key, None, Some(0), call, now));
+    rig.call(|s, key, call, now| s.resume(key, None, false, Some(0), call, now));
     assert_eq!(
         rig.adapter.last("continue").map(|r| r["arguments"].clone()),
         Some(json!({"threadId": 7})),
@@ -292,7 +292,7 @@ fn lldbs_debuggee_is_recorded_and_its_process_groups_walked_at_the_first_stop() 
     assert_eq!(walks(&rig), 1, "lldb-server and the inferior lead process groups of their own");
     stopped(&mut rig, launch, 1);
     assert_eq!(walks(&rig), 2, "helpers may start after the `process` event");
-    let resume = rig.call(|s, key, call, now| s.resume(key, None, None, call, now));
+    let resume = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
     rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
     assert!(rig.result(resume).is_some());
     assert_eq!(walks(&rig), 2, "once per session");

@@ -158,11 +158,7 @@ struct ContinueArgs {
 fn resume(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let a: ContinueArgs = parse_args(args)?;
     let key = session_key(cx, a.session.as_deref())?;
-    if a.reverse {
-        cx.sessions.reverse_continue(key, a.thread, a.wait_ms, cx.call, cx.now)?;
-        return Ok(Outcome::Pending);
-    }
-    cx.sessions.resume(key, a.thread, a.wait_ms, cx.call, cx.now)?;
+    cx.sessions.resume(key, a.thread, a.reverse, a.wait_ms, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
 

@@ -87,27 +87,6 @@ impl Sessions {
         Ok(())
     }
 
-    /// `continue {reverse: true}`: DAP `reverseContinue` on `thread` (default: the focus
-    /// thread), refused before anything is sent where the adapter does not advertise
-    /// `supportsStepBack` (DAP § Requests › ReverseContinue); answered like `continue`.
-    pub fn reverse_continue(
-        &mut self,
-        key: SessionKey,
-        thread: Option<i64>,
-        wait_ms: Option<u64>,
-        call: CallKey,
-        now: Instant,
-    ) -> Started {
-        let s = stopped(&mut self.slab, key)?;
-        s.require(Gate::ReverseContinue)?;
-        s.check_thread(thread)?;
-        let thread = s.thread_for(thread).unwrap_or(0);
-        let args = serde_json::json!({ "threadId": thread });
-        s.resume_with("reverseContinue", args, call, wait_duration(wait_ms), "reverse-continued", now);
-        self.after(key, now);
-        Ok(())
-    }
-
     /// `pause`: interrupts a running session and waits for the stop.
     pub fn pause(
         &mut self,

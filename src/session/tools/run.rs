@@ -131,19 +131,27 @@ impl Sessions {
         Ok(())
     }
 
-    /// `continue`: resumes the stopped session and waits for the next stop or the exit.
+    /// `continue`: resumes the stopped session and waits for the next stop or the exit. With
+    /// `reverse`, DAP `reverseContinue` (DAP § Requests › ReverseContinue), refused before
+    /// anything is sent where the adapter does not advertise `supportsStepBack`.
     pub fn resume(
         &mut self,
         key: SessionKey,
         thread: Option<i64>,
+        reverse: bool,
         wait_ms: Option<u64>,
         call: CallKey,
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
+        if reverse {
+            s.require(Gate::ReverseContinue)?;
+        }
         s.check_thread(thread)?;
         let thread = s.thread_for(thread).unwrap_or(0);
-        s.resume_with("continue", json!({ "threadId": thread }), call, wait_duration(wait_ms), "continued", now);
+        let (command, verb) =
+            if reverse { ("reverseContinue", "reverse-continued") } else { ("continue", "continued") };
+        s.resume_with(command, json!({ "threadId": thread }), call, wait_duration(wait_ms), verb, now);
         s.pump(now, &mut self.actions);
         Ok(())
     }
