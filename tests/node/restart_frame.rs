@@ -1,7 +1,8 @@
 //! `restart {frame}` on real js-debug (it advertises `supportsRestartFrame`): stopped in a
 //! function called from the program's top level, restarting that function's frame runs it again
 //! from its start, and the call answers at the stop that follows (DAP § Requests › RestartFrame),
-//! with a new revision; the program's own state is not rewound (`calls` counts both runs).
+//! with a new revision; the program's own state is not rewound (`calls` counts both runs). Also
+//! js-debug's hex values (given the `0x` it leaves out) and its loaded sources without `modules`.
 
 use serde_json::json;
 
@@ -17,6 +18,15 @@ fn restarting_a_frame_stops_at_the_first_line_of_its_function() {
     let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 6}], "wait_ms": START}));
     assert_eq!(stop_at(&r.s), (json!(p), json!(6), json!("work")), "{}", r.text);
     let revision = r.s["revision"].clone();
+    // js-debug 1.112 answers hex with bare digits (20 is `14`): agentdap adds the `0x`
+    // (`RuntimeQuirks::hex_without_prefix`), so no hex value reads as a decimal one.
+    let h = n.a.ok("evaluate", json!({"expressions": ["doubled", "20", "-255"], "hex": true}));
+    let values: Vec<&str> =
+        h.s["results"].as_array().map(|l| l.iter().filter_map(|r| r["value"].as_str()).collect()).unwrap_or_default();
+    assert_eq!(values, ["0x2a", "0x14", "-0xff"], "{}", h.text);
+    // js-debug has loadedSources without modules: `modules {sources}` needs only the former.
+    let src = n.a.ok("modules", json!({"sources": true, "filter": "restart_frame"}));
+    assert!(src.text.contains("restart_frame.js"), "{}", src.text);
     let frames = n.a.ok("stack_trace", json!({}));
     assert_eq!(frames.s["frames"][0]["function"], json!("work"), "{}", frames.text);
     let frame = frames.s["frames"][0]["frame"].clone();

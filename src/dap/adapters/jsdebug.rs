@@ -210,6 +210,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         program_on_pipes: true,
         // 1.112.0 prints `Debug server listening at 127.0.0.1:<port>` on its stdout.
         listening_line: Some("Debug server listening at "),
+        // 1.112.0 answers `format: {hex: true}` with bare hex digits (`20` → `"14"`).
+        hex_without_prefix: true,
         ..RuntimeQuirks::STANDARD
     }
 }

@@ -447,6 +447,10 @@ pub struct RuntimeQuirks {
     /// 1.11.8 answers `Syntax error` for C syntax its default "simple" expressions lack, which
     /// its `/nat` prefix evaluates).
     pub evaluate_error_hint: Option<(&'static str, &'static str)>,
+    /// Values asked for in hex (`format: {hex: true}`) come as bare hex digits, without `0x`
+    /// (js-debug 1.112.0: `20` is `"14"`, `255` is `"ff"`): agentdap adds the prefix, so no hex
+    /// value reads as a decimal one.
+    pub hex_without_prefix: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -593,6 +597,7 @@ impl RuntimeQuirks {
         evaluate_refusals: &[],
         evaluate_raises_as_value: false,
         evaluate_error_hint: None,
+        hex_without_prefix: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -458,6 +458,7 @@ impl Session {
                     self.note_frame_of(result.variables_reference, f);
                 }
                 if hex {
+                    let body = self.hex_answer(body, "result");
                     self.without_previews(|s| s.evaluate_result(expression, context, &body))
                 } else {
                     let missing = self.missing_previews(std::iter::once(&body));

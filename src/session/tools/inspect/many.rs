@@ -187,6 +187,7 @@ impl Session {
                 }
                 let context = job.context.clone();
                 let out = if job.hex {
+                    let body = self.hex_answer(body, "result");
                     self.without_previews(|s| s.evaluate_result(&expression, &context, &body))
                 } else {
                     self.evaluate_result(&expression, &context, &body)
@@ -221,11 +222,34 @@ impl Session {
     /// A `variables {hex}` page, read from its own answer (never cached: the cache holds the
     /// adapter's plain values).
     pub(super) fn hex_page(&mut self, q: &VarQuery, body: &Value) -> ToolResult {
-        let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+        if self.link.plan.runtime.hex_without_prefix {
+            vars.iter_mut().for_each(|v| prefix_hex(v, "value"));
+        }
         self.note_children_frame(q.reference, &vars);
         let mut out = self.without_previews(|s| s.variables_page(q, &vars));
         out.structured["hex"] = true.into();
         out
+    }
+}
+
+impl Session {
+    /// An `evaluate` answer in hex as agentdap shows it: with the `0x` the adapter left out
+    /// (`RuntimeQuirks::hex_without_prefix`).
+    pub(super) fn hex_answer(&self, mut body: Value, key: &str) -> Value {
+        if self.link.plan.runtime.hex_without_prefix {
+            prefix_hex(&mut body, key);
+        }
+        body
+    }
+}
+
+/// `0x` before a value at `key` that is bare hex digits (after an optional `-`).
+fn prefix_hex(v: &mut Value, key: &str) {
+    let Some(text) = v.get(key).and_then(Value::as_str) else { return };
+    let (sign, digits) = text.strip_prefix('-').map_or(("", text), |d| ("-", d));
+    if !digits.is_empty() && digits.len() <= 32 && digits.chars().all(|c| c.is_ascii_hexdigit()) {
+        v[key] = format!("{sign}0x{digits}").into();
     }
 }
 

@@ -30,6 +30,9 @@ pub struct ModulesJob {
     sources: bool,
     /// The sources are read from `modules` (`Quirks::loaded_sources_from_modules`).
     from_modules: bool,
+    /// The adapter lists only the modules whose code it has shown in a stack
+    /// (`Quirks::loaded_sources_from_modules`, debugpy): the result says the list is partial.
+    partial: bool,
     start: usize,
     count: usize,
     filter: Option<String>,
@@ -53,10 +56,14 @@ impl Sessions {
         if from_modules && !s.link.plan.quirks.loaded_sources_from_modules {
             return Err(Gate::LoadedSources.refusal(&s.link.adapter));
         }
-        s.require(Gate::Modules)?;
+        // `loadedSources` needs only its own capability (js-debug has it without `modules`).
+        if !sources || from_modules {
+            s.require(Gate::Modules)?;
+        }
+        let partial = s.link.plan.quirks.loaded_sources_from_modules && !from_modules && !sources;
         let count = count.unwrap_or(DEFAULT_COUNT).clamp(1, MAX_COUNT);
         let filter = filter.filter(|f| !f.is_empty());
-        let job = ModulesJob { sources, from_modules, start: start.unwrap_or(0), count, filter };
+        let job = ModulesJob { sources, from_modules, partial, start: start.unwrap_or(0), count, filter };
         self.inspect(key, call, Op::Modules(job), now)
     }
 }
@@ -166,6 +173,14 @@ fn modules_result(session: &str, revision: u64, adapter: &str, job: &ModulesJob,
             "  ({adapter} has no loadedSources request: these are the files of the modules it reported, which are the modules whose code it has shown in a stack so far, not every file the program imported)"
         ));
     }
+    if job.partial {
+        lines.push(format!(
+            "  ({adapter} reports only the modules whose code it has shown in a stack so far, not every module the program imported)"
+        ));
+    }
+    if page.is_empty() && job.start > 0 && total.is_some_and(|t| job.start >= t) {
+        lines.push(format!("  start={} is past the end: call modules with start=0", job.start));
+    }
     lines.extend(page.iter().map(|v| format!("  {}", entry_line(v, job.sources))));
     if let Some(n) = next_start {
         lines.push(format!("  … more: call modules with start={n}"));
@@ -179,6 +194,9 @@ fn modules_result(session: &str, revision: u64, adapter: &str, job: &ModulesJob,
     if job.from_modules {
         structured["from"] = "modules".into();
     }
+    if job.partial {
+        structured["partial"] = true.into();
+    }
     if let Some(f) = &job.filter {
         structured["filter"] = json!({"text": f, "matched": all.len(), "fetched": fetched, "by": "agentdap"});
     }
@@ -190,7 +208,14 @@ mod tests {
     use super::*;
 
     fn job(start: usize, count: usize, filter: Option<&str>) -> ModulesJob {
-        ModulesJob { sources: false, from_modules: false, start, count, filter: filter.map(str::to_owned) }
+        ModulesJob {
+            sources: false,
+            from_modules: false,
+            partial: false,
+            start,
+            count,
+            filter: filter.map(str::to_owned),
+        }
     }
 
     #[test]
@@ -221,10 +246,25 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_module_list_says_so_and_a_start_past_the_end_says_where_to_go() {
+        let body = json!({"modules": [{"id": 1, "name": "__main__", "path": "/w/app.py"}]});
+        let j = ModulesJob { partial: true, ..job(0, 50, None) };
+        let out = modules_result("s1", 1, "debugpy", &j, &body);
+        assert!(
+            out.text.contains("(debugpy reports only the modules whose code it has shown in a stack so far"),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.structured["partial"], true);
+        let out = modules_result("s1", 1, "debugpy", &job(5000, 50, None), &body);
+        assert!(out.text.ends_with("start=5000 is past the end: call modules with start=0"), "{}", out.text);
+    }
+
+    #[test]
     fn sources_read_from_modules_say_so_and_skip_modules_without_a_file() {
         let body =
             json!({"modules": [{"id": 1, "name": "__main__", "path": "/w/app.py"}, {"id": 2, "name": "builtins"}]});
-        let j = ModulesJob { sources: true, from_modules: true, start: 0, count: 50, filter: None };
+        let j = ModulesJob { sources: true, from_modules: true, partial: false, start: 0, count: 50, filter: None };
         let out = modules_result("s1", 1, "debugpy", &j, &body);
         assert!(
             out.text.starts_with(
