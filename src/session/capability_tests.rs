@@ -183,3 +183,58 @@ fn capabilities_list_every_gate_and_a_gated_call_sends_nothing() {
     );
     assert_eq!(rig.adapter.received().len(), before, "nothing was sent");
 }
+
+/// `threads {select}` takes only a thread agentdap has shown, and nothing once the session has
+/// ended (it once answered "focus thread is now 999999" for a terminated session).
+#[test]
+fn a_thread_is_selected_only_while_the_session_lives_and_only_one_it_has_shown() {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
+    );
+    rig.event("stopped", json!({"reason": "pause", "threadId": 7}));
+    rig.answered(launch);
+    let call = rig.call(|s, key, _, _| s.select_thread(key, 999_999));
+    let out = rig.answered(call);
+    assert!(out.is_error && out.text.contains("no thread 999999 that agentdap has shown"), "{}", out.text);
+    let call = rig.call(|s, key, _, _| s.select_thread(key, 7));
+    assert_eq!(rig.answered(call).text, "s1 focus thread is now 7");
+    rig.event("terminated", json!({}));
+    let call = rig.call(|s, key, _, _| s.select_thread(key, 7));
+    let out = rig.answered(call);
+    assert!(out.is_error && out.text.starts_with("not_stopped: s1 has ended"), "{}", out.text);
+}
+
+/// A session whose adapter failed to start has no capabilities to speak of: `capabilities` and a
+/// gated call say it did not start and why, not that the adapter "has not answered yet" or "does
+/// not advertise" what it never had the chance to.
+#[test]
+fn a_session_that_did_not_start_says_so_instead_of_naming_a_capability() {
+    use super::tools::memory::{MemoryArgs, MemoryOp};
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::error("the adapter could not load its runtime"));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
+        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
+    );
+    let failed = rig.answered(launch);
+    assert!(failed.is_error, "{}", failed.text);
+    let call = rig.call(|s, key, _, _| s.capabilities(key));
+    let out = rig.answered(call);
+    assert!(
+        out.text.starts_with("not_stopped: s1 did not start, so its adapter's capabilities are unknown: "),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("could not load its runtime"), "{}", out.text);
+    let target = super::tools::inspect::Target { thread: None, frame: None };
+    let read = MemoryArgs { action: MemoryOp::Read, address: None, offset: 0, count: None, target };
+    let call = rig.call(|s, key, call, now| s.memory(key, read, call, now));
+    let out = rig.answered(call);
+    assert!(out.text.contains("s1 did not start") && !out.text.contains("advertise"), "{}", out.text);
+}

@@ -136,15 +136,15 @@ impl Sessions {
     /// `threads {select}`: the focus thread for later calls (answered at once).
     pub fn select_thread(&mut self, key: SessionKey, thread: i64) -> Result<ToolResult, ToolResult> {
         let s = session(&mut self.slab, key)?;
-        if !s.view.known_threads.is_empty() && !s.view.known_threads.contains(&thread) {
-            let known: Vec<String> = s.view.known_threads.iter().map(i64::to_string).collect();
-            let msg = format!(
-                "{} has no thread {thread} that agentdap has shown: known threads are [{}]; call `threads` for the current list.",
-                s.id,
-                known.join(", ")
-            );
+        if s.run.state.is_over() {
+            let msg = format!("{} has ended ({}); it has no threads to select.", s.id, s.run.state.as_str());
+            return Err(ToolResult::error(ErrorCode::NotStopped, msg));
+        }
+        if s.view.known_threads.is_empty() {
+            let msg = format!("agentdap has shown no thread of {} yet; call `threads` for the list.", s.id);
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
+        s.check_thread(Some(thread))?;
         s.view.focus_thread = Some(thread);
         Ok(ToolResult::ok(
             format!("{} focus thread is now {thread}", s.id),

@@ -185,6 +185,22 @@ impl Session {
     /// `Ok` where the adapter advertises what `gate` needs, else the `unsupported` refusal
     /// naming the capability ([`gates`]), before anything is sent.
     pub(in crate::session) fn require(&self, gate: Gate) -> Result<(), ToolResult> {
+        if self.link.client.capabilities().is_none() {
+            return Err(self.not_initialized());
+        }
         gate.check(&self.link.adapter, self.link.client.capabilities())
+    }
+
+    /// The refusal for a session whose adapter has not answered `initialize`: it failed to
+    /// start (with the reason the start-up gave), or it is still starting.
+    pub(in crate::session) fn not_initialized(&self) -> ToolResult {
+        let msg = match &self.run.failure {
+            Some(why) => {
+                let first = why.lines().next().unwrap_or_default();
+                format!("{} did not start, so its adapter's capabilities are unknown: {first}", self.id)
+            }
+            None => format!("{} has not answered initialize yet; try again after launch returns.", self.id),
+        };
+        ToolResult::error(ErrorCode::NotStopped, msg)
     }
 }

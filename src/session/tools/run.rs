@@ -228,7 +228,7 @@ impl Sessions {
         if !s.link.is_alive() || s.run.state.is_over() {
             return self.disconnect(key, Some(true), call, now);
         }
-        if let Err(refused) = s.require(Gate::Terminate) {
+        if let Err(refused) = Gate::Terminate.check(&s.link.adapter, s.link.client.capabilities()) {
             let why = refused.text.trim_start_matches("unsupported: ").trim_end_matches('.');
             s.calls.warnings.push(format!("not graceful: {why}"));
             return self.disconnect(key, Some(true), call, now);

@@ -7,7 +7,7 @@ use super::results::{to_json, CapabilitiesResult, Filter, Tools, Unavailable};
 use super::session;
 use crate::dap::protocol::Capabilities;
 use crate::session::tools::gates::{self, Gate, GATES};
-use crate::session::{ErrorCode, Session, SessionKey, Sessions, ToolResult};
+use crate::session::{Session, SessionKey, Sessions, ToolResult};
 
 /// Breakpoint settings by the capability that makes an adapter honour them (else they are named
 /// as ignored when set).
@@ -22,8 +22,7 @@ impl Sessions {
     pub fn capabilities(&mut self, key: SessionKey) -> Result<ToolResult, ToolResult> {
         let s = session(&mut self.slab, key)?;
         let Some(caps) = s.link.client.capabilities() else {
-            let msg = format!("{} has not answered initialize yet; try again after launch returns.", s.id);
-            return Err(ToolResult::error(ErrorCode::NotStopped, msg));
+            return Err(s.not_initialized());
         };
         let (tools, missing) = s.tools_available(caps);
         let filters: Vec<Filter<'_>> = caps
