@@ -122,7 +122,7 @@ fn evaluate_schema() -> Value {
             "expressions": {"type": "array", "items": {"type": "string"}, "description": "Max 20."},
             "frame": frame_prop(),
             "thread": {"type": "integer"},
-            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default repl."},
+            "context": {"type": "string", "enum": ["repl", "watch", "hover", "clipboard"], "description": "Default: per adapter."},
             "hex": {"type": "boolean"}
         }
     })
