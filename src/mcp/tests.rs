@@ -288,6 +288,34 @@ fn tools_list_matches_the_golden_file() {
     assert!(tools.len() <= 16 * 1024, "tools/list is {} bytes", tools.len());
 }
 
+/// Every schema is flat and self-contained, in the words clients accept everywhere: `type`,
+/// `properties`, `required`, `description`, `enum`, `items` (no `$ref`, no
+/// `additionalProperties`; a free-form object is `{"type": "object", "properties": {}}`).
+#[test]
+fn tool_schemas_use_only_the_plain_keywords() {
+    fn check(tool: &str, at: &str, schema: &Value) {
+        let Some(map) = schema.as_object() else { return };
+        for (key, value) in map {
+            assert!(
+                ["type", "properties", "required", "description", "enum", "items"].contains(&key.as_str()),
+                "{tool}: `{key}` at {at}"
+            );
+            match key.as_str() {
+                "properties" => {
+                    for (name, prop) in value.as_object().into_iter().flatten() {
+                        check(tool, &format!("{at}.{name}"), prop);
+                    }
+                }
+                "items" => check(tool, &format!("{at}[]"), value),
+                _ => {}
+            }
+        }
+    }
+    for tool in super::tools::registry() {
+        check(tool.name, "inputSchema", &(tool.input_schema)());
+    }
+}
+
 /// The budgets of the listing (Cursor offers an agent about 40 tools in all, and every byte of
 /// `tools/list` is paid for in every conversation): at most 40 tools and 16 KiB for the full
 /// set, at most 6 KiB for `--tools core` (`--host-requests ask` adds `resolve_host_request` to

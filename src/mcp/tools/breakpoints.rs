@@ -95,7 +95,7 @@ fn exception_schema() -> Value {
         "properties": {
             "session": session_prop(),
             "filters": {"type": "array", "items": {"type": "string"}, "description": "Filter ids; [] = none."},
-            "conditions": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Filter id: condition."}
+            "conditions": {"type": "object", "properties": {}, "description": "Filter id: condition."}
         },
         "required": ["filters"]
     })
