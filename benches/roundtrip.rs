@@ -60,6 +60,13 @@ const OPS: &[Op] = &[
     // right after an `evaluate` than right after a stop, so both sides keep the same order.
     Op { name: "stack_trace", raw: true, tool: Some("stack_trace"), args: || json!({}) },
     Op { name: "evaluate", raw: true, tool: Some("evaluate"), args: || json!({"expression": "acc"}) },
+    // Three expressions in one `evaluate {expressions}` call, against three raw requests.
+    Op {
+        name: "evaluate ×3",
+        raw: true,
+        tool: Some("evaluate"),
+        args: || json!({"expressions": ["acc", "acc", "acc"]}),
+    },
     Op { name: "variables", raw: true, tool: Some("variables"), args: || json!({}) },
     Op { name: "context", raw: true, tool: Some("context"), args: || json!({}) },
     Op { name: "step", raw: true, tool: Some("step"), args: || json!({"kind": "over"}) },
@@ -201,6 +208,11 @@ fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples) -> 
     let t = Instant::now();
     dap.request("evaluate", json!({"expression": "acc", "frameId": frame, "context": context}))?;
     s.add("evaluate", t);
+    let t = Instant::now();
+    for _ in 0..3 {
+        dap.request("evaluate", json!({"expression": "acc", "frameId": frame, "context": context}))?;
+    }
+    s.add("evaluate ×3", t);
     let scopes = dap.request("scopes", json!({"frameId": frame}))?;
     let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
     let t = Instant::now();
