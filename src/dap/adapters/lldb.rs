@@ -117,8 +117,9 @@ pub fn quirks() -> Quirks {
         read_watch_stops_on_writes: cfg!(target_arch = "x86_64"),
         // 22.1.8: write watchpoints are LLDB's `modify` kind (stop on a changed value only).
         write_watch_on_change_only: true,
-        // 22.1.8: an expression names the address to watch (`&x`), not a variable.
-        watches_expression_address: true,
+        // 22.1.8: an expression names the address to watch (`&x`), not a variable; a value
+        // that is no mapped address is refused in these words.
+        watch_address_refusal: Some("memory region for address "),
         ..Quirks::STANDARD
     }
 }

@@ -257,10 +257,11 @@ pub struct Quirks {
     /// over 0 never stopped). Said on the set result.
     pub write_watch_on_change_only: bool,
     /// An expression watch is on the memory at the address the expression evaluates to, not on
-    /// the expression's own storage (lldb-dap 22.1.8: `acct.balance` = 100 is refused as "memory
-    /// region for address 64 has no read or write permissions"): a refused expression without
-    /// `&` gets the hint to pass `&<expression>`.
-    pub watches_expression_address: bool,
+    /// the expression's own storage; these are the words with which the adapter refuses one whose
+    /// value is no address (lldb-dap 22.1.8: `acct.balance` = 100 is refused as "memory region
+    /// for address 64 has no read or write permissions"). Such a refusal of an expression
+    /// without `&` gets the hint to pass `&<expression>`. `None`: no hint.
+    pub watch_address_refusal: Option<&'static str>,
 }
 
 impl Quirks {
@@ -302,7 +303,7 @@ impl Quirks {
         watch_size_in_data_id: None,
         read_watch_stops_on_writes: false,
         write_watch_on_change_only: false,
-        watches_expression_address: false,
+        watch_address_refusal: None,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.

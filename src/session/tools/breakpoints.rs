@@ -339,13 +339,21 @@ impl Session {
             entries.iter().filter(|e| has(&e.requested)).map(|e| e.requested.line.to_string()).collect()
         };
         let checks: [(bool, &str, &str, fn(&SourceBreakpoint) -> bool); 3] = [
-            (self.honours("condition", caps.supports_conditional_breakpoints), "conditions", "supportsConditionalBreakpoints", |b| {
-                b.condition.is_some()
+            (
+                self.honours("condition", caps.supports_conditional_breakpoints),
+                "conditions",
+                "supportsConditionalBreakpoints",
+                |b| b.condition.is_some(),
+            ),
+            (
+                self.honours("hit_condition", caps.supports_hit_conditional_breakpoints),
+                "hit conditions",
+                "supportsHitConditionalBreakpoints",
+                |b| b.hit_condition.is_some(),
+            ),
+            (self.honours("log_message", caps.supports_log_points), "log points", "supportsLogPoints", |b| {
+                b.log_message.is_some()
             }),
-            (self.honours("hit_condition", caps.supports_hit_conditional_breakpoints), "hit conditions", "supportsHitConditionalBreakpoints", |b| {
-                b.hit_condition.is_some()
-            }),
-            (self.honours("log_message", caps.supports_log_points), "log points", "supportsLogPoints", |b| b.log_message.is_some()),
         ];
         let name = path.rsplit('/').next().unwrap_or(path);
         notes.extend(checks

@@ -264,7 +264,7 @@ impl Session {
         let description = info.description.filter(|d| !d.is_empty());
         let Some(data_id) = info.data_id else {
             let why = description.as_deref().unwrap_or("it gave no reason");
-            let hint = self.refused_watch_hint(&item.watched);
+            let hint = self.refused_watch_hint(&item.watched, why);
             let msg = format!("{} cannot watch `{label}`: {}{hint}", self.link.adapter, crate::visible::escaped(why));
             return self.calls.done.push(fail(ErrorCode::InvalidArgument, msg));
         };
@@ -340,9 +340,11 @@ impl Session {
                     })
                     .collect();
                 let mut structured = json!({"kind": "data", "session": self.id, "breakpoints": data_json(set)});
-                for (i, e) in set.iter().enumerate() {
-                    if let Some(n) = self.watched_bytes(&e.requested) {
-                        structured["breakpoints"][i]["watched_bytes"] = n.into();
+                if let Some(list) = structured["breakpoints"].as_array_mut() {
+                    for (b, e) in list.iter_mut().zip(set) {
+                        if let Some(n) = self.watched_bytes(&e.requested) {
+                            b["watched_bytes"] = n.into();
+                        }
                     }
                 }
                 if !limited.is_empty() {
@@ -415,7 +417,12 @@ impl Session {
     fn ignored_conditions(&self, kind: &str, items: &[(String, bool, bool)]) -> Vec<String> {
         let Some(caps) = self.link.client.capabilities() else { return Vec::new() };
         let checks = [
-            (self.honours("condition", caps.supports_conditional_breakpoints), "conditions", "supportsConditionalBreakpoints", true),
+            (
+                self.honours("condition", caps.supports_conditional_breakpoints),
+                "conditions",
+                "supportsConditionalBreakpoints",
+                true,
+            ),
             (
                 self.honours("hit_condition", caps.supports_hit_conditional_breakpoints),
                 "hit conditions",

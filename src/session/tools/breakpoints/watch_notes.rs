@@ -3,7 +3,7 @@
 //! (`watch_size_in_data_id`), a read watch that also stops on writes
 //! (`read_watch_stops_on_writes`), a write watch that stops only on a change
 //! (`write_watch_on_change_only`), and the `&` an expression watch needs
-//! (`watches_expression_address`). Must not: send requests or change breakpoint state.
+//! (`watch_address_refusal`). Must not: send requests or change breakpoint state.
 
 use super::data::Watched;
 use crate::session::breakpoints::{DataBreakpoint, Listed};
@@ -78,17 +78,14 @@ impl Session {
         }
     }
 
-    /// The hint after the adapter refused to watch `watched`: an expression without `&`, on an
-    /// adapter that watches the address an expression gives.
-    pub(in crate::session) fn refused_watch_hint(&self, watched: &Watched) -> String {
+    /// The hint after the adapter refused to watch `watched` in `words`: an expression without
+    /// `&`, refused in the words of `Quirks::watch_address_refusal`.
+    pub(in crate::session) fn refused_watch_hint(&self, watched: &Watched, words: &str) -> String {
         let Watched::Expression { expression, bytes: None } = watched else { return String::new() };
-        if !self.link.plan.quirks.watches_expression_address || expression.trim_start().starts_with('&') {
+        let Some(refusal) = self.link.plan.quirks.watch_address_refusal else { return String::new() };
+        if !words.contains(refusal) || expression.trim_start().starts_with('&') {
             return String::new();
         }
-        format!(
-            "; pass `&{}` ({} watches the address the expression gives)",
-            expression.trim(),
-            self.link.adapter
-        )
+        format!("; pass `&{}` ({} watches the address the expression gives)", expression.trim(), self.link.adapter)
     }
 }

@@ -37,7 +37,8 @@ impl Sessions {
             .iter()
             .map(|f| if f.supports_condition { format!("{} (condition)", f.filter) } else { f.filter.clone() })
             .collect();
-        let (settings, ignored): (Vec<_>, Vec<_>) = SETTINGS.iter().partition(|(name, cap)| s.honours(name, caps.has(cap)));
+        let (settings, ignored): (Vec<_>, Vec<_>) =
+            SETTINGS.iter().partition(|(name, cap)| s.honours(name, caps.has(cap)));
         let settings: Vec<&str> = settings.iter().map(|(name, _)| *name).collect();
         let ignored: Vec<&str> = ignored.iter().map(|(name, _)| *name).collect();
         let mut text = format!("{} ({}) capabilities\nworks here: {}", s.id, s.link.adapter, tools.join(", "));
