@@ -141,7 +141,7 @@ fn lldb_watchpoint_instruction_function_and_location_breakpoints_stop_where_they
     let r = a.ok("restart", json!({}));
     assert_eq!(at(&r), (json!(8), json!("main")), "{}", r.text);
     assert!(
-        r.text.contains(&format!("the restart dropped data `e`, instruction {address}")),
+        r.text.contains(&format!("the restart dropped data `e`, instruction {address}: they named places in the old run's memory (the adapter did not say a data breakpoint can persist; instruction breakpoints name addresses of one run)")),
         "the restart says what it dropped: {}",
         r.text
     );

@@ -11,6 +11,7 @@ mod spawn_util;
 
 mod attach_pid;
 mod breakpoint_kinds;
+mod breakpoint_truth;
 mod codelldb;
 mod ctl_native;
 mod delve;

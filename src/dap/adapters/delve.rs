@@ -80,6 +80,11 @@ pub fn quirks() -> Quirks {
         mutating_evaluate_prefixes: &["call "],
         // 1.20.2: a pointer `p`'s one child is `{"name": "", "evaluateName": "(*p)"}`.
         unnamed_child_from_evaluate_name: true,
+        // 1.20.2 does not advertise supportsHitConditionalBreakpoints but applies `hitCondition`
+        // (service/dap/server.go `setBreakpoints`, shared by all its breakpoint kinds): a hit
+        // condition of 2 on a loop stops once, at the second pass. Conditions and log points
+        // are advertised.
+        unadvertised_settings: &["hit_condition"],
         ..Quirks::STANDARD
     }
 }

@@ -106,6 +106,20 @@ pub fn quirks() -> Quirks {
         // 22.1.8 on x86-64: a `setDataBreakpoints` past the 4 debug registers answers each
         // watchpoint that did not fit with these words (`verified: false`).
         watchpoint_limit_message: Some("Setting one of the watchpoint resources failed"),
+        // 22.1.8: `dataBreakpointInfo` answers `dataId` `<address>/<size>`, the size taken from
+        // the expression's pointee type whatever `bytes` asked (`tests/native/breakpoint_truth.rs`).
+        watch_size_in_data_id: Some((
+            '/',
+            "it sizes an address watch by the type the expression points to: cast it, e.g. `(int *)0x…` for 4 bytes",
+        )),
+        // 22.1.8 on x86-64: a `read` watch is set read/write (no read-only debug registers);
+        // elsewhere (AArch64 has load-only watchpoints) not measured.
+        read_watch_stops_on_writes: cfg!(target_arch = "x86_64"),
+        // 22.1.8: write watchpoints are LLDB's `modify` kind (stop on a changed value only).
+        write_watch_on_change_only: true,
+        // 22.1.8: an expression names the address to watch (`&x`), not a variable; a value
+        // that is no mapped address is refused in these words.
+        watch_address_refusal: Some("memory region for address "),
         ..Quirks::STANDARD
     }
 }

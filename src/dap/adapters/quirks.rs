@@ -235,6 +235,33 @@ pub struct Quirks {
     /// `tests/native/breakpoint_kinds.rs`). `None`: such a refusal is shown in the adapter's
     /// words only.
     pub watchpoint_limit_message: Option<&'static str>,
+    /// Breakpoint settings (`condition`, `hit_condition`, `log_message`: the names of
+    /// `set_breakpoints`) the adapter honours without advertising the capability for them
+    /// (Delve 1.20.2 does not set `supportsHitConditionalBreakpoints`, yet its `setBreakpoints`,
+    /// `setFunctionBreakpoints` and `setInstructionBreakpoints` share one handler that applies
+    /// `hitCondition`: service/dap/server.go; measured by `tests/native/breakpoint_truth.rs`).
+    /// Not named as ignored, and listed as honoured by `capabilities`.
+    pub unadvertised_settings: &'static [&'static str],
+    /// The adapter's `dataId` ends with `<separator><bytes>`: the size it watches, which may
+    /// differ from the `bytes` asked; with how it chooses the size, said where it differs
+    /// (lldb-dap 22.1.8 makes `<address>/<size>` and sizes an address watch by the type the
+    /// expression points to, ignoring `bytes`: `(char*)p` watches 1 byte, a bare number 0,
+    /// which it then refuses without a word). `None`: the size is not known.
+    pub watch_size_in_data_id: Option<(char, &'static str)>,
+    /// A `read` watch also stops on writes (lldb-dap 22.1.8 on x86-64: the debug registers have
+    /// no read-only mode, so LLDB watches reads and writes; its `dataBreakpointInfo` offers
+    /// `read` all the same). Said on the set result and at such a stop.
+    pub read_watch_stops_on_writes: bool,
+    /// A `write` watch stops only when the value changes: a write of the same value does not
+    /// stop (LLDB 18+ sets write watchpoints as `modify`; measured on lldb-dap 22.1.8: writing 0
+    /// over 0 never stopped). Said on the set result.
+    pub write_watch_on_change_only: bool,
+    /// An expression watch is on the memory at the address the expression evaluates to, not on
+    /// the expression's own storage; these are the words with which the adapter refuses one whose
+    /// value is no address (lldb-dap 22.1.8: `acct.balance` = 100 is refused as "memory region
+    /// for address 64 has no read or write permissions"). Such a refusal of an expression
+    /// without `&` gets the hint to pass `&<expression>`. `None`: no hint.
+    pub watch_address_refusal: Option<&'static str>,
 }
 
 impl Quirks {
@@ -272,6 +299,11 @@ impl Quirks {
         unanswered_requests: &[],
         loaded_sources_from_modules: false,
         watchpoint_limit_message: None,
+        unadvertised_settings: &[],
+        watch_size_in_data_id: None,
+        read_watch_stops_on_writes: false,
+        write_watch_on_change_only: false,
+        watch_address_refusal: None,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.

@@ -63,7 +63,7 @@ fn set_schema() -> Value {
                         "log_message": {"type": "string"},
                         "name": {"type": "string", "description": "function; data: child of ref."},
                         "ref": {"type": "integer"},
-                        "expression": {"type": "string", "description": "data, instead of ref."},
+                        "expression": {"type": "string", "description": "data: an address, e.g. &x."},
                         "bytes": {"type": "integer", "description": "Watch at the address expression."},
                         "access": {"type": "string", "enum": ["read", "write", "readWrite"]},
                         "address": {"type": "string", "description": "instruction: a memory reference."},

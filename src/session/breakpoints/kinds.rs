@@ -36,6 +36,9 @@ pub struct DataBreakpoint {
     pub description: Option<String>,
     /// The adapter said the breakpoint can persist across sessions (`canPersist`).
     pub can_persist: bool,
+    /// The `bytes` the agent asked for (an address watch), to compare with what the adapter
+    /// watches.
+    pub bytes_asked: Option<u64>,
 }
 
 impl DataBreakpoint {
@@ -375,6 +378,7 @@ mod tests {
             hit_condition: None,
             description: None,
             can_persist: persist,
+            bytes_asked: None,
         }
     }
 

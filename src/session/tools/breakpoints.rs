@@ -51,6 +51,7 @@ pub enum Op {
 pub mod data;
 pub mod functions;
 pub mod locations;
+mod watch_notes;
 
 impl Sessions {
     /// `set_breakpoints`: updates the file's set and, when a session is live, sends it.
@@ -338,13 +339,21 @@ impl Session {
             entries.iter().filter(|e| has(&e.requested)).map(|e| e.requested.line.to_string()).collect()
         };
         let checks: [(bool, &str, &str, fn(&SourceBreakpoint) -> bool); 3] = [
-            (caps.supports_conditional_breakpoints, "conditions", "supportsConditionalBreakpoints", |b| {
-                b.condition.is_some()
+            (
+                self.honours("condition", caps.supports_conditional_breakpoints),
+                "conditions",
+                "supportsConditionalBreakpoints",
+                |b| b.condition.is_some(),
+            ),
+            (
+                self.honours("hit_condition", caps.supports_hit_conditional_breakpoints),
+                "hit conditions",
+                "supportsHitConditionalBreakpoints",
+                |b| b.hit_condition.is_some(),
+            ),
+            (self.honours("log_message", caps.supports_log_points), "log points", "supportsLogPoints", |b| {
+                b.log_message.is_some()
             }),
-            (caps.supports_hit_conditional_breakpoints, "hit conditions", "supportsHitConditionalBreakpoints", |b| {
-                b.hit_condition.is_some()
-            }),
-            (caps.supports_log_points, "log points", "supportsLogPoints", |b| b.log_message.is_some()),
         ];
         let name = path.rsplit('/').next().unwrap_or(path);
         notes.extend(checks
@@ -361,6 +370,13 @@ impl Session {
                 })
             }));
         notes
+    }
+
+    /// Whether the adapter honours the breakpoint setting `name` (`condition`, `hit_condition`,
+    /// `log_message`): it advertised the capability for it, or it is among
+    /// `Quirks::unadvertised_settings`.
+    pub(in crate::session) fn honours(&self, name: &str, advertised: bool) -> bool {
+        advertised || self.link.plan.quirks.unadvertised_settings.contains(&name)
     }
 
     /// After an answered `setBreakpoints` of `path` to an adapter that only adds

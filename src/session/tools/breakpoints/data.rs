@@ -264,7 +264,8 @@ impl Session {
         let description = info.description.filter(|d| !d.is_empty());
         let Some(data_id) = info.data_id else {
             let why = description.as_deref().unwrap_or("it gave no reason");
-            let msg = format!("{} cannot watch `{label}`: {}", self.link.adapter, crate::visible::escaped(why));
+            let hint = self.refused_watch_hint(&item.watched, why);
+            let msg = format!("{} cannot watch `{label}`: {}{hint}", self.link.adapter, crate::visible::escaped(why));
             return self.calls.done.push(fail(ErrorCode::InvalidArgument, msg));
         };
         let offered = info.access_types.unwrap_or_default();
@@ -287,6 +288,10 @@ impl Session {
             hit_condition: item.hit_condition.clone(),
             description,
             can_persist: info.can_persist,
+            bytes_asked: match item.watched {
+                Watched::Expression { bytes, .. } => bytes,
+                Watched::Child { .. } => None,
+            },
         });
         self.data_next(job, now);
     }
@@ -314,7 +319,9 @@ impl Session {
                         .as_ref()
                         .map(|x| format!(" ({})", crate::visible::escaped(x)))
                         .unwrap_or_default();
-                    text.push_str(&format!("\n  `{}`{about}{}: {}", d.what, d.options_text(), list_state_text(e)));
+                    let state = self.watch_refusal(e).unwrap_or_else(|| list_state_text(e));
+                    let size = self.watch_size_note(d).unwrap_or_default();
+                    text.push_str(&format!("\n  `{}`{about}{}: {state}{size}", d.what, d.options_text()));
                     if limited.contains(&e.id) {
                         text.push_str(" — the hardware watchpoint limit: no debug register was left for it; remove another watch to set this one");
                     }
@@ -333,10 +340,18 @@ impl Session {
                     })
                     .collect();
                 let mut structured = json!({"kind": "data", "session": self.id, "breakpoints": data_json(set)});
+                if let Some(list) = structured["breakpoints"].as_array_mut() {
+                    for (b, e) in list.iter_mut().zip(set) {
+                        if let Some(n) = self.watched_bytes(&e.requested) {
+                            b["watched_bytes"] = n.into();
+                        }
+                    }
+                }
                 if !limited.is_empty() {
                     structured["hardware_limit"] = limited.into();
                 }
-                let notes = self.ignored_conditions("data", &conditions);
+                let mut notes = self.ignored_conditions("data", &conditions);
+                notes.extend(self.watch_notes(set));
                 finish(&mut text, &mut structured, notes);
                 ToolResult::ok(text, structured)
             }
@@ -402,8 +417,18 @@ impl Session {
     fn ignored_conditions(&self, kind: &str, items: &[(String, bool, bool)]) -> Vec<String> {
         let Some(caps) = self.link.client.capabilities() else { return Vec::new() };
         let checks = [
-            (caps.supports_conditional_breakpoints, "conditions", "supportsConditionalBreakpoints", true),
-            (caps.supports_hit_conditional_breakpoints, "hit conditions", "supportsHitConditionalBreakpoints", false),
+            (
+                self.honours("condition", caps.supports_conditional_breakpoints),
+                "conditions",
+                "supportsConditionalBreakpoints",
+                true,
+            ),
+            (
+                self.honours("hit_condition", caps.supports_hit_conditional_breakpoints),
+                "hit conditions",
+                "supportsHitConditionalBreakpoints",
+                false,
+            ),
         ];
         let mut notes = Vec::new();
         for (supported, what, capability, is_condition) in checks {
@@ -434,9 +459,19 @@ impl Session {
         if dropped.is_empty() {
             return;
         }
+        // Why, per kind dropped (`BreakpointStore::for_relaunch` names each `data …` or
+        // `instruction …`).
+        let mut why = Vec::new();
+        if dropped.iter().any(|d| d.starts_with("data ")) {
+            why.push("the adapter did not say a data breakpoint can persist");
+        }
+        if dropped.iter().any(|d| d.starts_with("instruction ")) {
+            why.push("instruction breakpoints name addresses of one run");
+        }
         self.calls.warnings.push(format!(
-            "the restart dropped {}: they named places in the old run's memory (the adapter did not say a data breakpoint can persist); set them again at a stop",
-            dropped.join(", ")
+            "the restart dropped {}: they named places in the old run's memory ({}); set them again at a stop",
+            dropped.join(", "),
+            why.join("; ")
         ));
         self.breaks.dropped_at_restart = dropped;
         if !in_adapter {
@@ -464,7 +499,7 @@ impl Session {
             .data()
             .iter()
             .filter(|e| stop.hit_breakpoints.contains(&e.id))
-            .map(|e| format!("`{}`{}", e.requested.what, e.requested.options_text()))
+            .map(|e| format!("`{}`{}{}", e.requested.what, e.requested.options_text(), self.watch_hit_note(e)))
             .collect();
         (!hit.is_empty()).then(|| format!("watch hit: {}", hit.join(", ")))
     }

@@ -10,7 +10,8 @@ use crate::session::tools::gates::{self, Gate, GATES};
 use crate::session::{Session, SessionKey, Sessions, ToolResult};
 
 /// Breakpoint settings by the capability that makes an adapter honour them (else they are named
-/// as ignored when set).
+/// as ignored when set, unless the adapter honours them unadvertised:
+/// `Quirks::unadvertised_settings`).
 const SETTINGS: [(&str, &str); 3] = [
     ("condition", "supportsConditionalBreakpoints"),
     ("hit_condition", "supportsHitConditionalBreakpoints"),
@@ -35,7 +36,8 @@ impl Sessions {
             .iter()
             .map(|f| if f.supports_condition { format!("{} (condition)", f.filter) } else { f.filter.clone() })
             .collect();
-        let (settings, ignored): (Vec<_>, Vec<_>) = SETTINGS.iter().partition(|(_, cap)| caps.has(cap));
+        let (settings, ignored): (Vec<_>, Vec<_>) =
+            SETTINGS.iter().partition(|(name, cap)| s.honours(name, caps.has(cap)));
         let settings: Vec<&str> = settings.iter().map(|(name, _)| *name).collect();
         let ignored: Vec<&str> = ignored.iter().map(|(name, _)| *name).collect();
         let mut text = format!("{} ({}) capabilities\nworks here: {}", s.id, s.link.adapter, tools.join(", "));

@@ -262,3 +262,101 @@ fn a_restart_keeps_the_watches_that_persist_and_says_which_it_dropped() {
         .unwrap_or_default();
     assert_eq!(kept, ["a"]);
 }
+
+#[test]
+fn a_restart_that_drops_only_instruction_breakpoints_says_why_in_their_words() {
+    let mut a = adapter(json!({"supportsInstructionBreakpoints": true, "supportsRestartRequest": true}));
+    a.on("setInstructionBreakpoints", Reply::ok(json!({"breakpoints": [{"id": 3, "verified": true}]})));
+    a.on("setInstructionBreakpoints", Reply::ok(json!({"breakpoints": []})));
+    let mut rig = stopped(a);
+    let at = InstructionBreakpoint { address: "0x519A".into(), offset: None, condition: None, hit_condition: None };
+    let call = rig.call(|s, key, call, now| s.set_instruction_breakpoints(key, Mode::Replace, vec![at], call, now));
+    assert!(!rig.answered(call).is_error);
+    let restart = rig.call(|s, key, call, now| s.restart(key, None, call, now));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    let out = rig.answered(restart);
+    assert!(
+        out.text.contains("warning: the restart dropped instruction 0x519A: they named places in the old run's memory (instruction breakpoints name addresses of one run); set them again at a stop"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("data breakpoint"), "{}", out.text);
+}
+
+/// lldb-dap 22.1.8's answers (measured by `tests/native/breakpoint_truth.rs`): a `dataId` of
+/// `<address>/<size>` whatever `bytes` asked, and a watch of 0 bytes refused without a word.
+#[test]
+fn the_size_lldb_watches_is_read_from_its_data_id_and_a_zero_byte_watch_is_named_so() {
+    let mut a = adapter(json!({"supportsDataBreakpoints": true, "supportsDataBreakpointBytes": true}));
+    let offered = json!(["read", "write", "readWrite"]);
+    a.on(
+        "dataBreakpointInfo",
+        Reply::ok(json!({"dataId": "7FFC/1", "description": "1 bytes at 7FFC", "accessTypes": offered})),
+    );
+    a.on(
+        "dataBreakpointInfo",
+        Reply::ok(json!({"dataId": "7FF0/0", "description": "0 bytes at 7FF0", "accessTypes": offered})),
+    );
+    a.on("setDataBreakpoints", Reply::ok(json!({"breakpoints": [{"id": 1, "verified": true}, {"verified": false}]})));
+    let mut rig = stopped(a);
+    let at = |expression: &str| DataItem {
+        watched: Watched::Expression { expression: expression.into(), bytes: Some(4) },
+        access: Some("read".into()),
+        ..watch("")
+    };
+    let items = vec![at("(char*)p + 8"), at("0x7ff0")];
+    let call = rig.call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, items, call, now));
+    let out = rig.answered(call);
+    assert!(
+        out.text.contains("`(char*)p + 8` (1 bytes at 7FFC) · read: verified — asked 4 bytes, lldb watches 1; it sizes an address watch by the type the expression points to: cast it, e.g. `(int *)0x…` for 4 bytes"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains(
+            "`0x7ff0` (0 bytes at 7FF0) · read: NOT verified (lldb made it a watch of 0 bytes, asked 4; it sizes"
+        ),
+        "{}",
+        out.text
+    );
+    assert_eq!(out.structured["breakpoints"][0]["watched_bytes"], json!(1));
+    assert_eq!(out.structured["breakpoints"][1]["watched_bytes"], json!(0));
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            out.text.contains("warning: lldb also stops a read watch on writes here (the hardware has no read-only watchpoints): `(char*)p + 8`, `0x7ff0`"),
+            "{}",
+            out.text
+        );
+    }
+}
+
+#[test]
+fn an_expression_lldb_refuses_to_watch_gets_the_ampersand_hint_and_a_write_watch_is_said_to_need_a_change() {
+    let mut a = adapter(json!({"supportsDataBreakpoints": true}));
+    let refusal = "memory region for address 64 has no read or write permissions";
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": null, "description": refusal})));
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": null, "description": refusal})));
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": "7FF8/4", "accessTypes": ["read", "write", "readWrite"]})));
+    a.on("setDataBreakpoints", Reply::ok(json!({"breakpoints": [{"id": 1, "verified": true}]})));
+    let mut rig = stopped(a);
+    let call = rig
+        .call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("acct.balance")], call, now));
+    assert_eq!(
+        rig.answered(call).text,
+        format!("invalid_argument: lldb cannot watch `acct.balance`: {refusal}; pass `&acct.balance` (lldb watches the address the expression gives); no data breakpoint was changed.")
+    );
+    // Already an address: no hint.
+    let call =
+        rig.call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("&p->x")], call, now));
+    assert_eq!(
+        rig.answered(call).text,
+        format!("invalid_argument: lldb cannot watch `&p->x`: {refusal}; no data breakpoint was changed.")
+    );
+    let call = rig.call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("&x")], call, now));
+    let out = rig.answered(call);
+    assert!(
+        out.text.ends_with("\nwarning: lldb stops a write watch only when the value changes (a write of the same value does not stop): `&x`"),
+        "{}",
+        out.text
+    );
+}
