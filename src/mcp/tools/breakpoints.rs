@@ -23,7 +23,7 @@ const SETTING: Annotations = Annotations { read_only: false, destructive: false,
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "set_breakpoints",
-        description: "Set breakpoints of a kind; says which bound and where. Without a session they wait for launch.",
+        description: "Set one kind's breakpoints, items by kind: source {line}, function {name}, data {ref and name, or expression &x}, instruction {address}; says which bound and where. Without a session, source and function ones wait for launch.",
         input_schema: set_schema,
         annotations: SETTING,
         handler: set_breakpoints,
@@ -61,12 +61,12 @@ fn set_schema() -> Value {
                         "condition": {"type": "string"},
                         "hit_condition": {"type": "string"},
                         "log_message": {"type": "string"},
-                        "name": {"type": "string", "description": "function; data: child of ref."},
+                        "name": {"type": "string"},
                         "ref": {"type": "integer"},
-                        "expression": {"type": "string", "description": "data: an address, e.g. &x."},
-                        "bytes": {"type": "integer", "description": "Watch at the address expression."},
+                        "expression": {"type": "string"},
+                        "bytes": {"type": "integer", "description": "Size at expression."},
                         "access": {"type": "string", "enum": ["read", "write", "readWrite"]},
-                        "address": {"type": "string", "description": "instruction: a memory reference."},
+                        "address": {"type": "string"},
                         "offset": {"type": "integer"}
                     }
                 }
