@@ -181,3 +181,4 @@ fn delve_disassembles_and_refuses_reads_and_writes_naming_the_capability_before_
     let after = sent_commands(&a.dap_log(&session));
     assert_eq!(before, after, "no request went out for the refusals");
 }
+
