@@ -548,9 +548,9 @@ impl Session {
             false => format!("from {place}"),
         };
         let mut text = format!(
-            "{} disassembly {what} · {} instructions · rev {}",
+            "{} disassembly {what} · {} · rev {}",
             self.id,
-            listing.lines.len(),
+            counted(listing.lines.len(), "instruction", "instructions"),
             self.run.revision
         );
         if let Some(asked) = job.capped_from {
@@ -580,13 +580,14 @@ impl Session {
             }
         }
         if invalid > 0 {
-            notes.push(format!("{invalid} entries the adapter marked invalid left out"));
+            notes.push(format!("{} the adapter marked invalid left out", counted(invalid, "entry", "entries")));
         }
         if no_address > 0 {
-            notes.push(format!("{no_address} entries without an address left out"));
+            notes.push(format!("{} without an address left out", counted(no_address, "entry", "entries")));
         }
         if listing.padding > 0 {
-            notes.push(format!("{} padding entries (no instruction there) left out", listing.padding));
+            let padding = counted(listing.padding, "padding entry", "padding entries");
+            notes.push(format!("{padding} left out: no instruction there"));
         }
         if extra > 0 {
             let shown = if centred && listing.has_current {
@@ -615,6 +616,11 @@ impl Session {
         });
         ToolResult::ok(text, structured)
     }
+}
+
+/// `1 entry`, `2 entries`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]
