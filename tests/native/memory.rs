@@ -1,9 +1,11 @@
 //! The `memory` tool on real adapters (issue 18): on lldb-dap 22 and a C program, a local's
 //! memory reference from `variables` reads as its bytes, a write is read back and seen by
 //! `evaluate`, an address expression and an unreadable address, and a disassembly centred on the
-//! current instruction with its symbol and source line; on Delve, which advertises only
-//! `supportsDisassembleRequest` of the three, a disassembly, and reads and writes refused naming
-//! the capability with no request sent. Fails when lldb-dap or Delve is missing.
+//! current instruction with its symbol and source line (and the slots before `main` it could not
+//! disassemble backwards into said so); on Delve, which advertises only
+//! `supportsDisassembleRequest` of the three, a disassembly (its padding entries left out and
+//! counted), and reads and writes refused naming the capability with no request sent. Fails
+//! when lldb-dap or Delve is missing.
 
 use crate::agent;
 use crate::common;
@@ -146,6 +148,19 @@ fn lldb_reads_a_locals_bytes_writes_them_back_verified_and_disassembles_around_t
     assert!(current[0].contains("<main+") && current[0].contains("; prog.c:5"), "{}", d.text);
     assert!(d.text.contains("the current instruction"), "{}", d.text);
     assert!(d.s["current"].is_string(), "{}", d.s);
+    // lldb-dap 22 answers the slots before `main` (where `frame_dummy` is) with `-1` invalid
+    // entries: it could not disassemble backwards, which is not "no code there".
+    let first = d.text.lines().nth(1).unwrap_or_default();
+    assert!(first.contains("<main>"), "{}", d.text);
+    let start = first.split_whitespace().next().unwrap_or_default().to_owned();
+    assert!(
+        d.text.contains(&format!(
+            "(the adapter gave no instructions before {start}: it could not disassemble backwards from here)"
+        )),
+        "{}",
+        d.text
+    );
+    assert!(!d.text.contains("marked invalid") && !d.text.contains("no code there"), "{}", d.text);
 
     // Not stopped: the usual refusal.
     a.ok("continue", json!({}));
@@ -168,6 +183,18 @@ fn delve_disassembles_and_refuses_reads_and_writes_naming_the_capability_before_
     let current: Vec<&str> = d.text.lines().filter(|l| l.starts_with('→')).collect();
     assert_eq!(current.len(), 1, "one current instruction:\n{}", d.text);
     assert!(current[0].contains("; main.go:7"), "{}", d.text);
+
+    // Delve pads: reading at 0 repeats `0x0`, and past the end of code it answers
+    // `0xffffffffffffffff` `invalid instruction`; neither is an instruction.
+    let zero = a.ok("memory", json!({"op": "disassemble", "address": "0x0", "count": 4}));
+    assert!(zero.text.starts_with(&format!("{session} disassembly from 0x0 · 1 instruction · ")), "{}", zero.text);
+    assert!(zero.text.ends_with("\n(3 padding entries left out: no instruction there)"), "{}", zero.text);
+    let wide = a.ok("memory", json!({"op": "disassemble", "count": 200}));
+    assert!(!wide.text.contains("0xffffffffffffffff"), "{}", wide.text);
+    let shown = wide.s["instructions"].as_array().map_or(0, Vec::len);
+    let padding = format!("({} padding entries left out: no instruction there)", 200 - shown);
+    assert!(shown < 200 && wide.text.contains(&padding), "{shown} shown:\n{}", wide.text);
+    assert!(wide.text.contains(&format!(" · {shown} instructions · ")), "{}", wide.text);
 
     let before = sent_commands(&a.dap_log(&session));
     for (args, capability) in [

@@ -129,8 +129,8 @@ pub struct DisassembledInstruction {
     /// The line within the source location that corresponds to this instruction, if any.
     #[serde(default, deserialize_with = "lenient::value")]
     pub line: Option<u64>,
-    /// `normal` or `invalid` (lldb-dap 22 pads a window reaching before mapped code with
-    /// invalid entries).
+    /// `normal` or `invalid` (lldb-dap 22 pads the part of a centred window it cannot
+    /// disassemble backwards into with invalid entries at `-1`, though code is there).
     #[serde(default, deserialize_with = "lenient::value")]
     pub presentation_hint: Option<String>,
 }

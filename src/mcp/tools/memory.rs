@@ -28,7 +28,7 @@ fn memory_schema() -> Value {
             "op": {"type": "string", "enum": ["read", "write", "disassemble"]},
             "address": {"type": "string", "description": "A memory reference or an expression (disassemble: default the current instruction)."},
             "offset": {"type": "integer"},
-            "count": {"type": "integer", "description": "Bytes (default 64, max 4096) or instructions (16, max 200)."},
+            "count": {"type": "integer", "description": "Bytes (default 64, max 2048) or instructions (16, max 200)."},
             "data": {"type": "string"},
             "encoding": {"type": "string", "enum": ["hex", "base64"]},
             "frame": {"type": "integer"},

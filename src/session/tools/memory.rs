@@ -29,8 +29,12 @@ use crate::session::handles::Kind as HandleKind;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 use render::{address_text, hex_dump, parse_address};
 
-/// Bytes a read shows by default, and the most one read or write takes.
+/// Bytes a read shows by default, and the most one read shows: its dump of 2048 bytes is about
+/// 11,400 characters, within one result's [`crate::reply::MAX_TEXT_CHARS`] (4096 were 22,588:
+/// `a_read_of_the_most_bytes_fits_in_one_result` in `memory/tests.rs`).
 pub const DEFAULT_READ: u64 = 64;
+pub const MAX_READ: u64 = 2048;
+/// The most bytes one write takes (its result names the differing bytes, not a dump).
 pub const MAX_BYTES: u64 = 4096;
 /// Instructions a disassembly shows by default, and the most.
 pub const DEFAULT_INSTRUCTIONS: u64 = 16;
@@ -142,7 +146,8 @@ impl Sessions {
         };
         let (default, cap) = match args.action {
             MemoryOp::Disassemble => (DEFAULT_INSTRUCTIONS, MAX_INSTRUCTIONS),
-            _ => (DEFAULT_READ, MAX_BYTES),
+            MemoryOp::Read => (DEFAULT_READ, MAX_READ),
+            MemoryOp::Write(_) => (MAX_BYTES, MAX_BYTES),
         };
         let asked = match &args.action {
             MemoryOp::Write(data) => data.len() as u64,
@@ -379,7 +384,7 @@ impl Session {
 
     fn read_result(&self, job: &Job, body: &Value) -> ToolResult {
         let read = ReadMemory::parse(Some(body)).unwrap_or_default();
-        let bytes = match read.data.as_deref().map(codec::base64_decode) {
+        let mut bytes = match read.data.as_deref().map(codec::base64_decode) {
             Some(Ok(b)) => b,
             Some(Err(e)) => {
                 let msg = format!("{}'s readMemory data is not base64 ({e}); nothing is shown.", self.link.adapter);
@@ -387,8 +392,28 @@ impl Session {
             }
             None => Vec::new(),
         };
-        let base = read.address.as_deref().and_then(parse_address).or_else(|| Self::job_address(job));
-        let unreadable = read.unreadable_bytes.unwrap_or(0);
+        let mut notes = Vec::new();
+        // DAP § Requests › ReadMemory: `data` holds at most `count` bytes; what is past them was
+        // not asked for.
+        let sent = bytes.len() as u64;
+        if sent > job.count {
+            bytes.truncate(job.count as usize);
+            notes.push(format!(
+                "the adapter sent {sent} bytes, more than the {} asked; the first {} are shown",
+                job.count, job.count
+            ));
+        }
+        let asked_at = Self::job_address(job);
+        let answered_at = read.address.as_deref().and_then(parse_address);
+        let base = answered_at.or(asked_at);
+        let mut structured = json!({
+            "session": self.id,
+            "revision": self.run.revision,
+            "address": base.map(|b| address_text(b, true)),
+            "memoryReference": job.reference,
+            "data": codec::base64_encode(&bytes),
+            "bytes": bytes.len(),
+        });
         let mut text = format!(
             "{} memory at {} · {} bytes · rev {}",
             self.id,
@@ -397,27 +422,45 @@ impl Session {
             self.run.revision
         );
         if let Some(asked) = job.capped_from {
-            text.push_str(&format!(" (count {asked} capped at {MAX_BYTES})"));
+            text.push_str(&format!(" (count {asked} capped at {MAX_READ})"));
+        }
+        // DAP § Requests › ReadMemory: the answer's `address` is that of its first byte, so the
+        // rows count from it; the header names what was asked.
+        if let (Some(asked), Some(answered)) = (asked_at, answered_at) {
+            if asked != answered {
+                let (asked, answered) = (address_text(asked, true), address_text(answered, true));
+                text.push_str(&format!(
+                    "\nthe adapter answered from {answered}, not the {asked} asked; the rows show its address"
+                ));
+                structured["asked_address"] = json!(asked);
+            }
         }
         text.push_str(&hex_dump(base, &bytes));
-        let after = base.map(|b| address_text(b.wrapping_add(bytes.len() as u64), true));
+        let claimed = read.unreadable_bytes.unwrap_or(0);
+        let room = job.count.saturating_sub(bytes.len() as u64);
+        let unreadable = claimed.min(room);
         if unreadable > 0 {
-            let at = after.clone().unwrap_or_else(|| format!("+{}", bytes.len()));
+            let after = base.map(|b| address_text(b.wrapping_add(bytes.len() as u64), true));
+            let at = after.unwrap_or_else(|| format!("+{}", bytes.len()));
             text.push_str(&format!("\n{unreadable} bytes from {at} on are unreadable"));
         }
-        let missing = job.count.saturating_sub(bytes.len() as u64 + unreadable);
-        if missing > 0 {
+        let out_of_range = claimed > room;
+        if out_of_range {
+            text.push_str(&format!(
+                "\nthe adapter claimed {claimed} unreadable bytes, more than the {room} left of the {} asked",
+                job.count
+            ));
+            structured["unreadable_claimed"] = json!(claimed);
+        }
+        let short = (bytes.len() as u64) < job.count;
+        if short && (bytes.len() as u64 + unreadable < job.count || out_of_range) {
             text.push_str(&format!("\nthe adapter answered {} of the {} bytes asked for", bytes.len(), job.count));
         }
-        let structured = json!({
-            "session": self.id,
-            "revision": self.run.revision,
-            "address": base.map(|b| address_text(b, true)),
-            "memoryReference": job.reference,
-            "data": codec::base64_encode(&bytes),
-            "bytes": bytes.len(),
-            "unreadable": unreadable,
-        });
+        for note in notes {
+            text.push('\n');
+            text.push_str(&note);
+        }
+        structured["unreadable"] = json!(unreadable);
         ToolResult::ok(text, structured)
     }
 
@@ -492,15 +535,22 @@ impl Session {
     fn disassemble_result(&self, job: &Job, body: &Value) -> ToolResult {
         let instructions = Disassemble::parse(Some(body)).unwrap_or_default().instructions;
         let current = job.current.as_deref().and_then(parse_address);
-        let listing = render::disassembly(&instructions, current);
-        let what = match (&job.via, job.current.as_ref() == job.reference.as_ref()) {
-            (None, true) => format!("around {} (the current instruction)", self.memory_place(job)),
-            _ => format!("from {}", self.memory_place(job)),
+        let centred = job.via.is_none() && job.current.is_some() && job.current == job.reference;
+        // DAP § Requests › Disassemble: the answer holds `instructionCount` entries; of more,
+        // the window asked for is kept.
+        let (asked, extra) = render::asked_window(&instructions, job.count as usize, current.filter(|_| centred));
+        let listing = render::disassembly(asked, current);
+        let place = self.memory_place(job);
+        let precedes = listing.lines.first().zip(current).is_some_and(|(first, c)| first.address < c);
+        let what = match centred {
+            true if precedes || listing.lines.is_empty() => format!("around {place} (the current instruction)"),
+            true => format!("from {place} (the current instruction)"),
+            false => format!("from {place}"),
         };
         let mut text = format!(
-            "{} disassembly {what} · {} instructions · rev {}",
+            "{} disassembly {what} · {} · rev {}",
             self.id,
-            listing.lines.len(),
+            counted(listing.lines.len(), "instruction", "instructions"),
             self.run.revision
         );
         if let Some(asked) = job.capped_from {
@@ -510,25 +560,70 @@ impl Session {
             text.push('\n');
             text.push_str(&line.text);
         }
-        if listing.invalid > 0 {
-            text.push_str(&format!(
-                "\n({} entries the adapter marked invalid, no code there, left out)",
-                listing.invalid
+        let mut notes = Vec::new();
+        let (mut invalid, mut no_address) = (listing.later.invalid, listing.later.no_address);
+        match listing.lines.first() {
+            Some(first) if centred && (listing.leading.invalid + listing.leading.no_address > 0 || !precedes) => {
+                let why = if listing.leading.invalid + listing.leading.no_address > 0 {
+                    ": it could not disassemble backwards from here"
+                } else {
+                    ""
+                };
+                notes.push(format!(
+                    "the adapter gave no instructions before {}{why}",
+                    address_text(first.address, true)
+                ));
+            }
+            _ => {
+                invalid += listing.leading.invalid;
+                no_address += listing.leading.no_address;
+            }
+        }
+        if invalid > 0 {
+            notes.push(format!("{} the adapter marked invalid left out", counted(invalid, "entry", "entries")));
+        }
+        if no_address > 0 {
+            notes.push(format!("{} without an address left out", counted(no_address, "entry", "entries")));
+        }
+        if listing.padding > 0 {
+            let padding = counted(listing.padding, "padding entry", "padding entries");
+            notes.push(format!("{padding} left out: no instruction there"));
+        }
+        if extra > 0 {
+            let shown = if centred && listing.has_current {
+                "the ones around the current instruction are shown"
+            } else {
+                "the first are shown"
+            };
+            notes.push(format!(
+                "the adapter sent {} instructions, {extra} more than the {} asked; {shown}",
+                instructions.len(),
+                job.count
             ));
         }
         if listing.lines.is_empty() {
-            text.push_str("\n(the adapter answered no instructions)");
+            notes.push("the adapter answered no instructions".into());
+        }
+        for note in notes {
+            text.push_str(&format!("\n({note})"));
         }
         let structured = json!({
             "session": self.id,
             "revision": self.run.revision,
             "memoryReference": job.reference,
-            "current": job.current.as_deref().and_then(parse_address).filter(|_| listing.has_current).map(|a| address_text(a, true)),
+            "current": current.filter(|_| listing.has_current).map(|a| address_text(a, true)),
             "instructions": listing.lines.iter().map(|l| l.json.clone()).collect::<Vec<_>>(),
         });
         ToolResult::ok(text, structured)
     }
 }
 
+/// `1 entry`, `2 entries`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod answer_tests;
 #[cfg(test)]
 mod tests;

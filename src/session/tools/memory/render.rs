@@ -14,6 +14,13 @@ use crate::session::text::clip;
 pub const DUMP_WIDTH: usize = 16;
 /// Most characters of one instruction's text shown.
 const INSTRUCTION_CHARS: usize = 120;
+/// Most characters of an instruction's symbol shown (an adapter may send a name of megabytes;
+/// every line repeats it).
+const SYMBOL_CHARS: usize = 80;
+/// Most characters of an instruction's source path kept in `structuredContent` (each of up to
+/// [`super::MAX_INSTRUCTIONS`] entries repeats it), and of its file name in the text.
+const PATH_CHARS: usize = 500;
+const FILE_CHARS: usize = 60;
 
 /// Reads an address as DAP writes them (DAP § Requests › ReadMemory `address`, § Types ›
 /// DisassembledInstruction `address`): hex when prefixed with `0x`, else decimal.
@@ -78,79 +85,129 @@ pub fn hex_dump(base: Option<u64>, bytes: &[u8]) -> String {
 
 /// One disassembled instruction as a result shows it.
 pub struct Line {
+    pub address: u64,
     pub text: String,
     pub json: Value,
 }
 
-/// What a disassembly shows: its lines, how many entries the adapter marked invalid (left
-/// out), and whether the current instruction was among them.
+/// Entries of a disassembly left out, by why.
+#[derive(Default, Clone, Copy)]
+pub struct Skipped {
+    pub invalid: usize,
+    pub no_address: usize,
+}
+
+/// What a disassembly shows: its lines, the entries left out and why, and whether the current
+/// instruction was among the lines.
+#[derive(Default)]
 pub struct Listing {
     pub lines: Vec<Line>,
-    pub invalid: usize,
+    /// Entries marked `invalid`, and entries without an address (or one that does not read as
+    /// an address), before the first instruction shown: in a window centred on the current
+    /// instruction they are where the adapter could not disassemble backwards (lldb-dap 22
+    /// answers `-1` there before `main`, where `frame_dummy` is: `tests/native/memory.rs`).
+    pub leading: Skipped,
+    /// The same after the first instruction shown.
+    pub later: Skipped,
+    /// Entries at the address of the one before, or at the last address: two instructions
+    /// cannot share an address and none is at `0xffffffffffffffff`, so they are filler (Delve
+    /// repeats `0x0` reading at 0 and pads past the end of code with `0xffffffffffffffff`
+    /// `invalid instruction`: `tests/native/memory.rs`).
+    pub padding: usize,
     pub has_current: bool,
+}
+
+/// The part of an answer of `instructions` that was asked for (`count` entries) when the
+/// adapter sent more: the window around `centre` (where the request was centred and the answer
+/// holds it), else the first `count`. The second value is how many entries were left out.
+pub fn asked_window(
+    instructions: &[DisassembledInstruction],
+    count: usize,
+    centre: Option<u64>,
+) -> (&[DisassembledInstruction], usize) {
+    if instructions.len() <= count {
+        return (instructions, 0);
+    }
+    let at =
+        centre.and_then(|c| instructions.iter().position(|i| i.address.as_deref().and_then(parse_address) == Some(c)));
+    let start = at.map_or(0, |i| i.saturating_sub(count / 2).min(instructions.len() - count));
+    (&instructions[start..start + count], instructions.len() - count)
 }
 
 /// The lines of a disassembly; `current` is the address to mark `→`.
 pub fn disassembly(instructions: &[DisassembledInstruction], current: Option<u64>) -> Listing {
+    let mut out = Listing::default();
     let mut symbol: Option<(String, u64)> = None;
-    let mut invalid = 0;
+    let mut previous: Option<u64> = None;
     let mut rows = Vec::new();
     for ins in instructions {
         let address = ins.address.as_deref().and_then(parse_address);
-        if ins.presentation_hint.as_deref() == Some("invalid") || address.is_none() {
-            // lldb-dap 22 answers `-1` for a slot where no code is mapped.
-            invalid += 1;
+        let invalid = ins.presentation_hint.as_deref() == Some("invalid");
+        let Some(addr) = address.filter(|_| !invalid) else {
+            let skipped = if rows.is_empty() { &mut out.leading } else { &mut out.later };
+            if invalid {
+                skipped.invalid += 1;
+            } else {
+                skipped.no_address += 1;
+            }
             symbol = None;
             continue;
+        };
+        if addr == u64::MAX || previous == Some(addr) {
+            out.padding += 1;
+            continue;
         }
-        let addr = address.unwrap_or(0);
+        previous = Some(addr);
         if let Some(name) = ins.symbol.as_deref().filter(|s| !s.is_empty()) {
-            symbol = Some((name.to_owned(), addr));
+            symbol = Some((clip(name, SYMBOL_CHARS).0, addr));
         }
         let sym = symbol.as_ref().filter(|(_, start)| *start <= addr).map(|(name, start)| match addr - start {
             0 => name.clone(),
             off => format!("{name}+{off}"),
         });
-        let source =
-            ins.location.as_ref().and_then(|l| l.path.as_deref().or(l.name.as_deref())).filter(|p| !p.is_empty());
+        let source = ins
+            .location
+            .as_ref()
+            .and_then(|l| l.path.as_deref().or(l.name.as_deref()))
+            .filter(|p| !p.is_empty())
+            .map(|p| (clip(p.rsplit('/').next().unwrap_or(p), FILE_CHARS).0, clip(p, PATH_CHARS).0));
         let text = clip(ins.instruction.as_deref().unwrap_or("").trim(), INSTRUCTION_CHARS).0;
-        rows.push((addr, sym, text, source.map(str::to_owned), ins.line));
+        rows.push((addr, sym, text, source, ins.line));
     }
     let max = rows.iter().map(|r| r.0).max().unwrap_or(0);
     let wide = wide(max);
     let sym_width = rows.iter().map(|r| r.1.as_ref().map_or(0, |s| s.chars().count() + 2)).max().unwrap_or(0);
     let text_width = rows.iter().map(|r| r.2.chars().count()).max().unwrap_or(0).min(40);
-    let mut has_current = false;
-    let lines = rows
+    out.lines = rows
         .into_iter()
         .map(|(addr, sym, text, source, line)| {
             let is_current = Some(addr) == current;
-            has_current |= is_current;
+            out.has_current |= is_current;
             let mark = if is_current { "→" } else { " " };
             let sym_col = sym.as_ref().map(|s| format!("<{s}>")).unwrap_or_default();
-            let mut out = format!("{mark} {}  {sym_col:<sym_width$}  {text}", address_text(addr, wide));
+            let mut row = format!("{mark} {}  {sym_col:<sym_width$}  {text}", address_text(addr, wide));
             let place = match (&source, line) {
-                (Some(p), Some(l)) => Some(format!("{}:{l}", p.rsplit('/').next().unwrap_or(p))),
+                (Some((file, _)), Some(l)) => Some(format!("{file}:{l}")),
                 (None, Some(l)) => Some(format!("line {l}")),
                 _ => None,
             };
             if let Some(place) = &place {
                 let pad = text_width.saturating_sub(text.chars().count());
-                out.push_str(&format!("{:pad$}  ; {place}", ""));
+                row.push_str(&format!("{:pad$}  ; {place}", ""));
             }
             let mut m = Map::new();
             m.insert("address".into(), address_text(addr, wide).into());
             m.insert("instruction".into(), text.into());
             put(&mut m, "symbol", sym.map(Value::from));
-            put(&mut m, "path", source.map(Value::from));
+            put(&mut m, "path", source.map(|(_, path)| Value::from(path)));
             put(&mut m, "line", line.map(Value::from));
             if is_current {
                 m.insert("current".into(), json!(true));
             }
-            Line { text: out.trim_end().to_owned(), json: Value::Object(m) }
+            Line { address: addr, text: row.trim_end().to_owned(), json: Value::Object(m) }
         })
         .collect();
-    Listing { lines, invalid, has_current }
+    out
 }
 
 #[cfg(test)]
@@ -205,7 +262,7 @@ mod tests {
                 "→ 0x0000555555555158  <main+31>  movl    -0xc(%rbp), %eax                  ; prog.c:6",
             ]
         );
-        assert_eq!((out.invalid, out.has_current), (1, true));
+        assert_eq!((out.leading.invalid, out.later.invalid, out.has_current), (1, 0, true));
         assert_eq!(out.lines[2].json["current"], json!(true));
         assert_eq!(out.lines[2].json["symbol"], json!("main+31"));
         // Delve 1.x: no symbols, `location: {}` where the line does not change.
@@ -216,5 +273,42 @@ mod tests {
         let out = disassembly(&delve, Some(0x49af01));
         let text: Vec<&str> = out.lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(text, ["→ 0x0049af01    MOVQ $0x2b, 0x18(SP)  ; main.go:7", "  0x0049af0a    MOVUPS X15, 0x30(SP)"]);
+    }
+
+    #[test]
+    fn repeated_addresses_and_the_last_address_are_padding_not_instructions() {
+        // Delve 1.x reading 4 at address 0, and past the end of code (`tests/native/memory.rs`).
+        let at_zero = json!({"address": "0x0", "instruction": "invalid instruction", "location": {}});
+        let out = disassembly(&instructions(json!({"instructions": [at_zero, at_zero, at_zero, at_zero]})), None);
+        assert_eq!(
+            out.lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+            ["  0x00000000    invalid instruction"]
+        );
+        assert_eq!(out.padding, 3);
+        let end = json!({"address": "0xffffffffffffffff", "instruction": "invalid instruction", "location": {}});
+        let out = disassembly(
+            &instructions(json!({"instructions": [
+                {"address": "0x49af96", "instruction": "JMP $main.main(SB)"}, end, end]})),
+            None,
+        );
+        assert_eq!(out.lines.len(), 1);
+        assert_eq!((out.padding, out.later.invalid, out.later.no_address), (2, 0, 0));
+    }
+
+    #[test]
+    fn a_huge_symbol_and_source_path_are_clipped_on_every_line() {
+        let name = "s".repeat(3000);
+        let path = format!("/{}/{}.c", "d".repeat(3000), "f".repeat(3000));
+        let list = instructions(json!({"instructions": [
+            {"address": "0x1000", "instruction": "nop", "symbol": name, "line": 1, "location": {"path": path}},
+            {"address": "0x1001", "instruction": "nop", "line": 2, "location": {"path": path}},
+        ]}));
+        let out = disassembly(&list, None);
+        for line in &out.lines {
+            assert!(line.text.chars().count() < 200, "{} characters: {}", line.text.chars().count(), line.text);
+            assert!(line.text.contains("ss…") && line.text.contains("fff…:"), "{}", line.text);
+            let kept = line.json["path"].as_str().map_or(0, |p| p.chars().count());
+            assert_eq!(kept, PATH_CHARS + 1, "the path kept, cut with its …");
+        }
     }
 }

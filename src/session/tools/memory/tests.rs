@@ -13,7 +13,7 @@ use crate::session::scripted::{args, plan, Rig};
 use crate::session::tools::inspect::Target;
 
 /// An adapter with `capabilities` that stops at once in `main`, at `0x1000`.
-fn adapter(capabilities: Value) -> ScriptedAdapter {
+pub(super) fn adapter(capabilities: Value) -> ScriptedAdapter {
     let mut a = ScriptedAdapter::new();
     a.on("initialize", Reply::ok(capabilities));
     a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
@@ -26,7 +26,7 @@ fn adapter(capabilities: Value) -> ScriptedAdapter {
     a
 }
 
-fn stopped(a: ScriptedAdapter, kind: AdapterKind) -> Rig {
+pub(super) fn stopped(a: ScriptedAdapter, kind: AdapterKind) -> Rig {
     let mut rig = Rig::new(a);
     let launch = rig.launch(plan(kind, json!({"program": "/w/prog"}), None), args(json!({"program": "/w/prog"})));
     let out = rig.answered(launch);
@@ -34,11 +34,11 @@ fn stopped(a: ScriptedAdapter, kind: AdapterKind) -> Rig {
     rig
 }
 
-fn code(out: &ToolResult) -> Option<&str> {
+pub(super) fn code(out: &ToolResult) -> Option<&str> {
     out.structured.pointer("/error/code").and_then(Value::as_str)
 }
 
-fn memory(rig: &mut Rig, action: MemoryOp, address: Option<&str>, count: Option<u64>) -> ToolResult {
+pub(super) fn memory(rig: &mut Rig, action: MemoryOp, address: Option<&str>, count: Option<u64>) -> ToolResult {
     let a = MemoryArgs { action, address: address.map(str::to_owned), offset: 0, count, target: Target::default() };
     let call = rig.call(|s, key, call, now| s.memory(key, a, call, now));
     rig.answered(call)
@@ -67,7 +67,7 @@ fn debugpy_is_refused_all_three_before_anything_is_sent() {
     assert_eq!(rig.adapter.commands().len(), before, "nothing was sent: {:?}", rig.adapter.commands());
 }
 
-fn memory_caps() -> Value {
+pub(super) fn memory_caps() -> Value {
     json!({"supportsConfigurationDoneRequest": true, "supportsReadMemoryRequest": true,
            "supportsWriteMemoryRequest": true, "supportsDisassembleRequest": true})
 }
