@@ -162,6 +162,14 @@ fn lldb_reads_a_locals_bytes_writes_them_back_verified_and_disassembles_around_t
     );
     assert!(!d.text.contains("marked invalid") && !d.text.contains("no code there"), "{}", d.text);
 
+    // A function by its name or its address: lldb-dap 22 gives neither a memory reference, and
+    // shows the value as the address followed by its symbol, which is the address to use.
+    for name in ["main", "&main"] {
+        let f = a.ok("memory", json!({"op": "disassemble", "address": name, "count": 3}));
+        assert!(f.text.contains(&format!("(the value of `{name}`)")), "{}", f.text);
+        assert!(f.text.contains("<main>"), "starts at main's first instruction:\n{}", f.text);
+    }
+
     // Not stopped: the usual refusal.
     a.ok("continue", json!({}));
     let gone = a.call("memory", json!({"address": mem}));

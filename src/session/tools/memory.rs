@@ -311,8 +311,8 @@ impl Session {
                 if let Some(r) = reference {
                     job.reference = Some(r.to_owned());
                     job.via = Some(format!("memoryReference of `{expression}`"));
-                } else if render::is_reference(value) {
-                    job.reference = Some(value.to_owned());
+                } else if let Some(address) = render::leading_reference(value) {
+                    job.reference = Some(address.to_owned());
                     job.via = Some(format!("the value of `{expression}`"));
                 } else {
                     let shown = crate::session::text::clip(value, 80).0;

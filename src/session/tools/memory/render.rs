@@ -43,6 +43,16 @@ pub fn is_reference(text: &str) -> bool {
         .is_some_and(|h| !h.is_empty() && h.len() <= 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
+/// The address a value reads as: the value itself when it is a memory reference, or its first
+/// word when the rest is a parenthesized note (lldb-dap 22 shows a function's address as
+/// `0x000055555555519c (prog`add at prog.c:17:23)`). `None` for anything else.
+pub fn leading_reference(value: &str) -> Option<&str> {
+    let value = value.trim();
+    let lead = value.split_whitespace().next()?;
+    let rest = value[lead.len()..].trim_start();
+    (is_reference(lead) && (rest.is_empty() || (rest.starts_with('(') && rest.ends_with(')')))).then_some(lead)
+}
+
 /// An address as the results show it: `0x` and 16 hex digits (8 where `wide` is false).
 pub fn address_text(addr: u64, wide: bool) -> String {
     if wide {
@@ -227,6 +237,14 @@ mod tests {
         assert_eq!(parse_address("0x"), None);
         assert!(is_reference("0x7FFFFFFFE514") && is_reference(" 0x49af01 "));
         assert!(!is_reference("counter") && !is_reference("&x") && !is_reference("0x") && !is_reference("0xfoo"));
+        // lldb-dap 22's value of `&add` (and of `add`): the address, then its symbol.
+        assert_eq!(
+            leading_reference("0x000055555555519c (corrupt`add at corrupt.c:17:23)"),
+            Some("0x000055555555519c")
+        );
+        assert_eq!(leading_reference("0x7ffd1234"), Some("0x7ffd1234"));
+        assert_eq!(leading_reference("0x10 + 3"), None);
+        assert_eq!(leading_reference("(int *) 0x10"), None);
     }
 
     #[test]
