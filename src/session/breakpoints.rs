@@ -36,7 +36,7 @@ pub struct SourceBreakpoint {
 
 impl SourceBreakpoint {
     /// What the breakpoint does besides stopping, as the `breakpoints` text shows it:
-    /// ` · column 5 · if x > 0 · hit count >= 3 · logs "v is {v}"` (empty for a plain one).
+    /// ` · column 5 · if x > 0 · hit condition >= 3 · logs "v is {v}"` (empty for a plain one).
     pub fn options_text(&self) -> String {
         let mut s = self.column.map(|c| format!(" · column {c}")).unwrap_or_default();
         s.push_str(&options_text(self.condition.as_deref(), self.hit_condition.as_deref()));
@@ -86,7 +86,7 @@ fn options_text(condition: Option<&str>, hit_condition: Option<&str>) -> String 
         s.push_str(&format!(" · if {c}"));
     }
     if let Some(h) = hit_condition {
-        s.push_str(&format!(" · hit count {h}"));
+        s.push_str(&format!(" · hit condition {h}"));
     }
     s
 }

@@ -237,4 +237,8 @@ fn a_session_that_did_not_start_says_so_instead_of_naming_a_capability() {
     let call = rig.call(|s, key, call, now| s.memory(key, read, call, now));
     let out = rig.answered(call);
     assert!(out.text.contains("s1 did not start") && !out.text.contains("advertise"), "{}", out.text);
+    // Nor does it "run once more": it never ran.
+    let call = rig.call(|s, key, call, now| s.threads(key, call, now));
+    let out = rig.answered(call);
+    assert!(out.text.starts_with("not_stopped: s1 did not start (") && !out.text.contains("once more"), "{}", out.text);
 }

@@ -562,6 +562,13 @@ impl Session {
                     self.run.state.as_str()
                 ),
             )),
+            RunState::Exited | RunState::Terminated if self.run.failure.is_some() => {
+                let why = self.run.failure.as_deref().and_then(|f| f.lines().next()).unwrap_or_default();
+                Err(ToolResult::error(
+                    ErrorCode::NotStopped,
+                    format!("{} did not start ({why}); `launch` again once that is fixed.", self.id),
+                ))
+            }
             RunState::Exited | RunState::Terminated => {
                 // Only a top-level session of a relaunchable kind has `restart`.
                 let again = if self.family.stands_in || self.family.parent.is_some() {

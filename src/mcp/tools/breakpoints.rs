@@ -297,7 +297,8 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     }
     for e in store.data() {
         let d = &e.requested;
-        text.push_str(&format!("data `{}`{}: {}\n", d.what, d.options_text(), list_state_text(e)));
+        let state = session.map_or_else(|| list_state_text(e), |s| s.data_state_text(e));
+        text.push_str(&format!("data `{}`{}: {state}\n", d.what, d.options_text()));
     }
     for e in store.instructions() {
         let i = &e.requested;
@@ -306,7 +307,7 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     let dropped = session.map(|s| s.breaks.dropped_at_restart.as_slice()).unwrap_or_default();
     if !dropped.is_empty() {
         text.push_str(&format!(
-            "dropped at the last restart (they named the old run's memory): {}\n",
+            "dropped at the last restart (each named the old run's memory): {}\n",
             dropped.join(", ")
         ));
     }

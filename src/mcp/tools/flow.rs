@@ -69,7 +69,7 @@ fn restart_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "frame": {"type": "integer", "description": "Only this frame."},
+            "frame": {"type": "integer", "description": "Restart only this frame."},
             "wait_ms": wait_prop()
         }
     })

@@ -14,7 +14,7 @@ const MEMORY: Annotations = Annotations { read_only: false, destructive: true, i
 
 pub const TOOLS: &[Tool] = &[Tool {
     name: "memory",
-    description: "Read (hex dump), write (read back to verify) or disassemble the stopped program's memory.",
+    description: "Read (the default; a hex dump), write `data` (hex, read back to verify) or disassemble the stopped program's memory.",
     input_schema: memory_schema,
     annotations: MEMORY,
     handler: memory,

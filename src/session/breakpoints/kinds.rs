@@ -349,7 +349,7 @@ pub fn instructions_json(set: &[Listed<InstructionBreakpoint>]) -> Value {
 }
 
 impl DataBreakpoint {
-    /// ` · write · if x > 0 · hit count >= 3` (what the `breakpoints` text shows besides `what`).
+    /// ` · write · if x > 0 · hit condition >= 3` (what the `breakpoints` text shows besides `what`).
     pub fn options_text(&self) -> String {
         let access = self.access.as_ref().map(|a| format!(" · {a}")).unwrap_or_default();
         format!("{access}{}", options_text(self.condition.as_deref(), self.hit_condition.as_deref()))
@@ -357,7 +357,7 @@ impl DataBreakpoint {
 }
 
 impl InstructionBreakpoint {
-    /// ` · if x > 0 · hit count >= 3`.
+    /// ` · if x > 0 · hit condition >= 3`.
     pub fn options_text(&self) -> String {
         options_text(self.condition.as_deref(), self.hit_condition.as_deref())
     }

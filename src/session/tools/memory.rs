@@ -317,7 +317,7 @@ impl Session {
                 } else {
                     let shown = crate::session::text::clip(value, 80).0;
                     let msg = format!(
-                        "`{expression}` has no memory reference ({} gave none) and its value `{shown}` is not an address; pass a variable (where it is stored), `&x`, or a `mem 0x…` reference.",
+                        "`{expression}` has no memory reference ({} gave none) and its value `{shown}` is not an address; pass a `mem 0x…` reference, an address (stack_trace shows each frame's `@ 0x…`), or, in C, C++ or Rust, a variable or `&x`.",
                         self.link.adapter
                     );
                     return self.calls.done.push((call, ToolResult::error(ErrorCode::InvalidArgument, msg)));
@@ -434,6 +434,12 @@ impl Session {
                 ));
                 structured["asked_address"] = json!(asked);
             }
+        }
+        if let Some(unread) = read.address.as_deref().filter(|_| answered_at.is_none()) {
+            let shown = crate::visible::escaped(&crate::session::text::clip(unread, 40).0);
+            text.push_str(&format!(
+                "\nthe adapter answered with address {shown}, which is not an address; the rows count from the address asked"
+            ));
         }
         text.push_str(&hex_dump(base, &bytes));
         let claimed = read.unreadable_bytes.unwrap_or(0);

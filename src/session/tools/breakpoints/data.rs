@@ -319,9 +319,8 @@ impl Session {
                         .as_ref()
                         .map(|x| format!(" ({})", crate::visible::escaped(x)))
                         .unwrap_or_default();
-                    let state = self.watch_refusal(e).unwrap_or_else(|| list_state_text(e));
-                    let size = self.watch_size_note(d).unwrap_or_default();
-                    text.push_str(&format!("\n  `{}`{about}{}: {state}{size}", d.what, d.options_text()));
+                    let state = self.data_state_text(e);
+                    text.push_str(&format!("\n  `{}`{about}{}: {state}", d.what, d.options_text()));
                     if limited.contains(&e.id) {
                         text.push_str(" — the hardware watchpoint limit: no debug register was left for it; remove another watch to set this one");
                     }

@@ -34,6 +34,13 @@ impl Session {
         Some(format!(" — asked {asked} bytes, {} watches {watched}; {}", self.link.adapter, self.watch_sizing()))
     }
 
+    /// A watch's state as the results show it: the adapter's verification, the size refusal it
+    /// left unsaid, and the size it watches where that is not the size asked.
+    pub fn data_state_text(&self, e: &Listed<DataBreakpoint>) -> String {
+        let state = self.watch_refusal(e).unwrap_or_else(|| crate::session::breakpoints::list_state_text(e));
+        format!("{state}{}", self.watch_size_note(&e.requested).unwrap_or_default())
+    }
+
     /// How the adapter sizes a watch (`Quirks::watch_size_in_data_id`).
     fn watch_sizing(&self) -> &'static str {
         self.link.plan.quirks.watch_size_in_data_id.map_or("", |(_, how)| how)

@@ -244,11 +244,15 @@ impl Session {
     }
 }
 
-/// `0x` before a value at `key` that is bare hex digits (after an optional `-`).
+/// `0x` before a number's value at `key` that is bare hex digits (after an optional `-`, with
+/// at most one `.`: js-debug 1.112 writes 3.5 as `3.8`). Only a value of type `number` or
+/// `bigint` is a number: a string's hex form (`'hi'` is `6869`) stays as the adapter sent it.
 fn prefix_hex(v: &mut Value, key: &str) {
-    let Some(text) = v.get(key).and_then(Value::as_str) else { return };
+    let number = matches!(v.get("type").and_then(Value::as_str), Some("number" | "bigint"));
+    let Some(text) = v.get(key).and_then(Value::as_str).filter(|_| number) else { return };
     let (sign, digits) = text.strip_prefix('-').map_or(("", text), |d| ("-", d));
-    if !digits.is_empty() && digits.len() <= 32 && digits.chars().all(|c| c.is_ascii_hexdigit()) {
+    let hex = digits.chars().all(|c| c.is_ascii_hexdigit() || c == '.') && digits.matches('.').count() <= 1;
+    if hex && digits.chars().any(|c| c.is_ascii_hexdigit()) && digits.len() <= 40 {
         v[key] = format!("{sign}0x{digits}").into();
     }
 }
@@ -289,6 +293,23 @@ impl EvalMany {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_numbers_bare_hex_digits_get_the_prefix() {
+        let shown = |value: &str, ty: &str| {
+            let mut v = json!({"result": value, "type": ty});
+            prefix_hex(&mut v, "result");
+            v["result"].as_str().unwrap_or_default().to_owned()
+        };
+        assert_eq!(shown("14", "number"), "0x14");
+        assert_eq!(shown("-ff", "number"), "-0xff");
+        assert_eq!(shown("3.8", "number"), "0x3.8");
+        assert_eq!(shown("a", "bigint"), "0xa");
+        assert_eq!(shown("0x14", "number"), "0x14");
+        assert_eq!(shown("68656c6c6f", "string"), "68656c6c6f");
+        assert_eq!(shown("NaN", "number"), "NaN");
+        assert_eq!(shown("Infinity", "number"), "Infinity");
+    }
 
     fn job() -> EvalMany {
         EvalMany {

@@ -88,6 +88,16 @@ fn an_answer_at_another_address_says_whose_address_the_rows_show() {
     let mut rig = read_answer(json!({"address": "4096", "data": "KgAAAA=="}));
     let out = memory(&mut rig, MemoryOp::Read, Some("0x1000"), Some(4));
     assert!(!out.text.contains("the adapter answered from"), "{}", out.text);
+    // An answer address that is no address is said, not silently replaced by the one asked.
+    let mut rig = read_answer(json!({"address": "banana", "data": "KgAAAA=="}));
+    let out = memory(&mut rig, MemoryOp::Read, Some("0x1000"), Some(4));
+    assert!(
+        out.text.contains(
+            "the adapter answered with address banana, which is not an address; the rows count from the address asked"
+        ),
+        "{}",
+        out.text
+    );
 }
 
 fn disassembly(answer: Value, count: u64) -> crate::reply::ToolResult {
