@@ -9,12 +9,12 @@
 
 use crate::agent;
 use crate::common;
+use crate::native_util::{gcc, go_package};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
-use agent::{build, require, scratch, Agent, Res};
+use agent::{require, scratch, Agent, Res};
 use common::go_env;
 use serde_json::{json, Value};
 
@@ -40,12 +40,7 @@ fn c_program() -> &'static (PathBuf, PathBuf) {
     static F: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     F.get_or_init(|| {
         require("lldb-dap-22", "lldb-22");
-        let dir = scratch("kinds-c");
-        let source = dir.join("bumps.c");
-        std::fs::write(&source, C_SOURCE).expect("write C");
-        let bin = dir.join("bumps");
-        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&bin).arg(&source), "gcc");
-        (source, bin)
+        gcc(&scratch("kinds-c"), "bumps", C_SOURCE)
     })
 }
 
@@ -148,7 +143,7 @@ fn lldb_watchpoint_instruction_function_and_location_breakpoints_stop_where_they
     let b = a.ok("breakpoints", json!({}));
     assert!(
         b.text.contains(&format!(
-            "dropped at the last restart (they named the old run's memory): data `e`, instruction {address}"
+            "dropped at the last restart (each named the old run's memory): data `e`, instruction {address}"
         )),
         "{}",
         b.text
@@ -249,10 +244,7 @@ func main() {
 #[test]
 fn delve_stops_at_an_instruction_breakpoint_and_refuses_data_breakpoints_unsent() {
     require("dlv", "delve golang-go");
-    let dir = scratch("kinds-go");
-    std::fs::write(dir.join("main.go"), GO_SOURCE).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/bumps\n\ngo 1.19\n").expect("write go.mod");
-    let src = path(&dir.join("main.go"));
+    let src = path(&go_package(&scratch("kinds-go"), "bumps", GO_SOURCE));
     let mut a = Agent::start_plain(|cmd| {
         go_env(cmd);
     });

@@ -7,10 +7,9 @@
 
 use crate::agent;
 use crate::common;
+use crate::native_util::{gcc, go_package};
 
-use std::process::Command;
-
-use agent::{build, require, scratch, Agent};
+use agent::{require, scratch, Agent};
 use common::go_env;
 use serde_json::json;
 
@@ -30,10 +29,7 @@ func main() {
 #[test]
 fn delve_honours_a_hit_condition_it_does_not_advertise_and_is_not_said_to_ignore_it() {
     require("dlv", "delve golang-go");
-    let dir = scratch("hits-go");
-    std::fs::write(dir.join("main.go"), GO_LOOP).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/loop\n\ngo 1.19\n").expect("write go.mod");
-    let src = dir.join("main.go").to_string_lossy().into_owned();
+    let src = go_package(&scratch("hits-go"), "loop", GO_LOOP).to_string_lossy().into_owned();
     let mut a = Agent::start_plain(|cmd| {
         go_env(cmd);
     });
@@ -63,11 +59,7 @@ int main(void) {
 #[test]
 fn lldb_watches_are_said_as_lldb_sets_them_size_read_writes_changes_and_addresses() {
     require("lldb-dap-22", "lldb-22");
-    let dir = scratch("watch-c");
-    let source = dir.join("acct.c");
-    std::fs::write(&source, C_ACCT).expect("write C");
-    let bin = dir.join("acct");
-    build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&bin).arg(&source), "gcc");
+    let (source, bin) = gcc(&scratch("watch-c"), "acct", C_ACCT);
     let src = source.to_string_lossy().into_owned();
     let mut a = Agent::start_plain(|_| {});
     let r = a.ok("launch", json!({"program": bin.to_string_lossy(), "breakpoints": [{"path": src, "line": 5}]}));

@@ -6,13 +6,13 @@
 
 use crate::agent;
 use crate::common;
+use crate::native_util::{gcc, go_package};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use agent::{assert_all_gone, build, require, scratch, var_value, Agent, Res, HYGIENE};
+use agent::{assert_all_gone, require, scratch, var_value, Agent, Res, HYGIENE};
 use agentdap::os::spawn::Pid;
 use common::go_env;
 use serde_json::{json, Value};
@@ -56,12 +56,7 @@ fn c_program() -> &'static (PathBuf, PathBuf) {
     static F: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     F.get_or_init(|| {
         require("lldb-dap-22", "lldb-22");
-        let dir = scratch("ctl-c");
-        let source = dir.join("squares.c");
-        std::fs::write(&source, C_SOURCE).expect("write C");
-        let bin = dir.join("squares");
-        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&bin).arg(&source), "gcc");
-        (source, bin)
+        gcc(&scratch("ctl-c"), "squares", C_SOURCE)
     })
 }
 
@@ -157,9 +152,7 @@ fn lldb_function_breakpoint_set_variable_run_to_and_restart_in_the_adapter() {
 fn delve_run_to_and_a_relaunching_restart_that_rebuilds() {
     require("dlv", "delve golang-go");
     let dir = scratch("ctl-go");
-    std::fs::write(dir.join("main.go"), GO_SOURCE).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/squares\n\ngo 1.19\n").expect("write go.mod");
-    let src = path(&dir.join("main.go"));
+    let src = path(&go_package(&dir, "squares", GO_SOURCE));
     let mut a = Agent::start_plain(|cmd| {
         go_env(cmd);
     });

@@ -7,12 +7,12 @@
 
 use crate::agent;
 use crate::common;
+use crate::native_util::{gcc, go_build, go_package};
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
-use agent::{build, require, scratch, sent_commands, var_ref, Agent};
+use agent::{require, scratch, sent_commands, var_ref, Agent};
 use serde_json::json;
 
 const C_SOURCE: &str = r#"#include <stdio.h>
@@ -42,11 +42,8 @@ fn c_program() -> &'static (PathBuf, String) {
     static F: OnceLock<(PathBuf, String)> = OnceLock::new();
     F.get_or_init(|| {
         require("lldb-dap-22", "lldb-22");
-        let dir = scratch("inspect-more-c");
-        std::fs::write(dir.join("prog.c"), C_SOURCE).expect("write C");
-        let bin = dir.join("prog");
-        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&bin).arg(dir.join("prog.c")), "gcc");
-        (bin, dir.join("prog.c").to_string_lossy().into_owned())
+        let (source, bin) = gcc(&scratch("inspect-more-c"), "prog", C_SOURCE);
+        (bin, source.to_string_lossy().into_owned())
     })
 }
 
@@ -121,12 +118,8 @@ fn lldb_completions_modules_hex_and_several_expressions_and_no_restart_frame_or_
 fn delve_has_no_completions_modules_or_hex_and_says_which_capability() {
     require("dlv", "delve golang-go");
     let dir = scratch("inspect-more-go");
-    std::fs::write(dir.join("main.go"), GO_SOURCE).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/answer\n\ngo 1.19\n").expect("write go.mod");
-    let bin = dir.join("answer");
-    let mut cmd = Command::new("go");
-    common::go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
-    build(&mut cmd, "golang-go");
+    go_package(&dir, "answer", GO_SOURCE);
+    let bin = go_build(&dir, "answer");
     let mut a = Agent::start_plain(|cmd| {
         common::go_env(cmd);
     });

@@ -23,3 +23,4 @@ mod lldb_truth;
 mod memory;
 mod native_adapters;
 mod native_hygiene;
+mod native_util;

@@ -9,12 +9,12 @@
 
 use crate::agent;
 use crate::common;
+use crate::native_util::{gcc, go_build, go_package};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
-use agent::{build, require, scratch, sent_commands, Agent, Res};
+use agent::{require, scratch, sent_commands, Agent, Res};
 use common::go_env;
 use serde_json::{json, Value};
 
@@ -51,18 +51,11 @@ fn fixtures() -> &'static Fixtures {
         require("lldb-dap-22", "lldb-22");
         require("dlv", "delve golang-go");
         let dir = scratch("memory");
-        std::fs::write(dir.join("prog.c"), C_SOURCE).expect("write C");
-        let c = dir.join("prog");
-        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&c).arg(dir.join("prog.c")), "gcc");
+        let (_, c) = gcc(&dir, "prog", C_SOURCE);
         // The Go package in its own directory: `go build` refuses a directory with C files in it.
         let go_dir = dir.join("go");
-        std::fs::create_dir_all(&go_dir).expect("Go dir");
-        std::fs::write(go_dir.join("main.go"), GO_SOURCE).expect("write Go");
-        std::fs::write(go_dir.join("go.mod"), "module example.com/mem\n\ngo 1.19\n").expect("write go.mod");
-        let go = go_dir.join("mem");
-        let mut cmd = Command::new("go");
-        go_env(cmd.current_dir(&go_dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&go).arg("."));
-        build(&mut cmd, "golang-go");
+        go_package(&go_dir, "mem", GO_SOURCE);
+        let go = go_build(&go_dir, "mem");
         Fixtures { dir, c, go }
     })
 }

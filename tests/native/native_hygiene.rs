@@ -6,13 +6,13 @@
 
 use crate::agent;
 use crate::common;
+use crate::native_util::{gcc, go_build, go_package};
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use agent::{alive, assert_all_gone, build, fixture, is_watchdog, require, scratch, Agent};
+use agent::{alive, assert_all_gone, fixture, is_watchdog, require, scratch, Agent};
 use agentdap::os::spawn::Pid;
 use common::go_env;
 use serde_json::json;
@@ -36,17 +36,10 @@ fn fixtures() -> &'static Fixtures {
         require("lldb-dap-22", "lldb-22");
         require("dlv", "delve golang-go");
         let dir = scratch("native-hygiene");
-        std::fs::write(dir.join("loop.c"), C_LOOP).expect("write");
-        let c = dir.join("loop");
-        build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&c).arg(dir.join("loop.c")), "gcc");
+        let (_, c) = gcc(&dir, "loop", C_LOOP);
         let gdir = dir.join("go");
-        std::fs::create_dir_all(&gdir).expect("mkdir");
-        std::fs::write(gdir.join("main.go"), GO_LOOP).expect("write");
-        std::fs::write(gdir.join("go.mod"), "module example.com/loop\n\ngo 1.19\n").expect("write");
-        let go = gdir.join("loop");
-        let mut cmd = Command::new("go");
-        go_env(cmd.current_dir(&gdir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&go).arg("."));
-        build(&mut cmd, "golang-go");
+        go_package(&gdir, "loop", GO_LOOP);
+        let go = go_build(&gdir, "loop");
         Fixtures { dir, c, go }
     })
 }
