@@ -121,6 +121,12 @@ fn c_breakpoint_context_evaluate_steps_output_exit_and_nothing_left() {
     let bad = a.call("evaluate", json!({"expression": "add(1, 2)"}));
     assert!(bad.is_error && bad.text.contains("Syntax error"), "{}", bad.text);
     assert!(bad.text.contains("prefix `/nat ` for LLDB's C/C++ evaluator"), "the hint: {}", bad.text);
+    // `memory` reads p's bytes (x = 3, y = 4) at `/nat &p`; the simple syntax has no `&`, and the
+    // refusal carries the same hint.
+    let m = a.ok("memory", json!({"address": "/nat &p", "count": 8}));
+    assert!(m.text.contains("03 00 00 00 04 00 00 00"), "{}", m.text);
+    let bad = a.call("memory", json!({"address": "&p"}));
+    assert!(bad.is_error && bad.text.contains("prefix `/nat `"), "the hint: {}", bad.text);
 
     let r = a.ok("step", json!({"kind": "in"}));
     assert_eq!(at(&r), (json!(4), json!("add")), "{}", r.text);

@@ -267,13 +267,17 @@ impl Session {
             Err((code, msg)) => {
                 let out = match phase {
                     Phase::ReadBack => self.write_result(&job, Some(Err(msg))),
-                    Phase::Address => ToolResult::error(
-                        code,
-                        format!(
-                            "evaluating `{}` for its address failed: {msg}",
-                            job.expression.as_deref().unwrap_or("")
-                        ),
-                    ),
+                    Phase::Address => {
+                        // The adapter's hint for its expression syntax, as `evaluate` gives it
+                        // (`RuntimeQuirks::evaluate_error_hint`: CodeLLDB's `/nat`).
+                        let hint = self.link.plan.runtime.evaluate_error_hint.filter(|(words, _)| msg.contains(words));
+                        let hint = hint.map(|(_, h)| format!(" ({h})")).unwrap_or_default();
+                        let expression = job.expression.as_deref().unwrap_or("");
+                        ToolResult::error(
+                            code,
+                            format!("evaluating `{expression}` for its address failed: {msg}{hint}"),
+                        )
+                    }
                     _ => ToolResult::error(code, msg),
                 };
                 return self.calls.done.push((call, out));
