@@ -339,7 +339,8 @@ impl Session {
             self.view.focus_thread = stop.thread;
         }
         self.drop_entry_breakpoint(now);
-        stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason);
+        let at = crate::session::breakpoints::LastHit { revision: self.run.revision, thread: stop.thread };
+        stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason, at);
         let revision = self.run.revision;
         let thread = stop.thread.or(self.view.focus_thread);
         self.run.stop = Some(stop);

@@ -146,6 +146,11 @@ impl Session {
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
                 snap["unverified_breakpoints"] = list.into();
             }
+            let never_hit = self.breaks.store.never_hit();
+            if let Some(line) = crate::session::breakpoints::never_hit_line(&never_hit) {
+                text.push_str(&format!("\n{line}"));
+                snap["never_hit_breakpoints"] = never_hit.into();
+            }
             if let Some(f) = &self.run.failure {
                 text.push_str(&format!("\n{f}"));
             }
