@@ -20,7 +20,7 @@ mod kinds;
 mod life;
 
 pub use kinds::{data_json, instructions_json, list_state_text, DataBreakpoint, InstructionBreakpoint, Listed};
-pub use life::{never_hit_line, put_never_hit, Hits, LastHit};
+pub use life::{failed_condition, never_hit_line, put_never_hit, Hits, LastHit};
 
 /// A breakpoint as requested (DAP `SourceBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

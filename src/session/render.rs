@@ -68,6 +68,10 @@ impl Session {
         if let Some(hit) = self.watches_hit() {
             text.push_str(&format!("\n{hit}"));
         }
+        if let Some(failed) = self.condition_failed_at_stop() {
+            text.push_str(&format!("\n{failed}"));
+            snap["condition_failed"] = true.into();
+        }
         if !child_stops.is_empty() {
             let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
             snap["child_stops"] = Value::Array(list);

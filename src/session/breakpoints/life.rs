@@ -23,6 +23,10 @@ pub struct LastHit {
 pub struct Hits {
     pub count: u32,
     pub last: Option<LastHit>,
+    /// How often the adapter said its condition failed to evaluate, and the revision of the last
+    /// time (`RuntimeQuirks::condition_error_marks`).
+    pub condition_errors: u32,
+    pub condition_error_revision: Option<u64>,
 }
 
 impl Hits {
@@ -40,13 +44,22 @@ impl Hits {
     /// ` · hit 3× (last rev 7, thread 1)`, or ` · never hit` when `verified` (a stop could have
     /// been credited to it), else nothing (its state already says why it cannot stop).
     pub fn text(&self, verified: bool) -> String {
-        match self.last {
+        let hits = match self.last {
             Some(l) if self.any() => {
                 let thread = l.thread.map(|t| format!(", thread {t}")).unwrap_or_default();
                 format!(" · hit {}× (last rev {}{thread})", self.count, l.revision)
             }
             _ if verified => " · never hit".to_owned(),
             _ => String::new(),
+        };
+        format!("{hits}{}", self.condition_text())
+    }
+
+    /// ` · its condition failed to evaluate 2× (the adapter's words are in output)`, or nothing.
+    pub fn condition_text(&self) -> String {
+        match self.condition_errors {
+            0 => String::new(),
+            n => format!(" · its condition failed to evaluate {n}× (the adapter's words are in output)"),
         }
     }
 
@@ -60,9 +73,18 @@ impl Hits {
         }
     }
 
+    /// The adapter said the condition failed to evaluate (at revision `revision`).
+    pub fn condition_failed(&mut self, revision: u64) {
+        self.condition_errors = self.condition_errors.saturating_add(1);
+        self.condition_error_revision = Some(revision);
+    }
+
     /// `hit: true`, `hits` and `last_hit {revision, thread}` once hit, else nothing (the
     /// listing adds `hits: 0`: [`put_never_hit`]).
     pub fn put_json(&self, m: &mut Map<String, Value>) {
+        if self.condition_errors > 0 {
+            m.insert("condition_errors".into(), self.condition_errors.into());
+        }
         if !self.any() {
             return;
         }
@@ -79,6 +101,15 @@ impl Hits {
     }
 }
 
+/// ` (its condition failed to evaluate)` after a name in the "never hit" line, or nothing.
+fn failed(h: &Hits) -> &'static str {
+    if h.condition_errors > 0 {
+        " (its condition failed to evaluate)"
+    } else {
+        ""
+    }
+}
+
 /// In the `breakpoints` listing's JSON, `hits: 0` on every item that could stop but never did:
 /// verified, not a logpoint, and not hit.
 pub fn put_never_hit(items: &mut Value) {
@@ -91,7 +122,49 @@ pub fn put_never_hit(items: &mut Value) {
     }
 }
 
+/// The condition an output line names as having failed to evaluate, when it starts with one of
+/// `marks` (`RuntimeQuirks::condition_error_marks`).
+pub fn failed_condition<'a>(line: &'a str, marks: &[(&str, bool)]) -> Option<&'a str> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    marks.iter().find_map(|(mark, quoted)| {
+        let rest = line.strip_prefix(mark)?;
+        if !quoted {
+            return Some(rest.trim());
+        }
+        let (first, last) = (rest.find('"')?, rest.rfind('"')?);
+        (last > first).then(|| &rest[first + 1..last])
+    })
+}
+
 impl BreakpointStore {
+    /// Marks every breakpoint whose condition is `condition` as having failed to evaluate at
+    /// `revision`. The adapters name the condition, not the breakpoint, so breakpoints sharing
+    /// one condition text are all marked. Returns how many were.
+    pub fn on_condition_error(&mut self, condition: &str, revision: u64) -> usize {
+        self.changes += 1;
+        let mut marked = 0;
+        let same = |c: &Option<String>| c.as_deref().map(str::trim) == Some(condition.trim());
+        let mut mark = |c: &Option<String>, h: &mut Hits| {
+            if same(c) {
+                h.condition_failed(revision);
+                marked += 1;
+            }
+        };
+        for e in self.files.values_mut().flatten() {
+            mark(&e.requested.condition, &mut e.hits);
+        }
+        for e in &mut self.functions {
+            mark(&e.requested.condition, &mut e.hits);
+        }
+        for e in &mut self.data {
+            mark(&e.requested.condition, &mut e.hits);
+        }
+        for e in &mut self.instructions {
+            mark(&e.requested.condition, &mut e.hits);
+        }
+        marked
+    }
+
     /// Every verified breakpoint no stop was credited to, as a result names it: `app.py:12`,
     /// `main()`, data `` `x` ``, `instruction 0x1000`. Logpoints never stop, so they are not
     /// named; unverified ones are named as "never verified" instead.
@@ -100,14 +173,15 @@ impl BreakpointStore {
         let files = self.files().flat_map(|(p, set)| set.iter().map(move |e| (p, e)));
         let mut out: Vec<String> = files
             .filter(|(_, e)| e.requested.log_message.is_none() && verified(&e.bound) && !e.hits.any())
-            .map(|(p, e)| format!("{}:{}", crate::session::text::short(p), e.requested.line))
+            .map(|(p, e)| format!("{}:{}{}", crate::session::text::short(p), e.requested.line, failed(&e.hits)))
             .collect();
         let unhit = |b: &Option<super::Bound>, h: &Hits| verified(b) && !h.any();
         let functions = self.functions().iter().filter(|e| unhit(&e.bound, &e.hits));
-        out.extend(functions.map(|e| format!("{}()", e.requested.name)));
-        out.extend(self.data().iter().filter(|e| unhit(&e.bound, &e.hits)).map(|e| format!("`{}`", e.requested.what)));
+        out.extend(functions.map(|e| format!("{}(){}", e.requested.name, failed(&e.hits))));
+        let data = self.data().iter().filter(|e| unhit(&e.bound, &e.hits));
+        out.extend(data.map(|e| format!("`{}`{}", e.requested.what, failed(&e.hits))));
         let instructions = self.instructions().iter().filter(|e| unhit(&e.bound, &e.hits));
-        out.extend(instructions.map(|e| format!("instruction {}", e.requested.place())));
+        out.extend(instructions.map(|e| format!("instruction {}{}", e.requested.place(), failed(&e.hits))));
         out
     }
 }
@@ -215,6 +289,23 @@ mod tests {
         let mut m = Map::new();
         h.put_json(&mut m);
         assert_eq!(Value::Object(m), json!({"hit": true, "hits": 3, "last_hit": {"revision": 9, "thread": 4}}));
+    }
+
+    #[test]
+    fn the_adapters_condition_error_lines_name_the_condition() {
+        let debugpy = [("pydevd: Error while evaluating expression in conditional breakpoint: ", false)];
+        let line = "pydevd: Error while evaluating expression in conditional breakpoint: s == \"a\"\n";
+        assert_eq!(failed_condition(line, &debugpy), Some("s == \"a\""));
+        let lldb = [("error: stopped due to an error evaluating condition of breakpoint ", true)];
+        let line = "error: stopped due to an error evaluating condition of breakpoint 1.1: \"nosuch > 0\"\r\n";
+        assert_eq!(failed_condition(line, &lldb), Some("nosuch > 0"));
+        assert_eq!(failed_condition("Couldn't parse conditional expression:", &lldb), None);
+        let mut s = store();
+        s.apply("/p/a.py", Mode::Add, vec![SourceBreakpoint { condition: Some("nosuch > 0".into()), ..bp(20) }]);
+        assert_eq!(s.on_condition_error("nosuch > 0", 5), 1);
+        let e = &s.get("/p/a.py")[3];
+        assert_eq!((e.hits.condition_errors, e.hits.condition_error_revision), (1, Some(5)));
+        assert!(e.hits.text(false).contains("its condition failed to evaluate 1×"), "{}", e.hits.text(false));
     }
 
     #[test]
