@@ -17,8 +17,10 @@ use crate::dap::requests::{
 };
 
 mod kinds;
+mod life;
 
 pub use kinds::{data_json, instructions_json, list_state_text, DataBreakpoint, InstructionBreakpoint, Listed};
+pub use life::{failed_condition, never_hit_line, put_never_hit, Hits, LastHit};
 
 /// A breakpoint as requested (DAP `SourceBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,14 +129,14 @@ pub struct Entry {
     pub id: i64,
     pub requested: SourceBreakpoint,
     pub bound: Option<Bound>,
-    /// Set when a `stopped` event named this breakpoint in `hitBreakpointIds`.
-    pub hit: bool,
+    /// The stops a `stopped` event credited to it in `hitBreakpointIds`.
+    pub hits: Hits,
 }
 
 impl Entry {
     /// The adapter verified it, or a stop was credited to it.
     fn proven(&self) -> bool {
-        self.hit || self.bound.as_ref().is_some_and(|b| b.verified)
+        self.hits.any() || self.bound.as_ref().is_some_and(|b| b.verified)
     }
 
     /// True when the adapter bound the breakpoint on another line than the one asked for.
@@ -195,8 +197,10 @@ impl BreakpointStore {
                 let new: Vec<Entry> = list
                     .into_iter()
                     .map(|requested| match set.iter().find(|e| e.requested == requested) {
-                        Some(e) => Entry { bound: None, hit: false, ..e.clone() },
-                        None => Entry { id: id_for(set, requested.line), requested, bound: None, hit: false },
+                        Some(e) => Entry { bound: None, ..e.clone() },
+                        None => {
+                            Entry { id: id_for(set, requested.line), requested, bound: None, hits: Hits::default() }
+                        }
                     })
                     .collect();
                 *set = new;
@@ -206,8 +210,8 @@ impl BreakpointStore {
                     let id = id_for(set, requested.line);
                     match set.iter_mut().find(|e| e.requested.line == requested.line) {
                         Some(e) if e.requested == requested => {}
-                        Some(e) => *e = Entry { id, requested, bound: None, hit: false },
-                        None => set.push(Entry { id, requested, bound: None, hit: false }),
+                        Some(e) => *e = Entry { id, requested, bound: None, hits: Hits::default() },
+                        None => set.push(Entry { id, requested, bound: None, hits: Hits::default() }),
                     }
                 }
                 set.sort_by_key(|e| e.requested.line);
@@ -237,9 +241,12 @@ impl BreakpointStore {
         let files = self
             .files
             .iter()
-            .map(|(p, set)| (p.clone(), set.iter().map(|e| Entry { bound: None, hit: false, ..e.clone() }).collect()))
+            .map(|(p, set)| {
+                (p.clone(), set.iter().map(|e| Entry { bound: None, hits: Hits::default(), ..e.clone() }).collect())
+            })
             .collect();
-        let functions = self.functions.iter().map(|e| FunctionEntry { bound: None, hit: false, ..e.clone() }).collect();
+        let functions =
+            self.functions.iter().map(|e| FunctionEntry { bound: None, hits: Hits::default(), ..e.clone() }).collect();
         // Data and instruction breakpoints name places in one process's memory: another
         // process (a child session) does not get them; a relaunch keeps some (`for_relaunch`).
         BreakpointStore {
@@ -283,7 +290,7 @@ impl BreakpointStore {
                 Some(e) => e.clone(),
                 None => {
                     last_id += 1;
-                    FunctionEntry { id: last_id, requested, bound: None, hit: false }
+                    FunctionEntry { id: last_id, requested, bound: None, hits: Hits::default() }
                 }
             })
             .collect();
@@ -427,8 +434,8 @@ impl BreakpointStore {
 
     /// Marks the entries whose adapter ids a `stopped` event listed in `hitBreakpointIds`, for
     /// a stop whose reason names no kind ([`BreakpointStore::on_stop`]).
-    pub fn on_hit(&mut self, ids: &[i64]) {
-        self.on_stop(ids, "breakpoint");
+    pub fn on_hit(&mut self, ids: &[i64], at: LastHit) {
+        self.on_stop(ids, "breakpoint", at);
     }
 
     /// The breakpoints a child session verified (or hit), as `(path, requested)`.
@@ -500,9 +507,8 @@ pub fn state_text(e: &FunctionEntry) -> String {
         Some(b) if b.verified => "verified".to_owned(),
         Some(b) => format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter")),
     };
-    if e.hit {
-        s.push_str(" · hit");
-    }
+    // "never hit" is the listing's word (`breakpoints`), not a set result's.
+    s.push_str(&e.hits.text(false));
     s
 }
 
@@ -526,9 +532,7 @@ pub fn functions_json(set: &[FunctionEntry]) -> Value {
                         m.insert("message".into(), message.clone().into());
                     }
                 }
-                if e.hit {
-                    m.insert("hit".into(), true.into());
-                }
+                e.hits.put_json(&mut m);
                 Value::Object(m)
             })
             .collect(),
@@ -564,6 +568,8 @@ pub struct Breaks {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const AT: LastHit = LastHit { revision: 2, thread: Some(1) };
 
     fn bp(line: u32) -> SourceBreakpoint {
         SourceBreakpoint { line, column: None, condition: None, hit_condition: None, log_message: None }
@@ -650,16 +656,16 @@ mod tests {
         assert_eq!(s.never_verified().len(), 1);
         s.on_event(&json!({"reason": "changed", "breakpoint": {"id": 2, "verified": true, "line": 99}}));
         assert!(s.never_verified().is_empty());
-        s.on_hit(&[1]);
-        assert!(s.get("a.py")[0].hit);
+        s.on_hit(&[1], AT);
+        assert!(s.get("a.py")[0].hits.any());
         // A hit proves a breakpoint the adapter still called unverified.
         let body =
             json!({"breakpoints": [{"id": 7, "verified": false, "message": "breakpoint.provisionalBreakpoint"}]});
         s.apply("b.js", Mode::Replace, vec![bp(3)]);
         s.on_response("b.js", Ok(&body));
         assert_eq!(s.never_verified().len(), 1);
-        s.on_hit(&[7]);
-        assert!(s.never_verified().is_empty() && s.get("b.js")[0].hit);
+        s.on_hit(&[7], AT);
+        assert!(s.never_verified().is_empty() && s.get("b.js")[0].hits.any());
     }
 
     fn func(name: &str) -> FunctionBreakpoint {
@@ -672,10 +678,10 @@ mod tests {
         s.set_functions(vec![func("a"), func("b")]);
         let sent = vec![func("a"), func("b")];
         s.on_functions_response(&sent, Ok(&json!({"breakpoints": [{"id": 4, "verified": true}, {"verified": false}]})));
-        s.on_hit(&[4]);
+        s.on_hit(&[4], AT);
         assert_eq!(s.functions_never_verified().len(), 1);
         s.set_functions(vec![func("a"), func("c")]);
-        assert!(s.functions()[0].hit && s.functions()[1].bound.is_none(), "a unchanged keeps its state");
+        assert!(s.functions()[0].hits.any() && s.functions()[1].bound.is_none(), "a unchanged keeps its state");
         // The answer to the older list [a, b] arrives late: ignored.
         s.on_functions_response(&sent, Ok(&json!({"breakpoints": [{"verified": false}, {"verified": true}]})));
         assert!(s.functions()[0].bound.as_ref().is_some_and(|b| b.verified));
@@ -684,7 +690,7 @@ mod tests {
             json!({"breakpoints": [{"name": "a"}, {"name": "c"}, {"name": "main"}]})
         );
         let copy = s.requested_only();
-        assert!(!copy.is_empty() && copy.functions().iter().all(|e| e.bound.is_none() && !e.hit));
+        assert!(!copy.is_empty() && copy.functions().iter().all(|e| e.bound.is_none() && !e.hits.any()));
     }
 
     #[test]

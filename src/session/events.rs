@@ -237,6 +237,7 @@ impl Session {
                 // 1.112.0: `Breakpoint condition error: …`), not the program's.
                 let adapters_own = self.link.plan.runtime.program_on_pipes && self.link.plan.request == "launch";
                 let adapters_stderr = self.link.plan.runtime.stderr_events_are_adapters;
+                self.note_condition_errors(text);
                 if let Some(c) = Category::from_dap(category) {
                     let c = if adapters_stderr && c == Category::Stderr { Category::Console } else { c };
                     let c = if logpoint && c == Category::Stdout { Category::Logpoint } else { c };
@@ -339,7 +340,8 @@ impl Session {
             self.view.focus_thread = stop.thread;
         }
         self.drop_entry_breakpoint(now);
-        stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason);
+        let at = crate::session::breakpoints::LastHit { revision: self.run.revision, thread: stop.thread };
+        stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason, at);
         let revision = self.run.revision;
         let thread = stop.thread.or(self.view.focus_thread);
         self.run.stop = Some(stop);

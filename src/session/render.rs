@@ -68,6 +68,10 @@ impl Session {
         if let Some(hit) = self.watches_hit() {
             text.push_str(&format!("\n{hit}"));
         }
+        if let Some(failed) = self.condition_failed_at_stop() {
+            text.push_str(&format!("\n{failed}"));
+            snap["condition_failed"] = true.into();
+        }
         if !child_stops.is_empty() {
             let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
             snap["child_stops"] = Value::Array(list);
@@ -145,6 +149,11 @@ impl Session {
                 list.extend(functions.iter().map(|e| format!("{}()", e.requested.name)));
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
                 snap["unverified_breakpoints"] = list.into();
+            }
+            let never_hit = self.breaks.store.never_hit();
+            if let Some(line) = crate::session::breakpoints::never_hit_line(&never_hit) {
+                text.push_str(&format!("\n{line}"));
+                snap["never_hit_breakpoints"] = never_hit.into();
             }
             if let Some(f) = &self.run.failure {
                 text.push_str(&format!("\n{f}"));

@@ -19,6 +19,7 @@ mod debugpy_values;
 mod fastpath;
 mod inspect;
 mod inspect_more;
+mod life_debugpy;
 mod memory;
 mod output;
 mod project_python;

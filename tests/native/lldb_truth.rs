@@ -74,7 +74,11 @@ fn breakpoints_text_names_conditions_hit_conditions_and_log_messages() {
     let b = a.ok("breakpoints", json!({}));
     let lines: Vec<&str> = b.text.lines().collect();
     assert_eq!(lines.len(), 2, "{}", b.text);
-    assert!(lines[0].ends_with("deep.c:3 · if x > 0 · hit condition 1 verified · hit"), "{}", b.text);
+    assert!(
+        lines[0].contains("deep.c:3 · if x > 0 · hit condition 1 verified · hit 1× (last rev 1, thread "),
+        "{}",
+        b.text
+    );
     assert!(lines[1].ends_with("deep.c:11 · logs \"v is {v}\" (does not stop) verified"), "{}", b.text);
 }
 

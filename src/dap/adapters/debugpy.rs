@@ -127,6 +127,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         mirror_evaluate: MIRROR_EVALUATE,
         // the program is Python: an uncaught exception prints a traceback.
         failure_shapes: &[FailureShape::PythonTraceback],
+        // 1.8.x: pydevd prints this (category console) each time a condition raises, then goes
+        // on without stopping (`tests/debugpy` `life_debugpy`).
+        condition_error_marks: &[("pydevd: Error while evaluating expression in conditional breakpoint: ", false)],
         ..RuntimeQuirks::STANDARD
     }
 }

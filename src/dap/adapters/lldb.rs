@@ -159,6 +159,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         mirror_evaluate: MIRROR_EVALUATE,
         // Rust programs panic in this shape; C and C++ have no single one.
         failure_shapes: &[FailureShape::RustPanic],
+        // 22.1.8: a condition that fails to evaluate stops there (`hitBreakpointIds` names it),
+        // then says so in `important` output, the condition quoted (`tests/native` `life_lldb`).
+        condition_error_marks: &[("error: stopped due to an error evaluating condition of breakpoint ", true)],
         ..RuntimeQuirks::STANDARD
     }
 }

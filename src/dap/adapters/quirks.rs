@@ -483,6 +483,13 @@ pub struct RuntimeQuirks {
     /// (js-debug 1.112.0: `20` is `"14"`, `255` is `"ff"`): agentdap adds the prefix, so no hex
     /// value reads as a decimal one.
     pub hex_without_prefix: bool,
+    /// Output lines that report a breakpoint's condition failing to evaluate: the text before the
+    /// condition, and whether the condition follows in double quotes (then it is what lies
+    /// between the line's first and last `"`). debugpy 1.8.x: `pydevd: Error while evaluating
+    /// expression in conditional breakpoint: 1/0 == 1` then a traceback, and it does not stop;
+    /// lldb-dap 22.1.8: `error: stopped due to an error evaluating condition of breakpoint 1.1:
+    /// "nosuch > 0"`, after the `stopped` it makes there (`tests/native` `life_lldb`).
+    pub condition_error_marks: &'static [(&'static str, bool)],
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -630,6 +637,7 @@ impl RuntimeQuirks {
         evaluate_raises_as_value: false,
         evaluate_error_hint: None,
         hex_without_prefix: false,
+        condition_error_marks: &[],
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 use crate::session::breakpoints::{data_json, functions_json, instructions_json, list_state_text, state_text};
-use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::breakpoints::{put_never_hit, Bound, Mode, SourceBreakpoint};
 use crate::session::tools::breakpoints::locations::Lines;
 use crate::session::Files;
 
@@ -209,6 +209,11 @@ struct ListArgs {
     end_line: Option<u32>,
 }
 
+/// The adapter verified the breakpoint (a stop could be credited to it).
+fn verified(bound: &Option<Bound>) -> bool {
+    bound.as_ref().is_some_and(|b| b.verified)
+}
+
 /// `breakpoints {path, line, end_line}`: the possible locations, from the adapter.
 fn locations(cx: &mut ToolCx<'_>, a: ListArgs) -> Result<Outcome, ToolResult> {
     let bad = |msg: &str| Err(ToolResult::error(ErrorCode::InvalidArgument, msg.to_owned()));
@@ -268,10 +273,22 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
                     format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter"))
                 }
             };
-            let hit = if e.hit { " · hit" } else { "" };
+            let hit = if e.requested.log_message.is_some() {
+                // A logpoint does not stop, so no stop is credited to it.
+                String::new()
+            } else {
+                e.hits.text(verified(&e.bound))
+            };
             text.push_str(&format!("{path}:{}{} {state}{hit}\n", e.requested.line, e.requested.options_text()));
         }
-        files.push(json!({"path": path, "breakpoints": crate::session::breakpoints_json(set)}));
+        let mut items = crate::session::breakpoints_json(set);
+        for (item, e) in items.as_array_mut().into_iter().flatten().zip(set) {
+            if let Some(m) = item.as_object_mut() {
+                e.hits.put_json(m);
+            }
+        }
+        put_never_hit(&mut items);
+        files.push(json!({"path": path, "breakpoints": items}));
     }
     // An adapter whose setBreakpoints only adds (`Quirks::breakpoints_only_added`) still stops
     // at lines the agent's sets left out.
@@ -293,16 +310,19 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     let functions = store.functions();
     for e in functions {
         let options = e.requested.options_text();
-        text.push_str(&format!("function {}{options}: {}\n", e.requested.name, state_text(e)));
+        let never = e.hits.never_text(verified(&e.bound));
+        text.push_str(&format!("function {}{options}: {}{never}\n", e.requested.name, state_text(e)));
     }
     for e in store.data() {
         let d = &e.requested;
         let state = session.map_or_else(|| list_state_text(e), |s| s.data_state_text(e));
-        text.push_str(&format!("data `{}`{}: {state}\n", d.what, d.options_text()));
+        let never = e.hits.never_text(verified(&e.bound));
+        text.push_str(&format!("data `{}`{}: {state}{never}\n", d.what, d.options_text()));
     }
     for e in store.instructions() {
         let i = &e.requested;
-        text.push_str(&format!("instruction {}{}: {}\n", i.place(), i.options_text(), list_state_text(e)));
+        let never = e.hits.never_text(verified(&e.bound));
+        text.push_str(&format!("instruction {}{}: {}{never}\n", i.place(), i.options_text(), list_state_text(e)));
     }
     let dropped = session.map(|s| s.breaks.dropped_at_restart.as_slice()).unwrap_or_default();
     if !dropped.is_empty() {
@@ -320,12 +340,15 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     }
     if !functions.is_empty() {
         structured["functions"] = functions_json(functions);
+        put_never_hit(&mut structured["functions"]);
     }
     if !store.data().is_empty() {
         structured["data"] = data_json(store.data());
+        put_never_hit(&mut structured["data"]);
     }
     if !store.instructions().is_empty() {
         structured["instructions"] = instructions_json(store.instructions());
+        put_never_hit(&mut structured["instructions"]);
     }
     if !dropped.is_empty() {
         structured["dropped_at_restart"] = dropped.into();

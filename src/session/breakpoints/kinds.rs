@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{bound_from, options_text, Bound, BreakpointStore};
+use super::{bound_from, options_text, Bound, BreakpointStore, Hits, LastHit};
 use crate::dap::requests::{self, SetBreakpointsResponse};
 
 /// One requested breakpoint of a listed kind and, once the adapter answered, its state.
@@ -16,8 +16,8 @@ pub struct Listed<T> {
     pub id: i64,
     pub requested: T,
     pub bound: Option<Bound>,
-    /// Set when a `stopped` event named it in `hitBreakpointIds`.
-    pub hit: bool,
+    /// The stops a `stopped` event credited to it in `hitBreakpointIds`.
+    pub hits: Hits,
 }
 
 /// A data breakpoint as agentdap set it: what the agent named, and what `dataBreakpointInfo`
@@ -94,7 +94,7 @@ fn replace<T: PartialEq>(set: &mut Vec<Listed<T>>, list: Vec<T>, last_id: &mut i
             Some(i) => old.swap_remove(i),
             None => {
                 *last_id += 1;
-                Listed { id: *last_id, requested, bound: None, hit: false }
+                Listed { id: *last_id, requested, bound: None, hits: Hits::default() }
             }
         })
         .collect();
@@ -166,7 +166,7 @@ impl BreakpointStore {
     pub fn for_relaunch(&self) -> (BreakpointStore, Vec<String>) {
         let mut next = self.requested_only();
         let (kept, gone): (Vec<_>, Vec<_>) = self.data.iter().partition(|e| e.requested.can_persist);
-        next.data = kept.into_iter().map(|e| Listed { bound: None, hit: false, ..e.clone() }).collect();
+        next.data = kept.into_iter().map(|e| Listed { bound: None, hits: Hits::default(), ..e.clone() }).collect();
         let mut dropped: Vec<String> = gone.iter().map(|e| format!("data `{}`", e.requested.what)).collect();
         dropped.extend(self.instructions.iter().map(|e| format!("instruction {}", e.requested.place())));
         (next, dropped)
@@ -215,7 +215,7 @@ impl Scope {
 struct Slot<'a> {
     id: i64,
     bound: &'a mut Option<Bound>,
-    hit: &'a mut bool,
+    hits: &'a mut Hits,
 }
 
 impl BreakpointStore {
@@ -226,17 +226,17 @@ impl BreakpointStore {
             out.extend(self.files.values_mut().flatten().map(|e| Slot {
                 id: e.id,
                 bound: &mut e.bound,
-                hit: &mut e.hit,
+                hits: &mut e.hits,
             }));
         }
         if matches!(scope, Scope::All | Scope::Function) {
-            out.extend(self.functions.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hit: &mut e.hit }));
+            out.extend(self.functions.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hits: &mut e.hits }));
         }
         if matches!(scope, Scope::All | Scope::Instruction) {
-            out.extend(self.instructions.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hit: &mut e.hit }));
+            out.extend(self.instructions.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hits: &mut e.hits }));
         }
         if matches!(scope, Scope::All | Scope::Data) {
-            out.extend(self.data.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hit: &mut e.hit }));
+            out.extend(self.data.iter_mut().map(|e| Slot { id: e.id, bound: &mut e.bound, hits: &mut e.hits }));
         }
         out
     }
@@ -247,7 +247,9 @@ impl BreakpointStore {
     /// to a breakpoint proves it bound, whatever its last answer said (js-debug 1.112.0 answers
     /// `verified: false, breakpoint.provisionalBreakpoint` and may send the `breakpoint` event
     /// that verifies it before that answer, or never).
-    pub fn on_stop(&mut self, adapter_ids: &[i64], reason: &str) -> Vec<i64> {
+    /// Each breakpoint is credited once per stop, even when the adapter lists its id twice; a
+    /// stop naming two breakpoints credits both (`a_stop_credited_to_two_breakpoints_counts_both`).
+    pub fn on_stop(&mut self, adapter_ids: &[i64], reason: &str, at: LastHit) -> Vec<i64> {
         self.changes += 1;
         let mut slots = self.slots(Scope::of(reason));
         let mut ours = Vec::new();
@@ -259,8 +261,10 @@ impl BreakpointStore {
                 b.verified = true;
                 b.message = None;
             }
-            *slot.hit = true;
-            ours.push(slot.id);
+            if !ours.contains(&slot.id) {
+                slot.hits.record(at);
+                ours.push(slot.id);
+            }
         }
         ours
     }
@@ -277,9 +281,8 @@ pub fn list_state_text<T>(e: &Listed<T>) -> String {
         },
         Some(b) => format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter")),
     };
-    if e.hit {
-        s.push_str(" · hit");
-    }
+    // "never hit" is the listing's word (`breakpoints`), not a set result's.
+    s.push_str(&e.hits.text(false));
     s
 }
 
@@ -306,9 +309,7 @@ fn entry_json<T>(
             m.insert("at".into(), at.clone().into());
         }
     }
-    if e.hit {
-        m.insert("hit".into(), true.into());
-    }
+    e.hits.put_json(&mut m);
     Value::Object(m)
 }
 
@@ -369,6 +370,8 @@ mod tests {
     use crate::dap::requests::{Request, SetDataBreakpoints};
     use serde_json::json;
 
+    const AT: LastHit = LastHit { revision: 4, thread: Some(2) };
+
     fn watch(what: &str, persist: bool) -> DataBreakpoint {
         DataBreakpoint {
             what: what.into(),
@@ -395,11 +398,11 @@ mod tests {
         s.on_data_answer(&sent, Ok(&parsed));
         assert_eq!(list_state_text(&s.data()[0]), "NOT verified (Setting one of the watchpoint resources failed)");
         let b_id = s.data()[1].id;
-        assert_eq!(s.on_stop(&[7], "data breakpoint"), [b_id]);
-        assert_eq!(list_state_text(&s.data()[1]), "verified · hit");
+        assert_eq!(s.on_stop(&[7], "data breakpoint", AT), [b_id]);
+        assert_eq!(list_state_text(&s.data()[1]), "verified · hit 1× (last rev 4, thread 2)");
         // Asked again unchanged: same id, same state.
         s.set_data(vec![watch("b", true)]);
-        assert_eq!((s.data()[0].id, s.data()[0].hit), (b_id, true));
+        assert_eq!((s.data()[0].id, s.data()[0].hits.count), (b_id, 1));
     }
 
     #[test]
@@ -423,9 +426,9 @@ mod tests {
         let parsed = SetDataBreakpoints::parse(Some(&json!({"breakpoints": [{"id": 1, "verified": true}]})));
         s.on_data_answer(&sent, Ok(&parsed.unwrap_or_default()));
         let watch_id = s.data()[0].id;
-        assert_eq!(s.on_stop(&[1], "data breakpoint"), [watch_id]);
-        assert!(!s.get("/p/w.c")[0].hit, "the source line was not hit");
-        assert_eq!(s.on_stop(&[1], "breakpoint"), [s.get("/p/w.c")[0].id]);
+        assert_eq!(s.on_stop(&[1], "data breakpoint", AT), [watch_id]);
+        assert!(!s.get("/p/w.c")[0].hits.any(), "the source line was not hit");
+        assert_eq!(s.on_stop(&[1], "breakpoint", AT), [s.get("/p/w.c")[0].id]);
     }
 
     #[test]

@@ -50,6 +50,7 @@ pub enum Op {
 
 pub mod data;
 pub mod functions;
+mod life;
 pub mod locations;
 mod watch_notes;
 

@@ -96,7 +96,7 @@ fn a_watchpoint_past_the_hardware_limit_is_named_as_such() {
     // A stop the adapter credits to watch 1 names agentdap's id for `a`.
     rig.event("stopped", json!({"reason": "data breakpoint", "threadId": 1, "hitBreakpointIds": [1]}));
     let list = rig.s.get(rig.key).map(|s| s.breaks.store.data().to_vec()).unwrap_or_default();
-    assert!(list[0].hit && !list[1].hit);
+    assert!(list[0].hits.any() && !list[1].hits.any());
 }
 
 #[test]
