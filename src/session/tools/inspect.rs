@@ -217,6 +217,20 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         self.check_stopped(key)?;
+        let (thread, frame, context) = self.evaluate_in(key, target, context, hex)?;
+        self.inspect(key, call, Op::Evaluate { thread, frame, expression, context, hex }, now)
+    }
+
+    /// Where and how an `evaluate` runs: the thread, the frame (the known top frame by default),
+    /// the context (the recipe's by default); refused when `hex` is asked of an adapter without
+    /// value formatting.
+    pub(super) fn evaluate_in(
+        &mut self,
+        key: SessionKey,
+        target: Target,
+        context: Option<String>,
+        hex: bool,
+    ) -> Result<(i64, Option<i64>, String), ToolResult> {
         if hex {
             stopped(&mut self.slab, key)?.require(Gate::ValueFormatting)?;
         }
@@ -224,8 +238,7 @@ impl Sessions {
         let thread = self.thread_arg(key, target.thread)?;
         let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
         let default = self.slab.get(key).map_or("repl", |s| s.link.plan.runtime.evaluate_context);
-        let context = context.unwrap_or_else(|| default.into());
-        self.inspect(key, call, Op::Evaluate { thread, frame, expression, context, hex }, now)
+        Ok((thread, frame, context.unwrap_or_else(|| default.into())))
     }
 
     pub fn context(

@@ -12,8 +12,7 @@ use serde_json::{json, Value};
 
 use super::{top_frame_id, Op, Target, VarQuery};
 use crate::dap::requests::{Evaluate, EvaluateArguments, StackTraceArguments, ValueFormat};
-use crate::session::tools::gates::Gate;
-use crate::session::tools::{stopped, Started};
+use crate::session::tools::Started;
 use crate::session::values::variable_line;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 
@@ -59,14 +58,7 @@ impl Sessions {
             let msg = format!("expressions[{i}] is empty.");
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        if hex {
-            stopped(&mut self.slab, key)?.require(Gate::ValueFormatting)?;
-        }
-        let frame = self.frame_arg(key, target.frame)?;
-        let thread = self.thread_arg(key, target.thread)?;
-        let frame = frame.or_else(|| self.slab.get(key).and_then(|s| s.known_top_frame(thread)));
-        let default = self.slab.get(key).map_or("repl", |s| s.link.plan.runtime.evaluate_context);
-        let context = context.unwrap_or_else(|| default.into());
+        let (thread, frame, context) = self.evaluate_in(key, target, context, hex)?;
         let job = EvalMany {
             thread,
             frame,
