@@ -106,8 +106,8 @@ pub struct Tool {
 impl Tool {
     /// The `Tool` object of `tools/list`:
     /// `{"name","description","inputSchema","annotations"}`. No `title`: clients show the name
-    /// when it is absent, models are never shown it, and its ~900 bytes over the whole list were
-    /// paid in every conversation (MCP 2025-11-25 § Tools › Tool: `title` is optional).
+    /// when it is absent, and its ~900 bytes over the whole list were paid in every conversation
+    /// (MCP 2025-11-25 § Tools › Tool: `title` is optional).
     pub fn to_value(&self) -> Value {
         json!({
             "name": self.name,
