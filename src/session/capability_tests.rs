@@ -145,10 +145,7 @@ fn capabilities_list_every_gate_and_a_gated_call_sends_nothing() {
     );
     a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
     let mut rig = Rig::new(a);
-    let launch = rig.launch(
-        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
     rig.event("stopped", json!({"reason": "pause", "threadId": 1}));
     rig.answered(launch);
     let call = rig.call(|s, key, _, _| s.capabilities(key));
@@ -192,10 +189,7 @@ fn a_thread_is_selected_only_while_the_session_lives_and_only_one_it_has_shown()
     a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
     a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
     let mut rig = Rig::new(a);
-    let launch = rig.launch(
-        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
     rig.event("stopped", json!({"reason": "pause", "threadId": 7}));
     rig.answered(launch);
     let call = rig.call(|s, key, _, _| s.select_thread(key, 999_999));
@@ -218,10 +212,7 @@ fn a_session_that_did_not_start_says_so_instead_of_naming_a_capability() {
     let mut a = ScriptedAdapter::new();
     a.on("initialize", Reply::error("the adapter could not load its runtime"));
     let mut rig = Rig::new(a);
-    let launch = rig.launch(
-        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
     let failed = rig.answered(launch);
     assert!(failed.is_error, "{}", failed.text);
     let call = rig.call(|s, key, _, _| s.capabilities(key));

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::scripted::{args, plan, Rig};
+use super::scripted::{plan, Rig};
 use super::AttachStart;
 use crate::dap::adapters::AdapterKind;
 use crate::dap::scripted::{Reply, ScriptedAdapter};
@@ -58,20 +58,14 @@ fn a_detached_program_is_said_to_run_on_only_when_agentdap_let_go_of_it() {
 #[test]
 fn a_launched_program_let_go_of_is_said_to_run_on() {
     let mut rig = Rig::new(adapter());
-    let launch = rig.launch(
-        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
     assert!(rig.result(launch).is_none(), "running");
     let call = rig.call(|s, key, call, now| s.disconnect(key, Some(false), call, now));
     let out = rig.answered(call);
     assert!(out.text.starts_with("s1 terminated (detached; the program keeps running)"), "{}", out.text);
     let call = {
         let mut rig = Rig::new(adapter());
-        rig.launch(
-            plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-            args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-        );
+        rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
         let call = rig.call(|s, key, call, now| s.disconnect(key, None, call, now));
         rig.answered(call)
     };

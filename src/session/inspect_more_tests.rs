@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::scripted::{args, plan, standard_plan, Rig};
+use super::scripted::{args, standard_plan, Rig};
 use super::tools::inspect::{Page, Target};
 use crate::dap::adapters::AdapterKind;
 use crate::dap::scripted::{Reply, ScriptedAdapter};
@@ -149,10 +149,7 @@ fn debugpys_unanswered_loaded_sources_is_refused_and_sources_come_from_modules()
     a.on("loadedSources", Reply::never());
     a.on("modules", Reply::ok(json!({"modules": [{"id": 1, "name": "__main__", "path": "/src/app.py"}]})));
     let mut rig = Rig::new(a);
-    let launch = rig.launch(
-        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
     assert!(rig.answered(launch).text.contains("stopped"));
     let sent = rig.adapter.commands().len();
     let call = rig.call(|s, key, call, now| s.dap_request(key, "loadedSources", None, call, now));

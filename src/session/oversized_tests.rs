@@ -132,10 +132,7 @@ fn a_second_exit_code_is_not_taken_over_the_first() {
     a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
     a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
     let mut rig = Rig::new(a);
-    let launch = rig.launch(
-        plan(AdapterKind::Debugpy, json!({"program": "/src/app.py"}), None),
-        args(json!({"program": "/src/app.py", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/app.py");
     rig.event("exited", json!({"exitCode": 7}));
     rig.event("exited", json!({"exitCode": 0}));
     rig.event("terminated", json!({}));
@@ -159,10 +156,7 @@ fn a_refused_resume_leaves_the_stop_where_it_was() {
     );
     a.on("continue", Reply::error("cancelled"));
     let mut rig = Rig::new(a);
-    let launch = rig.launch(
-        plan(AdapterKind::Rdbg, json!({"program": "/src/t.rb"}), None),
-        args(json!({"program": "/src/t.rb", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Rdbg, "/src/t.rb");
     rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
     assert!(!rig.answered(launch).is_error);
     let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));

@@ -113,6 +113,13 @@ impl Rig {
         call
     }
 
+    /// Launches `program` under `kind`'s recipe without stopping on entry (the launch most tests
+    /// start from); its answer comes at the first stop or the exit.
+    pub fn launch_program(&mut self, kind: AdapterKind, program: &str) -> CallKey {
+        let plan = plan(kind, serde_json::json!({ "program": program }), None);
+        self.launch(plan, args(serde_json::json!({"program": program, "stop_on_entry": false})))
+    }
+
     /// Calls a tool entry point `f(sessions, key, call, now)`, then pumps. An immediate answer
     /// is kept like a later one, so [`Rig::result`] finds either.
     pub fn call<R: Answered>(&mut self, f: impl FnOnce(&mut Sessions, SessionKey, CallKey, Instant) -> R) -> CallKey {

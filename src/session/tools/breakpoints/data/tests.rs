@@ -10,7 +10,7 @@ use super::{DataItem, Watched};
 use crate::dap::adapters::AdapterKind;
 use crate::dap::scripted::{Reply, ScriptedAdapter};
 use crate::session::breakpoints::{InstructionBreakpoint, Mode};
-use crate::session::scripted::{args, plan, Rig};
+use crate::session::scripted::Rig;
 
 fn caps(extra: Value) -> Value {
     let mut c = json!({"supportsConfigurationDoneRequest": true});
@@ -23,10 +23,7 @@ fn caps(extra: Value) -> Value {
 /// A launched C program on an lldb plan (its quirks), stopped at a breakpoint.
 fn stopped(adapter: ScriptedAdapter) -> Rig {
     let mut rig = Rig::new(adapter);
-    let launch = rig.launch(
-        plan(AdapterKind::Lldb, json!({"program": "/src/w"}), None),
-        args(json!({"program": "/src/w", "stop_on_entry": false})),
-    );
+    let launch = rig.launch_program(AdapterKind::Lldb, "/src/w");
     rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
     let out = rig.answered(launch);
     assert!(!out.is_error, "{}", out.text);
