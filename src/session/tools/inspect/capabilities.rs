@@ -97,10 +97,7 @@ impl Session {
         for row in GATES {
             if gates::Gate::open(row.gate, Some(caps)) {
                 yes.push(row.call);
-            } else if row.gate == Gate::LoadedSources
-                && self.link.plan.quirks.loaded_sources_from_modules
-                && caps.supports_modules_request
-            {
+            } else if row.gate == Gate::LoadedSources && self.sources_from_modules() {
                 // `modules {sources}` reads them from `modules` (`inspect/modules.rs`).
                 yes.push("modules {sources} (from modules)");
             } else {

@@ -52,14 +52,9 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = stopped(&mut self.slab, key)?;
-        let from_modules = sources && !Gate::LoadedSources.open(s.link.client.capabilities());
-        if from_modules && !s.link.plan.quirks.loaded_sources_from_modules {
-            return Err(Gate::LoadedSources.refusal(&s.link.adapter));
-        }
+        let from_modules = sources && s.sources_from_modules();
         // `loadedSources` needs only its own capability (js-debug has it without `modules`).
-        if !sources || from_modules {
-            s.require(Gate::Modules)?;
-        }
+        s.require(if sources && !from_modules { Gate::LoadedSources } else { Gate::Modules })?;
         let partial = s.link.plan.quirks.loaded_sources_from_modules && !from_modules && !sources;
         let count = count.unwrap_or(DEFAULT_COUNT).clamp(1, MAX_COUNT);
         let filter = filter.filter(|f| !f.is_empty());
@@ -69,6 +64,14 @@ impl Sessions {
 }
 
 impl Session {
+    /// Whether `modules {sources}` reads the sources from `modules` here: the adapter has no
+    /// `loadedSources` but its modules are its source files (`Quirks::loaded_sources_from_modules`).
+    /// `capabilities` reads it too, so it lists the call as working exactly where it works.
+    pub(in crate::session) fn sources_from_modules(&self) -> bool {
+        let caps = self.link.client.capabilities();
+        self.link.plan.quirks.loaded_sources_from_modules && !Gate::LoadedSources.open(caps) && Gate::Modules.open(caps)
+    }
+
     pub(super) fn modules_next(&mut self, call: CallKey, job: ModulesJob, now: Instant) {
         let revision = self.run.revision;
         let (command, args) = if job.sources && !job.from_modules {
