@@ -120,6 +120,13 @@ pub struct Bound {
     pub at: Option<String>,
 }
 
+impl Bound {
+    /// Why the adapter did not verify it: its message, or that it gave none.
+    pub fn why_not(&self) -> &str {
+        self.message.as_deref().unwrap_or("no reason given by the adapter")
+    }
+}
+
 /// One requested breakpoint and, once the adapter answered, its state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -505,7 +512,7 @@ pub fn state_text(e: &FunctionEntry) -> String {
     let mut s = match &e.bound {
         None => "no answer yet".to_owned(),
         Some(b) if b.verified => "verified".to_owned(),
-        Some(b) => format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter")),
+        Some(b) => format!("NOT verified ({})", b.why_not()),
     };
     // "never hit" is the listing's word (`breakpoints`), not a set result's.
     s.push_str(&e.hits.text(false));

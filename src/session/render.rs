@@ -103,11 +103,7 @@ impl Session {
                 .flat_map(|(p, set)| set.iter().map(move |e| (p, e)))
                 .filter(|(_, e)| e.bound.as_ref().is_some_and(|b| !b.verified))
                 .map(|(p, e)| {
-                    let why = e
-                        .bound
-                        .as_ref()
-                        .and_then(|b| b.message.clone())
-                        .unwrap_or_else(|| "no reason given by the adapter".into());
+                    let why = e.bound.as_ref().map_or("no reason given by the adapter", |b| b.why_not());
                     format!("{}:{} ({why})", short(p), e.requested.line)
                 })
                 .collect();

@@ -270,7 +270,7 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
                 Some(b) if b.verified && e.moved() => format!("verified, moved to line {}", b.line.unwrap_or(0)),
                 Some(b) if b.verified => "verified".to_owned(),
                 Some(b) => {
-                    format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter"))
+                    format!("NOT verified ({})", b.why_not())
                 }
             };
             let hit = if e.requested.log_message.is_some() {

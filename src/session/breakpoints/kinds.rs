@@ -279,7 +279,7 @@ pub fn list_state_text<T>(e: &Listed<T>) -> String {
             Some(at) => format!("verified at {at}"),
             None => "verified".to_owned(),
         },
-        Some(b) => format!("NOT verified ({})", b.message.as_deref().unwrap_or("no reason given by the adapter")),
+        Some(b) => format!("NOT verified ({})", b.why_not()),
     };
     // "never hit" is the listing's word (`breakpoints`), not a set result's.
     s.push_str(&e.hits.text(false));
