@@ -58,6 +58,11 @@ const FLAGS: &[Flag] = &[
         env: Some("AGENTDAP_HOST_REQUESTS"),
         help: "when an adapter asks agentdap to run a command (runInTerminal, `console: terminal`): `allow` (default), `deny`, or `ask` (the agent decides with resolve_host_request)",
     },
+    Flag {
+        usage: "--stop-locals <on|off>",
+        env: Some("AGENTDAP_STOP_LOCALS"),
+        help: "whether results at a stop show the top frame's locals (or what changed in them) when the call gives no `locals`; default on",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -91,6 +96,8 @@ struct Options {
     idle_reap_secs: Option<u64>,
     /// `--host-requests`: published to the server as `AGENTDAP_HOST_REQUESTS`.
     host_requests: Option<String>,
+    /// `--stop-locals`: published to the server as `AGENTDAP_STOP_LOCALS`.
+    stop_locals: Option<String>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -134,6 +141,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
                 options.tools = Some(set);
             }
             "--host-requests" => options.host_requests = Some(host_policy(&value("--host-requests")?)?),
+            "--stop-locals" => options.stop_locals = Some(on_off("--stop-locals", &value("--stop-locals")?)?),
             // Subcommands take the rest of the command line; flags before them still apply.
             word if agentdap::cli::is_subcommand(word) => {
                 command = Command::Cli(agentdap::cli::parse(word, args.by_ref())?);
@@ -151,6 +159,14 @@ fn host_policy(value: &str) -> Result<String, String> {
     match agentdap::session::host::HostPolicy::parse(value) {
         Some(_) => Ok(value.trim().to_owned()),
         None => Err(format!("--host-requests must be `allow`, `deny` or `ask`, not `{value}`")),
+    }
+}
+
+/// `on` or `off`, or the sentence saying what `flag` takes.
+fn on_off(flag: &str, value: &str) -> Result<String, String> {
+    match value.trim() {
+        v @ ("on" | "off") => Ok(v.to_owned()),
+        _ => Err(format!("{flag} must be `on` or `off`, not `{value}`")),
     }
 }
 
@@ -276,6 +292,18 @@ fn main() -> ExitCode {
                     Ok(v) => std::env::set_var(agentdap::session::host::POLICY_ENV, v),
                     Err(message) => {
                         eprintln!("agentdap: {message} ({} or the flag)", agentdap::session::host::POLICY_ENV);
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            let stop_locals =
+                options.stop_locals.clone().or_else(|| std::env::var(agentdap::session::STOP_LOCALS_ENV).ok());
+            if let Some(value) = stop_locals.filter(|v| !v.trim().is_empty()) {
+                match on_off("--stop-locals", &value) {
+                    // Read by the server; set before it (or any other thread) exists.
+                    Ok(v) => std::env::set_var(agentdap::session::STOP_LOCALS_ENV, v),
+                    Err(message) => {
+                        eprintln!("agentdap: {message} ({} or the flag)", agentdap::session::STOP_LOCALS_ENV);
                         return ExitCode::from(2);
                     }
                 }

@@ -226,6 +226,29 @@ impl Mcp {
                 format!("Internal error: {MAX_PENDING_CALLS} tool calls are already in flight"),
             ));
         }
+        // `locals` of a tool that reports stops is the session layer's, not the handler's.
+        let mut stripped;
+        let mut args = args;
+        let mut locals = None;
+        if crate::mcp::STOP_TOOLS.contains(&tool.name) {
+            if let Some(v) = args.get("locals") {
+                let Some(on) = v.as_bool() else {
+                    return Ok(Answer::Result(
+                        crate::reply::ToolResult::error(
+                            crate::reply::ErrorCode::InvalidArgument,
+                            "locals must be true or false.",
+                        )
+                        .to_value(),
+                        None,
+                    ));
+                };
+                locals = Some(on);
+                stripped = args.clone();
+                stripped.remove("locals");
+                args = &stripped;
+            }
+        }
+        cx.sessions.set_call_locals(locals);
         let call = self.new_call_key();
         let mut tcx = ToolCx {
             call,

@@ -44,13 +44,20 @@ pub const MAX_SUBSCRIPTIONS: usize = 1024;
 /// The golden path, sent as `instructions` in `initialize` and `server/discover`.
 pub const INSTRUCTIONS: &str = "agentdap debugs programs through real debug adapters. \
 Golden path: launch with the program and breakpoints (it returns at the first stop); \
-context shows where you are, the source and the locals in one call; evaluate or step to dig in; \
+every result at a stop shows the current line and the top frame's locals, or, in the same frame \
+as the last stop, only what changed (locals: false on the call shows the location alone); \
+context shows the source, the stack and all locals in one call; evaluate or step to dig in; \
 continue runs to the next stop, and when it returns state \"running\" call wait instead of \
 continuing again (wait_ms: default 10000, max 50000); disconnect when done. sessions lists every session; every tool's `session` \
 argument defaults to the most recent live one, `thread` to the focus thread and `frame` (a frame id \
 from context or stack_trace) to its top frame. attach joins a running program (pid, or connect to \
 a debug server). A child process the program starts becomes its own session (s2, …): a result \
 that starts with its stop names it; pass that session id to inspect it.";
+
+/// The tools whose results report a stop, and so take `locals` (handled before their handler:
+/// `Sessions::set_call_locals`).
+pub const STOP_TOOLS: &[&str] =
+    &["launch", "attach", "continue", "step", "pause", "wait", "run_to", "goto", "restart", "resolve_host_request"];
 
 /// The environment variable (and `--tools` flag) choosing the tool set: `core` or `full`.
 pub const TOOLS_ENV: &str = "AGENTDAP_TOOLS";
@@ -90,6 +97,7 @@ pub const CORE_HIDDEN_ARGS: &[&str] = &[
     "graceful",
     "hex",
     "reverse",
+    "locals",
     // Breakpoint kinds beyond source lines, and breakpoint locations: the full set has them.
     "set_breakpoints.kind",
     "set_breakpoints.breakpoints.name",

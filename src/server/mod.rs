@@ -256,6 +256,10 @@ impl Server {
         let files = std::rc::Rc::new(crate::os::files::OsFiles);
         let mut sessions = Sessions::with_files(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, config, files);
         sessions.set_idle_reap(evidence::idle_reap_from_env());
+        // Validated by `main`; unset means on.
+        if std::env::var(crate::session::STOP_LOCALS_ENV).is_ok_and(|v| v.trim() == "off") {
+            sessions.set_default_locals(false);
+        }
         let mut reader = LineReader::default();
         if stdin_eof {
             reader.finish();

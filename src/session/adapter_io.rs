@@ -200,7 +200,7 @@ impl Sessions {
         }
         s.complete_waiters();
         for call in std::mem::take(&mut s.calls.disconnect_calls) {
-            let output = s.result("disconnected", false);
+            let output = s.result("disconnected", false, false);
             s.calls.done.push((call, output));
         }
         s.pump(now, &mut self.actions);

@@ -20,4 +20,8 @@ pub struct Calls {
     pub(crate) result_cursor: u64,
     /// `disconnect` calls answered when the adapter is gone.
     pub(crate) disconnect_calls: Vec<CallKey>,
+    /// Whether the tool call being dispatched wants stop results with the top frame's locals
+    /// (its `locals`, else `--stop-locals`; [`super::Sessions::set_call_locals`]): the waits it
+    /// starts keep it.
+    pub(crate) locals: bool,
 }

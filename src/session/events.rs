@@ -33,6 +33,12 @@ pub enum StopDetail {
     Exception { revision: u64 },
     /// A `threads` refresh at a stop (for validating thread arguments).
     ThreadList { revision: u64 },
+    /// The top frame's scopes, for its locals (`stop_frame.rs`).
+    Scopes { revision: u64 },
+    /// The locals scope's variables.
+    Locals { revision: u64 },
+    /// The first children of a local whose value says nothing without them.
+    Preview { revision: u64, fetching: i64 },
 }
 
 impl Session {
@@ -385,6 +391,7 @@ impl Session {
     /// One stop-detail answer is in; the waits are answered after the last one.
     fn stop_detail_done(&mut self) {
         if self.run.details_one_done() {
+            self.finish_stop_frame();
             self.note_entry_inside_a_function();
             self.note_stop();
             self.complete_waiters();
@@ -495,6 +502,7 @@ impl Session {
                             self.run.top_frame =
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
+                        self.ask_stop_frame(revision, frame, trace.total_frames, now);
                     }
                     self.stop_detail_done();
                 }
@@ -514,6 +522,24 @@ impl Session {
                             stop.exception = Some(info);
                         }
                     }
+                    self.stop_detail_done();
+                }
+            }
+            StopDetail::Scopes { revision } => {
+                if revision == self.run.revision {
+                    self.stop_scopes_answered(failure, &body, now);
+                    self.stop_detail_done();
+                }
+            }
+            StopDetail::Locals { revision } => {
+                if revision == self.run.revision {
+                    self.stop_locals_answered(failure, &body, now);
+                    self.stop_detail_done();
+                }
+            }
+            StopDetail::Preview { revision, fetching } => {
+                if revision == self.run.revision {
+                    self.stop_preview_answered(fetching, failure, &body);
                     self.stop_detail_done();
                 }
             }

@@ -46,6 +46,7 @@ mod render;
 mod scripted;
 pub mod snapshot;
 mod startup;
+mod stop_frame;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -297,7 +298,13 @@ pub struct Session {
     flow: tools::flow::State,
     /// Host requests (`runInTerminal`) and the stdin of a program agentdap runs itself.
     pub host: host::HostState,
+    /// What stop results show of the frame: the current stop's view and the last one read.
+    pub stops: stop_frame::StopFrames,
 }
+
+/// The environment variable (and `--stop-locals` flag) for the default of a call's `locals`:
+/// `on` or `off`.
+pub const STOP_LOCALS_ENV: &str = "AGENTDAP_STOP_LOCALS";
 
 /// Every session, plus the breakpoints waiting for the next launch.
 pub struct Sessions {
@@ -312,6 +319,10 @@ pub struct Sessions {
     request_timeout: Duration,
     /// The user's configuration (custom adapters), read once at start.
     pub config: Config,
+    /// Whether a stop result shows the top frame's locals by default (`--stop-locals`).
+    stop_locals: bool,
+    /// ... and for the tool call being dispatched ([`Sessions::set_call_locals`]).
+    call_locals: bool,
     /// The ledger's recent records (README § What happened); the IO shell appends them to the file.
     pub ledger: crate::ledger::Ledger,
     /// How long an ended session stays before it is released; `None`: until disconnected.
@@ -361,6 +372,29 @@ impl Sessions {
             idle_reap: Some(evidence::DEFAULT_IDLE_REAP),
             host: host::HostTable::default(),
             files,
+            stop_locals: true,
+            call_locals: true,
+        }
+    }
+
+    /// Whether stop results show the top frame's locals when a call does not say (`--stop-locals`).
+    pub fn set_default_locals(&mut self, on: bool) {
+        self.stop_locals = on;
+        self.call_locals = on;
+        for (_, s) in self.slab.iter_mut() {
+            s.stops.default_locals = on;
+            s.calls.locals = on;
+        }
+    }
+
+    /// The `locals` argument of the tool call about to be dispatched (`None`: not given, the
+    /// default applies); the waits the call starts keep it. The MCP layer calls this before every
+    /// tool handler.
+    pub fn set_call_locals(&mut self, locals: Option<bool>) {
+        let on = locals.unwrap_or(self.stop_locals);
+        self.call_locals = on;
+        for (_, s) in self.slab.iter_mut() {
+            s.calls.locals = on;
         }
     }
 
@@ -495,7 +529,18 @@ impl Sessions {
             program: start.program,
             run: snapshot::Run::default(),
             link: link::Link::new(DapClient::new(config), plan, Rc::clone(&self.files)),
-            calls: calls::Calls { waiters: waiter.into_iter().collect(), warnings, ..calls::Calls::default() },
+            calls: calls::Calls {
+                waiters: waiter
+                    .into_iter()
+                    .map(|mut w| {
+                        w.locals = self.call_locals;
+                        w
+                    })
+                    .collect(),
+                warnings,
+                locals: self.call_locals,
+                ..calls::Calls::default()
+            },
             view: handles::View::default(),
             evidence: evidence::Evidence { opened: self.opened, ..evidence::Evidence::new(now) },
             family: children::Family { parent, owns_debuggee, ..children::Family::default() },
@@ -509,6 +554,7 @@ impl Sessions {
             mirror: mirror::Tap::default(),
             flow: tools::flow::State::default(),
             host: host::HostState::default(),
+            stops: stop_frame::StopFrames::new(self.stop_locals),
         };
         if !stands_in {
             self.actions.push_back(Action::Ledger(session.start_record()));

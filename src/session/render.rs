@@ -16,7 +16,7 @@ impl Session {
     /// The result of an execution tool: the one line that matters, then output since the last
     /// result; `structuredContent` carries the snapshot (README § Tools). Advances the output
     /// cursor.
-    pub(super) fn result(&mut self, verb: &str, timed_out: bool) -> ToolResult {
+    pub(super) fn result(&mut self, verb: &str, timed_out: bool, locals: bool) -> ToolResult {
         let mut text = self.headline();
         let child_stops = std::mem::take(&mut self.family.child_stops);
         if !child_stops.is_empty() {
@@ -65,6 +65,10 @@ impl Session {
             text.push_str(&format!(" (still starting when the wait ended: {step}; call `wait` to keep waiting)"));
         }
         let mut snap = self.snapshot_json();
+        if self.run.state == RunState::Stopped && self.run.stop_ready() {
+            let frame = self.stop_frame_lines(locals, &mut snap);
+            text.push_str(&frame);
+        }
         if let Some(hit) = self.watches_hit() {
             text.push_str(&format!("\n{hit}"));
         }

@@ -48,6 +48,9 @@ pub struct Waiter {
     pub since: u64,
     /// Output cursor when the wait began (for `Until::Output` and progress counts).
     pub output_cursor: Option<u64>,
+    /// The result shows the top frame's locals (or what changed in them) at a stop, as the
+    /// call's `locals` asks; false: the location alone.
+    pub locals: bool,
     started: Instant,
     next_progress: Instant,
 }
@@ -61,6 +64,7 @@ impl Waiter {
             until,
             since,
             output_cursor: None,
+            locals: true,
             started: now,
             next_progress: now + PROGRESS_EVERY,
         }
@@ -106,7 +110,7 @@ impl Session {
         if let Some(pending) = self.host_pending_result() {
             return pending;
         }
-        let mut out = self.result(w.verb, !satisfied);
+        let mut out = self.result(w.verb, !satisfied, w.locals);
         self.flow_annotate(w.call, &mut out);
         if w.verb == "waited" {
             out.structured["satisfied"] = satisfied.into();

@@ -109,10 +109,18 @@ impl Tool {
     /// when it is absent, and its ~900 bytes over the whole list were paid in every conversation
     /// (MCP 2025-11-25 § Tools › Tool: `title` is optional).
     pub fn to_value(&self) -> Value {
+        let mut schema = (self.input_schema)();
+        // One argument of every tool that reports a stop, read before its handler
+        // (`Sessions::set_call_locals`); what it does is said once, in the instructions.
+        if crate::mcp::STOP_TOOLS.contains(&self.name) {
+            if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+                props.insert("locals".into(), json!({"type": "boolean"}));
+            }
+        }
         json!({
             "name": self.name,
             "description": self.description,
-            "inputSchema": (self.input_schema)(),
+            "inputSchema": schema,
             "annotations": self.annotations.to_value(),
         })
     }

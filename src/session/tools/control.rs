@@ -99,7 +99,7 @@ impl Sessions {
         let s = session(&mut self.slab, key)?;
         match s.run.state {
             RunState::Stopped => {
-                let out = s.result("already stopped", false);
+                let out = s.result("already stopped", false, s.calls.locals);
                 self.complete(call, out);
                 return Ok(());
             }
@@ -111,7 +111,9 @@ impl Sessions {
         }
         let t = thread.or(s.view.focus_thread).unwrap_or(0);
         let since = s.run.revision;
-        s.calls.waiters.push(Waiter::new(call, now, wait_duration(wait_ms), "paused", Until::Stop, since));
+        let mut w = Waiter::new(call, now, wait_duration(wait_ms), "paused", Until::Stop, since);
+        w.locals = s.calls.locals;
+        s.calls.waiters.push(w);
         s.run.pause_sent = true;
         s.request::<Pause>(PauseArguments { thread_id: t }, Origin::Control(Op::Pause { call }), now);
         self.after(key, now);
@@ -136,6 +138,7 @@ impl Sessions {
             s.run.revision
         });
         let mut w = Waiter::new(call, now, wait_duration(wait_ms), "waited", until, since);
+        w.locals = s.calls.locals;
         s.output.flush();
         w.output_cursor = Some(s.result_cursor_value());
         if s.satisfies(&w) {
@@ -185,6 +188,7 @@ impl Session {
         self.mark_running();
         self.run.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);
+        w.locals = self.calls.locals;
         w.output_cursor = Some(self.output.cursor());
         self.calls.waiters.push(w);
     }

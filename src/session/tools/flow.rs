@@ -538,6 +538,7 @@ impl Session {
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
         self.rearm_entry_breakpoint(now);
         self.drop_for_restart(true, now);
+        self.stops.forget();
         if self.run.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.
             self.run.revision += 1;
@@ -554,6 +555,7 @@ impl Session {
 
     fn push_restart_waiter(&mut self, call: CallKey, wait: Duration, now: Instant) {
         let mut w = Waiter::new(call, now, wait, RESTART_VERB, Until::Stop, self.run.revision);
+        w.locals = self.calls.locals;
         w.output_cursor = Some(self.output.cursor());
         self.calls.waiters.push(w);
     }
@@ -609,6 +611,7 @@ impl Session {
         self.family.child_stops.clear();
         // The new adapter verifies them afresh; watches of the old run's memory are dropped.
         self.drop_for_restart(false, now);
+        self.stops.forget();
         self.flow.run_to = None;
         self.flow.relaunch_pending = true;
         self.flow.restart_call = Some((call, "relaunch"));

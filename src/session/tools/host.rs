@@ -127,6 +127,7 @@ impl Sessions {
             s.start_terminal(p.reverse, p.run, &mut self.actions);
             let verb = if s.run.state == RunState::Starting { "launched" } else { "resolved" };
             let mut w = Waiter::new(call, now, wait_duration(wait_ms), verb, Until::Stop, s.run.revision);
+            w.locals = s.calls.locals;
             w.output_cursor = Some(s.output.cursor());
             if s.satisfies(&w) {
                 let out = s.wait_result(&w, true);
@@ -140,7 +141,7 @@ impl Sessions {
                 s.link.adapter, p.summary, p.id
             );
             s.deny_host(p.reverse, why, now, &mut self.actions);
-            let mut out = s.result("denied", false);
+            let mut out = s.result("denied", false, s.calls.locals);
             out.text = format!("{} denied.\n{}", p.id, out.text);
             self.actions.push_back(Action::Complete { call, output: out });
         }

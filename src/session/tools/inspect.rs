@@ -11,6 +11,7 @@
 mod capabilities;
 mod completions;
 mod context;
+pub(in crate::session) use context::is_noise;
 mod many;
 mod modules;
 mod results;

@@ -198,7 +198,7 @@ impl Sessions {
                 s.fail_waiters(ErrorCode::Disconnected);
                 s.pump(now, &mut self.actions);
             }
-            let output = s.result("disconnected", false);
+            let output = s.result("disconnected", false, false);
             self.actions.push_back(Action::Complete { call, output });
             self.actions.push_back(Action::Release { session: key });
             return Ok(());
@@ -265,7 +265,7 @@ impl Session {
                 actions.push_back(Action::StopAdapter { session: self.key });
                 self.complete_waiters();
                 if let Some(call) = call {
-                    let mut out = self.result("disconnected", false);
+                    let mut out = self.result("disconnected", false, false);
                     // An adapter that exits instead of answering `disconnect` did what was asked.
                     if let Some(msg) = failure.filter(|_| code != ErrorCode::Disconnected) {
                         out.text.push_str(&format!(
@@ -292,7 +292,7 @@ impl Session {
                 self.calls.done.push((call, ToolResult::error(code, msg)));
             }
             Op::Disconnect { call: Some(call) } => {
-                let out = self.result("disconnected", false);
+                let out = self.result("disconnected", false, false);
                 self.calls.done.push((call, out));
             }
             Op::Disconnect { call: None } => {}

@@ -295,7 +295,7 @@ fn lowercase_first(name: &str) -> String {
 }
 
 /// debugpy groups dunder and special entries under these names; `context` hides them.
-fn is_noise(v: &Value) -> bool {
+pub(in crate::session) fn is_noise(v: &Value) -> bool {
     let name = v.get("name").and_then(Value::as_str).unwrap_or("");
     matches!(name, "special variables" | "function variables" | "class variables" | "protected variables")
         || (name.starts_with("__") && name.ends_with("__"))

@@ -1,0 +1,586 @@
+//! What a stop result shows of the frame the program stopped in (README § Tools › What a stop
+//! shows): the current source line, and the top frame's locals on a stop in a new frame, or only
+//! what changed in them on a stop in the same frame as the last stop whose locals were read
+//! (`x: 1 → 2`, `new: tmp = 10`, `gone: y`). Fetched as stop details after the top frame
+//! (`events.rs`): `scopes`, the locals' `variables`, and the children of the few locals whose
+//! value says nothing without them (`preview.rs`), pipelined, each within
+//! [`STOP_DETAIL_TIMEOUT`]. Large collections are summarized, never expanded. Must not: answer a
+//! tool (the results that report stops call [`Session::stop_frame_lines`]).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use super::events::StopDetail;
+use super::handles::Kind;
+use super::text::{clip, value_text};
+use super::values::VALUE_CHARS;
+use super::{preview, Origin, Session};
+use crate::dap::requests::{Request, Scopes, ScopesArguments, Variables, VariablesArguments};
+
+/// The longest one stop-detail request for the frame may take (ms): past it the stop is
+/// reported without the locals, saying why (a `__repr__` that never returns must not hold a
+/// `step` for the adapter's full request timeout).
+pub const STOP_DETAIL_TIMEOUT: Duration = Duration::from_millis(1500);
+/// Locals listed at a stop in a new frame; `context` and `variables` have the rest.
+const LOCALS_SHOWN: usize = 10;
+/// Changed, new or gone locals listed at a stop in the same frame.
+const CHANGES_SHOWN: usize = 10;
+/// Locals whose children are fetched at a stop for a preview (each is one more round trip).
+const STOP_PREVIEWS: usize = 4;
+/// Most characters of one value in a stop's text.
+const STOP_VALUE_CHARS: usize = 120;
+/// A container announcing at least this many children is shown as `list of N items`.
+const BIG_COLLECTION: u64 = 100;
+/// Source files larger than this give no current line (bytes).
+const MAX_SOURCE_FILE: u64 = 1 << 20;
+/// Characters of the current line shown.
+const LINE_CHARS: usize = 200;
+
+/// Which frame a stop is in, as far as can be told across stops: adapters renumber frames at
+/// every stop (debugpy's ids grow), so a frame is its thread, function, source and depth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameKey {
+    pub thread: i64,
+    pub function: Option<String>,
+    pub path: Option<String>,
+    /// The stack's depth (`totalFrames` of the top-frame answer), when the adapter says.
+    pub depth: Option<u64>,
+}
+
+/// One local as a stop compares and shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Local {
+    pub name: String,
+    /// What the text shows (cut to [`STOP_VALUE_CHARS`], or the summary of a big collection).
+    pub shown: String,
+    /// What two stops compare: the value (or preview) cut to [`VALUE_CHARS`].
+    pub compared: String,
+    /// False when `compared` may not be the whole value: cut, a summary, or a container whose
+    /// children were not read; equal values are then "maybe changed", not "unchanged".
+    pub exact: bool,
+    pub ty: Option<String>,
+    /// The adapter's `variablesReference` (0: none).
+    pub reference: i64,
+}
+
+/// How far the current stop's locals have come.
+#[derive(Clone, Debug, Default)]
+pub enum LocalsRead {
+    /// Not asked for (`locals: false`, no frame id, or the stop is not the newest).
+    #[default]
+    NotAsked,
+    /// Asked for; answers outstanding.
+    Pending,
+    /// The locals scope's name and adapter reference, and its variables in the adapter's order.
+    Read { scope: String, reference: i64, variables: std::rc::Rc<Vec<Value>> },
+    /// The frame has no cheap locals scope (`scopes` named none).
+    NoScope,
+    /// A request failed or ran out of time: why.
+    Failed(String),
+}
+
+/// What changed in the locals of the same frame since the last stop that read them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// (name, before, now), shown values.
+    pub changed: Vec<(String, String, String)>,
+    pub new: Vec<Local>,
+    pub gone: Vec<String>,
+    /// Equal as far as shown, but not shown whole: they may have changed.
+    pub unsure: Vec<String>,
+    pub unchanged: usize,
+}
+
+/// The last stop whose locals were read: what the next stop in the same frame compares with.
+#[derive(Clone, Debug)]
+struct Baseline {
+    key: FrameKey,
+    locals: Vec<Local>,
+    revision: u64,
+    /// Its place among the session's stops ([`StopFrames::stops`]).
+    stop: u64,
+}
+
+/// The current stop's frame view.
+#[derive(Clone, Debug, Default)]
+pub struct StopFrame {
+    /// The stop this view belongs to.
+    pub revision: u64,
+    pub key: Option<FrameKey>,
+    /// The adapter's frame id of the top frame.
+    frame_id: Option<i64>,
+    /// The current line: number and text.
+    pub line: Option<(u64, String)>,
+    pub locals: LocalsRead,
+    /// Computed when the stop became ready: the locals as compared and shown.
+    pub shown: Vec<Local>,
+    /// `Some` when the stop is in the frame of the baseline: what changed since (and its
+    /// revision, and whether it was the previous stop).
+    pub changes: Option<(Changes, u64, bool)>,
+}
+
+/// The frame views of a session: the current stop's and the baseline.
+#[derive(Debug)]
+pub struct StopFrames {
+    pub current: StopFrame,
+    baseline: Option<Baseline>,
+    /// Stops seen (a counter, to tell whether the baseline is the previous stop).
+    stops: u64,
+    /// Whether a stop with no call waiting reads its locals (`--stop-locals`).
+    pub default_locals: bool,
+}
+
+impl StopFrames {
+    pub fn new(default_locals: bool) -> StopFrames {
+        StopFrames { current: StopFrame::default(), baseline: None, stops: 0, default_locals }
+    }
+
+    /// The program starts over (`restart`, a relaunch): nothing compares with before.
+    pub fn forget(&mut self) {
+        self.baseline = None;
+        self.current = StopFrame::default();
+    }
+}
+
+/// The locals of `now` against those of `before` (the same frame), matched by name and, for a
+/// name that appears twice (C's shadowed locals), by its occurrence.
+pub fn compare(before: &[Local], now: &[Local]) -> Changes {
+    let nth = |list: &[Local], i: usize| list[..i].iter().filter(|l| l.name == list[i].name).count();
+    fn find<'a>(list: &'a [Local], name: &str, k: usize) -> Option<&'a Local> {
+        list.iter().filter(|l| l.name == name).nth(k)
+    }
+    let mut c = Changes::default();
+    for (i, l) in now.iter().enumerate() {
+        match find(before, &l.name, nth(now, i)) {
+            None => c.new.push(l.clone()),
+            Some(b) if b.compared != l.compared => c.changed.push((l.name.clone(), b.shown.clone(), l.shown.clone())),
+            Some(b) if b.exact && l.exact => c.unchanged += 1,
+            Some(_) => c.unsure.push(l.name.clone()),
+        }
+    }
+    for (i, b) in before.iter().enumerate() {
+        if find(now, &b.name, nth(before, i)).is_none() {
+            c.gone.push(b.name.clone());
+        }
+    }
+    c
+}
+
+/// How one variable reads at a stop; `preview` is its children's preview when fetched.
+pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
+    let reference = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+    let ty = v.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
+    let count = |key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let children = count("indexedVariables").max(count("namedVariables"));
+    let value = v.get("value").and_then(Value::as_str).unwrap_or("");
+    if reference > 0 && children >= BIG_COLLECTION {
+        // Never expanded: its size is what a stop needs to say.
+        let what = ty.clone().unwrap_or_else(|| "collection".to_owned());
+        let shown = format!("{what} of {children} items");
+        return Local {
+            name,
+            compared: format!("{shown}: {}", clip(value, VALUE_CHARS).0),
+            shown,
+            exact: false,
+            ty,
+            reference,
+        };
+    }
+    let wants = preview::wants_preview(v).is_some();
+    let (text, exact) = match preview {
+        Some(p) => {
+            let whole = !p.contains('…');
+            (p, whole)
+        }
+        // A container whose value says nothing and whose children were not read.
+        None => (value.to_owned(), !wants),
+    };
+    let (compared, cut) = clip(&text, VALUE_CHARS);
+    let (first, more_lines) = super::text::first_line(&text);
+    let (shown, shown_cut) = clip(first, STOP_VALUE_CHARS);
+    let shown =
+        if more_lines || shown_cut { format!("{}…", value_text(&shown)) } else { value_text(&shown).to_string() };
+    Local { name, shown, compared, exact: exact && !cut, ty, reference }
+}
+
+impl Session {
+    /// Whether this stop reads the top frame's locals: when calls wait for it, as any of them
+    /// asks (`locals`, default on); with none waiting, as `--stop-locals` says.
+    fn stop_wants_locals(&self) -> bool {
+        if self.calls.waiters.is_empty() {
+            return self.stops.default_locals;
+        }
+        self.calls.waiters.iter().any(|w| w.locals)
+    }
+
+    /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
+    /// before that detail is counted done, so the stop waits for what this sends.
+    pub(super) fn ask_stop_frame(
+        &mut self,
+        revision: u64,
+        frame: &crate::dap::requests::StackFrame,
+        depth: Option<u64>,
+        now: Instant,
+    ) {
+        self.stops.stops += 1;
+        let location = self.run.stop.as_ref().and_then(|s| s.location.clone()).unwrap_or_default();
+        let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
+        let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
+        let key = FrameKey { thread, function: frame.name.clone(), path: raw_path.clone().or(location.path), depth };
+        let line = raw_path.zip(location.line).and_then(|(p, n)| self.source_line(&p, n).map(|t| (n, t)));
+        let frame_id = frame.id.typed().copied();
+        self.stops.current = StopFrame { revision, key: Some(key), frame_id, line, ..StopFrame::default() };
+        let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
+        self.stops.current.locals = LocalsRead::Pending;
+        self.run.details_await_one_more();
+        let args = ScopesArguments { frame_id: id };
+        self.stop_request::<Scopes>(args, StopDetail::Scopes { revision }, now);
+    }
+
+    fn stop_request<R: Request>(&mut self, arguments: R::Arguments, detail: StopDetail, now: Instant) {
+        let arguments = R::arguments(&arguments).unwrap_or(None);
+        self.send_with_timeout(R::COMMAND, arguments, Origin::Stop(detail), now, Some(STOP_DETAIL_TIMEOUT));
+    }
+
+    /// The current line's text, read from the file (bounded); `None` when it cannot be read.
+    fn source_line(&self, path: &str, line: u64) -> Option<String> {
+        let bytes = self.link.files.read_bounded(std::path::Path::new(path), MAX_SOURCE_FILE).ok()?;
+        let text = String::from_utf8_lossy(&bytes);
+        let l = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+        Some(clip(l, LINE_CHARS).0)
+    }
+
+    /// The answer to `scopes` at a stop: asks for the first cheap scope's variables.
+    pub(super) fn stop_scopes_answered(&mut self, failure: Option<String>, body: &Value, now: Instant) {
+        if let Some(why) = failure {
+            self.stops.current.locals = LocalsRead::Failed(format!("`scopes` failed: {why}"));
+            return;
+        }
+        let scopes = Scopes::parse(Some(body)).unwrap_or_default().scopes;
+        // As `context` picks: the first scope that is not expensive.
+        let named = scopes.into_iter().find(|s| !s.expensive).and_then(|s| Some((s.name?, s.variables_reference?)));
+        let Some((scope, reference)) = named.filter(|(_, r)| *r > 0) else {
+            self.stops.current.locals = LocalsRead::NoScope;
+            return;
+        };
+        if let Some(frame) = self.stops.current.frame_id {
+            self.note_frame_of([reference], frame);
+        }
+        self.stops.current.locals = LocalsRead::Read { scope, reference, variables: std::rc::Rc::default() };
+        self.run.details_await_one_more();
+        let args = VariablesArguments { variables_reference: reference, ..VariablesArguments::default() };
+        let revision = self.run.revision;
+        self.stop_request::<Variables>(args, StopDetail::Locals { revision }, now);
+    }
+
+    /// The locals' answer: cached for the revision like a `variables` page, then the previews
+    /// the shown ones need are asked for together.
+    pub(super) fn stop_locals_answered(&mut self, failure: Option<String>, body: &Value, now: Instant) {
+        if let Some(why) = failure {
+            self.stops.current.locals = LocalsRead::Failed(format!("`variables` failed: {why}"));
+            return;
+        }
+        let LocalsRead::Read { reference, .. } = self.stops.current.locals else { return };
+        let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+        self.note_children_frame(reference, &vars);
+        self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
+        if let LocalsRead::Read { variables, .. } = &mut self.stops.current.locals {
+            *variables = std::rc::Rc::clone(&vars);
+        }
+        let shown =
+            vars.iter().filter(|v| !super::tools::inspect::is_noise(v)).take(LOCALS_SHOWN.max(CHANGES_SHOWN) * 2);
+        let revision = self.run.revision;
+        for fetching in self.missing_previews(shown).into_iter().take(STOP_PREVIEWS) {
+            self.run.details_await_one_more();
+            let args = VariablesArguments {
+                variables_reference: fetching,
+                start: Some(0),
+                count: Some(preview::PREVIEW_FETCH as u64),
+                filter: None,
+                format: None,
+            };
+            self.stop_request::<Variables>(args, StopDetail::Preview { revision, fetching }, now);
+        }
+    }
+
+    /// A preview's children (a failed fetch caches none: the value shows as the adapter gave it).
+    pub(super) fn stop_preview_answered(&mut self, fetching: i64, failure: Option<String>, body: &Value) {
+        if failure.is_some() {
+            return;
+        }
+        let children = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+        self.note_children_frame(fetching, &children);
+        if children.len() < preview::PREVIEW_FETCH {
+            self.view.var_cache.insert(fetching, (self.run.revision, children));
+        } else {
+            self.view.preview_cache.insert(fetching, children);
+        }
+    }
+
+    /// Every detail of the stop is in: the locals as shown, compared with the baseline when the
+    /// frame is the same, and kept as the next baseline.
+    pub(super) fn finish_stop_frame(&mut self) {
+        let LocalsRead::Read { variables, .. } = &self.stops.current.locals else { return };
+        let variables = std::rc::Rc::clone(variables);
+        let locals: Vec<Local> = variables
+            .iter()
+            .filter(|v| !super::tools::inspect::is_noise(v))
+            .map(|v| {
+                let name = self.shown_name(v).map(|n| n.into_owned()).unwrap_or_default();
+                let preview = preview::wants_preview(v)
+                    .and_then(|r| self.cached_children(r))
+                    .filter(|c| !c.is_empty())
+                    .map(|c| preview::render(&c, &|r| self.cached_children(r)));
+                local_of(name, v, preview)
+            })
+            .collect();
+        let key = self.stops.current.key.clone();
+        let stop = self.stops.stops;
+        if let (Some(key), Some(base)) = (&key, &self.stops.baseline) {
+            if base.key == *key {
+                let changes = compare(&base.locals, &locals);
+                self.stops.current.changes = Some((changes, base.revision, base.stop + 1 == stop));
+            }
+        }
+        if let Some(key) = key {
+            let revision = self.stops.current.revision;
+            self.stops.baseline = Some(Baseline { key, locals: locals.clone(), revision, stop });
+        }
+        self.stops.current.shown = locals;
+    }
+
+    /// The lines a stop result shows of the frame (none when the stop is not the current one or
+    /// `locals` is off: then the location alone), and the same facts for `structuredContent`.
+    pub(super) fn stop_frame_lines(&mut self, locals: bool, snap: &mut Value) -> String {
+        let view = &self.stops.current;
+        if view.revision != self.run.revision || view.key.is_none() {
+            return String::new();
+        }
+        let mut text = String::new();
+        if let Some((n, line)) = &view.line {
+            text.push_str(&format!("\n→{n:>5}  {line}"));
+            snap["source_line"] = json!({"line": n, "text": line});
+        }
+        if !locals {
+            return text;
+        }
+        let view = self.stops.current.clone();
+        match &view.locals {
+            LocalsRead::NotAsked | LocalsRead::Pending | LocalsRead::NoScope => {}
+            LocalsRead::Failed(why) => {
+                text.push_str(&format!("\nlocals not read: {why} (`context` asks again)"));
+                snap["locals_error"] = why.clone().into();
+            }
+            LocalsRead::Read { scope, reference, .. } => {
+                let handle = self.view.handles.mint(Kind::Variables, *reference);
+                let heading = match handle {
+                    Some(r) => format!("{} [ref {r}]", lowercase_first(scope)),
+                    None => lowercase_first(scope),
+                };
+                match &view.changes {
+                    None => self.new_frame_lines(&heading, handle, &view.shown, &mut text, snap),
+                    Some((changes, since, previous)) => {
+                        let since_text = if *previous { String::new() } else { format!(" since rev {since}") };
+                        text.push_str(&format!("\n{heading}{since_text}: {}", changes_text(changes)));
+                        let mut m = Map::new();
+                        m.insert("since_revision".into(), (*since).into());
+                        put_handle(&mut m, handle);
+                        let changed: Vec<Value> =
+                            changes.changed.iter().map(|(n, b, a)| json!({"name": n, "before": b, "now": a})).collect();
+                        m.insert("changed".into(), changed.into());
+                        let new: Vec<Value> = changes.new.iter().map(|l| self.local_json(l)).collect();
+                        m.insert("new".into(), new.into());
+                        m.insert("gone".into(), changes.gone.clone().into());
+                        m.insert("maybe_changed".into(), changes.unsure.clone().into());
+                        m.insert("unchanged".into(), changes.unchanged.into());
+                        snap["changes"] = Value::Object(m);
+                    }
+                }
+            }
+        }
+        text
+    }
+
+    fn new_frame_lines(
+        &mut self,
+        heading: &str,
+        handle: Option<u32>,
+        shown: &[Local],
+        text: &mut String,
+        snap: &mut Value,
+    ) {
+        if shown.is_empty() {
+            text.push_str(&format!("\n{heading}: none"));
+        } else {
+            text.push_str(&format!("\n{heading}:"));
+        }
+        let list: Vec<Value> = shown.iter().take(LOCALS_SHOWN).map(|l| self.local_json(l)).collect();
+        for l in &list {
+            text.push_str(&format!("\n  {}", super::values::variable_line(l)));
+        }
+        if shown.len() > LOCALS_SHOWN {
+            let more = shown.len() - LOCALS_SHOWN;
+            text.push_str(&format!("\n  … {more} more (`context`, or `variables` with the locals' ref)"));
+        }
+        let mut m = Map::new();
+        put_handle(&mut m, handle);
+        m.insert("total".into(), shown.len().into());
+        m.insert("variables".into(), list.into());
+        snap["locals"] = Value::Object(m);
+    }
+
+    /// One local for a result: name, shown value, type, and its `ref` when it has children.
+    fn local_json(&mut self, l: &Local) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), l.name.clone().into());
+        m.insert("value".into(), l.shown.clone().into());
+        if let Some(t) = &l.ty {
+            m.insert("type".into(), t.clone().into());
+        }
+        if l.reference > 0 {
+            if let Some(r) = self.view.handles.mint(Kind::Variables, l.reference) {
+                m.insert("ref".into(), r.into());
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+fn put_handle(m: &mut Map<String, Value>, handle: Option<u32>) {
+    if let Some(r) = handle {
+        m.insert("ref".into(), r.into());
+    }
+}
+
+/// `subtotal: 12 → 13 · new: tax = 6 (int) · gone: i`, or `unchanged`.
+pub fn changes_text(c: &Changes) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut listed = 0;
+    let mut more = 0;
+    for (name, before, now) in &c.changed {
+        if listed < CHANGES_SHOWN {
+            parts.push(format!("{name}: {before} → {now}"));
+            listed += 1;
+        } else {
+            more += 1;
+        }
+    }
+    for l in &c.new {
+        if listed < CHANGES_SHOWN {
+            let ty = l.ty.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+            parts.push(format!("new: {} = {}{ty}", l.name, l.shown));
+            listed += 1;
+        } else {
+            more += 1;
+        }
+    }
+    if !c.gone.is_empty() {
+        let shown: Vec<&str> = c.gone.iter().take(CHANGES_SHOWN).map(String::as_str).collect();
+        parts.push(format!("gone: {}", shown.join(", ")));
+        more += c.gone.len() - shown.len();
+    }
+    if more > 0 {
+        parts.push(format!("… {more} more changes (`context` lists the locals)"));
+    }
+    let unsure: Vec<&str> = c.unsure.iter().take(CHANGES_SHOWN).map(String::as_str).collect();
+    if parts.is_empty() {
+        return match unsure.is_empty() {
+            true => "unchanged".to_owned(),
+            false => format!("no change seen, but not shown whole: {}", unsure.join(", ")),
+        };
+    }
+    if !unsure.is_empty() {
+        parts.push(format!("maybe changed (not shown whole): {}", unsure.join(", ")));
+    }
+    parts.join(" · ")
+}
+
+/// A scope's name as a heading: `Locals` → `locals` (only the first letter).
+fn lowercase_first(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local(name: &str, value: &str) -> Local {
+        local_of(name.to_owned(), &json!({"name": name, "value": value, "type": "int", "variablesReference": 0}), None)
+    }
+
+    #[test]
+    fn a_changed_local_is_named_with_both_values_and_the_rest_count_as_unchanged() {
+        let before = [local("x", "1"), local("y", "2")];
+        let now = [local("x", "2"), local("y", "2")];
+        let c = compare(&before, &now);
+        assert_eq!(c.changed, vec![("x".to_owned(), "1".to_owned(), "2".to_owned())]);
+        assert_eq!((c.unchanged, c.new.len(), c.gone.len()), (1, 0, 0));
+        assert_eq!(changes_text(&c), "x: 1 → 2");
+    }
+
+    #[test]
+    fn new_and_gone_locals_are_said() {
+        let c = compare(&[local("i", "3")], &[local("tmp", "10")]);
+        assert_eq!(changes_text(&c), "new: tmp = 10 (int) · gone: i");
+    }
+
+    #[test]
+    fn nothing_changed_reads_unchanged() {
+        let c = compare(&[local("x", "1")], &[local("x", "1")]);
+        assert_eq!(changes_text(&c), "unchanged");
+    }
+
+    #[test]
+    fn shadowed_names_match_by_occurrence() {
+        let c = compare(&[local("i", "1"), local("i", "5")], &[local("i", "1"), local("i", "6")]);
+        assert_eq!(c.changed, vec![("i".to_owned(), "5".to_owned(), "6".to_owned())]);
+        assert_eq!(c.unchanged, 1);
+    }
+
+    #[test]
+    fn a_big_collection_is_summarized_and_never_called_unchanged() {
+        let v = json!({"name": "xs", "value": "[0, 1, 2, ...]", "type": "list", "variablesReference": 7, "indexedVariables": 100000});
+        let l = local_of("xs".into(), &v, None);
+        assert_eq!(l.shown, "list of 100000 items");
+        assert!(!l.exact);
+        let c = compare(std::slice::from_ref(&l), std::slice::from_ref(&l));
+        assert_eq!(c.unsure, vec!["xs".to_owned()]);
+        assert_eq!(changes_text(&c), "no change seen, but not shown whole: xs");
+    }
+
+    #[test]
+    fn a_struct_without_its_children_read_is_not_called_unchanged() {
+        let v = json!({"name": "p", "value": "point", "type": "point", "variablesReference": 9});
+        let l = local_of("p".into(), &v, None);
+        assert!(!l.exact, "its value says nothing of its fields");
+        let read = local_of("p".into(), &v, Some("{x = 1, y = 2}".into()));
+        assert!(read.exact && read.shown == "{x = 1, y = 2}");
+        let cut = local_of("p".into(), &v, Some("{a = 1, …}".into()));
+        assert!(!cut.exact);
+    }
+
+    #[test]
+    fn a_long_value_is_cut_in_the_text_but_compared_further() {
+        let long = "x".repeat(200);
+        let a = local("s", &long);
+        assert_eq!(a.shown.chars().count(), STOP_VALUE_CHARS + 1, "cut with …");
+        let mut other = long.clone();
+        other.push('y');
+        let b = local("s", &other);
+        assert_eq!(compare(&[a], &[b]).changed.len(), 1, "the difference past the shown part still counts");
+    }
+
+    #[test]
+    fn many_changes_are_capped_with_a_count() {
+        let before: Vec<Local> = (0..15).map(|i| local(&format!("v{i}"), "0")).collect();
+        let now: Vec<Local> = (0..15).map(|i| local(&format!("v{i}"), "1")).collect();
+        let text = changes_text(&compare(&before, &now));
+        assert!(text.ends_with("… 5 more changes (`context` lists the locals)"), "{text}");
+        assert_eq!(text.matches('→').count(), CHANGES_SHOWN);
+    }
+}
