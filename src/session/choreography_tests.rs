@@ -130,7 +130,8 @@ fn initialized_before_or_after_the_launch_response_configures_once_after_launch(
             rig.launch(standard_plan(json!({"program": "/src/app.py"})), args(json!({"program": "/src/app.py"})));
         assert_eq!(
             start_up_commands(&rig),
-            ["initialize", "launch", "setExceptionBreakpoints", "configurationDone"],
+            // The top frame's scopes: the stop result shows its locals (`stop_frame.rs`).
+            ["initialize", "launch", "setExceptionBreakpoints", "configurationDone", "scopes"],
             "initialized late: {initialized_late}"
         );
         let out = rig.answered(call);
@@ -160,7 +161,16 @@ fn a_launch_answered_only_after_configuration_done_is_joined_and_the_stop_report
     );
     assert_eq!(
         rig.adapter.commands(),
-        ["initialize", "launch", "setBreakpoints", "setExceptionBreakpoints", "configurationDone", "stackTrace"]
+        // Then the top frame's scopes, for the locals the stop result shows (`stop_frame.rs`).
+        [
+            "initialize",
+            "launch",
+            "setBreakpoints",
+            "setExceptionBreakpoints",
+            "configurationDone",
+            "stackTrace",
+            "scopes"
+        ]
     );
     let out = rig.answered(call);
     assert!(out.text.starts_with("s1 stopped (breakpoint) at app.py:3 in main() · thread 1 · rev 1\n"), "{}", out.text);

@@ -45,7 +45,11 @@ fn a_gdb_launch_answered_after_configuration_done_stops_in_frame_0_and_every_rea
     let mut rig = Rig::new(gdb_adapter(Reply::ok(Value::Null).then("stopped", stopped)));
     let launch = gdb_launch(&mut rig);
     // No exception filters advertised: no setExceptionBreakpoints.
-    assert_eq!(rig.adapter.commands(), ["initialize", "launch", "setBreakpoints", "configurationDone", "stackTrace"]);
+    // Then frame 0's scopes and locals, for the stop result (`stop_frame.rs`).
+    assert_eq!(
+        rig.adapter.commands(),
+        ["initialize", "launch", "setBreakpoints", "configurationDone", "stackTrace", "scopes", "variables"]
+    );
     let out = rig.answered(launch);
     assert!(out.text.starts_with("s1 stopped (breakpoint) at prog.c:9 in main() · thread 1"), "{}", out.text);
     let trace = rig.call(|s, key, call, now| s.stack_trace(key, None, 0, 20, call, now));

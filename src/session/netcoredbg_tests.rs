@@ -30,7 +30,8 @@ fn an_initialized_before_the_initialize_response_is_kept_and_the_entry_stop_repo
         rig_plan(AdapterKind::Netcoredbg, json!({"program": "/w/app.dll", "stopAtEntry": true}), None),
         args(json!({"program": "/w/app.dll"})),
     );
-    assert_eq!(rig.adapter.commands(), ["initialize", "launch", "configurationDone", "stackTrace"]);
+    // Then the top frame's scopes, for the stop result's locals (`stop_frame.rs`).
+    assert_eq!(rig.adapter.commands(), ["initialize", "launch", "configurationDone", "stackTrace", "scopes"]);
     let out = rig.answered(launch);
     assert!(!out.is_error, "{}", out.text);
     assert!(out.text.starts_with("s1 stopped (entry) at Program.cs:3 in Program.Main()"), "{}", out.text);

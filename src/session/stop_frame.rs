@@ -198,9 +198,12 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
     };
     let (compared, cut) = clip(&text, VALUE_CHARS);
     let (first, more_lines) = super::text::first_line(&text);
-    let (shown, shown_cut) = clip(first, STOP_VALUE_CHARS);
-    let shown =
-        if more_lines || shown_cut { format!("{}…", value_text(&shown)) } else { value_text(&shown).to_string() };
+    // `clip` marks its own cut with `…`; a value of several lines is its first, marked too.
+    let (shown, _) = clip(first, STOP_VALUE_CHARS);
+    let shown = match more_lines && !shown.ends_with('…') {
+        true => format!("{}…", value_text(&shown)),
+        false => value_text(&shown).to_owned(),
+    };
     Local { name, shown, compared, exact: exact && !cut, ty, reference }
 }
 

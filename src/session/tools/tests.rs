@@ -93,6 +93,9 @@ impl Fake {
         let sent = self.sent();
         let frame = json!({"stackFrames": [{"id": 7, "name": "f", "line": 3, "source": {"path": "/p.c"}}]});
         self.answer_all(&sent, &[("stackTrace", frame), ("threads", json!({"threads": [{"id": 1, "name": "main"}]}))]);
+        // The stop result's locals (`stop_frame.rs`): this frame has no scopes.
+        let sent = self.sent();
+        self.answer_all(&sent, &[("scopes", json!({"scopes": []}))]);
         self.results();
     }
 }
