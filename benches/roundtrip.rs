@@ -69,8 +69,13 @@ const OPS: &[Op] = &[
     },
     Op { name: "variables", raw: true, tool: Some("variables"), args: || json!({}) },
     Op { name: "context", raw: true, tool: Some("context"), args: || json!({}) },
+    // A stop result carries the top frame's locals (or what changed in them): the raw client
+    // asks for them too (`stackTrace`, `scopes`, `variables`), and `· location` is the same
+    // stop with `locals: false` against a raw client that asks for the top frame alone.
     Op { name: "step", raw: true, tool: Some("step"), args: || json!({"kind": "over"}) },
+    Op { name: "step · location", raw: true, tool: Some("step"), args: || json!({"kind": "over", "locals": false}) },
     Op { name: "continue", raw: true, tool: Some("continue"), args: || json!({}) },
+    Op { name: "continue · location", raw: true, tool: Some("continue"), args: || json!({"locals": false}) },
     Op { name: "output", raw: false, tool: Some("output"), args: || json!({}) },
     Op { name: "sessions", raw: false, tool: Some("sessions"), args: || json!({}) },
 ];
@@ -226,18 +231,27 @@ fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples) -> 
     let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
     dap.request("variables", json!({"variablesReference": vref}))?;
     s.add("context", t);
-    // `step` and `continue` through agentdap answer with where the program stopped, so the
-    // raw client asks for the top frame too (what any client needs to know the line).
-    let t = Instant::now();
-    dap.request("next", json!({"threadId": thread}))?;
-    dap.event("stopped")?;
-    dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
-    s.add("step", t);
-    let t = Instant::now();
-    dap.request("continue", json!({"threadId": thread}))?;
-    dap.event("stopped")?;
-    dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
-    s.add("continue", t);
+    // `step` and `continue` through agentdap answer with where the program stopped and the top
+    // frame's locals, so the raw client asks for them too; `· location` the top frame alone
+    // (what any client needs to know the line).
+    for (command, with_locals, name) in [
+        ("next", true, "step"),
+        ("next", false, "step · location"),
+        ("continue", true, "continue"),
+        ("continue", false, "continue · location"),
+    ] {
+        let t = Instant::now();
+        dap.request(command, json!({"threadId": thread}))?;
+        dap.event("stopped")?;
+        let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
+        if with_locals {
+            let frame = st["body"]["stackFrames"][0]["id"].clone();
+            let scopes = dap.request("scopes", json!({"frameId": frame}))?;
+            let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
+            dap.request("variables", json!({"variablesReference": vref}))?;
+        }
+        s.add(name, t);
+    }
     Ok(())
 }
 

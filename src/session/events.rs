@@ -38,7 +38,8 @@ pub enum StopDetail {
     /// The locals scope's variables.
     Locals { revision: u64 },
     /// The first children of a local whose value says nothing without them.
-    Preview { revision: u64, fetching: i64 },
+    /// `outer`: a local itself (its members may be read one level down).
+    Preview { revision: u64, fetching: i64, outer: bool },
 }
 
 impl Session {
@@ -537,9 +538,9 @@ impl Session {
                     self.stop_detail_done();
                 }
             }
-            StopDetail::Preview { revision, fetching } => {
+            StopDetail::Preview { revision, fetching, outer } => {
                 if revision == self.run.revision {
-                    self.stop_preview_answered(fetching, failure, &body);
+                    self.stop_preview_answered(fetching, outer, failure, &body, now);
                     self.stop_detail_done();
                 }
             }

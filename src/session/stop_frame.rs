@@ -30,6 +30,8 @@ const CHANGES_SHOWN: usize = 10;
 const STOP_PREVIEWS: usize = 4;
 /// Most characters of one value in a stop's text.
 const STOP_VALUE_CHARS: usize = 120;
+/// Most characters of a container's value in a stop's text (its items are behind its ref).
+const CONTAINER_CHARS: usize = 60;
 /// A container announcing at least this many children is shown as `list of N items`.
 const BIG_COLLECTION: u64 = 100;
 /// Source files larger than this give no current line (bytes).
@@ -115,6 +117,8 @@ pub struct StopFrame {
     pub locals: LocalsRead,
     /// Computed when the stop became ready: the locals as compared and shown.
     pub shown: Vec<Local>,
+    /// Preview fetches this stop may still send.
+    previews_left: usize,
     /// `Some` when the stop is in the frame of the baseline: what changed since (and its
     /// revision, and whether it was the previous stop).
     pub changes: Option<(Changes, u64, bool)>,
@@ -197,9 +201,13 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
         None => (value.to_owned(), !wants),
     };
     let (compared, cut) = clip(&text, VALUE_CHARS);
+    let cut = cut || text.ends_with("...");
+    // A container's long value (debugpy's repr of a big list, cut by debugpy with `...`) is its
+    // start: its items are behind its ref.
+    let limit = if reference > 0 { CONTAINER_CHARS } else { STOP_VALUE_CHARS };
     let (first, more_lines) = super::text::first_line(&text);
     // `clip` marks its own cut with `…`; a value of several lines is its first, marked too.
-    let (shown, _) = clip(first, STOP_VALUE_CHARS);
+    let (shown, _) = clip(first, limit);
     let shown = match more_lines && !shown.ends_with('…') {
         true => format!("{}…", value_text(&shown)),
         false => value_text(&shown).to_owned(),
@@ -293,8 +301,22 @@ impl Session {
         }
         let shown =
             vars.iter().filter(|v| !super::tools::inspect::is_noise(v)).take(LOCALS_SHOWN.max(CHANGES_SHOWN) * 2);
+        let refs = self.missing_previews(shown);
+        self.stops.current.previews_left = 2 * STOP_PREVIEWS;
+        self.ask_previews(refs, true, now);
+    }
+
+    /// Asks for the children of `refs` for previews, within the stop's budget; `outer`: locals
+    /// themselves, whose members that say nothing either are then read one level down (as
+    /// `context` does, so its previews are the same from what this caches).
+    fn ask_previews(&mut self, refs: Vec<i64>, outer: bool, now: Instant) {
         let revision = self.run.revision;
-        for fetching in self.missing_previews(shown).into_iter().take(STOP_PREVIEWS) {
+        let cap = if outer { STOP_PREVIEWS } else { usize::MAX };
+        for fetching in refs.into_iter().take(cap) {
+            if self.stops.current.previews_left == 0 {
+                return;
+            }
+            self.stops.current.previews_left -= 1;
             self.run.details_await_one_more();
             let args = VariablesArguments {
                 variables_reference: fetching,
@@ -303,22 +325,31 @@ impl Session {
                 filter: None,
                 format: None,
             };
-            self.stop_request::<Variables>(args, StopDetail::Preview { revision, fetching }, now);
+            self.stop_request::<Variables>(args, StopDetail::Preview { revision, fetching, outer }, now);
         }
     }
 
     /// A preview's children (a failed fetch caches none: the value shows as the adapter gave it).
-    pub(super) fn stop_preview_answered(&mut self, fetching: i64, failure: Option<String>, body: &Value) {
+    pub(super) fn stop_preview_answered(
+        &mut self,
+        fetching: i64,
+        outer: bool,
+        failure: Option<String>,
+        body: &Value,
+        now: Instant,
+    ) {
         if failure.is_some() {
             return;
         }
         let children = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
         self.note_children_frame(fetching, &children);
+        let inner = if outer { self.missing_previews(children.iter()) } else { Vec::new() };
         if children.len() < preview::PREVIEW_FETCH {
             self.view.var_cache.insert(fetching, (self.run.revision, children));
         } else {
             self.view.preview_cache.insert(fetching, children);
         }
+        self.ask_previews(inner, false, now);
     }
 
     /// Every detail of the stop is in: the locals as shown, compared with the baseline when the

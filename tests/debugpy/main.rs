@@ -23,3 +23,4 @@ mod life_debugpy;
 mod memory;
 mod output;
 mod project_python;
+mod stop_frame_debugpy;

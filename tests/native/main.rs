@@ -25,3 +25,4 @@ mod memory;
 mod native_adapters;
 mod native_hygiene;
 mod native_util;
+mod stop_frame_lldb;

@@ -1,0 +1,67 @@
+//! What a stop result shows of its frame on real lldb-dap (issue 19): a C frame's locals at a
+//! stop in a new frame, exactly the one local a step changed, and a struct read through its
+//! members so a change inside it is seen.
+
+use crate::agent::{require, scratch, Agent};
+use crate::native_util::gcc;
+use serde_json::{json, Value};
+
+const PROG_C: &str = "#include <stdio.h>\n\
+struct point { int x; int y; };\n\
+int scale(int v, int factor) {\n\
+    int out = v * factor;\n\
+    return out;\n\
+}\n\
+int main(void) {\n\
+    int count = 1;\n\
+    struct point p = { 3, 4 };\n\
+    count = count + 1;\n\
+    p.y = 40;\n\
+    int r = scale(count, 3);\n\
+    printf(\"%d %d %d\\n\", count, p.y, r);\n\
+    return 0;\n\
+}\n";
+
+fn names(r: &crate::agent::Res) -> Vec<String> {
+    let list = r.s["locals"]["variables"].as_array().cloned().unwrap_or_default();
+    list.iter().filter_map(|v| v["name"].as_str().map(str::to_owned)).collect()
+}
+
+fn value_of(r: &crate::agent::Res, name: &str) -> Value {
+    let list = r.s["locals"]["variables"].as_array().cloned().unwrap_or_default();
+    list.into_iter().find(|v| v["name"] == json!(name)).map_or(Value::Null, |v| v["value"].clone())
+}
+
+#[test]
+fn a_c_step_reports_the_one_local_it_changed_and_a_call_shows_the_new_frames_locals() {
+    require("lldb-dap-22", "lldb-22");
+    let (c, bin) = gcc(&scratch("stop-frame"), "prog", PROG_C);
+    let (c, bin) = (c.to_string_lossy().into_owned(), bin.to_string_lossy().into_owned());
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 10}], "wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(10), "{}", r.text);
+    assert!(r.text.contains("\n→   10  count = count + 1;"), "{}", r.text);
+    assert_eq!(names(&r), ["count", "p", "r"], "{}", r.s);
+    assert_eq!(value_of(&r, "count"), json!("1"), "{}", r.s);
+    // lldb-dap shows a struct's value as its type; the stop reads its members for a preview.
+    assert_eq!(value_of(&r, "p"), json!("{x = 3, y = 4}"), "{}", r.s);
+
+    let r = a.ok("step", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(11), "{}", r.text);
+    let c = &r.s["changes"];
+    assert_eq!(c["changed"], json!([{"name": "count", "before": "1", "now": "2"}]), "{}", r.s);
+    assert_eq!((c["new"].clone(), c["gone"].clone(), c["maybe_changed"].clone()), (json!([]), json!([]), json!([])));
+    assert!(r.text.contains(": count: 1 → 2"), "{}", r.text);
+
+    // A member written: the struct's preview changed, and says so.
+    let r = a.ok("step", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(12), "{}", r.text);
+    let changed = &r.s["changes"]["changed"];
+    assert_eq!(changed, &json!([{"name": "p", "before": "{x = 3, y = 4}", "now": "{x = 3, y = 40}"}]), "{}", r.s);
+
+    let r = a.ok("step", json!({"kind": "in", "wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("scale"), "{}", r.text);
+    assert_eq!(names(&r), ["v", "factor", "out"], "{}", r.s);
+    assert_eq!((value_of(&r, "v"), value_of(&r, "factor")), (json!("2"), json!("3")), "{}", r.s);
+    a.ok("disconnect", json!({}));
+}
