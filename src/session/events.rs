@@ -385,7 +385,11 @@ impl Session {
             let args = ExceptionInfoArguments { thread_id: thread };
             self.request::<ExceptionInfo>(args, Origin::Stop(StopDetail::Exception { revision }), now);
         }
-        let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(1) };
+        // Enough frames that the stack's depth is known for most programs (a page that ends
+        // before `levels` is the whole stack): a stop result compares locals only with a frame
+        // of the same depth (`stop_frame.rs`).
+        let levels = super::stop_frame::STOP_STACK_LEVELS;
+        let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
         self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision }), now);
     }
 
@@ -503,7 +507,13 @@ impl Session {
                             self.run.top_frame =
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
-                        self.ask_stop_frame(revision, frame, trace.total_frames, now);
+                        let got = trace.stack_frames.len() as u64;
+                        let depth = if got < super::stop_frame::STOP_STACK_LEVELS {
+                            Some(got)
+                        } else {
+                            trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact)
+                        };
+                        self.ask_stop_frame(revision, frame, depth, now);
                     }
                     self.stop_detail_done();
                 }

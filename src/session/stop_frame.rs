@@ -22,6 +22,8 @@ use crate::dap::requests::{Request, Scopes, ScopesArguments, Variables, Variable
 /// reported without the locals, saying why (a `__repr__` that never returns must not hold a
 /// `step` for the adapter's full request timeout).
 pub const STOP_DETAIL_TIMEOUT: Duration = Duration::from_millis(1500);
+/// Frames a stop asks for: a stack shallower than this has a known depth.
+pub const STOP_STACK_LEVELS: u64 = 20;
 /// Locals listed at a stop in a new frame; `context` and `variables` have the rest.
 const LOCALS_SHOWN: usize = 10;
 /// Changed, new or gone locals listed at a stop in the same frame.
@@ -46,8 +48,16 @@ pub struct FrameKey {
     pub thread: i64,
     pub function: Option<String>,
     pub path: Option<String>,
-    /// The stack's depth (`totalFrames` of the top-frame answer), when the adapter says.
+    /// The stack's depth, when known (`RuntimeQuirks::total_frames_exact`).
     pub depth: Option<u64>,
+}
+
+impl FrameKey {
+    /// The same frame as `other`, as far as can be told: an unknown depth is never the same (a
+    /// recursion's calls share everything else).
+    pub fn same_as(&self, other: &FrameKey) -> bool {
+        self.depth.is_some() && self == other
+    }
 }
 
 /// One local as a stop compares and shows it.
@@ -372,7 +382,7 @@ impl Session {
         let key = self.stops.current.key.clone();
         let stop = self.stops.stops;
         if let (Some(key), Some(base)) = (&key, &self.stops.baseline) {
-            if base.key == *key {
+            if base.key.same_as(key) {
                 let changes = compare(&base.locals, &locals);
                 self.stops.current.changes = Some((changes, base.revision, base.stop + 1 == stop));
             }
@@ -561,6 +571,14 @@ mod tests {
     fn new_and_gone_locals_are_said() {
         let c = compare(&[local("i", "3")], &[local("tmp", "10")]);
         assert_eq!(changes_text(&c), "new: tmp = 10 (int) · gone: i");
+    }
+
+    #[test]
+    fn a_frame_of_unknown_depth_is_never_the_same() {
+        let key = |depth| FrameKey { thread: 1, function: Some("fact".into()), path: Some("/r.c".into()), depth };
+        assert!(key(Some(3)).same_as(&key(Some(3))));
+        assert!(!key(Some(3)).same_as(&key(Some(4))), "a recursion's next call");
+        assert!(!key(None).same_as(&key(None)), "lldb-dap's totalFrames is a guess: depth unknown");
     }
 
     #[test]

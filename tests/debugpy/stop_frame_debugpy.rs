@@ -84,3 +84,24 @@ fn with_stop_locals_off_a_stop_shows_the_location_and_a_call_can_still_ask() {
     assert!(r.is_error && r.text.contains("locals must be true or false"), "{}", r.text);
     a.ok("disconnect", json!({}));
 }
+
+/// debugpy's `totalFrames` is the stack's depth: each call of a recursion is a new frame, and a
+/// step over within one call compares with that call.
+#[test]
+fn recursion_is_a_new_frame_at_every_depth() {
+    let dir = agent::scratch("stop-frame-rec");
+    let program = dir.join("rec.py");
+    let source =
+        "def fact(n):\n    r = 1\n    if n > 1:\n        r = n * fact(n - 1)\n    return r\n\n\nprint(fact(4))\n";
+    std::fs::write(&program, source).expect("write rec.py");
+    let program = program.to_string_lossy().into_owned();
+    let mut a = Agent::start();
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 2}]}));
+    assert_eq!(value_of(&r, "n"), json!("4"), "{}", r.s);
+    let r = a.ok("continue", json!({}));
+    assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
+    assert_eq!(value_of(&r, "n"), json!("3"), "{}", r.s);
+    let r = a.ok("step", json!({}));
+    assert_eq!(r.s["changes"]["new"][0]["name"], json!("r"), "the same call: {}", r.s);
+    a.ok("disconnect", json!({}));
+}

@@ -65,3 +65,33 @@ fn a_c_step_reports_the_one_local_it_changed_and_a_call_shows_the_new_frames_loc
     assert_eq!((value_of(&r, "v"), value_of(&r, "factor")), (json!("2"), json!("3")), "{}", r.s);
     a.ok("disconnect", json!({}));
 }
+
+const REC_C: &str = "#include <stdio.h>\n\
+int fact(int n) {\n\
+    int r = 1;\n\
+    if (n > 1)\n\
+        r = n * fact(n - 1);\n\
+    return r;\n\
+}\n\
+int main(void) {\n\
+    printf(\"%d\\n\", fact(4));\n\
+    return 0;\n\
+}\n";
+
+/// lldb-dap 22 answers `totalFrames` as a guess (21 at every depth): the depth comes from a page
+/// that ends, so each call of a recursion is a new frame, never "n: 4 → 3".
+#[test]
+fn recursion_is_a_new_frame_at_every_depth() {
+    require("lldb-dap-22", "lldb-22");
+    let (c, bin) = gcc(&scratch("stop-frame-rec"), "rec", REC_C);
+    let (c, bin) = (c.to_string_lossy().into_owned(), bin.to_string_lossy().into_owned());
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 3}], "wait_ms": 30000}));
+    assert_eq!(value_of(&r, "n"), json!("4"), "{}", r.s);
+    for n in ["3", "2"] {
+        let r = a.ok("continue", json!({"wait_ms": 30000}));
+        assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
+        assert_eq!(value_of(&r, "n"), json!(n), "{}", r.s);
+    }
+    a.ok("disconnect", json!({}));
+}

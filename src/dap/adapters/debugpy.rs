@@ -130,6 +130,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.8.x: pydevd prints this (category console) each time a condition raises, then goes
         // on without stopping (`tests/debugpy` `life_debugpy`).
         condition_error_marks: &[("pydevd: Error while evaluating expression in conditional breakpoint: ", false)],
+        // 1.8.x: `levels: 1` of a recursion 3 deep answers `totalFrames: 3` (`tests/debugpy`
+        // `stop_frame_debugpy::recursion_is_a_new_frame_at_every_depth`).
+        total_frames_exact: true,
         ..RuntimeQuirks::STANDARD
     }
 }

@@ -490,6 +490,12 @@ pub struct RuntimeQuirks {
     /// lldb-dap 22.1.8: `error: stopped due to an error evaluating condition of breakpoint 1.1:
     /// "nosuch > 0"`, after the `stopped` it makes there (`tests/native` `life_lldb`).
     pub condition_error_marks: &'static [(&'static str, bool)],
+    /// A `stackTrace` answer's `totalFrames` is the stack's depth even when the page is cut
+    /// (debugpy 1.8: `levels: 1` of a 3-deep stack answers 3). Where it is not said true, only a
+    /// page that ends before `levels` gives the depth: lldb-dap 22 answers `start + levels + 20`
+    /// while frames follow (21 at every depth of a recursion). A stop result compares locals only
+    /// with a frame whose depth was known to be the same (`session/stop_frame.rs`).
+    pub total_frames_exact: bool,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -638,6 +644,7 @@ impl RuntimeQuirks {
         evaluate_error_hint: None,
         hex_without_prefix: false,
         condition_error_marks: &[],
+        total_frames_exact: false,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's
