@@ -21,6 +21,10 @@ use crate::dap::requests::{
     Threads,
 };
 
+/// Frames a stop asks for: a stack shallower than this has a known depth, which a stop result's
+/// locals compare by (`stop_frame.rs`).
+pub(super) const STOP_STACK_LEVELS: u64 = 20;
+
 /// A request for what a stop result shows, sent at the stop of `revision`; carried in
 /// [`Origin::Stop`].
 #[derive(Debug)]
@@ -388,7 +392,7 @@ impl Session {
         // Enough frames that the stack's depth is known for most programs (a page that ends
         // before `levels` is the whole stack): a stop result compares locals only with a frame
         // of the same depth (`stop_frame.rs`).
-        let levels = super::stop_frame::STOP_STACK_LEVELS;
+        let levels = STOP_STACK_LEVELS;
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
         self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision }), now);
     }
@@ -493,7 +497,11 @@ impl Session {
 
     /// The answer to a stop-detail request; the stop is ready once every one is in.
     fn stop_detail_answered(&mut self, detail: StopDetail, reply: Reply, now: Instant) {
-        let Reply { failure, body, .. } = reply;
+        let Reply { failure, body, code } = reply;
+        let frame_read = matches!(detail, StopDetail::Scopes { .. } | StopDetail::Locals { .. });
+        if frame_read && failure.is_some() && code == ErrorCode::Timeout {
+            self.note_stop_timeout();
+        }
         match detail {
             StopDetail::Location { revision } => {
                 if revision == self.run.revision {
@@ -508,7 +516,7 @@ impl Session {
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
                         let got = trace.stack_frames.len() as u64;
-                        let depth = if got < super::stop_frame::STOP_STACK_LEVELS {
+                        let depth = if got < STOP_STACK_LEVELS {
                             Some(got)
                         } else {
                             trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact)

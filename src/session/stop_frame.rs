@@ -22,8 +22,6 @@ use crate::dap::requests::{Request, Scopes, ScopesArguments, Variables, Variable
 /// reported without the locals, saying why (a `__repr__` that never returns must not hold a
 /// `step` for the adapter's full request timeout).
 pub const STOP_DETAIL_TIMEOUT: Duration = Duration::from_millis(1500);
-/// Frames a stop asks for: a stack shallower than this has a known depth.
-pub const STOP_STACK_LEVELS: u64 = 20;
 /// Locals listed at a stop in a new frame; `context` and `variables` have the rest.
 const LOCALS_SHOWN: usize = 10;
 /// Changed, new or gone locals listed at a stop in the same frame.
@@ -134,11 +132,19 @@ pub struct StopFrame {
     pub changes: Option<(Changes, u64, bool)>,
 }
 
-/// The frame views of a session: the current stop's and the baseline.
+/// Frames whose last read locals are kept for comparing (a caller returned to compares with its
+/// own last stop).
+const BASELINES: usize = 8;
+
+/// The frame views of a session: the current stop's and the last read locals of recent frames.
 #[derive(Debug)]
 pub struct StopFrames {
     pub current: StopFrame,
-    baseline: Option<Baseline>,
+    /// Most recent first, at most [`BASELINES`], one per frame.
+    baselines: Vec<Baseline>,
+    /// A function (and its source) whose locals did not come within [`STOP_DETAIL_TIMEOUT`]:
+    /// its stops read them no more (the adapter may still be computing the last read).
+    timed_out: Option<(Option<String>, Option<String>)>,
     /// Stops seen (a counter, to tell whether the baseline is the previous stop).
     stops: u64,
     /// Whether a stop with no call waiting reads its locals (`--stop-locals`).
@@ -147,12 +153,13 @@ pub struct StopFrames {
 
 impl StopFrames {
     pub fn new(default_locals: bool) -> StopFrames {
-        StopFrames { current: StopFrame::default(), baseline: None, stops: 0, default_locals }
+        StopFrames { current: StopFrame::default(), baselines: Vec::new(), timed_out: None, stops: 0, default_locals }
     }
 
     /// The program starts over (`restart`, a relaunch): nothing compares with before.
     pub fn forget(&mut self) {
-        self.baseline = None;
+        self.baselines.clear();
+        self.timed_out = None;
         self.current = StopFrame::default();
     }
 }
@@ -190,8 +197,11 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
     let value = v.get("value").and_then(Value::as_str).unwrap_or("");
     if reference > 0 && children >= BIG_COLLECTION {
         // Never expanded: its size is what a stop needs to say.
-        let what = ty.clone().unwrap_or_else(|| "collection".to_owned());
-        let shown = format!("{what} of {children} items");
+        // `list of 100000 items`; a value that is its type already (`int[200]`): `200 items`.
+        let shown = match ty.as_deref() {
+            Some(t) if !value.trim().is_empty() && value.trim() != t => format!("{t} of {children} items"),
+            _ => format!("{children} items"),
+        };
         return Local {
             name,
             compared: format!("{shown}: {}", clip(value, VALUE_CHARS).0),
@@ -211,7 +221,9 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
         None => (value.to_owned(), !wants),
     };
     let (compared, cut) = clip(&text, VALUE_CHARS);
-    let cut = cut || text.ends_with("...");
+    // Cut by the adapter (debugpy's `[0, 1, ..., 58, ...]`), or holding default reprs (`[<Account
+    // object at 0x…>]`), which stay the same when the objects' members change.
+    let cut = cut || text.contains("...") || (reference > 0 && text.contains(" object at 0x"));
     // A container's long value (debugpy's repr of a big list, cut by debugpy with `...`) is its
     // start: its items are behind its ref.
     let limit = if reference > 0 { CONTAINER_CHARS } else { STOP_VALUE_CHARS };
@@ -253,6 +265,12 @@ impl Session {
         let frame_id = frame.id.typed().copied();
         self.stops.current = StopFrame { revision, key: Some(key), frame_id, line, ..StopFrame::default() };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
+        let function = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
+        if function.is_some() && function == self.stops.timed_out {
+            let why = "reading them timed out at an earlier stop in this function (a slow `__repr__`?), and the adapter may still be busy with it: `locals: false` keeps stops quick, `context` or `variables` reads them when wanted";
+            self.stops.current.locals = LocalsRead::Failed(why.to_owned());
+            return;
+        }
         self.stops.current.locals = LocalsRead::Pending;
         self.run.details_await_one_more();
         let args = ScopesArguments { frame_id: id };
@@ -262,6 +280,11 @@ impl Session {
     fn stop_request<R: Request>(&mut self, arguments: R::Arguments, detail: StopDetail, now: Instant) {
         let arguments = R::arguments(&arguments).unwrap_or(None);
         self.send_with_timeout(R::COMMAND, arguments, Origin::Stop(detail), now, Some(STOP_DETAIL_TIMEOUT));
+    }
+
+    /// A read of this stop's frame ran out of time: its function's later stops skip the read.
+    pub(super) fn note_stop_timeout(&mut self) {
+        self.stops.timed_out = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
     }
 
     /// The current line's text, read from the file (bounded); `None` when it cannot be read.
@@ -381,15 +404,15 @@ impl Session {
             .collect();
         let key = self.stops.current.key.clone();
         let stop = self.stops.stops;
-        if let (Some(key), Some(base)) = (&key, &self.stops.baseline) {
-            if base.key.same_as(key) {
+        if let Some(key) = key {
+            if let Some(i) = self.stops.baselines.iter().position(|b| b.key.same_as(&key)) {
+                let base = self.stops.baselines.remove(i);
                 let changes = compare(&base.locals, &locals);
                 self.stops.current.changes = Some((changes, base.revision, base.stop + 1 == stop));
             }
-        }
-        if let Some(key) = key {
             let revision = self.stops.current.revision;
-            self.stops.baseline = Some(Baseline { key, locals: locals.clone(), revision, stop });
+            self.stops.baselines.insert(0, Baseline { key, locals: locals.clone(), revision, stop });
+            self.stops.baselines.truncate(BASELINES);
         }
         self.stops.current.shown = locals;
     }
@@ -603,6 +626,21 @@ mod tests {
         let c = compare(std::slice::from_ref(&l), std::slice::from_ref(&l));
         assert_eq!(c.unsure, vec!["xs".to_owned()]);
         assert_eq!(changes_text(&c), "no change seen, but not shown whole: xs");
+    }
+
+    #[test]
+    fn a_value_the_adapter_cut_or_made_of_default_reprs_is_not_called_unchanged() {
+        // debugpy 1.8 cuts a long list's repr itself; a list of objects repeats their addresses.
+        let cut = json!({"name": "big", "value": "[0, 1, 2, ..., 58, ...]", "type": "list", "variablesReference": 4});
+        let objects =
+            json!({"name": "items", "value": "[<Account object at 0x7f01>]", "type": "list", "variablesReference": 5});
+        for v in [cut, objects] {
+            let l = local_of("v".into(), &v, None);
+            assert!(!l.exact, "{v}");
+            assert_eq!(compare(std::slice::from_ref(&l), std::slice::from_ref(&l)).unsure, vec!["v".to_owned()]);
+        }
+        let whole = json!({"name": "xs", "value": "[1, 2, 3]", "type": "list", "variablesReference": 6});
+        assert!(local_of("xs".into(), &whole, None).exact, "a whole repr compares as it is");
     }
 
     #[test]
