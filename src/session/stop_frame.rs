@@ -34,6 +34,11 @@ const STOP_VALUE_CHARS: usize = 120;
 const CONTAINER_CHARS: usize = 60;
 /// A container announcing at least this many children is shown as `list of N items`.
 const BIG_COLLECTION: u64 = 100;
+/// Most characters of a local's name, type or scope name in a stop's text.
+const NAME_CHARS: usize = 120;
+/// Locals a stop compares and keeps; past them they are counted, not compared (an adapter may
+/// send 100,000).
+const COMPARED: usize = 200;
 /// Source files larger than this give no current line (bytes).
 const MAX_SOURCE_FILE: u64 = 1 << 20;
 /// Characters of the current line shown.
@@ -72,6 +77,9 @@ pub struct Local {
     pub ty: Option<String>,
     /// The adapter's `variablesReference` (0: none).
     pub reference: i64,
+    /// Its value says nothing and its members were not read (a preview may come at another
+    /// stop): a difference from a preview is no change.
+    pub bare: bool,
 }
 
 /// How far the current stop's locals have come.
@@ -175,6 +183,9 @@ pub fn compare(before: &[Local], now: &[Local]) -> Changes {
     for (i, l) in now.iter().enumerate() {
         match find(before, &l.name, nth(now, i)) {
             None => c.new.push(l.clone()),
+            // A preview against a bare value (the preview budget went elsewhere, or its fetch
+            // failed) is not a change of the value.
+            Some(b) if b.bare != l.bare => c.unsure.push(l.name.clone()),
             Some(b) if b.compared != l.compared => c.changed.push((l.name.clone(), b.shown.clone(), l.shown.clone())),
             Some(b) if b.exact && l.exact => c.unchanged += 1,
             Some(_) => c.unsure.push(l.name.clone()),
@@ -190,8 +201,9 @@ pub fn compare(before: &[Local], now: &[Local]) -> Changes {
 
 /// How one variable reads at a stop; `preview` is its children's preview when fetched.
 pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
+    let name = clip(&name, NAME_CHARS).0;
     let reference = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-    let ty = v.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned);
+    let ty = v.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()).map(|t| clip(t, NAME_CHARS).0);
     let count = |key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
     let children = count("indexedVariables").max(count("namedVariables"));
     let value = v.get("value").and_then(Value::as_str).unwrap_or("");
@@ -202,16 +214,11 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
             Some(t) if !value.trim().is_empty() && value.trim() != t => format!("{t} of {children} items"),
             _ => format!("{children} items"),
         };
-        return Local {
-            name,
-            compared: format!("{shown}: {}", clip(value, VALUE_CHARS).0),
-            shown,
-            exact: false,
-            ty,
-            reference,
-        };
+        let compared = format!("{shown}: {}", clip(value, VALUE_CHARS).0);
+        return Local { name, compared, shown, exact: false, ty, reference, bare: false };
     }
     let wants = preview::wants_preview(v).is_some();
+    let bare = wants && preview.is_none();
     let (text, exact) = match preview {
         Some(p) => {
             let whole = !p.contains('…');
@@ -234,7 +241,7 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
         true => format!("{}…", value_text(&shown)),
         false => value_text(&shown).to_owned(),
     };
-    Local { name, shown, compared, exact: exact && !cut, ty, reference }
+    Local { name, shown, compared, exact: exact && !cut, ty, reference, bare }
 }
 
 impl Session {
@@ -298,7 +305,7 @@ impl Session {
     /// The answer to `scopes` at a stop: asks for the first cheap scope's variables.
     pub(super) fn stop_scopes_answered(&mut self, failure: Option<String>, body: &Value, now: Instant) {
         if let Some(why) = failure {
-            self.stops.current.locals = LocalsRead::Failed(format!("`scopes` failed: {why}"));
+            self.stops.current.locals = LocalsRead::Failed(why);
             return;
         }
         let scopes = Scopes::parse(Some(body)).unwrap_or_default().scopes;
@@ -322,11 +329,16 @@ impl Session {
     /// the shown ones need are asked for together.
     pub(super) fn stop_locals_answered(&mut self, failure: Option<String>, body: &Value, now: Instant) {
         if let Some(why) = failure {
-            self.stops.current.locals = LocalsRead::Failed(format!("`variables` failed: {why}"));
+            self.stops.current.locals = LocalsRead::Failed(why);
             return;
         }
         let LocalsRead::Read { reference, .. } = self.stops.current.locals else { return };
-        let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+        let Some(list) = body.get("variables").and_then(Value::as_array) else {
+            let why = "the adapter's `variables` answer has no list of variables".to_owned();
+            self.stops.current.locals = LocalsRead::Failed(why);
+            return;
+        };
+        let vars = std::rc::Rc::new(list.clone());
         self.note_children_frame(reference, &vars);
         self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
         if let LocalsRead::Read { variables, .. } = &mut self.stops.current.locals {
@@ -392,7 +404,8 @@ impl Session {
         let variables = std::rc::Rc::clone(variables);
         let locals: Vec<Local> = variables
             .iter()
-            .filter(|v| !super::tools::inspect::is_noise(v))
+            .filter(|v| v.is_object() && !super::tools::inspect::is_noise(v))
+            .take(COMPARED)
             .map(|v| {
                 let name = self.shown_name(v).map(|n| n.into_owned()).unwrap_or_default();
                 let preview = preview::wants_preview(v)
@@ -445,6 +458,7 @@ impl Session {
                     Some(r) => format!("{} [ref {r}]", lowercase_first(scope)),
                     None => lowercase_first(scope),
                 };
+                let heading = clip(&heading, NAME_CHARS + 12).0;
                 match &view.changes {
                     None => self.new_frame_lines(&heading, handle, &view.shown, &mut text, snap),
                     Some((changes, since, previous)) => {
@@ -641,6 +655,15 @@ mod tests {
         }
         let whole = json!({"name": "xs", "value": "[1, 2, 3]", "type": "list", "variablesReference": 6});
         assert!(local_of("xs".into(), &whole, None).exact, "a whole repr compares as it is");
+    }
+
+    #[test]
+    fn a_preview_against_a_bare_value_is_no_change() {
+        let v = json!({"name": "p", "value": "<P object at 0x1>", "type": "P", "variablesReference": 9});
+        let read = local_of("p".into(), &v, Some("{x = 5}".into()));
+        let bare = local_of("p".into(), &v, None);
+        let c = compare(&[read], &[bare]);
+        assert_eq!((c.changed.len(), c.unsure.clone()), (0, vec!["p".to_owned()]));
     }
 
     #[test]
