@@ -17,6 +17,18 @@ const MAX_CHILDREN: u64 = 64;
 /// Longest preview (characters) before `…`.
 const PREVIEW_CHARS: usize = 200;
 
+/// The `variables` request for a preview of `reference`: its first children, one more than
+/// shown (adapters without paging send all).
+pub fn fetch_arguments(reference: i64) -> crate::dap::requests::VariablesArguments {
+    crate::dap::requests::VariablesArguments {
+        variables_reference: reference,
+        start: Some(0),
+        count: Some(PREVIEW_FETCH as u64),
+        filter: None,
+        format: None,
+    }
+}
+
 /// The adapter's `variablesReference` of `v` when its value is worth previewing: it has children
 /// and its value is empty, repeats its type, is an elided `{...}`, or is Python's default repr.
 pub fn wants_preview(v: &Value) -> Option<i64> {

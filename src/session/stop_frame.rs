@@ -363,13 +363,7 @@ impl Session {
             }
             self.stops.current.previews_left -= 1;
             self.run.details_await_one_more();
-            let args = VariablesArguments {
-                variables_reference: fetching,
-                start: Some(0),
-                count: Some(preview::PREVIEW_FETCH as u64),
-                filter: None,
-                format: None,
-            };
+            let args = preview::fetch_arguments(fetching);
             self.stop_request::<Variables>(args, StopDetail::Preview { revision, fetching, outer }, now);
         }
     }
@@ -455,8 +449,8 @@ impl Session {
             LocalsRead::Read { scope, reference, .. } => {
                 let handle = self.view.handles.mint(Kind::Variables, *reference);
                 let heading = match handle {
-                    Some(r) => format!("{} [ref {r}]", lowercase_first(scope)),
-                    None => lowercase_first(scope),
+                    Some(r) => format!("{} [ref {r}]", super::tools::inspect::lowercase_first(scope)),
+                    None => super::tools::inspect::lowercase_first(scope),
                 };
                 let heading = clip(&heading, NAME_CHARS + 12).0;
                 match &view.changes {
@@ -575,15 +569,6 @@ pub fn changes_text(c: &Changes) -> String {
         parts.push(format!("maybe changed (not shown whole): {}", unsure.join(", ")));
     }
     parts.join(" · ")
-}
-
-/// A scope's name as a heading: `Locals` → `locals` (only the first letter).
-fn lowercase_first(name: &str) -> String {
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 mod capabilities;
 mod completions;
 mod context;
-pub(in crate::session) use context::is_noise;
+pub(in crate::session) use context::{is_noise, lowercase_first};
 mod many;
 mod modules;
 mod results;
@@ -338,13 +338,7 @@ impl Session {
             }
             // The first few children are all a preview shows (adapters without paging send all).
             &Op::Preview { fetching, .. } => {
-                let args = VariablesArguments {
-                    variables_reference: fetching,
-                    start: Some(0),
-                    count: Some(preview::PREVIEW_FETCH as u64),
-                    filter: None,
-                    format: None,
-                };
+                let args = preview::fetch_arguments(fetching);
                 self.request::<Variables>(args, Origin::Inspect { call, op, revision }, now)
             }
         }

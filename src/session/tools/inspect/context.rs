@@ -286,7 +286,7 @@ impl Session {
 
 /// A scope's name as a heading: `Locals` → `locals`, `Closure (makeCounter)` → `closure
 /// (makeCounter)` (only the first letter: the rest may be the program's own names).
-fn lowercase_first(name: &str) -> String {
+pub(in crate::session) fn lowercase_first(name: &str) -> String {
     let mut chars = name.chars();
     match chars.next() {
         Some(c) => c.to_lowercase().chain(chars).collect(),
