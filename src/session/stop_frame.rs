@@ -39,10 +39,6 @@ const NAME_CHARS: usize = 120;
 /// Locals a stop compares and keeps; past them they are counted, not compared (an adapter may
 /// send 100,000).
 const COMPARED: usize = 200;
-/// Source files larger than this give no current line (bytes).
-const MAX_SOURCE_FILE: u64 = 1 << 20;
-/// Characters of the current line shown.
-const LINE_CHARS: usize = 200;
 
 /// Which frame a stop is in, as far as can be told across stops: adapters renumber frames at
 /// every stop (debugpy's ids grow), so a frame is its thread, function, source and depth.
@@ -128,8 +124,8 @@ pub struct StopFrame {
     pub key: Option<FrameKey>,
     /// The adapter's frame id of the top frame.
     frame_id: Option<i64>,
-    /// The current line: number and text.
-    pub line: Option<(u64, String)>,
+    /// The current line: its number, as `context` marks it (`→   12  text`), and its text.
+    pub line: Option<(u64, String, String)>,
     pub locals: LocalsRead,
     /// Computed when the stop became ready: the locals as compared and shown.
     pub shown: Vec<Local>,
@@ -268,7 +264,10 @@ impl Session {
         let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
         let key = FrameKey { thread, function: frame.name.clone(), path: raw_path.clone().or(location.path), depth };
-        let line = raw_path.zip(location.line).and_then(|(p, n)| self.source_line(&p, n).map(|t| (n, t)));
+        let files = &*self.link.files;
+        let line = raw_path
+            .zip(location.line)
+            .and_then(|(p, n)| super::tools::inspect::current_line(files, &p, n).map(|(m, t)| (n, m, t)));
         let frame_id = frame.id.typed().copied();
         self.stops.current = StopFrame { revision, key: Some(key), frame_id, line, ..StopFrame::default() };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
@@ -292,14 +291,6 @@ impl Session {
     /// A read of this stop's frame ran out of time: its function's later stops skip the read.
     pub(super) fn note_stop_timeout(&mut self) {
         self.stops.timed_out = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
-    }
-
-    /// The current line's text, read from the file (bounded); `None` when it cannot be read.
-    fn source_line(&self, path: &str, line: u64) -> Option<String> {
-        let bytes = self.link.files.read_bounded(std::path::Path::new(path), MAX_SOURCE_FILE).ok()?;
-        let text = String::from_utf8_lossy(&bytes);
-        let l = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
-        Some(clip(l, LINE_CHARS).0)
     }
 
     /// The answer to `scopes` at a stop: asks for the first cheap scope's variables.
@@ -427,19 +418,26 @@ impl Session {
     /// The lines a stop result shows of the frame (none when the stop is not the current one or
     /// `locals` is off: then the location alone), and the same facts for `structuredContent`.
     pub(super) fn stop_frame_lines(&mut self, locals: bool, snap: &mut Value) -> String {
-        let view = &self.stops.current;
-        if view.revision != self.run.revision || view.key.is_none() {
+        if self.stops.current.revision != self.run.revision || self.stops.current.key.is_none() {
             return String::new();
         }
+        // Taken while its lines mint handles (`&mut self`), then put back.
+        let view = std::mem::take(&mut self.stops.current);
+        let text = self.frame_text(&view, locals, snap);
+        self.stops.current = view;
+        text
+    }
+
+    fn frame_text(&mut self, view: &StopFrame, locals: bool, snap: &mut Value) -> String {
         let mut text = String::new();
-        if let Some((n, line)) = &view.line {
-            text.push_str(&format!("\n→{n:>5}  {line}"));
+        if let Some((n, marked, line)) = &view.line {
+            text.push('\n');
+            text.push_str(marked);
             snap["source_line"] = json!({"line": n, "text": line});
         }
         if !locals {
             return text;
         }
-        let view = self.stops.current.clone();
         match &view.locals {
             LocalsRead::NotAsked | LocalsRead::Pending | LocalsRead::NoScope => {}
             LocalsRead::Failed(why) => {

@@ -8,15 +8,13 @@ use agent::{fixture, Agent};
 use serde_json::{json, Value};
 
 /// The `name`s of a stop's `locals.variables`.
-/// debugpy lists them sorted by name.
+/// The names of a stop's locals (debugpy lists them sorted by name).
 fn names(r: &agent::Res) -> Vec<String> {
-    let list = r.s["locals"]["variables"].as_array().cloned().unwrap_or_default();
-    list.iter().filter_map(|v| v["name"].as_str().map(str::to_owned)).collect()
+    agent::var_names(&r.s["locals"]["variables"])
 }
 
 fn value_of(r: &agent::Res, name: &str) -> Value {
-    let list = r.s["locals"]["variables"].as_array().cloned().unwrap_or_default();
-    list.into_iter().find(|v| v["name"] == json!(name)).map_or(Value::Null, |v| v["value"].clone())
+    agent::var_value(&r.s["locals"]["variables"], name).into()
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! stop in a new frame, exactly the one local a step changed, and a struct read through its
 //! members so a change inside it is seen.
 
-use crate::agent::{require, scratch, Agent};
+use crate::agent::{require, scratch, var_names, var_value, Agent};
 use crate::native_util::gcc;
 use serde_json::{json, Value};
 
@@ -23,20 +23,23 @@ int main(void) {\n\
 }\n";
 
 fn names(r: &crate::agent::Res) -> Vec<String> {
-    let list = r.s["locals"]["variables"].as_array().cloned().unwrap_or_default();
-    list.iter().filter_map(|v| v["name"].as_str().map(str::to_owned)).collect()
+    var_names(&r.s["locals"]["variables"])
 }
 
 fn value_of(r: &crate::agent::Res, name: &str) -> Value {
-    let list = r.s["locals"]["variables"].as_array().cloned().unwrap_or_default();
-    list.into_iter().find(|v| v["name"] == json!(name)).map_or(Value::Null, |v| v["value"].clone())
+    var_value(&r.s["locals"]["variables"], name).into()
+}
+
+/// `source` built as `<name>` in a scratch directory: (the C file, the binary).
+fn built(name: &str, source: &str) -> (String, String) {
+    require("lldb-dap-22", "lldb-22");
+    let (c, bin) = gcc(&scratch(&format!("stop-frame-{name}")), name, source);
+    (c.to_string_lossy().into_owned(), bin.to_string_lossy().into_owned())
 }
 
 #[test]
 fn a_c_step_reports_the_one_local_it_changed_and_a_call_shows_the_new_frames_locals() {
-    require("lldb-dap-22", "lldb-22");
-    let (c, bin) = gcc(&scratch("stop-frame"), "prog", PROG_C);
-    let (c, bin) = (c.to_string_lossy().into_owned(), bin.to_string_lossy().into_owned());
+    let (c, bin) = built("prog", PROG_C);
     let mut a = Agent::start_plain(|_| {});
     let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 10}], "wait_ms": 30000}));
     assert_eq!(r.s["stop"]["location"]["line"], json!(10), "{}", r.text);
@@ -82,9 +85,7 @@ int main(void) {\n\
 /// that ends, so each call of a recursion is a new frame, never "n: 4 → 3".
 #[test]
 fn recursion_is_a_new_frame_at_every_depth() {
-    require("lldb-dap-22", "lldb-22");
-    let (c, bin) = gcc(&scratch("stop-frame-rec"), "rec", REC_C);
-    let (c, bin) = (c.to_string_lossy().into_owned(), bin.to_string_lossy().into_owned());
+    let (c, bin) = built("rec", REC_C);
     let mut a = Agent::start_plain(|_| {});
     let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 3}], "wait_ms": 30000}));
     assert_eq!(value_of(&r, "n"), json!("4"), "{}", r.s);

@@ -11,7 +11,7 @@
 mod capabilities;
 mod completions;
 mod context;
-pub(in crate::session) use context::{is_noise, lowercase_first};
+pub(in crate::session) use context::{current_line, is_noise, lowercase_first};
 mod many;
 mod modules;
 mod results;

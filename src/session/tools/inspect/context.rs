@@ -309,6 +309,14 @@ fn frame_path_line(frame: &StackFrame) -> (Option<&str>, Option<u64>) {
     (path.map(String::as_str), frame.line.typed().copied().filter(|&l| l > 0))
 }
 
+/// The line `line` (1-based) of `path` as `context` shows it (`→   12  text`), and its text:
+/// what a stop result shows (`stop_frame.rs`). `None` when the file cannot be read.
+pub(in crate::session) fn current_line(files: &dyn Files, path: &str, line: u64) -> Option<(String, String)> {
+    let (marked, lines) = source_excerpt(files, path, usize::try_from(line).ok()?, 0)?;
+    let text = lines.into_iter().next()?.text;
+    Some((marked, text))
+}
+
 /// Numbered source lines around `line` (1-based), the current one marked with `→`; also the
 /// lines for the result. `None` when the file cannot be read or is too large.
 fn source_excerpt(files: &dyn Files, path: &str, line: usize, around: usize) -> Option<(String, Vec<ExcerptLine>)> {
