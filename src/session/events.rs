@@ -346,6 +346,7 @@ impl Session {
         self.view.handles.resumed();
         self.clear_var_caches();
         self.run.state = RunState::Stopped;
+        self.run.stop_revision = self.run.revision;
         self.run.details_reset();
         if stop.thread.is_some() {
             self.view.focus_thread = stop.thread;
@@ -504,7 +505,7 @@ impl Session {
         }
         match detail {
             StopDetail::Location { revision } => {
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     // A body that is not an object reads as empty, as `body.get(…)` did.
                     let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
                     if let Some(frame) = trace.stack_frames.first() {
@@ -527,7 +528,7 @@ impl Session {
                 }
             }
             StopDetail::Exception { revision } => {
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     if failure.is_none() {
                         let info = ExceptionInfo::parse(Some(&body)).unwrap_or_default();
                         let mut info = ExceptionStop::from_info(&info);
@@ -545,32 +546,32 @@ impl Session {
                 }
             }
             StopDetail::Scopes { revision } => {
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     self.stop_scopes_answered(failure, &body, now);
                     self.stop_detail_done();
                 }
             }
             StopDetail::Locals { revision } => {
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     self.stop_locals_answered(failure, &body, now);
                     self.stop_detail_done();
                 }
             }
             StopDetail::Preview { revision, fetching, outer } => {
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     self.stop_preview_answered(fetching, outer, failure, &body, now);
                     self.stop_detail_done();
                 }
             }
             StopDetail::ThreadList { revision } => {
                 self.note_threads(&body);
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     self.stop_detail_done();
                 }
             }
             StopDetail::Threads { revision } => {
                 self.note_threads(&body);
-                if revision == self.run.revision {
+                if self.run.is_current_stop(revision) {
                     let first = self.first_real_thread(&body);
                     match first {
                         Some(t) => {

@@ -48,6 +48,8 @@ pub mod snapshot;
 mod startup;
 mod stop_frame;
 #[cfg(test)]
+mod stop_frame_tests;
+#[cfg(test)]
 mod tests;
 mod text;
 mod threads;

@@ -297,6 +297,9 @@ pub struct Run {
     /// Bumped on every stopped↔running transition.
     pub(crate) revision: u64,
     pub(crate) stop: Option<Stop>,
+    /// The revision the current stop began at: its details answer for it even when an
+    /// `invalidated` event moved the revision on meanwhile.
+    pub(crate) stop_revision: u64,
     /// How far the current stop's details have come.
     details: StopDetails,
     /// The fatal signal (name, number) the last stop was at, while no other stop followed.
@@ -345,6 +348,12 @@ pub enum StopDetails {
 }
 
 impl Run {
+    /// Whether a stop detail asked for at the stop of `revision` belongs to the stop the session
+    /// is at now.
+    pub(crate) fn is_current_stop(&self, revision: u64) -> bool {
+        self.state == RunState::Stopped && revision == self.stop_revision
+    }
+
     /// True once the stop's location is known (or could not be): results may be written.
     pub(crate) fn stop_ready(&self) -> bool {
         self.details == StopDetails::Ready
@@ -397,6 +406,7 @@ impl Default for Run {
             state: RunState::Starting,
             revision: 0,
             stop: None,
+            stop_revision: 0,
             details: StopDetails::Awaiting(0),
             stop_signal: None,
             top_frame: None,

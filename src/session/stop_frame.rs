@@ -312,7 +312,7 @@ impl Session {
         self.stops.current.locals = LocalsRead::Read { scope, reference, variables: std::rc::Rc::default() };
         self.run.details_await_one_more();
         let args = VariablesArguments { variables_reference: reference, ..VariablesArguments::default() };
-        let revision = self.run.revision;
+        let revision = self.run.stop_revision;
         self.stop_request::<Variables>(args, StopDetail::Locals { revision }, now);
     }
 
@@ -331,7 +331,10 @@ impl Session {
         };
         let vars = std::rc::Rc::new(list.clone());
         self.note_children_frame(reference, &vars);
-        self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
+        // Cached only while nothing said the values changed since the stop (`invalidated`).
+        if self.run.revision == self.run.stop_revision {
+            self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
+        }
         if let LocalsRead::Read { variables, .. } = &mut self.stops.current.locals {
             *variables = std::rc::Rc::clone(&vars);
         }
@@ -346,7 +349,7 @@ impl Session {
     /// themselves, whose members that say nothing either are then read one level down (as
     /// `context` does, so its previews are the same from what this caches).
     fn ask_previews(&mut self, refs: Vec<i64>, outer: bool, now: Instant) {
-        let revision = self.run.revision;
+        let revision = self.run.stop_revision;
         let cap = if outer { STOP_PREVIEWS } else { usize::MAX };
         for fetching in refs.into_iter().take(cap) {
             if self.stops.current.previews_left == 0 {
@@ -374,7 +377,9 @@ impl Session {
         let children = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
         self.note_children_frame(fetching, &children);
         let inner = if outer { self.missing_previews(children.iter()) } else { Vec::new() };
-        if children.len() < preview::PREVIEW_FETCH {
+        if self.run.revision != self.run.stop_revision {
+            // The adapter said its values changed since the stop: nothing of this is cached.
+        } else if children.len() < preview::PREVIEW_FETCH {
             self.view.var_cache.insert(fetching, (self.run.revision, children));
         } else {
             self.view.preview_cache.insert(fetching, children);
@@ -418,7 +423,8 @@ impl Session {
     /// The lines a stop result shows of the frame (none when the stop is not the current one or
     /// `locals` is off: then the location alone), and the same facts for `structuredContent`.
     pub(super) fn stop_frame_lines(&mut self, locals: bool, snap: &mut Value) -> String {
-        if self.stops.current.revision != self.run.revision || self.stops.current.key.is_none() {
+        let current = self.run.is_current_stop(self.stops.current.revision);
+        if !current || self.stops.current.key.is_none() {
             return String::new();
         }
         // Taken while its lines mint handles (`&mut self`), then put back.
@@ -436,6 +442,13 @@ impl Session {
             snap["source_line"] = json!({"line": n, "text": line});
         }
         if !locals {
+            return text;
+        }
+        if self.run.revision != view.revision && !matches!(view.locals, LocalsRead::NotAsked) {
+            // An `invalidated` came after the stop: what was read may be from before it.
+            let why = "the adapter said its values changed (`invalidated`) after the stop";
+            text.push_str(&format!("\nlocals not shown: {why} (`context` reads them now)"));
+            snap["locals_error"] = why.into();
             return text;
         }
         match &view.locals {

@@ -210,6 +210,8 @@ impl Session {
                     if self.run.state == RunState::Running {
                         self.run.state = RunState::Stopped;
                         self.run.stop = before;
+                        // A stop of its own revision: the last one's reads are not this one's.
+                        self.run.stop_revision = self.run.revision;
                         self.run.details_ready();
                     }
                     self.calls.done.push((call, ToolResult::error(code, msg)));

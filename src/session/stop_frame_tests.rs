@@ -1,0 +1,101 @@
+//! Sans-IO tests of what a stop result shows of its frame (`stop_frame.rs`) where no real adapter
+//! misbehaves on demand: an `invalidated` event while the locals are read, a `variables` answer
+//! without a list, locals that never come, and `--stop-locals off`. Through the scripted rig;
+//! they assert only the requests sent and the results.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::scripted::{args, standard_plan, Rig};
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+
+/// An adapter that stops at `app.py:3` in `main` once configured, and answers the frame's reads
+/// with `scopes` and `variables`.
+fn adapter(scopes: Reply, variables: Reply) -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})).then("initialized", Value::Null));
+    let stopped = json!({"reason": "breakpoint", "threadId": 1});
+    a.on("configurationDone", Reply::ok(Value::Null).then("stopped", stopped.clone()));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", stopped));
+    let frame = json!({"id": 7, "name": "main", "line": 3, "source": {"path": "/src/app.py"}});
+    a.on("stackTrace", Reply::ok(json!({"stackFrames": [frame]})));
+    a.on("scopes", scopes);
+    a.on("variables", variables);
+    a
+}
+
+fn locals_scope() -> Reply {
+    Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]}))
+}
+
+fn one_local() -> Reply {
+    Reply::ok(json!({"variables": [{"name": "x", "value": "1", "type": "int", "variablesReference": 0}]}))
+}
+
+fn launch(rig: &mut Rig) -> crate::reply::CallKey {
+    rig.launch(standard_plan(json!({"program": "/src/app.py"})), args(json!({"program": "/src/app.py"})))
+}
+
+#[test]
+fn a_stop_result_lists_the_locals_it_read() {
+    let mut rig = Rig::new(adapter(locals_scope(), one_local()));
+    let call = launch(&mut rig);
+    let out = rig.answered(call);
+    assert!(out.text.contains("\nlocals [ref ") && out.text.contains("]:\n  x = 1 (int)"), "{}", out.text);
+    assert_eq!(out.structured["locals"]["variables"][0]["value"], json!("1"), "{}", out.structured);
+}
+
+#[test]
+fn an_invalidated_event_while_the_locals_are_read_does_not_hold_the_stop() {
+    // The event bumps the revision; the reads of the stop still count, so the launch answers at
+    // once (not after its `wait_ms`), and says why the locals are not shown.
+    let scopes = locals_scope().before("invalidated", json!({"areas": ["variables"]}));
+    let mut rig = Rig::new(adapter(scopes, one_local()));
+    let call = launch(&mut rig);
+    let out = rig.result(call).unwrap_or_else(|| panic!("held; sent {:?}", rig.adapter.commands()));
+    assert!(out.text.starts_with("s1 stopped (breakpoint) at app.py:3 in main()"), "{}", out.text);
+    assert!(out.text.contains("locals not shown: the adapter said its values changed (`invalidated`)"), "{}", out.text);
+    assert!(out.structured.get("locals").is_none(), "{}", out.structured);
+}
+
+#[test]
+fn a_variables_answer_without_a_list_is_said_and_nothing_is_called_unchanged() {
+    let mut rig = Rig::new(adapter(locals_scope(), Reply::ok(json!("garbage"))));
+    let call = launch(&mut rig);
+    let out = rig.answered(call);
+    assert!(
+        out.text.contains("locals not read: the adapter's `variables` answer has no list of variables"),
+        "{}",
+        out.text
+    );
+    let again = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(again);
+    assert!(!out.text.contains("unchanged") && out.structured.get("changes").is_none(), "{}", out.text);
+}
+
+#[test]
+fn locals_that_never_come_are_given_up_and_not_asked_for_again_in_that_function() {
+    let mut rig = Rig::new(adapter(locals_scope(), Reply::never()));
+    let call = launch(&mut rig);
+    assert!(rig.result(call).is_none(), "the stop waits for its locals");
+    rig.advance(super::stop_frame::STOP_DETAIL_TIMEOUT + Duration::from_millis(10));
+    let out = rig.answered(call);
+    assert!(out.text.contains("\nlocals not read: "), "{}", out.text);
+    let count = |rig: &Rig| rig.adapter.commands().iter().filter(|c| *c == "variables").count();
+    assert_eq!(count(&rig), 1);
+    let again = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(again);
+    assert!(out.text.contains("reading them timed out at an earlier stop in this function"), "{}", out.text);
+    assert_eq!(count(&rig), 1, "no second read to wait for: {:?}", rig.adapter.commands());
+}
+
+#[test]
+fn with_stop_locals_off_a_stop_asks_for_no_scopes() {
+    let mut rig = Rig::new(adapter(locals_scope(), one_local()));
+    rig.s.set_default_locals(false);
+    let call = launch(&mut rig);
+    let out = rig.answered(call);
+    assert!(!rig.adapter.commands().contains(&"scopes".to_owned()), "{:?}", rig.adapter.commands());
+    assert!(out.structured.get("locals").is_none() && !out.text.contains("locals"), "{}", out.text);
+}
