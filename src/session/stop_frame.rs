@@ -18,9 +18,9 @@ use super::values::VALUE_CHARS;
 use super::{preview, Origin, Session};
 use crate::dap::requests::{Request, Scopes, ScopesArguments, Variables, VariablesArguments};
 
-/// The longest one stop-detail request for the frame may take (ms): past it the stop is
-/// reported without the locals, saying why (a `__repr__` that never returns must not hold a
-/// `step` for the adapter's full request timeout).
+/// The longest the reads of a stop's frame may take together (from the top frame's answer):
+/// past it the stop is reported without what is missing, saying why (a `__repr__` that never
+/// returns, or an adapter slow at every answer, must not hold a `step` for long).
 pub const STOP_DETAIL_TIMEOUT: Duration = Duration::from_millis(1500);
 /// Locals listed at a stop in a new frame; `context` and `variables` have the rest.
 const LOCALS_SHOWN: usize = 10;
@@ -131,6 +131,8 @@ pub struct StopFrame {
     pub shown: Vec<Local>,
     /// Preview fetches this stop may still send.
     previews_left: usize,
+    /// When the frame's reads must be in by ([`STOP_DETAIL_TIMEOUT`] after they began).
+    deadline: Option<Instant>,
     /// `Some` when the stop is in the frame of the baseline: what changed since (and its
     /// revision, and whether it was the previous stop).
     pub changes: Option<(Changes, u64, bool)>,
@@ -269,7 +271,8 @@ impl Session {
             .zip(location.line)
             .and_then(|(p, n)| super::tools::inspect::current_line(files, &p, n).map(|(m, t)| (n, m, t)));
         let frame_id = frame.id.typed().copied();
-        self.stops.current = StopFrame { revision, key: Some(key), frame_id, line, ..StopFrame::default() };
+        let deadline = now.checked_add(STOP_DETAIL_TIMEOUT);
+        self.stops.current = StopFrame { revision, key: Some(key), frame_id, line, deadline, ..StopFrame::default() };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
         let function = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
         if function.is_some() && function == self.stops.timed_out {
@@ -278,14 +281,27 @@ impl Session {
             return;
         }
         self.stops.current.locals = LocalsRead::Pending;
-        self.run.details_await_one_more();
         let args = ScopesArguments { frame_id: id };
         self.stop_request::<Scopes>(args, StopDetail::Scopes { revision }, now);
     }
 
-    fn stop_request<R: Request>(&mut self, arguments: R::Arguments, detail: StopDetail, now: Instant) {
+    /// Sends a read of the stop's frame with what is left of its deadline, counted as a detail
+    /// the stop waits for; false, with nothing sent, once the deadline has passed (the locals
+    /// are then said to be missing).
+    fn stop_request<R: Request>(&mut self, arguments: R::Arguments, detail: StopDetail, now: Instant) -> bool {
+        let left = self.stops.current.deadline.map_or(STOP_DETAIL_TIMEOUT, |d| d.saturating_duration_since(now));
+        if left.is_zero() {
+            if matches!(detail, StopDetail::Scopes { .. } | StopDetail::Locals { .. }) {
+                let why = format!("the frame's reads took more than {} ms", STOP_DETAIL_TIMEOUT.as_millis());
+                self.stops.current.locals = LocalsRead::Failed(why);
+                self.note_stop_timeout();
+            }
+            return false;
+        }
+        self.run.details_await_one_more();
         let arguments = R::arguments(&arguments).unwrap_or(None);
-        self.send_with_timeout(R::COMMAND, arguments, Origin::Stop(detail), now, Some(STOP_DETAIL_TIMEOUT));
+        self.send_with_timeout(R::COMMAND, arguments, Origin::Stop(detail), now, Some(left));
+        true
     }
 
     /// A read of this stop's frame ran out of time: its function's later stops skip the read.
@@ -299,10 +315,19 @@ impl Session {
             self.stops.current.locals = LocalsRead::Failed(why);
             return;
         }
+        if !body.is_null() && body.get("scopes").and_then(Value::as_array).is_none() {
+            let why = "the adapter's `scopes` answer has no list of scopes".to_owned();
+            self.stops.current.locals = LocalsRead::Failed(why);
+            return;
+        }
         let scopes = Scopes::parse(Some(body)).unwrap_or_default().scopes;
-        // As `context` picks: the first scope that is not expensive.
-        let named = scopes.into_iter().find(|s| !s.expensive).and_then(|s| Some((s.name?, s.variables_reference?)));
-        let Some((scope, reference)) = named.filter(|(_, r)| *r > 0) else {
+        // The first scope that is not expensive and has variables (debugpy, lldb-dap and Delve
+        // call it "Locals"); one without a name or a reference is passed over.
+        let named = scopes
+            .into_iter()
+            .filter(|s| !s.expensive)
+            .find_map(|s| Some((s.name?, s.variables_reference.filter(|r| *r > 0)?)));
+        let Some((scope, reference)) = named else {
             self.stops.current.locals = LocalsRead::NoScope;
             return;
         };
@@ -310,7 +335,6 @@ impl Session {
             self.note_frame_of([reference], frame);
         }
         self.stops.current.locals = LocalsRead::Read { scope, reference, variables: std::rc::Rc::default() };
-        self.run.details_await_one_more();
         let args = VariablesArguments { variables_reference: reference, ..VariablesArguments::default() };
         let revision = self.run.stop_revision;
         self.stop_request::<Variables>(args, StopDetail::Locals { revision }, now);
@@ -356,9 +380,10 @@ impl Session {
                 return;
             }
             self.stops.current.previews_left -= 1;
-            self.run.details_await_one_more();
             let args = preview::fetch_arguments(fetching);
-            self.stop_request::<Variables>(args, StopDetail::Preview { revision, fetching, outer }, now);
+            if !self.stop_request::<Variables>(args, StopDetail::Preview { revision, fetching, outer }, now) {
+                return;
+            }
         }
     }
 
@@ -452,7 +477,14 @@ impl Session {
             return text;
         }
         match &view.locals {
-            LocalsRead::NotAsked | LocalsRead::Pending | LocalsRead::NoScope => {}
+            LocalsRead::Pending => {}
+            // The stop came while no call asked for them (`--stop-locals off`).
+            LocalsRead::NotAsked => {
+                text.push_str("\nlocals not read at this stop (none was asked for when it came): `context` reads them")
+            }
+            // The frame has no cheap scope with variables (or the answer had no body): nothing
+            // to show, and nothing that was not read.
+            LocalsRead::NoScope => {}
             LocalsRead::Failed(why) => {
                 text.push_str(&format!("\nlocals not read: {why} (`context` asks again)"));
                 snap["locals_error"] = why.clone().into();

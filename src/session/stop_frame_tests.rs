@@ -99,3 +99,29 @@ fn with_stop_locals_off_a_stop_asks_for_no_scopes() {
     assert!(!rig.adapter.commands().contains(&"scopes".to_owned()), "{:?}", rig.adapter.commands());
     assert!(out.structured.get("locals").is_none() && !out.text.contains("locals"), "{}", out.text);
 }
+
+#[test]
+fn an_adapter_slow_at_every_answer_holds_a_stop_for_the_one_deadline_not_one_per_read() {
+    // Each answer takes 1 s: `scopes` is in at 1 s, `variables` would be at 2 s; the stop is
+    // answered at the 1.5 s deadline, saying the locals are missing.
+    let slow = |r: Reply| r.delayed(Duration::from_millis(1000));
+    let mut rig = Rig::new(adapter(slow(locals_scope()), slow(one_local())));
+    let call = launch(&mut rig);
+    rig.advance(Duration::from_millis(1600));
+    let out = rig.answered(call);
+    assert!(out.text.contains("\nlocals not read: "), "{}", out.text);
+}
+
+#[test]
+fn a_scopes_answer_without_a_list_is_said_and_a_nameless_scope_is_passed_over() {
+    let mut rig = Rig::new(adapter(Reply::ok(json!("garbage")), one_local()));
+    let call = launch(&mut rig);
+    let out = rig.answered(call);
+    assert!(out.text.contains("locals not read: the adapter's `scopes` answer has no list of scopes"), "{}", out.text);
+
+    let nameless = json!({"scopes": [{"variablesReference": 4, "expensive": false}, {"name": "Locals", "variablesReference": 11}]});
+    let mut rig = Rig::new(adapter(Reply::ok(nameless), one_local()));
+    let call = launch(&mut rig);
+    let out = rig.answered(call);
+    assert!(out.text.contains("]:\n  x = 1 (int)"), "{}", out.text);
+}
