@@ -60,6 +60,26 @@ fn a_stack_trace_shows_no_more_frames_than_asked_and_clips_a_huge_name() {
 }
 
 #[test]
+fn a_stack_trace_of_huge_names_ends_its_page_early_and_says_where_the_rest_starts() {
+    // 200 frames, each named with 500 characters (the most a name keeps): 100,000 characters.
+    let frames: Vec<Value> = (0..200)
+        .map(|i| json!({"id": i, "name": format!("{i}{}", "n".repeat(600)), "line": 1, "source": {"path": "/src/prog.c"}}))
+        .collect();
+    let mut rig = stopped(AdapterKind::Lldb, Value::Array(frames), json!({"result": "1"}));
+    let call = rig.call(|s, key, call, now| s.stack_trace(key, Some(1), 0, 200, call, now));
+    let out = rig.answered(call);
+    let shown = out.structured["frames"].as_array().map_or(0, Vec::len);
+    assert!(shown > 0 && shown < 200, "{shown}");
+    assert!(out.text.chars().count() <= crate::reply::MAX_TEXT_CHARS, "{} characters", out.text.len());
+    assert!(
+        out.text.ends_with(&format!("… more frames (call stack_trace with start={shown})")),
+        "{}",
+        &out.text[out.text.len() - 200..]
+    );
+    assert_eq!(out.structured["next_start"], json!(shown), "{}", out.structured["next_start"]);
+}
+
+#[test]
 fn context_shows_its_five_frames_of_an_adapter_that_sends_thousands() {
     let mut rig = stopped(AdapterKind::Lldb, hostile_frames(), json!({"result": "1"}));
     let call = rig.call(|s, key, call, now| s.context(key, Target::default(), None, None, call, now));

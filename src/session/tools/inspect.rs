@@ -547,15 +547,26 @@ impl Session {
         let total = trace.total_frames;
         let mut list = self.frames_json(&trace.stack_frames);
         let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
+        let mut shown = 0;
         for (i, (f, frame)) in list.iter_mut().zip(&trace.stack_frames).enumerate() {
-            text.push_str(&format!("\n  #{} {}", start as usize + i, frame_line(f)));
+            let mut line = format!("\n  #{} {}", start as usize + i, frame_line(f));
             // The frame's instruction address, as an instruction breakpoint or `memory` takes it.
             if let Some(ip) = frame.instruction_pointer_reference.as_deref().filter(|ip| !ip.is_empty()) {
-                text.push_str(&format!(" @ {}", crate::visible::escaped(ip)));
+                line.push_str(&format!(" @ {}", crate::visible::escaped(ip)));
                 f["address"] = ip.into();
             }
+            // Frames of huge names end the page early; the line below says where the rest starts.
+            if text.len() + line.len() > RESULT_CHARS && shown > 0 {
+                break;
+            }
+            text.push_str(&line);
+            shown += 1;
         }
-        let next_start = more_frames(start, levels, trace.stack_frames.len(), total);
+        list.truncate(shown);
+        let next_start = match shown < trace.stack_frames.len() {
+            true => Some(start + shown as u64),
+            false => more_frames(start, levels, trace.stack_frames.len(), total),
+        };
         if let Some(next) = next_start {
             text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
         }

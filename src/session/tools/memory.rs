@@ -557,20 +557,40 @@ impl Session {
             true => format!("from {place} (the current instruction)"),
             false => format!("from {place}"),
         };
+        // Lines of huge symbols end the listing early (its notes need the last ~1,000
+        // characters); a note names the call that lists the rest.
+        let mut used = 0;
+        let shown = listing
+            .lines
+            .iter()
+            .take_while(|l| {
+                used += l.text.len() + 1;
+                used <= crate::session::values::RESULT_CHARS - 1_000
+            })
+            .count()
+            .max(listing.lines.len().min(1));
         let mut text = format!(
             "{} disassembly {what} · {} · rev {}",
             self.id,
-            counted(listing.lines.len(), "instruction", "instructions"),
+            counted(shown, "instruction", "instructions"),
             self.run.revision
         );
         if let Some(asked) = job.capped_from {
             text.push_str(&format!(" (count {asked} capped at {MAX_INSTRUCTIONS})"));
         }
-        for line in &listing.lines {
+        for line in &listing.lines[..shown] {
             text.push('\n');
             text.push_str(&line.text);
         }
         let mut notes = Vec::new();
+        if let Some(next) = listing.lines.get(shown) {
+            let rest = listing.lines.len() - shown;
+            notes.push(format!(
+                "{} more not shown here: `memory {{\"op\": \"disassemble\", \"address\": \"{}\", \"count\": {rest}}}` lists them",
+                counted(rest, "instruction", "instructions"),
+                address_text(next.address, true)
+            ));
+        }
         let (mut invalid, mut no_address) = (listing.later.invalid, listing.later.no_address);
         match listing.lines.first() {
             Some(first) if centred && (listing.leading.invalid + listing.leading.no_address > 0 || !precedes) => {
@@ -622,7 +642,7 @@ impl Session {
             "revision": self.run.revision,
             "memoryReference": job.reference,
             "current": current.filter(|_| listing.has_current).map(|a| address_text(a, true)),
-            "instructions": listing.lines.iter().map(|l| l.json.clone()).collect::<Vec<_>>(),
+            "instructions": listing.lines[..shown].iter().map(|l| l.json.clone()).collect::<Vec<_>>(),
         });
         ToolResult::ok(text, structured)
     }

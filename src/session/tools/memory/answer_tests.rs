@@ -167,3 +167,21 @@ fn a_window_the_adapter_could_not_extend_backwards_is_not_called_centred() {
     );
     assert_eq!(code(&out), None);
 }
+
+#[test]
+fn a_disassembly_too_long_for_one_result_names_the_call_that_lists_the_rest() {
+    // 200 instructions, each with a symbol and an instruction text of hundreds of characters.
+    let long = "x".repeat(400);
+    let list: Vec<Value> = (0..200u64)
+        .map(|i| json!({"address": format!("0x{:x}", 0x1000 + 4 * i), "instruction": long, "symbol": format!("{long}{i}")}))
+        .collect();
+    let out = disassembly(json!({"instructions": list}), 200);
+    assert!(out.text.chars().count() <= crate::reply::MAX_TEXT_CHARS, "{} characters", out.text.len());
+    assert!(!out.text.contains("characters cut here"), "no generic cut: the listing ends itself");
+    let shown = out.structured["instructions"].as_array().map_or(0, Vec::len);
+    assert!(shown > 0 && shown < 200, "{shown}");
+    let next = format!("0x{:016x}", 0x1000 + 4 * shown as u64);
+    let call =
+        format!("`memory {{\"op\": \"disassemble\", \"address\": \"{next}\", \"count\": {}}}` lists them", 200 - shown);
+    assert!(out.text.contains(&call), "{}", &out.text[out.text.len().saturating_sub(400)..]);
+}
