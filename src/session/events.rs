@@ -21,7 +21,8 @@ use crate::dap::requests::{
     Threads,
 };
 
-/// Frames a stop asks for: a stack shallower than this has a known depth, which a stop result's
+/// Frames a stop that reads the locals asks for where `totalFrames` is not the stack's depth
+/// (`RuntimeQuirks::total_frames_exact`): a page that ends before this gives the depth the
 /// locals compare by (`stop_frame.rs`).
 pub(super) const STOP_STACK_LEVELS: u64 = 20;
 
@@ -29,8 +30,8 @@ pub(super) const STOP_STACK_LEVELS: u64 = 20;
 /// [`Origin::Stop`].
 #[derive(Debug)]
 pub enum StopDetail {
-    /// The top frame, for the stop's location.
-    Location { revision: u64 },
+    /// The top frame, for the stop's location; `levels` frames were asked for.
+    Location { revision: u64, levels: u64 },
     /// The threads, for a stop that named none.
     Threads { revision: u64 },
     /// `exceptionInfo` after an exception stop, for the exception's name and message.
@@ -390,12 +391,14 @@ impl Session {
             let args = ExceptionInfoArguments { thread_id: thread };
             self.request::<ExceptionInfo>(args, Origin::Stop(StopDetail::Exception { revision }), now);
         }
-        // Enough frames that the stack's depth is known for most programs (a page that ends
-        // before `levels` is the whole stack): a stop result compares locals only with a frame
-        // of the same depth (`stop_frame.rs`).
-        let levels = STOP_STACK_LEVELS;
+        // A stop that reads the locals compares them only with a frame of the same depth
+        // (`stop_frame.rs`): where `totalFrames` is not the depth, enough frames that a page
+        // ending before `levels` gives it for most programs (lldb-dap pays ~1 ms for them in
+        // the roundtrip bench); else the top frame alone.
+        let depth_from_page = self.stop_wants_locals() && !self.link.plan.runtime.total_frames_exact;
+        let levels = if depth_from_page { STOP_STACK_LEVELS } else { 1 };
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
-        self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision }), now);
+        self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels }), now);
     }
 
     /// One stop-detail answer is in; the waits are answered after the last one.
@@ -504,7 +507,7 @@ impl Session {
             self.note_stop_timeout();
         }
         match detail {
-            StopDetail::Location { revision } => {
+            StopDetail::Location { revision, levels } => {
                 if self.run.is_current_stop(revision) {
                     // A body that is not an object reads as empty, as `body.get(…)` did.
                     let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
@@ -517,7 +520,8 @@ impl Session {
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
                         let got = trace.stack_frames.len() as u64;
-                        let depth = if got < STOP_STACK_LEVELS {
+                        // A page shorter than asked for is the whole stack.
+                        let depth = if got < levels {
                             Some(got)
                         } else {
                             trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact)

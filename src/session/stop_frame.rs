@@ -245,7 +245,7 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
 impl Session {
     /// Whether this stop reads the top frame's locals: when calls wait for it, as any of them
     /// asks (`locals`, default on); with none waiting, as `--stop-locals` says.
-    fn stop_wants_locals(&self) -> bool {
+    pub(super) fn stop_wants_locals(&self) -> bool {
         if self.calls.waiters.is_empty() {
             return self.stops.default_locals;
         }
