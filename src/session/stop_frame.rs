@@ -578,7 +578,11 @@ pub fn changes_text(c: &Changes) -> String {
     let mut more = 0;
     for (name, before, now) in &c.changed {
         if listed < CHANGES_SHOWN {
-            parts.push(format!("{name}: {before} → {now}"));
+            // Two values alike as far as shown (a first line, a cut) differ further on.
+            match before == now {
+                true => parts.push(format!("{name}: changed past what is shown ({now})")),
+                false => parts.push(format!("{name}: {before} → {now}")),
+            }
             listed += 1;
         } else {
             more += 1;
@@ -714,6 +718,12 @@ mod tests {
         other.push('y');
         let b = local("s", &other);
         assert_eq!(compare(&[a], &[b]).changed.len(), 1, "the difference past the shown part still counts");
+    }
+
+    #[test]
+    fn a_change_past_what_is_shown_does_not_read_as_the_same_value_twice() {
+        let c = compare(&[local("f", "a\nb")], &[local("f", "a\nc")]);
+        assert_eq!(changes_text(&c), "f: changed past what is shown (a…)");
     }
 
     #[test]
