@@ -1,11 +1,11 @@
-//! What a stop result shows of the frame the program stopped in (README § Tools › What a stop
-//! shows): the current source line, and the top frame's locals on a stop in a new frame, or only
-//! what changed in them on a stop in the same frame as the last stop whose locals were read
-//! (`x: 1 → 2`, `new: tmp = 10`, `gone: y`). Fetched as stop details after the top frame
-//! (`events.rs`): `scopes`, the locals' `variables`, and the children of the few locals whose
-//! value says nothing without them (`preview.rs`), pipelined, each within
-//! [`STOP_DETAIL_TIMEOUT`]. Large collections are summarized, never expanded. Must not: answer a
-//! tool (the results that report stops call [`Session::stop_frame_lines`]).
+//! What a stop result shows of the frame the program stopped in (README § What a stop shows):
+//! the current source line, and the top frame's locals on a stop in a new frame, or only what
+//! changed in them since that frame's last read (`x: 1 → 2`, `new: tmp = 10`, `gone: y`).
+//! Fetched as stop details after the top frame (`events.rs`): `scopes`, the locals' `variables`,
+//! and the children of the few locals whose value says nothing without them (`preview.rs`),
+//! pipelined, all within one [`STOP_DETAIL_TIMEOUT`] per stop. Large collections are summarized,
+//! never expanded. Must not: answer a tool (the results that report stops call
+//! [`Session::stop_frame_lines`]).
 
 use std::time::{Duration, Instant};
 
