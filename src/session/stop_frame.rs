@@ -206,11 +206,12 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
     let children = count("indexedVariables").max(count("namedVariables"));
     let value = v.get("value").and_then(Value::as_str).unwrap_or("");
     if reference > 0 && children >= BIG_COLLECTION {
-        // Never expanded: its size is what a stop needs to say.
-        // `list of 100000 items`; a value that is its type already (`int[200]`): `200 items`.
-        let shown = match ty.as_deref() {
-            Some(t) if !value.trim().is_empty() && value.trim() != t => format!("{t} of {children} items"),
-            _ => format!("{children} items"),
+        // Never expanded: its size is what a stop needs to say, after the start of a value that
+        // says something (a C string's text); a value that is its type (`int[300]`) is left out.
+        let said = value.trim();
+        let shown = match said.is_empty() || Some(said) == ty.as_deref() {
+            true => format!("{children} items"),
+            false => format!("{} ({children} items)", clip(first_line_of(said), CONTAINER_CHARS).0),
         };
         let compared = format!("{shown}: {}", clip(value, VALUE_CHARS).0);
         return Local { name, compared, shown, exact: false, ty, reference, bare: false };
@@ -229,6 +230,9 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
     // Cut by the adapter (debugpy's `[0, 1, ..., 58, ...]`), or holding default reprs (`[<Account
     // object at 0x…>]`), which stay the same when the objects' members change.
     let cut = cut || text.contains("...") || (reference > 0 && text.contains(" object at 0x"));
+    // A pointer (lldb-dap, Delve: its value is the address, its target behind its ref): the
+    // address can stay while what it points to changes.
+    let cut = cut || (reference > 0 && preview_is_address(&text));
     // A container's long value (debugpy's repr of a big list, cut by debugpy with `...`) is its
     // start: its items are behind its ref.
     let limit = if reference > 0 { CONTAINER_CHARS } else { STOP_VALUE_CHARS };
@@ -240,6 +244,19 @@ pub fn local_of(name: String, v: &Value, preview: Option<String>) -> Local {
         false => value_text(&shown).to_owned(),
     };
     Local { name, shown, compared, exact: exact && !cut, ty, reference, bare }
+}
+
+/// `0x7ffe…` or `(int *) 0x7ffe…`: a value that is an address.
+fn preview_is_address(value: &str) -> bool {
+    let v = value.trim();
+    let v = v.strip_prefix('(').and_then(|r| r.split_once(") ")).map_or(v, |(_, rest)| rest);
+    v.split_whitespace()
+        .next()
+        .is_some_and(|a| a.len() > 2 && a.starts_with("0x") && a[2..].bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn first_line_of(s: &str) -> &str {
+    super::text::first_line(s).0
 }
 
 impl Session {
@@ -667,7 +684,7 @@ mod tests {
     fn a_big_collection_is_summarized_and_never_called_unchanged() {
         let v = json!({"name": "xs", "value": "[0, 1, 2, ...]", "type": "list", "variablesReference": 7, "indexedVariables": 100000});
         let l = local_of("xs".into(), &v, None);
-        assert_eq!(l.shown, "list of 100000 items");
+        assert_eq!(l.shown, "[0, 1, 2, ...] (100000 items)");
         assert!(!l.exact);
         let c = compare(std::slice::from_ref(&l), std::slice::from_ref(&l));
         assert_eq!(c.unsure, vec!["xs".to_owned()]);
@@ -687,6 +704,17 @@ mod tests {
         }
         let whole = json!({"name": "xs", "value": "[1, 2, 3]", "type": "list", "variablesReference": 6});
         assert!(local_of("xs".into(), &whole, None).exact, "a whole repr compares as it is");
+    }
+
+    #[test]
+    fn a_pointer_whose_address_stays_is_not_called_unchanged() {
+        // lldb-dap 22: `p = 0x00007ffe3c1a2b10` with the pointee behind its ref.
+        let p = json!({"name": "p", "value": "0x00007ffe3c1a2b10", "type": "point *", "variablesReference": 8});
+        let l = local_of("p".into(), &p, None);
+        assert!(!l.exact);
+        assert_eq!(compare(std::slice::from_ref(&l), std::slice::from_ref(&l)).unsure, vec!["p".to_owned()]);
+        let n = json!({"name": "n", "value": "0x10", "type": "int", "variablesReference": 0});
+        assert!(local_of("n".into(), &n, None).exact, "a number in hex without members is a value");
     }
 
     #[test]
