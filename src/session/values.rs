@@ -66,8 +66,6 @@ impl Session {
         Some(inner.unwrap_or(e).to_owned().into())
     }
 
-    /// A page of a container's children, cut to the page size and to [`RESULT_CHARS`] of text,
-
     /// Children cached for this revision (a `variables` page or a preview fetched them).
     pub(in crate::session) fn cached_children(&self, reference: i64) -> Option<std::rc::Rc<Vec<Value>>> {
         let page = self.view.var_cache.get(&reference).map(|(_, c)| c);
