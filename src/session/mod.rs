@@ -49,6 +49,7 @@ mod startup;
 mod stop_frame;
 #[cfg(test)]
 mod stop_frame_tests;
+pub mod test_outcome;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -302,6 +303,8 @@ pub struct Session {
     pub host: host::HostState,
     /// What stop results show of the frame: the current stop's view and the last one read.
     pub stops: stop_frame::StopFrames,
+    /// The test this session runs (`launch {test}`), whose outcome its results report.
+    pub test: Option<test_outcome::TestRun>,
 }
 
 /// The environment variable (and `--stop-locals` flag) for the default of a call's `locals`:
@@ -557,6 +560,7 @@ impl Sessions {
             flow: tools::flow::State::default(),
             host: host::HostState::default(),
             stops: stop_frame::StopFrames::new(self.stop_locals),
+            test: None,
         };
         if !stands_in {
             self.actions.push_back(Action::Ledger(session.start_record()));

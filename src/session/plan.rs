@@ -14,6 +14,8 @@ use crate::dap::adapters::{
 };
 use crate::dap::command::AdapterCommand;
 
+pub mod test_id;
+
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
 

@@ -24,3 +24,4 @@ mod memory;
 mod output;
 mod project_python;
 mod stop_frame_debugpy;
+mod test_runs;

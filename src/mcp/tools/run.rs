@@ -48,6 +48,7 @@ fn launch_schema() -> Value {
         "type": "object",
         "properties": {
             "program": {"type": "string"},
+            "test": {"type": "string", "description": "pytest/unittest id or Go test name; see README."},
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},
@@ -74,7 +75,6 @@ fn launch_schema() -> Value {
             "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP launch args."},
             "wait_ms": wait_prop()
         },
-        "required": ["program"]
     })
 }
 
@@ -127,7 +127,16 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     // when one is given, else against agentdap's working directory.
     prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
-    let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
+    let plan = if args.test.is_some() {
+        let (run_args, plan) = plan::test_id::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
+        args = run_args;
+        plan
+    } else if args.program.is_empty() {
+        let msg = "launch needs `program` (or `test`: a test id to run and stop where it fails).";
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    } else {
+        plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?
+    };
     cx.sessions.launch(args, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::gates::Gate;
 use super::{session, stopped, Reply, Started};
 use crate::dap::requests::{Terminate, TerminateArguments};
-use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::breakpoints::{FunctionBreakpoint, Mode, SourceBreakpoint};
 use crate::session::snapshot::RunState;
 use crate::session::waiters::{wait_duration, Until, Waiter};
 use crate::session::{
@@ -30,7 +30,14 @@ pub enum Op {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
+    /// Empty when not given (`test` needs none; the handler requires one of them).
+    #[serde(default)]
     pub program: String,
+    /// A test to run (`session/plan/test_id.rs`): a pytest node id, a unittest id, a Go test name.
+    pub test: Option<String>,
+    /// The run [`Sessions::launch`] gives the session (set by the handler, never by the agent).
+    #[serde(skip)]
+    pub test_run: Option<crate::session::test_outcome::TestRun>,
     #[serde(default)]
     pub args: Vec<String>,
     pub cwd: Option<String>,
@@ -93,6 +100,17 @@ impl Sessions {
         let asked = args.console.as_deref() == Some("terminal");
         let terminal = asked || by_terminal;
         let on_pipes = !asked && plan.runtime.program_on_pipes;
+        // A runner whose failure is a call, not an exception (Go's `t.Errorf`): a function
+        // breakpoint on it, after the agent's own.
+        if let Some(f) = args.test_run.as_ref().and_then(|t| t.runner.failure_function()) {
+            let mut list: Vec<FunctionBreakpoint> =
+                breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+            if !list.iter().any(|b| b.name == f) {
+                list.push(FunctionBreakpoint { name: f.into(), condition: None, hit_condition: None });
+                breakpoints.set_functions(list);
+            }
+        }
+        let test = args.test_run;
         let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters, id: None };
         let key = self.open(start, plan, Some(waiter), None, true, now);
         if let Some(s) = self.slab.get_mut(key) {
@@ -100,6 +118,7 @@ impl Sessions {
             s.host.program_on_pipes = on_pipes;
             s.host.stdin_is_adapters = s.link.plan.runtime.program_on_command_line;
             s.calls.carried_over = carried_over;
+            s.test = test;
         }
         self.latest = Some(key);
         Ok(())

@@ -1,0 +1,269 @@
+//! `launch {test: "<id>"}` (README § Recipes › A test fails): which runner runs the test
+//! ([`choose`], from `adapter`, `program`, the id's shape and the project's markers in `cwd`)
+//! and the launch that runs it under the runner's adapter — pytest or unittest as a module
+//! under debugpy, a Go package's tests under Delve's `mode: test` — built on [`super::launch`].
+//! Must not: spawn, read more than directory facts through `Files`, or judge the outcome
+//! (`session/test_outcome.rs`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::super::files::Files;
+use super::super::test_outcome::{Runner, TestRun};
+use super::super::{AdapterPlan, ErrorCode, LaunchArgs, ToolResult};
+use super::resolve_path;
+use crate::config::Config;
+use crate::dap::adapters::{delve, AdapterKind};
+
+/// The default `wait_ms` of a test run (a Go test's cold build took ~11 s, README § Recipes ›
+/// A test fails).
+const TEST_WAIT_MS: u64 = 30_000;
+
+/// Most bytes of a test id (a pytest node id with long parameters fits).
+const ID_CAP: usize = 4096;
+
+/// What the runner choice looks at besides the id and `adapter`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Markers {
+    /// `program` is a `.py` file.
+    pub program_py: bool,
+    /// `program` is a Go package directory or a `_test.go`/`.go` file.
+    pub program_go: bool,
+    /// `program` was given and is neither.
+    pub program_other: bool,
+    pub cwd_go_mod: bool,
+    pub cwd_cargo_toml: bool,
+    pub cwd_package_json: bool,
+}
+
+/// The runner for `id`: `adapter` if given; else `program`'s kind; else the id's shape (`::`
+/// or a `.py` path: pytest); else the markers in `cwd` (`go.mod`: Go; a dotted id: unittest).
+/// Errors name what was looked at and what to pass.
+pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, ToolResult> {
+    let unsupported = |what: &str| {
+        ToolResult::error(
+            ErrorCode::Unsupported,
+            format!("test {id}: {what}; agentdap runs pytest and unittest tests (debugpy) and Go tests (delve) so far"),
+        )
+    };
+    let pytest_shaped = id.contains("::") || id.split("::").next().is_some_and(|f| f.ends_with(".py"));
+    let dotted = !id.is_empty()
+        && id.split('.').count() > 1
+        && id.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    if let Some(name) = adapter {
+        return match AdapterKind::from_name(name) {
+            Some(AdapterKind::Debugpy) if dotted && !pytest_shaped => Ok(Runner::Unittest),
+            Some(AdapterKind::Debugpy) => Ok(Runner::Pytest),
+            Some(AdapterKind::Delve) => Ok(Runner::GoTest),
+            _ => Err(unsupported(&format!("no test runner is known for adapter `{name}`"))),
+        };
+    }
+    if m.program_py {
+        return Ok(Runner::Pytest);
+    }
+    if m.program_go {
+        return Ok(Runner::GoTest);
+    }
+    if m.program_other {
+        return Err(unsupported("`program` is neither a .py file nor a Go package or _test.go file"));
+    }
+    if pytest_shaped {
+        return Ok(Runner::Pytest);
+    }
+    if m.cwd_go_mod {
+        return Ok(Runner::GoTest);
+    }
+    if m.cwd_cargo_toml {
+        return Err(unsupported("cwd holds a Cargo.toml (a Rust test)"));
+    }
+    if m.cwd_package_json {
+        return Err(unsupported("cwd holds a package.json (a JavaScript test)"));
+    }
+    if dotted {
+        return Ok(Runner::Unittest);
+    }
+    Err(ToolResult::error(
+        ErrorCode::InvalidArgument,
+        format!(
+            "cannot tell which runner runs test {id}: pass a pytest node id (tests/test_x.py::test_y), a dotted unittest id (pkg.test_mod.TestX.test_y), a Go test name with cwd a Go module (go.mod), or `adapter`"
+        ),
+    ))
+}
+
+/// Builds the launch of test `args.test`: the arguments the session starts from (the runner's
+/// program, filters and [`TestRun`] in `test_run`) and the plan. `has_breakpoints`
+/// as for [`super::launch`]. Errors as [`super::launch`]'s, and `invalid_argument` for an id
+/// that is empty, too long or holds a control character, or names a test file that does not
+/// exist.
+pub fn launch(
+    args: &LaunchArgs,
+    has_breakpoints: bool,
+    config: &Config,
+    files: &dyn Files,
+) -> Result<(LaunchArgs, AdapterPlan), ToolResult> {
+    let invalid = |msg: String| ToolResult::error(ErrorCode::InvalidArgument, msg);
+    let id = args.test.clone().unwrap_or_default();
+    if id.trim().is_empty() || id.len() > ID_CAP || id.chars().any(char::is_control) {
+        return Err(invalid(format!(
+            "test must be a test id of at most {ID_CAP} bytes without control characters, not {}",
+            crate::visible::quoted_cut(&id, 80)
+        )));
+    }
+    let cwd = resolve_path(args.cwd.as_deref().unwrap_or("."), None);
+    if !files.is_dir(&cwd) {
+        return Err(invalid(format!("cwd {} is not a directory.", cwd.display())));
+    }
+    let cwd_str = cwd.to_string_lossy().into_owned();
+    let program = (!args.program.is_empty()).then(|| resolve_path(&args.program, Some(&cwd_str)));
+    if let Some(p) = program.as_ref().filter(|p| !files.exists(p)) {
+        return Err(invalid(format!(
+            "program {} does not exist; pass the test file or package directory.",
+            p.display()
+        )));
+    }
+    let host = files.adapter_host();
+    let name = |p: &Path| p.to_string_lossy().into_owned();
+    let markers = Markers {
+        program_py: program.as_ref().is_some_and(|p| name(p).ends_with(".py")),
+        program_go: program.as_ref().is_some_and(|p| name(p).ends_with(".go") || delve::is_package_dir(p, host)),
+        program_other: program.is_some(),
+        cwd_go_mod: files.exists(&cwd.join("go.mod")),
+        cwd_cargo_toml: files.exists(&cwd.join("Cargo.toml")),
+        cwd_package_json: files.exists(&cwd.join("package.json")),
+    };
+    let markers =
+        Markers { program_other: markers.program_other && !markers.program_py && !markers.program_go, ..markers };
+    let runner = choose(&id, args.adapter.as_deref(), markers)?;
+    let mut run_args = LaunchArgs {
+        test: None,
+        stop_on_entry: Some(args.stop_on_entry.unwrap_or(false)),
+        // The first answer is the outcome, after a collection or a build that may take a while.
+        wait_ms: Some(args.wait_ms.unwrap_or(TEST_WAIT_MS)),
+        ..args.clone()
+    };
+    let plan = match runner {
+        Runner::Pytest | Runner::Unittest => {
+            let module = if runner == Runner::Pytest { "pytest" } else { "unittest" };
+            // A `.py` program and a bare test name: the name inside that file.
+            let node_id = match (&program, runner) {
+                (Some(p), Runner::Pytest) if markers.program_py && !id.contains("::") && !id.ends_with(".py") => {
+                    format!("{}::{id}", name(p))
+                }
+                _ => id.clone(),
+            };
+            // The file the id names is the program debugpy's interpreter is chosen for (its
+            // project's `.venv`, `debugpy::project_venv`); a dotted id names none: `cwd`.
+            let file =
+                node_id.split("::").next().filter(|f| f.ends_with(".py")).map(|f| resolve_path(f, Some(&cwd_str)));
+            if let Some(f) = file.as_ref().filter(|f| !files.exists(f)) {
+                return Err(invalid(format!(
+                    "test {id}: {} does not exist (a node id's file is taken against cwd {cwd_str}).",
+                    f.display()
+                )));
+            }
+            run_args.program = name(&file.or(program.clone()).unwrap_or_else(|| cwd.clone()));
+            run_args.adapter = Some("debugpy".into());
+            run_args.cwd = Some(cwd_str.clone());
+            // Stop where the test fails: an exception that leaves the user's code into the
+            // runner's, which catches it (debugpy 1.8.22 `userUnhandled`), besides the agent's
+            // filters or debugpy's default (`uncaught`).
+            let mut filters = args.exception_filters.clone().unwrap_or_else(|| vec!["uncaught".into()]);
+            if !filters.iter().any(|f| f == "userUnhandled") {
+                filters.push("userUnhandled".into());
+            }
+            run_args.exception_filters = Some(filters);
+            let mut plan = super::launch(&run_args, has_breakpoints, config, files)?;
+            if let Some(m) = plan.launch_arguments.as_object_mut() {
+                if !args.adapter_args.contains_key("module") {
+                    m.remove("program");
+                    m.insert("module".into(), module.into());
+                }
+                let mut argv = vec![Value::from(node_id)];
+                argv.extend(args.args.iter().map(|a| Value::from(a.as_str())));
+                m.insert("args".into(), Value::Array(argv));
+            }
+            plan
+        }
+        Runner::GoTest => {
+            // The package: `program` (a directory, or a `.go` file's), else cwd.
+            let package: PathBuf = match &program {
+                Some(p) if files.is_dir(p) => p.clone(),
+                Some(p) => p.parent().map(Path::to_path_buf).unwrap_or_else(|| cwd.clone()),
+                None => cwd.clone(),
+            };
+            run_args.program = name(&package);
+            run_args.adapter = Some("delve".into());
+            // `go test` runs a package's tests in the package's directory, and Delve builds there.
+            run_args.cwd = Some(name(&package));
+            run_args.adapter_args.entry("mode").or_insert_with(|| json!("test"));
+            let mut argv = vec!["-test.run".to_owned(), go_run_pattern(&id), "-test.v".to_owned()];
+            argv.extend(args.args.iter().cloned());
+            run_args.args = argv;
+            super::launch(&run_args, has_breakpoints, config, files)?
+        }
+    };
+    run_args.test_run = Some(TestRun { id, runner });
+    Ok((run_args, plan))
+}
+
+/// `-test.run`'s pattern for a test name: each `/`-separated part (a subtest) anchored and
+/// matched literally (`TestA/case_1` → `^TestA$/^case_1$`).
+pub fn go_run_pattern(id: &str) -> String {
+    let part = |p: &str| {
+        let mut s = String::from("^");
+        for c in p.chars() {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                s.push('\\');
+            }
+            s.push(c);
+        }
+        s.push('$');
+        s
+    };
+    id.split('/').map(part).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pick(id: &str, adapter: Option<&str>, m: Markers) -> Result<&'static str, String> {
+        choose(id, adapter, m).map(Runner::name).map_err(|e| e.text)
+    }
+
+    #[test]
+    fn the_runner_follows_adapter_then_program_then_the_id_then_the_project() {
+        let none = Markers::default();
+        assert_eq!(pick("tests/test_cart.py::test_total[case-2]", None, none), Ok("pytest"));
+        assert_eq!(pick("tests/test_cart.py", None, none), Ok("pytest"));
+        assert_eq!(pick("pkg.test_mod.TestX.test_y", None, none), Ok("unittest"));
+        assert_eq!(pick("pkg.test_mod", Some("debugpy"), none), Ok("unittest"));
+        assert_eq!(pick("tests", Some("python"), none), Ok("pytest"));
+        assert_eq!(pick("TestTotal", Some("go"), none), Ok("go test"));
+        let go = Markers { cwd_go_mod: true, ..none };
+        assert_eq!(pick("TestTotal", None, go), Ok("go test"));
+        // A `.py` program wins over the Go module around it.
+        assert_eq!(pick("test_total", None, Markers { program_py: true, ..go }), Ok("pytest"));
+        assert_eq!(pick("TestTotal", None, Markers { program_go: true, ..none }), Ok("go test"));
+        let rust = pick("tests::adds", None, Markers { cwd_cargo_toml: true, ..none });
+        assert_eq!(rust, Ok("pytest"), "`::` is pytest's before the project's markers");
+        let rust = pick("adds_up", None, Markers { cwd_cargo_toml: true, ..none }).unwrap_err();
+        assert!(rust.starts_with("unsupported") && rust.contains("Cargo.toml"), "{rust}");
+        let js = pick("adds", None, Markers { cwd_package_json: true, ..none }).unwrap_err();
+        assert!(js.contains("package.json"), "{js}");
+        let other = pick("x", None, Markers { program_other: true, ..none }).unwrap_err();
+        assert!(other.contains("neither a .py file"), "{other}");
+        let lost = pick("test_total", None, none).unwrap_err();
+        assert!(lost.starts_with("invalid_argument") && lost.contains("pytest node id"), "{lost}");
+        let node = pick("x", Some("node"), none).unwrap_err();
+        assert!(node.contains("adapter `node`"), "{node}");
+    }
+
+    #[test]
+    fn go_names_are_anchored_per_subtest_and_literal() {
+        assert_eq!(go_run_pattern("TestTotal"), "^TestTotal$");
+        assert_eq!(go_run_pattern("TestA/case_1"), "^TestA$/^case_1$");
+        assert_eq!(go_run_pattern("TestA/x.y(1)"), "^TestA$/^x\\.y\\(1\\)$");
+    }
+}
