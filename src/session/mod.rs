@@ -304,7 +304,7 @@ pub struct Session {
     /// What stop results show of the frame: the current stop's view and the last one read.
     pub stops: stop_frame::StopFrames,
     /// The test this session runs (`launch {test}`), whose outcome its results report.
-    pub test: Option<test_outcome::TestRun>,
+    pub test: Option<test_outcome::TestSession>,
 }
 
 /// The environment variable (and `--stop-locals` flag) for the default of a call's `locals`:

@@ -39,10 +39,30 @@ impl Runner {
     /// A function whose breakpoint marks the failure when a failing test raises nothing the
     /// adapter stops at: Go's `t.Errorf`/`t.Fatalf` call `(*common).Fail` (Go 1.19
     /// `src/testing/testing.go`) and never panic. `None`: the failure is an exception the
-    /// exception filters stop at.
+    /// exception filters stop at. [`Runner::failure_condition`] goes with it.
     pub fn failure_function(self) -> Option<&'static str> {
         match self {
             Runner::GoTest => Some(GO_FAIL),
+            Runner::Pytest | Runner::Unittest => None,
+        }
+    }
+
+    /// The condition of [`Runner::failure_function`]'s breakpoint: Go 1.19's `Fail` first calls
+    /// its parent's `Fail` (up to the root `common`, whose `parent` is nil), so one `t.Errorf`
+    /// enters it once per level; only the root's entry stops, once per failure (measured on
+    /// Delve 1.20.2: without it `continue` stopped again at the same `t.Errorf`).
+    pub fn failure_condition(self) -> Option<&'static str> {
+        match self {
+            Runner::GoTest => Some("c.parent == nil"),
+            Runner::Pytest | Runner::Unittest => None,
+        }
+    }
+
+    /// The prefix of the runner's own frames' names, skipped to show the test's frame at a stop
+    /// in [`Runner::failure_function`] (Go: the `testing` package).
+    fn own_frames(self) -> Option<&'static str> {
+        match self {
+            Runner::GoTest => Some("testing."),
             Runner::Pytest | Runner::Unittest => None,
         }
     }
@@ -106,6 +126,20 @@ pub struct TestRun {
     pub runner: Runner,
 }
 
+/// A session's test: the run, and what its current stop shows instead of the top frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestSession {
+    pub run: TestRun,
+    /// At a stop in the runner's failure function: the stop's revision and the top frame
+    /// (`testing.(*common).Fail at testing.go:816`) that the test's own frame is shown instead of.
+    pub below: Option<(u64, String)>,
+}
+
+/// Frames a stop's location read asks for at the runner's failure function, to find the test's
+/// own frame below it (Go 1.19: `Fail` ← `Errorf` ← the test, or `Fail` ← `FailNow` ← `Fatalf`
+/// ← the test; a helper adds one more).
+const FAILURE_STACK_LEVELS: u64 = 16;
+
 /// What the run has shown of the test so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -149,8 +183,6 @@ pub struct Facts<'a> {
     pub stop: Option<&'a Stop>,
     /// The stop is at the runner's failure function ([`Runner::failure_function`]).
     pub at_failure_function: bool,
-    /// Where the failing test's own frame is, for a stop inside the runner (`file:line`).
-    pub test_frame: Option<String>,
     pub exit_code: Option<i64>,
     pub ended_by_agentdap: bool,
     /// The end of the run's output.
@@ -162,7 +194,7 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
     match facts.state {
         Some(RunState::Stopped) => {
             let Some(stop) = facts.stop else { return Outcome::Undecided("stopped") };
-            let at = facts.test_frame.clone().or_else(|| stop.location.as_ref().map(place));
+            let at = stop.location.as_ref().map(place);
             if facts.at_failure_function {
                 return Outcome::Failed { at, message: go_message(facts.output) };
             }
@@ -285,34 +317,68 @@ fn go_message(output: &str) -> Option<String> {
 }
 
 impl Session {
+    /// Whether the current stop is at the test runner's failure function's breakpoint.
+    fn at_failure_function(&self) -> bool {
+        let Some(name) = self.test.as_ref().and_then(|t| t.run.runner.failure_function()) else { return false };
+        let stop = self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped);
+        stop.is_some_and(|s| {
+            s.hit_breakpoints
+                .iter()
+                .any(|id| self.breaks.store.functions().iter().any(|f| f.id == *id && f.requested.name == name))
+        })
+    }
+
+    /// How many frames a stop's location read asks for: enough to find the test's frame at the
+    /// runner's failure function, else `None` (the stop's own choice).
+    pub(super) fn test_stop_levels(&self) -> Option<u64> {
+        self.at_failure_function().then_some(FAILURE_STACK_LEVELS)
+    }
+
+    /// Which of a stop's `frames` the result shows: at the runner's failure function, the
+    /// first frame that is not the runner's own (the test's line that called `t.Errorf`), and
+    /// the top frame it stands for is remembered for the test line; else the top frame.
+    pub(super) fn test_shown_frame(&mut self, revision: u64, frames: &[crate::dap::requests::StackFrame]) -> usize {
+        if !self.at_failure_function() {
+            return 0;
+        }
+        let Some(test) = self.test.as_mut() else { return 0 };
+        let Some(prefix) = test.run.runner.own_frames() else { return 0 };
+        let Some(i) = frames.iter().position(|f| !f.name.as_deref().unwrap_or("").starts_with(prefix)) else {
+            return 0;
+        };
+        if i > 0 {
+            let top = frames.first().map(|f| place(&Location::from_stack_frame(f))).unwrap_or_default();
+            test.below = Some((revision, top));
+        }
+        i
+    }
+
     /// The test line and `structuredContent.test` of a test run's result, when this session
     /// runs one (`launch {test}`).
     pub(super) fn test_report(&self) -> Option<(String, Value)> {
-        let run = self.test.as_ref()?;
+        let test = self.test.as_ref()?;
+        let run = &test.run;
         let (output, _, _) = self.output.tail_since(self.output.first(), SCAN_BYTES);
         let stop = self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped);
-        let failure_function = run.runner.failure_function();
-        let at_failure_function = stop.is_some_and(|s| {
-            s.reason.contains("function breakpoint")
-                && s.hit_breakpoints.iter().any(|id| {
-                    self.breaks
-                        .store
-                        .functions()
-                        .iter()
-                        .any(|f| f.id == *id && Some(f.requested.name.as_str()) == failure_function)
-                })
-        });
+        let below = test.below.as_ref().filter(|(rev, _)| stop.is_some() && *rev == self.run.revision).map(|(_, b)| b);
         let facts = Facts {
             state: Some(self.run.state),
             stop,
-            at_failure_function,
-            test_frame: None,
+            at_failure_function: self.at_failure_function(),
             exit_code: self.run.exit_code,
             ended_by_agentdap: self.run.ended_by_agentdap,
             output: &output,
         };
         let o = outcome(run, &facts);
-        Some((line(run, &o), json(run, &o)))
+        let mut text = line(run, &o);
+        let mut v = json(run, &o);
+        if let Some(top) = below {
+            text.push_str(&format!(
+                "\n(the test's frame is shown: the thread is stopped in {top}, which marked the test failed; `step` and `next` act there, `continue` finishes the test)"
+            ));
+            v["stopped_in"] = top.clone().into();
+        }
+        Some((text, v))
     }
 }
 
@@ -421,12 +487,12 @@ mod tests {
         let out = "=== RUN   TestTotal\n    cart_test.go:12: total = 6, want 7\n";
         assert_eq!(go_message(out).as_deref(), Some("total = 6, want 7"));
         assert_eq!(go_message("PASS\nok  \tcart\t0.1s"), None);
-        let stop = Stop { reason: "function breakpoint".into(), ..Stop::default() };
+        let at = Location { path: Some("/p/cart_test.go".into()), line: Some(12), ..Location::default() };
+        let stop = Stop { reason: "function breakpoint".into(), location: Some(at), ..Stop::default() };
         let facts = Facts {
             state: Some(RunState::Stopped),
             stop: Some(&stop),
             at_failure_function: true,
-            test_frame: Some("cart_test.go:12".into()),
             output: out,
             ..Facts::default()
         };

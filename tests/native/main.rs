@@ -17,6 +17,7 @@ mod ctl_native;
 mod delve;
 mod delve_truth;
 mod gdb;
+mod go_test_run;
 mod inspect_more;
 mod life_lldb;
 mod lldb;

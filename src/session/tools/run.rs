@@ -102,11 +102,12 @@ impl Sessions {
         let on_pipes = !asked && plan.runtime.program_on_pipes;
         // A runner whose failure is a call, not an exception (Go's `t.Errorf`): a function
         // breakpoint on it, after the agent's own.
-        if let Some(f) = args.test_run.as_ref().and_then(|t| t.runner.failure_function()) {
+        if let Some((f, runner)) = args.test_run.as_ref().and_then(|t| Some((t.runner.failure_function()?, t.runner))) {
             let mut list: Vec<FunctionBreakpoint> =
                 breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
             if !list.iter().any(|b| b.name == f) {
-                list.push(FunctionBreakpoint { name: f.into(), condition: None, hit_condition: None });
+                let condition = runner.failure_condition().map(str::to_owned);
+                list.push(FunctionBreakpoint { name: f.into(), condition, hit_condition: None });
                 breakpoints.set_functions(list);
             }
         }
@@ -118,7 +119,7 @@ impl Sessions {
             s.host.program_on_pipes = on_pipes;
             s.host.stdin_is_adapters = s.link.plan.runtime.program_on_command_line;
             s.calls.carried_over = carried_over;
-            s.test = test;
+            s.test = test.map(|run| crate::session::test_outcome::TestSession { run, below: None });
         }
         self.latest = Some(key);
         Ok(())
