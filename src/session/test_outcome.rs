@@ -58,12 +58,13 @@ impl Runner {
         }
     }
 
-    /// The prefix of the runner's own frames' names, skipped to show the test's frame at a stop
-    /// in [`Runner::failure_function`] (Go: the `testing` package).
-    fn own_frames(self) -> Option<&'static str> {
+    /// The prefixes of the names of the runner's and the runtime's own frames, skipped to show
+    /// the test's frame at a stop in [`Runner::failure_function`] or at an exception (Go: the
+    /// `testing` package; `runtime` for a panic: `gopanic`, `fatalpanic`, `goPanicIndex`).
+    fn own_frames(self) -> &'static [&'static str] {
         match self {
-            Runner::GoTest => Some("testing."),
-            Runner::Pytest | Runner::Unittest => None,
+            Runner::GoTest => &["testing.", "runtime."],
+            Runner::Pytest | Runner::Unittest => &[],
         }
     }
 
@@ -130,10 +131,24 @@ pub struct TestRun {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestSession {
     pub run: TestRun,
-    /// At a stop in the runner's failure function: the stop's revision and the top frame
-    /// (`testing.(*common).Fail at testing.go:816`) that the test's own frame is shown instead of.
-    pub below: Option<(u64, String)>,
+    /// At a stop in the runner's code: the frame shown instead of the top one.
+    pub below: Option<Below>,
 }
+
+/// The top frame of a stop that shows the test's frame instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Below {
+    /// The stop's revision.
+    pub revision: u64,
+    /// `testing.go:816 in testing.(*common).Fail()`.
+    pub top: String,
+    /// The stack holds a panic under way (Go's `runtime.gopanic`): the runner marks the test
+    /// failed from its deferred function, before the panic's own stop.
+    pub panicking: bool,
+}
+
+/// The message of a failure marked while the test panics: the panic's value comes at its own stop.
+const PANICKING: &str = "the test panicked; `continue` stops at the panic with its value";
 
 /// Frames a stop's location read asks for at the runner's failure function, to find the test's
 /// own frame below it (Go 1.19: `Fail` ← `Errorf` ← the test, or `Fail` ← `FailNow` ← `Fatalf`
@@ -183,6 +198,8 @@ pub struct Facts<'a> {
     pub stop: Option<&'a Stop>,
     /// The stop is at the runner's failure function ([`Runner::failure_function`]).
     pub at_failure_function: bool,
+    /// The stack holds a panic under way ([`Below::panicking`]).
+    pub panicking: bool,
     pub exit_code: Option<i64>,
     pub ended_by_agentdap: bool,
     /// The end of the run's output.
@@ -196,7 +213,8 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
             let Some(stop) = facts.stop else { return Outcome::Undecided("stopped") };
             let at = stop.location.as_ref().map(place);
             if facts.at_failure_function {
-                return Outcome::Failed { at, message: go_message(facts.output) };
+                let message = if facts.panicking { Some(PANICKING.to_owned()) } else { go_message(facts.output) };
+                return Outcome::Failed { at, message };
             }
             match &stop.exception {
                 // A program asking to exit (debugpy's SystemExit stop) is no test failure.
@@ -331,24 +349,29 @@ impl Session {
     /// How many frames a stop's location read asks for: enough to find the test's frame at the
     /// runner's failure function, else `None` (the stop's own choice).
     pub(super) fn test_stop_levels(&self) -> Option<u64> {
-        self.at_failure_function().then_some(FAILURE_STACK_LEVELS)
+        let runner = self.test.as_ref()?.run.runner;
+        let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
+        let runners_code = self.at_failure_function() || (exception && !runner.own_frames().is_empty());
+        runners_code.then_some(FAILURE_STACK_LEVELS)
     }
 
     /// Which of a stop's `frames` the result shows: at the runner's failure function, the
     /// first frame that is not the runner's own (the test's line that called `t.Errorf`), and
     /// the top frame it stands for is remembered for the test line; else the top frame.
     pub(super) fn test_shown_frame(&mut self, revision: u64, frames: &[crate::dap::requests::StackFrame]) -> usize {
-        if !self.at_failure_function() {
+        if self.test_stop_levels().is_none() {
             return 0;
         }
         let Some(test) = self.test.as_mut() else { return 0 };
-        let Some(prefix) = test.run.runner.own_frames() else { return 0 };
-        let Some(i) = frames.iter().position(|f| !f.name.as_deref().unwrap_or("").starts_with(prefix)) else {
+        let own = test.run.runner.own_frames();
+        let name = |f: &crate::dap::requests::StackFrame| f.name.clone().unwrap_or_default();
+        let Some(i) = frames.iter().position(|f| !own.iter().any(|p| name(f).starts_with(p))) else {
             return 0;
         };
         if i > 0 {
             let top = frames.first().map(|f| place(&Location::from_stack_frame(f))).unwrap_or_default();
-            test.below = Some((revision, top));
+            let panicking = frames.iter().any(|f| name(f) == "runtime.gopanic");
+            test.below = Some(Below { revision, top, panicking });
         }
         i
     }
@@ -360,11 +383,12 @@ impl Session {
         let run = &test.run;
         let (output, _, _) = self.output.tail_since(self.output.first(), SCAN_BYTES);
         let stop = self.run.stop.as_ref().filter(|_| self.run.state == RunState::Stopped);
-        let below = test.below.as_ref().filter(|(rev, _)| stop.is_some() && *rev == self.run.revision).map(|(_, b)| b);
+        let below = test.below.as_ref().filter(|b| stop.is_some() && b.revision == self.run.revision);
         let facts = Facts {
             state: Some(self.run.state),
             stop,
             at_failure_function: self.at_failure_function(),
+            panicking: below.is_some_and(|b| b.panicking),
             exit_code: self.run.exit_code,
             ended_by_agentdap: self.run.ended_by_agentdap,
             output: &output,
@@ -372,11 +396,13 @@ impl Session {
         let o = outcome(run, &facts);
         let mut text = line(run, &o);
         let mut v = json(run, &o);
-        if let Some(top) = below {
+        if let Some(b) = below {
+            let what = if self.at_failure_function() { "which marked the test failed" } else { "the runtime's" };
             text.push_str(&format!(
-                "\n(the test's frame is shown: the thread is stopped in {top}, which marked the test failed; `step` and `next` act there, `continue` finishes the test)"
+                "\n(the test's frame is shown: the thread is stopped in {}, {what}; `step` and `next` act there, `continue` goes on)",
+                b.top
             ));
-            v["stopped_in"] = top.clone().into();
+            v["stopped_in"] = b.top.clone().into();
         }
         Some((text, v))
     }

@@ -85,6 +85,10 @@ fn an_id_that_matches_nothing_says_so() {
     let r = a.call("launch", json!({"test": "tests/test_gone.py::test_x", "cwd": project()}));
     assert!(r.is_error && r.code() == "invalid_argument", "{}", r.text);
     assert!(r.text.contains("test_gone.py does not exist"), "{}", r.text);
+    // Neither a program nor a test: refused, naming both.
+    let r = a.call("launch", json!({"cwd": project()}));
+    assert!(r.is_error && r.code() == "invalid_argument", "{}", r.text);
+    assert!(r.text.contains("`program` (or `test`"), "{}", r.text);
     // unittest: a name the class lacks.
     let r = a.ok("launch", json!({"test": "tests.test_units.TestCart.test_nope", "cwd": project()}));
     assert_eq!(

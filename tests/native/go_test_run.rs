@@ -1,8 +1,14 @@
 //! `launch {test}` on real Delve (`mode: test`, README § Recipes › A test fails): a failing Go
 //! test stops where `t.Errorf` marks it failed, showing the test's line, locals and the message;
-//! `continue` then ends the run as failed; `t.Fatalf` stops the same way; a passing test says so;
+//! `continue` then ends the run as failed; `t.Fatalf` stops the same way; a panic stops in the
+//! test's frame, then at Delve's panic stop with its value; a passing test says so;
 //! a name that matches no test says that. Fails when Delve is missing
 //! (`apt-get install delve golang-go`).
+//!
+//! Each launch here has an agentdap of its own: a second Delve session launched right after a
+//! `disconnect` in the same agentdap fails today with "cannot connect to the adapter: the adapter
+//! exited (exit status: 0) before accepting a connection" (the first dlv's exit; plain
+//! `mode: debug` launches show it too), which is not what these tests are about.
 
 use crate::agent;
 use crate::common;
@@ -83,4 +89,26 @@ fn fatalf_stops_too_and_a_passing_or_unknown_name_says_so() {
     let r = a.ok("launch", json!({"test": "TestNope", "cwd": dir, "wait_ms": BUILD_WAIT_MS}));
     assert_eq!(r.s["test"]["outcome"], "no_match", "{}", r.text);
     assert!(r.text.contains("no test matched TestNope (go test: no tests to run)"), "{}", r.text);
+}
+
+#[test]
+fn a_panicking_go_test_stops_in_the_test_then_at_the_panic_with_its_value() {
+    let dir = package("go-test-panic");
+    let mut a = agent();
+    // The runner marks the test failed from its deferred function first.
+    let r = a.ok("launch", json!({"test": "TestTotalPanics", "cwd": dir, "wait_ms": BUILD_WAIT_MS}));
+    assert_eq!(r.s["stop"]["location"]["line"], 26, "{}", r.text);
+    assert_eq!(r.s["test"]["message"], "the test panicked; `continue` stops at the panic with its value", "{}", r.s);
+    // Delve's own panic stop, shown in the test's frame, with the panic's value.
+    let r = a.ok("continue", json!({"wait_ms": 20_000}));
+    assert_eq!(
+        (r.s["stop"]["reason"].as_str(), r.s["stop"]["location"]["line"].as_i64()),
+        (Some("exception"), Some(26)),
+        "{}",
+        r.text
+    );
+    let message = r.s["test"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("slice bounds out of range [:3] with capacity 0"), "{}", r.s);
+    assert_eq!(r.s["test"]["stopped_in"], "panic.go:1143 in runtime.fatalpanic()", "{}", r.s);
+    a.ok("disconnect", json!({}));
 }
