@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
 use super::Session;
+use crate::dap::requests::StackFrame;
 
 /// Bytes of the output's end scanned for the runner's own words (pytest's `FAILED …` summary,
 /// go test's `no tests to run`, unittest's `Ran 0 tests`).
@@ -24,6 +25,8 @@ pub enum Runner {
     Unittest,
     /// A Go package's test binary under Delve (`mode: test`, `-test.run '^Name$'`).
     GoTest,
+    /// A `node:test` file run by node itself under js-debug (`--test-name-pattern`).
+    NodeTest,
 }
 
 impl Runner {
@@ -33,6 +36,7 @@ impl Runner {
             Runner::Pytest => "pytest",
             Runner::Unittest => "unittest",
             Runner::GoTest => "go test",
+            Runner::NodeTest => "node:test",
         }
     }
 
@@ -43,7 +47,7 @@ impl Runner {
     pub fn failure_function(self) -> Option<&'static str> {
         match self {
             Runner::GoTest => Some(GO_FAIL),
-            Runner::Pytest | Runner::Unittest => None,
+            Runner::Pytest | Runner::Unittest | Runner::NodeTest => None,
         }
     }
 
@@ -54,18 +58,30 @@ impl Runner {
     pub fn failure_condition(self) -> Option<&'static str> {
         match self {
             Runner::GoTest => Some("c.parent == nil"),
-            Runner::Pytest | Runner::Unittest => None,
+            Runner::Pytest | Runner::Unittest | Runner::NodeTest => None,
         }
     }
 
-    /// The prefixes of the names of the runner's and the runtime's own frames, skipped to show
-    /// the test's frame at a stop in [`Runner::failure_function`] or at an exception (Go: the
-    /// `testing` package; `runtime` for a panic: `gopanic`, `fatalpanic`, `goPanicIndex`).
-    fn own_frames(self) -> &'static [&'static str] {
+    /// Whether `frame` is the runner's or the runtime's own, skipped to show the test's frame
+    /// at a stop in [`Runner::failure_function`] or at an exception (Go: the `testing` and
+    /// `runtime` packages, for `Fail` and a panic's `gopanic`/`fatalpanic`; node: Node's own
+    /// modules, `<node_internals>/assert` where an assertion throws, js-debug 1.112's name for
+    /// them). Pytest and unittest stop in the test's frame already (`userUnhandled`).
+    fn is_own(self, frame: &StackFrame) -> bool {
+        let name = frame.name.as_deref().unwrap_or("");
+        let path = frame.source.as_ref().and_then(|s| s.path.typed().or(s.name.typed())).map_or("", String::as_str);
         match self {
-            Runner::GoTest => &["testing.", "runtime."],
-            Runner::Pytest | Runner::Unittest => &[],
+            Runner::GoTest => name.starts_with("testing.") || name.starts_with("runtime."),
+            Runner::NodeTest => path.starts_with("<node_internals>") || path.starts_with("node:"),
+            Runner::Pytest | Runner::Unittest => false,
         }
+    }
+
+    /// Whether the runner's exception stops are every thrown exception, caught ones too
+    /// (js-debug's `all`, which a runner that catches the assertion needs): such a stop is not
+    /// yet a failure.
+    fn stops_at_every_throw(self) -> bool {
+        self == Runner::NodeTest
     }
 
     /// What the runner's exit says when the test never stopped where it failed. `output` is the
@@ -113,6 +129,13 @@ impl Runner {
             (Runner::GoTest, 0) if has("no tests to run") => Outcome::NoMatch("go test: no tests to run".into()),
             (Runner::GoTest, 0) => Outcome::Passed,
             (Runner::GoTest, _) => Outcome::FailedUnstopped(failed_line()),
+            // Node 20.20's in-process `node:test` run: its TAP summary (`# pass 0`, `# fail 0`:
+            // the name pattern skipped every test; exit status 0).
+            (Runner::NodeTest, 0) if has("\n# pass 0\n") && has("\n# fail 0\n") => {
+                Outcome::NoMatch("node:test ran no test: every test was skipped by the name pattern".into())
+            }
+            (Runner::NodeTest, 0) => Outcome::Passed,
+            (Runner::NodeTest, _) => Outcome::FailedUnstopped(summary_line(output, &["not ok "])),
         }
     }
 }
@@ -163,6 +186,11 @@ pub enum Outcome {
         at: Option<String>,
         message: Option<String>,
     },
+    /// An exception was thrown where the runner's filters stop at every throw: maybe caught.
+    Thrown {
+        at: Option<String>,
+        message: String,
+    },
     /// The runner says it failed, but it never stopped (a failure outside the code the
     /// debugger stops in: a fixture in a library); the runner's line for it, when found.
     FailedUnstopped(Option<String>),
@@ -183,6 +211,7 @@ impl Outcome {
     fn word(&self) -> &'static str {
         match self {
             Outcome::Failed { .. } | Outcome::FailedUnstopped(_) => "failed",
+            Outcome::Thrown { .. } => "thrown",
             Outcome::Passed => "passed",
             Outcome::NoMatch(_) => "no_match",
             Outcome::RunnerError(_) => "runner_error",
@@ -218,6 +247,9 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
             }
             match &stop.exception {
                 // A program asking to exit (debugpy's SystemExit stop) is no test failure.
+                Some(e) if e.exit_code.is_none() && run.runner.stops_at_every_throw() => {
+                    Outcome::Thrown { at, message: exception_text(e) }
+                }
                 Some(e) if e.exit_code.is_none() => Outcome::Failed { at, message: Some(exception_text(e)) },
                 Some(_) => Outcome::Undecided("stopped at the runner's exit"),
                 None if stop.reason == "exception" => Outcome::Failed { at, message: stop.description.clone() },
@@ -247,6 +279,13 @@ pub fn line(run: &TestRun, outcome: &Outcome) -> String {
                 None => s.push_str(" (its message was not found in the output yet)"),
             }
             s
+        }
+        Outcome::Thrown { at, message } => {
+            let at = at.as_deref().map(|a| format!(" at {a}")).unwrap_or_default();
+            format!(
+                "test {id}: {} thrown{at} (stopped at every thrown exception, caught ones too: if the test catches it, `continue`; the run's end tells the outcome)",
+                lines_escaped(message)
+            )
         }
         Outcome::FailedUnstopped(l) => {
             let mut s = format!(
@@ -279,6 +318,12 @@ pub fn json(run: &TestRun, outcome: &Outcome) -> Value {
                 v["message"] = m.clone().into();
             }
             v["stopped"] = true.into();
+        }
+        Outcome::Thrown { at, message } => {
+            if let Some(at) = at {
+                v["at"] = at.clone().into();
+            }
+            v["message"] = message.clone().into();
         }
         Outcome::FailedUnstopped(l) => {
             if let Some(l) = l {
@@ -351,23 +396,22 @@ impl Session {
     pub(super) fn test_stop_levels(&self) -> Option<u64> {
         let runner = self.test.as_ref()?.run.runner;
         let exception = self.run.stop.as_ref().is_some_and(|s| s.reason == "exception");
-        let runners_code = self.at_failure_function() || (exception && !runner.own_frames().is_empty());
+        let runners_code =
+            self.at_failure_function() || (exception && runner != Runner::Pytest && runner != Runner::Unittest);
         runners_code.then_some(FAILURE_STACK_LEVELS)
     }
 
     /// Which of a stop's `frames` the result shows: at the runner's failure function, the
     /// first frame that is not the runner's own (the test's line that called `t.Errorf`), and
     /// the top frame it stands for is remembered for the test line; else the top frame.
-    pub(super) fn test_shown_frame(&mut self, revision: u64, frames: &[crate::dap::requests::StackFrame]) -> usize {
+    pub(super) fn test_shown_frame(&mut self, revision: u64, frames: &[StackFrame]) -> usize {
         if self.test_stop_levels().is_none() {
             return 0;
         }
         let Some(test) = self.test.as_mut() else { return 0 };
-        let own = test.run.runner.own_frames();
-        let name = |f: &crate::dap::requests::StackFrame| f.name.clone().unwrap_or_default();
-        let Some(i) = frames.iter().position(|f| !own.iter().any(|p| name(f).starts_with(p))) else {
-            return 0;
-        };
+        let runner = test.run.runner;
+        let name = |f: &StackFrame| f.name.clone().unwrap_or_default();
+        let Some(i) = frames.iter().position(|f| !runner.is_own(f)) else { return 0 };
         if i > 0 {
             let top = frames.first().map(|f| place(&Location::from_stack_frame(f))).unwrap_or_default();
             let panicking = frames.iter().any(|f| name(f) == "runtime.gopanic");
@@ -463,6 +507,11 @@ mod tests {
         };
         let facts = Facts { state: Some(RunState::Stopped), stop: Some(&exit), ..Facts::default() };
         assert!(matches!(outcome(&run(Runner::Pytest), &facts), Outcome::Undecided(_)));
+        // js-debug's `all` stops at every throw: a thrown exception is not yet a failure.
+        let facts = Facts { state: Some(RunState::Stopped), stop: Some(&stop), ..Facts::default() };
+        let thrown = outcome(&run(Runner::NodeTest), &facts);
+        assert_eq!(thrown.word(), "thrown");
+        assert!(line(&run(Runner::NodeTest), &thrown).contains("caught ones too"), "{thrown:?}");
     }
 
     #[test]
@@ -480,6 +529,9 @@ mod tests {
             (Runner::GoTest, 0, "testing: warning: no tests to run\nPASS", "no_match"),
             (Runner::GoTest, 0, "=== RUN   TestA\n--- PASS: TestA (0.00s)\nPASS", "passed"),
             (Runner::GoTest, 1, "--- FAIL: TestA (0.00s)\nFAIL", "failed"),
+            (Runner::NodeTest, 0, "1..2\n# tests 2\n# pass 0\n# fail 0\n# skipped 2\n", "no_match"),
+            (Runner::NodeTest, 0, "1..2\n# tests 2\n# pass 1\n# fail 0\n# skipped 1\n", "passed"),
+            (Runner::NodeTest, 1, "not ok 2 - total fails\n# pass 0\n# fail 1\n", "failed"),
         ];
         for (runner, code, output, want) in cases {
             let got = outcome(&run(*runner), &exited(*code, output));

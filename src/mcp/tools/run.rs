@@ -48,7 +48,7 @@ fn launch_schema() -> Value {
         "type": "object",
         "properties": {
             "program": {"type": "string"},
-            "test": {"type": "string", "description": "pytest/unittest/Go test id; see README"},
+            "test": {"type": "string", "description": "pytest, unittest, Go or node test id"},
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},

@@ -20,6 +20,10 @@ use crate::dap::adapters::{delve, AdapterKind};
 /// A test fails).
 const TEST_WAIT_MS: u64 = 30_000;
 
+/// The files node runs as a `node:test` file (js-debug's TypeScript through the project's tsx
+/// or source maps, as for `launch`).
+const JS_EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
+
 /// Most bytes of a test id (a pytest node id with long parameters fits).
 const ID_CAP: usize = 4096;
 
@@ -30,7 +34,9 @@ pub struct Markers {
     pub program_py: bool,
     /// `program` is a Go package directory or a `_test.go`/`.go` file.
     pub program_go: bool,
-    /// `program` was given and is neither.
+    /// `program` is a JavaScript or TypeScript file.
+    pub program_js: bool,
+    /// `program` was given and is none of these.
     pub program_other: bool,
     pub cwd_go_mod: bool,
     pub cwd_cargo_toml: bool,
@@ -44,7 +50,7 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
     let unsupported = |what: &str| {
         ToolResult::error(
             ErrorCode::Unsupported,
-            format!("test {id}: {what}; agentdap runs pytest and unittest tests (debugpy) and Go tests (delve) so far"),
+            format!("test {id}: {what}; agentdap runs pytest and unittest tests (debugpy), Go tests (delve) and node:test files (node) so far"),
         )
     };
     let pytest_shaped = id.contains("::") || id.split("::").next().is_some_and(|f| f.ends_with(".py"));
@@ -56,6 +62,7 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
             Some(AdapterKind::Debugpy) if dotted && !pytest_shaped => Ok(Runner::Unittest),
             Some(AdapterKind::Debugpy) => Ok(Runner::Pytest),
             Some(AdapterKind::Delve) => Ok(Runner::GoTest),
+            Some(AdapterKind::JsDebug) => Ok(Runner::NodeTest),
             _ => Err(unsupported(&format!("no test runner is known for adapter `{name}`"))),
         };
     }
@@ -65,8 +72,11 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
     if m.program_go {
         return Ok(Runner::GoTest);
     }
+    if m.program_js {
+        return Ok(Runner::NodeTest);
+    }
     if m.program_other {
-        return Err(unsupported("`program` is neither a .py file nor a Go package or _test.go file"));
+        return Err(unsupported("`program` is neither a .py, .js or .ts file nor a Go package or _test.go file"));
     }
     if pytest_shaped {
         return Ok(Runner::Pytest);
@@ -78,7 +88,10 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
         return Err(unsupported("cwd holds a Cargo.toml (a Rust test)"));
     }
     if m.cwd_package_json {
-        return Err(unsupported("cwd holds a package.json (a JavaScript test)"));
+        return Err(ToolResult::error(
+            ErrorCode::InvalidArgument,
+            format!("test {id}: cwd holds a package.json: pass `program`, the node:test file that holds the test"),
+        ));
     }
     if dotted {
         return Ok(Runner::Unittest);
@@ -128,12 +141,13 @@ pub fn launch(
         program_py: program.as_ref().is_some_and(|p| name(p).ends_with(".py")),
         program_go: program.as_ref().is_some_and(|p| name(p).ends_with(".go") || delve::is_package_dir(p, host)),
         program_other: program.is_some(),
+        program_js: program.as_ref().is_some_and(|p| JS_EXTENSIONS.iter().any(|e| name(p).ends_with(e))),
         cwd_go_mod: files.exists(&cwd.join("go.mod")),
         cwd_cargo_toml: files.exists(&cwd.join("Cargo.toml")),
         cwd_package_json: files.exists(&cwd.join("package.json")),
     };
-    let markers =
-        Markers { program_other: markers.program_other && !markers.program_py && !markers.program_go, ..markers };
+    let known = markers.program_py || markers.program_go || markers.program_js;
+    let markers = Markers { program_other: markers.program_other && !known, ..markers };
     let runner = choose(&id, args.adapter.as_deref(), markers)?;
     let mut run_args = LaunchArgs {
         test: None,
@@ -185,6 +199,34 @@ pub fn launch(
             }
             plan
         }
+        Runner::NodeTest => {
+            let Some(file) = program.clone() else {
+                return Err(invalid(format!("test {id}: a node:test run needs `program`, the test file")));
+            };
+            run_args.program = name(&file);
+            run_args.adapter = Some("node".into());
+            run_args.cwd = Some(cwd_str.clone());
+            // The runner catches a failed assertion, so `uncaught` never sees it: `all` stops at
+            // the throw (js-debug 1.112), in `<node_internals>/assert`, which the default
+            // `skipFiles` (every internal module) would pass over; only Node's `internal/`
+            // modules, which throw and catch among themselves, stay skipped.
+            let mut filters = args.exception_filters.clone().unwrap_or_else(|| vec!["uncaught".into()]);
+            if !filters.iter().any(|f| f == "all") {
+                filters.push("all".into());
+            }
+            run_args.exception_filters = Some(filters);
+            let mut plan = super::launch(&run_args, has_breakpoints, config, files)?;
+            if let Some(m) = plan.launch_arguments.as_object_mut() {
+                let mut runtime: Vec<Value> =
+                    m.get("runtimeArgs").and_then(Value::as_array).cloned().unwrap_or_default();
+                runtime.push(format!("--test-name-pattern={}", anchored(&id)).into());
+                m.insert("runtimeArgs".into(), Value::Array(runtime));
+                if !args.adapter_args.contains_key("skipFiles") {
+                    m.insert("skipFiles".into(), json!(["<node_internals>/internal/**"]));
+                }
+            }
+            plan
+        }
         Runner::GoTest => {
             // The package: `program` (a directory, or a `.go` file's), else cwd.
             let package: PathBuf = match &program {
@@ -210,18 +252,21 @@ pub fn launch(
 /// `-test.run`'s pattern for a test name: each `/`-separated part (a subtest) anchored and
 /// matched literally (`TestA/case_1` → `^TestA$/^case_1$`).
 pub fn go_run_pattern(id: &str) -> String {
-    let part = |p: &str| {
-        let mut s = String::from("^");
-        for c in p.chars() {
-            if "\\.+*?()|[]{}^$".contains(c) {
-                s.push('\\');
-            }
-            s.push(c);
+    id.split('/').map(anchored).collect::<Vec<_>>().join("/")
+}
+
+/// `^name$` with every regular-expression character of `name` escaped (Go's RE2 and
+/// JavaScript's syntax agree on these escapes).
+fn anchored(name: &str) -> String {
+    let mut s = String::from("^");
+    for c in name.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            s.push('\\');
         }
-        s.push('$');
-        s
-    };
-    id.split('/').map(part).collect::<Vec<_>>().join("/")
+        s.push(c);
+    }
+    s.push('$');
+    s
 }
 
 #[cfg(test)]
@@ -251,13 +296,16 @@ mod tests {
         let rust = pick("adds_up", None, Markers { cwd_cargo_toml: true, ..none }).unwrap_err();
         assert!(rust.starts_with("unsupported") && rust.contains("Cargo.toml"), "{rust}");
         let js = pick("adds", None, Markers { cwd_package_json: true, ..none }).unwrap_err();
-        assert!(js.contains("package.json"), "{js}");
+        assert!(js.contains("package.json") && js.contains("pass `program`"), "{js}");
+        let js_file = Markers { program_js: true, cwd_package_json: true, ..none };
+        assert_eq!(pick("total fails", None, js_file), Ok("node:test"));
+        assert_eq!(pick("total fails", Some("node"), none), Ok("node:test"));
         let other = pick("x", None, Markers { program_other: true, ..none }).unwrap_err();
-        assert!(other.contains("neither a .py file"), "{other}");
+        assert!(other.contains("neither a .py, .js or .ts file"), "{other}");
         let lost = pick("test_total", None, none).unwrap_err();
         assert!(lost.starts_with("invalid_argument") && lost.contains("pytest node id"), "{lost}");
-        let node = pick("x", Some("node"), none).unwrap_err();
-        assert!(node.contains("adapter `node`"), "{node}");
+        let ruby = pick("x", Some("rdbg"), none).unwrap_err();
+        assert!(ruby.contains("adapter `rdbg`"), "{ruby}");
     }
 
     #[test]
@@ -265,5 +313,6 @@ mod tests {
         assert_eq!(go_run_pattern("TestTotal"), "^TestTotal$");
         assert_eq!(go_run_pattern("TestA/case_1"), "^TestA$/^case_1$");
         assert_eq!(go_run_pattern("TestA/x.y(1)"), "^TestA$/^x\\.y\\(1\\)$");
+        assert_eq!(anchored("total fails (2)"), "^total fails \\(2\\)$");
     }
 }
