@@ -7,6 +7,9 @@ use crate::agent;
 use agent::{fixture, Agent};
 use serde_json::json;
 
+/// Given to pytest after the id (`args`): no `.pytest_cache` in the repository's fixture.
+const NO_CACHE: [&str; 2] = ["-p", "no:cacheprovider"];
+
 fn project() -> String {
     fixture("tests_py")
 }
@@ -14,7 +17,7 @@ fn project() -> String {
 #[test]
 fn a_failing_pytest_test_stops_at_its_assertion_with_the_message() {
     let mut a = Agent::start();
-    let r = a.ok("launch", json!({"test": "tests/test_cart.py::test_total_fails", "cwd": project()}));
+    let r = a.ok("launch", json!({"test": "tests/test_cart.py::test_total_fails", "cwd": project(), "args": NO_CACHE}));
     assert_eq!(r.s["state"], "stopped", "{}", r.text);
     assert_eq!(r.s["stop"]["location"]["line"], 12, "{}", r.text);
     let t = &r.s["test"];
@@ -43,7 +46,7 @@ fn a_failing_pytest_test_stops_at_its_assertion_with_the_message() {
 fn a_parametrized_case_runs_by_its_id() {
     let mut a = Agent::start();
     let id = "tests/test_cart.py::test_cases[case-2]";
-    let r = a.ok("launch", json!({"test": id, "cwd": project()}));
+    let r = a.ok("launch", json!({"test": id, "cwd": project(), "args": NO_CACHE}));
     assert_eq!(r.s["stop"]["location"]["line"], 18, "{}", r.text);
     assert_eq!(r.s["test"]["id"], id, "{}", r.s);
     let message = r.s["test"]["message"].as_str().unwrap_or_default();
@@ -52,7 +55,8 @@ fn a_parametrized_case_runs_by_its_id() {
     assert!(v.text.contains('2'), "{}", v.text);
     a.ok("disconnect", json!({}));
     // Case 1 passes: only that case ran.
-    let r = a.ok("launch", json!({"test": "tests/test_cart.py::test_cases[case-1]", "cwd": project()}));
+    let r =
+        a.ok("launch", json!({"test": "tests/test_cart.py::test_cases[case-1]", "cwd": project(), "args": NO_CACHE}));
     assert_eq!(
         (r.s["state"].as_str(), r.s["test"]["outcome"].as_str()),
         (Some("exited"), Some("passed")),
@@ -65,7 +69,8 @@ fn a_parametrized_case_runs_by_its_id() {
 #[test]
 fn a_passing_test_says_passed_with_its_output() {
     let mut a = Agent::start();
-    let r = a.ok("launch", json!({"test": "tests/test_cart.py::test_total_passes", "cwd": project()}));
+    let r =
+        a.ok("launch", json!({"test": "tests/test_cart.py::test_total_passes", "cwd": project(), "args": NO_CACHE}));
     assert_eq!(r.s["exit_code"], 0, "{}", r.text);
     assert_eq!(
         r.s["test"],
@@ -76,13 +81,27 @@ fn a_passing_test_says_passed_with_its_output() {
 }
 
 #[test]
+fn a_failure_outside_the_tests_code_is_failed_never_passed() {
+    let mut a = Agent::start();
+    // pytest fails the test in its own setup (no such fixture): nothing of the test's raises.
+    let id = "tests/test_cart.py::test_needs_a_missing_fixture";
+    let r = a.ok("launch", json!({"test": id, "cwd": project(), "args": NO_CACHE}));
+    assert_eq!((r.s["state"].as_str(), r.s["exit_code"].as_i64()), (Some("exited"), Some(1)), "{}", r.text);
+    let t = &r.s["test"];
+    assert_eq!((t["outcome"].as_str(), t["stopped"].as_bool()), (Some("failed"), Some(false)), "{}", r.s);
+    assert_eq!(t["message"], format!("ERROR {id}"), "pytest's summary line: {}", r.s);
+    assert!(r.text.contains("never stopped"), "{}", r.text);
+    assert!(r.text.contains("fixture 'no_such_fixture' not found"), "the output tail: {}", r.text);
+}
+
+#[test]
 fn an_id_that_matches_nothing_says_so() {
     let mut a = Agent::start();
-    let r = a.ok("launch", json!({"test": "tests/test_cart.py::test_nope", "cwd": project()}));
+    let r = a.ok("launch", json!({"test": "tests/test_cart.py::test_nope", "cwd": project(), "args": NO_CACHE}));
     assert_eq!(r.s["test"]["outcome"], "no_match", "{}", r.text);
     assert!(r.text.contains("no test matched tests/test_cart.py::test_nope (pytest: ERROR: not found:"), "{}", r.text);
     // A file that is not there is refused before anything starts.
-    let r = a.call("launch", json!({"test": "tests/test_gone.py::test_x", "cwd": project()}));
+    let r = a.call("launch", json!({"test": "tests/test_gone.py::test_x", "cwd": project(), "args": NO_CACHE}));
     assert!(r.is_error && r.code() == "invalid_argument", "{}", r.text);
     assert!(r.text.contains("test_gone.py does not exist"), "{}", r.text);
     // Neither a program nor a test: refused, naming both.
