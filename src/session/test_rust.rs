@@ -292,6 +292,99 @@ mod tests {
         "\n"
     );
 
+    fn answered(s: &mut Sessions) -> ToolResult {
+        let now = Instant::now();
+        while let Some(action) = s.next_action(now) {
+            if let Action::Complete { output, .. } = action {
+                return output;
+            }
+        }
+        panic!("no answer");
+    }
+
+    /// The job the table asked for last: its id and command.
+    fn job_asked(s: &mut Sessions) -> (super::super::jobs::JobId, AdapterCommand) {
+        let now = Instant::now();
+        while let Some(action) = s.next_action(now) {
+            if let Action::RunJob { job, command, .. } = action {
+                return (job, command);
+            }
+        }
+        panic!("no job asked for");
+    }
+
+    fn started(dir: &str) -> (Sessions, super::super::jobs::JobId) {
+        let mut s = Sessions::default();
+        let args = LaunchArgs::default();
+        s.launch_rust_test(args, "total".into(), dir.into(), CallKey::new(1)).expect("started");
+        let (job, command) = job_asked(&mut s);
+        assert_eq!(command.program, "cargo");
+        let args: Vec<String> = command.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(
+            args,
+            ["test", "--no-run", "--message-format=json", "--manifest-path", &format!("{dir}/Cargo.toml")]
+        );
+        (s, job)
+    }
+
+    #[test]
+    fn a_build_that_fails_answers_with_rustcs_errors_and_runs_nothing() {
+        let (mut s, job) = started("/p/cart");
+        let stdout = br#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0425]: cannot find value `x`\n"}}"#;
+        let result = JobResult { code: Some(101), stdout: stdout.to_vec(), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.is_error);
+        assert!(r.text.contains("`cargo test --no-run` failed (exit code 101); the test was not run:"), "{}", r.text);
+        assert!(r.text.contains("error[E0425]: cannot find value `x`"), "{}", r.text);
+        assert!(s.jobs().is_empty());
+        assert_eq!(s.iter().count(), 0, "no session was opened");
+    }
+
+    #[test]
+    fn a_missing_cargo_is_named() {
+        let (mut s, job) = started("/p/cart");
+        let result = JobResult { spawn_error: Some("cargo: not found".into()), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.text.contains("could not start: cargo: not found"), "{}", r.text);
+    }
+
+    #[test]
+    fn every_binary_is_asked_and_an_id_that_names_no_test_says_so() {
+        let (mut s, job) = started("/p/cart");
+        let result = JobResult { code: Some(0), stdout: CARGO_JSON.as_bytes().to_vec(), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let (job, command) = job_asked(&mut s);
+        assert_eq!(command.program, "/p/target/debug/deps/cart-1a2b");
+        assert_eq!(command.args, ["--list"]);
+        assert_eq!(command.cwd.as_deref(), Some(Path::new("/p/cart")));
+        let listed = JobResult {
+            code: Some(0),
+            stdout: b"tests::tax: test
+"
+            .to_vec(),
+            ..JobResult::default()
+        };
+        s.on_job_done(job, listed, Instant::now());
+        let (job, command) = job_asked(&mut s);
+        assert_eq!(command.program, "/p/target/debug/deps/totals-3c4d");
+        let listed = JobResult {
+            code: Some(0),
+            stdout: b"big_order: test
+"
+            .to_vec(),
+            ..JobResult::default()
+        };
+        s.on_job_done(job, listed, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.is_error);
+        assert_eq!(
+            r.text.lines().last().unwrap_or(""),
+            "invalid_argument: no test matched `total` in the test binaries of /p/cart (cart (lib), totals (test)); `cargo test -- --list` lists them."
+        );
+    }
+
     #[test]
     fn test_binaries_come_from_cargos_json() {
         let found = artifacts(CARGO_JSON.as_bytes());
