@@ -136,6 +136,30 @@ pub fn choose(id: &str, found: &[(usize, String)]) -> Result<(usize, String), St
     }
 }
 
+/// The message of the last panic the default panic hook printed in `output` (a test run with
+/// `--nocapture` prints it to stderr before `rust_panic` is called): `panicked at src/lib.rs:17:9:
+/// assertion … failed`, the message's lines after the location, up to the backtrace note.
+pub fn panic_message(output: &str) -> Option<String> {
+    // std's default hook (library/std/src/panicking.rs, `default_hook`): `thread '<name>'
+    // panicked at <location>:\n<message>\n`; since Rust 1.92 the thread's id follows its name.
+    let start = output.rfind("thread '")?;
+    let rest = &output[start..];
+    let at = rest.find("panicked at ")?;
+    let first = rest[at..].lines().next()?.trim_end_matches('\r');
+    let mut text = first.trim_end_matches(':').to_owned();
+    let mut lines = 0;
+    for line in rest[at..].lines().skip(1) {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() || line.starts_with("note: ") || line.starts_with("stack backtrace:") || lines == 20 {
+            break;
+        }
+        text.push_str(if lines == 0 { ": " } else { "\n" });
+        text.push_str(line);
+        lines += 1;
+    }
+    Some(text)
+}
+
 impl Sessions {
     /// Starts debugging the Rust test `id` of the Cargo project in `dir`: the build job first;
     /// the launch follows once the binary that has the test is known. The call is answered as a
@@ -383,6 +407,19 @@ mod tests {
             r.text.lines().last().unwrap_or(""),
             "invalid_argument: no test matched `total` in the test binaries of /p/cart (cart (lib), totals (test)); `cargo test -- --list` lists them."
         );
+    }
+
+    #[test]
+    fn the_panic_message_is_read_from_the_hooks_output() {
+        let out = "running 1 test\ntest tests::total_adds_tax ... \nthread 'tests::total_adds_tax' (26462) panicked at src/lib.rs:17:9:\nassertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65\nstack backtrace:\n   0: x\n";
+        assert_eq!(
+            panic_message(out).as_deref(),
+            Some("panicked at src/lib.rs:17:9: assertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65")
+        );
+        // Older toolchains: no thread id, and the note instead of a backtrace; CRLF from a terminal.
+        let out = "thread 'big_order' panicked at tests/totals.rs:7:9:\r\nbig order came to 3\r\nnote: run with `RUST_BACKTRACE=1`\r\n";
+        assert_eq!(panic_message(out).as_deref(), Some("panicked at tests/totals.rs:7:9: big order came to 3"));
+        assert_eq!(panic_message("test total ... ok\n"), None);
     }
 
     #[test]
