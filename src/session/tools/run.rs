@@ -30,6 +30,8 @@ pub enum Op {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
+    /// Required unless `config` or `list_configs` is given (the MCP handler checks).
+    #[serde(default)]
     pub program: String,
     #[serde(default)]
     pub args: Vec<String>,
@@ -49,6 +51,11 @@ pub struct LaunchArgs {
     /// `internal` (default) or `terminal`: agentdap runs the program (`runInTerminal`), owning
     /// its stdin.
     pub console: Option<String>,
+    /// A configuration of the project's `.vscode/launch.json` (`plan::launch_json`).
+    pub config: Option<String>,
+    /// List the project's launch.json configurations instead of launching.
+    #[serde(default)]
+    pub list_configs: bool,
 }
 
 /// The `attach` tool's arguments, checked (see `mcp::tools::run`).
