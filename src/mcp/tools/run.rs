@@ -74,7 +74,7 @@ fn launch_schema() -> Value {
             "console": {"type": "string", "enum": ["internal", "terminal"], "description": "terminal: stdin via send_input."},
             "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP launch args."},
             "wait_ms": wait_prop(),
-            "config": {"type": "string", "description": "A .vscode/launch.json name in cwd."},
+            "config": {"type": "string"},
             "list_configs": {"type": "boolean"}
         }
     })
