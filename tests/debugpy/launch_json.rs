@@ -59,10 +59,8 @@ fn a_launch_json_configuration_runs_as_configured() {
     let dir = project("launch-json-runs");
     let app = dir.join("src/app.py");
     let mut a = Agent::start();
-    let r = a.ok(
-        "launch",
-        json!({"config": "Python: app", "cwd": dir, "breakpoints": [{"path": "src/app.py", "line": 6}]}),
-    );
+    let r = a
+        .ok("launch", json!({"config": "Python: app", "cwd": dir, "breakpoints": [{"path": "src/app.py", "line": 6}]}));
     assert_eq!(r.s["stop"]["reason"], json!("breakpoint"), "{}", r.text);
     assert_eq!(r.s["stop"]["location"]["line"], json!(6), "{}", r.text);
     assert_eq!(r.s["stop"]["location"]["path"], json!(app), "{}", r.text);
@@ -103,5 +101,9 @@ fn list_configs_lists_them_and_a_pre_launch_task_is_refused_by_name() {
     let missing = scratch("launch-json-none");
     let r = a.call("launch", json!({"config": "x", "cwd": missing}));
     assert_eq!(r.code(), "invalid_argument", "{}", r.text);
-    assert!(r.text.contains(&format!("{} does not exist", missing.join(".vscode/launch.json").display())), "{}", r.text);
+    assert!(
+        r.text.contains(&format!("{} does not exist", missing.join(".vscode/launch.json").display())),
+        "{}",
+        r.text
+    );
 }

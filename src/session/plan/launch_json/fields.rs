@@ -100,6 +100,8 @@ const TASK: &str =
 const ADAPTER: &str =
     "would choose the debug adapter's program, which agentdap takes only from its recipes and the user's config file (SECURITY.md)";
 const INTERPRETER: &str = "would choose the interpreter debugpy's adapter runs under, which agentdap never takes from the project (SECURITY.md); the interpreter is chosen as for any launch (README § Adapters), or pass adapter_args.python in the call";
+const LAUNCHER: &str =
+    "would choose the interpreter of debugpy's launcher, which agentdap never takes from the project (SECURITY.md)";
 const MI: &str = "is for gdb/MI (cppdbg), which lldb-dap does not read";
 
 /// Fields with a fate of their own, by type family (`Any`: every type).
@@ -119,7 +121,7 @@ const FIELDS: &[(Family, &str, Fate)] = &[
     (Family::Any, "debugAdapterArgs", Fate::Drop(ADAPTER)),
     (Family::Python, "python", Fate::Drop(INTERPRETER)),
     (Family::Python, "pythonPath", Fate::Drop(INTERPRETER)),
-    (Family::Python, "debugLauncherPython", Fate::Drop(INTERPRETER)),
+    (Family::Python, "debugLauncherPython", Fate::Drop(LAUNCHER)),
     (
         Family::Python,
         "module",
