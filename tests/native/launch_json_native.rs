@@ -51,10 +51,8 @@ fn a_cppdbg_configuration_runs_under_lldb_dap() {
     std::fs::write(dir.join(".vscode/launch.json"), LAUNCH_JSON).expect("write launch.json");
     build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(dir.join("build/app")).arg(dir.join("main.c")), "gcc");
     let mut a = Agent::start_plain(|_| {});
-    let r = a.ok(
-        "launch",
-        json!({"config": "(gdb) Launch", "cwd": dir, "breakpoints": [{"path": "main.c", "line": 6}]}),
-    );
+    let r =
+        a.ok("launch", json!({"config": "(gdb) Launch", "cwd": dir, "breakpoints": [{"path": "main.c", "line": 6}]}));
     assert_eq!(r.s["adapter"], json!("lldb"), "{}", r.text);
     assert_eq!(r.s["stop"]["location"]["line"], json!(6), "{}", r.text);
     assert!(r.text.contains("launch.json `MIMode` not used"), "{}", r.text);
@@ -68,4 +66,39 @@ fn a_cppdbg_configuration_runs_under_lldb_dap() {
     assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
     let out = a.ok("output", json!({}));
     assert!(out.text.contains("mode native argc 3"), "{}", out.text);
+}
+
+/// `type: lldb` is CodeLLDB's in VS Code: it runs CodeLLDB when installed, and where it is not,
+/// the answer is `adapter_not_found` saying how to run the configuration under lldb-dap.
+#[test]
+fn an_lldb_configuration_runs_codelldb_or_says_how_to_use_lldb_dap() {
+    let codelldb = std::env::var_os("AGENTDAP_CODELLDB").filter(|p| std::path::Path::new(p).exists());
+    assert!(codelldb.is_some(), "test dependency missing: CodeLLDB; set AGENTDAP_CODELLDB as scripts/test does");
+    let dir = scratch("launch-json-codelldb");
+    std::fs::create_dir_all(dir.join(".vscode")).expect("mkdir .vscode");
+    std::fs::write(dir.join("main.c"), SOURCE).expect("write C");
+    let config = r#"{"configurations": [{"name": "cl", "type": "lldb", "request": "launch",
+        "program": "${workspaceFolder}/app", "args": ["a"], "env": {"APP_MODE": "code"}}]}"#;
+    std::fs::write(dir.join(".vscode/launch.json"), config).expect("write launch.json");
+    build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(dir.join("app")).arg(dir.join("main.c")), "gcc");
+    let call = json!({"config": "cl", "cwd": dir, "breakpoints": [{"path": "main.c", "line": 6}]});
+
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", call.clone());
+    assert_eq!(r.s["adapter"], json!("codelldb"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(6), "{}", r.text);
+    assert_eq!(a.ok("evaluate", json!({"expression": "n"})).s["value"], json!("2"));
+    a.ok("disconnect", json!({}));
+
+    let mut a = Agent::start_plain(|cmd| {
+        cmd.env("AGENTDAP_CODELLDB", dir.join("no-codelldb"));
+    });
+    let r = a.call("launch", call.clone());
+    assert_eq!(r.code(), "adapter_not_found", "{}", r.text);
+    assert!(r.text.contains("pass `adapter: \"lldb\"` in the call"), "{}", r.text);
+    let mut with_lldb = call;
+    with_lldb["adapter"] = json!("lldb");
+    let r = a.ok("launch", with_lldb);
+    assert_eq!(r.s["adapter"], json!("lldb"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(6), "{}", r.text);
 }

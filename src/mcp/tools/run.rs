@@ -129,6 +129,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     // when one is given, else against agentdap's working directory.
     prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
     let mut notes = Vec::new();
+    let from_config = args.config.is_some();
     if args.config.is_some() || args.list_configs {
         match launch_json::from_project(args, cx.sessions.files())? {
             Project::Listing(result) => return Ok(Outcome::Done(result)),
@@ -141,7 +142,13 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
         return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
     }
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
-    let mut plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
+    let mut plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files()).map_err(|e| {
+        if from_config {
+            launch_json::explain_not_found(e, &args)
+        } else {
+            e
+        }
+    })?;
     plan.notes.extend(notes);
     cx.sessions.launch(args, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)

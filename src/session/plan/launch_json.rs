@@ -68,8 +68,10 @@ pub fn from_project(call: LaunchArgs, files: &dyn Files) -> Result<Project, Tool
     let program = (!call.program.is_empty()).then(|| resolve_path(&call.program, call.cwd.as_deref()));
     let facts =
         Facts { workspace: &file.workspace, cwd: files.adapter_host().cwd(), env: &env, file: program.as_deref() };
-    let Some(name) = call.config.clone() else {
-        return Ok(Project::Listing(listing(&file, &facts, files)));
+    // `list_configs` never starts anything, whatever else the call says.
+    let name = match call.config.clone() {
+        Some(name) if !call.list_configs => name,
+        _ => return Ok(Project::Listing(listing(&file, &facts, files))),
     };
     let invalid = |msg: String| ToolResult::error(ErrorCode::InvalidArgument, msg);
     if file.compounds.contains(&name) {
@@ -102,6 +104,22 @@ pub fn from_project(call: LaunchArgs, files: &dyn Files) -> Result<Project, Tool
         }
     }
     Ok(project)
+}
+
+/// `launch`'s error for a configuration of `type: lldb` (CodeLLDB's type in VS Code) when
+/// CodeLLDB is not installed: `adapter_not_found` with its install command, and what else runs
+/// the configuration. Any other error is returned as it is.
+pub fn explain_not_found(mut e: ToolResult, args: &LaunchArgs) -> ToolResult {
+    let codelldb = args.adapter.as_deref() == Some(crate::dap::adapters::AdapterKind::CodeLldb.name());
+    if !codelldb || e.structured["error"]["code"] != "adapter_not_found" {
+        return e;
+    }
+    let more = " launch.json's `type: lldb` is CodeLLDB's; to run this configuration under lldb-dap instead, pass `adapter: \"lldb\"` in the call.";
+    e.text.push_str(more);
+    if let Some(Value::String(m)) = e.structured.pointer_mut("/error/message") {
+        m.push_str(more);
+    }
+    e
 }
 
 /// The refusal of configuration `name`, naming the field and what to do.
