@@ -107,3 +107,37 @@ fn list_configs_lists_them_and_a_pre_launch_task_is_refused_by_name() {
         r.text
     );
 }
+
+/// A `request: attach` configuration (`connect` with its port from `${env:…}`) attaches to a
+/// `python -m debugpy --listen` process, stops at the call's breakpoint, and detaching leaves the
+/// process running.
+#[test]
+fn an_attach_configuration_attaches_by_connect() {
+    let program = agent::fixture("py/attach_me.py");
+    let port = agent::free_port();
+    let mut target = std::process::Command::new(agent::debugpy_python());
+    target.args(["-m", "debugpy", "--listen", &format!("127.0.0.1:{port}"), "--wait-for-client", &program, "40"]);
+    target.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    let mut target = agent::Reap(target.spawn().expect("start python -m debugpy --listen"));
+    let dir = scratch("launch-json-attach");
+    std::fs::create_dir_all(dir.join(".vscode")).expect("mkdir .vscode");
+    let config = r#"{"configurations": [{
+        "name": "Python: Attach", "type": "debugpy", "request": "attach",
+        "connect": {"host": "localhost", "port": "${env:LAUNCH_JSON_PORT}"}, "justMyCode": false
+    }]}"#;
+    std::fs::write(dir.join(".vscode/launch.json"), config).expect("write launch.json");
+    let mut a = Agent::start_with(|cmd| {
+        cmd.env("LAUNCH_JSON_PORT", port.to_string());
+    });
+    let call = json!({"config": "Python: Attach", "cwd": dir, "wait_ms": 40000,
+                      "breakpoints": [{"path": program, "line": 6}]});
+    let r = a.ok("launch", call);
+    let r = if r.s["state"] == json!("stopped") { r } else { a.ok("wait", json!({"for": "stop", "wait_ms": 40000})) };
+    assert_eq!(r.s["stop"]["location"]["line"], json!(6), "{}", r.text);
+    let entry = a.session("s1");
+    assert_eq!(entry["request"], json!("attach"), "{entry}");
+    assert_eq!(entry["program"], json!(format!("127.0.0.1:{port}")), "{entry}");
+    a.ok("disconnect", json!({}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(matches!(target.0.try_wait(), Ok(None)), "the attached process was ended by a detach");
+}

@@ -181,6 +181,7 @@ mod tests {
         check(r#"{"q": "say \"//hi\" \\", "r": "\\\"/*"}"#, json!({"q": "say \"//hi\" \\", "r": "\\\"/*"}));
         check("{\"a\": 1} // last line without newline", json!({"a": 1}));
         check("\u{feff}{\"a\": \"é // ü\"} /* ü */", json!({"a": "é // ü"}));
+        check("{\r\n  // c\r\n  \"a\": [1,\r\n  ],\r\n}\r\n", json!({"a": [1]}));
     }
 
     #[test]
