@@ -234,6 +234,12 @@ pub fn convert(conf: &Map<String, Value>, facts: &Facts<'_>, files: &dyn Files) 
     if let Some(v) = map.remove("console") {
         out.console = console(v, kind, &mut out.notes)?;
     }
+    // VS Code Go resolves `mode: auto` itself (a `_test.go` program → test, else debug) and never
+    // sends it; Delve 1.20.2 knows no such mode. Left out, agentdap's Delve recipe picks the mode
+    // from the program as for any launch.
+    if family == Family::Go && map.get("mode").and_then(Value::as_str) == Some("auto") {
+        map.remove("mode");
+    }
     if attach {
         out.attach = Some(target(&mut map, family)?);
     }

@@ -187,6 +187,7 @@ const NATIVE: &str = r#"{"configurations": [
     {"name": "cl", "type": "lldb", "request": "launch", "program": "a.out", "sourceLanguages": ["rust"], "terminal": "integrated"},
     {"name": "go", "type": "go", "request": "launch", "mode": "test", "program": "${workspaceFolder}", "dlvToolPath": "/x/dlv",
      "console": "integratedTerminal"},
+    {"name": "auto", "type": "go", "request": "launch", "mode": "auto", "program": "."},
     {"name": "remote", "type": "go", "request": "attach", "mode": "remote", "host": "127.0.0.1", "port": 2345},
     {"name": "py", "type": "debugpy", "request": "attach", "connect": {"host": "localhost", "port": 5678}, "pathMappings": []},
     {"name": "node", "type": "pwa-node", "request": "attach", "port": 9229, "address": "localhost"},
@@ -226,6 +227,8 @@ fn codelldb_go_and_attach_targets() {
     assert_eq!((args.adapter.as_deref(), args.program.as_str()), (Some("delve"), &*dir.to_string_lossy()));
     assert_eq!((Value::Object(args.adapter_args), args.console), (json!({"mode": "test"}), None));
     assert_eq!(notes.len(), 2, "{notes:?}");
+    let (args, _) = launched(from_project(call(&dir, "auto"), &OsFiles));
+    assert_eq!(Value::Object(args.adapter_args), json!({}), "mode auto is left to the recipe");
     let a = attached(from_project(call(&dir, "remote"), &OsFiles));
     let c = a.connect.expect("connect");
     assert_eq!((c.host.as_deref(), c.port, a.adapter.as_deref()), (Some("127.0.0.1"), 2345, Some("delve")));
