@@ -119,6 +119,10 @@ fn an_attach_configuration_attaches_by_connect() {
     target.args(["-m", "debugpy", "--listen", &format!("127.0.0.1:{port}"), "--wait-for-client", &program, "40"]);
     target.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
     let mut target = agent::Reap(target.spawn().expect("start python -m debugpy --listen"));
+    // A loaded machine starts debugpy's server slower than agentdap's connect retries last;
+    // the kernel's socket table says when it listens, without a connection debugpy would see.
+    let listens = agent::eventually(std::time::Duration::from_secs(30), || listening_on(port));
+    assert!(listens, "python -m debugpy --listen never listened on {port}");
     let dir = scratch("launch-json-attach");
     std::fs::create_dir_all(dir.join(".vscode")).expect("mkdir .vscode");
     let config = r#"{"configurations": [{
@@ -140,4 +144,15 @@ fn an_attach_configuration_attaches_by_connect() {
     a.ok("disconnect", json!({}));
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert!(matches!(target.0.try_wait(), Ok(None)), "the attached process was ended by a detach");
+}
+
+/// Whether a socket listens on 127.0.0.1:`port` (`/proc/net/tcp`: local address `0100007F:<port
+/// in hex>`, state `0A`).
+fn listening_on(port: u16) -> bool {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    let local = format!("0100007F:{port:04X}");
+    table.lines().any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.get(1) == Some(&local.as_str()) && f.get(3) == Some(&"0A")
+    })
 }
