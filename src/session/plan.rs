@@ -14,6 +14,10 @@ use crate::dap::adapters::{
 };
 use crate::dap::command::AdapterCommand;
 
+mod jsonc;
+pub mod launch_json;
+mod vars;
+
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 const RECIPE_KEYS: &[&str] = &["python"];
 

@@ -18,6 +18,8 @@ mod delve;
 mod delve_truth;
 mod gdb;
 mod inspect_more;
+mod launch_json_go;
+mod launch_json_native;
 mod life_lldb;
 mod lldb;
 mod lldb_truth;

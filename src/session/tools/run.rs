@@ -30,7 +30,7 @@ pub enum Op {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
-    /// Required unless `test` names what to run.
+    /// Required unless `test`, `config` or `list_configs` is given (the MCP handler checks).
     #[serde(default)]
     pub program: String,
     /// One test to debug (`launch {test}`: README § Recipes › A test fails).
@@ -53,6 +53,11 @@ pub struct LaunchArgs {
     /// `internal` (default) or `terminal`: agentdap runs the program (`runInTerminal`), owning
     /// its stdin.
     pub console: Option<String>,
+    /// A configuration of the project's `.vscode/launch.json` (`plan::launch_json`).
+    pub config: Option<String>,
+    /// List the project's launch.json configurations instead of launching.
+    #[serde(default)]
+    pub list_configs: bool,
 }
 
 /// The `attach` tool's arguments, checked (see `mcp::tools::run`).
