@@ -22,7 +22,8 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "attach",
-        description: "Attach to a running process (pid) or a debug server (connect); agentdap never kills it.",
+        description:
+            "Attach to a running process (pid), a debug server (connect) or a core file; agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
         handler: attach,
@@ -89,6 +90,8 @@ fn attach_schema() -> Value {
                 "properties": {"host": {"type": "string"}, "port": {"type": "integer"}},
                 "required": ["port"]
             },
+            "core": {"type": "string", "description": "Core dump, with program."},
+            "program": {"type": "string"},
             "adapter": {"type": "string", "description": "Default debugpy."},
             "breakpoints": launch_schema()["properties"]["breakpoints"].clone(),
             "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Default: the adapter's."},
