@@ -496,7 +496,7 @@ pub struct Family {
     /// Output a launcher received for its stand-in, moved there after this turn.
     pub(super) forward: Vec<super::launcher::Forwarded>,
     /// The core file this session reads (`attach {core, program}`): it cannot run.
-    pub(crate) core: Option<super::postmortem::PostMortem>,
+    pub(crate) core: Option<super::snapshot::PostMortem>,
 }
 
 #[cfg(test)]

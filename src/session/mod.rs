@@ -38,7 +38,7 @@ pub mod output;
 #[cfg(test)]
 mod oversized_tests;
 pub mod plan;
-mod postmortem;
+pub mod postmortem;
 #[cfg(test)]
 mod postmortem_tests;
 mod preview;

@@ -334,8 +334,8 @@ pub struct AttachArgs {
 /// sent the address (`attach {address, port}`); for `pid`, the one the process's command line
 /// names, else the default port on 127.0.0.1 (the session sends the process `pid_signal` first).
 /// Either way the DAP `attach` arguments are the recipe's attach defaults (custom adapters:
-/// their `launch_defaults`) < agentdap's < `adapter_args`. `core` (with `program`): a core
-/// file, planned by [`super::postmortem::plan`].
+/// their `launch_defaults`) < agentdap's < `adapter_args`. `core` and `program` are
+/// `session::postmortem`'s (the MCP handler sends them there).
 ///
 /// Errors (as tool results): `invalid_argument` (neither or both of `pid`/`connect`, a host
 /// that is not an IP literal or `localhost`, no such process, unknown adapter),
@@ -346,9 +346,6 @@ pub fn attach(
     config: &Config,
     files: &dyn Files,
 ) -> Result<(AdapterPlan, super::AttachStart), ToolResult> {
-    if args.core.is_some() || args.program.is_some() {
-        return super::postmortem::plan(args, config, files);
-    }
     let invalid = |msg: String| ToolResult::error(ErrorCode::InvalidArgument, msg);
     let name = args.adapter.as_deref().unwrap_or("debugpy");
     let builtin = if config.by_name(name).is_none() { adapters::select(Some(name), None).ok() } else { None };

@@ -19,18 +19,10 @@ use serde_json::{json, Map, Value};
 
 use super::files::Files;
 use super::plan::{resolve_path, tool_error, AttachArgs, RECIPE_KEYS};
+use super::snapshot::PostMortem;
 use super::{AdapterPlan, AttachStart, ErrorCode, Session, ToolResult};
 use crate::config::{apply_override, command_of, Config};
 use crate::dap::adapters::{self, elf, ResolveInput};
-
-/// What a session reads post-mortem (`Family::core`).
-#[derive(Clone, Debug)]
-pub struct PostMortem {
-    /// The core file, absolute.
-    pub core: String,
-    /// The binary that dumped it, absolute.
-    pub program: String,
-}
 
 /// `e_type` of an ELF core file (System V ABI, "ELF Header").
 const ET_CORE: u16 = 4;

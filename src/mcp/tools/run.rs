@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::{
     parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
 };
-use crate::session::{plan, Files, LaunchArgs, LaunchBreakpoint};
+use crate::session::{plan, postmortem, Files, LaunchArgs, LaunchBreakpoint};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
 const ENDING: Annotations = Annotations { read_only: false, destructive: true, idempotent: true };
@@ -23,7 +23,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "attach",
         description:
-            "Attach to a running process (pid), a debug server (connect) or a core file; agentdap never kills it.",
+            "Attach to a process (pid), debug server (connect) or core dump (core+program); agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
         handler: attach,
@@ -90,7 +90,7 @@ fn attach_schema() -> Value {
                 "properties": {"host": {"type": "string"}, "port": {"type": "integer"}},
                 "required": ["port"]
             },
-            "core": {"type": "string", "description": "Core dump, with program."},
+            "core": {"type": "string"},
             "program": {"type": "string"},
             "adapter": {"type": "string", "description": "Default debugpy."},
             "breakpoints": launch_schema()["properties"]["breakpoints"].clone(),
@@ -142,7 +142,11 @@ fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     // and named in the result. A process attached by pid runs here: as for `launch`.
     let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
     let notes = prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, None, missing)?;
-    let (mut plan, start) = plan::attach(&args, &cx.sessions.config, cx.sessions.files())?;
+    let (mut plan, start) = if args.core.is_some() || args.program.is_some() {
+        postmortem::plan(&args, &cx.sessions.config, cx.sessions.files())?
+    } else {
+        plan::attach(&args, &cx.sessions.config, cx.sessions.files())?
+    };
     plan.notes.extend(notes);
     cx.sessions.attach(start, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)

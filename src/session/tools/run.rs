@@ -66,7 +66,7 @@ pub struct AttachStart {
     /// `AttachEndpoint::DebuggeeEndpoint`'s `pid_signal`).
     pub signal_first: Option<crate::dap::adapters::DebuggeeSignal>,
     /// `attach {core, program}`: the core file the session reads (`session::postmortem`).
-    pub core: Option<crate::session::postmortem::PostMortem>,
+    pub core: Option<crate::session::snapshot::PostMortem>,
 }
 
 /// A breakpoint given to `launch`: a path plus a DAP `SourceBreakpoint`.
