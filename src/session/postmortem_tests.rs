@@ -176,3 +176,138 @@ fn a_core_is_closed_by_disconnect_graceful_or_not_and_no_process_is_touched() {
         assert!(!signalled, "{:?}", rig.actions);
     }
 }
+
+/// A host with lldb-dap and dlv on `PATH`, an ELF core at `/c/core` (little-endian, `e_type`
+/// 4), an ELF program at `/c/crash` (`e_type` 3) and a zstd-compressed core at `/c/core.zst`.
+struct Host(crate::dap::adapters::test_host::FakeHost);
+
+const CORE_HEADER: &[u8] = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x04\0\x3e\0";
+const PROGRAM_HEADER: &[u8] = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0\x3e\0";
+
+fn host() -> Host {
+    use std::collections::{HashMap, HashSet};
+    Host(crate::dap::adapters::test_host::FakeHost {
+        vars: HashMap::from([("PATH", "/usr/bin"), ("HOME", "/h")]),
+        exes: HashSet::from(["/usr/bin/lldb-dap-22", "/usr/bin/dlv"]),
+        files: HashMap::from([
+            ("/c/core", CORE_HEADER),
+            ("/c/crash", PROGRAM_HEADER),
+            ("/c/core.zst", &[0x28, 0xb5, 0x2f, 0xfd, 0, 0][..]),
+        ]),
+        ..Default::default()
+    })
+}
+
+impl super::Files for Host {
+    fn adapter_host(&self) -> &dyn crate::dap::adapters::Host {
+        &self.0
+    }
+    fn exists(&self, p: &std::path::Path) -> bool {
+        crate::dap::adapters::Host::is_file(&self.0, p)
+    }
+    fn is_dir(&self, _: &std::path::Path) -> bool {
+        false
+    }
+    fn is_file(&self, p: &std::path::Path) -> std::io::Result<bool> {
+        match crate::dap::adapters::Host::is_file(&self.0, p) {
+            true => Ok(true),
+            false => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        }
+    }
+    fn count_lines(&self, _: &std::path::Path, _: u64) -> Option<u64> {
+        None
+    }
+    fn canonicalize(&self, p: &std::path::Path) -> Option<std::path::PathBuf> {
+        Some(p.to_owned())
+    }
+    fn read_bounded(&self, _: &std::path::Path, _: u64) -> Result<Vec<u8>, super::files::ReadError> {
+        Err(super::files::ReadError::NotRegular)
+    }
+    fn process_exists(&self, _: i64) -> bool {
+        false
+    }
+    fn process_stat(&self, _: i64) -> Option<super::files::ProcessStat> {
+        None
+    }
+    fn process_cmdline(&self, _: i64, _: usize) -> Option<Vec<u8>> {
+        None
+    }
+    fn process_exe(&self, _: i64) -> Option<std::path::PathBuf> {
+        None
+    }
+    fn ptrace_scope(&self) -> Option<u8> {
+        None
+    }
+    fn has_cap_sys_ptrace(&self) -> bool {
+        false
+    }
+    fn make_scratch_dir(&self) -> std::io::Result<std::path::PathBuf> {
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+}
+
+fn planned(args: Value) -> Result<(super::AdapterPlan, AttachStart), String> {
+    let args: super::plan::AttachArgs = serde_json::from_value(args).map_err(|e| e.to_string())?;
+    super::postmortem::plan(&args, &crate::config::Config::default(), &host()).map_err(|e| e.text)
+}
+
+#[test]
+fn a_core_is_opened_with_the_request_and_keys_of_the_adapter_the_program_picks() {
+    let (plan, start) = match planned(json!({"core": "/c/core", "program": "/c/crash"})) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!((plan.name.as_str(), plan.request), ("lldb", "attach"));
+    assert_eq!(
+        plan.launch_arguments,
+        json!({"type": "lldb-dap", "request": "attach", "program": "/c/crash", "coreFile": "/c/core"})
+    );
+    assert_eq!((start.target.as_str(), start.core.map(|c| c.core)), ("/c/crash", Some("/c/core".to_owned())));
+    let args = json!({"core": "/c/core", "program": "/c/crash", "adapter": "delve", "adapter_args": {"dlvFlags": []}});
+    let (plan, _) = match planned(args) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!((plan.name.as_str(), plan.request), ("delve", "launch"));
+    assert_eq!(
+        plan.launch_arguments,
+        json!({"type": "go", "request": "launch", "mode": "core", "program": "/c/crash", "coreFilePath": "/c/core", "dlvFlags": []})
+    );
+}
+
+#[test]
+fn wrong_files_and_arguments_are_refused_naming_what_to_pass() {
+    let refused = |args: Value| match planned(args) {
+        Ok(_) => panic!("planned"),
+        Err(e) => e,
+    };
+    let cases = [
+        (json!({"core": "/c/nope", "program": "/c/crash"}), "invalid_argument: core /c/nope does not exist;"),
+        (json!({"core": "/c/core", "program": "/c/nope"}), "invalid_argument: program /c/nope does not exist;"),
+        (
+            json!({"core": "/c/crash", "program": "/c/crash"}),
+            "invalid_argument: core /c/crash is an ELF program, not a core file",
+        ),
+        (json!({"core": "/c/core", "program": "/c/core"}), "invalid_argument: program /c/core is a core file"),
+        (
+            json!({"core": "/c/core.zst", "program": "/c/crash"}),
+            "invalid_argument: core /c/core.zst is compressed with zstd",
+        ),
+        (
+            json!({"core": "/c/core", "program": "/c/crash", "pid": 4}),
+            "invalid_argument: a core file is read, not attached to",
+        ),
+        (
+            json!({"core": "/c/core", "program": "/c/crash", "breakpoints": [{"path": "/c/x.c", "line": 1}]}),
+            "invalid_argument: a core file does not run, so breakpoints never hit",
+        ),
+        (
+            json!({"core": "/c/core", "program": "/c/crash", "adapter": "gdb"}),
+            "unsupported: gdb cannot open a core file",
+        ),
+    ];
+    for (args, expected) in cases {
+        let text = refused(args.clone());
+        assert!(text.starts_with(expected), "{args}: {text}");
+    }
+}
