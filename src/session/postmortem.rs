@@ -27,6 +27,9 @@ use crate::dap::adapters::{self, elf, ResolveInput};
 /// `e_type` of an ELF core file (System V ABI, "ELF Header").
 const ET_CORE: u16 = 4;
 
+/// The signature a minidump starts with (`MINIDUMP_HEADER.Signature`, "MDMP").
+const MINIDUMP: &[u8] = b"MDMP";
+
 /// Magic numbers of the compressions a core may be stored in (systemd-coredump: zstd by
 /// default, lz4 and xz in older versions), with what to run before agentdap can read it.
 const COMPRESSED: &[(&[u8], &str)] = &[
@@ -49,8 +52,9 @@ fn elf_type(header: &[u8]) -> Option<u16> {
 }
 
 /// The refusal for `path` (the `core` or `program` argument) when it is not what it must be:
-/// an existing, readable regular file, and an ELF core (`core`) or not a core (`program`).
-fn check_file(what: &str, path: &Path, files: &dyn Files) -> Result<(), ToolResult> {
+/// an existing, readable regular file, and an ELF core or a minidump (`core`) or not a core
+/// (`program`). `Ok(true)`: a minidump.
+fn check_file(what: &str, path: &Path, files: &dyn Files) -> Result<bool, ToolResult> {
     let invalid = |msg: String| Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
     let shown = path.display();
     match files.is_file(path) {
@@ -69,6 +73,9 @@ fn check_file(what: &str, path: &Path, files: &dyn Files) -> Result<(), ToolResu
         ));
     };
     let kind = elf_type(&header);
+    if what == "core" && header.starts_with(MINIDUMP) {
+        return Ok(true);
+    }
     if what == "core" && kind != Some(ET_CORE) {
         if let Some((_, how)) = COMPRESSED.iter().find(|(magic, _)| header.starts_with(magic)) {
             return invalid(format!(
@@ -79,15 +86,17 @@ fn check_file(what: &str, path: &Path, files: &dyn Files) -> Result<(), ToolResu
             Some(_) => invalid(format!(
                 "core {shown} is an ELF program, not a core file: pass the core dump as `core` and the binary as `program`."
             )),
-            None => invalid(format!("core {shown} is not an ELF core file (a Linux core dump starts with \\x7fELF).")),
+            None => invalid(format!(
+                "core {shown} is not a core file (a Linux core dump starts with \\x7fELF, a minidump with MDMP)."
+            )),
         };
     }
-    if what == "program" && kind == Some(ET_CORE) {
+    if what == "program" && (kind == Some(ET_CORE) || header.starts_with(MINIDUMP)) {
         return invalid(format!(
             "program {shown} is a core file: pass the binary that crashed as `program` and the core as `core`."
         ));
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Builds the plan for `attach {core, program}`: the adapter inferred from the program as
@@ -124,7 +133,7 @@ pub fn plan(args: &AttachArgs, config: &Config, files: &dyn Files) -> Result<(Ad
     }
     let core = resolve_path(core, None);
     let program = resolve_path(program, None);
-    check_file("core", &core, files)?;
+    let minidump = check_file("core", &core, files)?;
     check_file("program", &program, files)?;
     let (core, program) = (core.to_string_lossy().into_owned(), program.to_string_lossy().into_owned());
     if let Some((name, _)) = args.adapter.as_deref().and_then(|n| config.by_name(n)) {
@@ -143,6 +152,14 @@ pub fn plan(args: &AttachArgs, config: &Config, files: &dyn Files) -> Result<(Ad
         );
         return Err(ToolResult::error(ErrorCode::Unsupported, msg));
     };
+    if minidump && !open.minidump {
+        let msg = format!(
+            "core {} is a minidump, which {} does not read; pass adapter lldb, or an ELF core of the program.",
+            core,
+            kind.name()
+        );
+        return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+    }
     let adapter_args = Value::Object(args.adapter_args.clone());
     let input = ResolveInput { adapter_args: Some(&adapter_args), cwd: None, js_debug: config.js_debug.as_deref() };
     let entry = config.override_of(kind);

@@ -193,6 +193,7 @@ fn host() -> Host {
             ("/c/core", CORE_HEADER),
             ("/c/crash", PROGRAM_HEADER),
             ("/c/core.zst", &[0x28, 0xb5, 0x2f, 0xfd, 0, 0][..]),
+            ("/c/mini.dmp", &b"MDMP\x93\xa7\0\0"[..]),
         ]),
         ..Default::default()
     })
@@ -263,6 +264,9 @@ fn a_core_is_opened_with_the_request_and_keys_of_the_adapter_the_program_picks()
         json!({"type": "lldb-dap", "request": "attach", "program": "/c/crash", "coreFile": "/c/core"})
     );
     assert_eq!((start.target.as_str(), start.core.map(|c| c.core)), ("/c/crash", Some("/c/core".to_owned())));
+    // A minidump (what LLDB's `process save-core` writes on Linux) opens the same way in lldb-dap.
+    let minidump = planned(json!({"core": "/c/mini.dmp", "program": "/c/crash"})).map(|(p, _)| p.launch_arguments);
+    assert_eq!(minidump.ok().map(|a| a["coreFile"].clone()), Some(json!("/c/mini.dmp")));
     let args = json!({"core": "/c/core", "program": "/c/crash", "adapter": "delve", "adapter_args": {"dlvFlags": []}});
     let (plan, _) = match planned(args) {
         Ok(p) => p,
@@ -305,6 +309,11 @@ fn wrong_files_and_arguments_are_refused_naming_what_to_pass() {
             json!({"core": "/c/core", "program": "/c/crash", "adapter": "gdb"}),
             "unsupported: gdb cannot open a core file",
         ),
+        (
+            json!({"core": "/c/mini.dmp", "program": "/c/crash", "adapter": "delve"}),
+            "unsupported: core /c/mini.dmp is a minidump, which delve does not read",
+        ),
+        (json!({"core": "/c/core", "program": "/c/mini.dmp"}), "invalid_argument: program /c/mini.dmp is a core file"),
     ];
     for (args, expected) in cases {
         let text = refused(args.clone());

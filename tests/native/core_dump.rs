@@ -1,6 +1,6 @@
 //! Post-mortem through the built binary (issue 20): a real core of a C program that dereferenced
 //! NULL (`gcc -g -O0`) read with lldb-dap 22, and of a Go program that did (`GOTRACEBACK=crash`)
-//! read with Delve 1.20: the stop at the crash with the signal as the adapter's words name it
+//! read with Delve 1.20, and of a Rust program that panicked with `panic=abort`: the stop at the crash with the signal as the adapter's words name it
 //! (CASES C14: lldb-dap 22.1.8 reports a core's stop as reason `entry`), the faulting line and
 //! its locals, execution refused before anything is sent, a clean `disconnect` that leaves no
 //! process, and the wrong files refused before anything is spawned. Fails when gcc, lldb-dap, Go
@@ -10,6 +10,8 @@ use crate::agent;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use agent::build;
 
 use agent::{assert_all_gone, is_watchdog, require, scratch, sent_commands, var_value, Agent, HYGIENE};
 use serde_json::{json, Value};
@@ -46,13 +48,25 @@ func main() {
 }
 "#;
 
+/// Panics out of bounds in `total` (line 3); built with `-C panic=abort`, the panic is a SIGABRT.
+const CRASH_RS: &str = r#"fn total(v: &[i32], at: usize) -> i32 {
+    let s: i32 = v.iter().sum();
+    s + v[at]
+}
+fn main() {
+    let v = vec![10, 20, 30];
+    println!("{}", total(&v, 7));
+}
+"#;
+
 fn path(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
 /// A core of `bin` crashing in `dir` (with `env` set): the kernel's own, when
 /// `/proc/sys/kernel/core_pattern` is a plain file name (written in the crash's working
-/// directory once `RLIMIT_CORE` is raised), else one written by `lldb --batch … process save-core`.
+/// directory once `RLIMIT_CORE` is raised), else one written by `lldb --batch … process save-core`
+/// (a minidump).
 /// Fails the test saying why when neither gives one.
 fn core_of(dir: &Path, bin: &Path, env: &[(&str, &str)]) -> PathBuf {
     let pattern = std::fs::read_to_string("/proc/sys/kernel/core_pattern").unwrap_or_default();
@@ -62,7 +76,8 @@ fn core_of(dir: &Path, bin: &Path, env: &[(&str, &str)]) -> PathBuf {
         let mut cmd = Command::new("sh");
         cmd.current_dir(dir).arg("-c").arg(format!("ulimit -c unlimited && exec {}", bin.display()));
         cmd.envs(env.iter().copied());
-        let status = cmd.status().expect("sh");
+        // Output captured: the crash's own words (a Rust panic's backtrace) are not the test's.
+        let status = cmd.output().expect("sh").status;
         // The name before the first `%` specifier (`core`, `core.%p` → `core`); with
         // `core_uses_pid` the kernel appends `.<pid>`.
         let prefix = pattern.split('%').next().unwrap_or("core").trim_end_matches('.');
@@ -78,20 +93,21 @@ fn core_of(dir: &Path, bin: &Path, env: &[(&str, &str)]) -> PathBuf {
     } else {
         tried.push(format!("core_pattern `{pattern}` is not a plain file name"));
     }
+    lldb_core(dir, bin, env).unwrap_or_else(|why| panic!("no core file: {}; and {why}", tried.join("; ")))
+}
+
+/// `dir/saved.core`, written by LLDB where `bin` crashes: `--batch` stops at a crash and runs
+/// only the `-k` commands there; on Linux LLDB 22 saves a minidump, which lldb-dap reads as it
+/// reads an ELF core. `Err`: why there is none.
+fn lldb_core(dir: &Path, bin: &Path, env: &[(&str, &str)]) -> Result<PathBuf, String> {
     let core = dir.join("saved.core");
     let mut cmd = Command::new("lldb-22");
-    cmd.current_dir(dir).arg("--batch").args(["-o", "run", "-o"]).arg(format!("process save-core {}", core.display()));
-    cmd.arg(bin).envs(env.iter().copied());
+    cmd.current_dir(dir).args(["--batch", "-o", "run", "-k"]).arg(format!("process save-core {}", core.display()));
+    cmd.args(["-k", "process kill"]).arg(bin).envs(env.iter().copied()).stdin(std::process::Stdio::null());
     match cmd.output() {
-        Ok(_) if core.is_file() => core,
-        Ok(out) => panic!(
-            "no core file: {}; and lldb-22 --batch saved none: {}",
-            tried.join("; "),
-            String::from_utf8_lossy(&out.stdout)
-        ),
-        Err(e) => {
-            panic!("no core file: {}; and lldb-22 could not run ({e}; apt-get install lldb-22)", tried.join("; "))
-        }
+        Ok(_) if core.is_file() => Ok(core),
+        Ok(out) => Err(format!("lldb-22 --batch saved none: {}", String::from_utf8_lossy(&out.stdout))),
+        Err(e) => Err(format!("lldb-22 could not run ({e}; apt-get install lldb-22)")),
     }
 }
 
@@ -157,6 +173,18 @@ fn a_c_core_stops_at_the_faulting_line_with_its_signal_and_locals_and_cannot_run
     assert!(d.text.contains("(the core file was closed; no process ran)"), "{}", d.text);
     assert!(!d.text.contains("did not answer cleanly"), "{}", d.text);
     assert_all_gone(&tree, HYGIENE, "after disconnecting a core");
+
+    // The same crash saved by LLDB (a minidump) reads the same way.
+    let saved = lldb_core(&dir, &bin, &[]).unwrap_or_else(|why| panic!("{why}"));
+    let r = a.ok("attach", json!({"core": path(&saved), "program": path(&bin)}));
+    assert_eq!(
+        (r.s["stop"]["location"]["line"].clone(), r.s["post_mortem"]["signal"].clone()),
+        (json!(4), json!("SIGSEGV")),
+        "{}",
+        r.text
+    );
+    assert_eq!(var_value(&r.s["locals"]["variables"], "n"), "3", "{}", r.text);
+    a.ok("disconnect", json!({}));
 }
 
 #[test]
@@ -171,10 +199,7 @@ fn a_missing_or_swapped_core_or_program_is_refused_before_anything_starts() {
             json!({"core": path(&bin), "program": path(&bin)}),
             format!("core {} is an ELF program, not a core file", path(&bin)),
         ),
-        (
-            json!({"core": path(&source), "program": path(&bin)}),
-            format!("core {} is not an ELF core file", path(&source)),
-        ),
+        (json!({"core": path(&source), "program": path(&bin)}), format!("core {} is not a core file", path(&source))),
         (json!({"core": path(&bin)}), "`core` needs `program`".to_owned()),
         (json!({"program": path(&bin)}), "pass `core` too".to_owned()),
     ];
@@ -224,4 +249,28 @@ fn a_go_core_through_delve_says_its_words_and_that_they_name_no_signal() {
     let d = a.ok("disconnect", json!({}));
     assert!(d.text.contains("(the core file was closed; no process ran)"), "{}", d.text);
     assert_all_gone(&tree, HYGIENE, "after disconnecting a Go core");
+}
+
+#[test]
+fn a_rust_panic_abort_core_names_sigabrt_and_keeps_the_panicking_frame() {
+    require("lldb-dap-22", "lldb-22");
+    let dir = scratch("core-rs");
+    std::fs::write(dir.join("boom.rs"), CRASH_RS).expect("write Rust");
+    let bin = dir.join("boom");
+    build(
+        Command::new("rustc").args(["-g", "-C", "panic=abort", "-o"]).arg(&bin).arg(dir.join("boom.rs")),
+        "rustc (rustup)",
+    );
+    let core = core_of(&dir, &bin, &[]);
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("attach", json!({"core": path(&core), "program": path(&bin)}));
+    assert_eq!(r.s["post_mortem"]["signal"], json!("SIGABRT"), "{}", r.text);
+    let frames = a.ok("stack_trace", json!({"levels": 30}));
+    let list = frames.s["frames"].as_array().cloned().unwrap_or_default();
+    let total =
+        list.iter().find(|f| f["function"] == json!("boom::total")).unwrap_or_else(|| panic!("{}", frames.text));
+    assert_eq!(total["line"], json!(3), "{}", frames.text);
+    let at = a.ok("evaluate", json!({"expression": "at", "frame": total["frame"]}));
+    assert_eq!(at.s["value"], json!("7"), "{}", at.text);
+    a.ok("disconnect", json!({}));
 }

@@ -12,4 +12,7 @@ pub struct CoreOpen {
     pub core_key: &'static str,
     /// Arguments sent besides `program` and the core (Delve: `mode: core`).
     pub arguments: &'static [(&'static str, &'static str)],
+    /// It also reads a minidump (`MDMP`: what LLDB's `process save-core` writes on Linux by
+    /// default), not only an ELF core.
+    pub minidump: bool,
 }

@@ -118,7 +118,12 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         failure_shapes: &[FailureShape::GoPanic],
         // 1.20.2: `launch {mode: core, program, coreFilePath}`; its one stop is reason
         // `exception`, description `runtime error`, and names no signal (`tests/native/core_dump.rs`).
-        core_file: Some(CoreOpen { request: "launch", core_key: "coreFilePath", arguments: &[("mode", "core")] }),
+        core_file: Some(CoreOpen {
+            request: "launch",
+            core_key: "coreFilePath",
+            arguments: &[("mode", "core")],
+            minidump: false,
+        }),
         ..RuntimeQuirks::STANDARD
     }
 }

@@ -164,8 +164,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         condition_error_marks: &[("error: stopped due to an error evaluating condition of breakpoint ", true)],
         // 22.1.8: `attach {program, coreFile}` loads the core; its one stop then says reason
         // `entry` with the signal in `description` (llvm/llvm-project PR#195352), and `disconnect`
-        // must end the target (`tests/native/core_dump.rs`).
-        core_file: Some(CoreOpen { request: "attach", core_key: "coreFile", arguments: &[] }),
+        // must end the target; it reads a minidump the same way (`tests/native/core_dump.rs`).
+        core_file: Some(CoreOpen { request: "attach", core_key: "coreFile", arguments: &[], minidump: true }),
         ..RuntimeQuirks::STANDARD
     }
 }
