@@ -13,6 +13,7 @@ mod attach_pid;
 mod breakpoint_kinds;
 mod breakpoint_truth;
 mod codelldb;
+mod core_dump;
 mod ctl_native;
 mod delve;
 mod delve_truth;

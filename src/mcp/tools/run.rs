@@ -8,7 +8,7 @@ use super::{
     parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
 };
 use crate::session::plan::launch_json::{self, Project};
-use crate::session::{plan, Files, LaunchArgs, LaunchBreakpoint};
+use crate::session::{plan, postmortem, Files, LaunchArgs, LaunchBreakpoint};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
 const ENDING: Annotations = Annotations { read_only: false, destructive: true, idempotent: true };
@@ -23,7 +23,8 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "attach",
-        description: "Attach to a running process (pid) or a debug server (connect); agentdap never kills it.",
+        description:
+            "Attach to a process (pid), debug server (connect) or core dump (core+program); agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
         handler: attach,
@@ -92,6 +93,8 @@ fn attach_schema() -> Value {
                 "properties": {"host": {"type": "string"}, "port": {"type": "integer"}},
                 "required": ["port"]
             },
+            "core": {"type": "string"},
+            "program": {"type": "string"},
             "adapter": {"type": "string", "description": "Default debugpy."},
             "breakpoints": launch_schema()["properties"]["breakpoints"].clone(),
             "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Default: the adapter's."},
@@ -193,7 +196,11 @@ fn start_attach(cx: &mut ToolCx<'_>, mut args: plan::AttachArgs, notes: Vec<Stri
     let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
     let mut notes = notes;
     notes.extend(prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, None, missing)?);
-    let (mut plan, start) = plan::attach(&args, &cx.sessions.config, cx.sessions.files())?;
+    let (mut plan, start) = if args.core.is_some() || args.program.is_some() {
+        postmortem::plan(&args, &cx.sessions.config, cx.sessions.files())?
+    } else {
+        plan::attach(&args, &cx.sessions.config, cx.sessions.files())?
+    };
     plan.notes.extend(notes);
     cx.sessions.attach(start, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)

@@ -239,6 +239,8 @@ impl Converted {
                 breakpoints: call.breakpoints,
                 exception_filters: call.exception_filters,
                 wait_ms: call.wait_ms,
+                core: None,
+                program: None,
             };
             return Project::Attach { args, notes };
         }
