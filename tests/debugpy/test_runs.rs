@@ -107,7 +107,7 @@ fn an_id_that_matches_nothing_says_so() {
     // Neither a program nor a test: refused, naming both.
     let r = a.call("launch", json!({"cwd": project()}));
     assert!(r.is_error && r.code() == "invalid_argument", "{}", r.text);
-    assert!(r.text.contains("`program` (or `test`"), "{}", r.text);
+    assert!(r.text.contains("pass `program`, `test`"), "{}", r.text);
     // unittest: a name the class lacks.
     let r = a.ok("launch", json!({"test": "tests.test_units.TestCart.test_nope", "cwd": project()}));
     assert_eq!(

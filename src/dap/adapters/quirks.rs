@@ -496,6 +496,8 @@ pub struct RuntimeQuirks {
     /// while frames follow (21 at every depth of a recursion). A stop result compares locals only
     /// with a frame whose depth was known to be the same (`session/stop_frame.rs`).
     pub total_frames_exact: bool,
+    /// How the adapter opens a core file (`attach {core, program}`); `None`: it cannot here.
+    pub core_file: Option<super::CoreOpen>,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -645,6 +647,7 @@ impl RuntimeQuirks {
         hex_without_prefix: false,
         condition_error_marks: &[],
         total_frames_exact: false,
+        core_file: None,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's
