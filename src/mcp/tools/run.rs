@@ -173,7 +173,7 @@ fn launch_test(cx: &mut ToolCx<'_>, mut args: LaunchArgs, id: String) -> Result<
         plan::resolve_path(&args.program, Some(&base))
     };
     let files = cx.sessions.files();
-    if !crate::session::test_rust::is_cargo_project(&dir, files) {
+    if !crate::session::test_rust::is_cargo_project(&dir, files) || plan::test_id::names_another_runner(&args) {
         // Python, Go and node:test runs: one launch of the runner (`plan/test_id.rs`).
         prepare_breakpoints(files, &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
         let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();

@@ -53,7 +53,7 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
             format!("test {id}: {what}; agentdap runs pytest and unittest tests (debugpy), Go tests (delve) and node:test files (node) so far"),
         )
     };
-    let pytest_shaped = id.contains("::") || id.split("::").next().is_some_and(|f| f.ends_with(".py"));
+    let pytest_shaped = pytest_shaped(id);
     let dotted = !id.is_empty()
         && id.split('.').count() > 1
         && id.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
@@ -102,6 +102,22 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
             "cannot tell which runner runs test {id}: pass a pytest node id (tests/test_x.py::test_y), a dotted unittest id (pkg.test_mod.TestX.test_y), a Go test name with cwd a Go module (go.mod), or `adapter`"
         ),
     ))
+}
+
+/// A pytest node id's shape: a `.py` file, alone or before `::` (a Rust test path's `::`, as in
+/// `tests::adds`, has no file before it).
+fn pytest_shaped(id: &str) -> bool {
+    id.split("::").next().is_some_and(|f| f.ends_with(".py"))
+}
+
+/// Whether `args` name a runner of this module though a Cargo project is there (the MCP handler
+/// sends other test runs in a Cargo project to `session::test_rust`): `adapter` debugpy, delve
+/// or node, a `.py`, `.go` or JavaScript `program`, or a pytest node id.
+pub fn names_another_runner(args: &LaunchArgs) -> bool {
+    let kind = args.adapter.as_deref().and_then(AdapterKind::from_name);
+    let by_adapter = matches!(kind, Some(AdapterKind::Debugpy | AdapterKind::Delve | AdapterKind::JsDebug));
+    let by_program = [".py", ".go"].iter().chain(JS_EXTENSIONS).any(|e| args.program.ends_with(e));
+    by_adapter || by_program || args.test.as_deref().is_some_and(pytest_shaped)
 }
 
 /// Builds the launch of test `args.test`: the arguments the session starts from (the runner's
@@ -291,8 +307,21 @@ mod tests {
         // A `.py` program wins over the Go module around it.
         assert_eq!(pick("test_total", None, Markers { program_py: true, ..go }), Ok("pytest"));
         assert_eq!(pick("TestTotal", None, Markers { program_go: true, ..none }), Ok("go test"));
-        let rust = pick("tests::adds", None, Markers { cwd_cargo_toml: true, ..none });
-        assert_eq!(rust, Ok("pytest"), "`::` is pytest's before the project's markers");
+        // `::` alone is no pytest id: a Rust test path has it too.
+        let rust = pick("tests::adds", None, Markers { cwd_cargo_toml: true, ..none }).unwrap_err();
+        assert!(rust.contains("Cargo.toml"), "{rust}");
+        assert_eq!(pick("TestA/case_1", None, Markers { cwd_go_mod: true, ..none }), Ok("go test"));
+        let args = |test: &str, program: &str, adapter: Option<&str>| LaunchArgs {
+            test: Some(test.into()),
+            program: program.into(),
+            adapter: adapter.map(str::to_owned),
+            ..LaunchArgs::default()
+        };
+        assert!(names_another_runner(&args("tests/test_x.py::test_y", "", None)));
+        assert!(names_another_runner(&args("total", "t.test.js", None)));
+        assert!(names_another_runner(&args("test_y", "", Some("debugpy"))));
+        assert!(!names_another_runner(&args("tests::adds", "", None)));
+        assert!(!names_another_runner(&args("tests::adds", "", Some("lldb"))));
         let rust = pick("adds_up", None, Markers { cwd_cargo_toml: true, ..none }).unwrap_err();
         assert!(rust.starts_with("unsupported") && rust.contains("Cargo.toml"), "{rust}");
         let js = pick("adds", None, Markers { cwd_package_json: true, ..none }).unwrap_err();
