@@ -481,6 +481,8 @@ impl Server {
         let mut prune: Vec<Pid> = self.watchdog.as_ref().map(|w| w.pid()).into_iter().collect();
         prune.extend(self.adapters.iter().map(|(_, io)| io.child.pid));
         prune.extend(self.terminal_pids());
+        // A job's process tree is its own (a build's compilers), ended with the job.
+        prune.extend(self.job_pids());
         let me = std::process::id() as Pid;
         let known = |pid: Pid, adapters: &slab::Slab<AdapterIo>, orphans: &[(Pid, u64)]| {
             orphans.iter().any(|o| o.0 == pid) || adapters.iter().any(|(_, io)| io.child.tracks(pid))

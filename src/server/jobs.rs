@@ -179,6 +179,11 @@ impl Server {
         io.child.kill();
     }
 
+    /// The pids of the jobs running (their trees are no adapter's: the walk leaves them out).
+    pub(super) fn job_pids(&self) -> Vec<Pid> {
+        self.jobs.iter().map(|(_, j)| j.child.pid).collect()
+    }
+
     /// SIGKILLs every job's group (shutdown).
     pub(super) fn kill_all_jobs(&mut self) {
         for (_, io) in self.jobs.iter() {

@@ -101,7 +101,7 @@ impl Sessions {
             Start { program, breakpoints, exception_filters: p.breaks.exception_filters.clone(), id: agent_id };
         let (owns, target) = (p.family.owns_debuggee, p.family.attach_target.clone());
         // The test runs in the child (js-debug's debuggee session): its results report it.
-        let test = p.test.clone().map(|t| super::test_outcome::TestSession { below: None, ..t });
+        let test = p.test.clone().map(|t| super::test_outcome::TestSession { below: None, failed: None, ..t });
         let mut parent_of_child = (parent, p.id.clone());
         p.pump(now, &mut self.actions);
         if let Some(c) = stand_in.and_then(|k| self.slab.get(k).map(|c| (k, c))) {

@@ -27,6 +27,9 @@ pub enum Runner {
     GoTest,
     /// A `node:test` file run by node itself under js-debug (`--test-name-pattern`).
     NodeTest,
+    /// A Rust test binary that cargo built, under the native adapter (`test_rust.rs`), with a
+    /// function breakpoint on `rust_panic`.
+    RustTest,
 }
 
 impl Runner {
@@ -37,6 +40,7 @@ impl Runner {
             Runner::Unittest => "unittest",
             Runner::GoTest => "go test",
             Runner::NodeTest => "node:test",
+            Runner::RustTest => "cargo test",
         }
     }
 
@@ -47,6 +51,7 @@ impl Runner {
     pub fn failure_function(self) -> Option<&'static str> {
         match self {
             Runner::GoTest => Some(GO_FAIL),
+            Runner::RustTest => Some(super::test_rust::PANIC_FUNCTION),
             Runner::Pytest | Runner::Unittest | Runner::NodeTest => None,
         }
     }
@@ -58,7 +63,7 @@ impl Runner {
     pub fn failure_condition(self) -> Option<&'static str> {
         match self {
             Runner::GoTest => Some("c.parent == nil"),
-            Runner::Pytest | Runner::Unittest | Runner::NodeTest => None,
+            Runner::Pytest | Runner::Unittest | Runner::NodeTest | Runner::RustTest => None,
         }
     }
 
@@ -73,6 +78,15 @@ impl Runner {
         match self {
             Runner::GoTest => name.starts_with("testing.") || name.starts_with("runtime."),
             Runner::NodeTest => path.starts_with("<node_internals>") || path.starts_with("node:"),
+            // The standard library's frames between `rust_panic` and the test (`panic_fmt`,
+            // `assert_failed`, …): their sources are the toolchain's (`/rustc/<hash>/library/…`
+            // as rustc 1.95 records them), their names std's, core's, alloc's or libtest's.
+            Runner::RustTest => {
+                path.starts_with("/rustc/")
+                    || ["std::", "core::", "alloc::", "test::", "__rustc::", "rust_panic"]
+                        .iter()
+                        .any(|p| name.starts_with(p))
+            }
             Runner::Pytest | Runner::Unittest => false,
         }
     }
@@ -136,6 +150,12 @@ impl Runner {
             }
             (Runner::NodeTest, 0) => Outcome::Passed,
             (Runner::NodeTest, _) => Outcome::FailedUnstopped(summary_line(output, &["not ok "])),
+            // libtest (Rust 1.95): status 0 and `running 0 tests` when the name matched nothing
+            // (agentdap picks the binary by its `--list`, so only a filter the list missed), 101
+            // when a test failed (its panic is normally stopped at first).
+            (Runner::RustTest, 0) if has("running 0 tests") => Outcome::NoMatch("libtest ran 0 tests".into()),
+            (Runner::RustTest, 0) => Outcome::Passed,
+            (Runner::RustTest, _) => Outcome::FailedUnstopped(summary_line(output, &["test result: FAILED"])),
         }
     }
 }
@@ -156,6 +176,9 @@ pub struct TestSession {
     pub run: TestRun,
     /// At a stop in the runner's code: the frame shown instead of the top one.
     pub below: Option<Below>,
+    /// The failure a stop showed (its revision and outcome): a run that agentdap ends afterwards
+    /// (`disconnect` at the failure) still reads failed, never "unknown".
+    pub failed: Option<(u64, Outcome)>,
 }
 
 /// The top frame of a stop that shows the test's frame instead.
@@ -242,7 +265,11 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
             let Some(stop) = facts.stop else { return Outcome::Undecided("stopped") };
             let at = stop.location.as_ref().map(place);
             if facts.at_failure_function {
-                let message = if facts.panicking { Some(PANICKING.to_owned()) } else { go_message(facts.output) };
+                let message = match run.runner {
+                    _ if facts.panicking => Some(PANICKING.to_owned()),
+                    Runner::RustTest => super::test_rust::panic_message(facts.output),
+                    _ => go_message(facts.output),
+                };
                 return Outcome::Failed { at, message };
             }
             match &stop.exception {
@@ -256,7 +283,9 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
                 None => Outcome::Undecided("stopped before the test's outcome is known"),
             }
         }
-        Some(RunState::Exited) if facts.ended_by_agentdap => Outcome::Unknown("the run was ended by agentdap"),
+        Some(RunState::Exited | RunState::Terminated) if facts.ended_by_agentdap => {
+            Outcome::Unknown("the run was ended by agentdap")
+        }
         Some(RunState::Exited | RunState::Terminated) => match facts.exit_code {
             Some(code) => run.runner.exit_outcome(code, facts.output),
             None => Outcome::Unknown("the run ended with no exit status agentdap could read"),
@@ -422,7 +451,8 @@ impl Session {
 
     /// The test line and `structuredContent.test` of a test run's result, when this session
     /// runs one (`launch {test}`).
-    pub(super) fn test_report(&self) -> Option<(String, Value)> {
+    pub(super) fn test_report(&mut self) -> Option<(String, Value)> {
+        let revision = self.run.revision;
         let test = self.test.as_ref()?;
         let run = &test.run;
         let (output, _, _) = self.output.tail_since(self.output.first(), SCAN_BYTES);
@@ -437,9 +467,27 @@ impl Session {
             ended_by_agentdap: self.run.ended_by_agentdap,
             output: &output,
         };
-        let o = outcome(run, &facts);
+        let mut o = outcome(run, &facts);
+        let seen = test.failed.clone();
+        // A run that ends after the failure's stop: its status says "failed" too (or nothing, when
+        // agentdap ended it); the stop is where it failed.
+        let ended = matches!(o, Outcome::Unknown(_) | Outcome::Running | Outcome::FailedUnstopped(_));
+        let mut noted = None;
+        match (&o, seen) {
+            (Outcome::Failed { .. }, _) => noted = Some((revision, o.clone())),
+            (_, Some((at, failed))) if ended && self.run.state.is_over() => {
+                o = failed;
+                noted = Some((at, o.clone()));
+            }
+            _ => {}
+        }
+        let ended_after = noted.as_ref().filter(|(at, _)| *at != revision).map(|(at, _)| *at);
         let mut text = line(run, &o);
         let mut v = json(run, &o);
+        if let Some(at) = ended_after {
+            text.push_str(&format!(" (seen at rev {at}; the run has ended since)"));
+            v["seen_at_revision"] = at.into();
+        }
         if let Some(b) = below {
             let what = if self.at_failure_function() { "which marked the test failed" } else { "the runtime's" };
             text.push_str(&format!(
@@ -447,6 +495,9 @@ impl Session {
                 b.top
             ));
             v["stopped_in"] = b.top.clone().into();
+        }
+        if let (Some(n), Some(t)) = (noted, self.test.as_mut()) {
+            t.failed = Some(n);
         }
         Some((text, v))
     }

@@ -5,15 +5,15 @@
 //! the native adapter with `<name> --exact --nocapture --test-threads=1` and a function breakpoint
 //! on `rust_panic`, where every panic passes (std's `panicking.rs`: `rust_panic_with_hook` calls
 //! it after the panic hook printed the message). Must not: decide how the run's outcome reads
-//! (`test_outcome.rs`) or spawn anything itself (jobs do).
+//! (`test_outcome.rs`: `Runner::RustTest`) or spawn anything itself (jobs do).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::breakpoints::FunctionBreakpoint;
 use super::jobs::JobResult;
+use super::test_outcome::{Runner, TestRun};
 use super::{plan, Action, CallKey, ErrorCode, Job, LaunchArgs, Sessions, ToolResult};
 use crate::dap::command::AdapterCommand;
 
@@ -260,13 +260,8 @@ impl Sessions {
             .entry("CARGO_MANIFEST_DIR".to_owned())
             .or_insert_with(|| Value::String(binary.package_dir.to_string_lossy().into_owned()));
         args.stop_on_entry = Some(args.stop_on_entry.unwrap_or(false));
-        let add_panic = !self.pending_breakpoints.functions().iter().any(|e| e.requested.name == PANIC_FUNCTION);
-        if add_panic {
-            let mut list: Vec<FunctionBreakpoint> =
-                self.pending_breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
-            list.push(FunctionBreakpoint { name: PANIC_FUNCTION.to_owned(), condition: None, hit_condition: None });
-            self.pending_breakpoints.set_functions(list);
-        }
+        // The launch sets the runner's failure function (`rust_panic`) as a function breakpoint.
+        args.test_run = Some(TestRun { id: id.clone(), runner: Runner::RustTest });
         let has_breakpoints = !self.pending_breakpoints.is_empty();
         let plan = match plan::launch(&args, has_breakpoints, &self.config, &*self.files) {
             Ok(mut plan) => {
@@ -283,12 +278,7 @@ impl Sessions {
             Err(e) => return self.answer_job_call(call, e),
         };
         if let Err(e) = self.launch(args, plan, call, now) {
-            return self.answer_job_call(call, e);
-        }
-        // The panic breakpoint is this launch's own, not one the agent set before it.
-        let listed = format!("{PANIC_FUNCTION}()");
-        if let Some(s) = self.latest.and_then(|k| self.slab.get_mut(k)).filter(|_| add_panic) {
-            s.calls.carried_over.retain(|b| *b != listed);
+            self.answer_job_call(call, e);
         }
     }
 

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use crate::agent::{fixture, require, scratch, Agent};
 use serde_json::json;
 
-/// The fixture crate copied into a fresh scratch directory.
-fn cart_crate() -> PathBuf {
+/// The fixture crate copied into a fresh scratch directory of its own (`name`: the test's).
+fn cart_crate(name: &str) -> PathBuf {
     require("lldb-dap-22", "lldb-22");
-    let dir = scratch("rust-test-run");
+    let dir = scratch(&format!("rust-test-run-{name}"));
     let from = PathBuf::from(fixture("rs/cart"));
     copy_dir(&from, &dir);
     dir
@@ -36,15 +36,59 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn a_failing_rust_test_stops_at_its_panic_with_the_message_and_the_tests_frame() {
-    let dir = cart_crate();
+    let dir = cart_crate("fails");
     let cwd = dir.to_string_lossy().into_owned();
-    let mut a = Agent::start_plain(|_| {});
+    let mut a = Agent::start_plain(|c| {
+        c.env("RUST_BACKTRACE", "0");
+    });
     let r = a.ok("launch", json!({"test": "tests::total_adds_tax", "cwd": cwd, "wait_ms": 50000}));
     assert_eq!(r.s["stop"]["reason"], json!("breakpoint"), "{}", r.text);
-    assert!(r.s["stop"]["location"]["function"].as_str().unwrap_or("").contains("rust_panic"), "{}", r.text);
-    assert!(r.text.contains("panicked at src/lib.rs:17:9"), "{}", r.text);
-    assert!(r.text.contains("left: 66"), "{}", r.text);
-    let t = a.ok("stack_trace", json!({"levels": 20}));
-    assert!(t.text.contains("cart::tests::total_adds_tax at lib.rs:17"), "{}", t.text);
-    a.ok("disconnect", json!({}));
+    // The stop is in `rust_panic`; the result shows the test's own frame, its line and locals.
+    assert_eq!(r.s["stop"]["location"]["function"], json!("cart::tests::total_adds_tax"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(17), "{}", r.text);
+    assert!(r.text.contains("\n→   17          assert_eq!(got, 65"), "{}", r.text);
+    assert!(r.text.contains("got = 66"), "{}", r.text);
+    let t = &r.s["test"];
+    assert_eq!((t["runner"].clone(), t["outcome"].clone()), (json!("cargo test"), json!("failed")), "{t}");
+    let message = t["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("panicked at src/lib.rs:17:9: assertion `left == right` failed: total of [10, 20, 30]"),
+        "{t}"
+    );
+    assert!(message.contains("left: 66") && message.contains("right: 65"), "{t}");
+    assert!(t["stopped_in"].as_str().unwrap_or("").contains("rust_panic"), "{t}");
+    let stack = a.ok("stack_trace", json!({"levels": 20}));
+    assert!(stack.text.contains("#0 __rustc::rust_panic"), "{}", stack.text);
+    assert!(stack.text.contains("cart::tests::total_adds_tax at lib.rs:17"), "{}", stack.text);
+    // Run on: libtest reports the failure (status 101), and the result stays "failed".
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["exit_code"], json!(101), "{}", r.text);
+    assert_eq!(r.s["test"]["outcome"], json!("failed"), "{}", r.text);
+
+    // A passing test; a test of the crate's integration-test binary, by its name alone.
+    let r = a.ok("launch", json!({"test": "total_of_nothing", "cwd": cwd, "wait_ms": 50000}));
+    assert_eq!(r.s["test"]["outcome"], json!("passed"), "{}", r.text);
+    assert!(r.text.contains("test total_of_nothing passed, never stopped"), "{}", r.text);
+    assert!(r.text.contains("`total_of_nothing` is the test tests::total_of_nothing"), "{}", r.text);
+    let r = a.ok("launch", json!({"test": "big_order", "cwd": cwd, "wait_ms": 50000}));
+    assert_eq!(r.s["test"]["outcome"], json!("passed"), "{}", r.text);
+    assert!(r.text.contains("test big_order of totals (test)"), "{}", r.text);
+
+    // An id no binary lists: refused, naming where it looked; nothing starts.
+    let r = a.call("launch", json!({"test": "no_such_test", "cwd": cwd, "wait_ms": 50000}));
+    assert!(r.is_error, "{}", r.text);
+    assert!(r.text.contains("no test matched `no_such_test` in the test binaries of"), "{}", r.text);
+    assert!(r.text.contains("cart (lib)") && r.text.contains("totals (test)"), "{}", r.text);
+}
+
+#[test]
+fn a_rust_test_that_does_not_build_answers_with_rustcs_error() {
+    let dir = cart_crate("broken");
+    std::fs::write(dir.join("tests/broken.rs"), "#[test]\nfn broken() { let x: u32 = \"no\"; }\n").expect("write");
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.call("launch", json!({"test": "big_order", "cwd": dir.to_string_lossy(), "wait_ms": 50000}));
+    assert!(r.is_error, "{}", r.text);
+    assert!(r.text.contains("`cargo test --no-run` failed (exit code 101); the test was not run:"), "{}", r.text);
+    assert!(r.text.contains("mismatched types"), "{}", r.text);
+    assert_eq!(a.ok("sessions", json!({})).s["sessions"], json!([]), "no session was started");
 }

@@ -50,7 +50,7 @@ pub fn choose(id: &str, adapter: Option<&str>, m: Markers) -> Result<Runner, Too
     let unsupported = |what: &str| {
         ToolResult::error(
             ErrorCode::Unsupported,
-            format!("test {id}: {what}; agentdap runs pytest and unittest tests (debugpy), Go tests (delve) and node:test files (node) so far"),
+            format!("test {id}: {what}; agentdap runs pytest and unittest tests (debugpy), Go tests (delve), node:test files (node) and Rust tests (a crate's directory as cwd: cargo, then lldb-dap)"),
         )
     };
     let pytest_shaped = pytest_shaped(id);
@@ -214,6 +214,12 @@ pub fn launch(
                 m.insert("args".into(), Value::Array(argv));
             }
             plan
+        }
+        // `choose` never picks it: a Rust test is built first (`session::test_rust`, by the MCP
+        // handler).
+        Runner::RustTest => {
+            let msg = format!("test {id}: a Rust test is built by cargo first; pass the crate's directory as cwd");
+            return Err(invalid(msg));
         }
         Runner::NodeTest => {
             let Some(file) = program.clone() else {

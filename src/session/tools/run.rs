@@ -127,7 +127,7 @@ impl Sessions {
             s.host.program_on_pipes = on_pipes;
             s.host.stdin_is_adapters = s.link.plan.runtime.program_on_command_line;
             s.calls.carried_over = carried_over;
-            s.test = test.map(|run| crate::session::test_outcome::TestSession { run, below: None });
+            s.test = test.map(|run| crate::session::test_outcome::TestSession { run, below: None, failed: None });
         }
         self.latest = Some(key);
         Ok(())
