@@ -169,6 +169,8 @@ pub enum Origin {
     Source(tools::source::Op),
     Host(tools::host::Op),
     Memory(tools::memory::Op),
+    /// A `stacks` read's request (`tools/inspect/stacks.rs`).
+    Stacks(tools::inspect::stacks::Step),
     /// A mirror client's read-only request (SECURITY.md § The IDE mirror); the answer goes back to
     /// that client.
     Mirror(mirror::Forwarded),
@@ -302,6 +304,8 @@ pub struct Session {
     pub host: host::HostState,
     /// What stop results show of the frame: the current stop's view and the last one read.
     pub stops: stop_frame::StopFrames,
+    /// The `stacks` read under way and a pause of its own that may still stop the program.
+    pub stacks: tools::inspect::stacks::State,
 }
 
 /// The environment variable (and `--stop-locals` flag) for the default of a call's `locals`:
@@ -557,6 +561,7 @@ impl Sessions {
             flow: tools::flow::State::default(),
             host: host::HostState::default(),
             stops: stop_frame::StopFrames::new(self.stop_locals),
+            stacks: tools::inspect::stacks::State::default(),
         };
         if !stands_in {
             self.actions.push_back(Action::Ledger(session.start_record()));
@@ -579,7 +584,8 @@ impl Sessions {
         self.slab
             .iter()
             .flat_map(|(_, s)| {
-                s.link.client.next_deadline().into_iter().chain(s.calls.waiters.iter().map(Waiter::next_deadline))
+                let waits = s.calls.waiters.iter().map(Waiter::next_deadline).chain(s.stacks.deadline());
+                s.link.client.next_deadline().into_iter().chain(waits)
             })
             .chain(self.next_reap())
             .min()
@@ -589,6 +595,7 @@ impl Sessions {
     pub fn on_timer(&mut self, now: Instant) {
         for (_, s) in self.slab.iter_mut() {
             s.link.client.on_timer(now);
+            s.stacks_tick(now);
             s.pump(now, &mut self.actions);
             s.tick_waiters(now, &mut self.actions);
         }

@@ -13,6 +13,7 @@ use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
     ResolveInput, RuntimeQuirks, Transport,
 };
+use super::stack_sampler::StackSampler;
 use crate::dap::command::AdapterCommand;
 
 #[path = "debugpy_fastpath.rs"]
@@ -133,6 +134,11 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.8.x: `levels: 1` of a recursion 3 deep answers `totalFrames: 3` (`tests/debugpy`
         // `stop_frame_debugpy::recursion_is_a_new_frame_at_every_depth`).
         total_frames_exact: true,
+        // 1.8.22: `pause` cannot stop a thread blocked in native code (see `pause_unanswered`);
+        // py-spy reads every thread's Python stack without stopping it. pydevd's own threads are
+        // named `pydevd.Writer`, `pydevd.Reader`, `pydevd.CommandThread`, `pydevd.CheckAliveThread`
+        // (`tests/fixtures/pyspy/dump_under_debugpy.json`).
+        stack_sampler: Some(StackSampler::PySpy { own_threads: &["pydevd."] }),
         ..RuntimeQuirks::STANDARD
     }
 }
