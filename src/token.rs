@@ -39,6 +39,8 @@ pub enum Kind {
     MirrorClient,
     /// A pipe to or from a process agentdap runs for an adapter (`runInTerminal`).
     TerminalPipe,
+    /// A pipe from a helper command agentdap runs for the session layer (a job).
+    JobPipe,
 }
 
 impl Kind {
@@ -49,6 +51,7 @@ impl Kind {
             Kind::MirrorListener => 3,
             Kind::MirrorClient => 4,
             Kind::TerminalPipe => 5,
+            Kind::JobPipe => 6,
         }
     }
 
@@ -59,6 +62,7 @@ impl Kind {
             3 => Some(Kind::MirrorListener),
             4 => Some(Kind::MirrorClient),
             5 => Some(Kind::TerminalPipe),
+            6 => Some(Kind::JobPipe),
             _ => None,
         }
     }
@@ -104,8 +108,14 @@ pub fn decode(token: Token) -> Option<Source> {
 mod tests {
     use super::*;
 
-    const KINDS: [Kind; 5] =
-        [Kind::AdapterPipe, Kind::AdapterStream, Kind::MirrorListener, Kind::MirrorClient, Kind::TerminalPipe];
+    const KINDS: [Kind; 6] = [
+        Kind::AdapterPipe,
+        Kind::AdapterStream,
+        Kind::MirrorListener,
+        Kind::MirrorClient,
+        Kind::TerminalPipe,
+        Kind::JobPipe,
+    ];
 
     #[test]
     fn reserved_tokens_decode_to_fixed_sources() {
@@ -130,7 +140,7 @@ mod tests {
 
     #[test]
     fn unknown_kind_tags_are_ignored() {
-        assert_eq!(decode(Token(6 << KEY_BITS)), None);
+        assert_eq!(decode(Token(7 << KEY_BITS)), None);
         assert_eq!(decode(Token(usize::MAX)), None);
     }
 }

@@ -132,6 +132,7 @@ impl Server {
                 Action::RunInTerminal { session, reverse, command, pty } => {
                     self.spawn_terminal(session, reverse, command, pty, now)
                 }
+                Action::RunJob { job, command, timeout } => self.spawn_job(job, command, timeout, now),
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     self.mcp.progress(call, progress, None, Some(&message), cx);
@@ -586,6 +587,7 @@ impl Server {
                         self.forget_adapter_if_done(akey, now);
                     }
                     None if self.terminal_reaped(pid, status) => {}
+                    None if self.job_reaped(pid, status, now) => {}
                     None => trace!("reaped pid {pid}: {status}"),
                 }
             }
@@ -663,6 +665,7 @@ impl Server {
     /// SIGKILLs every adapter group and debuggee still known (the last step of shutdown).
     pub(super) fn kill_all_adapters(&mut self) {
         self.kill_all_terminals();
+        self.kill_all_jobs();
         self.kill_orphans();
         for (_, io) in self.adapters.iter() {
             io.child.kill();
@@ -671,7 +674,7 @@ impl Server {
 
     /// True when no adapter process is left.
     pub(super) fn adapters_gone(&self) -> bool {
-        self.adapters.is_empty() && self.streams.is_empty() && self.terminals.is_empty()
+        self.adapters.is_empty() && self.streams.is_empty() && self.terminals.is_empty() && self.jobs.is_empty()
     }
 }
 

@@ -18,6 +18,7 @@ use mio::{Events, Interest, Poll};
 
 mod adapters;
 mod evidence;
+mod jobs;
 mod mirror;
 
 pub use evidence::{DAP_LOG_ENV, IDLE_REAP_ENV};
@@ -120,6 +121,8 @@ enum TimerEvent {
     Connect { key: usize },
     /// A terminal process's SIGTERM grace period is over (terminal slab key, and its pid).
     KillTerminal { key: usize, pid: Pid },
+    /// A job's deadline (job slab key, and its pid to detect reuse): SIGKILL it.
+    JobDeadline { key: usize, pid: Pid },
 }
 
 /// How stdin is read.
@@ -165,6 +168,9 @@ struct Server {
     /// Processes run for adapters' `runInTerminal` (token kind `TerminalPipe`, key = slab key
     /// × 4 + pipe).
     terminals: Slab<terminal::TerminalIo>,
+    /// Helper commands run for the session layer (`Action::RunJob`; token kind `JobPipe`, key =
+    /// slab key × 4 + pipe).
+    jobs: Slab<jobs::JobIo>,
     /// Processes adopted by agentdap (a child subreaper) that no adapter or terminal tree holds any
     /// more — a debuggee's daemon (`setsid`, double fork) — and that no single session could be
     /// named for, as (pid, start time): killed when no session is left, and at shutdown.
@@ -280,6 +286,7 @@ impl Server {
             streams: Slab::new(),
             stream_of: HashMap::new(),
             terminals: Slab::new(),
+            jobs: Slab::new(),
             orphans: Vec::new(),
             pipe_buf: Vec::new(),
             watchdog,
@@ -314,6 +321,7 @@ impl Server {
             self.fire_timers(now);
             self.read_ready_adapters(now);
             self.read_ready_terminals();
+            self.read_ready_jobs(now);
             self.read_ready_streams(now);
             self.pump_stdin(now);
             self.process_actions(now);
@@ -335,6 +343,7 @@ impl Server {
             let busy = self.stdin_has_work()
                 || self.adapters_have_work()
                 || self.terminals_have_work()
+                || self.jobs_have_work()
                 || self.streams_have_work();
             let timeout = if busy || self.mirrors_have_work() {
                 Some(Duration::ZERO)
@@ -377,6 +386,7 @@ impl Server {
             Kind::MirrorClient => self.on_mirror_client(key, event, now),
             Kind::AdapterStream => self.on_adapter_stream(key, event, now),
             Kind::TerminalPipe => self.on_terminal_pipe(key, event),
+            Kind::JobPipe => self.on_job_pipe(key, now),
         }
     }
 
@@ -406,6 +416,7 @@ impl Server {
                 }
                 TimerEvent::Connect { key } => self.on_connect_timer(key, id, now),
                 TimerEvent::KillTerminal { key, pid } => self.kill_terminal(key, pid),
+                TimerEvent::JobDeadline { key, pid } => self.kill_job(key, pid, true),
             }
         }
     }
@@ -565,6 +576,8 @@ impl Server {
         // Disconnect every session (launched debuggees are terminated) and give them a grace
         // period; whatever is left afterwards is killed.
         self.sessions.shutdown(now);
+        // A build or a sampler has nothing to finish that anyone will read.
+        self.kill_all_jobs();
         // Sessions still connecting to their adapter have nothing to disconnect: stop them.
         let connecting: Vec<(usize, SessionKey, bool)> = self
             .streams

@@ -25,6 +25,7 @@ pub mod handles;
 pub mod host;
 #[cfg(test)]
 mod inspect_more_tests;
+pub mod jobs;
 mod launcher;
 #[cfg(test)]
 mod launcher_tests;
@@ -49,6 +50,7 @@ mod startup;
 mod stop_frame;
 #[cfg(test)]
 mod stop_frame_tests;
+pub mod test_rust;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -146,6 +148,18 @@ pub enum Action {
     /// (`pty`: the agent asked for a terminal) or on three pipes (stdout and stderr apart), own
     /// process group, recorded with the watchdog; then [`Sessions::on_terminal_spawned`].
     RunInTerminal { session: SessionKey, reverse: client::ReverseId, command: AdapterCommand, pty: bool },
+    /// Run a helper command (`jobs.rs`: a build, a stack sampler) on pipes, stdin closed, in its
+    /// own process group, killed after `timeout`; then [`Sessions::on_job_done`] with what it wrote.
+    RunJob { job: jobs::JobId, command: AdapterCommand, timeout: std::time::Duration },
+}
+
+/// What to do with a job's result (`jobs.rs`): the owner's continuation, handed back by
+/// [`Sessions::on_job_done`].
+#[derive(Debug)]
+pub enum Job {
+    /// A step of debugging one Rust test (`launch {test}`): building its test binaries, then
+    /// finding the one that has the test (`test_rust.rs`).
+    RustTest(test_rust::Step),
 }
 
 /// Who a DAP request's answer goes to: the start-up, the stop's bookkeeping, a tool group (its
@@ -338,6 +352,8 @@ pub struct Sessions {
     /// How the session layer reads files and `/proc` (the IO shell's `os::files::OsFiles`, or a
     /// test's fake). Shared (`Rc`) so a `Session` can hold the same handle.
     files: Rc<dyn Files>,
+    /// Helper commands running for the sessions' start-ups and tools (`jobs.rs`).
+    jobs: jobs::JobTable,
 }
 
 #[cfg(test)]
@@ -378,6 +394,7 @@ impl Sessions {
             idle_reap: Some(evidence::DEFAULT_IDLE_REAP),
             host: host::HostTable::default(),
             files,
+            jobs: jobs::JobTable::default(),
             stop_locals: true,
             call_locals: true,
         }

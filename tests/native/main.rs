@@ -25,4 +25,5 @@ mod memory;
 mod native_adapters;
 mod native_hygiene;
 mod native_util;
+mod rust_test_run;
 mod stop_frame_lldb;

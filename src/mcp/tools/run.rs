@@ -48,6 +48,7 @@ fn launch_schema() -> Value {
         "type": "object",
         "properties": {
             "program": {"type": "string"},
+            "test": {"type": "string", "description": "A test's id (README: A test fails)."},
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},
@@ -73,8 +74,7 @@ fn launch_schema() -> Value {
             "console": {"type": "string", "enum": ["internal", "terminal"], "description": "terminal: stdin via send_input."},
             "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP launch args."},
             "wait_ms": wait_prop()
-        },
-        "required": ["program"]
+        }
     })
 }
 
@@ -123,12 +123,40 @@ fn disconnect_schema() -> Value {
 
 fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let mut args: LaunchArgs = parse_args(args)?;
+    if let Some(id) = args.test.clone() {
+        return launch_test(cx, args, id);
+    }
+    if args.program.is_empty() {
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "launch needs `program` (or `test`)."));
+    }
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against agentdap's working directory.
     prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
     let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
     cx.sessions.launch(args, plan, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
+}
+
+/// `launch {test}`: one test of the project in `cwd` (or in `program`, a project directory).
+fn launch_test(cx: &mut ToolCx<'_>, mut args: LaunchArgs, id: String) -> Result<Outcome, ToolResult> {
+    if id.trim().is_empty() {
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, "`test` is empty; pass a test's id or name."));
+    }
+    let base = args.cwd.clone().unwrap_or_else(|| ".".to_owned());
+    let dir = if args.program.is_empty() {
+        plan::resolve_path(&base, None)
+    } else {
+        plan::resolve_path(&args.program, Some(&base))
+    };
+    let files = cx.sessions.files();
+    if !crate::session::test_rust::is_cargo_project(&dir, files) {
+        let msg = format!("no Cargo.toml in {}: pass `cwd` (or `program`) as the project's directory.", dir.display());
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    }
+    prepare_breakpoints(files, &mut args.breakpoints, Some(&dir.to_string_lossy()), MissingFile::Refuse)?;
+    args.program.clear();
+    cx.sessions.launch_rust_test(args, id, dir, cx.call)?;
     Ok(Outcome::Pending)
 }
 

@@ -30,7 +30,11 @@ pub enum Op {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
+    /// Required unless `test` names what to run.
+    #[serde(default)]
     pub program: String,
+    /// One test to debug (`launch {test}`: README § Recipes › A test fails).
+    pub test: Option<String>,
     #[serde(default)]
     pub args: Vec<String>,
     pub cwd: Option<String>,

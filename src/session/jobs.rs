@@ -1,0 +1,178 @@
+//! Helper commands the session layer needs run and read back — a build before a test can be
+//! debugged (`cargo test --no-run`), a stack sampler (`py-spy dump`) — as *jobs*: the session layer
+//! asks with [`Action::RunJob`], the IO shell (`server/jobs.rs`) runs the command on pipes in its
+//! own process group, captures what it writes (capped) and answers with [`Sessions::on_job_done`],
+//! which hands the result to the owner the [`Job`] names. Owns the job table and the result's
+//! shape; must not spawn anything or decide what a result means (the owners do).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::{Action, Job, Sessions};
+use crate::dap::command::AdapterCommand;
+
+/// Bytes of stdout and of stderr a job keeps (each; the rest is counted, not kept). A
+/// `cargo test --no-run --message-format=json` of a mid-sized workspace writes a few MiB of
+/// JSON lines; `py-spy dump` of 64 threads a few KiB.
+pub const JOB_OUTPUT_CAP: usize = 8 << 20;
+
+/// Jobs running at once (the table refuses more: [`Sessions::start_job`] answers `None`).
+pub const MAX_JOBS: usize = 16;
+
+/// A job's id, unique for the process's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobId(pub u64);
+
+/// How a job ended, as the IO shell saw it.
+#[derive(Debug, Default)]
+pub struct JobResult {
+    /// Its exit code, when it exited.
+    pub code: Option<i64>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i64>,
+    /// What it wrote to stdout, at most [`JOB_OUTPUT_CAP`] bytes.
+    pub stdout: Vec<u8>,
+    /// What it wrote to stderr, at most [`JOB_OUTPUT_CAP`] bytes.
+    pub stderr: Vec<u8>,
+    /// Bytes written past the cap on either stream, not kept.
+    pub dropped: u64,
+    /// It was killed at its deadline.
+    pub timed_out: bool,
+    /// It could not be started (the words say why: not found, permission, bad cwd).
+    pub spawn_error: Option<String>,
+    /// From start to the end of its output.
+    pub elapsed: Duration,
+}
+
+impl JobResult {
+    /// Whether it ran and exited with code 0.
+    pub fn succeeded(&self) -> bool {
+        self.spawn_error.is_none() && !self.timed_out && self.code == Some(0)
+    }
+
+    /// One line saying how it ended: `exit code 101`, `killed by signal 9`, `timed out after
+    /// 600 s`, or why it could not start.
+    pub fn ending(&self) -> String {
+        if let Some(e) = &self.spawn_error {
+            return format!("could not start: {e}");
+        }
+        if self.timed_out {
+            return format!("timed out after {} s and was killed", self.elapsed.as_secs());
+        }
+        match (self.code, self.signal) {
+            (Some(c), _) => format!("exit code {c}"),
+            (None, Some(s)) => format!("killed by signal {s}"),
+            (None, None) => "ended".to_owned(),
+        }
+    }
+
+    /// The last `max` characters of its stderr (cut at a line start where one is near), for an
+    /// error the agent reads.
+    pub fn stderr_tail(&self, max: usize) -> String {
+        tail(&self.stderr, max)
+    }
+}
+
+/// The last `max` bytes of `bytes` as text, starting after a newline when one is in the first
+/// half of that window.
+pub fn tail(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end();
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let window = &text[start..];
+    match window.find('\n') {
+        Some(i) if i < window.len() / 2 => format!("…{}", &window[i..]),
+        _ => format!("…{window}"),
+    }
+}
+
+/// The jobs running now.
+#[derive(Debug, Default)]
+pub struct JobTable {
+    next: u64,
+    running: HashMap<JobId, Job>,
+}
+
+impl JobTable {
+    /// How many are running.
+    pub fn len(&self) -> usize {
+        self.running.len()
+    }
+
+    /// Whether none is running.
+    pub fn is_empty(&self) -> bool {
+        self.running.is_empty()
+    }
+}
+
+impl Sessions {
+    /// Asks the IO shell to run `command` (stdin closed, stdout and stderr captured, its own
+    /// process group, killed after `timeout` and at shutdown), and to give the result to `job`.
+    /// `None` when [`MAX_JOBS`] are already running.
+    pub(crate) fn start_job(&mut self, job: Job, command: AdapterCommand, timeout: Duration) -> Option<JobId> {
+        if self.jobs.running.len() >= MAX_JOBS {
+            return None;
+        }
+        self.jobs.next += 1;
+        let id = JobId(self.jobs.next);
+        self.jobs.running.insert(id, job);
+        self.actions.push_back(Action::RunJob { job: id, command, timeout });
+        Some(id)
+    }
+
+    /// A job ended (or could not start): its owner continues. A job not in the table (ended
+    /// twice, or never started) is ignored.
+    pub fn on_job_done(&mut self, id: JobId, result: JobResult, now: Instant) {
+        let Some(job) = self.jobs.running.remove(&id) else {
+            log::debug!("result of unknown job {id:?} dropped");
+            return;
+        };
+        log::debug!("job {id:?} ended: {} in {:?}", result.ending(), result.elapsed);
+        match job {
+            Job::RustTest(step) => self.rust_test_step(step, result, now),
+        }
+    }
+
+    /// The jobs running now (for the IO shell's bookkeeping and tests).
+    pub fn jobs(&self) -> &JobTable {
+        &self.jobs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tail_starts_at_a_line_when_one_is_near() {
+        assert_eq!(tail(b"short\n", 100), "short");
+        let long = b"aaaaaaaaaa\nbbbbbbbbbb\ncccccccccc\n";
+        assert_eq!(tail(long, 15), "…\ncccccccccc");
+        assert_eq!(tail(b"0123456789abcdef", 4), "…cdef");
+        // A cut inside a multi-byte character moves to the next boundary.
+        assert_eq!(tail("ééééé".as_bytes(), 3), "…é");
+    }
+
+    #[test]
+    fn a_result_says_how_the_job_ended() {
+        let mut r = JobResult { code: Some(101), ..JobResult::default() };
+        assert_eq!(r.ending(), "exit code 101");
+        assert!(!r.succeeded());
+        r.code = Some(0);
+        assert!(r.succeeded());
+        r.timed_out = true;
+        r.elapsed = Duration::from_secs(600);
+        assert_eq!(r.ending(), "timed out after 600 s and was killed");
+        assert!(!r.succeeded());
+        let r = JobResult { spawn_error: Some("cargo: not found".into()), ..JobResult::default() };
+        assert_eq!(r.ending(), "could not start: cargo: not found");
+        let r = JobResult { signal: Some(9), ..JobResult::default() };
+        assert_eq!(r.ending(), "killed by signal 9");
+    }
+}

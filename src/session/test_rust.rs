@@ -1,0 +1,344 @@
+//! Debugging one Rust test (`launch {test}` in a Cargo project): build the test binaries with
+//! `cargo test --no-run --message-format=json` (a job), take the executables from cargo's JSON
+//! (`compiler-artifact` messages with `profile.test` and an `executable`), ask each one for its
+//! tests (`<exe> --list`, a job each) until one has the test, then launch that executable under
+//! the native adapter with `<name> --exact --nocapture --test-threads=1` and a function breakpoint
+//! on `rust_panic`, where every panic passes (std's `panicking.rs`: `rust_panic_with_hook` calls
+//! it after the panic hook printed the message). Must not: decide how the run's outcome reads
+//! (`test_outcome.rs`) or spawn anything itself (jobs do).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::breakpoints::FunctionBreakpoint;
+use super::jobs::JobResult;
+use super::{plan, Action, CallKey, ErrorCode, Job, LaunchArgs, Sessions, ToolResult};
+use crate::dap::command::AdapterCommand;
+
+/// How long the build may take (a first build of a project with dependencies takes minutes).
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+/// How long one test binary may take to list its tests.
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The function every Rust panic passes through before unwinding starts (std `panicking.rs`;
+/// `#[inline(never)]` and unmangled for exactly this use by debuggers).
+pub const PANIC_FUNCTION: &str = "rust_panic";
+/// Test binaries asked for their tests, at most (a workspace's unit, integration and example
+/// targets).
+const MAX_BINARIES: usize = 64;
+/// Characters of cargo's error output shown when the build fails.
+const BUILD_ERROR_CHARS: usize = 4_000;
+
+/// A test binary cargo built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Artifact {
+    /// The executable.
+    pub exe: PathBuf,
+    /// The directory of its package's `Cargo.toml`: `cargo test` runs a test binary there.
+    pub package_dir: PathBuf,
+    /// `<target name> (<kind>)`, as the result names it: `cart (lib)`, `totals (test)`.
+    pub target: String,
+}
+
+/// The launch waiting for its jobs.
+#[derive(Debug)]
+pub struct Pending {
+    call: CallKey,
+    args: LaunchArgs,
+    id: String,
+}
+
+/// Where a Rust test's start-up is.
+#[derive(Debug)]
+pub enum Step {
+    /// `cargo test --no-run` is building.
+    Build(Pending),
+    /// `binaries[next]` is listing its tests; `found` holds the matches so far (binary index,
+    /// test name).
+    List { pending: Pending, binaries: Vec<Artifact>, next: usize, found: Vec<(usize, String)> },
+}
+
+/// Whether `dir` is a Cargo project (`Cargo.toml` in it), read through `files`.
+pub fn is_cargo_project(dir: &Path, files: &dyn super::Files) -> bool {
+    files.is_file(&dir.join("Cargo.toml")).unwrap_or(false)
+}
+
+/// `cargo test --no-run --message-format=json` in `dir`, with the manifest named so a
+/// workspace member's directory builds that member.
+pub fn build_command(dir: &Path) -> AdapterCommand {
+    let mut command = AdapterCommand::new("cargo");
+    command.args = ["test", "--no-run", "--message-format=json", "--manifest-path"].map(Into::into).to_vec();
+    command.args.push(dir.join("Cargo.toml").into_os_string());
+    command.cwd = Some(dir.to_path_buf());
+    command
+}
+
+/// The test executables in cargo's JSON messages (one per line; other lines are ignored), in
+/// the order cargo reported them, without repeats.
+pub fn artifacts(stdout: &[u8]) -> Vec<Artifact> {
+    let mut out: Vec<Artifact> = Vec::new();
+    for line in stdout.split(|&b| b == b'\n') {
+        let Ok(msg) = serde_json::from_slice::<Value>(line) else { continue };
+        if msg["reason"] != "compiler-artifact" || msg["profile"]["test"] != true {
+            continue;
+        }
+        let Some(exe) = msg["executable"].as_str() else { continue };
+        let Some(manifest) = msg["manifest_path"].as_str() else { continue };
+        let name = msg["target"]["name"].as_str().unwrap_or("?");
+        let kind = msg["target"]["kind"][0].as_str().unwrap_or("?");
+        let package_dir = Path::new(manifest).parent().map(Path::to_path_buf).unwrap_or_default();
+        let artifact = Artifact { exe: PathBuf::from(exe), package_dir, target: format!("{name} ({kind})") };
+        if !out.contains(&artifact) {
+            out.push(artifact);
+        }
+    }
+    out
+}
+
+/// cargo's compiler errors, rendered as rustc prints them (`compiler-message` lines of level
+/// `error`), for the result of a build that failed.
+pub fn build_errors(stdout: &[u8]) -> String {
+    let mut text = String::new();
+    for line in stdout.split(|&b| b == b'\n') {
+        let Ok(msg) = serde_json::from_slice::<Value>(line) else { continue };
+        if msg["reason"] == "compiler-message" && msg["message"]["level"] == "error" {
+            if let Some(rendered) = msg["message"]["rendered"].as_str() {
+                text.push_str(rendered);
+            }
+        }
+    }
+    text
+}
+
+/// The tests a libtest binary's `--list` names (`path::to::name: test` lines; benchmarks are
+/// left out).
+pub fn listed_tests(stdout: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stdout).lines().filter_map(|l| l.strip_suffix(": test")).map(str::to_owned).collect()
+}
+
+/// Which listed test `id` names: the one spelled exactly so, else the only one whose path ends
+/// in `::id`. `found` is (binary index, name) over every binary. Errors say what matched.
+pub fn choose(id: &str, found: &[(usize, String)]) -> Result<(usize, String), String> {
+    let exact: Vec<&(usize, String)> = found.iter().filter(|(_, n)| n == id).collect();
+    if let Some(first) = exact.first() {
+        return Ok((*first).clone());
+    }
+    let suffix = format!("::{id}");
+    let ends: Vec<&(usize, String)> = found.iter().filter(|(_, n)| n.ends_with(&suffix)).collect();
+    match ends.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(format!("no test matched `{id}`")),
+        many => {
+            let names: Vec<&str> = many.iter().take(8).map(|(_, n)| n.as_str()).collect();
+            Err(format!("`{id}` names {} tests ({}); pass the whole path", many.len(), names.join(", ")))
+        }
+    }
+}
+
+impl Sessions {
+    /// Starts debugging the Rust test `id` of the Cargo project in `dir`: the build job first;
+    /// the launch follows once the binary that has the test is known. The call is answered as a
+    /// launch's, or with the build's or the lookup's error.
+    pub fn launch_rust_test(
+        &mut self,
+        args: LaunchArgs,
+        id: String,
+        dir: PathBuf,
+        call: CallKey,
+    ) -> Result<(), ToolResult> {
+        let command = build_command(&dir);
+        let pending = Pending { call, args, id };
+        match self.start_job(Job::RustTest(Step::Build(pending)), command, BUILD_TIMEOUT) {
+            Some(_) => Ok(()),
+            None => Err(ToolResult::error(ErrorCode::Unsupported, "too many helper commands are running; try again.")),
+        }
+    }
+
+    /// A job of a Rust test's start-up ended.
+    pub(super) fn rust_test_step(&mut self, step: Step, result: JobResult, now: Instant) {
+        match step {
+            Step::Build(pending) => self.rust_test_built(pending, result),
+            Step::List { pending, binaries, next, mut found } => {
+                if result.succeeded() {
+                    found.extend(listed_tests(&result.stdout).into_iter().map(|n| (next, n)));
+                } else {
+                    log::debug!("{} --list: {}", binaries[next].exe.display(), result.ending());
+                }
+                // An exact match ends the search; a suffix match waits for the others (it may be
+                // ambiguous across binaries).
+                if found.iter().any(|(_, n)| *n == pending.id) || next + 1 == binaries.len() {
+                    return self.rust_test_chosen(pending, binaries, found, now);
+                }
+                self.rust_test_list(pending, binaries, next + 1, found);
+            }
+        }
+    }
+
+    fn rust_test_built(&mut self, pending: Pending, result: JobResult) {
+        if !result.succeeded() {
+            let errors = build_errors(&result.stdout);
+            let words = if errors.is_empty() { result.stderr_tail(BUILD_ERROR_CHARS) } else { errors };
+            let words = super::jobs::tail(words.as_bytes(), BUILD_ERROR_CHARS);
+            let msg = format!("`cargo test --no-run` failed ({}); the test was not run:\n{words}", result.ending());
+            return self.answer_job_call(pending.call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        let mut binaries = artifacts(&result.stdout);
+        binaries.truncate(MAX_BINARIES);
+        if binaries.is_empty() {
+            let msg = "`cargo test --no-run` built no test binary (a crate without lib, bin or test targets?).";
+            return self.answer_job_call(pending.call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        self.rust_test_list(pending, binaries, 0, Vec::new());
+    }
+
+    fn rust_test_list(&mut self, pending: Pending, binaries: Vec<Artifact>, next: usize, found: Vec<(usize, String)>) {
+        let mut command = AdapterCommand::new(binaries[next].exe.clone().into_os_string());
+        command.args = vec!["--list".into()];
+        command.cwd = Some(binaries[next].package_dir.clone());
+        let call = pending.call;
+        let step = Step::List { pending, binaries, next, found };
+        if self.start_job(Job::RustTest(step), command, LIST_TIMEOUT).is_none() {
+            let msg = "too many helper commands are running; try again.";
+            self.answer_job_call(call, ToolResult::error(ErrorCode::Unsupported, msg));
+        }
+    }
+
+    fn rust_test_chosen(
+        &mut self,
+        pending: Pending,
+        binaries: Vec<Artifact>,
+        found: Vec<(usize, String)>,
+        now: Instant,
+    ) {
+        let (index, name) = match choose(&pending.id, &found) {
+            Ok(chosen) => chosen,
+            Err(why) => {
+                let targets: Vec<&str> = binaries.iter().map(|b| b.target.as_str()).collect();
+                let msg = format!(
+                    "{why} in the test binaries of {} ({}); `cargo test -- --list` lists them.",
+                    binaries[0].package_dir.display(),
+                    targets.join(", ")
+                );
+                return self.answer_job_call(pending.call, ToolResult::error(ErrorCode::InvalidArgument, msg));
+            }
+        };
+        let binary = &binaries[index];
+        let Pending { call, mut args, id } = pending;
+        let mut test_args: Vec<String> =
+            [name.as_str(), "--exact", "--nocapture", "--test-threads=1"].map(str::to_owned).to_vec();
+        test_args.append(&mut args.args);
+        args.program = binary.exe.to_string_lossy().into_owned();
+        args.args = test_args;
+        args.cwd = Some(binary.package_dir.to_string_lossy().into_owned());
+        // `cargo test` sets it for the binaries it runs; tests read their fixtures by it.
+        args.env
+            .entry("CARGO_MANIFEST_DIR".to_owned())
+            .or_insert_with(|| Value::String(binary.package_dir.to_string_lossy().into_owned()));
+        args.stop_on_entry = Some(args.stop_on_entry.unwrap_or(false));
+        let add_panic = !self.pending_breakpoints.functions().iter().any(|e| e.requested.name == PANIC_FUNCTION);
+        if add_panic {
+            let mut list: Vec<FunctionBreakpoint> =
+                self.pending_breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+            list.push(FunctionBreakpoint { name: PANIC_FUNCTION.to_owned(), condition: None, hit_condition: None });
+            self.pending_breakpoints.set_functions(list);
+        }
+        let has_breakpoints = !self.pending_breakpoints.is_empty();
+        let plan = match plan::launch(&args, has_breakpoints, &self.config, &*self.files) {
+            Ok(mut plan) => {
+                plan.notes.push(format!(
+                    "test {name} of {} ({}); a function breakpoint on {PANIC_FUNCTION} stops at its panic",
+                    binary.target,
+                    binary.exe.display()
+                ));
+                if name != id {
+                    plan.notes.push(format!("`{id}` is the test {name}"));
+                }
+                plan
+            }
+            Err(e) => return self.answer_job_call(call, e),
+        };
+        if let Err(e) = self.launch(args, plan, call, now) {
+            return self.answer_job_call(call, e);
+        }
+        // The panic breakpoint is this launch's own, not one the agent set before it.
+        let listed = format!("{PANIC_FUNCTION}()");
+        if let Some(s) = self.latest.and_then(|k| self.slab.get_mut(k)).filter(|_| add_panic) {
+            s.calls.carried_over.retain(|b| *b != listed);
+        }
+    }
+
+    /// Answers a call whose launch never started.
+    fn answer_job_call(&mut self, call: CallKey, output: ToolResult) {
+        self.actions.push_back(Action::Complete { call, output });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CARGO_JSON: &str = concat!(
+        r#"{"reason":"compiler-artifact","package_id":"dep 1.0","manifest_path":"/p/dep/Cargo.toml","target":{"kind":["lib"],"name":"dep"},"profile":{"test":false},"executable":null}"#,
+        "\n",
+        r#"{"reason":"compiler-message","message":{"level":"warning","rendered":"warning: unused\n"}}"#,
+        "\n",
+        r#"{"reason":"compiler-artifact","manifest_path":"/p/cart/Cargo.toml","target":{"kind":["lib"],"name":"cart"},"profile":{"test":true},"executable":"/p/target/debug/deps/cart-1a2b"}"#,
+        "\n",
+        r#"{"reason":"compiler-artifact","manifest_path":"/p/cart/Cargo.toml","target":{"kind":["test"],"name":"totals"},"profile":{"test":true},"executable":"/p/target/debug/deps/totals-3c4d"}"#,
+        "\n",
+        "not json\n",
+        r#"{"reason":"build-finished","success":true}"#,
+        "\n"
+    );
+
+    #[test]
+    fn test_binaries_come_from_cargos_json() {
+        let found = artifacts(CARGO_JSON.as_bytes());
+        assert_eq!(
+            found,
+            vec![
+                Artifact {
+                    exe: "/p/target/debug/deps/cart-1a2b".into(),
+                    package_dir: "/p/cart".into(),
+                    target: "cart (lib)".into()
+                },
+                Artifact {
+                    exe: "/p/target/debug/deps/totals-3c4d".into(),
+                    package_dir: "/p/cart".into(),
+                    target: "totals (test)".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_build_shows_rustcs_errors_only() {
+        let json = concat!(
+            r#"{"reason":"compiler-message","message":{"level":"warning","rendered":"warning: x\n"}}"#,
+            "\n",
+            r#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0308]: mismatched types\n"}}"#,
+            "\n"
+        );
+        assert_eq!(build_errors(json.as_bytes()), "error[E0308]: mismatched types\n");
+    }
+
+    #[test]
+    fn listed_tests_leave_benchmarks_out() {
+        let list = b"tests::total: test\ntests::tax: test\nbench_sum: benchmark\n\n2 tests, 1 benchmark\n";
+        assert_eq!(listed_tests(list), ["tests::total", "tests::tax"]);
+    }
+
+    #[test]
+    fn a_test_is_chosen_exactly_or_by_its_only_suffix() {
+        let found = vec![(0, "tests::total".to_owned()), (1, "total".to_owned()), (1, "more::tax".to_owned())];
+        assert_eq!(choose("total", &found), Ok((1, "total".to_owned())));
+        assert_eq!(choose("tax", &found), Ok((1, "more::tax".to_owned())));
+        assert_eq!(choose("nope", &found), Err("no test matched `nope`".to_owned()));
+        let two = vec![(0, "a::total".to_owned()), (1, "b::total".to_owned())];
+        assert_eq!(
+            choose("total", &two),
+            Err("`total` names 2 tests (a::total, b::total); pass the whole path".to_owned())
+        );
+    }
+}
