@@ -160,6 +160,8 @@ pub enum Job {
     /// A step of debugging one Rust test (`launch {test}`): building its test binaries, then
     /// finding the one that has the test (`test_rust.rs`).
     RustTest(test_rust::Step),
+    /// A stack sampler's run for `stacks` (`tools/inspect/stacks/sampled.rs`).
+    Stacks(tools::inspect::stacks::Sample),
 }
 
 /// Who a DAP request's answer goes to: the start-up, the stop's bookkeeping, a tool group (its

@@ -23,4 +23,5 @@ mod life_debugpy;
 mod memory;
 mod output;
 mod project_python;
+mod stacks_debugpy;
 mod stop_frame_debugpy;

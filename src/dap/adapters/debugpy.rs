@@ -9,11 +9,11 @@ use std::process::ExitStatus;
 
 use serde_json::{json, Value};
 
+use super::stack_sampler::StackSampler;
 use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
     ResolveInput, RuntimeQuirks, Transport,
 };
-use super::stack_sampler::StackSampler;
 use crate::dap::command::AdapterCommand;
 
 #[path = "debugpy_fastpath.rs"]

@@ -223,11 +223,10 @@ mod tests {
         );
         assert_eq!(threads[6].frames[0].line, Some(18));
         assert_eq!(threads[0].frames[0].function, "Thread._wait_for_tstate_lock");
-        assert_eq!(threads[0].frames[2], SampledFrame {
-            function: "<module>".into(),
-            path: "/srv/app/two_locks.py".into(),
-            line: Some(26)
-        });
+        assert_eq!(
+            threads[0].frames[2],
+            SampledFrame { function: "<module>".into(), path: "/srv/app/two_locks.py".into(), line: Some(26) }
+        );
         let own: Vec<&str> =
             threads.iter().filter(|t| DEBUGPY_THREADS.is_own_thread(&t.name)).map(|t| t.name.as_str()).collect();
         assert_eq!(own.len(), 4, "{own:?}");
@@ -277,7 +276,10 @@ mod tests {
         h.exes.insert("/usr/bin/py-spy");
         assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/usr/bin/py-spy"));
         h.vars.insert("AGENTDAP_PY_SPY", "/nowhere/py-spy");
-        assert_eq!(find_py_spy(&h).unwrap_err(), "$AGENTDAP_PY_SPY is /nowhere/py-spy, which is not an executable file");
+        assert_eq!(
+            find_py_spy(&h).unwrap_err(),
+            "$AGENTDAP_PY_SPY is /nowhere/py-spy, which is not an executable file"
+        );
         h.exes.insert("/nowhere/py-spy");
         assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/nowhere/py-spy"));
     }

@@ -10,18 +10,22 @@
 //! program's), or touch IO (py-spy runs as a job of the IO shell).
 
 mod render;
+mod sampled;
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::super::{session, Answer, Started};
+use crate::dap::adapters::stack_sampler::StackSampler;
 use crate::dap::requests::{
     Continue, ContinueArguments, Pause, PauseArguments, Request, StackTrace, StackTraceArguments, Threads,
 };
 use crate::session::snapshot::RunState;
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
 use render::{Report, ThreadOut};
+pub use sampled::Sample;
 
 /// Most threads whose stacks one `stacks` reads (the rest are named, with how to read them).
 pub const MAX_THREADS: usize = 64;
@@ -35,11 +39,20 @@ pub const PAUSE_DEADLINE: Duration = Duration::from_millis(1_500);
 /// belongs to: an answer for a read that is over is dropped.
 #[derive(Debug)]
 pub enum Step {
-    Pause { read: u64 },
-    Threads { read: u64 },
-    Stack { read: u64, index: usize },
+    Pause {
+        read: u64,
+    },
+    Threads {
+        read: u64,
+    },
+    Stack {
+        read: u64,
+        index: usize,
+    },
     /// The `continue` after a read that paused the program.
-    Resume { read: u64 },
+    Resume {
+        read: u64,
+    },
     /// The `continue` of a late stop of a pause whose read had gone on without it.
     LateResume,
 }
@@ -78,10 +91,13 @@ enum Mode {
     StoppedMeanwhile,
     /// The pause did not stop the program in time: only the thread list can be read.
     PauseNotTaken,
+    /// A stack sampler (a job) reads them; the program is not stopped.
+    Sampling,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
+    Sampling,
     Pausing,
     Threads,
     Stacks,
@@ -124,12 +140,26 @@ impl Sessions {
     pub fn stacks(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
         if s.stacks.read.is_some() {
-            let msg = format!("{} is already reading its stacks for another call; ask again once that one is answered.", s.id);
+            let msg = format!(
+                "{} is already reading its stacks for another call; ask again once that one is answered.",
+                s.id
+            );
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         match s.run.state {
             RunState::Stopped => s.start_read(call, Mode::WhileStopped, now),
-            RunState::Running => s.start_running_read(call, now),
+            RunState::Running => match s.sampler_at_hand() {
+                Ok((sampler, path, pid)) => {
+                    let serial = s.new_read(call, Mode::Sampling, Phase::Sampling);
+                    let owner = Some((key, s.id.clone()));
+                    let version = s.stacks.sampler_version.clone();
+                    self.start_sample(Sample::new(call, owner, serial, sampler, path, pid, version), now);
+                }
+                Err(notes) => {
+                    s.new_read(call, Mode::Paused, Phase::Pausing);
+                    s.pause_for_read(notes, now);
+                }
+            },
             RunState::Starting => {
                 let msg = format!("{} is starting; `stacks` reads its threads once it runs or stops.", s.id);
                 return Err(ToolResult::error(ErrorCode::NotStopped, msg));
@@ -177,29 +207,33 @@ impl Session {
         self.stacks_send::<Threads>((), Step::Threads { read }, now);
     }
 
-    /// A running program: the sampler when the recipe names one that is here (no stop at all),
-    /// else a `pause` and, once it stops, the read.
-    fn start_running_read(&mut self, call: CallKey, now: Instant) {
-        let mut notes = Vec::new();
-        if let Some(sampler) = self.link.plan.runtime.stack_sampler {
-            match (sampler.find(self.link.files.adapter_host()), self.family.debuggee_pid) {
-                (Ok(_path), Some(_pid)) => {}
-                (Err(why), _) => notes.push(format!(
-                    "{why}. Install it with `{}`: then `stacks` reads every thread without stopping the program, even one blocked in native code",
-                    sampler.install_command()
-                )),
-                (Ok(_), None) => notes.push(format!(
-                    "{} needs the program's pid, which {} did not report (no DAP `process` event)",
-                    sampler.name(),
-                    self.link.adapter
-                )),
-            }
+    /// The recipe's stack sampler, where it is and the program's pid, when all three are known;
+    /// else what the result says about it (nothing when the recipe names none).
+    fn sampler_at_hand(&self) -> Result<(StackSampler, PathBuf, i64), Vec<String>> {
+        let Some(sampler) = self.link.plan.runtime.stack_sampler else { return Err(Vec::new()) };
+        match (sampler.find(self.link.files.adapter_host()), self.family.debuggee_pid) {
+            (Ok(path), Some(pid)) => Ok((sampler, path, pid)),
+            (Err(why), _) => Err(vec![format!(
+                "{why}. Install it with `{}`: then `stacks` reads every thread without stopping the program, even one blocked in native code",
+                sampler.install_command()
+            )]),
+            (Ok(_), None) => Err(vec![format!(
+                "{} needs the program's pid, which {} did not report (no DAP `process` event)",
+                sampler.name(),
+                self.link.adapter
+            )]),
         }
-        let read = self.new_read(call, Mode::Paused, Phase::Pausing);
-        if let Some(r) = &mut self.stacks.read {
-            r.deadline = Some(now + PAUSE_DEADLINE);
-            r.notes = notes;
-        }
+    }
+
+    /// Pauses the program for the read under way; the read goes on at its stop, or without one
+    /// after [`PAUSE_DEADLINE`]. `notes` come first in the result.
+    fn pause_for_read(&mut self, notes: Vec<String>, now: Instant) {
+        let Some(r) = self.stacks.read.as_mut() else { return };
+        r.mode = Mode::Paused;
+        r.phase = Phase::Pausing;
+        r.deadline = Some(now + PAUSE_DEADLINE);
+        r.notes.extend(notes);
+        let read = r.serial;
         let thread = self.view.focus_thread.unwrap_or(0);
         self.stacks_send::<Pause>(PauseArguments { thread_id: thread }, Step::Pause { read }, now);
     }
@@ -291,7 +325,8 @@ impl Session {
         r.mode = Mode::PauseNotTaken;
         r.phase = Phase::Threads;
         let read = r.serial;
-        r.notes.insert(0, format!("the pause did not stop the program within {ms} ms, so no stack could be read: {why}"));
+        r.notes
+            .insert(0, format!("the pause did not stop the program within {ms} ms, so no stack could be read: {why}"));
         self.stacks.stray_pause = true;
         if self.run.state.is_over() {
             return self.finish_read();
@@ -323,7 +358,10 @@ impl Session {
                         r.deadline = None;
                         r.mode = Mode::PauseNotTaken;
                         r.phase = Phase::Threads;
-                        r.notes.insert(0, format!("{} refused to pause: {msg}; no stack could be read", self.link.adapter));
+                        r.notes.insert(
+                            0,
+                            format!("{} refused to pause: {msg}; no stack could be read", self.link.adapter),
+                        );
                         self.stacks_send::<Threads>((), Step::Threads { read: serial }, now);
                     }
                 }
@@ -426,6 +464,14 @@ impl Session {
         self.mirror_resumed();
     }
 
+    /// The session leaves the table: the answer of a read still under way (`None` for a sample:
+    /// its job answers the call when it ends).
+    pub(in crate::session) fn stacks_end(&mut self) -> Option<(CallKey, ToolResult)> {
+        let r = self.stacks.read.take().filter(|r| r.mode != Mode::Sampling)?;
+        let msg = format!("{} ended before its stacks were read.", self.id);
+        Some((r.call, ToolResult::error(ErrorCode::Disconnected, msg)))
+    }
+
     /// Answers the read's call and ends the read.
     fn finish_read(&mut self) {
         let Some(r) = self.stacks.read.take() else { return };
@@ -437,10 +483,7 @@ impl Session {
     fn stacks_result(&mut self, r: Read) -> ToolResult {
         let stopped = matches!(r.mode, Mode::WhileStopped | Mode::StoppedMeanwhile);
         if stopped && self.run.revision != r.revision {
-            let msg = format!(
-                "{} ran while its stacks were read (now rev {}); ask again.",
-                self.id, self.run.revision
-            );
+            let msg = format!("{} ran while its stacks were read (now rev {}); ask again.", self.id, self.run.revision);
             return ToolResult::error(ErrorCode::TargetInvalidated, msg);
         }
         let mut threads = Vec::new();
@@ -472,6 +515,8 @@ impl Session {
             Mode::StoppedMeanwhile => render::How::StoppedMeanwhile,
             Mode::Paused => render::How::PausedResumed,
             Mode::PauseNotTaken => render::How::NotRead,
+            // A sample is answered by `sampled.rs`, never through here.
+            Mode::Sampling => render::How::NotRead,
         };
         let report = Report {
             session: &self.id,
@@ -484,13 +529,5 @@ impl Session {
             notes: r.notes,
         };
         report.render()
-    }
-}
-
-impl Sessions {
-    /// `stacks {pid}`: a process without a session.
-    pub fn stacks_of_pid(&mut self, pid: i64, _call: CallKey, _now: Instant) -> Started {
-        let msg = format!("`stacks {{pid: {pid}}}` without a session is not supported yet; attach to it first.");
-        Err(ToolResult::error(ErrorCode::Unsupported, msg))
     }
 }

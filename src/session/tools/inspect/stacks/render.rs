@@ -18,7 +18,10 @@ pub enum How {
     /// The pause did not stop the program: threads only.
     NotRead,
     /// A stack sampler read them without stopping the program: its name and version.
-    Sampled { tool: &'static str, version: Option<String> },
+    Sampled {
+        tool: &'static str,
+        version: Option<String>,
+    },
 }
 
 impl How {
@@ -249,7 +252,12 @@ mod tests {
 
     #[test]
     fn a_paused_read_says_the_program_runs_again_and_has_no_frame_ids() {
-        let t = ThreadOut { id: Some(1), name: "MainThread".into(), frames: vec![frame("main", 3)], ..ThreadOut::default() };
+        let t = ThreadOut {
+            id: Some(1),
+            name: "MainThread".into(),
+            frames: vec![frame("main", 3)],
+            ..ThreadOut::default()
+        };
         let out = report(vec![t], How::PausedResumed).render();
         assert_eq!(
             out.text,
@@ -272,7 +280,11 @@ mod tests {
         let mut r = report(vec![t], How::Sampled { tool: "py-spy", version: Some("0.4.3".into()) });
         r.hidden = 4;
         let out = r.render();
-        assert!(out.text.starts_with("s1 stacks · 1 thread · sampled by py-spy 0.4.3, program not stopped"), "{}", out.text);
+        assert!(
+            out.text.starts_with("s1 stacks · 1 thread · sampled by py-spy 0.4.3, program not stopped"),
+            "{}",
+            out.text
+        );
         assert!(out.text.contains("\nthread 7 \"first\" (idle)\n  #0 first at app.py:12"), "{}", out.text);
         assert!(out.text.ends_with("\n(4 threads of the debugger's own not shown)"), "{}", out.text);
         assert_eq!(out.structured["sampler"], "py-spy 0.4.3");
@@ -295,12 +307,17 @@ mod tests {
         let shown = out.structured["frames_shown"].as_u64().expect("frames were cut");
         assert!((1..20).contains(&shown), "{shown}");
         assert_eq!(out.structured["threads"].as_array().map(Vec::len), Some(64));
-        assert!(out.text.contains(&format!("… more frames (`stack_trace {{thread: 64, start: {shown}}}`)")), "{}", out.text);
+        assert!(
+            out.text.contains(&format!("… more frames (`stack_trace {{thread: 64, start: {shown}}}`)")),
+            "{}",
+            out.text
+        );
     }
 
     #[test]
     fn a_thread_without_a_stack_says_why() {
-        let t = ThreadOut { id: Some(3), name: "t".into(), error: Some("not suspended".into()), ..ThreadOut::default() };
+        let t =
+            ThreadOut { id: Some(3), name: "t".into(), error: Some("not suspended".into()), ..ThreadOut::default() };
         let mut r = report(vec![t], How::NotRead);
         r.notes.push("the pause did not stop the program".into());
         let out = r.render();
