@@ -9,7 +9,7 @@ use std::process::ExitStatus;
 
 use serde_json::{json, Value};
 
-use super::stack_sampler::StackSampler;
+use super::stack_sampler::{StackSampler, StacksQuirks};
 use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
     ResolveInput, RuntimeQuirks, Transport,
@@ -138,7 +138,10 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // py-spy reads every thread's Python stack without stopping it. pydevd's own threads are
         // named `pydevd.Writer`, `pydevd.Reader`, `pydevd.CommandThread`, `pydevd.CheckAliveThread`
         // (`tests/fixtures/pyspy/dump_under_debugpy.json`).
-        stack_sampler: Some(StackSampler::PySpy { own_threads: &["pydevd."] }),
+        stacks: StacksQuirks {
+            sampler: Some(StackSampler::PySpy { own_threads: &["pydevd."] }),
+            ..StacksQuirks::STANDARD
+        },
         ..RuntimeQuirks::STANDARD
     }
 }

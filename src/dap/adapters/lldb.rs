@@ -162,6 +162,12 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 22.1.8: a condition that fails to evaluate stops there (`hitBreakpointIds` names it),
         // then says so in `important` output, the condition quoted (`tests/native` `life_lldb`).
         condition_error_marks: &[("error: stopped due to an error evaluating condition of breakpoint ", true)],
+        // 22.1.8: the first `threads` answer is the thread list of `configurationDone`
+        // (`tests/native` `stacks_lldb`: a program's two later threads missing).
+        stacks: super::stack_sampler::StacksQuirks {
+            first_threads_stale: true,
+            ..super::stack_sampler::StacksQuirks::STANDARD
+        },
         ..RuntimeQuirks::STANDARD
     }
 }

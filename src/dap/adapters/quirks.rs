@@ -496,9 +496,9 @@ pub struct RuntimeQuirks {
     /// while frames follow (21 at every depth of a recursion). A stop result compares locals only
     /// with a frame whose depth was known to be the same (`session/stop_frame.rs`).
     pub total_frames_exact: bool,
-    /// A tool that reads every thread's stack without stopping the program, run by `stacks` before
-    /// a `pause` (which debugpy 1.8.22 cannot make a thread blocked in native code obey).
-    pub stack_sampler: Option<super::stack_sampler::StackSampler>,
+    /// What `stacks` must know of the adapter: a sampler that reads every thread without stopping
+    /// the program, and a `threads` answer that may be stale (`stack_sampler.rs`).
+    pub stacks: super::stack_sampler::StacksQuirks,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -648,7 +648,7 @@ impl RuntimeQuirks {
         hex_without_prefix: false,
         condition_error_marks: &[],
         total_frames_exact: false,
-        stack_sampler: None,
+        stacks: super::stack_sampler::StacksQuirks::STANDARD,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -11,6 +11,22 @@ use serde::Deserialize;
 use super::{find_on_path, Host};
 use crate::dap::command::AdapterCommand;
 
+/// What `stacks` must know of an adapter (`RuntimeQuirks::stacks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StacksQuirks {
+    /// A tool that reads every thread's stack without stopping the program, run by `stacks`
+    /// before a `pause` (which debugpy 1.8.22 cannot make a thread blocked in native code obey).
+    pub sampler: Option<StackSampler>,
+    /// The first `threads` answer after the start is the list taken at `configurationDone`,
+    /// whatever ran since (lldb-dap 22.1.8 `ThreadsRequestHandler.cpp`: `initial_thread_list`,
+    /// answered once, then cleared; a program's later threads are missing): `stacks` asks twice.
+    pub first_threads_stale: bool,
+}
+
+impl StacksQuirks {
+    pub const STANDARD: StacksQuirks = StacksQuirks { sampler: None, first_threads_stale: false };
+}
+
 /// A tool that reads a running program's stacks without the adapter, for an adapter whose
 /// `pause` cannot stop every thread (`RuntimeQuirks::stack_sampler`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! `stacks` (tool group "inspect"): every thread's stack in one call, however the program is —
 //! read while it is stopped; paused, read and resumed while it runs; or, where the adapter names
-//! a stack sampler (`RuntimeQuirks::stack_sampler`: py-spy for debugpy), sampled without stopping
+//! a stack sampler (`StacksQuirks::sampler`: py-spy for debugpy), sampled without stopping
 //! it (`stacks/sampled.rs`) — and what a `pause` of its own that did not take effect leaves
 //! behind: a late stop, resumed and never reported as a stop. The result names how the stacks
 //! were read and whether the program is stopped (`stacks/render.rs`).
@@ -42,8 +42,10 @@ pub enum Step {
     Pause {
         read: u64,
     },
+    /// `stale`: an answer to throw away (`StacksQuirks::first_threads_stale`); the next is asked.
     Threads {
         read: u64,
+        stale: bool,
     },
     Stack {
         read: u64,
@@ -201,16 +203,22 @@ impl Session {
         self.request::<R>(args, Origin::Stacks(step), now);
     }
 
+    /// Asks for the thread list (twice where the first answer may be stale).
+    fn ask_threads(&mut self, read: u64, now: Instant) {
+        let stale = self.link.plan.runtime.stacks.first_threads_stale;
+        self.stacks_send::<Threads>((), Step::Threads { read, stale }, now);
+    }
+
     /// Starts a read of a stopped program: the thread list first.
     fn start_read(&mut self, call: CallKey, mode: Mode, now: Instant) {
         let read = self.new_read(call, mode, Phase::Threads);
-        self.stacks_send::<Threads>((), Step::Threads { read }, now);
+        self.ask_threads(read, now);
     }
 
     /// The recipe's stack sampler, where it is and the program's pid, when all three are known;
     /// else what the result says about it (nothing when the recipe names none).
     fn sampler_at_hand(&self) -> Result<(StackSampler, PathBuf, i64), Vec<String>> {
-        let Some(sampler) = self.link.plan.runtime.stack_sampler else { return Err(Vec::new()) };
+        let Some(sampler) = self.link.plan.runtime.stacks.sampler else { return Err(Vec::new()) };
         match (sampler.find(self.link.files.adapter_host()), self.family.debuggee_pid) {
             (Ok(path), Some(pid)) => Ok((sampler, path, pid)),
             (Err(why), _) => Err(vec![format!(
@@ -261,7 +269,7 @@ impl Session {
                     r.phase = Phase::Threads;
                     r.deadline = None;
                     let read = r.serial;
-                    self.stacks_send::<Threads>((), Step::Threads { read }, now);
+                    self.ask_threads(read, now);
                 }
             }
             return false;
@@ -280,7 +288,7 @@ impl Session {
                 r.stop_thread = thread;
                 r.stop_body = Some(body.clone());
                 let read = r.serial;
-                self.stacks_send::<Threads>((), Step::Threads { read }, now);
+                self.ask_threads(read, now);
             }
             return true;
         }
@@ -331,7 +339,7 @@ impl Session {
         if self.run.state.is_over() {
             return self.finish_read();
         }
-        self.stacks_send::<Threads>((), Step::Threads { read }, now);
+        self.ask_threads(read, now);
     }
 
     /// An answer to a `stacks` request.
@@ -347,7 +355,9 @@ impl Session {
             return;
         }
         let serial = match step {
-            Step::Pause { read } | Step::Threads { read } | Step::Stack { read, .. } | Step::Resume { read } => read,
+            Step::Pause { read } | Step::Threads { read, .. } | Step::Stack { read, .. } | Step::Resume { read } => {
+                read
+            }
             Step::LateResume => return,
         };
         let Some(r) = self.stacks.read.as_mut().filter(|r| r.serial == serial) else { return };
@@ -362,9 +372,12 @@ impl Session {
                             0,
                             format!("{} refused to pause: {msg}; no stack could be read", self.link.adapter),
                         );
-                        self.stacks_send::<Threads>((), Step::Threads { read: serial }, now);
+                        self.ask_threads(serial, now);
                     }
                 }
+            }
+            Step::Threads { stale: true, .. } if answer.is_ok() => {
+                self.stacks_send::<Threads>((), Step::Threads { read: serial, stale: false }, now)
             }
             Step::Threads { .. } => self.stacks_threads_answered(answer, now),
             Step::Stack { index, .. } => {

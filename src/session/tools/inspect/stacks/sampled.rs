@@ -1,4 +1,4 @@
-//! `stacks` by a stack sampler (`RuntimeQuirks::stack_sampler`: py-spy): `py-spy --version`
+//! `stacks` by a stack sampler (`StacksQuirks::sampler`: py-spy): `py-spy --version`
 //! once per session, then `py-spy dump --pid <pid> --json`, both as jobs of the IO shell
 //! (`session/jobs.rs`); the dump becomes the result, and a sampler that fails leaves the read to
 //! a `pause` (with a session) or answers why (`stacks {pid}`). Must not: run anything itself,
@@ -66,7 +66,7 @@ impl Sessions {
             let msg = format!("there is no process {pid}; pass the pid of a running Python program.");
             return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        let sampler = crate::dap::adapters::debugpy::runtime_quirks().stack_sampler;
+        let sampler = crate::dap::adapters::debugpy::runtime_quirks().stacks.sampler;
         let Some(sampler) = sampler else {
             return Err(ToolResult::error(ErrorCode::Unsupported, "no stack sampler is known for a process"));
         };
