@@ -46,6 +46,8 @@ mod render;
 #[cfg(test)]
 mod scripted;
 pub mod snapshot;
+#[cfg(test)]
+mod stacks_tests;
 mod startup;
 mod stop_frame;
 #[cfg(test)]

@@ -397,8 +397,13 @@ impl Session {
                         "{} refused to resume the program after the read ({msg}): it is stopped now, as reported",
                         self.link.adapter
                     ));
-                    r.mode = Mode::StoppedMeanwhile;
+                    r.mode = Mode::WhileStopped;
                     self.on_stopped(&body, now);
+                    // The frames read are this stop's: the program did not move since.
+                    let revision = self.run.revision;
+                    if let Some(r) = self.stacks.read.as_mut() {
+                        r.revision = revision;
+                    }
                 } else {
                     self.resumed_after_read();
                 }
