@@ -126,3 +126,40 @@ fn a_stopped_sessions_stacks_carry_frame_ids_that_work() {
     assert!(e.text.contains("'first'"), "{}", e.text);
     a.ok("disconnect", json!({}));
 }
+
+#[test]
+fn a_python_process_without_a_session_is_read_by_its_pid() {
+    let spy = py_spy();
+    let mut a = Agent::start_with(|c| {
+        c.env("AGENTDAP_PY_SPY", &spy);
+    });
+    let mut child = std::process::Command::new(venv_python())
+        .arg(fixture("py/two_locks.py"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python");
+    let mut first = String::new();
+    {
+        use std::io::BufRead;
+        let out = child.stdout.as_mut().expect("stdout");
+        std::io::BufReader::new(out).read_line(&mut first).expect("its first line");
+    }
+    assert_eq!(first, "deadlocked\n");
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = child.id() as i64;
+    let r = a.ok("stacks", json!({"pid": pid}));
+    assert!(
+        r.text.starts_with(&format!("pid {pid} stacks · 3 threads · sampled by py-spy 0.4.3, program not stopped")),
+        "{}",
+        r.text
+    );
+    assert_eq!(thread(&r, "first")["frames"][0]["line"], 12, "{}", r.text);
+    assert_eq!(thread(&r, "second")["frames"][0]["line"], 18, "{}", r.text);
+    assert!(alive(pid as i32), "py-spy let it run");
+    let _ = child.kill();
+    let _ = child.wait();
+    let gone = a.call("stacks", json!({"pid": pid}));
+    assert!(gone.is_error && gone.text.contains(&format!("there is no process {pid}")), "{}", gone.text);
+    let both = a.call("stacks", json!({"pid": pid, "session": "s1"}));
+    assert!(both.is_error && both.text.contains("not both"), "{}", both.text);
+}
