@@ -44,7 +44,7 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "stacks",
-        description: "Every thread's stack in one call, also while running (a hang): pauses and resumes, or samples with py-spy; says which.",
+        description: "Every thread's stack in one call, also of a running program (a hang).",
         input_schema: stacks_schema,
         annotations: Annotations::READ_ONLY,
         handler: stacks,
@@ -191,7 +191,7 @@ fn stack_schema() -> Value {
 }
 
 fn stacks_schema() -> Value {
-    json!({"type": "object", "properties": {"session": session_prop(), "pid": {"type": "integer", "description": "A Python process without a session (py-spy)."}}})
+    json!({"type": "object", "properties": {"session": session_prop(), "pid": {"type": "integer", "description": "py-spy, no session"}}})
 }
 
 fn frame_schema() -> Value {
