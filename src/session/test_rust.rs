@@ -136,6 +136,30 @@ pub fn choose(id: &str, found: &[(usize, String)]) -> Result<(usize, String), St
     }
 }
 
+/// The message of the last panic the default panic hook printed in `output` (a test run with
+/// `--nocapture` prints it to stderr before `rust_panic` is called): `panicked at src/lib.rs:17:9:
+/// assertion … failed`, the message's lines after the location, up to the backtrace note.
+pub fn panic_message(output: &str) -> Option<String> {
+    // std's default hook (library/std/src/panicking.rs, `default_hook`): `thread '<name>'
+    // panicked at <location>:\n<message>\n`; since Rust 1.92 the thread's id follows its name.
+    let start = output.rfind("thread '")?;
+    let rest = &output[start..];
+    let at = rest.find("panicked at ")?;
+    let first = rest[at..].lines().next()?.trim_end_matches('\r');
+    let mut text = first.trim_end_matches(':').to_owned();
+    let mut lines = 0;
+    for line in rest[at..].lines().skip(1) {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() || line.starts_with("note: ") || line.starts_with("stack backtrace:") || lines == 20 {
+            break;
+        }
+        text.push_str(if lines == 0 { ": " } else { "\n" });
+        text.push_str(line);
+        lines += 1;
+    }
+    Some(text)
+}
+
 impl Sessions {
     /// Starts debugging the Rust test `id` of the Cargo project in `dir`: the build job first;
     /// the launch follows once the binary that has the test is known. The call is answered as a
@@ -291,6 +315,112 @@ mod tests {
         r#"{"reason":"build-finished","success":true}"#,
         "\n"
     );
+
+    fn answered(s: &mut Sessions) -> ToolResult {
+        let now = Instant::now();
+        while let Some(action) = s.next_action(now) {
+            if let Action::Complete { output, .. } = action {
+                return output;
+            }
+        }
+        panic!("no answer");
+    }
+
+    /// The job the table asked for last: its id and command.
+    fn job_asked(s: &mut Sessions) -> (super::super::jobs::JobId, AdapterCommand) {
+        let now = Instant::now();
+        while let Some(action) = s.next_action(now) {
+            if let Action::RunJob { job, command, .. } = action {
+                return (job, command);
+            }
+        }
+        panic!("no job asked for");
+    }
+
+    fn started(dir: &str) -> (Sessions, super::super::jobs::JobId) {
+        let mut s = Sessions::default();
+        let args = LaunchArgs::default();
+        s.launch_rust_test(args, "total".into(), dir.into(), CallKey::new(1)).expect("started");
+        let (job, command) = job_asked(&mut s);
+        assert_eq!(command.program, "cargo");
+        let args: Vec<String> = command.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(
+            args,
+            ["test", "--no-run", "--message-format=json", "--manifest-path", &format!("{dir}/Cargo.toml")]
+        );
+        (s, job)
+    }
+
+    #[test]
+    fn a_build_that_fails_answers_with_rustcs_errors_and_runs_nothing() {
+        let (mut s, job) = started("/p/cart");
+        let stdout = br#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0425]: cannot find value `x`\n"}}"#;
+        let result = JobResult { code: Some(101), stdout: stdout.to_vec(), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.is_error);
+        assert!(r.text.contains("`cargo test --no-run` failed (exit code 101); the test was not run:"), "{}", r.text);
+        assert!(r.text.contains("error[E0425]: cannot find value `x`"), "{}", r.text);
+        assert!(s.jobs().is_empty());
+        assert_eq!(s.iter().count(), 0, "no session was opened");
+    }
+
+    #[test]
+    fn a_missing_cargo_is_named() {
+        let (mut s, job) = started("/p/cart");
+        let result = JobResult { spawn_error: Some("cargo: not found".into()), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.text.contains("could not start: cargo: not found"), "{}", r.text);
+    }
+
+    #[test]
+    fn every_binary_is_asked_and_an_id_that_names_no_test_says_so() {
+        let (mut s, job) = started("/p/cart");
+        let result = JobResult { code: Some(0), stdout: CARGO_JSON.as_bytes().to_vec(), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let (job, command) = job_asked(&mut s);
+        assert_eq!(command.program, "/p/target/debug/deps/cart-1a2b");
+        assert_eq!(command.args, ["--list"]);
+        assert_eq!(command.cwd.as_deref(), Some(Path::new("/p/cart")));
+        let listed = JobResult {
+            code: Some(0),
+            stdout: b"tests::tax: test
+"
+            .to_vec(),
+            ..JobResult::default()
+        };
+        s.on_job_done(job, listed, Instant::now());
+        let (job, command) = job_asked(&mut s);
+        assert_eq!(command.program, "/p/target/debug/deps/totals-3c4d");
+        let listed = JobResult {
+            code: Some(0),
+            stdout: b"big_order: test
+"
+            .to_vec(),
+            ..JobResult::default()
+        };
+        s.on_job_done(job, listed, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.is_error);
+        assert_eq!(
+            r.text.lines().last().unwrap_or(""),
+            "invalid_argument: no test matched `total` in the test binaries of /p/cart (cart (lib), totals (test)); `cargo test -- --list` lists them."
+        );
+    }
+
+    #[test]
+    fn the_panic_message_is_read_from_the_hooks_output() {
+        let out = "running 1 test\ntest tests::total_adds_tax ... \nthread 'tests::total_adds_tax' (26462) panicked at src/lib.rs:17:9:\nassertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65\nstack backtrace:\n   0: x\n";
+        assert_eq!(
+            panic_message(out).as_deref(),
+            Some("panicked at src/lib.rs:17:9: assertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65")
+        );
+        // Older toolchains: no thread id, and the note instead of a backtrace; CRLF from a terminal.
+        let out = "thread 'big_order' panicked at tests/totals.rs:7:9:\r\nbig order came to 3\r\nnote: run with `RUST_BACKTRACE=1`\r\n";
+        assert_eq!(panic_message(out).as_deref(), Some("panicked at tests/totals.rs:7:9: big order came to 3"));
+        assert_eq!(panic_message("test total ... ok\n"), None);
+    }
 
     #[test]
     fn test_binaries_come_from_cargos_json() {
