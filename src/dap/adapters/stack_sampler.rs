@@ -89,8 +89,7 @@ pub fn find_py_spy(host: &dyn Host) -> Result<PathBuf, String> {
     if let Some(path) = find_on_path("py-spy", host) {
         return Ok(path);
     }
-    let data = super::debugpy::data_venv_python(host).and_then(|p| Some(p.parent()?.parent()?.parent()?.to_owned()));
-    let in_data = data.iter().flat_map(|d| [d.join("venv/bin/py-spy"), d.join("pydeps/bin/py-spy")]);
+    let in_data = data_dir(host).into_iter().flat_map(|d| [d.join("venv/bin/py-spy"), d.join("pydeps/bin/py-spy")]);
     let mut looked = Vec::new();
     for candidate in in_data {
         if host.is_executable(&candidate) {
@@ -100,6 +99,15 @@ pub fn find_py_spy(host: &dyn Host) -> Result<PathBuf, String> {
     }
     let data = if looked.is_empty() { String::new() } else { format!(", nor at {}", looked.join(" or ")) };
     Err(format!("py-spy is not on PATH{data}, and ${PY_SPY_ENV} is not set"))
+}
+
+/// agentdap's data dir (`$XDG_DATA_HOME/agentdap`, an absolute `XDG_DATA_HOME` only, else
+/// `~/.local/share/agentdap`), where `agentdap install py-spy` puts it.
+fn data_dir(host: &dyn Host) -> Option<PathBuf> {
+    let xdg = host.var("XDG_DATA_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
+    let base =
+        xdg.or_else(|| host.var("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/share")))?;
+    Some(base.join("agentdap"))
 }
 
 /// `py-spy --version`, whose stdout [`parse_version`] reads.
@@ -235,13 +243,13 @@ mod tests {
         assert!(!first.active && !first.owns_gil);
         assert_eq!(
             first.frames[0],
-            SampledFrame { function: "first".into(), path: "/srv/app/two_locks.py".into(), line: Some(12) }
+            SampledFrame { function: "first".into(), path: "two_locks.py".into(), line: Some(12) }
         );
         assert_eq!(threads[6].frames[0].line, Some(18));
         assert_eq!(threads[0].frames[0].function, "Thread._wait_for_tstate_lock");
         assert_eq!(
             threads[0].frames[2],
-            SampledFrame { function: "<module>".into(), path: "/srv/app/two_locks.py".into(), line: Some(26) }
+            SampledFrame { function: "<module>".into(), path: "two_locks.py".into(), line: Some(26) }
         );
         let own: Vec<&str> =
             threads.iter().filter(|t| DEBUGPY_THREADS.is_own_thread(&t.name)).map(|t| t.name.as_str()).collect();
