@@ -146,3 +146,17 @@ fn a_second_stacks_while_one_reads_is_refused_and_sends_nothing() {
     assert!(out.is_error && out.text.contains("is already reading its stacks for another call"), "{}", out.text);
     assert_eq!(rig.adapter.received().len(), sent, "nothing was sent");
 }
+
+#[test]
+fn the_agents_own_pause_landing_first_is_the_agents_stop_and_the_read_goes_on_at_it() {
+    let (mut rig, _) = running(adapter(Reply::ok(Value::Null)));
+    let stacks = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let pause = rig.call(|s, key, call, now| s.pause(key, None, Some(5_000), call, now));
+    rig.event("stopped", pause_stop());
+    let p = rig.answered(pause);
+    assert_eq!(p.structured["state"], "stopped", "{}", p.text);
+    let out = rig.answered(stacks);
+    assert_eq!(out.structured["how"], "stopped_meanwhile", "{}", out.text);
+    assert_eq!(out.structured["state"], "stopped", "{}", out.text);
+    assert!(!rig.adapter.commands().contains(&"continue".to_owned()), "the agent's stop stays");
+}

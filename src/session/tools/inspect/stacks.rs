@@ -250,19 +250,16 @@ impl Session {
     /// seen by the stop bookkeeping (`events.rs` returns at once); `false` for every other stop,
     /// which goes on as usual (a read waiting for its pause then reads at that stop instead).
     pub(in crate::session) fn stacks_take_stop(&mut self, body: &Value, now: Instant) -> bool {
-        if self.run.pause_sent {
-            // The agent's own pause is on its way: this stop is the agent's.
-            self.stacks.stray_pause = false;
-            return false;
-        }
         if self.run.state != RunState::Running {
             return false;
         }
         let pausing = self.stacks.read.as_ref().is_some_and(|r| r.phase == Phase::Pausing);
-        if !self.is_pause_stop(body) {
+        // The agent's own pause is on its way: a stop now is the agent's.
+        let agents = self.run.pause_sent;
+        if agents || !self.is_pause_stop(body) {
             if pausing {
-                // A breakpoint (or exception, or step) won the race with the pause: that stop
-                // is the program's and is reported as usual; the read goes on at it.
+                // A breakpoint (or exception, or step, or the agent's own pause) won the race
+                // with the pause: that stop is reported as usual; the read goes on at it.
                 self.stacks.stray_pause = false;
                 if let Some(r) = &mut self.stacks.read {
                     r.mode = Mode::StoppedMeanwhile;
@@ -271,6 +268,9 @@ impl Session {
                     let read = r.serial;
                     self.ask_threads(read, now);
                 }
+            }
+            if agents {
+                self.stacks.stray_pause = false;
             }
             return false;
         }
@@ -328,11 +328,17 @@ impl Session {
     pub(in crate::session) fn stacks_tick(&mut self, now: Instant) {
         let ms = PAUSE_DEADLINE.as_millis();
         let why = self.link.plan.runtime.pause_unanswered.unwrap_or("the adapter reported no stop after `pause`");
+        let stopped = self.run.state == RunState::Stopped;
         let Some(r) = self.stacks.read.as_mut().filter(|r| r.deadline.is_some_and(|d| d <= now)) else { return };
         r.deadline = None;
-        r.mode = Mode::PauseNotTaken;
         r.phase = Phase::Threads;
         let read = r.serial;
+        if stopped {
+            // Stopped by something else meanwhile (a stop this read did not see as its own).
+            r.mode = Mode::StoppedMeanwhile;
+            return self.ask_threads(read, now);
+        }
+        r.mode = Mode::PauseNotTaken;
         r.notes
             .insert(0, format!("the pause did not stop the program within {ms} ms, so no stack could be read: {why}"));
         self.stacks.stray_pause = true;
