@@ -1,7 +1,8 @@
 //! `stacks` on real lldb-dap 22 through the built binary: a C program with two threads (one
 //! spinning, one sleeping) read while it runs — paused, read and resumed in one call, every
 //! thread's function listed — and afterwards it runs on: a later breakpoint still hits, and the
-//! pause was never reported as a stop.
+//! pause was never reported as a stop. The same on Delve 1.20.2: a Go program's two goroutines
+//! deadlocked on two mutexes, each at its `Lock()` line.
 
 use crate::agent;
 use crate::native_util::gcc;
@@ -97,5 +98,74 @@ fn a_running_programs_threads_are_read_in_one_call_and_it_runs_on_to_a_later_bre
     let e = a.ok("evaluate", json!({"expression": "n", "frame": frame}));
     assert!(e.text.starts_with("n = "), "{}", e.text);
     assert_eq!(a.session("s1")["state"], "stopped");
+    a.ok("disconnect", json!({}));
+}
+
+const GO_SOURCE: &str = r#"package main
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+func holder(a, b *sync.Mutex, ready *sync.WaitGroup) {
+	a.Lock()
+	ready.Done()
+	ready.Wait()
+	b.Lock()
+}
+
+func main() {
+	var a, b sync.Mutex
+	var ready sync.WaitGroup
+	ready.Add(2)
+	go holder(&a, &b, &ready)
+	go holder(&b, &a, &ready)
+	fmt.Println("started")
+	for {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+"#;
+
+/// Delve (Go): two goroutines deadlocked on two mutexes, read by a pause in one call and the
+/// program resumed (Delve lists goroutines as threads).
+#[test]
+fn a_go_programs_deadlocked_goroutines_are_read_by_a_pause_and_it_runs_on() {
+    require("dlv", "delve golang-go");
+    let dir = scratch("stacks_delve");
+    crate::native_util::go_package(&dir, "stacks", GO_SOURCE);
+    let bin = crate::native_util::go_build(&dir, "stacks");
+    let mut a = Agent::start_plain(|cmd| {
+        crate::common::go_env(cmd);
+    });
+    let mut r = a.ok("launch", json!({"program": bin.to_string_lossy(), "stop_on_entry": false, "wait_ms": 3000}));
+    for _ in 0..10 {
+        if r.s["output"]["text"].as_str().unwrap_or_default().contains("started") {
+            break;
+        }
+        r = a.ok("wait", json!({"for": "output", "wait_ms": 3000}));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let r = a.ok("stacks", json!({}));
+    assert_eq!(r.s["how"], "paused_resumed", "{}", r.text);
+    let holders = r.s["threads"]
+        .as_array()
+        .expect("threads")
+        .iter()
+        .filter(|t| {
+            t["frames"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|f| f["function"].as_str().is_some_and(|n| n.ends_with("holder")))
+        })
+        .count();
+    assert_eq!(holders, 2, "{}", r.text);
+    assert!(r.text.contains("main.holder at main.go:13"), "{}", r.text);
+    assert_eq!(a.session("s1")["state"], "running");
+    let w = a.ok("wait", json!({"for": "stop", "wait_ms": 300}));
+    assert_eq!(w.s["satisfied"], false, "{}", w.text);
     a.ok("disconnect", json!({}));
 }
