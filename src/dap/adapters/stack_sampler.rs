@@ -122,6 +122,9 @@ pub fn version_command(py_spy: &Path) -> AdapterCommand {
 /// `--nonblocking` would not, at the price of stacks torn mid-change) and resumes it.
 pub fn dump_command(py_spy: &Path, pid: i64) -> AdapterCommand {
     let mut c = AdapterCommand::new(py_spy.as_os_str());
+    // py-spy is a Rust program: agentdap's own `RUST_BACKTRACE` would make its one-line errors
+    // a backtrace.
+    c.env.push(("RUST_BACKTRACE".into(), None));
     c.args.extend(["dump".into(), "--pid".into(), pid.to_string().into(), "--json".into()]);
     c
 }
@@ -280,6 +283,7 @@ mod tests {
         let c = dump_command(Path::new("/opt/py-spy"), 4242);
         assert_eq!(c.program, "/opt/py-spy");
         assert_eq!(c.args, ["dump", "--pid", "4242", "--json"]);
+        assert_eq!(c.env, [("RUST_BACKTRACE".into(), None)]);
         assert_eq!(version_command(Path::new("/opt/py-spy")).args, ["--version"]);
     }
 

@@ -129,7 +129,10 @@ impl Sessions {
     fn sample_failed(&mut self, sample: Sample, why: String, now: Instant) {
         let name = sample.sampler.name();
         let Some((key, id)) = sample.owner else {
-            let msg = format!("{name} could not read process {}: {why}", sample.pid);
+            let msg = format!(
+                "{name} could not read process {}: {why}. `stacks {{pid}}` reads Python processes; for a native one, `attach {{pid}}` with lldb, then `stacks`.",
+                sample.pid
+            );
             return self.complete(sample.call, ToolResult::error(ErrorCode::AdapterError, msg));
         };
         let reading = self.slab.get_mut(key).filter(|s| {
