@@ -111,8 +111,11 @@ impl Sessions {
     pub fn on_adapter_listening(&mut self, key: SessionKey, addr: std::net::SocketAddr) {
         let Some(s) = self.slab.get_mut(key) else { return };
         s.link.server_addr = Some(addr);
-        s.link.pipes_are_program_output =
-            s.link.plan.runtime.debuggee_output == crate::dap::adapters::DebuggeeOutput::AdapterPipes;
+        // A core file's program never runs: what the adapter writes is its own (Delve 1.20.2 logs
+        // "error layer=dap runtime error: …" at a core's stop).
+        s.link.pipes_are_program_output = s.link.plan.runtime.debuggee_output
+            == crate::dap::adapters::DebuggeeOutput::AdapterPipes
+            && s.family.core.is_none();
     }
 
     /// The adapter's stderr so far (the tail agentdap keeps), for error messages.

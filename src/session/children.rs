@@ -495,6 +495,8 @@ pub struct Family {
     pub(super) breakpoints_told: (u64, u64),
     /// Output a launcher received for its stand-in, moved there after this turn.
     pub(super) forward: Vec<super::launcher::Forwarded>,
+    /// The core file this session reads (`attach {core, program}`): it cannot run.
+    pub(crate) core: Option<super::snapshot::PostMortem>,
 }
 
 #[cfg(test)]

@@ -270,7 +270,9 @@ impl Session {
                 }
             }
             "process" => {
-                if let Some(pid) = body.get("systemProcessId").and_then(Value::as_i64) {
+                // A core's process is long gone (its pid may be another process's by now).
+                let pid = body.get("systemProcessId").and_then(Value::as_i64).filter(|_| self.family.core.is_none());
+                if let Some(pid) = pid {
                     self.family.debuggee_pid = Some(pid);
                     // An attached process is the user's: never recorded, so never killed.
                     if self.family.owns_debuggee {
@@ -658,7 +660,7 @@ const FATAL_SIGNALS: &[(&str, i64)] =
 
 /// The fatal signal a `stopped` event's `description` or `text` names as a word (lldb-dap:
 /// "signal SIGSEGV: address not mapped to object (fault address=0x0)").
-fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
+pub(super) fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
     let words = ["description", "text"].into_iter().filter_map(|k| body.get(k).and_then(Value::as_str));
     let mut found = words.flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()));
     found.find_map(|w| FATAL_SIGNALS.iter().copied().find(|(name, _)| *name == w))

@@ -39,6 +39,9 @@ pub mod output;
 #[cfg(test)]
 mod oversized_tests;
 pub mod plan;
+pub mod postmortem;
+#[cfg(test)]
+mod postmortem_tests;
 mod preview;
 #[cfg(test)]
 mod quirk_tests;

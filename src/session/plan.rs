@@ -14,8 +14,12 @@ use crate::dap::adapters::{
 };
 use crate::dap::command::AdapterCommand;
 
+mod jsonc;
+pub mod launch_json;
+mod vars;
+
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
-const RECIPE_KEYS: &[&str] = &["python"];
+pub(super) const RECIPE_KEYS: &[&str] = &["python"];
 
 /// Builds the plan for `args`. `has_breakpoints` counts breakpoints already waiting for this
 /// launch, which turn the `stop_on_entry` default off (README § Tools).
@@ -263,7 +267,7 @@ pub fn explain_early_exit(plan: &AdapterPlan, stderr_tail: &str) -> Option<Strin
     plan.kind?.explain_early_exit(Path::new(&plan.command.program), stderr_tail).map(|e| e.to_string())
 }
 
-fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
+pub(super) fn tool_error(e: AdapterError, config: &Config) -> ToolResult {
     let code = match e {
         AdapterError::NotFound { .. } => ErrorCode::AdapterNotFound,
         _ => ErrorCode::InvalidArgument,
@@ -320,6 +324,9 @@ pub struct AttachArgs {
     pub breakpoints: Vec<super::LaunchBreakpoint>,
     pub exception_filters: Option<Vec<String>>,
     pub wait_ms: Option<u64>,
+    /// A core file to read post-mortem, with `program` (`session::postmortem`).
+    pub core: Option<String>,
+    pub program: Option<String>,
 }
 
 /// Builds the plan for an `attach` call, and what the session starts with.
@@ -331,7 +338,8 @@ pub struct AttachArgs {
 /// sent the address (`attach {address, port}`); for `pid`, the one the process's command line
 /// names, else the default port on 127.0.0.1 (the session sends the process `pid_signal` first).
 /// Either way the DAP `attach` arguments are the recipe's attach defaults (custom adapters:
-/// their `launch_defaults`) < agentdap's < `adapter_args`.
+/// their `launch_defaults`) < agentdap's < `adapter_args`. `core` and `program` are
+/// `session::postmortem`'s (the MCP handler sends them there).
 ///
 /// Errors (as tool results): `invalid_argument` (neither or both of `pid`/`connect`, a host
 /// that is not an IP literal or `localhost`, no such process, unknown adapter),
@@ -396,7 +404,7 @@ pub fn attach(
         }
         _ => {
             return Err(invalid(
-                "pass exactly one of `pid` (a running process) or `connect {host, port}` (a debug server listening, e.g. `python -m debugpy --listen 5678`, or for adapter node a `node --inspect` process).".into(),
+                "pass exactly one of `pid` (a running process), `connect {host, port}` (a debug server listening, e.g. `python -m debugpy --listen 5678`, or for adapter node a `node --inspect` process), or `core` with `program` (a core file).".into(),
             ))
         }
     };
@@ -473,6 +481,7 @@ pub fn attach(
         exception_filters: args.exception_filters.clone(),
         wait_ms: args.wait_ms,
         signal_first,
+        core: None,
     };
     Ok((plan, start))
 }

@@ -64,6 +64,9 @@ impl Session {
             };
             text.push_str(&format!(" (still starting when the wait ended: {step}; call `wait` to keep waiting)"));
         }
+        if let Some(line) = self.post_mortem_line() {
+            text.push_str(&format!("\n{line}"));
+        }
         let mut snap = self.snapshot_json();
         if self.run.state == RunState::Stopped && self.run.stop_ready() {
             let frame = self.stop_frame_lines(locals, &mut snap);
@@ -166,6 +169,7 @@ impl Session {
         let may_follow = self.run.state == RunState::Stopped
             && self.link.plan.quirks.launch_output_apart_from_stops
             && self.link.plan.request == "launch"
+            && self.family.core.is_none()
             && !self.host.terminal_console;
         if may_follow {
             text.push_str(&format!(
@@ -270,6 +274,10 @@ impl Session {
                         Some(fate) => s.push_str(&format!(" (detached; {fate})")),
                         None => s.push_str(" (detached; the program keeps running)"),
                     },
+                    // A core file has no process to end (`session::postmortem`).
+                    Some(true) if self.family.core.is_some() => {
+                        s.push_str(" (the core file was closed; no process ran)")
+                    }
                     Some(true) if !self.family.owns_debuggee => {
                         s.push_str(" (terminate_debuggee: the adapter was asked to end the attached program)")
                     }
@@ -301,6 +309,7 @@ impl Session {
             put(&mut m, "exit_code", self.run.exit_code.map(Value::from));
         }
         put(&mut m, "host_requests", self.host.pending_json());
+        put(&mut m, "post_mortem", self.post_mortem_json());
         Value::Object(m)
     }
 

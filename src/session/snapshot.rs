@@ -5,6 +5,16 @@ use serde_json::{Map, Value};
 
 use crate::dap::requests::{ExceptionInfoResponse, StackFrame};
 
+/// What a post-mortem session reads instead of a live program (`attach {core, program}`,
+/// `session::postmortem`; kept in `Family::core`).
+#[derive(Clone, Debug)]
+pub struct PostMortem {
+    /// The core file, absolute.
+    pub core: String,
+    /// The binary that dumped it, absolute.
+    pub program: String,
+}
+
 /// Where a session is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunState {

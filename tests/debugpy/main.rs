@@ -19,6 +19,7 @@ mod debugpy_values;
 mod fastpath;
 mod inspect;
 mod inspect_more;
+mod launch_json;
 mod life_debugpy;
 mod memory;
 mod output;

@@ -17,6 +17,7 @@ mod node_attach;
 mod node_exceptions;
 mod node_hygiene;
 mod node_js;
+mod node_launch_json;
 mod node_sdk;
 mod node_ts;
 mod node_util;

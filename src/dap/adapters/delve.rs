@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, PortDiscovery,
-    Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
+    elf, find_on_path, AdapterError, CoreOpen, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host,
+    PortDiscovery, Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -116,6 +116,14 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         mirror_evaluate: MIRROR_EVALUATE,
         // the program is Go: an unrecovered panic or a runtime fatal error.
         failure_shapes: &[FailureShape::GoPanic],
+        // 1.20.2: `launch {mode: core, program, coreFilePath}`; its one stop is reason
+        // `exception`, description `runtime error`, and names no signal (`tests/native/core_dump.rs`).
+        core_file: Some(CoreOpen {
+            request: "launch",
+            core_key: "coreFilePath",
+            arguments: &[("mode", "core")],
+            minidump: false,
+        }),
         ..RuntimeQuirks::STANDARD
     }
 }

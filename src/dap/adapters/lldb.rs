@@ -37,8 +37,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    elf, find_on_path, AdapterError, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
-    ResolveInput, RuntimeQuirks, Transport,
+    elf, find_on_path, AdapterError, CoreOpen, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host, Quirks,
+    Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -162,6 +162,10 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 22.1.8: a condition that fails to evaluate stops there (`hitBreakpointIds` names it),
         // then says so in `important` output, the condition quoted (`tests/native` `life_lldb`).
         condition_error_marks: &[("error: stopped due to an error evaluating condition of breakpoint ", true)],
+        // 22.1.8: `attach {program, coreFile}` loads the core; its one stop then says reason
+        // `entry` with the signal in `description` (llvm/llvm-project PR#195352), and `disconnect`
+        // must end the target; it reads a minidump the same way (`tests/native/core_dump.rs`).
+        core_file: Some(CoreOpen { request: "attach", core_key: "coreFile", arguments: &[], minidump: true }),
         // 22.1.8: the first `threads` answer is the thread list of `configurationDone`
         // (`tests/native` `stacks_lldb`: a program's two later threads missing).
         stacks: super::stack_sampler::StacksQuirks {

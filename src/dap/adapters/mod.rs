@@ -4,6 +4,7 @@
 //! choreography, exception filter mapping, output filtering), never `if adapter == "…"` checks.
 
 pub mod codelldb;
+mod core_open;
 pub mod debugpy;
 pub mod delve;
 pub mod elf;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::command::AdapterCommand;
+pub use core_open::CoreOpen;
 pub use quirks::{
     parse_exit_report, AttachEndpoint, ChildSessions, DebuggeeOutput, DebuggeeSignal, ExitReport, ExpressionOnly,
     FailureShape, Quirks, RuntimeQuirks, BUILD_LAUNCH_TIMEOUT,

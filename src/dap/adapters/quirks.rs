@@ -496,8 +496,9 @@ pub struct RuntimeQuirks {
     /// while frames follow (21 at every depth of a recursion). A stop result compares locals only
     /// with a frame whose depth was known to be the same (`session/stop_frame.rs`).
     pub total_frames_exact: bool,
-    /// What `stacks` must know of the adapter: a sampler that reads every thread without stopping
-    /// the program, and a `threads` answer that may be stale (`stack_sampler.rs`).
+    /// How the adapter opens a core file (`attach {core, program}`); `None`: it cannot here.
+    pub core_file: Option<super::CoreOpen>,
+    /// What `stacks` must know of the adapter (a sampler, a stale `threads`: `stack_sampler.rs`).
     pub stacks: super::stack_sampler::StacksQuirks,
 }
 
@@ -648,6 +649,7 @@ impl RuntimeQuirks {
         hex_without_prefix: false,
         condition_error_marks: &[],
         total_frames_exact: false,
+        core_file: None,
         stacks: super::stack_sampler::StacksQuirks::STANDARD,
     };
 

@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 use super::{
     parse_args, session_key, session_prop, wait_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult,
 };
-use crate::session::{plan, Files, LaunchArgs, LaunchBreakpoint};
+use crate::session::plan::launch_json::{self, Project};
+use crate::session::{plan, postmortem, Files, LaunchArgs, LaunchBreakpoint};
 
 const CONTROL: Annotations = Annotations { read_only: false, destructive: false, idempotent: false };
 const ENDING: Annotations = Annotations { read_only: false, destructive: true, idempotent: true };
@@ -22,7 +23,8 @@ pub const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "attach",
-        description: "Attach to a running process (pid) or a debug server (connect); agentdap never kills it.",
+        description:
+            "Attach to a process (pid), debug server (connect) or core dump (core+program); agentdap never kills it.",
         input_schema: attach_schema,
         annotations: CONTROL,
         handler: attach,
@@ -73,7 +75,9 @@ fn launch_schema() -> Value {
             "no_debug": {"type": "boolean"},
             "console": {"type": "string", "enum": ["internal", "terminal"], "description": "terminal: stdin via send_input."},
             "adapter_args": {"type": "object", "properties": {}, "description": "Merged into DAP launch args."},
-            "wait_ms": wait_prop()
+            "wait_ms": wait_prop(),
+            "config": {"type": "string"},
+            "list_configs": {"type": "boolean"}
         }
     })
 }
@@ -89,6 +93,8 @@ fn attach_schema() -> Value {
                 "properties": {"host": {"type": "string"}, "port": {"type": "integer"}},
                 "required": ["port"]
             },
+            "core": {"type": "string"},
+            "program": {"type": "string"},
             "adapter": {"type": "string", "description": "Default debugpy."},
             "breakpoints": launch_schema()["properties"]["breakpoints"].clone(),
             "exception_filters": {"type": "array", "items": {"type": "string"}, "description": "Default: the adapter's."},
@@ -126,14 +132,31 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
     if let Some(id) = args.test.clone() {
         return launch_test(cx, args, id);
     }
-    if args.program.is_empty() {
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, "launch needs `program` (or `test`)."));
-    }
     // Relative breakpoint paths mean the same as a relative `program`: against the launch `cwd`
     // when one is given, else against agentdap's working directory.
     prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
+    let mut notes = Vec::new();
+    let from_config = args.config.is_some();
+    if args.config.is_some() || args.list_configs {
+        match launch_json::from_project(args, cx.sessions.files())? {
+            Project::Listing(result) => return Ok(Outcome::Done(result)),
+            Project::Attach { args, notes } => return start_attach(cx, args, notes),
+            Project::Launch { args: from_config, notes: dropped } => (args, notes) = (from_config, dropped),
+        }
+    }
+    if args.program.is_empty() {
+        let msg = "pass `program`, `test` (a test's id), or `config` (a configuration of .vscode/launch.json in `cwd`; `list_configs: true` lists them).";
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    }
     let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
-    let plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
+    let mut plan = plan::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files()).map_err(|e| {
+        if from_config {
+            launch_json::explain_not_found(e, &args)
+        } else {
+            e
+        }
+    })?;
+    plan.notes.extend(notes);
     cx.sessions.launch(args, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
@@ -161,13 +184,23 @@ fn launch_test(cx: &mut ToolCx<'_>, mut args: LaunchArgs, id: String) -> Result<
 }
 
 fn attach(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
-    let mut args: plan::AttachArgs = parse_args(args)?;
+    start_attach(cx, parse_args(args)?, Vec::new())
+}
+
+/// `attach` with its arguments parsed (from the call, or from a launch.json configuration with
+/// the notes of what it left out).
+fn start_attach(cx: &mut ToolCx<'_>, mut args: plan::AttachArgs, notes: Vec<String>) -> Result<Outcome, ToolResult> {
     // A debug server at `connect` may run on another machine or in a container, with its own
     // file system (and a `pathMappings` in `adapter_args`): a file missing here is sent as given
     // and named in the result. A process attached by pid runs here: as for `launch`.
     let missing = if args.connect.is_some() { MissingFile::Note } else { MissingFile::Refuse };
-    let notes = prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, None, missing)?;
-    let (mut plan, start) = plan::attach(&args, &cx.sessions.config, cx.sessions.files())?;
+    let mut notes = notes;
+    notes.extend(prepare_breakpoints(cx.sessions.files(), &mut args.breakpoints, None, missing)?);
+    let (mut plan, start) = if args.core.is_some() || args.program.is_some() {
+        postmortem::plan(&args, &cx.sessions.config, cx.sessions.files())?
+    } else {
+        plan::attach(&args, &cx.sessions.config, cx.sessions.files())?
+    };
     plan.notes.extend(notes);
     cx.sessions.attach(start, plan, cx.call, cx.now)?;
     Ok(Outcome::Pending)

@@ -17,7 +17,11 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
     let mut text = String::new();
     for (depth, s) in cx.sessions.listed() {
         let indent = "  ".repeat(depth);
-        let request = if s.plan_request() == "attach" { " · attached" } else { "" };
+        let request = match &s.family.core {
+            Some(pm) => format!(" · post-mortem: core {}", pm.core),
+            None if s.plan_request() == "attach" => " · attached".to_owned(),
+            None => String::new(),
+        };
         // A stand-in's parent is its hidden launcher (`session::launcher`): not the agent's business.
         let parent = s
             .family

@@ -62,6 +62,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live("step")?;
         let s = stopped(&mut self.slab, key)?;
         s.check_thread(thread)?;
         if kind == StepKind::Back {
@@ -97,6 +98,7 @@ impl Sessions {
         now: Instant,
     ) -> Started {
         let s = session(&mut self.slab, key)?;
+        s.require_live("pause")?;
         match s.run.state {
             RunState::Stopped => {
                 let out = s.result("already stopped", false, s.calls.locals);

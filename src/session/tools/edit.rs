@@ -130,6 +130,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live("set_variable")?;
         let s = stopped(&mut self.slab, key)?;
         s.require(Gate::SetVariable)?;
         let reference = self.handle_arg(key, HandleKind::Variables, handle)?;
@@ -153,6 +154,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live("set_expression")?;
         let s = stopped(&mut self.slab, key)?;
         s.require(Gate::SetExpression)?;
         let frame = self.frame_arg(key, target.frame)?;

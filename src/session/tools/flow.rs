@@ -127,6 +127,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live("run_to")?;
         let s = stopped(&mut self.slab, key)?;
         let Some(thread) = s.thread_for(None) else {
             let msg = "no thread known to resume; call `threads`, then `threads {select: id}`.";
@@ -187,6 +188,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live("goto")?;
         let s = stopped(&mut self.slab, key)?;
         s.require(Gate::Goto)?;
         // A jump stays in the stopped frame's file (debugpy ignores the path and jumps to the
@@ -214,6 +216,7 @@ impl Sessions {
         let Some(s) = self.slab.get(key) else {
             return Err(super::gone());
         };
+        s.require_live("restart")?;
         let refusal = if s.family.stands_in {
             Some((ErrorCode::Unsupported, format!("{}: {STAND_IN_RESTART}", s.id)))
         } else if let Some((_, parent)) = &s.family.parent {
@@ -283,6 +286,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live("restart {frame}")?;
         stopped(&mut self.slab, key)?.require(Gate::RestartFrame)?;
         let frame_id = self.handle_arg(key, crate::session::handles::Kind::Frame, frame)?;
         let s = session(&mut self.slab, key)?;

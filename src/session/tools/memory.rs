@@ -125,6 +125,9 @@ impl Sessions {
         };
         {
             let s = session(&mut self.slab, key)?;
+            if matches!(args.action, MemoryOp::Write(_)) {
+                s.require_live("memory {write}")?;
+            }
             s.require(gate)?;
             s.require_stopped()?;
         }

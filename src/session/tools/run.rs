@@ -30,7 +30,7 @@ pub enum Op {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
-    /// Required unless `test` names what to run.
+    /// Required unless `test`, `config` or `list_configs` is given (the MCP handler checks).
     #[serde(default)]
     pub program: String,
     /// One test to debug (`launch {test}`: README § Recipes › A test fails).
@@ -53,6 +53,11 @@ pub struct LaunchArgs {
     /// `internal` (default) or `terminal`: agentdap runs the program (`runInTerminal`), owning
     /// its stdin.
     pub console: Option<String>,
+    /// A configuration of the project's `.vscode/launch.json` (`plan::launch_json`).
+    pub config: Option<String>,
+    /// List the project's launch.json configurations instead of launching.
+    #[serde(default)]
+    pub list_configs: bool,
 }
 
 /// The `attach` tool's arguments, checked (see `mcp::tools::run`).
@@ -69,6 +74,8 @@ pub struct AttachStart {
     /// Sent to `pid` before the adapter starts (Node's `SIGUSR1` opens its inspector:
     /// `AttachEndpoint::DebuggeeEndpoint`'s `pid_signal`).
     pub signal_first: Option<crate::dap::adapters::DebuggeeSignal>,
+    /// `attach {core, program}`: the core file the session reads (`session::postmortem`).
+    pub core: Option<crate::session::snapshot::PostMortem>,
 }
 
 /// A breakpoint given to `launch`: a path plus a DAP `SourceBreakpoint`.
@@ -119,7 +126,9 @@ impl Sessions {
         for (path, set) in group_by_path(args.breakpoints) {
             breakpoints.apply(&path, Mode::Add, set);
         }
-        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), "attached", Until::Attached, 0);
+        // A core's one stop is the crash: the call waits for it (`session::postmortem`).
+        let (verb, until) = if args.core.is_some() { ("opened", Until::Stop) } else { ("attached", Until::Attached) };
+        let waiter = Waiter::new(call, now, wait_duration(args.wait_ms), verb, until, 0);
         if let (Some(signal), Some(pid)) = (args.signal_first, args.pid) {
             self.actions.push_back(Action::SignalDebuggee { pid, signal });
         }
@@ -130,6 +139,7 @@ impl Sessions {
             s.family.attach_target = args.connect_host;
             s.calls.carried_over = carried_over;
             s.family.debuggee_pid = args.pid;
+            s.family.core = args.core;
         }
         self.latest = Some(key);
         Ok(())
@@ -147,6 +157,7 @@ impl Sessions {
         call: CallKey,
         now: Instant,
     ) -> Started {
+        session(&mut self.slab, key)?.require_live(if reverse { "continue {reverse}" } else { "continue" })?;
         let s = stopped(&mut self.slab, key)?;
         if reverse {
             s.require(Gate::ReverseContinue)?;
@@ -216,8 +227,10 @@ impl Sessions {
             return Ok(());
         }
         s.link.ask_to_close();
-        // An attached process is the user's: detach unless the agent asks otherwise.
-        let terminate = terminate_debuggee.unwrap_or(s.family.owns_debuggee);
+        // An attached process is the user's: detach unless the agent asks otherwise. A core
+        // file's debuggee is no process: ending it closes the file (lldb-dap 22.1.8 refuses to
+        // detach from one; `tests/native/core_dump.rs`), and nothing else is touched.
+        let terminate = s.family.core.is_some() || terminate_debuggee.unwrap_or(s.family.owns_debuggee);
         self.actions.push_back(Action::TrackProcesses);
         s.send_disconnect(Some(terminate), Origin::Run(Op::Disconnect { call: Some(call) }), now);
         s.pump(now, &mut self.actions);
@@ -229,7 +242,8 @@ impl Sessions {
     /// which ([`Gate::Terminate`]).
     pub fn terminate(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
         let s = session(&mut self.slab, key)?;
-        if !s.link.is_alive() || s.run.state.is_over() {
+        if !s.link.is_alive() || s.run.state.is_over() || s.family.core.is_some() {
+            // Nothing runs that could end itself (a core file: `session::postmortem`).
             return self.disconnect(key, Some(true), call, now);
         }
         if let Err(refused) = Gate::Terminate.check(&s.link.adapter, s.link.client.capabilities()) {
