@@ -37,6 +37,23 @@ fn thread<'a>(r: &'a Res, name: &str) -> &'a Value {
     threads.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("no thread {name}: {}", r.text))
 }
 
+/// `stacks` until both threads of `two_locks.py` wait at their `acquire()` (the print comes
+/// right after they started; a loaded machine may take a moment to get them there).
+fn sample_until_blocked(a: &mut Agent, args: Value) -> Res {
+    let mut r = a.ok("stacks", args.clone());
+    for _ in 0..10 {
+        let at = |name: &str, line: i64| {
+            r.s["threads"].as_array().into_iter().flatten().any(|t| t["name"] == name && t["frames"][0]["line"] == line)
+        };
+        if at("first", 12) && at("second", 18) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        r = a.ok("stacks", args.clone());
+    }
+    r
+}
+
 #[test]
 fn a_deadlocks_two_threads_are_read_at_their_acquire_lines_in_one_call_and_it_runs_on() {
     let spy = py_spy();
@@ -44,9 +61,7 @@ fn a_deadlocks_two_threads_are_read_at_their_acquire_lines_in_one_call_and_it_ru
         c.env("AGENTDAP_PY_SPY", &spy);
     });
     launch_until(&mut a, "py/two_locks.py", "deadlocked");
-    // The print comes right after both threads started: give them the moment to block.
-    std::thread::sleep(Duration::from_millis(300));
-    let r = a.ok("stacks", json!({}));
+    let r = sample_until_blocked(&mut a, json!({}));
     assert_eq!(r.s["how"], "sampled", "{}", r.text);
     assert!(r.text.contains(" · sampled by py-spy 0.4.3, program not stopped"), "{}", r.text);
     assert_eq!(r.s["state"], "running", "{}", r.text);
@@ -148,9 +163,8 @@ fn a_python_process_without_a_session_is_read_by_its_pid() {
         std::io::BufReader::new(out).read_line(&mut first).expect("its first line");
     }
     assert_eq!(first, "deadlocked\n");
-    std::thread::sleep(Duration::from_millis(300));
     let pid = child.id() as i64;
-    let r = a.ok("stacks", json!({"pid": pid}));
+    let r = sample_until_blocked(&mut a, json!({"pid": pid}));
     assert!(
         r.text.starts_with(&format!("pid {pid} stacks · 3 threads · sampled by py-spy 0.4.3, program not stopped")),
         "{}",

@@ -147,8 +147,15 @@ fn a_go_programs_deadlocked_goroutines_are_read_by_a_pause_and_it_runs_on() {
         }
         r = a.ok("wait", json!({"for": "output", "wait_ms": 3000}));
     }
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let r = a.ok("stacks", json!({}));
+    // Both goroutines wait at their second `Lock()` soon after the print.
+    let mut r = a.ok("stacks", json!({}));
+    for _ in 0..10 {
+        if r.text.matches("main.holder at main.go:13").count() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        r = a.ok("stacks", json!({}));
+    }
     assert_eq!(r.s["how"], "paused_resumed", "{}", r.text);
     let holders = r.s["threads"]
         .as_array()
@@ -163,7 +170,7 @@ fn a_go_programs_deadlocked_goroutines_are_read_by_a_pause_and_it_runs_on() {
         })
         .count();
     assert_eq!(holders, 2, "{}", r.text);
-    assert!(r.text.contains("main.holder at main.go:13"), "{}", r.text);
+    assert_eq!(r.text.matches("main.holder at main.go:13").count(), 2, "{}", r.text);
     assert_eq!(a.session("s1")["state"], "running");
     let w = a.ok("wait", json!({"for": "stop", "wait_ms": 300}));
     assert_eq!(w.s["satisfied"], false, "{}", w.text);
