@@ -100,6 +100,8 @@ impl Sessions {
         let mut start =
             Start { program, breakpoints, exception_filters: p.breaks.exception_filters.clone(), id: agent_id };
         let (owns, target) = (p.family.owns_debuggee, p.family.attach_target.clone());
+        // The test runs in the child (js-debug's debuggee session): its results report it.
+        let test = p.test.clone().map(|t| super::test_outcome::TestSession { below: None, ..t });
         let mut parent_of_child = (parent, p.id.clone());
         p.pump(now, &mut self.actions);
         if let Some(c) = stand_in.and_then(|k| self.slab.get(k).map(|c| (k, c))) {
@@ -115,6 +117,7 @@ impl Sessions {
         if let Some(c) = self.slab.get_mut(key) {
             c.family.debuggee_pid = pid.or(c.family.debuggee_pid);
             c.family.attach_target = target;
+            c.test = test;
             log::info!(
                 "{}: child session of {} for {}",
                 c.id,

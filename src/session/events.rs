@@ -402,6 +402,8 @@ impl Session {
         // the roundtrip bench); else the top frame alone.
         let depth_from_page = self.stop_wants_locals() && !self.link.plan.runtime.total_frames_exact;
         let levels = if depth_from_page { STOP_STACK_LEVELS } else { 1 };
+        // A test stopped where the runner marks it failed: deep enough to find the test's frame.
+        let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
         self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels }), now);
     }
@@ -518,7 +520,9 @@ impl Session {
                 if self.run.is_current_stop(revision) {
                     // A body that is not an object reads as empty, as `body.get(…)` did.
                     let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
-                    if let Some(frame) = trace.stack_frames.first() {
+                    // Normally the top frame; a test's own below its runner's (`test_outcome.rs`).
+                    let shown = self.test_shown_frame(revision, &trace.stack_frames);
+                    if let Some(frame) = trace.stack_frames.get(shown) {
                         if let Some(stop) = &mut self.run.stop {
                             stop.location = Some(Location::from_stack_frame(frame));
                             // The top frame of this stop: `evaluate`/`scopes` without a frame use
@@ -528,7 +532,9 @@ impl Session {
                         }
                         let got = trace.stack_frames.len() as u64;
                         // A page shorter than asked for is the whole stack.
-                        let depth = if got < levels {
+                        let depth = if shown > 0 {
+                            None
+                        } else if got < levels {
                             Some(got)
                         } else {
                             trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact)

@@ -55,6 +55,7 @@ mod startup;
 mod stop_frame;
 #[cfg(test)]
 mod stop_frame_tests;
+pub mod test_outcome;
 pub mod test_rust;
 #[cfg(test)]
 mod tests;
@@ -325,6 +326,8 @@ pub struct Session {
     pub host: host::HostState,
     /// What stop results show of the frame: the current stop's view and the last one read.
     pub stops: stop_frame::StopFrames,
+    /// The test this session runs (`launch {test}`), whose outcome its results report.
+    pub test: Option<test_outcome::TestSession>,
     /// The `stacks` read under way and a pause of its own that may still stop the program.
     pub stacks: tools::inspect::stacks::State,
 }
@@ -585,6 +588,7 @@ impl Sessions {
             flow: tools::flow::State::default(),
             host: host::HostState::default(),
             stops: stop_frame::StopFrames::new(self.stop_locals),
+            test: None,
             stacks: tools::inspect::stacks::State::default(),
         };
         if !stands_in {

@@ -16,6 +16,7 @@ use crate::dap::command::AdapterCommand;
 
 mod jsonc;
 pub mod launch_json;
+pub mod test_id;
 mod vars;
 
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.

@@ -72,6 +72,10 @@ impl Session {
             let frame = self.stop_frame_lines(locals, &mut snap);
             text.push_str(&frame);
         }
+        if let Some((line, test)) = self.test_report() {
+            text.push_str(&format!("\n{line}"));
+            snap["test"] = test;
+        }
         if let Some(hit) = self.watches_hit() {
             text.push_str(&format!("\n{hit}"));
         }

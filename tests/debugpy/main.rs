@@ -26,3 +26,4 @@ mod output;
 mod project_python;
 mod stacks_debugpy;
 mod stop_frame_debugpy;
+mod test_runs;

@@ -18,6 +18,7 @@ mod ctl_native;
 mod delve;
 mod delve_truth;
 mod gdb;
+mod go_test_run;
 mod inspect_more;
 mod launch_json_go;
 mod launch_json_native;

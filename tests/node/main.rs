@@ -23,3 +23,4 @@ mod node_ts;
 mod node_util;
 mod node_worker;
 mod restart_frame;
+mod test_runs_node;

@@ -50,7 +50,7 @@ fn launch_schema() -> Value {
         "type": "object",
         "properties": {
             "program": {"type": "string"},
-            "test": {"type": "string", "description": "A test's id (README: A test fails)."},
+            "test": {"type": "string", "description": "pytest/unittest/Go/Rust/node test id"},
             "args": {"type": "array", "items": {"type": "string"}},
             "cwd": {"type": "string"},
             "env": {"type": "object", "properties": {}},
@@ -173,9 +173,13 @@ fn launch_test(cx: &mut ToolCx<'_>, mut args: LaunchArgs, id: String) -> Result<
         plan::resolve_path(&args.program, Some(&base))
     };
     let files = cx.sessions.files();
-    if !crate::session::test_rust::is_cargo_project(&dir, files) {
-        let msg = format!("no Cargo.toml in {}: pass `cwd` (or `program`) as the project's directory.", dir.display());
-        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    if !crate::session::test_rust::is_cargo_project(&dir, files) || plan::test_id::names_another_runner(&args) {
+        // Python, Go and node:test runs: one launch of the runner (`plan/test_id.rs`).
+        prepare_breakpoints(files, &mut args.breakpoints, args.cwd.as_deref(), MissingFile::Refuse)?;
+        let has_breakpoints = !cx.sessions.pending_breakpoints.is_empty();
+        let (args, plan) = plan::test_id::launch(&args, has_breakpoints, &cx.sessions.config, cx.sessions.files())?;
+        cx.sessions.launch(args, plan, cx.call, cx.now)?;
+        return Ok(Outcome::Pending);
     }
     prepare_breakpoints(files, &mut args.breakpoints, Some(&dir.to_string_lossy()), MissingFile::Refuse)?;
     args.program.clear();

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::gates::Gate;
 use super::{session, stopped, Reply, Started};
 use crate::dap::requests::{Terminate, TerminateArguments};
-use crate::session::breakpoints::{Mode, SourceBreakpoint};
+use crate::session::breakpoints::{FunctionBreakpoint, Mode, SourceBreakpoint};
 use crate::session::snapshot::RunState;
 use crate::session::waiters::{wait_duration, Until, Waiter};
 use crate::session::{
@@ -33,8 +33,12 @@ pub struct LaunchArgs {
     /// Required unless `test`, `config` or `list_configs` is given (the MCP handler checks).
     #[serde(default)]
     pub program: String,
-    /// One test to debug (`launch {test}`: README § Recipes › A test fails).
+    /// One test to debug (`launch {test}`: README § Recipes › A test fails): a pytest node id, a
+    /// unittest id, a Go or Rust test name, a `node:test` test's name.
     pub test: Option<String>,
+    /// The run [`Sessions::launch`] gives the session (set by the handler, never by the agent).
+    #[serde(skip)]
+    pub test_run: Option<crate::session::test_outcome::TestRun>,
     #[serde(default)]
     pub args: Vec<String>,
     pub cwd: Option<String>,
@@ -104,6 +108,18 @@ impl Sessions {
         let asked = args.console.as_deref() == Some("terminal");
         let terminal = asked || by_terminal;
         let on_pipes = !asked && plan.runtime.program_on_pipes;
+        // A runner whose failure is a call, not an exception (Go's `t.Errorf`): a function
+        // breakpoint on it, after the agent's own.
+        if let Some((f, runner)) = args.test_run.as_ref().and_then(|t| Some((t.runner.failure_function()?, t.runner))) {
+            let mut list: Vec<FunctionBreakpoint> =
+                breakpoints.functions().iter().map(|e| e.requested.clone()).collect();
+            if !list.iter().any(|b| b.name == f) {
+                let condition = runner.failure_condition().map(str::to_owned);
+                list.push(FunctionBreakpoint { name: f.into(), condition, hit_condition: None });
+                breakpoints.set_functions(list);
+            }
+        }
+        let test = args.test_run;
         let start = Start { program: args.program, breakpoints, exception_filters: args.exception_filters, id: None };
         let key = self.open(start, plan, Some(waiter), None, true, now);
         if let Some(s) = self.slab.get_mut(key) {
@@ -111,6 +127,7 @@ impl Sessions {
             s.host.program_on_pipes = on_pipes;
             s.host.stdin_is_adapters = s.link.plan.runtime.program_on_command_line;
             s.calls.carried_over = carried_over;
+            s.test = test.map(|run| crate::session::test_outcome::TestSession { run, below: None });
         }
         self.latest = Some(key);
         Ok(())
