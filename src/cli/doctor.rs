@@ -132,7 +132,22 @@ pub fn report() -> String {
     for (name, entry) in config.adapters.iter().filter(|(n, _)| AdapterKind::from_name(n).is_none()) {
         push_row(&mut out, custom_row(name, entry));
     }
+    out.push_str("\ntools\n");
+    push_row(&mut out, py_spy_row());
     out
+}
+
+/// py-spy, which `stacks` runs to read a running Python program's threads.
+fn py_spy_row() -> Row {
+    use crate::dap::adapters::stack_sampler::{find_py_spy, parse_version, PY_SPY_ENV, PY_SPY_INSTALL};
+    let found = find_py_spy(&RealHost).map_err(|detail| AdapterError::NotFound {
+        adapter: "py-spy",
+        detail,
+        install: PY_SPY_INSTALL.to_owned(),
+    });
+    let mut row = tool_row("py-spy", found, PY_SPY_ENV, false, &["--version"], parse_version);
+    row.notes.push("used by `stacks` on Python programs: every thread's stack without stopping it".to_owned());
+    row
 }
 
 fn push_row(out: &mut String, row: Row) {

@@ -1,7 +1,11 @@
 //! `agentdap install <adapter>` and the Python side of the first run: finding an interpreter that
 //! already has debugpy, and installing debugpy into agentdap's data directory (a private venv,
-//! else `pip --target`, else the distribution's package command). CLI only: runs Python and pip
+//! else `pip --target`, else the distribution's package command); py-spy beside it
+//! (`install_pyspy.rs`). CLI only: runs Python and pip
 //! as child processes and blocks on them.
+
+#[path = "install_pyspy.rs"]
+pub mod pyspy;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -341,8 +345,12 @@ pub fn client_env(python: &Python) -> Vec<(&'static str, String)> {
 /// `agentdap install <adapter>`: 0 installed (or already there), 1 failed or needs a package
 /// command run by the user, 2 unknown adapter.
 pub fn run(adapter: &str) -> u8 {
+    // Not an adapter: the stack sampler `stacks` runs for Python programs.
+    if adapter == "py-spy" {
+        return pyspy::run();
+    }
     let Some(kind) = AdapterKind::from_name(adapter) else {
-        eprintln!("agentdap: unknown adapter {adapter:?}; known adapters: {}", crate::cli::known_adapters());
+        eprintln!("agentdap: unknown adapter {adapter:?}; known adapters: {} (and py-spy, the stack sampler)", crate::cli::known_adapters());
         return 2;
     };
     match kind {

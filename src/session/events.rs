@@ -143,6 +143,9 @@ impl Session {
                     self.link.descendants_recorded = true;
                     actions.push_back(Action::TrackProcesses);
                 }
+                if self.stacks_take_stop(&body, now) {
+                    return;
+                }
                 self.run.stop_signal = fatal_signal(&body);
                 self.on_stopped(&body, now)
             }
@@ -309,7 +312,7 @@ impl Session {
         }
     }
 
-    fn on_stopped(&mut self, body: &Value, now: Instant) {
+    pub(super) fn on_stopped(&mut self, body: &Value, now: Instant) {
         if body.get("reason").and_then(Value::as_str) == Some("entry") && self.link.plan.runtime.entry_stop_repeats {
             if self.run.entry_seen {
                 // js-debug 1.112.0 never removes its entry breakpoint: a later pass over it is the
@@ -470,6 +473,7 @@ impl Session {
             Origin::Edit(op) => return self.edit_answered(op, split(outcome), now),
             Origin::Source(op) => return self.source_answered(op, split(outcome)),
             Origin::Memory(op) => return self.memory_answered(op, split(outcome), now),
+            Origin::Stacks(step) => return self.stacks_answered(step, split(outcome), now),
             other => other,
         };
         self.note_request_error(&outcome);
@@ -483,7 +487,7 @@ impl Session {
             Origin::Inspect { call, op, revision } => self.inspect_answered(call, op, reply.answer(), revision, now),
             // Taken above.
             Origin::Mirror(_) | Origin::Host(_) | Origin::Flow(_) | Origin::Edit(_) | Origin::Source(_) => {}
-            Origin::Memory(_) => {}
+            Origin::Memory(_) | Origin::Stacks(_) => {}
         }
     }
 
@@ -499,6 +503,7 @@ impl Session {
             Origin::Edit(op) => self.edit_failed(op, code, msg),
             Origin::Source(op) => self.source_failed(op, code, msg),
             Origin::Memory(op) => self.memory_failed(op, code, msg),
+            Origin::Stacks(step) => self.stacks_failed(step, code, msg),
             Origin::Startup(_) | Origin::Stop(_) | Origin::Mirror(_) => {}
         }
     }

@@ -49,6 +49,8 @@ mod render;
 #[cfg(test)]
 mod scripted;
 pub mod snapshot;
+#[cfg(test)]
+mod stacks_tests;
 mod startup;
 mod stop_frame;
 #[cfg(test)]
@@ -164,6 +166,8 @@ pub enum Job {
     /// A step of debugging one Rust test (`launch {test}`): building its test binaries, then
     /// finding the one that has the test (`test_rust.rs`).
     RustTest(test_rust::Step),
+    /// A stack sampler's run for `stacks` (`tools/inspect/stacks/sampled.rs`).
+    Stacks(tools::inspect::stacks::Sample),
 }
 
 /// Who a DAP request's answer goes to: the start-up, the stop's bookkeeping, a tool group (its
@@ -187,6 +191,8 @@ pub enum Origin {
     Source(tools::source::Op),
     Host(tools::host::Op),
     Memory(tools::memory::Op),
+    /// A `stacks` read's request (`tools/inspect/stacks.rs`).
+    Stacks(tools::inspect::stacks::Step),
     /// A mirror client's read-only request (SECURITY.md § The IDE mirror); the answer goes back to
     /// that client.
     Mirror(mirror::Forwarded),
@@ -322,6 +328,8 @@ pub struct Session {
     pub stops: stop_frame::StopFrames,
     /// The test this session runs (`launch {test}`), whose outcome its results report.
     pub test: Option<test_outcome::TestSession>,
+    /// The `stacks` read under way and a pause of its own that may still stop the program.
+    pub stacks: tools::inspect::stacks::State,
 }
 
 /// The environment variable (and `--stop-locals` flag) for the default of a call's `locals`:
@@ -581,6 +589,7 @@ impl Sessions {
             host: host::HostState::default(),
             stops: stop_frame::StopFrames::new(self.stop_locals),
             test: None,
+            stacks: tools::inspect::stacks::State::default(),
         };
         if !stands_in {
             self.actions.push_back(Action::Ledger(session.start_record()));
@@ -603,7 +612,8 @@ impl Sessions {
         self.slab
             .iter()
             .flat_map(|(_, s)| {
-                s.link.client.next_deadline().into_iter().chain(s.calls.waiters.iter().map(Waiter::next_deadline))
+                let waits = s.calls.waiters.iter().map(Waiter::next_deadline).chain(s.stacks.deadline());
+                s.link.client.next_deadline().into_iter().chain(waits)
             })
             .chain(self.next_reap())
             .min()
@@ -613,6 +623,7 @@ impl Sessions {
     pub fn on_timer(&mut self, now: Instant) {
         for (_, s) in self.slab.iter_mut() {
             s.link.client.on_timer(now);
+            s.stacks_tick(now);
             s.pump(now, &mut self.actions);
             s.tick_waiters(now, &mut self.actions);
         }

@@ -10,7 +10,11 @@ impl Sessions {
     /// Drops an ended session from the table.
     pub fn remove(&mut self, key: SessionKey) {
         if self.slab.contains(key) {
-            let s = self.slab.remove(key);
+            let mut s = self.slab.remove(key);
+            // A `stacks` read still under way is answered (every call is, exactly once).
+            if let Some((call, output)) = s.stacks_end() {
+                self.actions.push_back(Action::Complete { call, output });
+            }
             self.note_removed(&s);
         }
         if self.latest == Some(key) {

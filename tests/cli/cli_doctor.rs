@@ -29,6 +29,7 @@ fn bare(scratch: &Scratch, args: &[&str]) -> Output {
         "AGENTDAP_RDBG",
         "AGENTDAP_GDB",
         "AGENTDAP_NETCOREDBG",
+        "AGENTDAP_PY_SPY",
         "AGENTDAP_CONFIG",
         "XDG_CONFIG_HOME",
     ] {
@@ -159,4 +160,34 @@ fn install_prints_package_commands_and_rejects_unknown_adapters() {
     for sub in ["demo [--no-install]", "doctor", "install <adapter>"] {
         assert!(usage.contains(sub), "{usage}");
     }
+}
+
+/// py-spy (the stack sampler `stacks` runs) has its row under `tools`: missing with the install
+/// command, or found where `$AGENTDAP_PY_SPY` points, with its version; `install py-spy` then
+/// says it is there (nothing is downloaded).
+#[test]
+fn doctor_and_install_name_py_spy() {
+    let scratch = Scratch::new("doctor-py-spy");
+    let out = bare(&scratch, &["doctor"]);
+    let report = text(&out.stdout);
+    assert!(report.contains("\ntools\n"), "{report}");
+    let missing = row(&report, "py-spy").join("\n");
+    assert!(missing.contains(" missing ") && missing.contains("install: agentdap install py-spy"), "{report}");
+
+    let py_spy = common::venv_python().parent().expect("the venv's bin").join("py-spy");
+    assert!(py_spy.exists(), "test dependency missing: py-spy in {} (run scripts/install-test-deps)", py_spy.display());
+    let with = |args: &[&str]| {
+        let mut cmd = Command::new(bin());
+        cmd.args(args).env("AGENTDAP_PY_SPY", &py_spy).env("HOME", &scratch.0).env("XDG_DATA_HOME", &scratch.0);
+        cmd.current_dir(&scratch.0).output().expect("run agentdap")
+    };
+    let report = text(&with(&["doctor"]).stdout);
+    let found = row(&report, "py-spy").join("\n");
+    assert!(
+        found.contains(" ok ") && found.contains("0.4.3 at ") && found.contains("(from $AGENTDAP_PY_SPY)"),
+        "{report}"
+    );
+    let install = with(&["install", "py-spy"]);
+    assert_eq!(install.status.code(), Some(0), "{}", text(&install.stderr));
+    assert!(text(&install.stdout).starts_with("py-spy 0.4.3 is already installed: "), "{}", text(&install.stdout));
 }

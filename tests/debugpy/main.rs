@@ -24,5 +24,6 @@ mod life_debugpy;
 mod memory;
 mod output;
 mod project_python;
+mod stacks_debugpy;
 mod stop_frame_debugpy;
 mod test_runs;

@@ -9,6 +9,7 @@ use std::process::ExitStatus;
 
 use serde_json::{json, Value};
 
+use super::stack_sampler::{StackSampler, StacksQuirks};
 use super::{
     find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
     ResolveInput, RuntimeQuirks, Transport,
@@ -133,6 +134,14 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.8.x: `levels: 1` of a recursion 3 deep answers `totalFrames: 3` (`tests/debugpy`
         // `stop_frame_debugpy::recursion_is_a_new_frame_at_every_depth`).
         total_frames_exact: true,
+        // 1.8.22: `pause` cannot stop a thread blocked in native code (see `pause_unanswered`);
+        // py-spy reads every thread's Python stack without stopping it. pydevd's own threads are
+        // named `pydevd.Writer`, `pydevd.Reader`, `pydevd.CommandThread`, `pydevd.CheckAliveThread`
+        // (`tests/fixtures/pyspy/dump_under_debugpy.json`).
+        stacks: StacksQuirks {
+            sampler: Some(StackSampler::PySpy { own_threads: &["pydevd."] }),
+            ..StacksQuirks::STANDARD
+        },
         ..RuntimeQuirks::STANDARD
     }
 }

@@ -14,6 +14,7 @@ pub mod lldb;
 pub mod netcoredbg;
 mod quirks;
 pub mod rdbg;
+pub mod stack_sampler;
 #[cfg(test)]
 pub(crate) mod test_host;
 

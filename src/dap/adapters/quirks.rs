@@ -498,6 +498,8 @@ pub struct RuntimeQuirks {
     pub total_frames_exact: bool,
     /// How the adapter opens a core file (`attach {core, program}`); `None`: it cannot here.
     pub core_file: Option<super::CoreOpen>,
+    /// What `stacks` must know of the adapter (a sampler, a stale `threads`: `stack_sampler.rs`).
+    pub stacks: super::stack_sampler::StacksQuirks,
 }
 
 /// A known shape of a runtime's report of what ended a program on stderr.
@@ -648,6 +650,7 @@ impl RuntimeQuirks {
         condition_error_marks: &[],
         total_frames_exact: false,
         core_file: None,
+        stacks: super::stack_sampler::StacksQuirks::STANDARD,
     };
 
     /// Whether `line` (one stderr line of the debuggee) is one of the runtime's

@@ -1,6 +1,7 @@
 //! Tool group "inspect": what a stopped program looks like — `context` (the one-call answer),
 //! `threads` (and choosing the focus thread), `stack_trace`, `scopes`, `variables`, `evaluate`,
-//! `exception_info`, `watch`, `completions`, `modules`, `capabilities`. Frame ids and variable refs are agentdap handles;
+//! `exception_info`, `watch`, `completions`, `modules`, `capabilities`, `stacks` (every thread's
+//! stack, also of a running program). Frame ids and variable refs are agentdap handles;
 //! one from before the program ran again is refused with `target_invalidated`.
 
 use serde_json::{json, Map, Value};
@@ -40,6 +41,13 @@ pub const TOOLS: &[Tool] = &[
         input_schema: stack_schema,
         annotations: Annotations::READ_ONLY,
         handler: stack_trace,
+    },
+    Tool {
+        name: "stacks",
+        description: "Every thread's stack in one call, also of a running program (a hang).",
+        input_schema: stacks_schema,
+        annotations: Annotations::READ_ONLY,
+        handler: stacks,
     },
     Tool {
         name: "scopes",
@@ -182,6 +190,10 @@ fn stack_schema() -> Value {
     })
 }
 
+fn stacks_schema() -> Value {
+    json!({"type": "object", "properties": {"session": session_prop(), "pid": {"type": "integer", "description": "py-spy, no session"}}})
+}
+
 fn frame_schema() -> Value {
     json!({"type": "object", "properties": {"session": session_prop(), "frame": frame_prop(), "thread": {"type": "integer"}}})
 }
@@ -307,6 +319,28 @@ fn stack_trace(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome
     let key = session_key(cx, a.session.as_deref())?;
     let levels = a.levels.unwrap_or(20).clamp(1, 200);
     cx.sessions.stack_trace(key, a.thread, a.start.unwrap_or(0), levels, cx.call, cx.now)?;
+    Ok(Outcome::Pending)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StacksArgs {
+    session: Option<String>,
+    pid: Option<i64>,
+}
+
+fn stacks(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
+    let a = parse_args::<StacksArgs>(args)?;
+    if let Some(pid) = a.pid {
+        if a.session.is_some() {
+            let msg = "pass `session` (a session's program) or `pid` (a process without one), not both.";
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+        cx.sessions.stacks_of_pid(pid, cx.call, cx.now)?;
+        return Ok(Outcome::Pending);
+    }
+    let key = session_key(cx, a.session.as_deref())?;
+    cx.sessions.stacks(key, cx.call, cx.now)?;
     Ok(Outcome::Pending)
 }
 

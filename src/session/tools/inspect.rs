@@ -15,6 +15,7 @@ pub(in crate::session) use context::{current_line, is_noise, lowercase_first};
 mod many;
 mod modules;
 mod results;
+pub mod stacks;
 mod watch;
 
 use std::time::Instant;

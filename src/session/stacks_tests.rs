@@ -1,0 +1,162 @@
+//! Sans-IO tests of `stacks` on a running program against the scripted adapter: its own pause's
+//! stop never reaches another call's wait nor the run state, a breakpoint that wins the race with
+//! it is reported and read where it stopped, a refused resume leaves an honest stop, and a late
+//! stop of a pause that did not land is resumed and only mentioned. What no real adapter here
+//! does on demand (a pause racing a breakpoint, a refused `continue`). Must not: read `Session`'s
+//! private fields.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::scripted::{args, standard_plan, Rig};
+use super::waiters::Until;
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+use crate::reply::CallKey;
+
+/// A plain adapter whose program runs: two threads, each with a two-frame stack.
+fn adapter(pause: Reply) -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on("pause", pause);
+    a.on("threads", Reply::ok(json!({"threads": [{"id": 1, "name": "main"}, {"id": 2, "name": "worker"}]})));
+    let frames = json!({"stackFrames": [
+        {"id": 11, "name": "wait_for", "line": 7, "column": 1, "source": {"path": "/src/app.c"}},
+        {"id": 12, "name": "main", "line": 20, "column": 1, "source": {"path": "/src/app.c"}}
+    ], "totalFrames": 2});
+    a.on("stackTrace", Reply::ok(frames));
+    a
+}
+
+/// A launch that runs (no stop on entry), and a `wait {for: stop}` under way: (rig, wait call).
+fn running(a: ScriptedAdapter) -> (Rig, CallKey) {
+    let mut rig = Rig::new(a);
+    rig.launch(
+        standard_plan(json!({"program": "/src/app"})),
+        args(json!({"program": "/src/app", "stop_on_entry": false, "wait_ms": 100})),
+    );
+    rig.advance(Duration::from_millis(200));
+    let wait = rig.call(|s, key, call, now| s.wait(key, Until::Stop, None, Some(5_000), call, now));
+    assert!(rig.result(wait).is_none(), "the program runs: the wait waits");
+    (rig, wait)
+}
+
+fn pause_stop() -> Value {
+    json!({"reason": "pause", "threadId": 1, "allThreadsStopped": true})
+}
+
+#[test]
+fn a_stacks_pause_is_read_and_resumed_and_no_wait_hears_of_its_stop() {
+    let (mut rig, wait) = running(adapter(Reply::ok(Value::Null).then("stopped", pause_stop())));
+    let call = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let out = rig.answered(call);
+    assert_eq!(out.structured["how"], "paused_resumed", "{}", out.text);
+    assert_eq!(out.structured["state"], "running", "{}", out.text);
+    assert_eq!(
+        out.text,
+        "s1 stacks · 2 threads · paused to read, resumed: the program runs again\nthread 1 \"main\"\n  #0 wait_for at app.c:7\n  #1 main at app.c:20\nthread 2 \"worker\"\n  #0 wait_for at app.c:7\n  #1 main at app.c:20"
+    );
+    assert!(out.structured["threads"][0]["frames"][0].get("frame").is_none(), "no ids of a moment gone");
+    let sent = rig.adapter.commands();
+    assert_eq!(&sent[sent.len() - 5..], ["pause", "threads", "stackTrace", "stackTrace", "continue"], "{sent:?}");
+    // The wait under way never took that stop for the program's: it runs out still running.
+    assert!(rig.result(wait).is_none());
+    rig.advance(Duration::from_secs(6));
+    let w = rig.answered(wait);
+    assert_eq!(w.structured["satisfied"], false, "{}", w.text);
+    assert_eq!(w.structured["state"], "running", "{}", w.text);
+}
+
+#[test]
+fn a_breakpoint_that_wins_the_race_with_the_pause_is_reported_and_read_where_it_stopped() {
+    let hit = json!({"reason": "breakpoint", "threadId": 2, "allThreadsStopped": true});
+    let (mut rig, wait) = running(adapter(Reply::ok(Value::Null).then("stopped", hit)));
+    let call = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let out = rig.answered(call);
+    assert_eq!(out.structured["how"], "stopped_meanwhile", "{}", out.text);
+    assert!(out.text.contains("the program stopped on its own while agentdap was pausing it"), "{}", out.text);
+    assert_eq!(out.structured["state"], "stopped");
+    assert!(
+        out.structured["threads"][0]["frames"][0]["frame"].is_u64(),
+        "a stop's frames have ids: {}",
+        out.structured
+    );
+    assert!(!rig.adapter.commands().contains(&"continue".to_owned()), "a real stop is left stopped");
+    let w = rig.answered(wait);
+    assert_eq!(w.structured["stop"]["reason"], "breakpoint", "{}", w.text);
+}
+
+#[test]
+fn a_resume_the_adapter_refuses_leaves_the_program_stopped_and_says_so() {
+    let mut a = adapter(Reply::ok(Value::Null).then("stopped", pause_stop()));
+    a.on("continue", Reply::error("process is not running"));
+    let (mut rig, wait) = running(a);
+    let call = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let out = rig.answered(call);
+    assert!(
+        out.text.contains("note: spec refused to resume the program after the read (`continue` failed: process is not running): it is stopped now, as reported"),
+        "{}",
+        out.text
+    );
+    assert_eq!(out.structured["state"], "stopped", "{}", out.text);
+    // It is stopped now, really: the wait hears of it.
+    let w = rig.answered(wait);
+    assert_eq!(w.structured["state"], "stopped", "{}", w.text);
+    assert_eq!(w.structured["stop"]["reason"], "pause", "{}", w.text);
+}
+
+#[test]
+fn a_pause_that_does_not_land_lists_the_threads_and_its_late_stop_is_resumed_not_reported() {
+    let (mut rig, wait) = running(adapter(Reply::ok(Value::Null)));
+    let call = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    assert!(rig.result(call).is_none(), "waiting for the pause's stop");
+    rig.advance(Duration::from_millis(1_600));
+    let out = rig.answered(call);
+    assert_eq!(out.structured["how"], "threads_only", "{}", out.text);
+    assert!(out.text.contains("\nnote: the pause did not stop the program within 1500 ms, so no stack could be read: the adapter reported no stop after `pause`"), "{}", out.text);
+    assert!(out.text.contains("thread 2 \"worker\""), "{}", out.text);
+    assert!(!rig.adapter.commands().contains(&"stackTrace".to_owned()));
+    // The pause lands late: agentdap resumes at once; the wait does not end, and the next result
+    // says what happened.
+    rig.event("stopped", pause_stop());
+    assert_eq!(rig.adapter.commands().last().map(String::as_str), Some("continue"));
+    assert!(rig.result(wait).is_none(), "a late stop of agentdap's pause is nobody's stop");
+    rig.advance(Duration::from_secs(5));
+    let w = rig.answered(wait);
+    assert_eq!(w.structured["satisfied"], false, "{}", w.text);
+    assert!(
+        w.text.contains("stopped the program late for an earlier `stacks` pause; agentdap resumed it at once"),
+        "{}",
+        w.text
+    );
+    // A later stop is the program's again.
+    let wait = rig.call(|s, key, call, now| s.wait(key, Until::Stop, None, Some(5_000), call, now));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    assert_eq!(rig.answered(wait).structured["stop"]["reason"], "breakpoint");
+}
+
+#[test]
+fn a_second_stacks_while_one_reads_is_refused_and_sends_nothing() {
+    let (mut rig, _) = running(adapter(Reply::ok(Value::Null)));
+    rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let sent = rig.adapter.received().len();
+    let second = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let out = rig.answered(second);
+    assert!(out.is_error && out.text.contains("is already reading its stacks for another call"), "{}", out.text);
+    assert_eq!(rig.adapter.received().len(), sent, "nothing was sent");
+}
+
+#[test]
+fn the_agents_own_pause_landing_first_is_the_agents_stop_and_the_read_goes_on_at_it() {
+    let (mut rig, _) = running(adapter(Reply::ok(Value::Null)));
+    let stacks = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    let pause = rig.call(|s, key, call, now| s.pause(key, None, Some(5_000), call, now));
+    rig.event("stopped", pause_stop());
+    let p = rig.answered(pause);
+    assert_eq!(p.structured["state"], "stopped", "{}", p.text);
+    let out = rig.answered(stacks);
+    assert_eq!(out.structured["how"], "stopped_meanwhile", "{}", out.text);
+    assert_eq!(out.structured["state"], "stopped", "{}", out.text);
+    assert!(!rig.adapter.commands().contains(&"continue".to_owned()), "the agent's stop stays");
+}
