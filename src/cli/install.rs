@@ -350,7 +350,10 @@ pub fn run(adapter: &str) -> u8 {
         return pyspy::run();
     }
     let Some(kind) = AdapterKind::from_name(adapter) else {
-        eprintln!("agentdap: unknown adapter {adapter:?}; known adapters: {} (and py-spy, the stack sampler)", crate::cli::known_adapters());
+        eprintln!(
+            "agentdap: unknown adapter {adapter:?}; known adapters: {} (and py-spy, the stack sampler)",
+            crate::cli::known_adapters()
+        );
         return 2;
     };
     match kind {

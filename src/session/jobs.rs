@@ -135,7 +135,7 @@ impl Sessions {
         };
         log::debug!("job {id:?} ended: {} in {:?}", result.ending(), result.elapsed);
         match job {
-            Job::RustTest(step) => self.rust_test_step(step, result, now),
+            Job::RustTest(step) => self.rust_test_step(*step, result, now),
             Job::Stacks(sample) => self.stacks_sampled(sample, result, now),
         }
     }

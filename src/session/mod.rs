@@ -165,7 +165,7 @@ pub enum Action {
 pub enum Job {
     /// A step of debugging one Rust test (`launch {test}`): building its test binaries, then
     /// finding the one that has the test (`test_rust.rs`).
-    RustTest(test_rust::Step),
+    RustTest(Box<test_rust::Step>),
     /// A stack sampler's run for `stacks` (`tools/inspect/stacks/sampled.rs`).
     Stacks(tools::inspect::stacks::Sample),
 }

@@ -51,7 +51,7 @@ impl Runner {
     pub fn failure_function(self) -> Option<&'static str> {
         match self {
             Runner::GoTest => Some(GO_FAIL),
-            Runner::RustTest => Some(super::test_rust::PANIC_FUNCTION),
+            Runner::RustTest => Some(RUST_PANIC),
             Runner::Pytest | Runner::Unittest | Runner::NodeTest => None,
         }
     }
@@ -158,6 +158,35 @@ impl Runner {
             (Runner::RustTest, _) => Outcome::FailedUnstopped(summary_line(output, &["test result: FAILED"])),
         }
     }
+}
+
+/// The function every Rust panic passes through before unwinding starts (std `panicking.rs`:
+/// `rust_panic_with_hook` calls it after the panic hook printed the message; `#[inline(never)]`
+/// and unmangled for debuggers' breakpoints).
+pub const RUST_PANIC: &str = "rust_panic";
+
+/// The message of the last panic the default panic hook printed in `output` (a test run with
+/// `--nocapture` prints it to stderr before `rust_panic` is called): `panicked at src/lib.rs:17:9:
+/// assertion … failed`, the message's lines after the location, up to the backtrace note.
+pub fn rust_panic_message(output: &str) -> Option<String> {
+    // std's default hook (library/std/src/panicking.rs, `default_hook`): `thread '<name>'
+    // panicked at <location>:\n<message>\n`; since Rust 1.92 the thread's id follows its name.
+    let start = output.rfind("thread '")?;
+    let rest = &output[start..];
+    let at = rest.find("panicked at ")?;
+    let first = rest[at..].lines().next()?.trim_end_matches('\r');
+    let mut text = first.trim_end_matches(':').to_owned();
+    let mut lines = 0;
+    for line in rest[at..].lines().skip(1) {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() || line.starts_with("note: ") || line.starts_with("stack backtrace:") || lines == 20 {
+            break;
+        }
+        text.push_str(if lines == 0 { ": " } else { "\n" });
+        text.push_str(line);
+        lines += 1;
+    }
+    Some(text)
 }
 
 /// Go 1.19's `testing.(*common).Fail`, as Delve 1.20.2 names it in a function breakpoint.
@@ -267,7 +296,7 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
             if facts.at_failure_function {
                 let message = match run.runner {
                     _ if facts.panicking => Some(PANICKING.to_owned()),
-                    Runner::RustTest => super::test_rust::panic_message(facts.output),
+                    Runner::RustTest => rust_panic_message(facts.output),
                     _ => go_message(facts.output),
                 };
                 return Outcome::Failed { at, message };
@@ -609,6 +638,19 @@ mod tests {
         assert_eq!(outcome(&run(Runner::GoTest), &ended).word(), "unknown");
         let gone = Facts { state: Some(RunState::Terminated), ..Facts::default() };
         assert_eq!(outcome(&run(Runner::GoTest), &gone).word(), "unknown");
+    }
+
+    #[test]
+    fn the_panic_message_is_read_from_the_hooks_output() {
+        let out = "running 1 test\ntest tests::total_adds_tax ... \nthread 'tests::total_adds_tax' (26462) panicked at src/lib.rs:17:9:\nassertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65\nstack backtrace:\n   0: x\n";
+        assert_eq!(
+            rust_panic_message(out).as_deref(),
+            Some("panicked at src/lib.rs:17:9: assertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65")
+        );
+        // Older toolchains: no thread id, and the note instead of a backtrace; CRLF from a terminal.
+        let out = "thread 'big_order' panicked at tests/totals.rs:7:9:\r\nbig order came to 3\r\nnote: run with `RUST_BACKTRACE=1`\r\n";
+        assert_eq!(rust_panic_message(out).as_deref(), Some("panicked at tests/totals.rs:7:9: big order came to 3"));
+        assert_eq!(rust_panic_message("test total ... ok\n"), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::jobs::JobResult;
-use super::test_outcome::{Runner, TestRun};
+use super::test_outcome::{Runner, TestRun, RUST_PANIC};
 use super::{plan, Action, CallKey, ErrorCode, Job, LaunchArgs, Sessions, ToolResult};
 use crate::dap::command::AdapterCommand;
 
@@ -21,9 +21,6 @@ use crate::dap::command::AdapterCommand;
 pub const BUILD_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 /// How long one test binary may take to list its tests.
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
-/// The function every Rust panic passes through before unwinding starts (std `panicking.rs`;
-/// `#[inline(never)]` and unmangled for exactly this use by debuggers).
-pub const PANIC_FUNCTION: &str = "rust_panic";
 /// Test binaries asked for their tests, at most (a workspace's unit, integration and example
 /// targets).
 const MAX_BINARIES: usize = 64;
@@ -136,30 +133,6 @@ pub fn choose(id: &str, found: &[(usize, String)]) -> Result<(usize, String), St
     }
 }
 
-/// The message of the last panic the default panic hook printed in `output` (a test run with
-/// `--nocapture` prints it to stderr before `rust_panic` is called): `panicked at src/lib.rs:17:9:
-/// assertion … failed`, the message's lines after the location, up to the backtrace note.
-pub fn panic_message(output: &str) -> Option<String> {
-    // std's default hook (library/std/src/panicking.rs, `default_hook`): `thread '<name>'
-    // panicked at <location>:\n<message>\n`; since Rust 1.92 the thread's id follows its name.
-    let start = output.rfind("thread '")?;
-    let rest = &output[start..];
-    let at = rest.find("panicked at ")?;
-    let first = rest[at..].lines().next()?.trim_end_matches('\r');
-    let mut text = first.trim_end_matches(':').to_owned();
-    let mut lines = 0;
-    for line in rest[at..].lines().skip(1) {
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() || line.starts_with("note: ") || line.starts_with("stack backtrace:") || lines == 20 {
-            break;
-        }
-        text.push_str(if lines == 0 { ": " } else { "\n" });
-        text.push_str(line);
-        lines += 1;
-    }
-    Some(text)
-}
-
 impl Sessions {
     /// Starts debugging the Rust test `id` of the Cargo project in `dir`: the build job first;
     /// the launch follows once the binary that has the test is known. The call is answered as a
@@ -173,7 +146,7 @@ impl Sessions {
     ) -> Result<(), ToolResult> {
         let command = build_command(&dir);
         let pending = Pending { call, args, id };
-        match self.start_job(Job::RustTest(Step::Build(pending)), command, BUILD_TIMEOUT) {
+        match self.start_job(Job::RustTest(Box::new(Step::Build(pending))), command, BUILD_TIMEOUT) {
             Some(_) => Ok(()),
             None => Err(ToolResult::error(ErrorCode::Unsupported, "too many helper commands are running; try again.")),
         }
@@ -222,7 +195,7 @@ impl Sessions {
         command.cwd = Some(binaries[next].package_dir.clone());
         let call = pending.call;
         let step = Step::List { pending, binaries, next, found };
-        if self.start_job(Job::RustTest(step), command, LIST_TIMEOUT).is_none() {
+        if self.start_job(Job::RustTest(Box::new(step)), command, LIST_TIMEOUT).is_none() {
             let msg = "too many helper commands are running; try again.";
             self.answer_job_call(call, ToolResult::error(ErrorCode::Unsupported, msg));
         }
@@ -266,7 +239,7 @@ impl Sessions {
         let plan = match plan::launch(&args, has_breakpoints, &self.config, &*self.files) {
             Ok(mut plan) => {
                 plan.notes.push(format!(
-                    "test {name} of {} ({}); a function breakpoint on {PANIC_FUNCTION} stops at its panic",
+                    "test {name} of {} ({}); a function breakpoint on {RUST_PANIC} stops at its panic",
                     binary.target,
                     binary.exe.display()
                 ));
@@ -397,19 +370,6 @@ mod tests {
             r.text.lines().last().unwrap_or(""),
             "invalid_argument: no test matched `total` in the test binaries of /p/cart (cart (lib), totals (test)); `cargo test -- --list` lists them."
         );
-    }
-
-    #[test]
-    fn the_panic_message_is_read_from_the_hooks_output() {
-        let out = "running 1 test\ntest tests::total_adds_tax ... \nthread 'tests::total_adds_tax' (26462) panicked at src/lib.rs:17:9:\nassertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65\nstack backtrace:\n   0: x\n";
-        assert_eq!(
-            panic_message(out).as_deref(),
-            Some("panicked at src/lib.rs:17:9: assertion `left == right` failed: total of [10, 20, 30]\n  left: 66\n right: 65")
-        );
-        // Older toolchains: no thread id, and the note instead of a backtrace; CRLF from a terminal.
-        let out = "thread 'big_order' panicked at tests/totals.rs:7:9:\r\nbig order came to 3\r\nnote: run with `RUST_BACKTRACE=1`\r\n";
-        assert_eq!(panic_message(out).as_deref(), Some("panicked at tests/totals.rs:7:9: big order came to 3"));
-        assert_eq!(panic_message("test total ... ok\n"), None);
     }
 
     #[test]
