@@ -176,15 +176,14 @@ pub fn rust_panic_message(output: &str) -> Option<String> {
     let at = rest.find("panicked at ")?;
     let first = rest[at..].lines().next()?.trim_end_matches('\r');
     let mut text = first.trim_end_matches(':').to_owned();
-    let mut lines = 0;
-    for line in rest[at..].lines().skip(1) {
+    // At most 20 lines of message.
+    for (i, line) in rest[at..].lines().skip(1).take(20).enumerate() {
         let line = line.trim_end_matches('\r');
-        if line.is_empty() || line.starts_with("note: ") || line.starts_with("stack backtrace:") || lines == 20 {
+        if line.is_empty() || line.starts_with("note: ") || line.starts_with("stack backtrace:") {
             break;
         }
-        text.push_str(if lines == 0 { ": " } else { "\n" });
+        text.push_str(if i == 0 { ": " } else { "\n" });
         text.push_str(line);
-        lines += 1;
     }
     Some(text)
 }

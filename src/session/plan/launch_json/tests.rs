@@ -22,7 +22,7 @@ fn project(tag: &str, text: &str) -> PathBuf {
     dir
 }
 
-fn call(dir: &PathBuf, config: &str) -> LaunchArgs {
+fn call(dir: &std::path::Path, config: &str) -> LaunchArgs {
     LaunchArgs { cwd: Some(dir.to_string_lossy().into_owned()), config: Some(config.into()), ..LaunchArgs::default() }
 }
 
