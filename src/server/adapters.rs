@@ -664,6 +664,13 @@ impl Server {
         }
     }
 
+    /// The TCP stream `skey` is closed: no adapter refers to it any more.
+    pub(super) fn forget_stream(&mut self, skey: usize) {
+        for (_, io) in self.adapters.iter_mut().filter(|(_, io)| io.stream == Some(skey)) {
+            io.stream = None;
+        }
+    }
+
     /// SIGKILLs every adapter group and debuggee still known (the last step of shutdown).
     pub(super) fn kill_all_adapters(&mut self) {
         self.kill_all_terminals();

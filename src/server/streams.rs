@@ -308,6 +308,9 @@ impl Server {
         if self.stream_of.get(&sio.session) == Some(&key) {
             self.stream_of.remove(&sio.session);
         }
+        // The key may soon name another session's stream: an adapter still exiting must not
+        // reach it (its exit would fail that session's connect).
+        self.forget_stream(key);
         if tell {
             self.sessions.on_adapter_closed(sio.session, now);
         }

@@ -227,3 +227,20 @@ fn a_go_panic_shows_the_panic_line_as_the_last_stderr_line() {
     assert_eq!(r.s["last_stderr_line"], json!("panic: assignment to entry in nil map"), "{}", r.text);
     assert!(r.text.contains("last stderr line: panic: assignment to entry in nil map"), "{}", r.text);
 }
+
+/// A second Delve session right after the first one's `disconnect`, in the same agentdap: the
+/// first dlv (`mode: debug`: it removes its build after the connection closed) exits while the
+/// next session's connect is under way, in the stream slot the first one's closed stream left;
+/// that exit is the first session's, never the next one's ("the adapter exited (exit status: 0)
+/// before accepting a connection" failed every second launch).
+#[test]
+fn a_second_delve_session_after_a_disconnect_connects() {
+    let f = fixtures();
+    let mut a = agent();
+    let main_go = path(&f.dir.join("main.go"));
+    for round in 0..3 {
+        let r = a.ok("launch", json!({"program": main_go, "stop_on_entry": true, "wait_ms": 30000}));
+        assert_eq!(r.s["state"], json!("stopped"), "round {round}: {}", r.text);
+        a.ok("disconnect", json!({}));
+    }
+}
