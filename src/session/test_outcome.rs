@@ -188,6 +188,12 @@ pub fn rust_panic_message(output: &str) -> Option<String> {
     Some(text)
 }
 
+/// Whether libtest announced the running test as a `#[should_panic]` one (`test <name> - should
+/// panic ... `, Rust 1.95's `test/src/formatters/pretty.rs`).
+fn expects_panic(output: &str) -> bool {
+    output.lines().rev().find(|l| l.starts_with("test ")).is_some_and(|l| l.contains(" - should panic ..."))
+}
+
 /// Go 1.19's `testing.(*common).Fail`, as Delve 1.20.2 names it in a function breakpoint.
 pub const GO_FAIL: &str = "testing.(*common).Fail";
 
@@ -292,6 +298,12 @@ pub fn outcome(run: &TestRun, facts: &Facts<'_>) -> Outcome {
         Some(RunState::Stopped) => {
             let Some(stop) = facts.stop else { return Outcome::Undecided("stopped") };
             let at = stop.location.as_ref().map(place);
+            if facts.at_failure_function && run.runner == Runner::RustTest && expects_panic(facts.output) {
+                // libtest announces a `#[should_panic]` test as `test <name> - should panic ...`:
+                // its panic is what it expects, and the run's end tells the outcome.
+                let message = rust_panic_message(facts.output).unwrap_or_else(|| "the test panicked".into());
+                return Outcome::Thrown { at, message };
+            }
             if facts.at_failure_function {
                 let message = match run.runner {
                     _ if facts.panicking => Some(PANICKING.to_owned()),
@@ -336,6 +348,13 @@ pub fn line(run: &TestRun, outcome: &Outcome) -> String {
                 None => s.push_str(" (its message was not found in the output yet)"),
             }
             s
+        }
+        Outcome::Thrown { at, message } if run.runner == Runner::RustTest => {
+            let at = at.as_deref().map(|a| format!(" at {a}")).unwrap_or_default();
+            format!(
+                "test {id}: {}{at}: a `should_panic` test, so the panic may be what it expects (`continue`: the run's end tells the outcome)",
+                lines_escaped(message)
+            )
         }
         Outcome::Thrown { at, message } => {
             let at = at.as_deref().map(|a| format!(" at {a}")).unwrap_or_default();
@@ -502,9 +521,19 @@ impl Session {
         let ended = matches!(o, Outcome::Unknown(_) | Outcome::Running | Outcome::FailedUnstopped(_));
         let mut noted = None;
         match (&o, seen) {
-            (Outcome::Failed { .. }, _) => noted = Some((revision, o.clone())),
-            (_, Some((at, failed))) if ended && self.run.state.is_over() => {
+            (Outcome::Failed { .. } | Outcome::Thrown { .. }, _) => noted = Some((revision, o.clone())),
+            (_, Some((at, failed @ Outcome::Failed { .. }))) if ended && self.run.state.is_over() => {
                 o = failed;
+                noted = Some((at, o.clone()));
+            }
+            // A throw or panic the test may have expected, then the runner says it failed: it
+            // failed where it stopped (a `should_panic` whose message did not match, say).
+            (Outcome::FailedUnstopped(runner_line), Some((at, Outcome::Thrown { at: place, message }))) => {
+                let message = match runner_line {
+                    Some(l) => format!("{message}\n{l}"),
+                    None => message,
+                };
+                o = Outcome::Failed { at: place, message: Some(message) };
                 noted = Some((at, o.clone()));
             }
             _ => {}

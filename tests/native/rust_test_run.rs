@@ -74,6 +74,19 @@ fn a_failing_rust_test_stops_at_its_panic_with_the_message_and_the_tests_frame()
     assert_eq!(r.s["test"]["outcome"], json!("passed"), "{}", r.text);
     assert!(r.text.contains("test big_order of totals (test)"), "{}", r.text);
 
+    // A `should_panic` test's panic is not its failure: the stop says so, and its end decides.
+    let r = a.ok("launch", json!({"test": "huge_tax_overflows", "cwd": cwd, "wait_ms": 50000}));
+    assert_eq!(r.s["test"]["outcome"], json!("thrown"), "{}", r.text);
+    assert!(r.text.contains("a `should_panic` test, so the panic may be what it expects"), "{}", r.text);
+    assert!(r.s["test"]["message"].as_str().unwrap_or("").contains("attempt to multiply with overflow"), "{}", r.text);
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!((r.s["exit_code"].clone(), r.s["test"]["outcome"].clone()), (json!(0), json!("passed")), "{}", r.text);
+    // One whose panic is not the expected one: failed where it panicked.
+    a.ok("launch", json!({"test": "huge_tax_says_why", "cwd": cwd, "wait_ms": 50000}));
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!((r.s["exit_code"].clone(), r.s["test"]["outcome"].clone()), (json!(101), json!("failed")), "{}", r.text);
+    assert_eq!(r.s["test"]["at"], json!("lib.rs:5 in cart::total()"), "{}", r.text);
+
     // An id no binary lists: refused, naming where it looked; nothing starts.
     let r = a.call("launch", json!({"test": "no_such_test", "cwd": cwd, "wait_ms": 50000}));
     assert!(r.is_error, "{}", r.text);
