@@ -75,8 +75,10 @@ pub const PY_SPY_ENV: &str = "AGENTDAP_PY_SPY";
 pub const PY_SPY_INSTALL: &str = "agentdap install py-spy";
 
 /// Where py-spy is: `$AGENTDAP_PY_SPY` (which must then be an executable file), `py-spy` on
-/// `PATH`, or agentdap's data directory, where `agentdap install py-spy` puts it
-/// (`<data>/venv/bin/py-spy`, else `<data>/pydeps/bin/py-spy` when python3 cannot make a venv).
+/// `PATH`, beside the interpreter `$AGENTDAP_PYTHON` names or in `$VIRTUAL_ENV` (the same venv's
+/// `bin/`: `pip install py-spy` there puts it so), or agentdap's data directory, where
+/// `agentdap install py-spy` puts it (`<data>/venv/bin/py-spy`, else `<data>/pydeps/bin/py-spy`
+/// when python3 cannot make a venv).
 /// `Err` says where it looked.
 pub fn find_py_spy(host: &dyn Host) -> Result<PathBuf, String> {
     if let Some(named) = host.var(PY_SPY_ENV).filter(|v| !v.is_empty()) {
@@ -89,9 +91,16 @@ pub fn find_py_spy(host: &dyn Host) -> Result<PathBuf, String> {
     if let Some(path) = find_on_path("py-spy", host) {
         return Ok(path);
     }
+    // The interpreter's own directory as named (a venv's `bin/python` is a symlink out of it).
+    let beside_python = host
+        .var("AGENTDAP_PYTHON")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .and_then(|p| p.parent().map(|d| d.join("py-spy")));
+    let in_venv = host.var("VIRTUAL_ENV").map(PathBuf::from).filter(|p| p.is_absolute()).map(|v| v.join("bin/py-spy"));
     let in_data = data_dir(host).into_iter().flat_map(|d| [d.join("venv/bin/py-spy"), d.join("pydeps/bin/py-spy")]);
     let mut looked = Vec::new();
-    for candidate in in_data {
+    for candidate in beside_python.into_iter().chain(in_venv).chain(in_data) {
         if host.is_executable(&candidate) {
             return Ok(candidate);
         }
@@ -288,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn py_spy_is_found_by_the_variable_then_path_then_the_data_dir() {
+    fn py_spy_is_found_by_the_variable_then_path_then_beside_the_python_then_the_data_dir() {
         let mut h = FakeHost::default();
         h.vars.insert("HOME", "/home/u");
         h.vars.insert("PATH", "/usr/bin");
@@ -301,6 +310,13 @@ mod tests {
         assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/home/u/.local/share/agentdap/pydeps/bin/py-spy"));
         h.exes.insert("/home/u/.local/share/agentdap/venv/bin/py-spy");
         assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/home/u/.local/share/agentdap/venv/bin/py-spy"));
+        // The venv agentdap's debugpy runs in: its `bin/`, where `pip install py-spy` puts it.
+        h.vars.insert("VIRTUAL_ENV", "/proj/.venv");
+        h.exes.insert("/proj/.venv/bin/py-spy");
+        assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/proj/.venv/bin/py-spy"));
+        h.vars.insert("AGENTDAP_PYTHON", "/opt/tools/venv/bin/python");
+        h.exes.insert("/opt/tools/venv/bin/py-spy");
+        assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/opt/tools/venv/bin/py-spy"));
         h.exes.insert("/usr/bin/py-spy");
         assert_eq!(find_py_spy(&h).unwrap(), PathBuf::from("/usr/bin/py-spy"));
         h.vars.insert("AGENTDAP_PY_SPY", "/nowhere/py-spy");
