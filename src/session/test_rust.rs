@@ -114,23 +114,48 @@ pub fn listed_tests(stdout: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(stdout).lines().filter_map(|l| l.strip_suffix(": test")).map(str::to_owned).collect()
 }
 
-/// Which listed test `id` names: the one spelled exactly so, else the only one whose path ends
-/// in `::id`. `found` is (binary index, name) over every binary. Errors say what matched.
-pub fn choose(id: &str, found: &[(usize, String)]) -> Result<(usize, String), String> {
+/// Which listed test `id` names: the one spelled exactly so (the first binary's, when several
+/// have it: `Chosen::others` counts the rest), else the only one whose path ends in `::id`.
+/// `found` is (binary index, name) over every binary. Errors say what matched: several suffixes,
+/// or names that only contain `id` (cargo's own filter is a substring; agentdap runs one test).
+pub fn choose(id: &str, found: &[(usize, String)]) -> Result<Chosen, String> {
     let exact: Vec<&(usize, String)> = found.iter().filter(|(_, n)| n == id).collect();
     if let Some(first) = exact.first() {
-        return Ok((*first).clone());
+        let others = exact[1..].iter().map(|(b, _)| *b).collect();
+        return Ok(Chosen { binary: first.0, name: first.1.clone(), others });
     }
     let suffix = format!("::{id}");
     let ends: Vec<&(usize, String)> = found.iter().filter(|(_, n)| n.ends_with(&suffix)).collect();
+    let listed = |l: &[&(usize, String)]| {
+        let names: Vec<&str> = l.iter().take(8).map(|(_, n)| n.as_str()).collect();
+        let more = if l.len() > 8 { format!(", and {} more", l.len() - 8) } else { String::new() };
+        format!("{}{more}", names.join(", "))
+    };
     match ends.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(format!("no test matched `{id}`")),
-        many => {
-            let names: Vec<&str> = many.iter().take(8).map(|(_, n)| n.as_str()).collect();
-            Err(format!("`{id}` names {} tests ({}); pass the whole path", many.len(), names.join(", ")))
+        [one] => Ok(Chosen { binary: one.0, name: one.1.clone(), others: Vec::new() }),
+        [] => {
+            let containing: Vec<&(usize, String)> = found.iter().filter(|(_, n)| n.contains(id)).collect();
+            if containing.is_empty() {
+                Err(format!("no test matched `{id}`"))
+            } else {
+                Err(format!(
+                    "no test is named `{id}`; {} contain it ({}): pass one of them whole",
+                    containing.len(),
+                    listed(&containing)
+                ))
+            }
         }
+        many => Err(format!("`{id}` names {} tests ({}); pass the whole path", many.len(), listed(many))),
     }
+}
+
+/// The test [`choose`] picked: its binary (an index into the binaries), its whole name, and the
+/// other binaries that have a test of the same name.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Chosen {
+    pub binary: usize,
+    pub name: String,
+    pub others: Vec<usize>,
 }
 
 impl Sessions {
@@ -162,9 +187,8 @@ impl Sessions {
                 } else {
                     log::debug!("{} --list: {}", binaries[next].exe.display(), result.ending());
                 }
-                // An exact match ends the search; a suffix match waits for the others (it may be
-                // ambiguous across binaries).
-                if found.iter().any(|(_, n)| *n == pending.id) || next + 1 == binaries.len() {
+                // Every binary is asked (a few ms each): a name may be in more than one.
+                if next + 1 == binaries.len() {
                     return self.rust_test_chosen(pending, binaries, found, now);
                 }
                 self.rust_test_list(pending, binaries, next + 1, found);
@@ -208,7 +232,7 @@ impl Sessions {
         found: Vec<(usize, String)>,
         now: Instant,
     ) {
-        let (index, name) = match choose(&pending.id, &found) {
+        let Chosen { binary: index, name, others } = match choose(&pending.id, &found) {
             Ok(chosen) => chosen,
             Err(why) => {
                 let targets: Vec<&str> = binaries.iter().map(|b| b.target.as_str()).collect();
@@ -245,6 +269,14 @@ impl Sessions {
                 ));
                 if name != id {
                     plan.notes.push(format!("`{id}` is the test {name}"));
+                }
+                if !others.is_empty() {
+                    let targets: Vec<&str> = others.iter().map(|&b| binaries[b].target.as_str()).collect();
+                    plan.notes.push(format!(
+                        "{} also has a test named {name}; this run is {}'s",
+                        targets.join(", "),
+                        binary.target
+                    ));
                 }
                 plan
             }
@@ -412,9 +444,17 @@ mod tests {
     #[test]
     fn a_test_is_chosen_exactly_or_by_its_only_suffix() {
         let found = vec![(0, "tests::total".to_owned()), (1, "total".to_owned()), (1, "more::tax".to_owned())];
-        assert_eq!(choose("total", &found), Ok((1, "total".to_owned())));
-        assert_eq!(choose("tax", &found), Ok((1, "more::tax".to_owned())));
+        let chosen = |binary, name: &str, others: Vec<usize>| Ok(Chosen { binary, name: name.into(), others });
+        assert_eq!(choose("total", &found), chosen(1, "total", vec![]));
+        assert_eq!(choose("tax", &found), chosen(1, "more::tax", vec![]));
         assert_eq!(choose("nope", &found), Err("no test matched `nope`".to_owned()));
+        assert_eq!(
+            choose("ta", &found),
+            Err("no test is named `ta`; 3 contain it (tests::total, total, more::tax): pass one of them whole"
+                .to_owned())
+        );
+        let twice = vec![(0, "adds".to_owned()), (2, "adds".to_owned())];
+        assert_eq!(choose("adds", &twice), chosen(0, "adds", vec![2]));
         let two = vec![(0, "a::total".to_owned()), (1, "b::total".to_owned())];
         assert_eq!(
             choose("total", &two),
