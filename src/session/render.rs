@@ -148,16 +148,25 @@ impl Session {
             }
         }
         if self.run.state.is_over() {
+            // `launch {test}`'s own function breakpoint (`test_outcome::Runner::failure_function`).
+            let own = self.test.as_ref().and_then(|t| t.run.runner.failure_function());
             let never = self.breaks.store.never_verified();
             let functions = self.breaks.store.functions_never_verified();
             if !never.is_empty() || !functions.is_empty() {
                 let mut list: Vec<String> =
                     never.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
-                list.extend(functions.iter().map(|e| format!("{}()", e.requested.name)));
+                list.extend(functions.iter().map(|e| match own {
+                    Some(f) if e.requested.name == f => {
+                        format!("{f}() (launch {{test}}'s own, where a failure stops: this run could not stop there)")
+                    }
+                    _ => format!("{}()", e.requested.name),
+                }));
                 text.push_str(&format!("\n{} breakpoint(s) never verified: {}", list.len(), list.join(", ")));
                 snap["unverified_breakpoints"] = list.into();
             }
-            let never_hit = self.breaks.store.never_hit();
+            // The test runner's failure function is never hit by a test that passes: not news.
+            let mut never_hit = self.breaks.store.never_hit();
+            never_hit.retain(|b| !matches!(own, Some(f) if *b == format!("{f}()")));
             if let Some(line) = crate::session::breakpoints::never_hit_line(&never_hit) {
                 text.push_str(&format!("\n{line}"));
                 snap["never_hit_breakpoints"] = never_hit.into();

@@ -70,6 +70,8 @@ fn a_failing_rust_test_stops_at_its_panic_with_the_message_and_the_tests_frame()
     assert_eq!(r.s["test"]["outcome"], json!("passed"), "{}", r.text);
     assert!(r.text.contains("test total_of_nothing passed, never stopped"), "{}", r.text);
     assert!(r.text.contains("`total_of_nothing` is the test tests::total_of_nothing"), "{}", r.text);
+    // Its failure breakpoint is launch {test}'s own: a pass is no "never hit" news.
+    assert!(!r.text.contains("never hit"), "{}", r.text);
     let r = a.ok("launch", json!({"test": "big_order", "cwd": cwd, "wait_ms": 50000}));
     assert_eq!(r.s["test"]["outcome"], json!("passed"), "{}", r.text);
     assert!(r.text.contains("test big_order of totals (test)"), "{}", r.text);
