@@ -111,6 +111,7 @@ impl Runner {
             // pytest 9.2: exit 0 all passed, 1 some failed, 2 interrupted, 3 internal error,
             // 4 usage error (a node id that is not found: "ERROR: not found: …"), 5 no tests
             // collected (`_pytest/config/__init__.py` `ExitCode`).
+            (Runner::Pytest, 0) if !has(" passed") => Outcome::Unknown(NO_SUMMARY),
             (Runner::Pytest, 0) => Outcome::Passed,
             (Runner::Pytest, 5) => Outcome::NoMatch("pytest collected no test (exit status 5)".into()),
             (Runner::Pytest, 4) if has("not found") => {
@@ -136,11 +137,14 @@ impl Runner {
             (Runner::Unittest, _) if has("\nRan 0 tests") || output.starts_with("Ran 0 tests") => {
                 Outcome::NoMatch("unittest ran 0 tests".into())
             }
+            // unittest's last line `OK` (or `OK (skipped=1)`), on stderr.
+            (Runner::Unittest, 0) if summary_line(output, &["OK"]).is_none() => Outcome::Unknown(NO_SUMMARY),
             (Runner::Unittest, 0) => Outcome::Passed,
             (Runner::Unittest, _) => Outcome::FailedUnstopped(failed_line()),
             // Go 1.19's test binary: `testing: warning: no tests to run` and `PASS` with status
             // 0 when `-test.run` matches nothing; 1 and `FAIL` when a test failed.
             (Runner::GoTest, 0) if has("no tests to run") => Outcome::NoMatch("go test: no tests to run".into()),
+            (Runner::GoTest, 0) if !has("--- PASS: ") => Outcome::Unknown(NO_SUMMARY),
             (Runner::GoTest, 0) => Outcome::Passed,
             (Runner::GoTest, _) => Outcome::FailedUnstopped(failed_line()),
             // Node 20.20's in-process `node:test` run: its TAP summary (`# pass 0`, `# fail 0`:
@@ -148,12 +152,14 @@ impl Runner {
             (Runner::NodeTest, 0) if has("\n# pass 0\n") && has("\n# fail 0\n") => {
                 Outcome::NoMatch("node:test ran no test: every test was skipped by the name pattern".into())
             }
+            (Runner::NodeTest, 0) if !has("# pass ") => Outcome::Unknown(NO_SUMMARY),
             (Runner::NodeTest, 0) => Outcome::Passed,
             (Runner::NodeTest, _) => Outcome::FailedUnstopped(summary_line(output, &["not ok "])),
             // libtest (Rust 1.95): status 0 and `running 0 tests` when the name matched nothing
             // (agentdap picks the binary by its `--list`, so only a filter the list missed), 101
             // when a test failed (its panic is normally stopped at first).
             (Runner::RustTest, 0) if has("running 0 tests") => Outcome::NoMatch("libtest ran 0 tests".into()),
+            (Runner::RustTest, 0) if !has("test result: ok.") => Outcome::Unknown(NO_SUMMARY),
             (Runner::RustTest, 0) => Outcome::Passed,
             (Runner::RustTest, _) => Outcome::FailedUnstopped(summary_line(output, &["test result: FAILED"])),
         }
@@ -193,6 +199,13 @@ pub fn rust_panic_message(output: &str) -> Option<String> {
 fn expects_panic(output: &str) -> bool {
     output.lines().rev().find(|l| l.starts_with("test ")).is_some_and(|l| l.contains(" - should panic ..."))
 }
+
+/// A status 0 without the runner's own report of a pass (pytest's `1 passed`, unittest's `OK`,
+/// go test's `--- PASS:`, node's `# pass`, libtest's `test result: ok.`): the process ended
+/// itself (`os._exit(0)`, `std::process::exit(0)` inside the test) before the runner said
+/// anything, so a pass is not known.
+const NO_SUMMARY: &str =
+    "the runner exited with status 0 without reporting a result: the test may have ended the process itself";
 
 /// Go 1.19's `testing.(*common).Fail`, as Delve 1.20.2 names it in a function breakpoint.
 pub const GO_FAIL: &str = "testing.(*common).Fail";
@@ -640,6 +653,15 @@ mod tests {
             (Runner::NodeTest, 0, "1..2\n# tests 2\n# pass 0\n# fail 0\n# skipped 2\n", "no_match"),
             (Runner::NodeTest, 0, "1..2\n# tests 2\n# pass 1\n# fail 0\n# skipped 1\n", "passed"),
             (Runner::NodeTest, 1, "not ok 2 - total fails\n# pass 0\n# fail 1\n", "failed"),
+            (Runner::RustTest, 0, "running 1 test\ntest t ... ok\n\ntest result: ok. 1 passed; 0 failed", "passed"),
+            (Runner::RustTest, 0, "running 0 tests\n\ntest result: ok. 0 passed", "no_match"),
+            (Runner::RustTest, 101, "test t ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed", "failed"),
+            // Status 0 and no report of a pass: the test ended the process itself (`os._exit(0)`).
+            (Runner::Pytest, 0, "============ test session starts ====\ncollected 1 item\n\nt.py ", "unknown"),
+            (Runner::Unittest, 0, "", "unknown"),
+            (Runner::GoTest, 0, "=== RUN   TestA\n", "unknown"),
+            (Runner::NodeTest, 0, "", "unknown"),
+            (Runner::RustTest, 0, "running 1 test\ntest tests::exits ... ", "unknown"),
         ];
         for (runner, code, output, want) in cases {
             let got = outcome(&run(*runner), &exited(*code, output));
@@ -654,7 +676,7 @@ mod tests {
             "no test matched tests/test_cart.py::test_total[case-2] (pytest collected no test (exit status 5))"
         );
         assert_eq!(
-            line(&run(Runner::Pytest), &outcome(&run(Runner::Pytest), &exited(0, ""))),
+            line(&run(Runner::Pytest), &outcome(&run(Runner::Pytest), &exited(0, "1 passed in 0.01s"))),
             "test tests/test_cart.py::test_total[case-2] passed, never stopped"
         );
     }

@@ -131,3 +131,29 @@ fn a_unittest_id_stops_at_the_failing_assert_in_the_test() {
     let r = a.ok("launch", json!({"test": "tests.test_units.TestCart.test_ok", "cwd": project()}));
     assert_eq!(r.s["test"]["outcome"], "passed", "{}", r.text);
 }
+
+/// A test that ends its own process with status 0 in the middle of failing (`os._exit(0)` in a
+/// `finally`): pytest never reports a pass, so the outcome is not known, never "passed".
+#[test]
+fn a_test_that_ends_its_own_process_is_not_passed() {
+    let mut a = Agent::start();
+    let id = "tests/test_cart.py::test_ends_the_process";
+    // Only the exit counts here: `userUnhandled` would stop at the assertion first.
+    let r = a.ok("launch", json!({"test": id, "cwd": project(), "args": NO_CACHE, "exception_filters": []}));
+    let r = if r.s["state"] == "stopped" { a.ok("continue", json!({"wait_ms": 30000})) } else { r };
+    assert_eq!(r.s["exit_code"], 0, "{}", r.text);
+    assert_ne!(r.s["test"]["outcome"], json!("passed"), "{}", r.text);
+    assert!(r.text.contains("without reporting a result"), "{}", r.text);
+}
+
+/// An id a runner would read as its option is refused before anything starts.
+#[test]
+fn a_test_id_that_is_an_option_is_refused() {
+    let mut a = Agent::start();
+    for id in ["--help", "-k x", " --collect-only"] {
+        let r = a.call("launch", json!({"test": id, "cwd": project()}));
+        assert!(r.is_error && r.code() == "invalid_argument", "{id}: {}", r.text);
+        assert!(r.text.contains("which the runner would read as an option"), "{}", r.text);
+    }
+    assert_eq!(a.ok("sessions", json!({})).s["sessions"], json!([]));
+}

@@ -166,6 +166,15 @@ fn launch_test(cx: &mut ToolCx<'_>, mut args: LaunchArgs, id: String) -> Result<
     if id.trim().is_empty() {
         return Err(ToolResult::error(ErrorCode::InvalidArgument, "`test` is empty; pass a test's id or name."));
     }
+    // A runner reads a leading `-` as one of its options (`--help`, `-k x`, `--collect-only`):
+    // the run would be that option's, not one test's. No test id starts with one.
+    if id.trim_start().starts_with('-') {
+        let msg = format!(
+            "test {} starts with `-`, which the runner would read as an option; pass one test's id (runner options go in `args`).",
+            crate::visible::quoted_cut(&id, 80)
+        );
+        return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+    }
     let base = args.cwd.clone().unwrap_or_else(|| ".".to_owned());
     let dir = if args.program.is_empty() {
         plan::resolve_path(&base, None)
