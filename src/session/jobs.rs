@@ -19,6 +19,13 @@ pub const JOB_OUTPUT_CAP: usize = 8 << 20;
 /// Jobs running at once (the table refuses more: [`Sessions::start_job`] answers `None`).
 pub const MAX_JOBS: usize = 16;
 
+/// The refusal when [`MAX_JOBS`] are running.
+pub fn too_many_jobs() -> String {
+    format!(
+        "{MAX_JOBS} helper commands (builds, test lists, stack samplers) are running already, the most at once; try again when one has ended."
+    )
+}
+
 /// A job's id, unique for the process's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct JobId(pub u64);

@@ -52,8 +52,14 @@ pub enum Step {
     /// `cargo test --no-run` is building.
     Build(Pending),
     /// `binaries[next]` is listing its tests; `found` holds the matches so far (binary index,
-    /// test name).
-    List { pending: Pending, binaries: Vec<Artifact>, next: usize, found: Vec<(usize, String)> },
+    /// test name), `unlisted` the binaries whose `--list` failed (index, how it ended).
+    List {
+        pending: Pending,
+        binaries: Vec<Artifact>,
+        next: usize,
+        found: Vec<(usize, String)>,
+        unlisted: Vec<(usize, String)>,
+    },
 }
 
 /// Whether `dir` is a Cargo project (`Cargo.toml` in it), read through `files`.
@@ -173,7 +179,7 @@ impl Sessions {
         let pending = Pending { call, args, id };
         match self.start_job(Job::RustTest(Box::new(Step::Build(pending))), command, BUILD_TIMEOUT) {
             Some(_) => Ok(()),
-            None => Err(ToolResult::error(ErrorCode::Unsupported, "too many helper commands are running; try again.")),
+            None => Err(ToolResult::error(ErrorCode::Unsupported, super::jobs::too_many_jobs())),
         }
     }
 
@@ -181,17 +187,18 @@ impl Sessions {
     pub(super) fn rust_test_step(&mut self, step: Step, result: JobResult, now: Instant) {
         match step {
             Step::Build(pending) => self.rust_test_built(pending, result),
-            Step::List { pending, binaries, next, mut found } => {
+            Step::List { pending, binaries, next, mut found, mut unlisted } => {
                 if result.succeeded() {
                     found.extend(listed_tests(&result.stdout).into_iter().map(|n| (next, n)));
                 } else {
                     log::debug!("{} --list: {}", binaries[next].exe.display(), result.ending());
+                    unlisted.push((next, result.ending()));
                 }
                 // Every binary is asked (a few ms each): a name may be in more than one.
                 if next + 1 == binaries.len() {
-                    return self.rust_test_chosen(pending, binaries, found, now);
+                    return self.rust_test_chosen(pending, binaries, found, unlisted, now);
                 }
-                self.rust_test_list(pending, binaries, next + 1, found);
+                self.rust_test_list(pending, binaries, next + 1, found, unlisted);
             }
         }
     }
@@ -201,7 +208,22 @@ impl Sessions {
             let errors = build_errors(&result.stdout);
             let words = if errors.is_empty() { result.stderr_tail(BUILD_ERROR_CHARS) } else { errors };
             let words = super::jobs::tail(words.as_bytes(), BUILD_ERROR_CHARS);
-            let msg = format!("`cargo test --no-run` failed ({}); the test was not run:\n{words}", result.ending());
+            let dropped = match result.dropped {
+                0 => String::new(),
+                n => format!("\n({n} bytes of cargo's output were not kept)"),
+            };
+            let msg = match (words.is_empty(), &result.spawn_error) {
+                (true, Some(_)) => format!(
+                    "`cargo test --no-run` {}; the test was not run (agentdap builds Rust tests with `cargo` from PATH).",
+                    result.ending()
+                ),
+                (true, None) => {
+                    format!("`cargo test --no-run` failed ({}) and printed nothing; the test was not run.", result.ending())
+                }
+                (false, _) => {
+                    format!("`cargo test --no-run` failed ({}); the test was not run:\n{words}{dropped}", result.ending())
+                }
+            };
             return self.answer_job_call(pending.call, ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
         let mut binaries = artifacts(&result.stdout);
@@ -210,18 +232,24 @@ impl Sessions {
             let msg = "`cargo test --no-run` built no test binary (a crate without lib, bin or test targets?).";
             return self.answer_job_call(pending.call, ToolResult::error(ErrorCode::InvalidArgument, msg));
         }
-        self.rust_test_list(pending, binaries, 0, Vec::new());
+        self.rust_test_list(pending, binaries, 0, Vec::new(), Vec::new());
     }
 
-    fn rust_test_list(&mut self, pending: Pending, binaries: Vec<Artifact>, next: usize, found: Vec<(usize, String)>) {
+    fn rust_test_list(
+        &mut self,
+        pending: Pending,
+        binaries: Vec<Artifact>,
+        next: usize,
+        found: Vec<(usize, String)>,
+        unlisted: Vec<(usize, String)>,
+    ) {
         let mut command = AdapterCommand::new(binaries[next].exe.clone().into_os_string());
         command.args = vec!["--list".into()];
         command.cwd = Some(binaries[next].package_dir.clone());
         let call = pending.call;
-        let step = Step::List { pending, binaries, next, found };
+        let step = Step::List { pending, binaries, next, found, unlisted };
         if self.start_job(Job::RustTest(Box::new(step)), command, LIST_TIMEOUT).is_none() {
-            let msg = "too many helper commands are running; try again.";
-            self.answer_job_call(call, ToolResult::error(ErrorCode::Unsupported, msg));
+            self.answer_job_call(call, ToolResult::error(ErrorCode::Unsupported, super::jobs::too_many_jobs()));
         }
     }
 
@@ -230,17 +258,27 @@ impl Sessions {
         pending: Pending,
         binaries: Vec<Artifact>,
         found: Vec<(usize, String)>,
+        unlisted: Vec<(usize, String)>,
         now: Instant,
     ) {
         let Chosen { binary: index, name, others } = match choose(&pending.id, &found) {
             Ok(chosen) => chosen,
             Err(why) => {
-                let targets: Vec<&str> = binaries.iter().map(|b| b.target.as_str()).collect();
-                let msg = format!(
+                let searched: Vec<&str> = binaries
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !unlisted.iter().any(|(u, _)| u == i))
+                    .map(|(_, b)| b.target.as_str())
+                    .collect();
+                let mut msg = format!(
                     "{why} in the test binaries of {} ({}); `cargo test -- --list` lists them.",
                     binaries[0].package_dir.display(),
-                    targets.join(", ")
+                    searched.join(", ")
                 );
+                // A binary that could not list its tests was not searched: the id may be its.
+                for (i, how) in &unlisted {
+                    msg.push_str(&format!(" Not searched: {} (`--list`: {how}).", binaries[*i].target));
+                }
                 return self.answer_job_call(pending.call, ToolResult::error(ErrorCode::InvalidArgument, msg));
             }
         };
@@ -401,6 +439,26 @@ mod tests {
         assert_eq!(
             r.text.lines().last().unwrap_or(""),
             "invalid_argument: no test matched `total` in the test binaries of /p/cart (cart (lib), totals (test)); `cargo test -- --list` lists them."
+        );
+    }
+
+    #[test]
+    fn a_binary_whose_list_failed_is_named_as_not_searched() {
+        let (mut s, job) = started("/p/cart");
+        let result = JobResult { code: Some(0), stdout: CARGO_JSON.as_bytes().to_vec(), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        let (job, _) = job_asked(&mut s);
+        let listed = JobResult { code: Some(0), stdout: b"tests::tax: test\n".to_vec(), ..JobResult::default() };
+        s.on_job_done(job, listed, Instant::now());
+        let (job, _) = job_asked(&mut s);
+        let hung = JobResult { timed_out: true, elapsed: Duration::from_secs(30), ..JobResult::default() };
+        s.on_job_done(job, hung, Instant::now());
+        let r = answered(&mut s);
+        assert!(r.text.contains("no test matched `total` in the test binaries of /p/cart (cart (lib));"), "{}", r.text);
+        assert!(
+            r.text.ends_with(" Not searched: totals (test) (`--list`: timed out after 30 s and was killed)."),
+            "{}",
+            r.text
         );
     }
 
