@@ -1,7 +1,7 @@
 //! Helper commands the session layer asked for (`Action::RunJob`: a build, a stack sampler) as
 //! loop sources: spawn on pipes ([`spawn::spawn_adapter`]: own process group,
 //! `PR_SET_PDEATHSIG`, recorded with the watchdog) with stdin closed at once, stdout and stderr
-//! captured up to [`JOB_OUTPUT_CAP`] each, SIGKILL to the group at the deadline and at shutdown,
+//! captured, their start and end up to [`JOB_OUTPUT_CAP`] each ([`Capped`]), SIGKILL to the group at the deadline and at shutdown,
 //! and the result handed back with [`crate::session::Sessions::on_job_done`] once the process is
 //! reaped and both pipes are closed (or a child of it still holds them: the result goes all the
 //! same). Decides nothing about what the result means.
@@ -14,7 +14,7 @@ use log::{debug, info, trace, warn};
 use super::{Server, TimerEvent};
 use crate::os::child::{Child, PipeKind, ReadOutcome};
 use crate::os::spawn::{self, AdapterCommand, Pid};
-use crate::session::jobs::{JobId, JobResult, JOB_OUTPUT_CAP};
+use crate::session::jobs::{Capped, JobId, JobResult, JOB_OUTPUT_CAP};
 use crate::token::{self, Kind};
 
 /// Bytes read from a job's pipe per `read` call.
@@ -33,9 +33,8 @@ pub(super) struct JobIo {
     job: JobId,
     child: Child,
     started: Instant,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    dropped: u64,
+    stdout: Capped,
+    stderr: Capped,
     timed_out: bool,
 }
 
@@ -55,8 +54,8 @@ impl Server {
         };
         let entry = self.jobs.vacant_entry();
         let key = entry.key();
-        let mut io =
-            JobIo { job, child, started: now, stdout: Vec::new(), stderr: Vec::new(), dropped: 0, timed_out: false };
+        let (stdout, stderr) = (Capped::new(JOB_OUTPUT_CAP), Capped::new(JOB_OUTPUT_CAP));
+        let mut io = JobIo { job, child, started: now, stdout, stderr, timed_out: false };
         // Nothing is written to a job: its stdin ends at once.
         io.child.close(PipeKind::Stdin, self.poll.registry());
         let registered = io.child.register(self.poll.registry(), |w| pipe_token(key, w));
@@ -110,9 +109,7 @@ impl Server {
                 match io.child.output(which).read(&mut buf) {
                     ReadOutcome::Data(n) => {
                         let sink = if which == PipeKind::Stdout { &mut io.stdout } else { &mut io.stderr };
-                        let room = JOB_OUTPUT_CAP.saturating_sub(sink.len()).min(n);
-                        sink.extend_from_slice(&buf[..room]);
-                        io.dropped += (n - room) as u64;
+                        sink.push(&buf[..n]);
                     }
                     ReadOutcome::End | ReadOutcome::Failed(_) => {
                         io.child.close(which, self.poll.registry());
@@ -158,9 +155,9 @@ impl Server {
         let result = JobResult {
             code: status.code().map(i64::from),
             signal: status.signal().map(i64::from),
-            stdout: io.stdout,
-            stderr: io.stderr,
-            dropped: io.dropped,
+            dropped: io.stdout.dropped() + io.stderr.dropped(),
+            stdout: io.stdout.into_bytes(),
+            stderr: io.stderr.into_bytes(),
             timed_out: io.timed_out,
             spawn_error: None,
             elapsed: now.saturating_duration_since(io.started),

@@ -11,10 +11,58 @@ use std::time::{Duration, Instant};
 use super::{Action, Job, Sessions};
 use crate::dap::command::AdapterCommand;
 
-/// Bytes of stdout and of stderr a job keeps (each; the rest is counted, not kept). A
-/// `cargo test --no-run --message-format=json` of a mid-sized workspace writes a few MiB of
-/// JSON lines; `py-spy dump` of 64 threads a few KiB.
+/// Bytes of stdout and of stderr a job keeps (each: the first and the last half of it; what is
+/// between is counted, not kept). A `cargo test --no-run --message-format=json` of a mid-sized
+/// workspace writes a few MiB of JSON lines, the test binaries' last; `py-spy dump` of 64
+/// threads a few KiB.
 pub const JOB_OUTPUT_CAP: usize = 8 << 20;
+
+/// One output stream of a job as kept: its start and its end, each up to half of `cap`, and the
+/// count of bytes between them that were not kept.
+#[derive(Debug)]
+pub struct Capped {
+    cap: usize,
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    dropped: u64,
+}
+
+impl Capped {
+    /// An empty stream keeping at most `cap` bytes.
+    pub fn new(cap: usize) -> Capped {
+        Capped { cap, head: Vec::new(), tail: std::collections::VecDeque::new(), dropped: 0 }
+    }
+
+    /// Takes `bytes` written next.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let half = self.cap / 2;
+        let room = half.saturating_sub(self.head.len()).min(bytes.len());
+        self.head.extend_from_slice(&bytes[..room]);
+        let rest = &bytes[room..];
+        let keep = rest.len().min(self.cap - half);
+        self.dropped += (rest.len() - keep) as u64;
+        let over = (self.tail.len() + keep).saturating_sub(self.cap - half);
+        self.dropped += over as u64;
+        self.tail.drain(..over);
+        self.tail.extend(&rest[rest.len() - keep..]);
+    }
+
+    /// Bytes written but not kept.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// What was kept: the start, then (when bytes were dropped between) a newline, so a line cut
+    /// there never joins the end's first line, then the end.
+    pub fn into_bytes(self) -> Vec<u8> {
+        let mut out = self.head;
+        if self.dropped > 0 {
+            out.push(b'\n');
+        }
+        out.extend(self.tail);
+        out
+    }
+}
 
 /// Jobs running at once (the table refuses more: [`Sessions::start_job`] answers `None`).
 pub const MAX_JOBS: usize = 16;
@@ -37,11 +85,11 @@ pub struct JobResult {
     pub code: Option<i64>,
     /// The signal that ended it, when one did.
     pub signal: Option<i64>,
-    /// What it wrote to stdout, at most [`JOB_OUTPUT_CAP`] bytes.
+    /// What it wrote to stdout: its first and last [`JOB_OUTPUT_CAP`]` / 2` bytes ([`Capped`]).
     pub stdout: Vec<u8>,
-    /// What it wrote to stderr, at most [`JOB_OUTPUT_CAP`] bytes.
+    /// What it wrote to stderr, kept the same way.
     pub stderr: Vec<u8>,
-    /// Bytes written past the cap on either stream, not kept.
+    /// Bytes written between the start and the end kept, on either stream, not kept.
     pub dropped: u64,
     /// It was killed at its deadline.
     pub timed_out: bool,
@@ -165,6 +213,25 @@ mod tests {
         assert_eq!(tail(b"0123456789abcdef", 4), "…cdef");
         // A cut inside a multi-byte character moves to the next boundary.
         assert_eq!(tail("ééééé".as_bytes(), 3), "…é");
+    }
+
+    #[test]
+    fn a_stream_keeps_its_start_and_its_end() {
+        let mut c = Capped::new(8);
+        c.push(b"ab");
+        c.push(b"cdefghij");
+        c.push(b"kl");
+        assert_eq!(c.dropped(), 4);
+        assert_eq!(c.into_bytes(), b"abcd\nijkl");
+        let mut c = Capped::new(8);
+        c.push(b"abcdefgh");
+        assert_eq!(c.dropped(), 0);
+        assert_eq!(c.into_bytes(), b"abcdefgh");
+        // One write far past the cap.
+        let mut c = Capped::new(4);
+        c.push(&[b'x'; 1000]);
+        c.push(b"yz");
+        assert_eq!((c.dropped(), c.into_bytes()), (998, b"xx\nyz".to_vec()));
     }
 
     #[test]
