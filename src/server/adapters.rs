@@ -133,6 +133,7 @@ impl Server {
                     self.spawn_terminal(session, reverse, command, pty, now)
                 }
                 Action::RunJob { job, command, timeout } => self.spawn_job(job, command, timeout, now),
+                Action::StopJob { job } => self.stop_job(job),
                 Action::Progress { call, progress, message } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     self.mcp.progress(call, progress, None, Some(&message), cx);

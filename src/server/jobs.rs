@@ -181,6 +181,14 @@ impl Server {
         self.jobs.iter().map(|(_, j)| j.child.pid).collect()
     }
 
+    /// Kills the group of the job `job` (its call was cancelled); the reaping ends it.
+    pub(super) fn stop_job(&mut self, job: JobId) {
+        if let Some((_, io)) = self.jobs.iter().find(|(_, j)| j.job == job) {
+            debug!("job {job:?}: its call was cancelled; SIGKILL to pid {}'s group", io.child.pid);
+            io.child.kill();
+        }
+    }
+
     /// SIGKILLs every job's group (shutdown).
     pub(super) fn kill_all_jobs(&mut self) {
         for (_, io) in self.jobs.iter() {

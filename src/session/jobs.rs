@@ -195,6 +195,22 @@ impl Sessions {
         }
     }
 
+    /// A cancelled call's jobs stop (MCP `notifications/cancelled`): a Rust test's build or
+    /// lookup is killed, and nothing starts after it.
+    pub(super) fn cancel_jobs(&mut self, call: super::CallKey) {
+        let ids: Vec<JobId> = self
+            .jobs
+            .running
+            .iter()
+            .filter(|(_, j)| matches!(j, Job::RustTest(step) if step.call() == call))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.jobs.running.remove(&id);
+            self.actions.push_back(Action::StopJob { job: id });
+        }
+    }
+
     /// The jobs running now (for the IO shell's bookkeeping and tests).
     pub fn jobs(&self) -> &JobTable {
         &self.jobs

@@ -157,6 +157,8 @@ pub enum Action {
     /// Run a helper command (`jobs.rs`: a build, a stack sampler) on pipes, stdin closed, in its
     /// own process group, killed after `timeout`; then [`Sessions::on_job_done`] with what it wrote.
     RunJob { job: jobs::JobId, command: AdapterCommand, timeout: std::time::Duration },
+    /// Kill a job's process group (its call was cancelled); its result, if any, is dropped.
+    StopJob { job: jobs::JobId },
 }
 
 /// What to do with a job's result (`jobs.rs`): the owner's continuation, handed back by

@@ -62,6 +62,15 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// The `launch` call this start-up answers.
+    pub fn call(&self) -> CallKey {
+        match self {
+            Step::Build(p) | Step::List { pending: p, .. } => p.call,
+        }
+    }
+}
+
 /// Whether `dir` is a Cargo project (`Cargo.toml` in it), read through `files`.
 pub fn is_cargo_project(dir: &Path, files: &dyn super::Files) -> bool {
     files.is_file(&dir.join("Cargo.toml")).unwrap_or(false)
@@ -440,6 +449,19 @@ mod tests {
             r.text.lines().last().unwrap_or(""),
             "invalid_argument: no test matched `total` in the test binaries of /p/cart (cart (lib), totals (test)); `cargo test -- --list` lists them."
         );
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_its_build_and_starts_nothing() {
+        let (mut s, job) = started("/p/cart");
+        s.cancel(CallKey::new(1), Instant::now());
+        let actions: Vec<Action> = std::iter::from_fn(|| s.next_action(Instant::now())).collect();
+        assert!(matches!(actions.as_slice(), [Action::StopJob { job: j }] if *j == job), "{actions:?}");
+        // The killed build's result comes later: dropped, nothing launched or answered.
+        let result = JobResult { signal: Some(9), ..JobResult::default() };
+        s.on_job_done(job, result, Instant::now());
+        assert!(s.next_action(Instant::now()).is_none());
+        assert_eq!(s.iter().count(), 0);
     }
 
     #[test]

@@ -185,6 +185,7 @@ impl Sessions {
             s.calls.waiters.retain(|w| w.call != call);
             s.flow_settle(now, &mut self.actions);
         }
+        self.cancel_jobs(call);
     }
 }
 
