@@ -181,6 +181,12 @@ fn listing(file: &LaunchJson, facts: &Facts<'_>, files: &dyn Files) -> ToolResul
         let request = text("request").unwrap_or_default();
         let workspace = file.workspace.to_string_lossy();
         let program = text("program").map(|p| {
+            // A listing starts nothing: the project's file does not get to read agentdap's
+            // environment into the agent's context (an API token in `${env:…}`); the program
+            // keeps those variables as written.
+            if p.contains("${env:") {
+                return p;
+            }
             let p = vars::substitute(&p, facts).unwrap_or(p);
             if p.contains("${") {
                 return p;

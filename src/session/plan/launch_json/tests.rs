@@ -254,3 +254,16 @@ fn an_env_file_is_read_under_env() {
     assert_eq!(Value::Object(args.env), json!({"A": "1", "B": "from env", "C": "x\ny", "D": "$lit", "E": "v"}));
     assert_eq!(dotenv_value(r#""a\"b\\c""#), "a\"b\\c");
 }
+
+#[test]
+fn a_listing_never_expands_agentdaps_environment() {
+    let home = std::env::var("HOME").unwrap_or_default();
+    assert!(!home.is_empty(), "the test reads $HOME");
+    let text =
+        r#"{"configurations": [{"name": "e", "type": "debugpy", "request": "launch", "program": "${env:HOME}/x.py"}]}"#;
+    let dir = project("env", text);
+    let c = LaunchArgs { cwd: Some(dir.to_string_lossy().into_owned()), list_configs: true, ..LaunchArgs::default() };
+    let Ok(Project::Listing(r)) = from_project(c, &OsFiles) else { panic!("no listing") };
+    assert_eq!(r.structured["configurations"][0]["program"], json!("${env:HOME}/x.py"), "{}", r.text);
+    assert!(!r.text.contains(&format!("{home}/x.py")), "{}", r.text);
+}
