@@ -160,3 +160,16 @@ fn the_agents_own_pause_landing_first_is_the_agents_stop_and_the_read_goes_on_at
     assert_eq!(out.structured["state"], "stopped", "{}", out.text);
     assert!(!rig.adapter.commands().contains(&"continue".to_owned()), "the agent's stop stays");
 }
+
+#[test]
+fn stacks_the_adapter_never_gives_are_given_up_within_the_stacks_timeout() {
+    let mut a = adapter(Reply::ok(Value::Null).then("stopped", pause_stop()));
+    a.on("stackTrace", Reply::never());
+    let (mut rig, _wait) = running(a);
+    let call = rig.call(|s, key, call, now| s.stacks(key, call, now));
+    // Well before the 30 s DAP request timeout: every stack read gives up at once, at 5 s.
+    rig.advance(super::tools::inspect::stacks::STACKS_REQUEST_TIMEOUT + Duration::from_millis(100));
+    let out = rig.result(call).expect("answered within the stacks timeout");
+    assert!(out.text.contains("stack not read"), "{}", out.text);
+    assert_eq!(out.structured["state"], "running", "the program was resumed: {}", out.text);
+}

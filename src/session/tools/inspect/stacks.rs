@@ -27,6 +27,11 @@ use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, 
 use render::{Report, ThreadOut};
 pub use sampled::Sample;
 
+/// How long one `stacks` request may take: an adapter that cannot answer `stackTrace` for a
+/// thread in that time (debugpy for a thread it could not pause) will not in the DAP timeout
+/// either, and the read says which threads it could not read.
+pub const STACKS_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Most threads whose stacks one `stacks` reads (the rest are named, with how to read them).
 pub const MAX_THREADS: usize = 64;
 /// Most frames read per thread (fewer are shown when the result would pass its budget).
@@ -197,10 +202,12 @@ impl Session {
         serial
     }
 
-    /// Sends a `stacks` request.
+    /// Sends a `stacks` request, answered within [`STACKS_REQUEST_TIMEOUT`] (the stacks are
+    /// asked at once: the whole read takes about that at worst, not the DAP request timeout).
     fn stacks_send<R: Request>(&mut self, args: R::Arguments, step: Step, now: Instant) {
         self.stacks.clock = Some(now);
-        self.request::<R>(args, Origin::Stacks(step), now);
+        let arguments = R::arguments(&args).unwrap_or(None);
+        self.send_with_timeout(R::COMMAND, arguments, Origin::Stacks(step), now, Some(STACKS_REQUEST_TIMEOUT));
     }
 
     /// Asks for the thread list (twice where the first answer may be stale).

@@ -91,11 +91,15 @@ const SLACK: usize = 600;
 impl Report<'_> {
     pub fn render(self) -> ToolResult {
         let usable = self.how.frames_usable();
+        let of = match self.unread.len() {
+            0 => String::new(),
+            n => format!(" of {}", self.threads.len() + n),
+        };
         let mut head = format!(
-            "{} stacks · {} thread{} · {}",
+            "{} stacks · {} thread{}{of} · {}",
             self.session,
             self.threads.len(),
-            if self.threads.len() == 1 { "" } else { "s" },
+            if self.threads.len() == 1 && of.is_empty() { "" } else { "s" },
             self.how.words(self.revision)
         );
         if self.state != RunState::Running && !usable {
