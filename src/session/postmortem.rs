@@ -24,6 +24,11 @@ use super::{AdapterPlan, AttachStart, ErrorCode, Session, ToolResult};
 use crate::config::{apply_override, command_of, Config};
 use crate::dap::adapters::{self, elf, ResolveInput};
 
+mod core_elf;
+
+/// Bytes of a core read for its headers and notes ([`core_elf::inspect`]).
+const CORE_HEAD: usize = 64 * 1024;
+
 /// `e_type` of an ELF core file (System V ABI, "ELF Header").
 const ET_CORE: u16 = 4;
 
@@ -97,6 +102,32 @@ fn check_file(what: &str, path: &Path, files: &dyn Files) -> Result<bool, ToolRe
         ));
     }
     Ok(false)
+}
+
+/// What the core's own headers contradict: a file shorter than its segments (truncated: memory
+/// past the end reads as errors), or a process name that is not the program's (the frames would
+/// be read against another binary's code). Warnings, not refusals: the adapter still opens it.
+fn core_warnings(core: &Path, program: &Path, host: &dyn adapters::Host) -> Vec<String> {
+    let Some(head) = host.read_range(core, 0, CORE_HEAD) else { return Vec::new() };
+    let facts = core_elf::inspect(&head);
+    let mut out = Vec::new();
+    if let Some(end) = facts.load_end.filter(|&e| e > 0) {
+        if host.read_range(core, end - 1, 1).is_some_and(|b| b.is_empty()) {
+            out.push(format!(
+                "core {} is truncated: its headers describe {end} bytes and the file is shorter, so memory past its end reads as errors (was it copied or written out completely?)",
+                core.display()
+            ));
+        }
+    }
+    let file_name = program.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Some(name) = facts.process_name.filter(|n| !core_elf::names_match(n, &file_name)) {
+        out.push(format!(
+            "core {} is of a process named `{}`, not `{file_name}`: if it is another program's core, its frames and values are read against the wrong binary",
+            core.display(),
+            crate::visible::escaped(&name)
+        ));
+    }
+    out
 }
 
 /// Builds the plan for `attach {core, program}`: the adapter inferred from the program as
@@ -183,6 +214,10 @@ pub fn plan(args: &AttachArgs, config: &Config, files: &dyn Files) -> Result<(Ad
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let merged = adapters::merge_arguments(defaults, Some(&Value::Object(ours)));
+    let mut notes = recipe.notes;
+    if !minidump {
+        notes.extend(core_warnings(Path::new(&core), Path::new(&program), host));
+    }
     let plan = AdapterPlan {
         name: kind.name().to_owned(),
         kind: Some(kind),
@@ -195,7 +230,7 @@ pub fn plan(args: &AttachArgs, config: &Config, files: &dyn Files) -> Result<(Ad
         request: open.request,
         launch_arguments: adapters::merge_arguments(&merged, Some(&Value::Object(extra))),
         connect: None,
-        notes: recipe.notes,
+        notes,
     };
     let start = AttachStart {
         target: program.clone(),

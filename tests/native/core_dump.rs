@@ -274,3 +274,29 @@ fn a_rust_panic_abort_core_names_sigabrt_and_keeps_the_panicking_frame() {
     assert_eq!(at.s["value"], json!("7"), "{}", at.text);
     a.ok("disconnect", json!({}));
 }
+
+/// A core whose own headers contradict the call: of another program (its `NT_PRPSINFO` names the
+/// process), or cut short (shorter than its segments). Both open, with a warning saying so; the
+/// core of the program itself gets none. (A minidump from LLDB's fallback has no such headers.)
+#[test]
+fn a_core_of_another_program_or_cut_short_is_said_to_be_so() {
+    require("lldb-dap-22", "lldb-22");
+    let dir = scratch("core-wrong");
+    let (_, bin) = gcc(&dir, "crash", CRASH_C);
+    let (_, other) = gcc(&dir, "other", "int main(void) { return 0; }\n");
+    let core = core_of(&dir, &bin, &[]);
+    let bytes = std::fs::read(&core).expect("read the core");
+    assert!(bytes.starts_with(b"\x7fELF"), "this check needs the kernel's ELF core, not LLDB's minidump");
+    let cut = dir.join("cut.core");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("write the cut core");
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("attach", json!({"core": path(&core), "program": path(&bin)}));
+    assert!(!r.text.contains("warning: core"), "{}", r.text);
+    a.ok("disconnect", json!({}));
+    let r = a.ok("attach", json!({"core": path(&core), "program": path(&other)}));
+    assert!(r.text.contains("is of a process named `crash`, not `other`"), "{}", r.text);
+    a.ok("disconnect", json!({}));
+    let r = a.ok("attach", json!({"core": path(&cut), "program": path(&bin)}));
+    assert!(r.text.contains("cut.core is truncated: its headers describe"), "{}", r.text);
+    a.ok("disconnect", json!({}));
+}
