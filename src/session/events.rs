@@ -404,6 +404,8 @@ impl Session {
         let levels = if depth_from_page { STOP_STACK_LEVELS } else { 1 };
         // A test stopped where the runner marks it failed: deep enough to find the test's frame.
         let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));
+        // A core's crash inside the runtime: deep enough to find the program's frame.
+        let levels = if self.core_runtime_frames().is_some() { levels.max(STOP_STACK_LEVELS) } else { levels };
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
         self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels }), now);
     }
@@ -521,7 +523,10 @@ impl Session {
                     // A body that is not an object reads as empty, as `body.get(…)` did.
                     let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
                     // Normally the top frame; a test's own below its runner's (`test_outcome.rs`).
-                    let shown = self.test_shown_frame(revision, &trace.stack_frames);
+                    let shown = match self.test_shown_frame(revision, &trace.stack_frames) {
+                        0 => self.core_shown_frame(&trace.stack_frames),
+                        shown => shown,
+                    };
                     if let Some(frame) = trace.stack_frames.get(shown) {
                         if let Some(stop) = &mut self.run.stop {
                             stop.location = Some(Location::from_stack_frame(frame));

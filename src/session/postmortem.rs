@@ -236,7 +236,7 @@ pub fn plan(args: &AttachArgs, config: &Config, files: &dyn Files) -> Result<(Ad
         target: program.clone(),
         exception_filters: args.exception_filters.clone(),
         wait_ms: args.wait_ms,
-        core: Some(PostMortem { core, program }),
+        core: Some(PostMortem { core, program, below: None }),
         ..AttachStart::default()
     };
     Ok((plan, start))
@@ -299,7 +299,31 @@ impl Session {
             }
             None => line.push_str(&format!("\nsignal: not named by {adapter}'s stop words")),
         }
+        if let Some(top) = &pm.below {
+            line.push_str(&format!(
+                "\n(the program's frame is shown: the crash's top frame is {top}, the runtime's; `stack_trace` lists the frames between)"
+            ));
+        }
         Some(line)
+    }
+
+    /// The runtime's frame-name prefix of a core's adapter (`CoreOpen::runtime_frames`).
+    pub(in crate::session) fn core_runtime_frames(&self) -> Option<&'static str> {
+        self.family.core.as_ref()?;
+        self.link.plan.runtime.core_file.and_then(|c| c.runtime_frames)
+    }
+
+    /// Which of a core's crash `frames` the result shows: the first that is not the runtime's
+    /// (the top one it stands for is kept for the post-mortem line), else the top frame.
+    pub(in crate::session) fn core_shown_frame(&mut self, frames: &[crate::dap::requests::StackFrame]) -> usize {
+        let Some(prefix) = self.core_runtime_frames() else { return 0 };
+        let own = |f: &crate::dap::requests::StackFrame| f.name.as_deref().is_some_and(|n| n.starts_with(prefix));
+        let Some(i) = frames.iter().position(|f| !own(f)).filter(|&i| i > 0) else { return 0 };
+        let top = frames.first().map(|f| super::snapshot::Location::from_stack_frame(f).short());
+        if let Some(pm) = self.family.core.as_mut() {
+            pm.below = top;
+        }
+        i
     }
 
     /// `post_mortem` of the snapshot: `{core, program, signal?, signal_number?, signal_from?}`.

@@ -60,7 +60,7 @@ fn opened(kind: AdapterKind, request: &'static str, stop: Value) -> (Rig, crate:
     let mut rig = Rig::new(adapter(request, stop));
     let arguments = json!({"request": request, "program": PROGRAM, "coreFile": CORE});
     let plan = super::AdapterPlan { request, ..plan(kind, arguments, None) };
-    let core = Some(PostMortem { core: CORE.into(), program: PROGRAM.into() });
+    let core = Some(PostMortem { core: CORE.into(), program: PROGRAM.into(), below: None });
     let start = AttachStart { target: PROGRAM.into(), core, ..AttachStart::default() };
     let call = rig.attach(plan, start);
     let out = rig.answered(call);

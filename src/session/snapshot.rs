@@ -13,6 +13,9 @@ pub struct PostMortem {
     pub core: String,
     /// The binary that dumped it, absolute.
     pub program: String,
+    /// The crash's top frame (`runtime.raise` at `sys_linux_amd64.s:159`) when the program's
+    /// frame below the runtime's is the one shown (`CoreOpen::runtime_frames`).
+    pub below: Option<String>,
 }
 
 /// Where a session is in its life.

@@ -234,6 +234,11 @@ fn a_go_core_through_delve_says_its_words_and_that_they_name_no_signal() {
     // Delve 1.20.2 names no signal: the result says so and invents none.
     assert!(r.text.contains("signal: not named by delve's stop words"), "{}", r.text);
     assert_eq!(r.s["post_mortem"].get("signal"), None, "{}", r.s);
+    // The crash's top frame is the runtime's (`runtime.raise`): the result shows the program's.
+    assert_eq!(r.s["stop"]["location"]["function"], json!("main.deref"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(9), "{}", r.text);
+    assert!(r.text.contains("(the program's frame is shown: the crash's top frame is"), "{}", r.text);
+    assert!(r.text.contains("in runtime."), "{}", r.text);
 
     let frames = a.ok("stack_trace", json!({"levels": 20}));
     let list = frames.s["frames"].as_array().cloned().unwrap_or_default();

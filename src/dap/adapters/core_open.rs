@@ -15,4 +15,8 @@ pub struct CoreOpen {
     /// It also reads a minidump (`MDMP`: what LLDB's `process save-core` writes on Linux by
     /// default), not only an ELF core.
     pub minidump: bool,
+    /// The name prefix of the runtime's own frames above the program's at a crash, skipped to
+    /// show the program's frame (Delve 1.20, Go 1.19: a core's stop is in `runtime.raise`, the
+    /// program's frame some ten frames down; `tests/native/core_dump.rs`). `None`: the top frame.
+    pub runtime_frames: Option<&'static str>,
 }

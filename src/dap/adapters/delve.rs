@@ -123,6 +123,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
             core_key: "coreFilePath",
             arguments: &[("mode", "core")],
             minidump: false,
+            runtime_frames: Some("runtime."),
         }),
         ..RuntimeQuirks::STANDARD
     }

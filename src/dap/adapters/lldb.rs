@@ -165,7 +165,13 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 22.1.8: `attach {program, coreFile}` loads the core; its one stop then says reason
         // `entry` with the signal in `description` (llvm/llvm-project PR#195352), and `disconnect`
         // must end the target; it reads a minidump the same way (`tests/native/core_dump.rs`).
-        core_file: Some(CoreOpen { request: "attach", core_key: "coreFile", arguments: &[], minidump: true }),
+        core_file: Some(CoreOpen {
+            request: "attach",
+            core_key: "coreFile",
+            arguments: &[],
+            minidump: true,
+            runtime_frames: None,
+        }),
         // 22.1.8: the first `threads` answer is the thread list of `configurationDone`
         // (`tests/native` `stacks_lldb`: a program's two later threads missing).
         stacks: super::stack_sampler::StacksQuirks {
