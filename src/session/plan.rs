@@ -22,6 +22,15 @@ mod vars;
 /// Keys of `adapter_args` that configure agentdap's choice of adapter, not the DAP arguments.
 pub(super) const RECIPE_KEYS: &[&str] = &["python"];
 
+/// `adapter_args` without [`RECIPE_KEYS`]: what goes into the DAP `launch`/`attach` arguments.
+pub(super) fn dap_adapter_args(adapter_args: &Map<String, Value>) -> Map<String, Value> {
+    adapter_args
+        .iter()
+        .filter(|(k, _)| !RECIPE_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
 /// Builds the plan for `args`. `has_breakpoints` counts breakpoints already waiting for this
 /// launch, which turn the `stop_on_entry` default off (README § Tools).
 ///
@@ -155,12 +164,7 @@ pub fn launch(
         launch[key] = dir.join(file).to_string_lossy().into_owned().into();
         scratch_dir = Some(dir);
     }
-    let extra: Map<String, Value> = args
-        .adapter_args
-        .iter()
-        .filter(|(k, _)| !RECIPE_KEYS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let extra = dap_adapter_args(&args.adapter_args);
     launch = adapters::merge_arguments(&launch, Some(&Value::Object(extra)));
 
     let mut command = recipe.command;

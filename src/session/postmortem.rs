@@ -18,7 +18,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::files::Files;
-use super::plan::{resolve_path, tool_error, AttachArgs, RECIPE_KEYS};
+use super::plan::{dap_adapter_args, resolve_path, tool_error, AttachArgs};
 use super::snapshot::PostMortem;
 use super::{AdapterPlan, AttachStart, ErrorCode, Session, ToolResult};
 use crate::config::{apply_override, command_of, Config};
@@ -207,12 +207,7 @@ pub fn plan(args: &AttachArgs, config: &Config, files: &dyn Files) -> Result<(Ad
     for (k, v) in open.arguments {
         ours.insert((*k).into(), (*v).into());
     }
-    let extra: Map<String, Value> = args
-        .adapter_args
-        .iter()
-        .filter(|(k, _)| !RECIPE_KEYS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let extra = dap_adapter_args(&args.adapter_args);
     let merged = adapters::merge_arguments(defaults, Some(&Value::Object(ours)));
     let mut notes = recipe.notes;
     if !minidump {
