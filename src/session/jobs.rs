@@ -128,6 +128,26 @@ impl JobResult {
     }
 }
 
+/// The first `head` and the last `tail` bytes of `bytes` as text (cut at lines where one is
+/// near), with `…` between when something is left out; all of it when it is short enough.
+pub fn head_and_tail(bytes: &[u8], head: usize, tail_len: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end();
+    if text.len() <= head + tail_len {
+        return text.to_owned();
+    }
+    let mut cut = head;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let start = &text[..cut];
+    let start = match start.rfind('\n') {
+        Some(i) if i > cut / 2 => &start[..i],
+        _ => start,
+    };
+    format!("{start}\n{}", tail(&text.as_bytes()[cut..], tail_len))
+}
+
 /// The last `max` bytes of `bytes` as text, starting after a newline when one is in the first
 /// half of that window.
 pub fn tail(bytes: &[u8], max: usize) -> String {
@@ -248,6 +268,13 @@ mod tests {
         c.push(&[b'x'; 1000]);
         c.push(b"yz");
         assert_eq!((c.dropped(), c.into_bytes()), (998, b"xx\nyz".to_vec()));
+    }
+
+    #[test]
+    fn head_and_tail_keep_both_ends() {
+        assert_eq!(head_and_tail(b"short", 4, 4), "short");
+        let text = b"error: failed to run custom build command\nSPAM\nSPAM\nSPAM\nSPAM\nlast words\n";
+        assert_eq!(head_and_tail(text, 45, 12), "error: failed to run custom build command\n…\nlast words");
     }
 
     #[test]

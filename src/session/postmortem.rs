@@ -111,6 +111,12 @@ fn core_warnings(core: &Path, program: &Path, host: &dyn adapters::Host) -> Vec<
     let Some(head) = host.read_range(core, 0, CORE_HEAD) else { return Vec::new() };
     let facts = core_elf::inspect(&head);
     let mut out = Vec::new();
+    if facts.headers_cut && head.len() < CORE_HEAD {
+        out.push(format!(
+            "core {} is truncated: it ends inside its own program headers, so its memory cannot be read (was it copied or written out completely?)",
+            core.display()
+        ));
+    }
     if let Some(end) = facts.load_end.filter(|&e| e > 0) {
         if host.read_range(core, end - 1, 1).is_some_and(|b| b.is_empty()) {
             out.push(format!(

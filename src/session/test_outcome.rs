@@ -554,12 +554,22 @@ impl Session {
         let ended_after = noted.as_ref().filter(|(at, _)| *at != revision).map(|(at, _)| *at);
         let mut text = line(run, &o);
         let mut v = json(run, &o);
+        // It did stop, at a throw or panic the test expected: "never stopped" would be untrue.
+        if let (Outcome::Passed, Some((at, Outcome::Thrown { .. }))) = (&o, &test.failed) {
+            let id = crate::visible::escaped(&run.id);
+            text = format!("test {id} passed: what it stopped at (rev {at}) was what it expects");
+            v["seen_at_revision"] = (*at).into();
+        }
         if let Some(at) = ended_after {
             text.push_str(&format!(" (seen at rev {at}; the run has ended since)"));
             v["seen_at_revision"] = at.into();
         }
         if let Some(b) = below {
-            let what = if self.at_failure_function() { "which marked the test failed" } else { "the runtime's" };
+            let what = match (&o, self.at_failure_function()) {
+                (Outcome::Thrown { .. }, true) => "where every panic passes",
+                (_, true) => "which marked the test failed",
+                (_, false) => "the runtime's",
+            };
             text.push_str(&format!(
                 "\n(the test's frame is shown: the thread is stopped in {}, {what}; `step` and `next` act there, `continue` goes on)",
                 b.top

@@ -215,8 +215,12 @@ impl Sessions {
     fn rust_test_built(&mut self, pending: Pending, result: JobResult) {
         if !result.succeeded() {
             let errors = build_errors(&result.stdout);
-            let words = if errors.is_empty() { result.stderr_tail(BUILD_ERROR_CHARS) } else { errors };
-            let words = super::jobs::tail(words.as_bytes(), BUILD_ERROR_CHARS);
+            // cargo names what failed first (`error: failed to run custom build command for …`)
+            // and then quotes its output: the start and the end both say something.
+            let words = match errors.is_empty() {
+                true => super::jobs::head_and_tail(&result.stderr, BUILD_ERROR_CHARS / 4, BUILD_ERROR_CHARS),
+                false => super::jobs::tail(errors.as_bytes(), BUILD_ERROR_CHARS),
+            };
             let dropped = match result.dropped {
                 0 => String::new(),
                 n => format!("\n({n} bytes of cargo's output were not kept)"),

@@ -304,4 +304,10 @@ fn a_core_of_another_program_or_cut_short_is_said_to_be_so() {
     let r = a.ok("attach", json!({"core": path(&cut), "program": path(&bin)}));
     assert!(r.text.contains("cut.core is truncated: its headers describe"), "{}", r.text);
     a.ok("disconnect", json!({}));
+    // Cut inside its own program headers.
+    let tiny = dir.join("tiny.core");
+    std::fs::write(&tiny, &bytes[..1000]).expect("write the tiny core");
+    let r = a.ok("attach", json!({"core": path(&tiny), "program": path(&bin)}));
+    assert!(r.text.contains("tiny.core is truncated: it ends inside its own program headers"), "{}", r.text);
+    a.ok("disconnect", json!({}));
 }

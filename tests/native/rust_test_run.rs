@@ -83,6 +83,7 @@ fn a_failing_rust_test_stops_at_its_panic_with_the_message_and_the_tests_frame()
     assert!(r.s["test"]["message"].as_str().unwrap_or("").contains("attempt to multiply with overflow"), "{}", r.text);
     let r = a.ok("continue", json!({"wait_ms": 30000}));
     assert_eq!((r.s["exit_code"].clone(), r.s["test"]["outcome"].clone()), (json!(0), json!("passed")), "{}", r.text);
+    assert!(r.text.contains("passed: what it stopped at (rev 1) was what it expects"), "{}", r.text);
     // One whose panic is not the expected one: failed where it panicked.
     a.ok("launch", json!({"test": "huge_tax_says_why", "cwd": cwd, "wait_ms": 50000}));
     let r = a.ok("continue", json!({"wait_ms": 30000}));

@@ -11,6 +11,9 @@ pub struct CoreFacts {
     pub load_end: Option<u64>,
     /// `pr_fname` of `NT_PRPSINFO`: the process's name as the kernel kept it (at most 15 bytes).
     pub process_name: Option<String>,
+    /// The program header table goes on past the bytes read (a file cut inside its headers, when
+    /// those bytes were all of it).
+    pub headers_cut: bool,
 }
 
 /// `p_type` of a loadable segment and of a note segment (System V ABI, "Program Header").
@@ -70,6 +73,7 @@ pub fn inspect(head: &[u8]) -> CoreFacts {
         }
     }
     facts.load_end = load_end.filter(|_| whole);
+    facts.headers_cut = !whole;
     facts
 }
 
@@ -147,13 +151,15 @@ mod tests {
     #[test]
     fn a_core_tells_where_its_segments_end_and_whose_it_is() {
         let b = core(&[(4096, 8192), (12288, 4096)], "crash");
-        assert_eq!(inspect(&b), CoreFacts { load_end: Some(16384), process_name: Some("crash".into()) });
+        let whole = CoreFacts { load_end: Some(16384), process_name: Some("crash".into()), headers_cut: false };
+        assert_eq!(inspect(&b), whole);
     }
 
     #[test]
     fn headers_cut_short_or_not_elf64_tell_nothing() {
         let b = core(&[(4096, 8192)], "crash");
         assert_eq!(inspect(&b[..100]).load_end, None);
+        assert!(inspect(&b[..100]).headers_cut);
         assert_eq!(inspect(b"MDMP"), CoreFacts::default());
         let mut be = b.clone();
         be[5] = 2;

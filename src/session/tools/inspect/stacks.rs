@@ -202,12 +202,17 @@ impl Session {
         serial
     }
 
-    /// Sends a `stacks` request, answered within [`STACKS_REQUEST_TIMEOUT`] (the stacks are
-    /// asked at once: the whole read takes about that at worst, not the DAP request timeout).
+    /// Sends a `stacks` request. A thread's `stackTrace` is answered within
+    /// [`STACKS_REQUEST_TIMEOUT`] (the stacks are asked at once: the read takes about that at
+    /// worst, not the DAP request timeout); `pause`, `threads` and `continue` keep the DAP
+    /// request timeout, since a late answer to them must not be taken for none (a `continue`
+    /// given up on while debugpy resumes 300 threads left agentdap calling a running program
+    /// stopped).
     fn stacks_send<R: Request>(&mut self, args: R::Arguments, step: Step, now: Instant) {
         self.stacks.clock = Some(now);
+        let timeout = matches!(step, Step::Stack { .. }).then_some(STACKS_REQUEST_TIMEOUT);
         let arguments = R::arguments(&args).unwrap_or(None);
-        self.send_with_timeout(R::COMMAND, arguments, Origin::Stacks(step), now, Some(STACKS_REQUEST_TIMEOUT));
+        self.send_with_timeout(R::COMMAND, arguments, Origin::Stacks(step), now, timeout);
     }
 
     /// Asks for the thread list (twice where the first answer may be stale).
