@@ -279,8 +279,21 @@ fn a_flood_of_bad_frames_is_logged_as_the_first_few_and_counted_summaries() {
     let program = fixture("prog.fake");
     let r = a.ok("launch", json!({"program": program, "adapter": "fake-flood", "stop_on_entry": true}));
     assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
-    let r = a.ok("evaluate", json!({"expression": "x"}));
-    assert!(r.text.contains("after the flood"), "{}", r.text);
+    // 30,000 frames, each logged at debug level to stderr, take ~4 s alone and more than the
+    // agent's usual 10 s line timeout under a loaded suite: this answer gets 60 s.
+    a.d.send_json(&json!({"jsonrpc": "2.0", "id": 9001, "method": "tools/call",
+        "params": {"name": "evaluate", "arguments": {"expression": "x"}}}));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let answer = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = a.d.recv_line_within(left).expect("the evaluate after the flood is answered");
+        let msg: Value = serde_json::from_str(&line).expect("a JSON line");
+        if msg["id"] == json!(9001) {
+            break msg;
+        }
+    };
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("after the flood"), "{answer}");
     // Everything is logged once agentdap has exited.
     a.d.close_stdin();
     a.d.assert_clean_exit(Duration::from_secs(20));
