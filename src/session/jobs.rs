@@ -174,12 +174,8 @@ pub struct JobTable {
     running: HashMap<JobId, Job>,
 }
 
+#[cfg(test)]
 impl JobTable {
-    /// How many are running.
-    pub fn len(&self) -> usize {
-        self.running.len()
-    }
-
     /// Whether none is running.
     pub fn is_empty(&self) -> bool {
         self.running.is_empty()
@@ -231,7 +227,8 @@ impl Sessions {
         }
     }
 
-    /// The jobs running now (for the IO shell's bookkeeping and tests).
+    /// The jobs running now (tests).
+    #[cfg(test)]
     pub fn jobs(&self) -> &JobTable {
         &self.jobs
     }

@@ -110,6 +110,16 @@ fn pytest_shaped(id: &str) -> bool {
     id.split("::").next().is_some_and(|f| f.ends_with(".py"))
 }
 
+/// The agent's exception filters (else the adapter's `uncaught`) with the runner's `filter`
+/// added: the one that stops where the runner catches a failure.
+fn filters_with(args: &LaunchArgs, filter: &str) -> Vec<String> {
+    let mut filters = args.exception_filters.clone().unwrap_or_else(|| vec!["uncaught".into()]);
+    if !filters.iter().any(|f| f == filter) {
+        filters.push(filter.into());
+    }
+    filters
+}
+
 /// Whether `args` name a runner of this module though a Cargo project is there (the MCP handler
 /// sends other test runs in a Cargo project to `session::test_rust`): `adapter` debugpy, delve
 /// or node, a `.py`, `.go` or JavaScript `program`, or a pytest node id.
@@ -198,11 +208,7 @@ pub fn launch(
             // Stop where the test fails: an exception that leaves the user's code into the
             // runner's, which catches it (debugpy 1.8.22 `userUnhandled`), besides the agent's
             // filters or debugpy's default (`uncaught`).
-            let mut filters = args.exception_filters.clone().unwrap_or_else(|| vec!["uncaught".into()]);
-            if !filters.iter().any(|f| f == "userUnhandled") {
-                filters.push("userUnhandled".into());
-            }
-            run_args.exception_filters = Some(filters);
+            run_args.exception_filters = Some(filters_with(args, "userUnhandled"));
             let mut plan = super::launch(&run_args, has_breakpoints, config, files)?;
             if let Some(m) = plan.launch_arguments.as_object_mut() {
                 if !args.adapter_args.contains_key("module") {
@@ -232,11 +238,7 @@ pub fn launch(
             // the throw (js-debug 1.112), in `<node_internals>/assert`, which the default
             // `skipFiles` (every internal module) would pass over; only Node's `internal/`
             // modules, which throw and catch among themselves, stay skipped.
-            let mut filters = args.exception_filters.clone().unwrap_or_else(|| vec!["uncaught".into()]);
-            if !filters.iter().any(|f| f == "all") {
-                filters.push("all".into());
-            }
-            run_args.exception_filters = Some(filters);
+            run_args.exception_filters = Some(filters_with(args, "all"));
             let mut plan = super::launch(&run_args, has_breakpoints, config, files)?;
             if let Some(m) = plan.launch_arguments.as_object_mut() {
                 let mut runtime: Vec<Value> =
