@@ -66,14 +66,21 @@ fn run_to_exit(mode: Mode, program: &Path, args: &[&str], env: Value) -> (Value,
     );
     assert_eq!(result["structuredContent"]["state"], "exited", "{result}\nstderr:\n{}", d.stderr());
     let exit = result["structuredContent"]["exit_code"].clone();
-    let out = call(&mut d, 3, "output", json!({"limit": 1000}));
     let mut text = (String::new(), String::new());
-    for e in out["structuredContent"]["entries"].as_array().cloned().unwrap_or_default() {
-        match e["category"].as_str() {
-            Some("stdout") => text.0.push_str(e["text"].as_str().unwrap_or_default()),
-            Some("stderr") => text.1.push_str(e["text"].as_str().unwrap_or_default()),
-            _ => {}
+    let mut since = json!(0);
+    for page in 3.. {
+        let out = call(&mut d, page, "output", json!({"since": since, "limit": 1000}));
+        for e in out["structuredContent"]["entries"].as_array().cloned().unwrap_or_default() {
+            match e["category"].as_str() {
+                Some("stdout") => text.0.push_str(e["text"].as_str().unwrap_or_default()),
+                Some("stderr") => text.1.push_str(e["text"].as_str().unwrap_or_default()),
+                _ => {}
+            }
         }
+        if out["structuredContent"]["more"] != true {
+            break;
+        }
+        since = out["structuredContent"]["next_cursor"].clone();
     }
     d.close_stdin();
     d.assert_clean_exit(Duration::from_secs(10));
@@ -93,6 +100,102 @@ fn output_exit_codes_and_exceptions_are_the_same_with_the_fast_path_on_and_off()
     }
     let raised = run_to_exit(Mode::Default, &program, &["raise"], json!({})).2;
     assert!(raised.contains("ValueError: boom from the debuggee"), "{raised}");
+}
+
+#[test]
+fn the_programs_end_is_the_same_with_the_fast_path_on_and_off() {
+    // The fast path half-closes pydevd's connection once no thread of the program lives
+    // (`_fast_exit` in debugpy_bootstrap.py); everything the program does on its way out must
+    // still happen, in the same order, with the same exit code.
+    let program = fixture("ending.py");
+    for (how, code) in [("plain", 0), ("exit", 7), ("raise", 1), ("worker", 0), ("worker-exit", 7), ("daemon", 0)] {
+        let on = run_to_exit(Mode::Default, &program, &[how], json!({}));
+        let off = run_to_exit(Mode::Flag, &program, &[how], json!({}));
+        assert_eq!(on.0, json!(code), "{how}: {}", on.2);
+        assert_eq!(on.0, off.0, "{how}");
+        for (stream, a, b) in [("stdout", &on.1, &off.1), ("stderr", &on.2, &off.2)] {
+            let first = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+            let around =
+                |t: &str, at: usize| t.lines().skip(at.saturating_sub(2)).take(5).collect::<Vec<_>>().join("|");
+            if let Some(at) = first {
+                panic!("{how}: {stream} differs at line {at}: on {:?} / off {:?}", around(a, at), around(b, at));
+            }
+            assert_eq!(a.lines().count(), b.lines().count(), "{how}: {stream}: on {a:?}\noff {b:?}");
+        }
+        let lines: Vec<&str> = on.1.lines().collect();
+        let bursts = lines.iter().filter(|l| l.starts_with("burst ")).count();
+        assert_eq!(bursts, 2000, "{how}: the output's end is complete");
+        // atexit handlers run last-registered first, after everything else the program printed.
+        assert_eq!(lines[lines.len() - 2..], ["atexit 2", "atexit 1"], "{how}: {:?}", &lines[lines.len() - 4..]);
+        assert!(on.2.ends_with("atexit on stderr 2\natexit on stderr 1\n"), "{how}: {}", on.2);
+        if how.starts_with("worker") {
+            assert!(lines.contains(&"worker ends after main"), "{how}");
+        }
+    }
+}
+
+#[test]
+fn a_thread_that_outlives_main_still_stops_at_its_breakpoint_with_the_fast_path() {
+    // The fast exit waits for pydevd to say no thread is alive: the main thread's end alone must
+    // not end the debug session while a worker still runs toward a breakpoint.
+    let program = fixture("ending.py");
+    for mode in [Mode::Default, Mode::Flag] {
+        let mut d = start(mode);
+        let bp = json!([{"path": program, "line": 23}]);
+        let r = call(
+            &mut d,
+            2,
+            "launch",
+            json!({"program": program, "args": ["worker-exit"], "breakpoints": bp, "exception_filters": [], "wait_ms": 30000}),
+        );
+        let stop = &r["structuredContent"];
+        assert_eq!(stop["state"], "stopped", "{mode:?}: {r}\nstderr:\n{}", d.stderr());
+        assert_eq!(stop["stop"]["location"]["line"], 23, "{mode:?}: {r}");
+        let r = call(&mut d, 3, "continue", json!({"wait_ms": 30000}));
+        assert_eq!(r["structuredContent"]["state"], "exited", "{mode:?}: {r}");
+        assert_eq!(r["structuredContent"]["exit_code"], 7, "{mode:?}: {r}");
+        d.close_stdin();
+        d.assert_clean_exit(Duration::from_secs(10));
+    }
+}
+
+#[test]
+fn the_fast_exit_half_closes_pydevds_connection_only_with_the_fast_path() {
+    // debugpy's own adapter log (DEBUGPY_LOG_DIR) records the bootstrap's one line when it acts.
+    let program = fixture("ending.py");
+    for (mode, acts) in [(Mode::Default, true), (Mode::Flag, false)] {
+        let logs = common::TempDir::new("fast-exit-logs");
+        let python = venv_python();
+        let mut d = Agentdap::spawn_with(|cmd| {
+            cmd.env("AGENTDAP_PYTHON", &python).env_remove(fastpath::ENV).env("DEBUGPY_LOG_DIR", &logs.0);
+            if let Mode::Flag = mode {
+                cmd.arg("--no-debugpy-fastpath");
+            }
+        });
+        d.initialize("2025-06-18");
+        let r = call(
+            &mut d,
+            2,
+            "launch",
+            json!({"program": program, "args": ["plain"], "stop_on_entry": false, "exception_filters": [], "wait_ms": 30000}),
+        );
+        assert_eq!(r["structuredContent"]["state"], "exited", "{mode:?}: {r}");
+        d.close_stdin();
+        d.assert_clean_exit(Duration::from_secs(10));
+        let adapter_log = std::fs::read_dir(&logs.0)
+            .map(|dir| dir.flatten().map(|e| e.path()).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("debugpy.adapter")))
+            .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+            .collect::<String>();
+        assert!(
+            adapter_log.contains("debugpy.adapter startup environment"),
+            "{mode:?}: no adapter log in {:?}",
+            logs.0
+        );
+        assert_eq!(adapter_log.contains("agentdap fast path: no thread of"), acts, "{mode:?}");
+    }
 }
 
 #[test]

@@ -94,11 +94,18 @@ def _agentdap_fastpath():
 
     def from_socket(cls, sock, *args, **kwargs):
         tune(sock)
-        return original.__func__(cls, sock, *args, **kwargs)
+        stream = original.__func__(cls, sock, *args, **kwargs)
+        try:
+            # The fast exit (below) half-closes this socket; the stream keeps only a wrapper.
+            stream._agentdap_socket = sock
+        except Exception:
+            pass
+        return stream
 
     stream_class.from_socket = classmethod(from_socket)
-    # Start-up trims (below): each stands aside on its own when its patch point is missing.
-    for trim in (_lazy_environment, _fast_launcher):
+    # Start-up trims and the fast exit (below): each stands aside on its own when its patch
+    # point is missing.
+    for trim in (_lazy_environment, _fast_launcher, _fast_exit):
         try:
             trim(debugpy)
         except Exception:
@@ -203,6 +210,77 @@ def _fast_launcher(debugpy):
         return original(*args, **kwargs)
 
     launchers.spawn_debuggee = spawn_debuggee
+
+
+def _fast_exit(debugpy):
+    # When the debuggee's last thread has ended, pydevd (inside the debuggee) ends its session
+    # from its CheckAliveThread, which polls every 0.2 s; that thread then waits for pydevd's
+    # reader thread, and the reader, woken by the adapter closing the connection, waits for that
+    # same dispose to finish: both give up only after pydevd's 0.5 s timeout, and only then do the
+    # program's atexit handlers run and the process exit. pydevd ends the session at once when
+    # its reader sees end-of-file first (the path a detaching client takes). So when pydevd has
+    # reported that a thread exited and says, asked with `threads`, that no thread of the
+    # program is alive (what CheckAliveThread waits for, and stricter: daemon threads count too),
+    # the adapter half-closes its side of that connection. Nothing of the program runs in
+    # between: its main thread is inside interpreter shutdown waiting for pydevd's non-daemon
+    # thread, and atexit handlers run only after pydevd's session ends, either way.
+    import socket
+
+    from debugpy.adapter import servers
+
+    server = getattr(servers, "Server", None)
+    original = getattr(server, "event", None)
+    shut_wr = getattr(socket, "SHUT_WR", None)
+    if not callable(original) or shut_wr is None:
+        return
+    from debugpy.common import log
+
+    def event(self, ev):
+        try:
+            _watch_threads(self, ev, shut_wr, log)
+        except Exception:
+            pass
+        return original(self, ev)
+
+    server.event = event
+
+
+def _watch_threads(server, ev, shut_wr, log):
+    # pydevd's `thread` events: {"reason": "started" | "exited", "threadId": N}.
+    if getattr(ev, "event", None) != "thread":
+        return
+    body = ev.body if isinstance(getattr(ev, "body", None), dict) else {}
+    reason, tid = body.get("reason"), body.get("threadId")
+    live = server.__dict__.setdefault("_agentdap_threads", set())
+    if reason == "started":
+        live.add(tid)
+        return
+    if reason != "exited":
+        return
+    live.discard(tid)
+    if live or server.__dict__.get("_agentdap_asking"):
+        return
+    channel = getattr(server, "channel", None)
+    sock = getattr(getattr(channel, "stream", None), "_agentdap_socket", None)
+    if sock is None:
+        return
+    server._agentdap_asking = True
+
+    def answered(response):
+        server._agentdap_asking = False
+        try:
+            threads = response.body.get("threads") if response.success else None
+        except Exception:
+            threads = None
+        if threads != [] or server.__dict__.get("_agentdap_threads"):
+            return
+        log.info("agentdap fast path: no thread of {0} is alive; half-closing its connection", server)
+        try:
+            sock.shutdown(shut_wr)
+        except OSError:
+            pass
+
+    channel.send_request("threads").on_response(answered)
 
 
 def _upstream_fixed(debugpy):

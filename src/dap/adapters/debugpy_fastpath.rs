@@ -70,6 +70,36 @@
 //! the DAP log: adapter spawn → `initialize` answered 49 ms (98 ms stock), `launch` → `initialized`
 //! 195 ms (273 ms), `configurationDone` → `stopped` ~180 ms either way (that part is the debuggee).
 //!
+//! **Fast exits.** A program that ends under debugpy took ~600–770 ms from its last line to the
+//! `exited` event, although its remaining work was microseconds (`continue → exited`, raw DAP
+//! client, stock or with the socket tuning above). The time is spent inside pydevd at shutdown,
+//! and the adapter's side decides how much. When no thread of the program is left, pydevd's
+//! `CheckAliveThread` (which polls every 0.2 s) ends the session and waits up to 0.5 s for pydevd's
+//! other threads; its reader thread, woken by end-of-file when the adapter closes the connection
+//! after pydevd's `terminated`, joins that same dispose and waits for it to finish — so both wait
+//! out the full 0.5 s, and only then does Python run the program's `atexit` handlers and exit
+//! (seen in pydevd's debug log and `strace -f -tt` of debugpy 1.8.22). When instead the reader
+//! sees end-of-file *first* (what happens when a client detaches), pydevd ends the session at
+//! once. So the bootstrap wraps the adapter's handler for pydevd's events: after a `thread` event
+//! with reason `exited` leaves no thread it has seen start, it asks pydevd `threads`; when the
+//! answer is an empty list (no live thread at all — stricter than `CheckAliveThread`, which ignores
+//! daemon threads), it half-closes (`SHUT_WR`) its side of that pydevd connection. At that moment
+//! nothing of the program can run: its main thread is in interpreter shutdown waiting for pydevd's
+//! non-daemon thread, and `atexit` handlers run after pydevd's session has ended in either case.
+//! The adapter's debug log records `agentdap fast path: no thread of Server[…] is alive;
+//! half-closing its connection` when it acts. A thread that outlives the main thread keeps the
+//! session (and its breakpoints) until it ends; a daemon thread still alive keeps the stock path.
+//! `tests/debugpy/fastpath.rs` checks that the program's end is the same with the fast path on
+//! and off (atexit handlers in order, the last 2,000 lines of output, exit codes, an uncaught
+//! exception, a worker thread that outlives main and stops at a breakpoint after main's end).
+//!
+//! Measured with a raw DAP client (debugpy 1.8.22, Python 3.11, this 2-CPU machine, a program
+//! that ends two loop turns after its breakpoint): `continue → exited` ~770 ms stock, ~145 ms with
+//! the fast exit (median of 30 runs at load < 1). About one run in seven (4 of those 30) still
+//! takes ~550 ms: pydevd's dispose races its own `CheckAliveThread`, which, woken by the
+//! dispose, can enter the same 0.5 s wait first; that race is inside the debuggee and left alone.
+//! Of the remaining ~145 ms, ~100 ms is pydevd's own 0.1 s poll for its threads to end.
+//!
 //! ARCHITECTURE.md keeps the invariant: the fast path changes only debugpy's own processes.
 
 use std::ffi::OsString;
