@@ -1,6 +1,6 @@
 //! The CodeLLDB rows of the round-trip benchmark: finding `codelldb` as the tests do, and the raw
 //! DAP client's side of a CodeLLDB session (the server, its TCP connection); the agentdap side
-//! is the shared MCP client in `roundtrip.rs`, told the same `codelldb` through
+//! is the shared MCP client in `roundtrip/mcp.rs`, told the same `codelldb` through
 //! `$AGENTDAP_CODELLDB`. It must not speak DAP through agentdap's own code: it is the baseline
 //! agentdap is measured against.
 //!
@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::{Dap, Env, Peer, RawTarget, Samples, DEBUGGEE_LOOPS};
+use super::{Dap, Env, Peer, RawTarget, Run, Samples, DEBUGGEE_LOOPS};
 
 /// Overrides where `codelldb` is (the executable), as for agentdap and the tests.
 const ENV_OVERRIDE: &str = "AGENTDAP_CODELLDB";
@@ -59,6 +59,8 @@ const TARGET: RawTarget = RawTarget {
     context: "watch",
     // agentdap sends the filter CodeLLDB 1.11.8 marks `default: true`.
     exception_filters: Some(&["cpp_throw"]),
+    // Its exit is not timed.
+    exit: None,
 };
 
 /// The `codelldb` process of one raw session: waited for (and ended by its own pid if it
@@ -72,9 +74,9 @@ impl Drop for Proc {
 }
 
 /// One CodeLLDB session through the raw DAP client: spawn → initialize is the server's start,
-/// the first connect it accepts and `initialize`; then `raw_drive` in `roundtrip.rs`, as for
+/// the first connect it accepts and `initialize`; then `raw_drive` in `roundtrip/dap.rs`, as for
 /// every other adapter.
-pub fn raw_session(env: &Env, codelldb: &Path, s: &mut Samples, round_trips: bool) -> Result<(), String> {
+pub fn raw_session(env: &Env, codelldb: &Path, s: &mut Samples, run: Run) -> Result<(), String> {
     let t0 = Instant::now();
     let port = agentdap::dap::tcp::choose_port().map_err(|e| format!("choose a port: {e}"))?;
     let spawned = Command::new(codelldb)
@@ -88,7 +90,7 @@ pub fn raw_session(env: &Env, codelldb: &Path, s: &mut Samples, round_trips: boo
     let mut proc = Proc(spawned);
     let stream = super::connect_retrying(port, &mut proc.0, "codelldb")?;
     let mut dap = Dap { peer: Peer::tcp(&stream)?, seq: 0 };
-    let driven = super::raw_drive(&mut dap, env, &TARGET, t0, s, round_trips);
+    let driven = super::raw_drive(&mut dap, env, &TARGET, t0, s, run);
     // Closing the connection is what ends a 1.11.8 session.
     let _ = stream.shutdown(Shutdown::Both);
     drop(proc);

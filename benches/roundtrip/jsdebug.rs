@@ -1,6 +1,6 @@
 //! The js-debug rows of the round-trip benchmark: finding a js-debug server, and the raw DAP
 //! client's side of a js-debug session (server, parent connection, `runInTerminal`, the child
-//! session of `startDebugging`); the agentdap side is the shared MCP client in `roundtrip.rs`.
+//! session of `startDebugging`); the agentdap side is the shared MCP client in `roundtrip/mcp.rs`.
 //! It must not speak DAP through agentdap's own code: it is the baseline agentdap is measured
 //! against.
 //!
@@ -146,7 +146,7 @@ fn initialize(dap: &mut Dap) -> Result<Value, String> {
 /// One js-debug session through the raw DAP client: spawn → initialize is the server's start
 /// and the parent connection's `initialize`; launch → breakpoint runs to the first stop in the
 /// child session; the round trips (on the child connection) are those of `raw_session` in
-/// `roundtrip.rs`, in the same order.
+/// `roundtrip/dap.rs`, in the same order.
 pub fn raw_session(env: &Env, server: &Path, s: &mut Samples, round_trips: bool) -> Result<(), String> {
     let t0 = Instant::now();
     let port = agentdap::dap::tcp::choose_port().map_err(|e| format!("choose a port: {e}"))?;

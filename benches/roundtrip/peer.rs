@@ -1,7 +1,7 @@
 //! The round-trip benchmark's processes and connections: a child process or a TCP connection
 //! with a reader thread ([`Peer`]), DAP and line-delimited JSON framing, connecting to a TCP
 //! server that is starting, and ending a child by its pid. It knows nothing of DAP requests or
-//! MCP tools (`roundtrip.rs` does); this is a benchmark client, not agentdap: threads are fine.
+//! MCP tools (`dap.rs` and `mcp.rs` do); this is a benchmark client, not agentdap: threads are fine.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};

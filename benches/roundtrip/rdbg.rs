@@ -1,6 +1,6 @@
 //! The rdbg rows of the round-trip benchmark: finding rdbg as agentdap does, and the raw DAP
 //! client's side of an rdbg session (the process, its ready line, the TCP connection); the
-//! agentdap side is the shared MCP client in `roundtrip.rs`. It must not speak DAP through
+//! agentdap side is the shared MCP client in `roundtrip/mcp.rs`. It must not speak DAP through
 //! agentdap's own code: it is the baseline agentdap is measured against.
 //!
 //! Both sides run `ruby <rdbg> --open --port <p> --host 127.0.0.1 -- roundtrip_target.rb
@@ -24,7 +24,7 @@ use std::time::Instant;
 use agentdap::dap::adapters::{rdbg as recipe, RealHost};
 use serde_json::json;
 
-use super::{Dap, Env, Peer, RawTarget, Samples, DEBUGGEE_LOOPS, WAIT};
+use super::{Dap, Env, Peer, RawTarget, Run, Samples, DEBUGGEE_LOOPS, WAIT};
 
 /// The command that starts rdbg: a `ruby` and the rdbg script, or an executable run as is.
 pub struct Rdbg {
@@ -58,6 +58,8 @@ const TARGET: RawTarget = RawTarget {
     context: "watch",
     // agentdap sends the filter debug 1.4.0 marks `default: true`.
     exception_filters: Some(&["RuntimeError"]),
+    // Its exit is not timed.
+    exit: None,
 };
 
 /// The rdbg process of one raw session: ended (by its own pid) when dropped, on every path out
@@ -104,16 +106,16 @@ fn start(found: &Rdbg, env: &Env, port: u16) -> Result<Proc, String> {
 }
 
 /// One rdbg session through the raw DAP client: spawn → initialize is rdbg's start up to its
-/// ready line, the connect and `initialize`; then `raw_drive` in `roundtrip.rs`, as for every
+/// ready line, the connect and `initialize`; then `raw_drive` in `roundtrip/dap.rs`, as for every
 /// other adapter.
-pub fn raw_session(env: &Env, found: &Rdbg, s: &mut Samples, round_trips: bool) -> Result<(), String> {
+pub fn raw_session(env: &Env, found: &Rdbg, s: &mut Samples, run: Run) -> Result<(), String> {
     let t0 = Instant::now();
     let port = agentdap::dap::tcp::choose_port().map_err(|e| format!("choose a port: {e}"))?;
     let proc = start(found, env, port)?;
     let stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).map_err(|e| format!("connect to rdbg: {e}"))?;
     let _ = stream.set_nodelay(true);
     let mut dap = Dap { peer: Peer::tcp(&stream)?, seq: 0 };
-    let driven = super::raw_drive(&mut dap, env, &TARGET, t0, s, round_trips);
+    let driven = super::raw_drive(&mut dap, env, &TARGET, t0, s, run);
     let _ = stream.shutdown(std::net::Shutdown::Both);
     drop(proc);
     driven
