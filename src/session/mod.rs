@@ -7,6 +7,8 @@
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
 mod adapter_io;
+#[cfg(test)]
+mod attach_tests;
 pub mod breakpoints;
 mod calls;
 #[cfg(test)]
@@ -296,6 +298,9 @@ struct Startup {
     breakpoints_pending: usize,
     /// `configurationDone` is sent once `breakpoints_pending` reaches 0.
     configuration_done_due: bool,
+    /// The adapter said its attach helper failed (`Quirks::attach_helper_failure`'s marker);
+    /// its report comes next.
+    helper_failed: bool,
 }
 
 /// One debug session: one adapter connection and what agentdap knows about its debuggee, as a

@@ -11,6 +11,8 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::breakpoints::FunctionBreakpoint;
+use super::files::Files;
+use super::output::Category;
 use super::snapshot::RunState;
 use super::text::last_lines;
 use super::tools::breakpoints::{map_filter, Op as BreakpointsOp};
@@ -141,12 +143,91 @@ impl Session {
         self.request::<ConfigurationDone>((), Origin::Startup(Step::ConfigurationDone), now);
     }
 
-    /// For a failed attach by pid: what usually stops it (ptrace permission).
-    fn attach_hint(&self) -> Option<&'static str> {
-        let by_pid = self.link.plan.request == "attach"
-            && self.link.plan.connect.is_none()
-            && self.link.plan.launch_arguments.get(self.link.plan.quirks.attach_pid_key).is_some();
-        by_pid.then_some(super::plan::PTRACE_HINT)
+    /// The process of an attach by pid through an adapter that traces it (`attach {pid}`, not
+    /// `connect`, not Node's inspector): the pid the `attach` request names.
+    fn attach_pid(&self) -> Option<i64> {
+        let plan = &self.link.plan;
+        if plan.request != "attach" || plan.connect.is_some() {
+            return None;
+        }
+        plan.launch_arguments.get(plan.quirks.attach_pid_key).and_then(Value::as_i64)
+    }
+
+    /// For a failed attach by pid: what is known of why, from the kernel's side. The process is
+    /// gone (it ended during the attach); another process traces it (one tracer at a time); Yama
+    /// refuses ptrace ([`super::plan::PTRACE_HINT`]); or, when none of these holds, that ptrace
+    /// is permitted here, so the adapter's words are the reason. An adapter's helper that said it
+    /// failed but sent no report
+    /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure)) is named first.
+    fn attach_hint(&self) -> Option<String> {
+        let pid = self.attach_pid()?;
+        let files = &self.link.files;
+        let mut hint = Vec::new();
+        if let Some(f) = self.link.plan.quirks.attach_helper_failure.filter(|_| self.startup.helper_failed) {
+            hint.push(format!("{} said \"{}\"; {}", self.link.adapter, f.marker, f.helper));
+        }
+        hint.push(match process_fate(files.as_ref(), pid) {
+            Fate::Gone => format!("process {pid} is no longer running: it ended during the attach"),
+            Fate::Traced(tracer) => format!("process {pid} is traced by process {tracer} (only one tracer at a time)"),
+            Fate::Running => match super::plan::ptrace_refused(files.as_ref()) {
+                Some(why) => why,
+                None => {
+                    format!("ptrace is permitted here (Yama and CAP_SYS_PTRACE allow it); process {pid} still runs")
+                }
+            },
+        });
+        Some(hint.join("; "))
+    }
+
+    /// An `output` event while an attach by pid starts, for an adapter whose helper may fail
+    /// without answering the `attach`
+    /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure), `Quirks::attach_helper_failure`):
+    /// the helper's `marker`, and the `stderr` event after it, are the adapter's words (`adapter`
+    /// output, not the program's stderr); that second one ends the start-up at once with what the
+    /// debugger and the adapter said and what became of the process. `true` when the event was
+    /// taken.
+    pub(super) fn attach_helper_output(
+        &mut self,
+        category: Option<&str>,
+        text: &str,
+        actions: &mut VecDeque<Action>,
+    ) -> bool {
+        let Some(helper) = self.link.plan.quirks.attach_helper_failure else { return false };
+        let Some(pid) = self.attach_pid() else { return false };
+        if self.run.state != RunState::Starting || category != Some("stderr") {
+            return false;
+        }
+        self.output.push(Category::Adapter, text);
+        if !self.startup.helper_failed {
+            if !helper.is_marker(text) {
+                // The helper's output streamed while it runs long (debugpy: after 10 s): its own.
+                return true;
+            }
+            self.startup.helper_failed = true;
+            return true;
+        }
+        let words = helper.words(text);
+        let mut msg = format!("{} could not attach to process {pid}: {} failed", self.link.adapter, helper.helper);
+        if !words.debugger.is_empty() {
+            let left_out = match words.debugger_left_out {
+                0 => String::new(),
+                n => format!(" ({n} earlier lines not shown)"),
+            };
+            msg.push_str(&format!(". {} said{left_out}: {}", helper.debugger, quoted(&words.debugger)));
+        }
+        if !words.adapter.is_empty() {
+            msg.push_str(&format!(". {} said: {}", self.link.adapter, quoted(&words.adapter)));
+        }
+        msg.push_str(&match process_fate(self.link.files.as_ref(), pid) {
+            Fate::Gone => format!(". Process {pid} is gone: {}, which may have ended it", helper.harm),
+            Fate::Traced(tracer) => format!(". Process {pid} is still traced by process {tracer}"),
+            Fate::Running => format!(". Process {pid} still runs, but {}, so it may have been harmed", helper.harm),
+        });
+        msg.push_str(&format!(". The whole report: `output {{session: \"{}\"}}`.", self.id));
+        // Set before `fail_start`, which would otherwise add the output's tail: the report is there.
+        self.run.failure = Some(msg.clone());
+        self.fail_start(ErrorCode::AdapterError, msg, actions);
+        true
     }
 
     pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
@@ -247,4 +328,41 @@ impl Session {
             ));
         }
     }
+}
+
+/// What became of a process an attach by pid was for, by `/proc` (proc(5)).
+enum Fate {
+    /// No such process, or a zombie.
+    Gone,
+    /// Another process traces it (`TracerPid` of `/proc/<pid>/status`).
+    Traced(i64),
+    Running,
+}
+
+/// Most bytes of a `/proc/<pid>/status` read (about 1.5 KiB on Linux 6).
+const STATUS_CAP: u64 = 16 << 10;
+
+fn process_fate(files: &dyn Files, pid: i64) -> Fate {
+    match files.process_stat(pid) {
+        None => return Fate::Gone,
+        Some(st) if matches!(st.state, b'Z' | b'X') => return Fate::Gone,
+        Some(_) => {}
+    }
+    let status = files.read_bounded(std::path::Path::new(&format!("/proc/{pid}/status")), STATUS_CAP);
+    let tracer = status.ok().and_then(|bytes| {
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .find_map(|l| l.strip_prefix("TracerPid:"))
+            .and_then(|t| t.trim().parse::<i64>().ok())
+    });
+    match tracer {
+        Some(t) if t > 0 => Fate::Traced(t),
+        _ => Fate::Running,
+    }
+}
+
+/// Lines as the agent reads them in one sentence: each quoted by [`crate::visible::quoted`] (an
+/// adapter's text may hold anything), joined by `; `.
+fn quoted(lines: &[String]) -> String {
+    lines.iter().map(|l| crate::visible::quoted(l)).collect::<Vec<_>>().join("; ")
 }

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::command::AdapterCommand;
-pub use attach::{AttachEndpoint, DebuggeeSignal};
+pub use attach::{AttachEndpoint, AttachHelperFailure, DebuggeeSignal, HelperWords};
 pub use core_open::CoreOpen;
 pub use quirks::{
     parse_exit_report, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Quirks, RuntimeQuirks,

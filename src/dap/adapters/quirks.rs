@@ -1,11 +1,11 @@
 //! The quirks of an adapter as data: its deviations from plain DAP start-up and behaviour
 //! ([`Quirks`]) and from a debuggee's plain life (entry, exit, output, processes:
 //! [`RuntimeQuirks`]), with the small pure functions that read them. Each recipe (`debugpy.rs`,
-//! `lldb.rs`, `delve.rs`, `jsdebug.rs`, `codelldb.rs`) fills them in (what `attach` reaches:
-//! `attach.rs`); must not: hold one adapter's values (beyond the spec-following
+//! `lldb.rs`, `delve.rs`, `jsdebug.rs`, `codelldb.rs`) fills them in (what `attach` reaches and how
+//! its helper fails: `attach.rs`); must not: hold one adapter's values (beyond the spec-following
 //! `STANDARD`s) or do any IO.
 
-use super::attach::AttachEndpoint;
+use super::attach::{AttachEndpoint, AttachHelperFailure};
 
 /// How an adapter opens child sessions (subprocesses, workers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +84,9 @@ pub struct Quirks {
     pub logpoint_output_key: Option<&'static str>,
     /// What `attach {connect}` and `attach {pid}` reach.
     pub attach_endpoint: AttachEndpoint,
+    /// How the adapter's helper for `attach {pid}` says it failed while the `attach` stays
+    /// unanswered: the start-up fails at once with its words. `None`: no such helper.
+    pub attach_helper_failure: Option<AttachHelperFailure>,
     /// Scopes `context` shows after the first cheap one, by the start of their names (js-debug:
     /// a closure's variables are in `Closure (<function>)`). Empty: the first one only.
     pub context_scopes: &'static [&'static str],
@@ -181,6 +184,7 @@ impl Quirks {
         set_expression_shadows_nonlocals: false,
         logpoint_output_key: None,
         attach_endpoint: AttachEndpoint::DapServer,
+        attach_helper_failure: None,
         context_scopes: &[],
         exception_id_has_message: false,
         stop_on_entry_request: None,
