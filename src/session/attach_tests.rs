@@ -154,12 +154,13 @@ fn debugpys_failed_injection_ends_the_attach_at_once_in_gdbs_and_debugpys_words(
     for (files, fate) in [
         (
             process(None, 0, Some(0)),
-            "Process 4242 is gone: gdb stopped it and called functions in it to load debugpy, which may have ended it",
+            "Process 4242 is gone: the injector (gdb, or lldb with `linuxAttachPreferLldb`) stopped it and called \
+             functions in it, which may have ended it",
         ),
         (
             process(Some(b'S'), 0, Some(0)),
-            "Process 4242 still runs, but gdb stopped it and called functions in it to load debugpy, so it may have been \
-             harmed",
+            "Process 4242 still runs, but the injector (gdb, or lldb with `linuxAttachPreferLldb`) stopped it and \
+             called functions in it, so it may have been harmed",
         ),
     ] {
         let mut rig = Rig::with_files(failing_injector(), files);
@@ -171,13 +172,14 @@ fn debugpys_failed_injection_ends_the_attach_at_once_in_gdbs_and_debugpys_words(
             format!("adapter_error: {words}. {fate}. The whole report: `output {{session: \"s1\"}}`.")
         );
         assert!(rig.actions.iter().any(|a| matches!(a, super::Action::StopAdapter { .. })));
-        // The report is the adapter's output, not the program's stderr; the progress line stays.
+        // The report and the progress line are the adapter's output, not the program's.
         let read: Vec<(&str, String)> = rig.s.get(rig.key).map_or_else(Vec::new, |s| {
             s.output.read(0, None, 100).entries.iter().map(|e| (e.category.as_str(), e.text.to_string())).collect()
         });
         assert!(read.iter().any(|(c, t)| *c == "adapter" && t.starts_with("Attach to PID failed.")), "{read:?}");
         assert!(read.iter().any(|(c, t)| *c == "adapter" && t.contains("Bad address.")), "{read:?}");
-        assert!(!read.iter().any(|(c, _)| *c == "stderr"), "{read:?}");
+        assert!(read.iter().any(|(c, t)| *c == "adapter" && t.starts_with("Attaching to PID: 4242")), "{read:?}");
+        assert!(!read.iter().any(|(c, _)| *c == "stderr" || *c == "stdout"), "{read:?}");
     }
 }
 
@@ -203,4 +205,60 @@ fn an_injector_that_said_it_failed_and_sent_nothing_more_is_named_at_the_timeout
         "{}",
         out.text
     );
+}
+
+#[test]
+fn an_attach_whose_process_ended_fails_within_a_second_not_at_the_timeout() {
+    // debugpy 1.8.22 with `linuxAttachPreferLldb`: the lldb injector kills the process and exits
+    // 0, so the adapter says nothing and waits 60 s; lldb-dap on the same process would answer.
+    for (kind, words) in [
+        (
+            AdapterKind::Debugpy,
+            "process 4242 ended while debugpy was attaching to it: the injector (gdb, or lldb with \
+             `linuxAttachPreferLldb`) stopped it and called functions in it, which may have ended it",
+        ),
+        (AdapterKind::Lldb, "process 4242 ended while lldb was attaching to it"),
+    ] {
+        let mut a = ScriptedAdapter::new();
+        a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+        a.on("attach", Reply::never());
+        let mut rig = Rig::with_files(a, process(None, 0, Some(0)));
+        let call = rig.attach(attach_plan(kind), AttachStart { wait_ms: Some(40_000), ..start() });
+        rig.advance(Duration::from_millis(1_500));
+        assert_eq!(rig.answered(call).text, format!("adapter_error: {words}"));
+        assert!(rig.actions.iter().any(|a| matches!(a, super::Action::StopAdapter { .. })));
+    }
+    // A process that still runs is waited for: the request's timeout decides.
+    let mut a = ScriptedAdapter::new();
+    a.on("attach", Reply::never());
+    let mut rig = Rig::with_files(a, process(Some(b'S'), 0, Some(0)));
+    let call = rig.attach(attach_plan(AdapterKind::Lldb), AttachStart { wait_ms: Some(40_000), ..start() });
+    rig.advance(Duration::from_secs(20));
+    assert!(rig.result(call).is_none());
+}
+
+#[test]
+fn after_initialized_an_attached_programs_stderr_is_its_own() {
+    // debugpy 1.8.22 sends `initialized` once the injected debug server connected: the helper is
+    // done, and a `stderr` event while the start-up still runs (even one that reads like the
+    // marker) is the program's.
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    let stderr = json!({"category": "stderr", "output": "Attach to PID failed.\n"});
+    a.on(
+        "attach",
+        Reply::ok(serde_json::Value::Null)
+            .before("initialized", serde_json::Value::Null)
+            .before("output", stderr.clone())
+            .before("output", stderr)
+            .after_configuration_done(),
+    );
+    let mut rig = Rig::with_files(a, process(Some(b'S'), 0, Some(0)));
+    let call = rig.attach(attach_plan(AdapterKind::Debugpy), start());
+    assert!(!rig.answered(call).is_error);
+    let categories: Vec<&str> = rig
+        .s
+        .get(rig.key)
+        .map_or_else(Vec::new, |s| s.output.read(0, None, 100).entries.iter().map(|e| e.category.as_str()).collect());
+    assert_eq!(categories, ["stderr", "stderr"]);
 }

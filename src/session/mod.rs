@@ -301,6 +301,8 @@ struct Startup {
     /// The adapter said its attach helper failed (`Quirks::attach_helper_failure`'s marker);
     /// its report comes next.
     helper_failed: bool,
+    /// When an attach by pid last looked whether its process is still there.
+    target_checked: Option<Instant>,
 }
 
 /// One debug session: one adapter connection and what agentdap knows about its debuggee, as a
@@ -632,6 +634,7 @@ impl Sessions {
             s.link.client.on_timer(now);
             s.stacks_tick(now);
             s.pump(now, &mut self.actions);
+            s.check_attach_target(now, &mut self.actions);
             s.tick_waiters(now, &mut self.actions);
         }
         self.reap_idle(now);

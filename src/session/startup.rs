@@ -182,10 +182,10 @@ impl Session {
     /// An `output` event while an attach by pid starts, for an adapter whose helper may fail
     /// without answering the `attach`
     /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure), `Quirks::attach_helper_failure`):
-    /// the helper's `marker`, and the `stderr` event after it, are the adapter's words (`adapter`
-    /// output, not the program's stderr); that second one ends the start-up at once with what the
-    /// debugger and the adapter said and what became of the process. `true` when the event was
-    /// taken.
+    /// until `initialized`, its `progress` lines and its `stderr` events (the helper's marker, the
+    /// helper's output) are the adapter's words (`adapter` output, not the program's); the
+    /// `stderr` event after the marker ends the start-up at once with what the debugger and the
+    /// adapter said and what became of the process. `true` when the event was taken.
     pub(super) fn attach_helper_output(
         &mut self,
         category: Option<&str>,
@@ -194,7 +194,17 @@ impl Session {
     ) -> bool {
         let Some(helper) = self.link.plan.quirks.attach_helper_failure else { return false };
         let Some(pid) = self.attach_pid() else { return false };
-        if self.run.state != RunState::Starting || category != Some("stderr") {
+        // Once `initialized` came, the helper did its work (debugpy 1.8.22 sends it only after
+        // the injected debug server connected): what follows may be the program's.
+        if self.run.state != RunState::Starting || self.link.client.initialized() {
+            return false;
+        }
+        let progress = category == Some("stdout") && !helper.progress.is_empty() && text.starts_with(helper.progress);
+        if progress {
+            self.output.push(Category::Adapter, text);
+            return true;
+        }
+        if category != Some("stderr") {
             return false;
         }
         self.output.push(Category::Adapter, text);
@@ -228,6 +238,31 @@ impl Session {
         self.run.failure = Some(msg.clone());
         self.fail_start(ErrorCode::AdapterError, msg, actions);
         true
+    }
+
+    /// While an attach by pid starts and a call waits on it, at most every
+    /// [`TARGET_CHECK_EVERY`]: when the process is gone the start-up fails at once, rather than
+    /// at the request's timeout. A failed attach can end the process and report nothing
+    /// (debugpy 1.8.22 with `linuxAttachPreferLldb`: its lldb injector exits 0 whatever
+    /// happened, and the adapter waits 60 s for a debug server). Not while a helper's failure
+    /// report is due: that says more.
+    pub(super) fn check_attach_target(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
+        if self.run.state != RunState::Starting || self.calls.waiters.is_empty() || self.startup.helper_failed {
+            return;
+        }
+        let Some(pid) = self.attach_pid() else { return };
+        if self.startup.target_checked.is_some_and(|at| now < at + TARGET_CHECK_EVERY) {
+            return;
+        }
+        self.startup.target_checked = Some(now);
+        if !matches!(process_fate(self.link.files.as_ref(), pid), Fate::Gone) {
+            return;
+        }
+        let mut msg = format!("process {pid} ended while {} was attaching to it", self.link.adapter);
+        if let Some(helper) = self.link.plan.quirks.attach_helper_failure {
+            msg.push_str(&format!(": {}, which may have ended it", helper.harm));
+        }
+        self.fail_start(ErrorCode::AdapterError, msg, actions);
     }
 
     pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
@@ -338,6 +373,10 @@ enum Fate {
     Traced(i64),
     Running,
 }
+
+/// How often a starting attach by pid looks whether its process is still there (one `/proc`
+/// read).
+const TARGET_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Most bytes of a `/proc/<pid>/status` read (about 1.5 KiB on Linux 6).
 const STATUS_CAP: u64 = 16 << 10;

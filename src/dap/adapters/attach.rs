@@ -137,6 +137,10 @@ pub struct AttachHelperFailure {
     /// The text of the `output` event (category `stderr`) that says the helper failed, at its
     /// start; the next `stderr` event is the end of the helper's output.
     pub marker: &'static str,
+    /// The start of the adapter's own news while the helper runs, sent as `stdout` events
+    /// (debugpy: `Attaching to PID: 4242 (elapsed: 1.02s).` every second): the adapter's
+    /// output, not the program's.
+    pub progress: &'static str,
     /// The start of the adapter's own error line in the helper's output (debugpy's log:
     /// `E+00001.470: Code injection into PID=… failed:`, then its traceback, indented); what
     /// precedes it is the debugger's.
@@ -330,6 +334,7 @@ mod tests {
             debugger: "gdb",
             harm: "",
             marker: "failed",
+            progress: "",
             error_line: "E+",
             routine: &["noise"],
         };

@@ -51,8 +51,9 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
 pub const INJECTOR_FAILURE: AttachHelperFailure = AttachHelperFailure {
     helper: "its injector (gdb, run by `python -m debugpy --pid`)",
     debugger: "gdb",
-    harm: "gdb stopped it and called functions in it to load debugpy",
+    harm: "the injector (gdb, or lldb with `linuxAttachPreferLldb`) stopped it and called functions in it",
     marker: "Attach to PID failed.",
+    progress: "Attaching to PID: ",
     error_line: "E+",
     routine: &[
         // debugpy's adapter and pydevd.
