@@ -147,20 +147,20 @@ fn failing_injector() -> ScriptedAdapter {
 #[test]
 fn debugpys_failed_injection_ends_the_attach_at_once_in_gdbs_and_debugpys_words() {
     let words = "debugpy could not attach to process 4242: its injector (gdb, run by `python -m debugpy --pid`) \
-                 failed. gdb said: \"Couldn't write extended state status: Bad address.\"; \
+                 failed. The injector's output: \"Couldn't write extended state status: Bad address.\"; \
                  \"No symbol \\\"DoAttach\\\" in current context.\". debugpy said: \
                  \"Code injection into PID=4242 failed:\"; \
                  \"subprocess.CalledProcessError: Command 'gdb' returned non-zero exit status 1.\"";
     for (files, fate) in [
         (
             process(None, 0, Some(0)),
-            "Process 4242 is gone: the injector (gdb, or lldb with `linuxAttachPreferLldb`) stopped it and called \
-             functions in it, which may have ended it",
+            "Process 4242 is gone: the failed attach may have ended it (the injector (gdb, or lldb with \
+             `linuxAttachPreferLldb`) stops the process and calls functions in it)",
         ),
         (
             process(Some(b'S'), 0, Some(0)),
-            "Process 4242 still runs, but the injector (gdb, or lldb with `linuxAttachPreferLldb`) stopped it and \
-             called functions in it, so it may have been harmed",
+            "Process 4242 still runs; the failed attach may have harmed it (the injector (gdb, or lldb with \
+             `linuxAttachPreferLldb`) stops the process and calls functions in it)",
         ),
     ] {
         let mut rig = Rig::with_files(failing_injector(), files);
@@ -214,8 +214,8 @@ fn an_attach_whose_process_ended_fails_within_a_second_not_at_the_timeout() {
     for (kind, words) in [
         (
             AdapterKind::Debugpy,
-            "process 4242 ended while debugpy was attaching to it: the injector (gdb, or lldb with \
-             `linuxAttachPreferLldb`) stopped it and called functions in it, which may have ended it",
+            "process 4242 ended while debugpy was attaching to it; the attach may have ended it (the injector \
+             (gdb, or lldb with `linuxAttachPreferLldb`) stops the process and calls functions in it)",
         ),
         (AdapterKind::Lldb, "process 4242 ended while lldb was attaching to it"),
     ] {

@@ -223,15 +223,17 @@ impl Session {
                 0 => String::new(),
                 n => format!(" ({n} earlier lines not shown)"),
             };
-            msg.push_str(&format!(". {} said{left_out}: {}", helper.debugger, quoted(&words.debugger)));
+            msg.push_str(&format!(". {}{left_out}: {}", helper.output_name, quoted(&words.debugger)));
         }
         if !words.adapter.is_empty() {
             msg.push_str(&format!(". {} said: {}", self.link.adapter, quoted(&words.adapter)));
         }
         msg.push_str(&match process_fate(self.link.files.as_ref(), pid) {
-            Fate::Gone => format!(". Process {pid} is gone: {}, which may have ended it", helper.harm),
+            Fate::Gone => format!(". Process {pid} is gone: the failed attach may have ended it ({})", helper.harm),
             Fate::Traced(tracer) => format!(". Process {pid} is still traced by process {tracer}"),
-            Fate::Running => format!(". Process {pid} still runs, but {}, so it may have been harmed", helper.harm),
+            Fate::Running => {
+                format!(". Process {pid} still runs; the failed attach may have harmed it ({})", helper.harm)
+            }
         });
         msg.push_str(&format!(". The whole report: `output {{session: \"{}\"}}`.", self.id));
         // Set before `fail_start`, which would otherwise add the output's tail: the report is there.
@@ -260,7 +262,7 @@ impl Session {
         }
         let mut msg = format!("process {pid} ended while {} was attaching to it", self.link.adapter);
         if let Some(helper) = self.link.plan.quirks.attach_helper_failure {
-            msg.push_str(&format!(": {}, which may have ended it", helper.harm));
+            msg.push_str(&format!("; the attach may have ended it ({})", helper.harm));
         }
         self.fail_start(ErrorCode::AdapterError, msg, actions);
     }

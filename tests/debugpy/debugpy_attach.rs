@@ -221,9 +221,9 @@ fn attach_by_pid_or_a_clear_ptrace_error() {
         assert!(r.text.contains("debugpy said: \"Code injection into PID="), "{}", r.text);
         // Which of the two holds is read from the process itself, after the answer.
         let fate = if alive(pid) {
-            format!("Process {pid} still runs, but gdb stopped it")
+            format!("Process {pid} still runs; the failed attach may have harmed it")
         } else {
-            format!("Process {pid} is gone")
+            format!("Process {pid} is gone: the failed attach may have ended it")
         };
         assert!(r.text.contains(&fate), "{}", r.text);
         assert!(!r.text.contains("ptrace_scope must be 0"), "{}", r.text);

@@ -129,10 +129,11 @@ fn ip_literal(host: &str) -> Option<std::net::IpAddr> {
 pub struct AttachHelperFailure {
     /// The helper, as the agent is told (`its injector (gdb, run by python -m debugpy --pid)`).
     pub helper: &'static str,
-    /// The debugger that does the work, naming its words (`gdb`).
-    pub debugger: &'static str,
-    /// What the helper did to the process, said with what became of it (`gdb stopped it and
-    /// called into it to load debugpy`).
+    /// What the helper's output is named in a message (`the injector's output`: gdb's words,
+    /// and its shell's when gdb is not there).
+    pub output_name: &'static str,
+    /// What the helper does to the process, said with what became of it (`the injector … stops
+    /// the process and calls functions in it`).
     pub harm: &'static str,
     /// The text of the `output` event (category `stderr`) that says the helper failed, at its
     /// start; the next `stderr` event is the end of the helper's output.
@@ -331,7 +332,7 @@ mod tests {
     fn a_helpers_unknown_lines_are_shown_cut_and_the_last_ones_kept() {
         let helper = AttachHelperFailure {
             helper: "h",
-            debugger: "gdb",
+            output_name: "its output",
             harm: "",
             marker: "failed",
             progress: "",

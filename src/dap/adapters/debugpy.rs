@@ -50,8 +50,8 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
 /// failed:` with the `CalledProcessError` traceback.
 pub const INJECTOR_FAILURE: AttachHelperFailure = AttachHelperFailure {
     helper: "its injector (gdb, run by `python -m debugpy --pid`)",
-    debugger: "gdb",
-    harm: "the injector (gdb, or lldb with `linuxAttachPreferLldb`) stopped it and called functions in it",
+    output_name: "The injector's output",
+    harm: "the injector (gdb, or lldb with `linuxAttachPreferLldb`) stops the process and calls functions in it",
     marker: "Attach to PID failed.",
     progress: "Attaching to PID: ",
     error_line: "E+",
