@@ -208,9 +208,22 @@ fn an_injector_that_said_it_failed_and_sent_nothing_more_is_named_at_the_timeout
 }
 
 #[test]
-fn an_attach_whose_process_ended_fails_within_a_second_not_at_the_timeout() {
+fn an_attach_whose_process_ended_fails_soon_not_at_the_timeout() {
     // debugpy 1.8.22 with `linuxAttachPreferLldb`: the lldb injector kills the process and exits
-    // 0, so the adapter says nothing and waits 60 s; lldb-dap on the same process would answer.
+    // 0, so the adapter says nothing and waits 60 s. Its report, when it has one, comes up to a
+    // second after the process died: debugpy gets 5 s for it, lldb-dap none.
+    for (kind, waited, within) in [(AdapterKind::Debugpy, Some(4_500), 7_000), (AdapterKind::Lldb, None, 1_000)] {
+        let mut a = ScriptedAdapter::new();
+        a.on("attach", Reply::never());
+        let mut rig = Rig::with_files(a, process(None, 0, Some(0)));
+        let call = rig.attach(attach_plan(kind), AttachStart { wait_ms: Some(40_000), ..start() });
+        if let Some(waited) = waited {
+            rig.advance(Duration::from_millis(waited));
+            assert!(rig.result(call).is_none(), "{kind:?} answered before {waited} ms");
+        }
+        rig.advance(Duration::from_millis(within - waited.unwrap_or(0)));
+        assert!(rig.result(call).is_some(), "{kind:?} not answered within {within} ms");
+    }
     for (kind, words) in [
         (
             AdapterKind::Debugpy,
@@ -224,10 +237,26 @@ fn an_attach_whose_process_ended_fails_within_a_second_not_at_the_timeout() {
         a.on("attach", Reply::never());
         let mut rig = Rig::with_files(a, process(None, 0, Some(0)));
         let call = rig.attach(attach_plan(kind), AttachStart { wait_ms: Some(40_000), ..start() });
-        rig.advance(Duration::from_millis(1_500));
+        rig.advance(Duration::from_secs(7));
         assert_eq!(rig.answered(call).text, format!("adapter_error: {words}"));
         assert!(rig.actions.iter().any(|a| matches!(a, super::Action::StopAdapter { .. })));
     }
+    // debugpy's report coming after the process was seen gone still says what happened.
+    let mut a = ScriptedAdapter::new();
+    a.on("attach", Reply::never());
+    let mut rig = Rig::with_files(a, process(None, 0, Some(0)));
+    let call = rig.attach(attach_plan(AdapterKind::Debugpy), AttachStart { wait_ms: Some(40_000), ..start() });
+    rig.advance(Duration::from_millis(2_500));
+    rig.event("output", json!({"category": "stderr", "output": "Attach to PID failed.\n\n"}));
+    rig.advance(Duration::from_secs(10));
+    assert!(rig.result(call).is_none(), "the marker holds the check off: the report is due");
+    rig.event(
+        "output",
+        json!({"category": "stderr", "output": "Couldn't write extended state status: Bad address.\n"}),
+    );
+    let out = rig.answered(call);
+    assert!(out.text.contains("The injector's output: \"Couldn't write extended state status"), "{}", out.text);
+    assert!(out.text.contains("Process 4242 is gone"), "{}", out.text);
     // A process that still runs is waited for: the request's timeout decides.
     let mut a = ScriptedAdapter::new();
     a.on("attach", Reply::never());

@@ -301,8 +301,10 @@ struct Startup {
     /// The adapter said its attach helper failed (`Quirks::attach_helper_failure`'s marker);
     /// its report comes next.
     helper_failed: bool,
-    /// When an attach by pid last looked whether its process is still there.
+    /// When an attach by pid last looked whether its process is still there, and when it first
+    /// found it gone.
     target_checked: Option<Instant>,
+    target_gone: Option<Instant>,
 }
 
 /// One debug session: one adapter connection and what agentdap knows about its debuggee, as a

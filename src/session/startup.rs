@@ -243,11 +243,13 @@ impl Session {
     }
 
     /// While an attach by pid starts and a call waits on it, at most every
-    /// [`TARGET_CHECK_EVERY`]: when the process is gone the start-up fails at once, rather than
-    /// at the request's timeout. A failed attach can end the process and report nothing
-    /// (debugpy 1.8.22 with `linuxAttachPreferLldb`: its lldb injector exits 0 whatever
-    /// happened, and the adapter waits 60 s for a debug server). Not while a helper's failure
-    /// report is due: that says more.
+    /// [`TARGET_CHECK_EVERY`]: when the process is gone the start-up fails, rather than at the
+    /// request's timeout. A failed attach can end the process and report nothing (debugpy 1.8.22
+    /// with `linuxAttachPreferLldb`: its lldb injector exits 0 whatever happened, and the adapter
+    /// waits 60 s for a debug server). An adapter with a helper that reports its failure
+    /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure)) gets
+    /// [`HELPER_REPORT_GRACE`] after the process is first seen gone, since its report says more
+    /// (debugpy's comes up to a second after its injector ends, which is after the process died).
     pub(super) fn check_attach_target(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
         if self.run.state != RunState::Starting || self.calls.waiters.is_empty() || self.startup.helper_failed {
             return;
@@ -258,6 +260,12 @@ impl Session {
         }
         self.startup.target_checked = Some(now);
         if !matches!(process_fate(self.link.files.as_ref(), pid), Fate::Gone) {
+            return;
+        }
+        let gone_since = *self.startup.target_gone.get_or_insert(now);
+        let grace =
+            self.link.plan.quirks.attach_helper_failure.map_or(std::time::Duration::ZERO, |_| HELPER_REPORT_GRACE);
+        if now < gone_since + grace {
             return;
         }
         let mut msg = format!("process {pid} ended while {} was attaching to it", self.link.adapter);
@@ -379,6 +387,11 @@ enum Fate {
 /// How often a starting attach by pid looks whether its process is still there (one `/proc`
 /// read).
 const TARGET_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long a helper's failure report may follow the end of the process it attached to before
+/// the start-up fails without it (debugpy 1.8.22 polls its injector once a second; a loaded
+/// machine adds seconds).
+const HELPER_REPORT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Most bytes of a `/proc/<pid>/status` read (about 1.5 KiB on Linux 6).
 const STATUS_CAP: u64 = 16 << 10;
