@@ -220,6 +220,9 @@ impl Session {
                     self.note_crash(text);
                     return;
                 }
+                if self.attach_helper_output(category, text, actions) {
+                    return;
+                }
                 if let (ExitReport::ConsoleAfterDisconnect { marker }, Some("console" | "important") | None) =
                     (self.link.plan.runtime.exit_report, category)
                 {

@@ -7,6 +7,8 @@
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
 mod adapter_io;
+#[cfg(test)]
+mod attach_tests;
 pub mod breakpoints;
 mod calls;
 #[cfg(test)]
@@ -296,6 +298,13 @@ struct Startup {
     breakpoints_pending: usize,
     /// `configurationDone` is sent once `breakpoints_pending` reaches 0.
     configuration_done_due: bool,
+    /// The adapter said its attach helper failed (`Quirks::attach_helper_failure`'s marker);
+    /// its report comes next.
+    helper_failed: bool,
+    /// When an attach by pid last looked whether its process is still there, and when it first
+    /// found it gone.
+    target_checked: Option<Instant>,
+    target_gone: Option<Instant>,
 }
 
 /// One debug session: one adapter connection and what agentdap knows about its debuggee, as a
@@ -627,6 +636,7 @@ impl Sessions {
             s.link.client.on_timer(now);
             s.stacks_tick(now);
             s.pump(now, &mut self.actions);
+            s.check_attach_target(now, &mut self.actions);
             s.tick_waiters(now, &mut self.actions);
         }
         self.reap_idle(now);

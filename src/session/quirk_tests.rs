@@ -19,7 +19,8 @@
 //! | `Quirks::dropped_events` (debugpy) | [`debugpy_sockets_events_and_telemetry_reach_no_result`] |
 //! | `Quirks::console_banner` (lldb, delve) | `tests/lldb_truth.rs` `lldb_launch_output_is_the_programs_not_the_executable_binary_set_line` |
 //! | `Quirks::pause_signal` (lldb) | `session::tests::adapter_words_in_names_and_stop_notes_hide_nothing`; `tests/lldb.rs` `a_pause_reads_as_a_pause_not_a_signal` |
-//! | `Quirks::attach_pid_key` (lldb) | [`an_lldb_attach_by_pid_refused_says_what_ptrace_needs`] (`session::plan` puts the pid under the key) |
+//! | `Quirks::attach_pid_key` (lldb) | `attach_tests::a_refused_attach_by_pid_says_what_the_kernel_shows_of_the_process` (`session::plan` puts the pid under the key) |
+//! | `Quirks::attach_helper_failure` (debugpy) | `attach_tests::debugpys_failed_injection_ends_the_attach_at_once_in_gdbs_and_debugpys_words`; `dap::adapters::attach` tests; `tests/debugpy` `debugpy_attach::attach_by_pid_or_a_clear_ptrace_error` |
 //! | `Quirks::variables_are_snapshots` (delve) | [`a_delve_call_expression_makes_older_variable_handles_stale`]; `tests/delve_truth.rs` `go_set_variable_reads_back_ints_strings_and_struct_fields_and_never_shows_old_values` |
 //! | `Quirks::mutating_evaluate_prefixes` (delve) | [`a_delve_call_expression_makes_older_variable_handles_stale`] |
 //! | `Quirks::unnamed_child_from_evaluate_name` (delve) | `tests/delve_truth.rs` `go_pointer_target_is_listed_as_star_name_and_can_be_set_under_it` |
@@ -314,24 +315,6 @@ fn lldbs_debuggee_is_recorded_and_its_process_groups_walked_at_the_first_stop() 
     rig.event("process", json!({"name": "/src/app.py", "systemProcessId": 4343, "startMethod": "launch"}));
     assert!(rig.actions.iter().any(|a| matches!(a, Action::RecordDebuggee { pid: 4343 })));
     assert_eq!(walks(&rig), 0);
-}
-
-#[test]
-fn an_lldb_attach_by_pid_refused_says_what_ptrace_needs() {
-    // lldb-dap 22.1.8 names the process `pid` (`Quirks::attach_pid_key`): a refused attach with
-    // that key is an attach by pid, and the result says what ptrace needs.
-    let mut a = ScriptedAdapter::new();
-    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
-    a.on("attach", Reply::error("Operation not permitted"));
-    let mut rig = Rig::new(a);
-    let plan = super::AdapterPlan { request: "attach", ..plan(AdapterKind::Lldb, json!({"pid": 4242}), None) };
-    let start = super::AttachStart { target: "pid 4242".into(), pid: Some(4242), ..super::AttachStart::default() };
-    let call = rig.attach(plan, start);
-    let out = rig.answered(call);
-    assert_eq!(
-        out.text,
-        format!("adapter_error: `attach` failed: Operation not permitted ({})", super::plan::PTRACE_HINT)
-    );
 }
 
 /// CodeLLDB 1.11.8's `stopped` at a signal follows an `output` of category `stderr`, `Stop

@@ -83,6 +83,12 @@ impl Rig {
         }
     }
 
+    /// As [`Rig::new`], with the session table reading files and `/proc` only through `files`.
+    pub fn with_files(adapter: ScriptedAdapter, files: std::rc::Rc<dyn super::Files>) -> Rig {
+        let s = Sessions::with_files(crate::dap::client::DEFAULT_REQUEST_TIMEOUT, Default::default(), files);
+        Rig { s, ..Rig::new(adapter) }
+    }
+
     fn call_key(&mut self) -> CallKey {
         let call = CallKey::new(self.next_call);
         self.next_call += 1;

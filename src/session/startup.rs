@@ -11,6 +11,8 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::breakpoints::FunctionBreakpoint;
+use super::files::Files;
+use super::output::Category;
 use super::snapshot::RunState;
 use super::text::last_lines;
 use super::tools::breakpoints::{map_filter, Op as BreakpointsOp};
@@ -141,12 +143,136 @@ impl Session {
         self.request::<ConfigurationDone>((), Origin::Startup(Step::ConfigurationDone), now);
     }
 
-    /// For a failed attach by pid: what usually stops it (ptrace permission).
-    fn attach_hint(&self) -> Option<&'static str> {
-        let by_pid = self.link.plan.request == "attach"
-            && self.link.plan.connect.is_none()
-            && self.link.plan.launch_arguments.get(self.link.plan.quirks.attach_pid_key).is_some();
-        by_pid.then_some(super::plan::PTRACE_HINT)
+    /// The process of an attach by pid through an adapter that traces it (`attach {pid}`, not
+    /// `connect`, not Node's inspector): the pid the `attach` request names.
+    fn attach_pid(&self) -> Option<i64> {
+        let plan = &self.link.plan;
+        if plan.request != "attach" || plan.connect.is_some() {
+            return None;
+        }
+        plan.launch_arguments.get(plan.quirks.attach_pid_key).and_then(Value::as_i64)
+    }
+
+    /// For a failed attach by pid: what is known of why, from the kernel's side. The process is
+    /// gone (it ended during the attach); another process traces it (one tracer at a time); Yama
+    /// refuses ptrace ([`super::plan::PTRACE_HINT`]); or, when none of these holds, that ptrace
+    /// is permitted here, so the adapter's words are the reason. An adapter's helper that said it
+    /// failed but sent no report
+    /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure)) is named first.
+    fn attach_hint(&self) -> Option<String> {
+        let pid = self.attach_pid()?;
+        let files = &self.link.files;
+        let mut hint = Vec::new();
+        if let Some(f) = self.link.plan.quirks.attach_helper_failure.filter(|_| self.startup.helper_failed) {
+            hint.push(format!("{} said \"{}\"; {}", self.link.adapter, f.marker, f.helper));
+        }
+        hint.push(match process_fate(files.as_ref(), pid) {
+            Fate::Gone => format!("process {pid} is no longer running: it ended during the attach"),
+            Fate::Traced(tracer) => format!("process {pid} is traced by process {tracer} (only one tracer at a time)"),
+            Fate::Running => match super::plan::ptrace_refused(files.as_ref()) {
+                Some(why) => why,
+                None => {
+                    format!("ptrace is permitted here (Yama and CAP_SYS_PTRACE allow it); process {pid} still runs")
+                }
+            },
+        });
+        Some(hint.join("; "))
+    }
+
+    /// An `output` event while an attach by pid starts, for an adapter whose helper may fail
+    /// without answering the `attach`
+    /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure), `Quirks::attach_helper_failure`):
+    /// until `initialized`, its `progress` lines and its `stderr` events (the helper's marker, the
+    /// helper's output) are the adapter's words (`adapter` output, not the program's); the
+    /// `stderr` event after the marker ends the start-up at once with what the debugger and the
+    /// adapter said and what became of the process. `true` when the event was taken.
+    pub(super) fn attach_helper_output(
+        &mut self,
+        category: Option<&str>,
+        text: &str,
+        actions: &mut VecDeque<Action>,
+    ) -> bool {
+        let Some(helper) = self.link.plan.quirks.attach_helper_failure else { return false };
+        let Some(pid) = self.attach_pid() else { return false };
+        // Once `initialized` came, the helper did its work (debugpy 1.8.22 sends it only after
+        // the injected debug server connected): what follows may be the program's.
+        if self.run.state != RunState::Starting || self.link.client.initialized() {
+            return false;
+        }
+        let progress = category == Some("stdout") && !helper.progress.is_empty() && text.starts_with(helper.progress);
+        if progress {
+            self.output.push(Category::Adapter, text);
+            return true;
+        }
+        if category != Some("stderr") {
+            return false;
+        }
+        self.output.push(Category::Adapter, text);
+        if !self.startup.helper_failed {
+            if !helper.is_marker(text) {
+                // The helper's output streamed while it runs long (debugpy: after 10 s): its own.
+                return true;
+            }
+            self.startup.helper_failed = true;
+            return true;
+        }
+        let words = helper.words(text);
+        let mut msg = format!("{} could not attach to process {pid}: {} failed", self.link.adapter, helper.helper);
+        if !words.debugger.is_empty() {
+            let left_out = match words.debugger_left_out {
+                0 => String::new(),
+                n => format!(" ({n} earlier lines not shown)"),
+            };
+            msg.push_str(&format!(". {}{left_out}: {}", helper.output_name, quoted(&words.debugger)));
+        }
+        if !words.adapter.is_empty() {
+            msg.push_str(&format!(". {} said: {}", self.link.adapter, quoted(&words.adapter)));
+        }
+        msg.push_str(&match process_fate(self.link.files.as_ref(), pid) {
+            Fate::Gone => format!(". Process {pid} is gone: the failed attach may have ended it ({})", helper.harm),
+            Fate::Traced(tracer) => format!(". Process {pid} is still traced by process {tracer}"),
+            Fate::Running => {
+                format!(". Process {pid} still runs; the failed attach may have harmed it ({})", helper.harm)
+            }
+        });
+        msg.push_str(&format!(". The whole report: `output {{session: \"{}\"}}`.", self.id));
+        // Set before `fail_start`, which would otherwise add the output's tail: the report is there.
+        self.run.failure = Some(msg.clone());
+        self.fail_start(ErrorCode::AdapterError, msg, actions);
+        true
+    }
+
+    /// While an attach by pid starts and a call waits on it, at most every
+    /// [`TARGET_CHECK_EVERY`]: when the process is gone the start-up fails, rather than at the
+    /// request's timeout. A failed attach can end the process and report nothing (debugpy 1.8.22
+    /// with `linuxAttachPreferLldb`: its lldb injector exits 0 whatever happened, and the adapter
+    /// waits 60 s for a debug server). An adapter with a helper that reports its failure
+    /// ([`AttachHelperFailure`](crate::dap::adapters::AttachHelperFailure)) gets
+    /// [`HELPER_REPORT_GRACE`] after the process is first seen gone, since its report says more
+    /// (debugpy's comes up to a second after its injector ends, which is after the process died).
+    pub(super) fn check_attach_target(&mut self, now: Instant, actions: &mut VecDeque<Action>) {
+        if self.run.state != RunState::Starting || self.calls.waiters.is_empty() || self.startup.helper_failed {
+            return;
+        }
+        let Some(pid) = self.attach_pid() else { return };
+        if self.startup.target_checked.is_some_and(|at| now < at + TARGET_CHECK_EVERY) {
+            return;
+        }
+        self.startup.target_checked = Some(now);
+        if !matches!(process_fate(self.link.files.as_ref(), pid), Fate::Gone) {
+            return;
+        }
+        let gone_since = *self.startup.target_gone.get_or_insert(now);
+        let grace =
+            self.link.plan.quirks.attach_helper_failure.map_or(std::time::Duration::ZERO, |_| HELPER_REPORT_GRACE);
+        if now < gone_since + grace {
+            return;
+        }
+        let mut msg = format!("process {pid} ended while {} was attaching to it", self.link.adapter);
+        if let Some(helper) = self.link.plan.quirks.attach_helper_failure {
+            msg.push_str(&format!("; the attach may have ended it ({})", helper.harm));
+        }
+        self.fail_start(ErrorCode::AdapterError, msg, actions);
     }
 
     pub(super) fn fail_start(&mut self, code: ErrorCode, msg: String, actions: &mut VecDeque<Action>) {
@@ -247,4 +373,50 @@ impl Session {
             ));
         }
     }
+}
+
+/// What became of a process an attach by pid was for, by `/proc` (proc(5)).
+enum Fate {
+    /// No such process, or a zombie.
+    Gone,
+    /// Another process traces it (`TracerPid` of `/proc/<pid>/status`).
+    Traced(i64),
+    Running,
+}
+
+/// How often a starting attach by pid looks whether its process is still there (one `/proc`
+/// read).
+const TARGET_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long a helper's failure report may follow the end of the process it attached to before
+/// the start-up fails without it (debugpy 1.8.22 polls its injector once a second; a loaded
+/// machine adds seconds).
+const HELPER_REPORT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Most bytes of a `/proc/<pid>/status` read (about 1.5 KiB on Linux 6).
+const STATUS_CAP: u64 = 16 << 10;
+
+fn process_fate(files: &dyn Files, pid: i64) -> Fate {
+    match files.process_stat(pid) {
+        None => return Fate::Gone,
+        Some(st) if matches!(st.state, b'Z' | b'X') => return Fate::Gone,
+        Some(_) => {}
+    }
+    let status = files.read_bounded(std::path::Path::new(&format!("/proc/{pid}/status")), STATUS_CAP);
+    let tracer = status.ok().and_then(|bytes| {
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .find_map(|l| l.strip_prefix("TracerPid:"))
+            .and_then(|t| t.trim().parse::<i64>().ok())
+    });
+    match tracer {
+        Some(t) if t > 0 => Fate::Traced(t),
+        _ => Fate::Running,
+    }
+}
+
+/// Lines as the agent reads them in one sentence: each quoted by [`crate::visible::quoted`] (an
+/// adapter's text may hold anything), joined by `; `.
+fn quoted(lines: &[String]) -> String {
+    lines.iter().map(|l| crate::visible::quoted(l)).collect::<Vec<_>>().join("; ")
 }

@@ -157,6 +157,32 @@ fn ptrace_permitted() -> bool {
     scope == 0 || (scope < 3 && cap_ptrace)
 }
 
+/// Whether gdb can call a function inside a process on this machine, which is what debugpy's
+/// injector does (`call (void*)dlopen(…)`, then `call (int)DoAttach(…)`): gdb attaches to a
+/// `sleep` of ours and must answer `call (int)getpid()` with the sleep's pid. `Err` holds why
+/// not, with gdb's last words on stderr when it ran (gdb 13.1 on Linux 6.18: `Couldn't write
+/// extended state status: Bad address.`, and the call never happens).
+fn gdb_can_call_functions() -> Result<(), (String, Option<String>)> {
+    let mut sleeper = Reap(Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().expect("start sleep"));
+    let pid = sleeper.0.id();
+    let out = Command::new("gdb")
+        .args(["-nx", "-batch", "-p", &pid.to_string(), "-ex", "call (int)getpid()"])
+        .stdin(Stdio::null())
+        .output();
+    let _ = sleeper.0.kill();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => return Err((format!("gdb does not start: {e}"), None)),
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if stdout.lines().any(|l| l.trim() == format!("$1 = {pid}")) {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.lines().map(str::trim).rfind(|l| !l.is_empty()).map(str::to_owned);
+    Err((format!("gdb's `call (int)getpid()` in pid {pid} did not answer {pid} ({}): {stderr}", out.status), last))
+}
+
 #[test]
 fn attach_by_pid_or_a_clear_ptrace_error() {
     let program = fixture("py/spin.py");
@@ -165,6 +191,7 @@ fn attach_by_pid_or_a_clear_ptrace_error() {
             .arg(&program)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .spawn()
             .expect("start spin.py"),
     );
@@ -179,6 +206,32 @@ fn attach_by_pid_or_a_clear_ptrace_error() {
             r.text
         );
         assert!(alive(pid));
+        return;
+    }
+    if let Err((why, gdb_words)) = gdb_can_call_functions() {
+        // debugpy's injection cannot work here: agentdap says so at once, in debugpy's and
+        // gdb's words (not a timeout naming ptrace), and what became of the process.
+        eprintln!("gdb cannot call functions in a process here, so debugpy cannot inject: {why}");
+        assert_eq!((r.is_error, r.code()), (true, "adapter_error"), "{}", r.text);
+        assert!(r.text.contains(&format!("debugpy could not attach to process {pid}: its injector")), "{}", r.text);
+        if let Some(words) = gdb_words {
+            let quoted = serde_json::to_string(&words).expect("a string serialises");
+            assert!(r.text.contains(&quoted), "gdb's words {quoted}: {}", r.text);
+        }
+        assert!(r.text.contains("debugpy said: \"Code injection into PID="), "{}", r.text);
+        // Which of the two holds is read from the process itself, after the answer.
+        let fate = if alive(pid) {
+            format!("Process {pid} still runs; the failed attach may have harmed it")
+        } else {
+            format!("Process {pid} is gone: the failed attach may have ended it")
+        };
+        assert!(r.text.contains(&fate), "{}", r.text);
+        assert!(!r.text.contains("ptrace_scope must be 0"), "{}", r.text);
+        // The whole report is the adapter's output, not the program's stderr.
+        let out = a.ok("output", json!({"session": "s1"}));
+        let entries = out.s["entries"].as_array().cloned().unwrap_or_default();
+        let report = entries.iter().find(|e| e["text"].as_str().is_some_and(|t| t.contains("Attach to PID failed.")));
+        assert_eq!(report.map(|e| e["category"].clone()), Some(json!("adapter")), "{}", out.s);
         return;
     }
     assert!(!r.is_error, "attach by pid: {}\nstderr:\n{}", r.text, a.d.stderr());

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use super::stack_sampler::{StackSampler, StacksQuirks};
 use super::{
-    find_on_path, shell_quote, AdapterError, ChildSessions, ExpressionOnly, FailureShape, Host, Quirks, Recipe,
-    ResolveInput, RuntimeQuirks, Transport,
+    find_on_path, shell_quote, AdapterError, AttachHelperFailure, ChildSessions, ExpressionOnly, FailureShape, Host,
+    Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -40,6 +40,45 @@ pub const MIRROR_EVALUATE: ExpressionOnly = ExpressionOnly {
     command_words: &[],
     command_prefixes: &[],
     refused_anywhere: &[],
+};
+
+/// How debugpy 1.8.22's injector for `attach {processId}` fails (`debugpy/adapter/servers.py`
+/// `inject`: "Attach to PID failed." then the injector's output, both `stderr` output events,
+/// and no `attach` answer until its 60 s wait for the debug server ends). Its output is pydevd's
+/// `Running: gdb …` line, gdb's (13.1: `tests/debugpy/debugpy_attach.rs` probes whether gdb can
+/// call a function in a process here), then debugpy's `E+<seconds>: Code injection into PID=<pid>
+/// failed:` with the `CalledProcessError` traceback.
+pub const INJECTOR_FAILURE: AttachHelperFailure = AttachHelperFailure {
+    helper: "its injector (gdb, run by `python -m debugpy --pid`)",
+    output_name: "The injector's output",
+    harm: "the injector (gdb, or lldb with `linuxAttachPreferLldb`) stops the process and calls functions in it",
+    marker: "Attach to PID failed.",
+    progress: "Attaching to PID: ",
+    error_line: "E+",
+    routine: &[
+        // debugpy's adapter and pydevd.
+        "--- Starting attach to pid:",
+        "Debugger warning: It seems that frozen modules are being used",
+        "make the debugger miss breakpoints. Please pass -Xfrozen_modules=off",
+        "to python to disable frozen modules.",
+        "Note: Debugging will proceed. Set PYDEVD_DISABLE_FILE_VALIDATION=1",
+        "PYDEVD_GDB_SCAN_SHARED_LIBRARIES not set",
+        "Running: gdb ",
+        // gdb 13.1 on every attach.
+        "[Thread debugging using libthread_db enabled]",
+        "Using host libthread_db library",
+        "To enable execution of this file add",
+        "add-auto-load-safe-path",
+        "line to your configuration file",
+        "To completely disable this security protection add",
+        "set auto-load safe-path /",
+        "For more information about this security protection see the",
+        "\"Auto-loading safe path\" section in the GDB manual",
+        "info \"(gdb)Auto-loading safe path\"",
+        "auto-loading has been declined by your `auto-load safe-path'",
+        "The target architecture is set to",
+        "[Inferior 1 (process ",
+    ],
 };
 
 /// The quirks of debugpy, checked against [`CHECKED_VERSION`].
@@ -72,6 +111,9 @@ pub fn quirks() -> Quirks {
         dropped_events: &["debugpySockets"],
         // 1.8.22: `attach {processId}` injects the debug server with gdb (needs ptrace).
         attach_pid_key: "processId",
+        // 1.8.22: when that injection fails the `attach` is never answered in time (seen with
+        // gdb 13.1 on Linux 6.18: "Couldn't write extended state status: Bad address.").
+        attach_helper_failure: Some(INJECTOR_FAILURE),
         // 1.8.22: `variables` reads the live objects on every request.
         variables_are_snapshots: false,
         // 1.8.22: with `console: internalConsole` its launcher reads the program's stdout and

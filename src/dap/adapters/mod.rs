@@ -3,6 +3,7 @@
 //! Quirks are data fields (`quirks.rs`), read where the behaviour is handled (session
 //! choreography, exception filter mapping, output filtering), never `if adapter == "…"` checks.
 
+mod attach;
 pub mod codelldb;
 mod core_open;
 pub mod debugpy;
@@ -26,10 +27,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::command::AdapterCommand;
+pub use attach::{AttachEndpoint, AttachHelperFailure, DebuggeeSignal, HelperWords};
 pub use core_open::CoreOpen;
 pub use quirks::{
-    parse_exit_report, AttachEndpoint, ChildSessions, DebuggeeOutput, DebuggeeSignal, ExitReport, ExpressionOnly,
-    FailureShape, Quirks, RuntimeQuirks, BUILD_LAUNCH_TIMEOUT,
+    parse_exit_report, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Quirks, RuntimeQuirks,
+    BUILD_LAUNCH_TIMEOUT,
 };
 
 /// How agentdap talks DAP to an adapter.
