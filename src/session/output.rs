@@ -172,20 +172,33 @@ impl OutputRing {
     }
 
     fn append(&mut self, category: Category, mut text: String) {
-        if text.len() > self.cap {
-            let mut cut = text.len() - self.cap;
-            while !text.is_char_boundary(cut) {
-                cut += 1;
-            }
-            text.drain(..cut);
-        }
-        let continues = match self.open.iter().position(|c| *c == category) {
+        let mut continues = match self.open.iter().position(|c| *c == category) {
             Some(i) => {
                 self.open.swap_remove(i);
                 true
             }
             None => false,
         };
+        if text.len() > self.cap {
+            // One piece over the whole cap keeps its end, from a line start where one is in
+            // it. The start is dropped as an entry of its own, counted like any evicted one,
+            // so a reader from before it is told (`read`'s `dropped`), never handed a cut text
+            // as if it were whole.
+            let mut cut = text.len() - self.cap;
+            while !text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            if text.as_bytes()[cut - 1] != b'\n' {
+                if let Some(nl) = text[cut..].find('\n').filter(|nl| cut + nl + 1 < text.len()) {
+                    cut += nl + 1;
+                }
+            }
+            continues = text.as_bytes()[cut - 1] != b'\n';
+            self.evicted += 1;
+            self.evicted_bytes += cut as u64;
+            self.next += 1;
+            text.drain(..cut);
+        }
         if !text.ends_with('\n') {
             self.open.push(category);
         }
@@ -485,9 +498,20 @@ mod tests {
     }
 
     #[test]
-    fn one_entry_bigger_than_the_cap_keeps_its_end() {
+    fn one_entry_bigger_than_the_cap_keeps_its_end_and_counts_the_cut() {
         let mut ring = OutputRing::new(4);
         ring.push(Category::Stdout, "abcdef\n");
-        assert_eq!(ring.read(0, None, 1).entries[0].text, "def\n");
+        let r = ring.read(0, None, 1);
+        assert_eq!((r.entries[0].text.as_str(), r.entries[0].continues), ("def\n", true));
+        assert_eq!((r.dropped, ring.evicted(), ring.first()), (1, (1, 3), 1), "the cut start is counted as dropped");
+        // From a line start where one is in the kept part; what follows reads on as usual.
+        let mut ring = OutputRing::new(8);
+        ring.push(Category::Stdout, "one\ntwo\nthree\n");
+        ring.push(Category::Stdout, "4\n");
+        let r = ring.read(0, None, 10);
+        assert_eq!(texts(&r), ["three\n", "4\n"]);
+        assert!(!r.entries[0].continues);
+        assert_eq!((r.dropped, ring.evicted()), (1, (1, 8)));
+        assert_eq!(ring.tail_since(0, 100), ("three\n4\n".to_owned(), 0, 1));
     }
 }
