@@ -72,7 +72,19 @@ pub fn read(uri: &str, sessions: &Sessions) -> Option<Value> {
         "state" => Some(content(uri, "application/json", s.summary_json().to_string())),
         "output" => {
             let read = s.output.read(0, None, usize::MAX);
-            let text = crate::session::output::join(read.entries.iter().copied(), true);
+            let mut text = crate::session::output::join(read.entries.iter().copied(), true);
+            if read.dropped > 0 {
+                // What the ring let go is said, never silently missing from the top.
+                let (_, bytes) = s.output.evicted();
+                text.insert_str(
+                    0,
+                    &format!(
+                        "(… {} earlier entries, {bytes} bytes, were dropped: the output ring keeps the last {} KiB)\n",
+                        read.dropped,
+                        s.output.cap() / 1024
+                    ),
+                );
+            }
             Some(content(uri, "text/plain", text))
         }
         "dap-log" => Some(content(uri, "application/x-ndjson", s.dap_log_ndjson())),

@@ -365,6 +365,11 @@ impl Session {
         self.link.plan.launch_arguments.get("cwd").and_then(Value::as_str).map(str::to_owned)
     }
 
+    /// Entries and bytes of output the ring has dropped so far, when it has (`sessions`).
+    pub fn output_dropped(&self) -> Option<(u64, u64)> {
+        Some(self.output.evicted()).filter(|(entries, _)| *entries > 0)
+    }
+
     /// One entry of `sessions`.
     pub fn summary_json(&self) -> Value {
         let mut v = self.snapshot_json();
@@ -378,6 +383,9 @@ impl Session {
         }
         if let Some(f) = &self.run.failure {
             v["failure"] = f.clone().into();
+        }
+        if let Some((entries, bytes)) = self.output_dropped() {
+            v["output_dropped"] = serde_json::json!({"entries": entries, "bytes": bytes});
         }
         if let Some(e) = &self.mirror.endpoint {
             // Never the token (SECURITY.md § The IDE mirror).

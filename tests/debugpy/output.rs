@@ -72,6 +72,16 @@ fn output_past_the_ring_says_what_was_dropped_and_pages_what_is_left() {
     }
     let gone = page.s["dropped_bytes"].as_u64().unwrap_or(0);
     assert_eq!(held + gone, 150_000 * 12 + "done\n".len() as u64, "held {held}, dropped {gone}");
+    // The output resource says so too, before what is left.
+    let resource = a.resource("agentdap://session/s1/output");
+    let said =
+        format!("(… {dropped} earlier entries, {gone} bytes, were dropped: the output ring keeps the last 1024 KiB)\n");
+    assert!(resource.starts_with(&said), "{}", &resource[..resource.len().min(300)]);
+    assert!(resource.ends_with("line 149999\ndone\n"), "{}", &resource[resource.len().saturating_sub(100)..]);
+    // And `sessions` names what the session lost.
+    let r = a.ok("sessions", json!({}));
+    assert_eq!(r.s["sessions"][0]["output_dropped"], json!({"entries": dropped, "bytes": gone}), "{}", r.text);
+    assert!(r.text.contains(&format!("output: {dropped} entries dropped")), "{}", r.text);
 }
 
 /// debugpy relays a launched program's output apart from its stops (no order between them), so

@@ -44,8 +44,18 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
             .and_then(|f| f.lines().next())
             .map(|f| format!(" · failed: {}", crate::session::clip_text(f, 200)))
             .unwrap_or_default();
+        // Output the ring let go is said here too, not only by `output` (README § Output).
+        let dropped = s
+            .output_dropped()
+            .map(|(entries, bytes)| {
+                format!(
+                    " · output: {entries} entries dropped ({bytes} bytes; the ring keeps the last {} KiB)",
+                    s.output.cap() / 1024
+                )
+            })
+            .unwrap_or_default();
         text.push_str(&format!(
-            "{indent}{} · {} · {}{request}{parent}{mirror}{host}{failure}\n",
+            "{indent}{} · {} · {}{request}{parent}{mirror}{host}{dropped}{failure}\n",
             s.headline(),
             s.link.adapter,
             s.program
