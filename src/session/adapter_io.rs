@@ -7,7 +7,7 @@ use host::ProgramExit;
 use output::Category;
 use snapshot::RunState;
 use std::time::Instant;
-use text::last_lines;
+use text::{last_lines, utf8_text};
 
 impl Sessions {
     /// The adapter's DAP transport is open (its pipes registered, or its TCP connection made):
@@ -60,7 +60,7 @@ impl Sessions {
         if s.link.crashed {
             return;
         }
-        let text = String::from_utf8_lossy(bytes);
+        let text = utf8_text(&mut s.link.pipe_carry[1], bytes);
         if s.link.plan.runtime.is_crash_report(&text) {
             s.note_crash(&text);
             return;
@@ -81,11 +81,11 @@ impl Sessions {
     pub fn on_adapter_stdout(&mut self, key: SessionKey, bytes: &[u8]) {
         let Some(s) = self.slab.get_mut(key) else { return };
         let category = if s.link.pipes_are_program_output { Category::Stdout } else { Category::Adapter };
-        let text = String::from_utf8_lossy(bytes);
+        let text = utf8_text(&mut s.link.pipe_carry[0], bytes);
         // The line a server prints once it listens on the port agentdap chose says nothing new.
         let text: String = match s.link.plan.runtime.listening_line.filter(|_| category == Category::Adapter) {
             Some(prefix) => text.split_inclusive('\n').filter(|l| !l.starts_with(prefix)).collect(),
-            None => text.into_owned(),
+            None => text,
         };
         if text.is_empty() {
             return;

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::RunState;
+use super::text::utf8_text;
 use super::{Action, ErrorCode, Session, SessionKey, Sessions, ToolResult};
 use crate::dap::client::{ReverseAnswer, ReverseId};
 use crate::dap::command::AdapterCommand;
@@ -517,36 +518,6 @@ fn lossy(s: &std::ffi::OsStr) -> String {
     s.to_string_lossy().into_owned()
 }
 
-/// `bytes` after `carry` as text; an unfinished UTF-8 sequence at the end stays in `carry` for
-/// the next read (invalid bytes become U+FFFD).
-fn utf8_text(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
-    let mut all = std::mem::take(carry);
-    all.extend_from_slice(bytes);
-    // The last lead byte within the final 3: if its sequence is longer than what follows it,
-    // it is unfinished.
-    let start = all.len().saturating_sub(3);
-    let keep = (start..all.len())
-        .rev()
-        .find(|&i| all[i] & 0xC0 != 0x80)
-        .map(|i| {
-            let need = match all[i] {
-                0xC0..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF7 => 4,
-                _ => 1,
-            };
-            if all.len() - i < need {
-                all.len() - i
-            } else {
-                0
-            }
-        })
-        .unwrap_or(0);
-    let cut = all.len() - keep;
-    *carry = all[cut..].to_vec();
-    String::from_utf8_lossy(&all[..cut]).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Map};
@@ -820,20 +791,6 @@ mod tests {
             pieces,
             [(true, "Breakpoint condition error: x is not defined\n".to_owned()), (false, "boom\n".to_owned())]
         );
-    }
-
-    #[test]
-    fn output_keeps_utf8_sequences_split_across_reads() {
-        let mut carry = Vec::new();
-        let word = "héllo ✓\n".as_bytes();
-        let mut text = String::new();
-        for chunk in word.chunks(1) {
-            text.push_str(&utf8_text(&mut carry, chunk));
-        }
-        assert_eq!(text, "héllo ✓\n");
-        assert!(carry.is_empty());
-        assert_eq!(utf8_text(&mut carry, b"a\xffb\xe2\x9c"), "a\u{fffd}b");
-        assert_eq!(utf8_text(&mut carry, b"\x93"), "✓");
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct Link {
     /// The adapter's own stdout/stderr now carry the debuggee's output
     /// ([`crate::dap::adapters::DebuggeeOutput::AdapterPipes`], after the port announcement).
     pub(crate) pipes_are_program_output: bool,
+    /// The unfinished UTF-8 sequence at the end of the last read of the adapter's stdout and of
+    /// its stderr (`text::utf8_text`): a character cut between two reads is kept whole.
+    pub(crate) pipe_carry: [Vec<u8>; 2],
     /// The adapter's descendants were recorded at the first stop.
     pub(crate) descendants_recorded: bool,
     /// Where the adapter's DAP connection went (a TCP adapter, once connected).
@@ -58,6 +61,7 @@ impl Link {
             disconnected: false,
             crashed: false,
             pipes_are_program_output: false,
+            pipe_carry: [Vec::new(), Vec::new()],
             descendants_recorded: false,
             server_addr: None,
             files,
@@ -96,6 +100,7 @@ impl Link {
         self.life = Life::Down;
         self.crashed = false;
         self.pipes_are_program_output = false;
+        self.pipe_carry = [Vec::new(), Vec::new()];
         self.descendants_recorded = false;
         self.stderr_tail.clear();
     }

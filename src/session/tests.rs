@@ -262,3 +262,21 @@ fn a_default_session_among_several_stopped_ones_is_named() {
     let note = s.default_note(1).expect("two are stopped");
     assert_eq!(note, "note: that was s2 (the default session); also stopped: s1. Pass `session` to choose.");
 }
+
+/// Program output on the adapter's own pipes (Delve, rdbg) is read in pieces of a few KiB: a
+/// character cut between two reads is one character in the output, not two U+FFFD.
+#[test]
+fn a_character_split_between_two_pipe_reads_stays_whole() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    s.slab[0].link.pipes_are_program_output = true;
+    let (a, b) = "naïve\n".as_bytes().split_at(3);
+    s.on_adapter_stdout(0, a);
+    s.on_adapter_stdout(0, b);
+    let (a, b) = "ok ✓\n".as_bytes().split_at(4);
+    s.on_adapter_stderr(0, a);
+    s.on_adapter_stderr(0, b);
+    let read = s.get(0).expect("session").output.read(0, None, 10);
+    let texts: Vec<(Category, &str)> = read.entries.iter().map(|e| (e.category, e.text.as_str())).collect();
+    assert_eq!(texts, [(Category::Stdout, "naïve\n"), (Category::Stderr, "ok ✓\n")]);
+}

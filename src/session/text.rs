@@ -48,6 +48,36 @@ pub(in crate::session) fn last_lines(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// `bytes` after `carry` as text; an unfinished UTF-8 sequence at the end stays in `carry` for
+/// the next read (invalid bytes become U+FFFD).
+pub(in crate::session) fn utf8_text(carry: &mut Vec<u8>, bytes: &[u8]) -> String {
+    let mut all = std::mem::take(carry);
+    all.extend_from_slice(bytes);
+    // The last lead byte within the final 3: if its sequence is longer than what follows it,
+    // it is unfinished.
+    let start = all.len().saturating_sub(3);
+    let keep = (start..all.len())
+        .rev()
+        .find(|&i| all[i] & 0xC0 != 0x80)
+        .map(|i| {
+            let need = match all[i] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            if all.len() - i < need {
+                all.len() - i
+            } else {
+                0
+            }
+        })
+        .unwrap_or(0);
+    let cut = all.len() - keep;
+    *carry = all[cut..].to_vec();
+    String::from_utf8_lossy(&all[..cut]).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +86,19 @@ mod tests {
     fn clip_cuts_on_char_boundaries() {
         assert_eq!(clip("héllo", 2), ("hé…".to_owned(), true));
         assert_eq!(clip("hé", 2), ("hé".to_owned(), false));
+    }
+
+    #[test]
+    fn output_keeps_utf8_sequences_split_across_reads() {
+        let mut carry = Vec::new();
+        let word = "héllo ✓\n".as_bytes();
+        let mut text = String::new();
+        for chunk in word.chunks(1) {
+            text.push_str(&utf8_text(&mut carry, chunk));
+        }
+        assert_eq!(text, "héllo ✓\n");
+        assert!(carry.is_empty());
+        assert_eq!(utf8_text(&mut carry, b"a\xffb\xe2\x9c"), "a\u{fffd}b");
+        assert_eq!(utf8_text(&mut carry, b"\x93"), "✓");
     }
 }
