@@ -97,8 +97,12 @@ pub const MAX_WAIT: Duration = Duration::from_millis(50_000);
 pub const DISCONNECT_GRACE: Duration = Duration::from_millis(2_000);
 /// DAP messages kept per session for the `dap-log` resource.
 pub const DAP_LOG_CAP: usize = 5_000;
-/// ... and at most this many bytes of message text per session.
-pub const DAP_LOG_BYTES: usize = 8 << 20;
+/// ... and at most this many bytes of message text per session: as much as the output ring
+/// holds. A flooding program's `output` events are most of its log, their text already in the
+/// output ring; at 8 MiB one such session took agentdap from 8 to 16 MiB RSS (`cargo bench
+/// --bench scale`). `--dap-log` files still get every message: they are written every loop turn,
+/// and one turn logs far less than this per session (at most one read of its adapter).
+pub const DAP_LOG_BYTES: usize = 1 << 20;
 /// A logged message longer than this is kept as its size and first KiB (bytes).
 pub const DAP_LOG_ENTRY_MAX: usize = 64 << 10;
 /// Adapter stderr kept for error messages (bytes).

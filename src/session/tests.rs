@@ -280,3 +280,22 @@ fn a_character_split_between_two_pipe_reads_stays_whole() {
     let texts: Vec<(Category, &str)> = read.entries.iter().map(|e| (e.category, e.text.as_str())).collect();
     assert_eq!(texts, [(Category::Stdout, "naïve\n"), (Category::Stderr, "ok ✓\n")]);
 }
+
+/// However long a program floods, its session holds at most the output ring's 1 MiB of text and
+/// the DAP log's 1 MiB (`DAP_LOG_BYTES`); the DAP log held up to 8 MiB of the same `output`
+/// events (agentdap's RSS with one flooding session: `cargo bench --bench scale`).
+#[test]
+fn a_flood_of_output_keeps_the_session_within_its_two_rings() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let line = "x".repeat(2000) + "\n";
+    for i in 0..5000 {
+        s.on_adapter_bytes(0, &output_event(10 + i, "stdout", &line), now);
+    }
+    let session = s.get(0).expect("session");
+    let log: usize = session.evidence.dap_log.iter().map(|e| e.json.len()).sum();
+    let (dropped, dropped_bytes) = session.output.evicted();
+    let held = 5000 * line.len() as u64 - dropped_bytes;
+    assert!(dropped > 0 && held <= 1 << 20, "output ring: {held} bytes held");
+    assert!(log <= 1 << 20 && session.evidence.dap_log_total > 5000, "DAP log: {log} bytes held");
+}
