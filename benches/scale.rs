@@ -449,10 +449,18 @@ fn kib(v: u64) -> String {
     format!("{:.1} MiB", v as f64 / 1024.0)
 }
 
+/// Runs the measurement; agentdap is ended (its sessions with it) whatever the outcome, before
+/// the scratch directory its state lives in is removed.
 fn run(env: &Env) -> Result<bool, String> {
-    let mut pass = true;
     let mut mcp = Mcp::start(env)?;
-    let quiet = launch_all(&mut mcp, &[&env.quiet])?.remove(0);
+    let result = measure(env, &mut mcp);
+    mcp.peer.finish();
+    result
+}
+
+fn measure(env: &Env, mcp: &mut Mcp) -> Result<bool, String> {
+    let mut pass = true;
+    let quiet = launch_all(mcp, &[&env.quiet])?.remove(0);
     thread::sleep(Duration::from_millis(300));
     let (rss1, hwm1) = mcp.memory_kib()?;
     let started = Instant::now();
@@ -460,7 +468,7 @@ fn run(env: &Env) -> Result<bool, String> {
     programs.extend(std::iter::repeat(env.quiet.as_path()).take(SESSIONS - 2));
     let mut ids = Vec::new();
     for batch in programs.chunks(LAUNCH_BATCH) {
-        ids.extend(launch_all(&mut mcp, batch)?);
+        ids.extend(launch_all(mcp, batch)?);
     }
     let flood = ids[0].clone();
     let listed = mcp.call("sessions", json!({}))?;
@@ -484,7 +492,7 @@ fn run(env: &Env) -> Result<bool, String> {
 
     let mut raw = Dap::launch(env, &env.quiet)?;
     let cpu0 = Cpu::sample(me, &chain);
-    let idle = step_phase(&mut mcp, &mut raw, &quiet)?;
+    let idle = step_phase(mcp, &mut raw, &quiet)?;
     let cpu_idle = Cpu::sample(me, &chain).since(&cpu0);
     let (_, hwm_idle) = mcp.memory_kib()?;
 
@@ -494,13 +502,13 @@ fn run(env: &Env) -> Result<bool, String> {
         return Err(format!("the flood is not running: {}", r["content"][0]["text"]));
     }
     thread::sleep(FLOOD_SETTLE);
-    let before = flood_output(&mut mcp, &flood)?;
+    let before = flood_output(mcp, &flood)?;
     let t0 = Instant::now();
     let cpu2 = Cpu::sample(me, &chain);
-    let flooded = step_phase(&mut mcp, &mut raw, &quiet)?;
+    let flooded = step_phase(mcp, &mut raw, &quiet)?;
     let cpu_flood = Cpu::sample(me, &chain).since(&cpu2);
     let took = t0.elapsed().as_secs_f64();
-    let after = flood_output(&mut mcp, &flood)?;
+    let after = flood_output(mcp, &flood)?;
     let listed = mcp.call("sessions", json!({}))?;
     let (rss_flood, hwm_flood) = mcp.memory_kib()?;
     let state = listed["structuredContent"]["sessions"]
@@ -513,7 +521,7 @@ fn run(env: &Env) -> Result<bool, String> {
             before.entries, after.entries
         ));
     }
-    let (printed, held, gone) = account(&mut mcp, &flood)?;
+    let (printed, held, gone) = account(mcp, &flood)?;
     raw.finish();
 
     println!();
@@ -601,7 +609,6 @@ fn run(env: &Env) -> Result<bool, String> {
     if after.dropped == 0 || !whole {
         pass = false;
     }
-    mcp.peer.finish();
     Ok(pass)
 }
 
