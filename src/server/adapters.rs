@@ -26,6 +26,9 @@ const PIPE_CHUNK: usize = super::TURN_BUDGET;
 /// Reads of one adapter pipe per loop turn ([`super::TURN_BUDGET`]); a pipe left with data keeps
 /// its ready flag and is read again next turn.
 const READS_PER_TURN: usize = 1;
+/// Reads per pipe when a program's end is about to be reported: 64 × [`PIPE_CHUNK`] is 256 KiB,
+/// four times a Linux pipe's default capacity (pipe(7)).
+const READS_TO_DRAIN: usize = 64;
 /// Reads of an exited adapter's pipes at its reaping (4 MiB): what it wrote before exiting
 /// reaches the session before its exit does.
 const READS_AT_EXIT: usize = 256;
@@ -365,6 +368,19 @@ impl Server {
             }
         }
         self.pipe_buf = buf;
+    }
+
+    /// Reads everything a session's adapter pipes hold now (up to [`READS_TO_DRAIN`] reads each),
+    /// past the per-turn budget: before the session learns that its program ended.
+    pub(super) fn drain_adapter_pipes_of(&mut self, session: SessionKey, now: Instant) {
+        let keys: Vec<usize> = self.adapters.iter().filter(|(_, io)| io.session == session).map(|(k, _)| k).collect();
+        for akey in keys {
+            if let Some(io) = self.adapters.get_mut(akey) {
+                io.child.mark_ready(PipeKind::Stdout);
+                io.child.mark_ready(PipeKind::Stderr);
+            }
+            self.read_adapter(akey, now, READS_TO_DRAIN);
+        }
     }
 
     /// True when some adapter pipe still holds data after its per-wake read cap.

@@ -239,6 +239,16 @@ impl Server {
                 }
                 Ok(n) => {
                     crate::os::net::quick_ack(stream);
+                    if mentions_an_end(&buf[..n]) {
+                        // The program's own output (Delve's, rdbg's debuggee writes to the
+                        // adapter's pipes) was all written before the adapter saw it end: take it
+                        // in before the end is reported, past the pipes' per-turn fairness budget.
+                        // (The pipes are read into their own buffer; this chunk is kept apart.)
+                        let chunk = buf[..n].to_vec();
+                        self.drain_adapter_pipes_of(session, now);
+                        self.sessions.on_adapter_bytes(session, &chunk, now);
+                        continue;
+                    }
                     self.sessions.on_adapter_bytes(session, &buf[..n], now)
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -331,5 +341,26 @@ impl Server {
         for k in keys {
             self.read_stream(k, now);
         }
+    }
+}
+
+/// Whether a chunk of DAP bytes may carry an `exited` or `terminated` event (a cheap scan of the
+/// raw bytes; a false positive only costs one drain of the adapter's pipes).
+fn mentions_an_end(bytes: &[u8]) -> bool {
+    const ENDS: [&[u8]; 2] = [b"\"exited\"", b"\"terminated\""];
+    ENDS.iter().any(|end| bytes.windows(end.len()).any(|w| w == *end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions_an_end;
+
+    #[test]
+    fn an_exit_or_termination_event_in_a_chunk_is_noticed() {
+        assert!(mentions_an_end(
+            br#"Content-Length: 60\r\n\r\n{"type":"event","event":"exited","body":{"exitCode":0}}"#
+        ));
+        assert!(mentions_an_end(br#"{"type": "event", "event": "terminated"}"#));
+        assert!(!mentions_an_end(br#"{"type":"event","event":"stopped","body":{"reason":"step"}}"#));
     }
 }

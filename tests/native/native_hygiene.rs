@@ -172,6 +172,22 @@ fn c13_tcp_adapter_without_banner_is_reached_on_a_chosen_port() {
     a.ok("disconnect", json!({}));
 }
 
+/// A program whose output reaches agentdap on the adapter's own pipes (Delve's debuggee writes to
+/// dlv's stdout) has all of it in by the time its exit is reported, even 48 KiB written at once
+/// just before the adapter says it exited (they were read 4 KiB a turn and the exit came first).
+#[test]
+fn a_programs_output_on_the_adapters_pipes_is_complete_when_its_exit_is_reported() {
+    let mut a = tcp_agent(&["--port", "{port}", "--program-output", "48"]);
+    let program = fixture("prog.fake");
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 3}]}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    let r = a.ok("continue", json!({}));
+    assert_eq!(r.s["exit_code"], json!(0), "{}", r.text);
+    let tail = r.s["output"]["text"].as_str().unwrap_or_default();
+    assert!(tail.contains("last line of the program"), "{}", r.text);
+    a.ok("disconnect", json!({}));
+}
+
 /// codelldb ≥ 1.7.0 without `--port`: an adapter that exits with a usage error before listening fails the launch at
 /// once, in its own words.
 #[test]
