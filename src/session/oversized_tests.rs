@@ -4,6 +4,8 @@
 //! `evaluate_raises_as_value`); a second exit code; a resume the adapter refused. Must not: read
 //! `Session`'s private fields.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 use super::scripted::{args, plan, Rig};
@@ -185,6 +187,36 @@ fn a_refused_resume_leaves_the_stop_where_it_was() {
     let call = rig.call(|s, key, call, now| s.wait(key, crate::session::waiters::Until::Stop, None, None, call, now));
     let out = rig.answered(call);
     assert!(out.text.starts_with("s1 stopped (breakpoint) at t.rb:4 in tick()"), "{}", out.text);
+}
+
+#[test]
+fn an_unanswered_resume_is_never_taken_back_to_the_old_stop() {
+    // debugpy 1.8.22 can leave `continue` unanswered (another thread stopped while pydevd resumed
+    // them all) and forward nothing more: the old stop is no longer true, nor is any other known.
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    a.on(
+        "stackTrace",
+        Reply::ok(json!({"stackFrames": [{"id": 1, "name": "w", "line": 4, "source": {"path": "/src/p.py"}}]})),
+    );
+    a.on("continue", Reply::never());
+    let mut rig = Rig::new(a);
+    let launch = rig.launch_program(AdapterKind::Debugpy, "/src/p.py");
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 3}));
+    assert!(!rig.answered(launch).is_error);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, Some(100), call, now));
+    rig.advance(Duration::from_millis(200));
+    let out = rig.answered(call);
+    assert!(out.text.starts_with("s1 running"), "{}", out.text);
+    rig.advance(Duration::from_secs(31));
+    let call =
+        rig.call(|s, key, call, now| s.wait(key, crate::session::waiters::Until::Stop, None, Some(100), call, now));
+    rig.advance(Duration::from_millis(200));
+    let out = rig.answered(call);
+    assert!(out.text.starts_with("s1 running"), "{}", out.text);
+    assert!(!out.text.contains("stopped (breakpoint)"), "{}", out.text);
+    assert!(out.text.contains("whether the program resumed is unknown, and debugpy may be hung"), "{}", out.text);
 }
 
 #[test]

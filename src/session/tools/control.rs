@@ -205,6 +205,19 @@ impl Session {
                     self.run.resume_unacked = false;
                     self.mirror_resumed();
                 }
+                if let (Some(msg), ErrorCode::Timeout) = (&failure, code) {
+                    // No answer is not a refusal: the program may well be running (debugpy
+                    // 1.8.22 leaves a `continue` unanswered when another thread stops while it
+                    // resumes them all, and forwards nothing more). Where it is cannot be known:
+                    // never back at the old stop; the session stays running, unacknowledged.
+                    self.calls.waiters.retain(|w| w.call != call);
+                    self.calls.warnings.push(format!(
+                        "{msg}: whether the program resumed is unknown, and {} may be hung (`disconnect` ends the session)",
+                        self.link.adapter
+                    ));
+                    self.calls.done.push((call, ToolResult::error(ErrorCode::Timeout, msg.clone())));
+                    return;
+                }
                 if let Some(msg) = failure {
                     // The adapter refused to resume: the session is still where it was (a new
                     // revision all the same: the handles of the old one are gone).
