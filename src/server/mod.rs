@@ -9,6 +9,8 @@
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use log::{debug, info, trace, warn};
@@ -207,7 +209,8 @@ struct Server {
     mirror: mirror::MirrorIo,
     /// The ledger file and `--dap-log` files.
     evidence: evidence::Evidence,
-    /// Restores the original file status flags of stdin and stdout on exit.
+    /// Restores the original file status flags of stdin and stdout on exit, the last changed
+    /// first (see [`FdFlags`]).
     _flags: Vec<FdFlags>,
 }
 
@@ -239,7 +242,8 @@ impl Server {
         // Probe once whether stdout is pollable; afterwards WRITABLE is registered only on demand.
         let stdout_mode = match poll.registry().register(&mut SourceFd(&STDOUT_FD), token::STDOUT, Interest::WRITABLE) {
             Ok(()) => {
-                flags.push(
+                flags.insert(
+                    0,
                     FdFlags::set_nonblocking(STDOUT_FD)
                         .map_err(|e| ServerError::Setup("set stdout non-blocking", e))?,
                 );
@@ -668,10 +672,23 @@ impl io::Write for FdWriter {
 }
 
 /// A file descriptor's original status flags, restored on drop (stdin and stdout may be shared
-/// with the parent, e.g. a terminal, which must not be left non-blocking).
+/// with the parent, e.g. a terminal, which must not be left non-blocking) and by the panic hook
+/// [`restore_on_panic`] installs: the release build aborts on a panic (`panic = "abort"` in
+/// Cargo.toml), so no destructor runs then. Restored in the reverse order of the changes: stdin
+/// and stdout are often one open file description (a terminal opened once), whose flags stdout's
+/// change found already non-blocking.
 struct FdFlags {
     fd: RawFd,
     original: libc::c_int,
+}
+
+/// The original flags of stdin (index 0) and stdout (index 1) while an [`FdFlags`] holds them
+/// changed; -1 when there is nothing to restore.
+static HELD_FLAGS: [AtomicI32; 2] = [AtomicI32::new(-1), AtomicI32::new(-1)];
+
+/// The [`HELD_FLAGS`] slot of stdin or stdout.
+fn held_flags(fd: RawFd) -> Option<&'static AtomicI32> {
+    usize::try_from(fd).ok().and_then(|i| HELD_FLAGS.get(i))
 }
 
 impl FdFlags {
@@ -680,6 +697,10 @@ impl FdFlags {
         let original = unsafe { libc::fcntl(fd, libc::F_GETFL) };
         if original < 0 {
             return Err(io::Error::last_os_error());
+        }
+        restore_on_panic();
+        if let Some(held) = held_flags(fd) {
+            held.store(original, Ordering::SeqCst);
         }
         // SAFETY: as above.
         if unsafe { libc::fcntl(fd, libc::F_SETFL, original | libc::O_NONBLOCK) } < 0 {
@@ -691,9 +712,31 @@ impl FdFlags {
 
 impl Drop for FdFlags {
     fn drop(&mut self) {
+        if let Some(held) = held_flags(self.fd) {
+            held.store(-1, Ordering::SeqCst);
+        }
         // SAFETY: as above. Best effort: nothing useful to do on failure at exit.
         unsafe { libc::fcntl(self.fd, libc::F_SETFL, self.original) };
     }
+}
+
+/// Installs (once) a panic hook that gives stdin and stdout back their original flags before
+/// the default hook prints the panic; the process then aborts (release) or unwinds (tests).
+fn restore_on_panic() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            for fd in [STDOUT_FD, STDIN_FD] {
+                let original = held_flags(fd).map_or(-1, |held| held.swap(-1, Ordering::SeqCst));
+                if original >= 0 {
+                    // SAFETY: as in `FdFlags::set_nonblocking`.
+                    unsafe { libc::fcntl(fd, libc::F_SETFL, original) };
+                }
+            }
+            default(info);
+        }));
+    });
 }
 
 /// Makes a write to a closed pipe return `EPIPE` instead of killing the process. Children

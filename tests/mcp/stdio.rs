@@ -277,6 +277,74 @@ fn stdin_and_stdout_can_be_regular_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A terminal as both stdin and stdout is one open file description, so the two share their
+/// file status flags: agentdap leaves it blocking, as it found it (restoring stdin's flags last).
+#[test]
+fn a_terminal_as_stdin_and_stdout_is_left_blocking_at_exit() {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    // SAFETY: posix_openpt returns a new fd or -1; grantpt, unlockpt and TIOCGPTPEER (which opens
+    // the other side and returns a new fd or -1) act on that fd; termios is a plain C struct.
+    let (master, terminal) = unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
+        assert!(master >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+        let master = OwnedFd::from_raw_fd(master);
+        assert_eq!(libc::grantpt(master.as_raw_fd()), 0);
+        assert_eq!(libc::unlockpt(master.as_raw_fd()), 0);
+        let terminal = libc::ioctl(master.as_raw_fd(), libc::TIOCGPTPEER, libc::O_RDWR | libc::O_NOCTTY);
+        assert!(terminal >= 0, "TIOCGPTPEER: {}", std::io::Error::last_os_error());
+        let terminal = OwnedFd::from_raw_fd(terminal);
+        let mut t: libc::termios = std::mem::zeroed();
+        assert_eq!(libc::tcgetattr(terminal.as_raw_fd(), &mut t), 0);
+        t.c_lflag &= !libc::ECHO;
+        assert_eq!(libc::tcsetattr(terminal.as_raw_fd(), libc::TCSANOW, &t), 0);
+        (File::from(master), terminal)
+    };
+    // SAFETY: F_GETFL on an fd this test owns.
+    let non_blocking = || unsafe { libc::fcntl(terminal.as_raw_fd(), libc::F_GETFL) } & libc::O_NONBLOCK != 0;
+    assert!(!non_blocking(), "a new terminal is blocking");
+
+    let mut child = Command::new(common::bin())
+        .stdin(terminal.try_clone().unwrap())
+        .stdout(terminal.try_clone().unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut master = master;
+    writeln!(master, "{}", initialize_request(1, "2025-11-25")).unwrap();
+    // The answer shows the server runs (and holds the terminal non-blocking); `serverInfo` is
+    // in the answer only.
+    let mut seen = Vec::new();
+    let start = Instant::now();
+    while !String::from_utf8_lossy(&seen).contains("serverInfo") {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no answer on the terminal: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        let mut ready = libc::pollfd { fd: master.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd for an fd this test owns.
+        if unsafe { libc::poll(&mut ready, 1, 100) } <= 0 {
+            continue;
+        }
+        let mut chunk = [0u8; 4096];
+        let n = master.read(&mut chunk).unwrap();
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    assert!(non_blocking(), "agentdap serves a terminal non-blocking");
+    // End of input on a terminal (VEOF, ^D at the start of a line): agentdap exits.
+    master.write_all(&[4]).unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "agentdap did not exit at the terminal's end of input");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(!non_blocking(), "agentdap left the terminal non-blocking");
+}
+
 #[test]
 fn nothing_but_mcp_reaches_stdout_even_with_trace_logging() {
     let mut agentdap = Agentdap::spawn_with(|cmd| {
