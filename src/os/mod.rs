@@ -7,5 +7,6 @@
 pub mod child;
 pub mod files;
 pub mod net;
+pub mod proc_scan;
 pub mod spawn;
 pub mod watchdog;

@@ -101,7 +101,8 @@ impl Server {
                     self.stop_terminal(session, now);
                     self.replace_adapter(session, id, now)
                 }
-                Action::TrackProcesses => self.walk_descendants(),
+                // After this turn's writes (`Server::run`): a walk never delays a request.
+                Action::TrackProcesses => self.walk_due = true,
                 Action::StateChanged { session } => {
                     let cx = &mut Context { out: self.out.tail(), now, sessions: &mut self.sessions };
                     self.mcp.resource_updated(&format!("agentdap://session/{session}/state"), cx);
@@ -231,6 +232,10 @@ impl Server {
         info!("adapter for session key {session} started: pid {}", io.child.pid);
         entry.insert(io);
         self.adapter_of.insert(session, key);
+        // While the adapter starts up nothing waits on agentdap: a walk now (at the end of the
+        // turn) reads every process once, so the walk at the debuggee's `process` event reads
+        // only agentdap's own and new processes (`ProcScan`).
+        self.walk_due = true;
         if let Err(e) = registered {
             warn!("cannot watch the adapter's pipes: {e}");
             self.sessions.on_spawn_failed(
@@ -465,18 +470,21 @@ impl Server {
                 debug!("watchdog: cannot record pid {pid}: {e}");
             }
         }
-        // Remember it with the adapter that launched it, to stop it along with the adapter.
-        self.walk_descendants();
+        // Remember it with the adapter that launched it, to stop it along with the adapter
+        // (at the end of the turn, after its writes).
+        self.walk_due = true;
     }
 
     /// Records every process below each running adapter (debuggees, launchers, lldb-server,
     /// the debuggee's own children — also those that left its process group or session) with
     /// its adapter and the watchdog, so none outlives the session. Run at a `process` event,
-    /// every [`WALK_EVERY`] while adapters run, and before an adapter is stopped. Bounded by
-    /// `spawn::PROC_SCAN_CAP`; reads only small `/proc/<pid>/stat` files.
+    /// every [`WALK_EVERY`] while adapters run (those two at the end of the loop turn, after
+    /// its writes), and before an adapter is stopped. Bounded by `spawn::PROC_SCAN_CAP`; reads
+    /// only small `/proc/<pid>/stat` files, after the first walk only those of agentdap's own
+    /// and new processes ([`crate::os::proc_scan::ProcScan`]).
     pub(super) fn walk_descendants(&mut self) {
         // One scan of /proc serves the adapters, the terminals and the adopted processes.
-        let table = spawn::process_table();
+        let table = self.proc_scan.table(std::process::id() as Pid);
         self.walk_terminals(&table);
         self.walk_adopted(&table);
         if self.adapters.is_empty() {

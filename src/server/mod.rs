@@ -34,6 +34,7 @@ use slab::Slab;
 use crate::config::Config;
 use crate::io_buf::{LineEvent, LineReader, OutBuf};
 use crate::mcp::{Context, Mcp};
+use crate::os::proc_scan::ProcScan;
 use crate::os::spawn::{self, Pid};
 use crate::os::watchdog::Watchdog;
 use crate::session::{SessionKey, Sessions};
@@ -184,6 +185,11 @@ struct Server {
     grace_expired: bool,
     /// A `WalkDescendants` timer is pending.
     walk_armed: bool,
+    /// A walk of the process tree is due at the end of this turn (`Server::walk_descendants`),
+    /// once the turn's DAP requests and answers are written.
+    walk_due: bool,
+    /// `/proc` as the last walk saw it.
+    proc_scan: ProcScan,
     timers: Timers<TimerEvent>,
     signals: Signals,
     reader: LineReader,
@@ -296,6 +302,8 @@ impl Server {
             watchdog,
             grace_expired: false,
             walk_armed: false,
+            walk_due: false,
+            proc_scan: ProcScan::default(),
             timers: Timers::new(),
             signals,
             reader,
@@ -328,11 +336,17 @@ impl Server {
             self.read_ready_jobs(now);
             self.read_ready_streams(now);
             self.pump_stdin(now);
+            // Requests the adapters' messages and the agent's calls queued go out before the
+            // turn's other work (answers rendered, ledger records, walks).
+            self.write_adapters(now);
             self.process_actions(now);
             self.arm_walk(now);
             self.pump_mirrors(now);
-            // The agent's answers first; the ledger and `--dap-log` files after.
+            // The agent's answers first; a walk, the ledger and `--dap-log` files after.
             self.flush_stdout(now);
+            if std::mem::take(&mut self.walk_due) {
+                self.walk_descendants();
+            }
             self.flush_evidence();
             if self.out.over_cap() != self.stdin_paused {
                 self.stdin_paused = !self.stdin_paused;
@@ -408,7 +422,7 @@ impl Server {
                 TimerEvent::KillAdapter { key, pid } => self.kill_adapter(key, pid),
                 TimerEvent::WalkDescendants => {
                     self.walk_armed = false;
-                    self.walk_descendants();
+                    self.walk_due = true;
                     self.arm_walk(now);
                 }
                 TimerEvent::MirrorClient { key, serial } => self.on_mirror_timer(key, serial, now),

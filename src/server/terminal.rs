@@ -309,7 +309,8 @@ impl Server {
     /// Stops the session's terminal process with its session: stdin closed, SIGTERM to its
     /// group and descendants, SIGKILL after [`KILL_GRACE`].
     pub(super) fn stop_terminal(&mut self, session: SessionKey, now: Instant) {
-        self.walk_terminals(&spawn::process_table());
+        let table = self.proc_scan.table(std::process::id() as Pid);
+        self.walk_terminals(&table);
         let keys: Vec<usize> = self.terminals.iter().filter(|(_, t)| t.session == session).map(|(k, _)| k).collect();
         for tkey in keys {
             let Some(io) = self.terminals.get_mut(tkey) else { continue };
