@@ -198,12 +198,7 @@ fn find_lldb_dap() -> Option<PathBuf> {
 /// Finds the adapters and builds the native targets; Delve's (a Go build) only when `wanted`.
 fn setup(wanted: &dyn Fn(&str) -> bool) -> Result<Env, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = std::env::var_os("AGENTDAP_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".deps/venv/bin/python"));
-    if !python.exists() {
-        return Err(format!("no Python with debugpy at {} (run scripts/install-test-deps)", python.display()));
-    }
+    let python = peer::bench_python(root)?;
     let scratch = std::env::temp_dir().join(format!("agentdap-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let c_target = root.join("benches/roundtrip_target.c");

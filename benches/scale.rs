@@ -614,12 +614,7 @@ fn measure(env: &Env, mcp: &mut Mcp) -> Result<bool, String> {
 
 fn setup() -> Result<Env, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = std::env::var_os("AGENTDAP_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".deps/venv/bin/python"));
-    if !python.exists() {
-        return Err(format!("no Python with debugpy at {} (run scripts/install-test-deps)", python.display()));
-    }
+    let python = peer::bench_python(root)?;
     let scratch = std::env::temp_dir().join(format!("agentdap-scale-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let (quiet, flood) = (scratch.join("quiet.py"), scratch.join("flood.py"));

@@ -92,6 +92,17 @@ impl Peer {
     }
 }
 
+/// The Python with debugpy the benches run: `$AGENTDAP_TEST_PYTHON`, else the test venv's.
+pub fn bench_python(root: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let python = std::env::var_os("AGENTDAP_TEST_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join(".deps/venv/bin/python"));
+    if !python.exists() {
+        return Err(format!("no Python with debugpy at {} (run scripts/install-test-deps)", python.display()));
+    }
+    Ok(python)
+}
+
 /// Waits up to 5 s for `child` (this benchmark's own child) to exit, then kills it by its pid.
 pub fn reap(child: &mut Child) {
     let deadline = Instant::now() + Duration::from_secs(5);
