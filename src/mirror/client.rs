@@ -15,8 +15,8 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::{
-    forward_refusal, policy, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, LATE_JOIN_FALLBACK, MAX_ADAPTER_IN_FLIGHT,
-    MAX_CLIENTS, MAX_IN_FLIGHT, MAX_RESPONSE,
+    forward_refusal, policy, Mode, Policy, Token, CLIENT_MAX_BODY, CLIENT_OUT_CAP, CONTROL, LATE_JOIN_FALLBACK,
+    MAX_ADAPTER_IN_FLIGHT, MAX_CLIENTS, MAX_IN_FLIGHT, MAX_RESPONSE,
 };
 use crate::dap::client::log_text;
 use crate::dap::framing::{self, Decoder, Encoder};
@@ -36,6 +36,10 @@ pub trait Host {
     fn other_attached_clients(&self) -> usize;
     /// The agent has a request at the adapter: queued requests wait (the agent goes first).
     fn agent_waiting(&self) -> bool;
+    /// What the agent lets the clients do now.
+    fn mode(&self) -> Mode;
+    /// A client tried `command` (execution control) on a read-only mirror: the agent hears it.
+    fn asked_control(&mut self, command: &str);
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,7 +166,7 @@ impl ClientCore {
         match (command, self.state) {
             ("initialize", _) => {
                 let caps = host.capabilities().unwrap_or_default();
-                self.respond(seq, command, Some(super::masked_capabilities(&caps)));
+                self.respond(seq, command, Some(super::masked_capabilities(&caps, host.mode())));
             }
             ("attach" | "launch", State::Handshake) => {
                 let given = r.arguments.as_ref().and_then(|a| a.get("mirrorToken")).and_then(Value::as_str);
@@ -206,14 +210,17 @@ impl ClientCore {
                     .and_then(|a| a.get("breakpoints").and_then(Value::as_array).map(Vec::len))
                     .or_else(|| args.and_then(|a| a.get("lines")).and_then(Value::as_array).map(Vec::len))
                     .unwrap_or(0);
-                let one = json!({
-                    "verified": false,
-                    "message": "agentdap mirror is read-only: breakpoints belong to the agent's session",
-                });
+                let message = match host.mode() {
+                    Mode::ReadOnly => "agentdap mirror is read-only: breakpoints belong to the agent's session",
+                    Mode::Control => {
+                        "agentdap mirror does not set an IDE's breakpoints: they belong to the agent's session"
+                    }
+                };
+                let one = json!({ "verified": false, "message": message });
                 self.respond(seq, command, Some(json!({ "breakpoints": vec![one; n] })));
             }
             ("setExceptionBreakpoints", _) => self.respond(seq, command, None),
-            _ => match policy(command) {
+            _ => match policy(command, host.mode()) {
                 Policy::Forward if self.in_flight + self.queued.len() >= MAX_IN_FLIGHT => {
                     let msg = format!("agentdap mirror: {MAX_IN_FLIGHT} requests already in flight");
                     self.error(seq, command, &msg, false);
@@ -227,8 +234,22 @@ impl ClientCore {
                     self.queued.push_back(Queued { seq, command: r.command, arguments: r.arguments });
                     self.send_queued(host);
                 }
+                Policy::Local | Policy::Reject if CONTROL.contains(&command) => {
+                    host.asked_control(command);
+                    let msg = format!(
+                        "agentdap mirror is read-only: `{command}` is refused (the agent has control; it is told you asked for it)"
+                    );
+                    self.error(seq, command, &msg, false);
+                }
                 Policy::Local | Policy::Reject => {
-                    let msg = format!("agentdap mirror is read-only: `{command}` is refused (the agent has control)");
+                    let msg = match host.mode() {
+                        Mode::ReadOnly => {
+                            format!("agentdap mirror is read-only: `{command}` is refused (the agent has control)")
+                        }
+                        Mode::Control => format!(
+                            "agentdap mirror: `{command}` is refused (it would modify the program or the session)"
+                        ),
+                    };
                     self.error(seq, command, &msg, false);
                 }
             },

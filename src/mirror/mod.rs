@@ -1,5 +1,6 @@
-//! The IDE mirror (read-only; SECURITY.md), sans-IO: the request policy, the masked
-//! capabilities, tokens, the VS Code snippet, and the per-client state machine ([`client`]).
+//! The IDE mirror (read-only, or with control when the agent grants it; SECURITY.md), sans-IO:
+//! the request policy per [`Mode`], the masked capabilities, tokens, the VS Code snippet, and the
+//! per-client state machine ([`client`]).
 //! Must not: touch sockets or the clock (the server owns the listener and client fds, in its
 //! slabs), or send anything to an adapter itself (forwarding goes through the session's DAP
 //! connection, see `session::mirror`).
@@ -107,6 +108,39 @@ pub struct Endpoint {
     pub token: Token,
 }
 
+/// What the agent lets the IDE do: read (the default), or also run the program
+/// (`expose_session {control: true}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    #[default]
+    ReadOnly,
+    Control,
+}
+
+impl Mode {
+    pub fn from_control(control: bool) -> Mode {
+        if control {
+            Mode::Control
+        } else {
+            Mode::ReadOnly
+        }
+    }
+
+    pub fn words(self) -> &'static str {
+        match self {
+            Mode::ReadOnly => "read-only",
+            Mode::Control => "with control",
+        }
+    }
+}
+
+/// Whether the operator lets a mirror have control. Today always; an operator switch
+/// (`--allow` without `control`) is to answer here, and `expose_session {control: true}` asks it.
+/// Errors: the refusal for the agent.
+pub fn control_allowed() -> Result<(), String> {
+    Ok(())
+}
+
 /// What the mirror does with a client's request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -115,9 +149,19 @@ pub enum Policy {
     Local,
     /// Sent to the adapter through the session's connection, ids translated through handles.
     Forward,
-    /// Refused quietly (`showUser: false`): execution control, writes, anything unlisted.
+    /// Refused quietly (`showUser: false`): execution control in [`Mode::ReadOnly`], writes,
+    /// anything unlisted.
     Reject,
 }
+
+/// Requests that run or stop the program, forwarded in [`Mode::Control`] only; the session
+/// resumes for them as for the agent's own (`session::mirror`). `stepInTargets` only reads, but
+/// serves `stepIn` alone.
+pub const CONTROL: &[&str] =
+    &["continue", "next", "stepIn", "stepOut", "stepBack", "reverseContinue", "pause", "stepInTargets"];
+
+/// Of [`CONTROL`], the requests that resume the program.
+pub const RESUMES: &[&str] = &["continue", "next", "stepIn", "stepOut", "stepBack", "reverseContinue"];
 
 /// Requests that only read state: forwarded to the adapter. (`evaluate` can run code in the
 /// debuggee: forwarded all the same, but only as an expression, see
@@ -152,11 +196,12 @@ pub const LOCAL: &[&str] = &[
     "cancel",
 ];
 
-/// The policy for a request `command` (default deny).
-pub fn policy(command: &str) -> Policy {
+/// The policy for a request `command` in `mode` (default deny). Breakpoint requests stay
+/// [`Policy::Local`] in both modes: answered as unverified, never sent.
+pub fn policy(command: &str, mode: Mode) -> Policy {
     if LOCAL.contains(&command) {
         Policy::Local
-    } else if FORWARDED.contains(&command) {
+    } else if FORWARDED.contains(&command) || (mode == Mode::Control && CONTROL.contains(&command)) {
         Policy::Forward
     } else {
         Policy::Reject
@@ -173,6 +218,9 @@ const NEEDS_CAPABILITY: &[(&str, &str)] = &[
     ("disassemble", "supportsDisassembleRequest"),
     ("completions", "supportsCompletionsRequest"),
     ("exceptionInfo", "supportsExceptionInfoRequest"),
+    ("stepBack", "supportsStepBack"),
+    ("reverseContinue", "supportsStepBack"),
+    ("stepInTargets", "supportsStepInTargetsRequest"),
 ];
 
 /// Argument fields holding ids (handles or the adapter's thread and source ids): integers only,
@@ -272,14 +320,26 @@ const READ_ONLY_CAPABILITIES: &[&str] = &[
     "supportsANSIStyling",
 ];
 
-/// The `initialize` response body for a mirror client: the adapter's capabilities with every
-/// control feature off (restart, step back, set variable/expression, goto, terminate,
-/// breakpoints of every kind, cancel…), `exceptionBreakpointFilters: []`, and
-/// `supportsConfigurationDoneRequest: true` (the mirror answers it).
-pub fn masked_capabilities(raw: &Map<String, Value>) -> Value {
+/// Capabilities passed through as well in [`Mode::Control`]: the ones about the requests of
+/// [`CONTROL`].
+const CONTROL_CAPABILITIES: &[&str] = &[
+    "supportsStepBack",
+    "supportsSteppingGranularity",
+    "supportsStepInTargetsRequest",
+    "supportsSingleThreadExecutionRequests",
+];
+
+/// The `initialize` response body (and a `capabilities` event's `capabilities`, DAP § Events ›
+/// Capabilities) for a mirror client in `mode`: the adapter's capabilities with every feature
+/// that mode does not allow off (always: restart, set variable/expression, goto, terminate,
+/// breakpoints of every kind, cancel…; in [`Mode::ReadOnly`] also step back, granularity and
+/// step-in targets), `exceptionBreakpointFilters: []`, and `supportsConfigurationDoneRequest:
+/// true` (the mirror answers it).
+pub fn masked_capabilities(raw: &Map<String, Value>, mode: Mode) -> Value {
     let mut out = Map::new();
     for (key, value) in raw {
-        if READ_ONLY_CAPABILITIES.contains(&key.as_str()) {
+        let control = mode == Mode::Control && CONTROL_CAPABILITIES.contains(&key.as_str());
+        if control || READ_ONLY_CAPABILITIES.contains(&key.as_str()) {
             out.insert(key.clone(), value.clone());
         } else if value.is_boolean() {
             out.insert(key.clone(), Value::Bool(false));
@@ -294,7 +354,7 @@ pub fn masked_capabilities(raw: &Map<String, Value>) -> Value {
 /// VS Code debug type: `debugpy`, `lldb-dap`, `go`, …).
 pub fn vscode_snippet(session: &str, debug_type: &str, endpoint: &Endpoint) -> Value {
     json!({
-        "name": format!("agentdap {session} (read-only mirror)"),
+        "name": format!("agentdap {session} (mirror)"),
         "type": debug_type,
         "request": "attach",
         "debugServer": endpoint.port,
@@ -303,16 +363,23 @@ pub fn vscode_snippet(session: &str, debug_type: &str, endpoint: &Endpoint) -> V
 }
 
 /// The `expose_session` result: the endpoint and token, and the snippet ready to paste.
-pub fn expose_result(session: &str, debug_type: &str, endpoint: &Endpoint) -> ToolResult {
+pub fn expose_result(session: &str, debug_type: &str, endpoint: &Endpoint, mode: Mode) -> ToolResult {
     let snippet = vscode_snippet(session, debug_type, endpoint);
     let pretty = serde_json::to_string_pretty(&snippet).unwrap_or_default();
+    let can = match mode {
+        Mode::ReadOnly => "read state and evaluate code",
+        Mode::Control => "also continue, step and pause the program; `control: false` takes it back",
+    };
     let text = format!(
-        "{session} mirrored read-only on {}:{} (token: anyone with it can read state and evaluate code).\n\
+        "{session} mirrored {} on {}:{} (token: anyone with it can {can}).\n\
          VS Code launch.json configuration (debug type `{debug_type}`: VS Code needs the extension that provides it):\n{pretty}",
-        endpoint.host, endpoint.port
+        mode.words(),
+        endpoint.host,
+        endpoint.port
     );
     let structured = json!({
         "session": session,
+        "control": mode == Mode::Control,
         "host": endpoint.host,
         "port": endpoint.port,
         "token": endpoint.token.reveal(),
@@ -346,18 +413,30 @@ mod tests {
     }
 
     #[test]
-    fn policy_forwards_reads_answers_handshake_and_denies_the_rest() {
-        for c in ["threads", "stackTrace", "scopes", "variables", "evaluate", "source", "modules"] {
-            assert_eq!(policy(c), Policy::Forward, "{c}");
+    fn policy_forwards_reads_answers_handshake_and_denies_the_rest_per_mode() {
+        for mode in [Mode::ReadOnly, Mode::Control] {
+            for c in ["threads", "stackTrace", "scopes", "variables", "evaluate", "source", "modules"] {
+                assert_eq!(policy(c, mode), Policy::Forward, "{c} {mode:?}");
+            }
+            let local = ["initialize", "attach", "configurationDone", "disconnect", "cancel"];
+            let breakpoints = ["setBreakpoints", "setFunctionBreakpoints", "setExceptionBreakpoints"];
+            for c in local.into_iter().chain(breakpoints) {
+                assert_eq!(policy(c, mode), Policy::Local, "{c} {mode:?}");
+            }
+            for c in ["setVariable", "setExpression", "restart", "goto", "terminate", "restartFrame", "x"] {
+                assert_eq!(policy(c, mode), Policy::Reject, "{c} {mode:?}");
+            }
         }
-        for c in ["initialize", "attach", "setBreakpoints", "configurationDone", "disconnect", "cancel"] {
-            assert_eq!(policy(c), Policy::Local, "{c}");
+        for c in ["continue", "next", "stepIn", "stepOut", "pause", "stepBack", "reverseContinue", "stepInTargets"] {
+            assert_eq!(policy(c, Mode::ReadOnly), Policy::Reject, "{c}");
+            assert_eq!(policy(c, Mode::Control), Policy::Forward, "{c}");
         }
-        for c in
-            ["continue", "next", "stepIn", "stepOut", "pause", "setVariable", "setExpression", "restart", "goto", "x"]
-        {
-            assert_eq!(policy(c), Policy::Reject, "{c}");
+        assert!(RESUMES.iter().all(|r| CONTROL.contains(r)) && !RESUMES.contains(&"pause"));
+        let caps = Map::new();
+        for c in ["stepBack", "reverseContinue", "stepInTargets"] {
+            assert!(forward_refusal(c, None, &caps).is_some_and(|w| w.contains("does not support")), "{c}");
         }
+        assert_eq!(control_allowed(), Ok(()));
     }
 
     #[test]
@@ -492,7 +571,7 @@ mod tests {
             "exceptionBreakpointFilters": [{"filter": "raised", "label": "Raised"}],
             "breakpointModes": [{"mode": "hw"}],
         });
-        let masked = masked_capabilities(raw.as_object().unwrap());
+        let masked = masked_capabilities(raw.as_object().unwrap(), Mode::ReadOnly);
         for off in [
             "supportsSetVariable",
             "supportsStepBack",
@@ -510,6 +589,45 @@ mod tests {
         assert_eq!(masked["supportsConfigurationDoneRequest"], json!(true));
         assert_eq!(masked["exceptionBreakpointFilters"], json!([]));
         assert!(masked.get("breakpointModes").is_none());
+    }
+
+    #[test]
+    fn masked_capabilities_with_control_add_exactly_the_stepping_features() {
+        let raw = json!({
+            "supportsStepBack": true, "supportsSteppingGranularity": true, "supportsStepInTargetsRequest": true,
+            "supportsSingleThreadExecutionRequests": true, "supportsSetVariable": true, "supportsGotoTargetsRequest": true,
+            "supportsRestartRequest": true, "supportsTerminateRequest": true, "supportsEvaluateForHovers": true,
+            "supportsFunctionBreakpoints": true, "supportsConditionalBreakpoints": true,
+            "exceptionBreakpointFilters": [{"filter": "raised", "label": "Raised"}],
+        });
+        let raw = raw.as_object().unwrap();
+        let (read, control) = (masked_capabilities(raw, Mode::ReadOnly), masked_capabilities(raw, Mode::Control));
+        let stepping = [
+            "supportsStepBack",
+            "supportsSteppingGranularity",
+            "supportsStepInTargetsRequest",
+            "supportsSingleThreadExecutionRequests",
+        ];
+        for key in stepping {
+            assert_eq!((read[key].clone(), control[key].clone()), (json!(false), json!(true)), "{key}");
+        }
+        for off in [
+            "supportsSetVariable",
+            "supportsGotoTargetsRequest",
+            "supportsRestartRequest",
+            "supportsTerminateRequest",
+            "supportsFunctionBreakpoints",
+            "supportsConditionalBreakpoints",
+        ] {
+            assert_eq!(control[off], json!(false), "{off} stays off with control");
+        }
+        assert_eq!(control["exceptionBreakpointFilters"], json!([]));
+        let differ: Vec<&String> =
+            control.as_object().unwrap().iter().filter(|(k, v)| read[k.as_str()] != **v).map(|(k, _)| k).collect();
+        assert_eq!(differ.len(), stepping.len(), "{differ:?}");
+        // An adapter without them: control adds nothing it lacks.
+        let none = masked_capabilities(&Map::new(), Mode::Control);
+        assert!(none.get("supportsStepBack").is_none());
     }
 
     #[test]

@@ -148,6 +148,16 @@ impl Host for SessionHost<'_> {
     fn agent_waiting(&self) -> bool {
         self.sessions.get(self.session).is_some_and(|s| s.agent_waiting())
     }
+
+    fn mode(&self) -> mirror::Mode {
+        self.sessions.get(self.session).map(|s| s.mirror.mode).unwrap_or_default()
+    }
+
+    fn asked_control(&mut self, command: &str) {
+        if let Some(s) = self.sessions.get_mut(self.session) {
+            s.mirror_asked_control(command);
+        }
+    }
 }
 
 /// Attached clients of `listener` other than `ckey`.
@@ -220,7 +230,7 @@ impl Server {
         let output = match result {
             Ok(()) => match self.sessions.get(session) {
                 Some(s) => match &s.mirror.endpoint {
-                    Some(e) => mirror::expose_result(&s.id, &s.vscode_type(), e),
+                    Some(e) => mirror::expose_result(&s.id, &s.vscode_type(), e, s.mirror.mode),
                     None => ToolResult::error(ErrorCode::Disconnected, "the mirror closed at once"),
                 },
                 None => ToolResult::error(ErrorCode::SessionNotFound, "the session ended before its mirror opened"),

@@ -331,6 +331,7 @@ impl Session {
         self.run.resume_unacked = false;
         self.output.flush();
         let mut stop = Stop::from_event(body);
+        stop.by_person = self.mirror.person_cause.take();
         let paused = std::mem::take(&mut self.run.pause_sent);
         if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.link.plan.quirks.pause_signal) {
             // The adapter's reason and words pass through unchanged (lldb-dap's entry reasons:

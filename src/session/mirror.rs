@@ -1,8 +1,11 @@
 //! A session's side of the IDE mirror (SECURITY.md § The IDE mirror), sans-IO: what the mirror
-//! clients are told (events in order, a `continued` synthesized when the agent's resume succeeded
-//! without one, the last stop for late joiners), and forwarding their read-only requests through
-//! the session's DAP connection with frame ids and variable references translated through the
-//! session's handles (§5). Must not: touch sockets, or let a mirror client change the session.
+//! clients are told (events in order, a `continued` synthesized when a resume succeeded without
+//! one, the last stop for late joiners, a `capabilities` event when the mode changes), and
+//! forwarding their requests through the session's DAP connection with frame ids and variable
+//! references translated through the session's handles (§5). In [`Mode::Control`] a client's
+//! resume moves the session exactly as the agent's would (run state, revision, stale handles);
+//! the stop it leads to says so, and the agent's next result says the person resumed.
+//! Must not: touch sockets, or let a read-only client change the session.
 //!
 //! The IO shell (`server/mirror.rs`) drains [`Tap::take_notes`] every loop turn and delivers them
 //! to the clients; it also carries out expose/unexpose requests the tools queue here.
@@ -19,7 +22,7 @@ use super::{CallKey, Origin, Session, SessionKey, Sessions};
 use crate::dap::adapters::AdapterKind;
 use crate::dap::client::Outcome;
 use crate::dap::protocol::{Event, Response, Seq};
-use crate::mirror::{Endpoint, FORWARD_OUTBOUND_BUDGET, FORWARD_TIMEOUT};
+use crate::mirror::{Endpoint, Mode, CONTROL, FORWARD_OUTBOUND_BUDGET, FORWARD_TIMEOUT, RESUMES};
 
 /// Notes waiting for the IO shell; it drains them every loop turn, so this only bounds one
 /// turn's worth (an event flood from the adapter). Past it, events are dropped and counted;
@@ -95,9 +98,28 @@ pub struct Tap {
     /// client holds at most [`crate::mirror::MAX_ADAPTER_IN_FLIGHT`] places, timed-out ones
     /// included, and a mirror has at most [`crate::mirror::MAX_CLIENTS`] clients.
     at_adapter: Vec<AtAdapter>,
+    /// What the agent lets the clients do (`expose_session {control}`).
+    pub mode: Mode,
+    /// The execution-control request a read-only client tried first (it asked for control),
+    /// and whether the agent was told in a result already (told once per mode).
+    asked: Option<(String, bool)>,
+    /// The person's resume or pause the next stop comes from; cleared by the agent's.
+    pub(super) person_cause: Option<String>,
+    /// The person's resumes since the agent's last result (count, last command).
+    person_resumes: Option<(u32, String)>,
+}
+
+/// How the agent hears that the person asked for control.
+pub fn asked_words(command: &str) -> String {
+    format!("the person in the IDE asked for control (tried `{command}`); `expose_session {{control: true}}` gives it")
 }
 
 impl Tap {
+    /// The request a read-only client tried, when one asked for control.
+    pub fn control_asked(&self) -> Option<&str> {
+        self.asked.as_ref().map(|(c, _)| c.as_str())
+    }
+
     /// Notes for the clients, oldest first.
     pub fn take_notes(&mut self) -> VecDeque<Note> {
         if self.dropped > 0 {
@@ -243,6 +265,101 @@ impl Session {
         }
     }
 
+    /// `expose_session {control}` on an exposed (or pending) mirror: a changed mode resets the
+    /// ask for control, and attached clients get the new masked capabilities (DAP § Events ›
+    /// Capabilities) so the IDE shows what the mode allows. True when the mode changed.
+    pub fn set_mirror_mode(&mut self, mode: Mode) -> bool {
+        if self.mirror.mode == mode {
+            return false;
+        }
+        self.mirror.mode = mode;
+        self.mirror.asked = None;
+        if let Some(raw) = self.raw_capabilities() {
+            let capabilities = crate::mirror::masked_capabilities(&raw, mode);
+            self.mirror.note_event("capabilities", Some(serde_json::json!({ "capabilities": capabilities })));
+        }
+        true
+    }
+
+    /// A read-only client tried `command`: the agent's next result (and `sessions`) say so.
+    pub fn mirror_asked_control(&mut self, command: &str) {
+        if self.mirror.mode == Mode::ReadOnly && self.mirror.asked.is_none() {
+            log::info!("{}: a mirror client asked for control (`{command}`)", self.id);
+            self.mirror.asked = Some((command.to_owned(), false));
+        }
+    }
+
+    /// What the agent's result must say of the mirror: the person's resumes since the last
+    /// result, and (once) that the person asked for control.
+    pub(super) fn mirror_notes(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some((n, last)) = self.mirror.person_resumes.take() {
+            let times = if n == 1 { String::new() } else { format!(" {n} times (last: `{last}`)") };
+            let how = if n == 1 { format!(" (`{last}`)") } else { times };
+            notes.push(format!("the person in the IDE resumed the program{how}; handles from before are stale"));
+        }
+        if let Some((command, told)) = self.mirror.asked.as_mut().filter(|(_, told)| !*told) {
+            *told = true;
+            notes.push(asked_words(command));
+        }
+        notes
+    }
+
+    /// A control client's `command` (one of [`CONTROL`]) before it goes to the adapter: a resume
+    /// makes the session run as the agent's would (`Session::resume`'s bookkeeping), a `pause`
+    /// needs it running. Errors: why not, for the client.
+    fn mirror_control(&mut self, command: &str) -> Result<(), String> {
+        if self.mirror.mode != Mode::Control {
+            return Err(format!("agentdap mirror: the agent took control back; `{command}` is refused"));
+        }
+        let resumes = RESUMES.contains(&command);
+        match self.run.state {
+            RunState::Stopped if resumes => {}
+            RunState::Running if command == "pause" => {}
+            _ if !resumes && command != "pause" => return Ok(()),
+            state => return Err(format!("agentdap mirror: the session is {}; `{command}` is refused", state.as_str())),
+        }
+        self.mirror.person_cause = Some(command.to_owned());
+        if resumes {
+            log::info!("{}: the person in the IDE resumed the program (`{command}`)", self.id);
+            self.run.stop_before_resume = self.run.stop.clone();
+            self.mark_running();
+            self.run.resume_unacked = true;
+            let n = self.mirror.person_resumes.as_ref().map_or(0, |(n, _)| *n);
+            self.mirror.person_resumes = Some((n + 1, command.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// The adapter answered a control client's resume: as `Session::control_answered` does for
+    /// the agent's (refused: back at the stop, in a new revision; unanswered: unknown, running).
+    fn mirror_resume_answered(&mut self, outcome: &Outcome) {
+        match outcome {
+            Outcome::Success(_) => {
+                self.run.resume_unacked = false;
+                self.mirror_resumed();
+            }
+            Outcome::Timeout { .. } => self.calls.warnings.push(format!(
+                "the person's resume got no answer from {}: whether the program resumed is unknown",
+                self.link.adapter
+            )),
+            _ => self.mirror_resume_refused(),
+        }
+    }
+
+    /// A control client's resume was refused or never sent: the session is still at its stop.
+    fn mirror_resume_refused(&mut self) {
+        let before = self.run.stop_before_resume.take();
+        self.mirror.person_cause = None;
+        if self.run.state == RunState::Running {
+            self.run.state = RunState::Stopped;
+            self.run.stop = before;
+            // A stop of its own revision: the last one's reads are not this one's.
+            self.run.stop_revision = self.run.revision;
+            self.run.details_ready();
+        }
+    }
+
     /// The `stopped` body a client attaching now should see, when the session is stopped.
     pub fn mirror_late_join_stop(&self) -> Option<Value> {
         if self.run.state != RunState::Stopped {
@@ -270,6 +387,9 @@ impl Session {
             self.mirror.at_adapter.retain(|a| a.seq != seq);
         }
         let held = timed_out && self.mirror.at_adapter.iter().any(|a| a.seq == seq);
+        if RESUMES.contains(&command.as_str()) {
+            self.mirror_resume_answered(&outcome);
+        }
         let response = match outcome {
             Outcome::Success(mut r) if revision == self.run.revision || !MINTS_IDS.contains(&command.as_str()) => {
                 if let Some(body) = r.body.as_mut() {
@@ -423,6 +543,9 @@ impl Sessions {
         let open = s.mirror.exposed_or_pending();
         if open {
             s.mirror.requests.push(Request::Unexpose);
+            // The next expose starts read-only again, with no ask for control pending.
+            s.mirror.mode = Mode::ReadOnly;
+            s.mirror.asked = None;
         }
         open
     }
@@ -490,6 +613,12 @@ impl Sessions {
             s.mirror.note_response(client, request_seq, failure(command, msg));
             return;
         }
+        if CONTROL.contains(&command) {
+            if let Err(why) = s.mirror_control(command) {
+                s.mirror.note_response(client, request_seq, failure(command, why));
+                return;
+            }
+        }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.run.revision });
         match s.link.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
@@ -501,6 +630,10 @@ impl Sessions {
                 timed_out: false,
             }),
             Err(refused) => {
+                if RESUMES.contains(&command) {
+                    // Never sent: the session is where it was, as after a refusal.
+                    s.mirror_resume_refused();
+                }
                 let msg = format!("agentdap could not send `{command}`: {}", refused.error);
                 s.mirror.note_response(client, request_seq, failure(command, msg));
             }

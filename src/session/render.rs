@@ -87,6 +87,13 @@ impl Session {
             let list: Vec<Value> = child_stops.into_iter().map(|c| c.snapshot).collect();
             snap["child_stops"] = Value::Array(list);
         }
+        let notes = self.mirror_notes();
+        if !notes.is_empty() {
+            for note in &notes {
+                text.push_str(&format!("\nnote: {note}"));
+            }
+            snap["mirror_notes"] = notes.into();
+        }
         if !self.calls.warnings.is_empty() {
             let warnings = std::mem::take(&mut self.calls.warnings);
             for w in &warnings {
@@ -243,6 +250,13 @@ impl Session {
             RunState::Stopped => {
                 if let Some(stop) = &self.run.stop {
                     s.push_str(&format!(" ({})", stop.reason));
+                    match stop.by_person.as_deref() {
+                        Some(c) if matches!(stop.reason.as_str(), "step" | "pause") => {
+                            s.push_str(&format!(" by the person in the IDE (`{c}`)"))
+                        }
+                        Some(c) => s.push_str(&format!(" after the person in the IDE's `{c}`")),
+                        None => {}
+                    }
                     if let Some(loc) = stop.location.as_ref().map(|l| l.short()).filter(|l| !l.is_empty()) {
                         s.push_str(&format!(" at {loc}"));
                     }
@@ -392,6 +406,10 @@ impl Session {
             let mut m = Map::new();
             m.insert("host".into(), e.host.clone().into());
             m.insert("port".into(), e.port.into());
+            m.insert("control".into(), (self.mirror.mode == crate::mirror::Mode::Control).into());
+            if let Some(asked) = self.mirror.control_asked() {
+                m.insert("control_asked".into(), asked.into());
+            }
             v["mirror"] = Value::Object(m);
         }
         v

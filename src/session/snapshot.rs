@@ -136,6 +136,9 @@ pub struct Stop {
     /// The adapter reports the agent's `pause` as an exception stop naming its interrupt signal
     /// (`Quirks::pause_signal`): nothing was raised by the program.
     pub requested_pause: bool,
+    /// The person in the IDE resumed or paused the program into this stop (a mirror with
+    /// control, `session::mirror`): the request they sent.
+    pub by_person: Option<String>,
 }
 
 /// The exception a stop is about.
@@ -269,6 +272,7 @@ impl Stop {
             location: None,
             exception: None,
             requested_pause: false,
+            by_person: None,
         }
     }
 
@@ -285,6 +289,7 @@ impl Stop {
             m.insert("hit_breakpoints".into(), self.hit_breakpoints.clone().into());
         }
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
+        put(&mut m, "by_person", self.by_person.as_deref().map(Value::from));
         if self.requested_pause {
             m.insert("requested_pause".into(), true.into());
         } else if let Some(e) = &self.exception {

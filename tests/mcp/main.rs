@@ -11,6 +11,7 @@ mod evidence_files;
 mod fake_adapter;
 mod ledger;
 mod mirror;
+mod mirror_control;
 mod mirror_policy;
 mod netcoredbg;
 mod sdk_clients;

@@ -159,7 +159,7 @@ pub(crate) fn an_ide_reads_a_paused_debugpy_session_and_follows_the_agent_to_the
     assert_eq!(again.s["launch_json"]["request"], json!("attach"));
     assert!(again.text.contains(&format!("\"debugServer\": {port}")), "{}", again.text);
     let listed = a.session(&id);
-    assert_eq!(listed["mirror"], json!({"host": "127.0.0.1", "port": port}), "{listed}");
+    assert_eq!(listed["mirror"], json!({"host": "127.0.0.1", "port": port, "control": false}), "{listed}");
 
     let mut ide = Ide::start();
     let (c, caps) = ide.attach(port, &token);

@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use crate::mirror::Mode;
+
 use super::{parse_args, session_key, session_prop, Annotations, ErrorCode, Outcome, Tool, ToolCx, ToolResult};
 
 const EXPOSE: Annotations = Annotations { read_only: false, destructive: false, idempotent: true };
@@ -12,7 +14,7 @@ const EXPOSE: Annotations = Annotations { read_only: false, destructive: false, 
 pub const TOOLS: &[Tool] = &[
     Tool {
         name: "expose_session",
-        description: "Let an IDE attach read-only to a session; returns port, token and a VS Code launch.json entry.",
+        description: "Let an IDE attach to a session (read-only unless control); returns port, token and a VS Code launch.json entry.",
         input_schema: expose_schema,
         annotations: EXPOSE,
         handler: expose,
@@ -35,7 +37,7 @@ fn expose_schema() -> Value {
         "type": "object",
         "properties": {
             "session": session_prop(),
-            "control": {"type": "boolean", "description": "Let the IDE control execution (not supported yet; default false)."}
+            "control": {"type": "boolean", "description": "Let the IDE continue, step and pause (default false); on an exposed session, true grants, false takes back."}
         }
     })
 }
@@ -44,8 +46,7 @@ fn expose_schema() -> Value {
 #[serde(deny_unknown_fields)]
 struct ExposeArgs {
     session: Option<String>,
-    #[serde(default)]
-    control: bool,
+    control: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -56,10 +57,10 @@ struct SessionArgs {
 
 fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let args: ExposeArgs = parse_args(args)?;
-    if args.control {
-        let msg =
-            "control mirrors are not supported yet; call expose_session without `control` for a read-only mirror.";
-        return Err(ToolResult::error(ErrorCode::Unsupported, msg));
+    if args.control == Some(true) {
+        if let Err(why) = crate::mirror::control_allowed() {
+            return Err(ToolResult::error(ErrorCode::Unsupported, why));
+        }
     }
     let key = session_key(cx, args.session.as_deref())?;
     let Some(s) = cx.sessions.get(key) else {
@@ -76,10 +77,28 @@ fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
         return Err(ToolResult::error(ErrorCode::NotStopped, msg));
     }
     // Not one an unexpose queued in the same turn is about to close: that call gets a new one.
-    if let Some(e) = s.mirror.open_endpoint() {
-        // Idempotent: the same endpoint and token.
-        return Ok(Outcome::Done(crate::mirror::expose_result(&s.id, &s.vscode_type(), e)));
+    let open = s.mirror.open_endpoint().is_some();
+    let Some(s) = cx.sessions.get_mut(key) else {
+        return Err(ToolResult::error(ErrorCode::SessionNotFound, "the session is gone."));
+    };
+    // Omitted: an open mirror keeps its mode; a new one is read-only.
+    let mode = args.control.map_or(if open { s.mirror.mode } else { Mode::ReadOnly }, Mode::from_control);
+    if open {
+        // Idempotent: the same endpoint and token; attached IDEs hear a changed mode.
+        let changed = s.set_mirror_mode(mode);
+        if let Some(e) = s.mirror.open_endpoint() {
+            let mut result = crate::mirror::expose_result(&s.id, &s.vscode_type(), e, mode);
+            if changed {
+                let what = match mode {
+                    Mode::Control => "control granted",
+                    Mode::ReadOnly => "control taken back: the IDE's execution requests are refused again",
+                };
+                result.text = format!("{what}.\n{}", result.text);
+            }
+            return Ok(Outcome::Done(result));
+        }
     }
+    s.set_mirror_mode(mode);
     cx.sessions.request_expose(key, cx.call);
     Ok(Outcome::Pending)
 }

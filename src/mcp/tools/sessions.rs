@@ -32,6 +32,11 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
             .unwrap_or_default();
         // The endpoint only, never the token (SECURITY.md § The IDE mirror).
         let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
+        let mirror = match (s.mirror.endpoint.is_some(), s.mirror.control_asked()) {
+            (false, _) => mirror,
+            (true, Some(c)) => format!("{mirror} (read-only; {})", crate::session::mirror::asked_words(c)),
+            (true, None) => format!("{mirror} ({})", s.mirror.mode.words()),
+        };
         let host = match s.host.pending_ids() {
             ids if ids.is_empty() || s.run.state.is_over() => String::new(),
             ids => format!(" · host request {} pending (resolve_host_request)", ids.join(", ")),

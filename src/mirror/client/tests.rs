@@ -11,6 +11,8 @@ struct FakeHost {
     stop: Option<Value>,
     others_attached: usize,
     agent_waiting: bool,
+    mode: Mode,
+    asked: Vec<String>,
 }
 
 impl Host for FakeHost {
@@ -32,6 +34,12 @@ impl Host for FakeHost {
     }
     fn agent_waiting(&self) -> bool {
         self.agent_waiting
+    }
+    fn mode(&self) -> Mode {
+        self.mode
+    }
+    fn asked_control(&mut self, command: &str) {
+        self.asked.push(command.to_owned());
     }
 }
 
@@ -467,4 +475,35 @@ fn a_half_closed_client_waits_for_its_queued_requests_too() {
     c.complete(105, answer("threads"), &mut host);
     assert!(c.closing());
     assert_eq!(written(&mut c).len(), 6);
+}
+
+#[test]
+fn a_read_only_clients_next_is_refused_quietly_and_asks_for_control_and_a_control_client_forwards_it() {
+    let (now, mut host) = (Instant::now(), FakeHost::default());
+    let mut c = attached(now, &mut host);
+    c.receive(&frame(3, "next", json!({"threadId": 1})), now, &mut host);
+    c.receive(&frame(4, "setVariable", json!({"variablesReference": 1, "name": "x", "value": "1"})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!((out[0]["success"].clone(), out[0]["body"]["error"]["showUser"].clone()), (json!(false), json!(false)));
+    assert!(out[0]["message"].as_str().is_some_and(|m| m.contains("read-only")), "{}", out[0]);
+    assert_eq!(out[1]["success"], false);
+    assert_eq!(host.asked, ["next"], "only execution control counts as asking for it");
+    assert!(host.forwarded.is_empty());
+    host.mode = Mode::Control;
+    c.receive(&frame(5, "next", json!({"threadId": 1})), now, &mut host);
+    c.receive(&frame(6, "setVariable", json!({"variablesReference": 1, "name": "x", "value": "1"})), now, &mut host);
+    c.receive(
+        &frame(7, "setBreakpoints", json!({"source": {"path": "/a.py"}, "breakpoints": [{"line": 3}]})),
+        now,
+        &mut host,
+    );
+    assert_eq!(host.forwarded.iter().map(|f| f.1.as_str()).collect::<Vec<_>>(), ["next"]);
+    let out = written(&mut c);
+    assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(6), json!(false)));
+    assert!(!out[0]["message"].as_str().unwrap_or_default().contains("read-only"), "{}", out[0]);
+    assert_eq!(out[1]["body"]["breakpoints"][0]["verified"], false, "breakpoints stay the agent's");
+    host.mode = Mode::ReadOnly;
+    c.receive(&frame(8, "continue", json!({"threadId": 1})), now, &mut host);
+    assert_eq!(written(&mut c)[0]["body"]["error"]["showUser"], false, "taken back: refused quietly again");
+    assert_eq!(host.forwarded.len(), 1);
 }

@@ -117,6 +117,7 @@ impl Sessions {
         w.locals = s.calls.locals;
         s.calls.waiters.push(w);
         s.run.pause_sent = true;
+        s.mirror.person_cause = None;
         s.request::<Pause>(PauseArguments { thread_id: t }, Origin::Control(Op::Pause { call }), now);
         self.after(key, now);
         Ok(())
@@ -187,6 +188,8 @@ impl Session {
     fn resume_wait(&mut self, call: CallKey, wait: Duration, verb: &'static str, now: Instant) {
         let since = self.run.revision + 1;
         self.run.stop_before_resume = self.run.stop.clone();
+        // The agent's own resume: the stop it leads to is not the person's.
+        self.mirror.person_cause = None;
         self.mark_running();
         self.run.resume_unacked = true;
         let mut w = Waiter::new(call, now, wait, verb, Until::Stop, since - 1);

@@ -1,0 +1,173 @@
+//! Shared control through the mirror (issue 22) on real debugpy and real lldb-dap, with
+//! Microsoft's `DebugClient` as the IDE (`tests/node/mirror_ide.js`, through `mirror.rs`'s `Ide`):
+//! a read-only IDE's `next` is refused quietly and the agent hears it asked for control (once);
+//! `expose_session {control: true}` sends the IDE a `capabilities` event with what a new client
+//! would be told; the IDE's `next` moves the session and the agent's `wait` returns that stop as
+//! the person's, with the agent's old handles stale; the IDE's `continue` runs to the agent's
+//! breakpoint; `control: false` takes control back and the IDE's next `next` is refused quietly;
+//! an IDE `disconnect {terminateDebuggee: true}` leaves the agent's session alive and stopped.
+
+use crate::agent;
+use crate::mirror::*;
+
+use std::process::Command;
+
+use agent::{fixture, Agent};
+use serde_json::{json, Value};
+
+/// Where one program stops: its source, the launch breakpoint, the line a `next` from there
+/// reaches (`None`: whatever the adapter reports, checked against the IDE's own stack), and the
+/// agent's later breakpoint the IDE's `continue` must reach.
+struct Program {
+    source: String,
+    program: String,
+    first: u64,
+    after_next: Option<u64>,
+    agent_bp: u64,
+}
+
+/// The IDE's top frame line on `thread`.
+fn ide_line(ide: &mut Ide, c: u64, thread: i64) -> Value {
+    let st = ide.ok(c, "stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}));
+    st["stackFrames"][0]["line"].clone()
+}
+
+/// A refused-quietly answer: `success: false`, `showUser: false`.
+fn assert_quiet_refusal(r: &Value, words: &str) {
+    assert_eq!(r["ok"], json!(false), "{r}");
+    assert!(r["message"].as_str().is_some_and(|m| m.contains(words)), "{r}");
+    assert_eq!(r["body"]["error"]["showUser"], json!(false), "{r}");
+}
+
+/// The whole scenario on one adapter (see the module docs).
+fn person_and_agent_share_one_session(p: &Program) {
+    let mut a = Agent::start();
+    let r = a.ok(
+        "launch",
+        json!({"program": p.program, "breakpoints": [{"path": p.source, "line": p.first}], "wait_ms": 30_000}),
+    );
+    assert_eq!(stopped_line(&r), json!(p.first), "{}", r.text);
+    let id = r.s["session"].as_str().expect("id").to_owned();
+    let (port, token) = expose(&mut a, &id);
+    assert_eq!(a.session(&id)["mirror"]["control"], json!(false));
+    let mut ide = Ide::start();
+    let (c, read_caps) = ide.attach(port, &token);
+    let thread = ide.event(c, "stopped")["body"]["threadId"].as_i64().expect("threadId");
+
+    // Read-only: `next` is refused quietly and counts as asking for control.
+    let r = ide.request(c, "next", json!({"threadId": thread}));
+    assert_quiet_refusal(&r, "read-only");
+    let listed = a.session(&id);
+    assert_eq!(listed["mirror"]["control_asked"], json!("next"), "{listed}");
+    let w = a.ok("wait", json!({}));
+    let asked = "the person in the IDE asked for control (tried `next`); `expose_session {control: true}` gives it";
+    assert!(w.text.contains(asked), "{}", w.text);
+    let w = a.ok("wait", json!({}));
+    assert!(!w.text.contains("asked for control"), "said once: {}", w.text);
+    assert_eq!(stopped_line(&w), json!(p.first), "nothing moved: {}", w.text);
+
+    // A handle the agent holds from this stop.
+    let scopes = a.ok("scopes", json!({}));
+    let agent_ref = scopes.s["scopes"][0]["ref"].clone();
+    assert!(agent_ref.is_i64(), "{}", scopes.s);
+    a.ok("variables", json!({"ref": agent_ref}));
+    a.ok("set_breakpoints", json!({"path": p.source, "lines": [p.agent_bp]}));
+
+    // Granted: the IDE hears `capabilities`, exactly what a client attaching now is told.
+    let g = a.ok("expose_session", json!({"control": true}));
+    assert!(g.text.starts_with("control granted"), "{}", g.text);
+    assert_eq!((g.s["port"].as_u64(), g.s["token"].as_str()), (Some(port), Some(token.as_str())), "same endpoint");
+    assert_eq!(g.s["control"], json!(true));
+    let event = ide.event(c, "capabilities");
+    let (late, control_caps) = ide.attach(port, &token);
+    assert_eq!(event["body"]["capabilities"], control_caps, "{event}");
+    assert_ne!(control_caps, read_caps, "control shows the stepping features this adapter has");
+    for off in
+        ["supportsSetVariable", "supportsGotoTargetsRequest", "supportsRestartRequest", "supportsTerminateRequest"]
+    {
+        assert_ne!(control_caps[off], json!(true), "{off} stays masked with control: {control_caps}");
+    }
+    assert!(a.session(&id)["mirror"].get("control_asked").is_none(), "the ask is answered");
+    ide.event(late, "stopped");
+
+    // The person steps: the session moves, the agent's wait returns the person's stop.
+    ide.ok(c, "next", json!({"threadId": thread}));
+    let stop = ide.event(c, "stopped");
+    let thread = stop["body"]["threadId"].as_i64().unwrap_or(thread);
+    let line = ide_line(&mut ide, c, thread);
+    if let Some(expected) = p.after_next {
+        assert_eq!(line, json!(expected), "the IDE's view after its `next`");
+    }
+    assert_ne!(line, json!(p.first), "the step moved");
+    let w = a.ok("wait", json!({}));
+    assert_eq!(stopped_line(&w), line, "{}", w.text);
+    assert!(w.text.contains("stopped (step) by the person in the IDE (`next`) at"), "{}", w.text);
+    assert_eq!(w.s["stop"]["by_person"], json!("next"), "{}", w.s);
+    assert!(w.text.contains("the person in the IDE resumed the program (`next`)"), "{}", w.text);
+    let stale = a.call("variables", json!({"ref": agent_ref}));
+    assert!(
+        stale.is_error && stale.text.contains("from an earlier stop"),
+        "the agent's handle went stale: {}",
+        stale.text
+    );
+    ide.event(late, "continued");
+
+    // The person continues to the agent's breakpoint; the agent is told.
+    ide.ok(c, "continue", json!({"threadId": thread}));
+    ide.event(c, "stopped");
+    assert_eq!(ide_line(&mut ide, c, thread), json!(p.agent_bp));
+    let w = a.ok("wait", json!({}));
+    assert_eq!(stopped_line(&w), json!(p.agent_bp), "{}", w.text);
+    assert!(w.text.contains("stopped (breakpoint) after the person in the IDE's `continue` at"), "{}", w.text);
+
+    // The agent takes control back: the IDE hears it, and its next `next` is refused quietly.
+    let back = a.ok("expose_session", json!({"control": false}));
+    assert!(back.text.starts_with("control taken back"), "{}", back.text);
+    let event = ide.event(c, "capabilities");
+    assert_eq!(event["body"]["capabilities"], read_caps, "{event}");
+    let r = ide.request(c, "next", json!({"threadId": thread}));
+    assert_quiet_refusal(&r, "read-only");
+    let s = a.session(&id);
+    assert_eq!((s["state"].clone(), s["stop"]["location"]["line"].clone()), (json!("stopped"), json!(p.agent_bp)));
+
+    // With control again, the IDE leaves asking to end the program: the agent's session lives on.
+    a.ok("expose_session", json!({"control": true}));
+    ide.event(c, "capabilities");
+    ide.ok(c, "disconnect", json!({"terminateDebuggee": true}));
+    assert!(ide.closed(c), "the IDE's socket closes after its disconnect");
+    let s = a.session(&id);
+    assert_eq!((s["state"].clone(), s["stop"]["location"]["line"].clone()), (json!("stopped"), json!(p.agent_bp)));
+    // The agent's own step still works, and the other IDE follows it.
+    let r = a.ok("step", json!({}));
+    assert_eq!(r.s["state"], json!("stopped"), "{}", r.text);
+    assert!(!r.text.contains("by the person"), "the agent's own step: {}", r.text);
+    ide.event(late, "stopped");
+    a.ok("disconnect", json!({}));
+    ide.event(late, "terminated");
+}
+
+#[test]
+fn a_person_with_control_steps_and_continues_a_debugpy_session_the_agent_follows() {
+    let source = fixture("py/mirror_me.py");
+    let p = Program { source: source.clone(), program: source, first: 3, after_next: Some(4), agent_bp: 5 };
+    person_and_agent_share_one_session(&p);
+}
+
+#[test]
+fn a_person_with_control_steps_and_continues_an_lldb_dap_session_the_agent_follows() {
+    let dir = agent::scratch("mirror-control-lldb");
+    let source = dir.join("loop.c");
+    let text = "int step(int i) { return i * 2; }\nint main(void) {\n    int x = 41;\n    int total = 0;\n    for (int i = 0; i < 3; i++)\n        total += step(i);\n    return total + x - 47;\n}\n";
+    std::fs::write(&source, text).expect("write C");
+    let program = dir.join("loop");
+    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
+    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
+    let p = Program {
+        source: source.to_string_lossy().into_owned(),
+        program: program.to_string_lossy().into_owned(),
+        first: 3,
+        after_next: Some(4),
+        agent_bp: 7,
+    };
+    person_and_agent_share_one_session(&p);
+}
