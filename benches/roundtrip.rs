@@ -10,9 +10,17 @@
 //! prints a line saying its rows are skipped.
 //!
 //! Rows are data: [`OPS`] names each operation, its raw DAP form and its MCP tool; a tool that
-//! `tools/list` does not offer yet prints `—`. The raw client sends the `launch` arguments and
-//! the `evaluate` context agentdap's recipe sends, so the difference is agentdap's own. What
-//! each row measures, as medians in ms:
+//! `tools/list` does not offer yet prints `—`. The raw client sends what agentdap's DAP log
+//! (`--dap-log`) shows it sending for the same result: the recipe's `launch` arguments (for
+//! debugpy its `launch_defaults`: `showReturnValue`, `subProcess`, `redirectOutput`, which its
+//! stop results and output show), the exception filters it sends before `configurationDone`
+//! (debugpy's `uncaught`), the `evaluate` context, and per round trip the same requests with
+//! the same `levels`; so the difference is agentdap's own. The round trips of the two sides run
+//! at once, one round each in turn (ABAB, `Turns` in `roundtrip/peer.rs`), so the machine's load
+//! drift lands on both; starts and exits alternate likewise. agentdap's own CPU per round trip,
+//! which wall-clock figures on a loaded machine hide, is counted by `scripts/callgrind-roundtrip`
+//! (instructions per call, by kind). What each row measures, as medians in ms (round trips with
+//! both sides' p90 in the note):
 //!
 //! - `spawn→initialize`: from spawning the adapter (raw) or agentdap (MCP) until `initialize`
 //!   is answered ([`STARTS`] fresh starts).

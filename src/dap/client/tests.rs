@@ -777,9 +777,28 @@ fn token_scan_agrees_with_the_plain_definition() {
         })
     };
     let cases: &[&[u8]] = &[
-        b"token", b"TOKEN", b"xToKeN", b"tokenx", b"toke", b"oken", b"ken", b"k", b"tk", b"ttoken",
-        b"stackTrace", b"kkkk", b"\\", b"\\u", b"x\\", b"\\n", b"\\\\u", b"", b"tokk", b"TOKKEN",
-        br#"{"threadId":1,"text":"ok"}"#, br#"{"mirrorToken":"x"}"#,
+        b"token",
+        b"TOKEN",
+        b"xToKeN",
+        b"tokenx",
+        b"toke",
+        b"oken",
+        b"ken",
+        b"k",
+        b"tk",
+        b"ttoken",
+        b"stackTrace",
+        b"kkkk",
+        b"\\",
+        b"\\u",
+        b"x\\",
+        b"\\n",
+        b"\\\\u",
+        b"",
+        b"tokk",
+        b"TOKKEN",
+        br#"{"threadId":1,"text":"ok"}"#,
+        br#"{"mirrorToken":"x"}"#,
     ];
     for body in cases {
         assert_eq!(super::mentions_token_or_escape(body), plain(body), "{:?}", String::from_utf8_lossy(body));
