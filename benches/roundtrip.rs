@@ -10,9 +10,17 @@
 //! prints a line saying its rows are skipped.
 //!
 //! Rows are data: [`OPS`] names each operation, its raw DAP form and its MCP tool; a tool that
-//! `tools/list` does not offer yet prints `—`. The raw client sends the `launch` arguments and
-//! the `evaluate` context agentdap's recipe sends, so the difference is agentdap's own. What
-//! each row measures, as medians in ms:
+//! `tools/list` does not offer yet prints `—`. The raw client sends what agentdap's DAP log
+//! (`--dap-log`) shows it sending for the same result: the recipe's `launch` arguments (for
+//! debugpy its `launch_defaults`: `showReturnValue`, `subProcess`, `redirectOutput`, which its
+//! stop results and output show), the exception filters it sends before `configurationDone`
+//! (debugpy's `uncaught`), the `evaluate` context, and per round trip the same requests with
+//! the same `levels`; so the difference is agentdap's own. The round trips of the two sides run
+//! at once, one round each in turn (ABAB, `Turns` in `roundtrip/peer.rs`), so the machine's load
+//! drift lands on both; starts and exits alternate likewise. agentdap's own CPU per round trip,
+//! which wall-clock figures on a loaded machine hide, is counted by `scripts/callgrind-roundtrip`
+//! (instructions per call, by kind). What each row measures, as medians in ms (round trips with
+//! both sides' p90 in the note):
 //!
 //! - `spawn→initialize`: from spawning the adapter (raw) or agentdap (MCP) until `initialize`
 //!   is answered ([`STARTS`] fresh starts).
@@ -278,20 +286,52 @@ struct Spec {
     exits: bool,
 }
 
-/// One block: the raw client's sessions (`session` runs one, on whatever transport) and
-/// agentdap's, [`STARTS`] fresh starts each (the first with the round trips); then, when the
-/// block times the exit, [`EXITS`] runs to the exit on each side, taken in turns so that both
-/// see the same machine.
+/// One block. The round trips: the raw client's session (`session` runs one, on whatever
+/// transport) and agentdap's run at once in two threads, taking turns one round each (ABAB,
+/// `Turns` in `roundtrip/peer.rs`) once both stand at the breakpoint, so load drift lands on
+/// both sides; their start samples, taken while the other side was starting too, are dropped.
+/// Then [`STARTS`] fresh starts on each side, and, when the block times the exit, [`EXITS`]
+/// runs to the exit on each side, raw and agentdap in turns likewise.
 fn block(
     env: &Env,
     spec: Spec,
     rss: &mut Vec<(String, f64)>,
-    session: impl Fn(&Env, &mut Samples, Run) -> Result<(), String>,
+    session: impl Fn(&Env, &mut Samples, Run) -> Result<(), String> + Sync,
 ) -> Block {
-    let mut s = Samples::default();
-    let run = |i: usize| if i == 0 { Run::RoundTrips } else { Run::Start };
-    let raw = (0..STARTS).try_for_each(|i| session(env, &mut s, run(i))).map(|()| s);
-    let (mcp, tools) = match mcp::measure_mcp(env, spec.tool, spec.fast, rss) {
+    let starts = ["spawn→initialize", "launch→breakpoint"];
+    peer::TURNS.start();
+    let (raw_trips, mcp_trips) = std::thread::scope(|scope| {
+        let raw = scope.spawn(|| {
+            let mut s = Samples::default();
+            let r = session(env, &mut s, Run::RoundTrips).map(|()| s);
+            peer::TURNS.stop();
+            r
+        });
+        let mut s = Samples::default();
+        let mut got = Vec::new();
+        let mcp = mcp::measure_round_trips(env, spec.tool, spec.fast, &mut s, &mut got).map(|t| (s, t));
+        peer::TURNS.stop();
+        rss.extend(got);
+        (raw.join().unwrap_or_else(|_| Err("the raw client's thread panicked".into())), mcp)
+    });
+    let keep = |mut s: Samples| {
+        s.0.retain(|(n, _)| !starts.contains(n));
+        s
+    };
+    let (mut raw, mut mcp) = (raw_trips.map(keep), mcp_trips.map(|(s, t)| (keep(s), t)));
+    for _ in 0..STARTS {
+        if let Ok(s) = &mut raw {
+            if let Err(e) = session(env, s, Run::Start) {
+                raw = Err(e);
+            }
+        }
+        if let Ok((s, _)) = &mut mcp {
+            if let Err(e) = mcp::measure_start(env, spec.tool, spec.fast, s) {
+                mcp = Err(e);
+            }
+        }
+    }
+    let (mcp, tools) = match mcp {
         Ok((s, t)) => (Ok(s), t),
         Err(e) => (Err(e), Vec::new()),
     };

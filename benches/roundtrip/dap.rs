@@ -197,6 +197,8 @@ fn to_exit(dap: &mut Dap, thread: &Value, exit: RawExit, s: &mut Samples) -> Res
 /// One round of the measured operations at a breakpoint, on the connection that owns `thread`;
 /// `evaluate` in `context`.
 pub fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples) -> Result<(), String> {
+    // The raw client's side of the ABAB turns (`Turns` in `roundtrip/peer.rs`).
+    let _turn = super::peer::TURNS.take(0);
     let t = Instant::now();
     let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
     s.add("stack_trace", t);
@@ -214,9 +216,9 @@ pub fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples)
     let t = Instant::now();
     dap.request("variables", json!({"variablesReference": vref}))?;
     s.add("variables", t);
-    // `context` through agentdap is one call doing these three.
+    // `context` through agentdap is one call doing these three (its DAP log: `levels: 5`).
     let t = Instant::now();
-    let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 20}))?;
+    let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 5}))?;
     let frame = st["body"]["stackFrames"][0]["id"].clone();
     let scopes = dap.request("scopes", json!({"frameId": frame}))?;
     let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
@@ -261,13 +263,20 @@ pub fn lldb_command(env: &Env, _fast: bool) -> Command {
 
 pub const DEBUGPY: RawTarget = RawTarget {
     adapter: "debugpy",
+    // agentdap's recipe defaults (`showReturnValue`, `subProcess`, `redirectOutput`, …: what its
+    // stop results and output show) with the session's keys, as its DAP log shows them sent.
     launch: |env| {
-        json!({"type": "debugpy", "request": "launch", "program": env.py_target, "args": [super::DEBUGGEE_LOOPS],
-               "console": "internalConsole", "justMyCode": true})
+        let mut launch = agentdap::dap::adapters::debugpy::launch_defaults();
+        launch["program"] = json!(env.py_target);
+        launch["args"] = json!([super::DEBUGGEE_LOOPS]);
+        launch["stopOnEntry"] = json!(false);
+        launch
     },
     source: |env| env.py_target.clone(),
     context: "repl",
-    exception_filters: None,
+    // debugpy 1.8.22: `uncaught` is its default filter, on only once sent (the recipe's
+    // `default_filters_off_until_sent`); agentdap sends it, so an uncaught exception stops.
+    exception_filters: Some(&["uncaught"]),
     exit: Some(RawExit::Event),
 };
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Env, Peer, Samples, DEBUGGEE_LOOPS, EXIT_LOOPS, ITERS, MANY, OPS, STARTS};
+use super::{Env, Peer, Samples, DEBUGGEE_LOOPS, EXIT_LOOPS, ITERS, MANY, OPS};
 
 pub struct Mcp {
     pub peer: Peer,
@@ -132,6 +132,8 @@ fn mcp_session(
     mcp.call("launch", launch_args(env, adapter))?;
     s.add("launch→breakpoint", t);
     for _ in 0..ITERS {
+        // agentdap's side of the ABAB turns (`Turns` in `roundtrip/peer.rs`).
+        let _turn = super::peer::TURNS.take(1);
         for op in OPS.iter().filter(|o| o.name != "launch→breakpoint") {
             let Some(tool) = op.tool.filter(|t| mcp.has(t)) else { continue };
             let mut args = (op.args)();
@@ -183,29 +185,27 @@ pub fn to_exit(env: &Env, adapter: &str, fast: bool, s: &mut Samples) -> Result<
     Ok(())
 }
 
-/// agentdap's rows of one block: [`STARTS`] fresh starts, the first with the round trips and
-/// the one-session RSS.
-pub fn measure_mcp(
+/// agentdap's round trips (the one session that makes them, with the one-session RSS): the
+/// tools `tools/list` offers.
+pub fn measure_round_trips(
     env: &Env,
     adapter: &str,
     fast: bool,
+    s: &mut Samples,
     rss: &mut Vec<(String, f64)>,
-) -> Result<(Samples, Vec<String>), String> {
-    let mut s = Samples::default();
-    let mut tools = Vec::new();
-    for i in 0..STARTS {
-        if i == 0 {
-            tools = mcp_session(env, adapter, fast, &mut s, rss)?;
-        } else {
-            let mut mcp = Mcp::start(env, fast, &mut s)?;
-            let t = Instant::now();
-            mcp.call("launch", launch_args(env, adapter))?;
-            s.add("launch→breakpoint", t);
-            let _ = mcp.call("disconnect", json!({}));
-            mcp.peer.finish();
-        }
-    }
-    Ok((s, tools))
+) -> Result<Vec<String>, String> {
+    mcp_session(env, adapter, fast, s, rss)
+}
+
+/// One fresh start through agentdap: spawn → initialize and launch → breakpoint.
+pub fn measure_start(env: &Env, adapter: &str, fast: bool, s: &mut Samples) -> Result<(), String> {
+    let mut mcp = Mcp::start(env, fast, s)?;
+    let t = Instant::now();
+    mcp.call("launch", launch_args(env, adapter))?;
+    s.add("launch→breakpoint", t);
+    let _ = mcp.call("disconnect", json!({}));
+    mcp.peer.finish();
+    Ok(())
 }
 
 /// agentdap's peak RSS with [`MANY`] sessions stopped at a breakpoint at once.

@@ -178,3 +178,59 @@ fn read_line(r: &mut impl BufRead) -> Option<Value> {
         }
     }
 }
+
+/// Turn-taking between the raw client's round trips and agentdap's, run at once in two threads
+/// (`block` in `roundtrip.rs`): side 0 (raw) and side 1 (agentdap) alternate one round each
+/// (ABAB), so the machine's load drift lands on both. Off (every [`Turn::take`] returns at once)
+/// until [`Turns::start`]; a side that waits longer than [`WAIT`] (the other failed or ended)
+/// turns it off.
+pub struct Turns {
+    state: std::sync::Mutex<Option<usize>>,
+    changed: std::sync::Condvar,
+}
+
+pub static TURNS: Turns = Turns { state: std::sync::Mutex::new(None), changed: std::sync::Condvar::new() };
+
+impl Turns {
+    /// Alternation on, side 0 first.
+    pub fn start(&self) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(0);
+    }
+
+    /// Alternation off: both sides run freely.
+    pub fn stop(&self) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.changed.notify_all();
+    }
+
+    /// Waits for `side`'s turn; the returned [`Turn`] hands it to the other side when dropped.
+    pub fn take(&'static self, side: usize) -> Turn {
+        let guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (guard, waited) = self
+            .changed
+            .wait_timeout_while(guard, WAIT, |s| s.is_some_and(|s| s != side))
+            .unwrap_or_else(|e| e.into_inner());
+        drop(guard);
+        if waited.timed_out() {
+            self.stop();
+        }
+        Turn { turns: self, side }
+    }
+}
+
+/// One side's round; the turn passes to the other side when it is dropped.
+pub struct Turn {
+    turns: &'static Turns,
+    side: usize,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut s = self.turns.state.lock().unwrap_or_else(|e| e.into_inner());
+        if *s == Some(self.side) {
+            *s = Some(1 - self.side);
+        }
+        drop(s);
+        self.turns.changed.notify_all();
+    }
+}

@@ -84,7 +84,14 @@ pub fn print_table(blocks: &[Block], rss: &[(String, f64)]) {
             let raw = b.raw.as_ref().ok().and_then(|s| s.median(op.name)).filter(|_| op.raw);
             let mcp = b.mcp.as_ref().ok().and_then(|s| s.median(op.name));
             let missing = op.tool.filter(|t| *t != "launch" && b.mcp.is_ok() && !b.tools.iter().any(|x| x == t));
-            let extra = missing.map_or_else(String::new, |t| format!("no `{t}` tool yet"));
+            // The p90s beside the medians (ABAB-interleaved round trips: `block` in `roundtrip.rs`).
+            let p90 = |s: &Result<Samples, String>| s.as_ref().ok().and_then(|s| s.p90(op.name)).map(|p| p.0);
+            let p90s = match (p90(&b.raw).filter(|_| op.raw), p90(&b.mcp)) {
+                (Some(r), Some(m)) => format!("p90 {r:.2}/{m:.2} (+{:.2})", m - r),
+                (None, Some(m)) => format!("p90 {m:.2}"),
+                _ => String::new(),
+            };
+            let extra = missing.map_or_else(|| p90s, |t| format!("no `{t}` tool yet"));
             print_row(b, op.name, raw, mcp, &note_of(&b.raw, &b.mcp, extra));
         }
         let Some((raw_exits, mcp_exits)) = &b.exits else { continue };

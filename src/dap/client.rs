@@ -689,13 +689,13 @@ pub fn log_text(body: &[u8]) -> String {
     // A key can spell `token` with JSON escapes (`mirror\u0054oken`): any escape means parsing.
     let mentions = mentions_token_or_escape(body);
     if !mentions {
-        return String::from_utf8_lossy(body).into_owned();
+        return as_text(body);
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(mut v) => {
             if !redact(&mut v, 0) {
                 // Nothing was redacted: the bytes as they came (escapes and all).
-                return String::from_utf8_lossy(body).into_owned();
+                return as_text(body);
             }
             serde_json::to_string(&v).unwrap_or_else(|_| REDACTED_MESSAGE.to_owned())
         }
@@ -704,14 +704,33 @@ pub fn log_text(body: &[u8]) -> String {
     }
 }
 
+/// `body` as text: valid UTF-8 (every message a conforming adapter sends) copied through
+/// `str::from_utf8`'s word-at-a-time check; anything else lossily, as before.
+fn as_text(body: &[u8]) -> String {
+    match std::str::from_utf8(body) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(body).into_owned(),
+    }
+}
+
 /// Whether `body` holds `token` (ASCII case ignored) or a `\u` escape: one pass over the bytes,
-/// which every DAP message logged takes (an output flood is mostly this).
+/// which every DAP message logged takes (an output flood is mostly this). It stops only at `\`
+/// and `k`/`K`, far rarer in DAP messages than the `t` that starts `token`.
 fn mentions_token_or_escape(body: &[u8]) -> bool {
-    body.iter().enumerate().any(|(i, &b)| match b {
-        b'\\' => body.get(i + 1) == Some(&b'u'),
-        b't' | b'T' => body.get(i + 1..i + 5).is_some_and(|rest| rest.eq_ignore_ascii_case(b"oken")),
-        _ => false,
-    })
+    let mut from = 0;
+    while let Some(i) = body[from..].iter().position(|&b| b == b'\\' || b | 0x20 == b'k') {
+        let at = from + i;
+        let hit = if body[at] == b'\\' {
+            body.get(at + 1) == Some(&b'u')
+        } else {
+            at >= 2 && body.get(at - 2..at + 3).is_some_and(|word| word.eq_ignore_ascii_case(b"token"))
+        };
+        if hit {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// Redacts `value` in place as [`log_text`] does: the value of every `token`/`mirrorToken` key

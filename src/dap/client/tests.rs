@@ -764,3 +764,45 @@ fn stream_diagnostics_warn_the_first_few_then_one_summary_per_ten_thousand() {
     assert_eq!(b.take_held(), 7, "the remainder is reported at close");
     assert_eq!(b.take_held(), 0);
 }
+
+/// The scan [`log_text`] starts with finds `token` (any case) and `\u` wherever they stand, as
+/// the plain definition does: at the start, at the end, cut short, next to each other.
+#[test]
+fn token_scan_agrees_with_the_plain_definition() {
+    let plain = |body: &[u8]| {
+        body.iter().enumerate().any(|(i, &b)| match b {
+            b'\\' => body.get(i + 1) == Some(&b'u'),
+            b't' | b'T' => body.get(i + 1..i + 5).is_some_and(|rest| rest.eq_ignore_ascii_case(b"oken")),
+            _ => false,
+        })
+    };
+    let cases: &[&[u8]] = &[
+        b"token",
+        b"TOKEN",
+        b"xToKeN",
+        b"tokenx",
+        b"toke",
+        b"oken",
+        b"ken",
+        b"k",
+        b"tk",
+        b"ttoken",
+        b"stackTrace",
+        b"kkkk",
+        b"\\",
+        b"\\u",
+        b"x\\",
+        b"\\n",
+        b"\\\\u",
+        b"",
+        b"tokk",
+        b"TOKKEN",
+        br#"{"threadId":1,"text":"ok"}"#,
+        br#"{"mirrorToken":"x"}"#,
+    ];
+    for body in cases {
+        assert_eq!(super::mentions_token_or_escape(body), plain(body), "{:?}", String::from_utf8_lossy(body));
+    }
+    assert_eq!(log_text(b"caf\xc3\xa9"), "caf\u{e9}");
+    assert_eq!(log_text(b"bad \xff byte"), "bad \u{fffd} byte", "invalid UTF-8 stays lossy");
+}
