@@ -143,7 +143,7 @@ impl Tap {
         self.notes.push_back(Note::Event { event: event.to_owned(), body });
     }
 
-    fn note_response(&mut self, client: ClientRef, request_seq: i64, response: Response) {
+    pub(super) fn note_response(&mut self, client: ClientRef, request_seq: i64, response: Response) {
         self.notes.push_back(Note::Response { client, request_seq, response, held: false });
     }
 

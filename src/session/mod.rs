@@ -33,6 +33,7 @@ mod launcher;
 mod launcher_tests;
 mod link;
 pub mod mirror;
+mod mirror_breakpoints;
 mod names;
 #[cfg(test)]
 mod netcoredbg_tests;

@@ -130,6 +130,8 @@ pub struct Stop {
     pub hit_breakpoints: Vec<i64>,
     /// The adapter's own ids from the event, for matching its answers (`run_to`).
     pub adapter_hits: Vec<i64>,
+    /// Set when `hitBreakpointIds` named a breakpoint of the person's (an attached IDE's).
+    pub owner: Option<crate::session::breakpoints::Owner>,
     pub location: Option<Location>,
     /// For `reason: exception`: what was raised (from `exceptionInfo`, else the event's text).
     pub exception: Option<ExceptionStop>,
@@ -266,6 +268,7 @@ impl Stop {
             // Until the session translates them (`BreakpointStore::stable_ids`), the adapter's.
             hit_breakpoints: hits.clone(),
             adapter_hits: hits,
+            owner: None,
             location: None,
             exception: None,
             requested_pause: false,
@@ -284,6 +287,7 @@ impl Stop {
         if !self.hit_breakpoints.is_empty() {
             m.insert("hit_breakpoints".into(), self.hit_breakpoints.clone().into());
         }
+        put(&mut m, "breakpoint_owner", self.owner.map(|o| o.as_str().into()));
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
         if self.requested_pause {
             m.insert("requested_pause".into(), true.into());
