@@ -22,7 +22,7 @@ mod people;
 
 pub use kinds::{data_json, instructions_json, list_state_text, DataBreakpoint, InstructionBreakpoint, Listed};
 pub use life::{failed_condition, never_hit_line, put_never_hit, Hits, LastHit};
-pub use people::{Owner, People};
+pub use people::{ClientRef as PersonRef, People, PersonFilters};
 
 /// A breakpoint as requested (DAP `SourceBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -582,7 +582,7 @@ pub struct Breaks {
     pub(crate) sent_to_adapter: std::collections::HashMap<String, Vec<(u32, Option<String>)>>,
     /// Each mirror client's exception filters (`session/mirror_breakpoints.rs`): the adapter is
     /// sent them with the agent's.
-    pub(crate) person_filters: Vec<crate::session::mirror_breakpoints::PersonFilters>,
+    pub(crate) person_filters: Vec<PersonFilters>,
 }
 
 #[cfg(test)]

@@ -365,7 +365,7 @@ impl Session {
         stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason, at);
         // Whose breakpoint it was, only as the hit ids say (issue 22): none named, none said.
         if self.breaks.store.on_person_stop(&stop.adapter_hits, &stop.reason, at) {
-            use crate::session::breakpoints::Owner;
+            use crate::session::snapshot::Owner;
             stop.owner = Some(if stop.hit_breakpoints.is_empty() { Owner::Person } else { Owner::Both });
         }
         let revision = self.run.revision;

@@ -12,31 +12,23 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::mirror::ClientRef;
-use super::tools::breakpoints::Op;
+use super::tools::breakpoints::{MirrorOp, Op};
 use super::tools::Reply;
 use super::{Origin, Session, SessionKey, Sessions};
 use crate::dap::protocol::{Response, Seq};
 use crate::dap::requests::{
     ExceptionFilterOptions, Request, SetBreakpoints, SetExceptionBreakpoints, SetExceptionBreakpointsArguments,
 };
-use crate::session::breakpoints::SourceBreakpoint;
+use crate::session::breakpoints::{PersonFilters, PersonRef, SourceBreakpoint};
 
-/// One client's exception filters as its IDE set them (DAP § Requests › SetExceptionBreakpoints).
-#[derive(Clone, Debug)]
-pub struct PersonFilters {
-    pub client: ClientRef,
-    pub filters: Vec<String>,
-    pub options: Vec<ExceptionFilterOptions>,
+/// The store's name for a mirror client.
+fn person(c: ClientRef) -> PersonRef {
+    PersonRef { key: c.key, serial: c.serial }
 }
 
-/// A mirror breakpoints request at the adapter; carried in [`Op::Mirror`].
-#[derive(Debug)]
-pub enum MirrorOp {
-    /// The union of `path` sent: for a client's `setBreakpoints` (`reply`: whom to answer, with
-    /// its `seq`), or after a client went (`None`).
-    Set { path: String, reply: Option<(ClientRef, i64)> },
-    /// The union of exception filters `sent`; `asked`: the client's own, to answer it with.
-    Exception { reply: Option<(ClientRef, i64)>, sent: SetExceptionBreakpointsArguments, asked: Option<PersonFilters> },
+/// The mirror's name for a client the store names.
+fn client(p: PersonRef) -> ClientRef {
+    ClientRef { key: p.key, serial: p.serial }
 }
 
 /// A response for a client (its `seq` fields are set by the client's state machine).
@@ -67,7 +59,7 @@ fn requested_list(args: &Value) -> Result<Vec<SourceBreakpoint>, String> {
 }
 
 /// The IDE's exception filters: `filters` and `filterOptions` (`exceptionOptions` are not shared).
-fn requested_filters(client: ClientRef, args: &Value) -> Result<PersonFilters, String> {
+fn requested_filters(client: PersonRef, args: &Value) -> Result<PersonFilters, String> {
     let strings = |v: &Value| v.as_str().map(str::to_owned);
     let filters = args.get("filters").and_then(Value::as_array).map(|a| a.iter().filter_map(strings).collect());
     let filters = filters.ok_or("setExceptionBreakpoints: `filters` (a list of filter ids) is required")?;
@@ -95,6 +87,7 @@ impl Sessions {
         now: Instant,
     ) {
         let Some(s) = self.slab.get_mut(key) else { return };
+        let who = person(client);
         let args = arguments.unwrap_or(Value::Null);
         let refuse =
             |s: &mut Session, msg: String| s.mirror.note_response(client, request_seq, response(command, Err(msg)));
@@ -111,28 +104,28 @@ impl Sessions {
                     Ok(l) => l,
                     Err(msg) => return refuse(s, msg),
                 };
-                s.breaks.store.set_person(client, &path, list);
+                s.breaks.store.set_person(who, &path, list);
                 if !s.startup.configured {
                     // Sent in the configuration phase with the agent's (`Session::configure`).
-                    let body = s.breaks.store.person_response_body(client, &path);
+                    let body = s.breaks.store.person_response_body(who, &path);
                     return s.mirror.note_response(client, request_seq, response(command, Ok(Some(body))));
                 }
                 s.run_to_overridden(&path);
                 let args = s.breakpoint_request(&path);
-                let op = MirrorOp::Set { path, reply: Some((client, request_seq)) };
+                let op = MirrorOp::Set { path, reply: Some((who, request_seq)) };
                 s.request::<SetBreakpoints>(args, Origin::Breakpoints(Op::Mirror(Box::new(op))), now);
             }
             "setExceptionBreakpoints" => {
-                let asked = match requested_filters(client, &args) {
+                let asked = match requested_filters(who, &args) {
                     Ok(f) => f,
                     Err(msg) => return refuse(s, msg),
                 };
-                s.breaks.person_filters.retain(|p| p.client != client);
+                s.breaks.person_filters.retain(|p| p.client != who);
                 s.breaks.person_filters.push(asked.clone());
                 if !s.startup.configured {
                     return s.mirror.note_response(client, request_seq, response(command, Ok(None)));
                 }
-                s.send_exception_union(Some((client, request_seq)), Some(asked), now);
+                s.send_exception_union(Some((who, request_seq)), Some(asked), now);
             }
             // Function breakpoints stay the agent's alone for now: a person's would replace them.
             _ => {
@@ -150,9 +143,10 @@ impl Sessions {
     /// other clients'). The agent's entries are unchanged.
     pub fn mirror_forget_client(&mut self, key: SessionKey, client: ClientRef, now: Instant) {
         let Some(s) = self.slab.get_mut(key) else { return };
-        let paths = s.breaks.store.forget_person(client);
-        let had_filters = s.breaks.person_filters.iter().any(|p| p.client == client);
-        s.breaks.person_filters.retain(|p| p.client != client);
+        let who = person(client);
+        let paths = s.breaks.store.forget_person(who);
+        let had_filters = s.breaks.person_filters.iter().any(|p| p.client == who);
+        s.breaks.person_filters.retain(|p| p.client != who);
         let live = s.startup.configured && !s.run.state.is_over() && s.link.is_alive() && !s.link.is_closing();
         if !live {
             return;
@@ -185,7 +179,7 @@ impl Session {
     }
 
     /// Sends `setExceptionBreakpoints` with the agent's filters and every client's.
-    fn send_exception_union(&mut self, reply: Option<(ClientRef, i64)>, asked: Option<PersonFilters>, now: Instant) {
+    fn send_exception_union(&mut self, reply: Option<(PersonRef, i64)>, asked: Option<PersonFilters>, now: Instant) {
         let agent = self.breaks.exception_filters.clone().unwrap_or_default();
         let sent = self.exception_arguments(agent);
         let op = MirrorOp::Exception { reply, sent: sent.clone(), asked };
@@ -227,12 +221,12 @@ impl Session {
                     Some(msg) => self.breaks.store.on_answer(&path, Err(msg)),
                 }
                 match (reply, failure) {
-                    (Some((client, seq)), None) => {
-                        let body = self.breaks.store.person_response_body(client, &path);
-                        self.mirror.note_response(client, seq, response("setBreakpoints", Ok(Some(body))));
+                    (Some((who, seq)), None) => {
+                        let body = self.breaks.store.person_response_body(who, &path);
+                        self.mirror.note_response(client(who), seq, response("setBreakpoints", Ok(Some(body))));
                     }
-                    (Some((client, seq)), Some(msg)) => {
-                        self.mirror.note_response(client, seq, response("setBreakpoints", Err(msg)))
+                    (Some((who, seq)), Some(msg)) => {
+                        self.mirror.note_response(client(who), seq, response("setBreakpoints", Err(msg)))
                     }
                     (None, Some(msg)) => log::warn!("{}: re-sending {path} after a mirror client left: {msg}", self.id),
                     (None, None) => {}
@@ -244,8 +238,8 @@ impl Session {
                     None => Ok(asked.and_then(|a| person_exception_body(&sent, &a, &body))),
                 };
                 match (reply, outcome) {
-                    (Some((client, seq)), outcome) => {
-                        self.mirror.note_response(client, seq, response("setExceptionBreakpoints", outcome))
+                    (Some((who, seq)), outcome) => {
+                        self.mirror.note_response(client(who), seq, response("setExceptionBreakpoints", outcome))
                     }
                     (None, Err(msg)) => log::warn!("{}: exception filters after a mirror client left: {msg}", self.id),
                     (None, Ok(_)) => {}
@@ -261,7 +255,7 @@ impl Session {
             MirrorOp::Exception { reply, .. } => (reply, "setExceptionBreakpoints"),
         };
         match reply {
-            Some((client, seq)) => self.mirror.note_response(client, seq, response(command, Err(msg))),
+            Some((who, seq)) => self.mirror.note_response(client(who), seq, response(command, Err(msg))),
             None => log::warn!("{}: {command} after a mirror client left: {msg}", self.id),
         }
     }
@@ -269,13 +263,13 @@ impl Session {
     /// A `breakpoint` event as each client with that breakpoint must see it (its id, not the
     /// adapter's), for the mirror to send to that client alone. Read after the session took it.
     pub fn mirror_breakpoint_events(&self, body: &Value) -> Vec<(ClientRef, Value)> {
-        self.breaks.store.person_events(body)
+        self.breaks.store.person_events(body).into_iter().map(|(p, b)| (client(p), b)).collect()
     }
 
     /// `client`'s ids of the breakpoints a stop's `hitBreakpointIds` (the adapter's) name, for
     /// the `stopped` event it is sent.
     pub fn mirror_hit_ids(&self, client: ClientRef, adapter_ids: &[i64]) -> Vec<i64> {
-        self.breaks.store.person_hit_ids(client, adapter_ids)
+        self.breaks.store.person_hit_ids(person(client), adapter_ids)
     }
 }
 

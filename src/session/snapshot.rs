@@ -118,6 +118,32 @@ impl Location {
     }
 }
 
+/// Who owns the breakpoints a stop was credited to, as the stop's result says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// Only the person's.
+    Person,
+    /// The agent's and the person's (an identical line both set, or two breakpoints hit at once).
+    Both,
+}
+
+impl Owner {
+    /// ` — the person's breakpoint`, for the headline after the place.
+    pub fn headline_text(self) -> &'static str {
+        match self {
+            Owner::Person => " — the person's breakpoint",
+            Owner::Both => " — your breakpoint and the person's",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Owner::Person => "person",
+            Owner::Both => "agent and person",
+        }
+    }
+}
+
 /// The last stop, from the DAP `stopped` event plus the top frame agentdap fetched.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stop {
@@ -131,7 +157,7 @@ pub struct Stop {
     /// The adapter's own ids from the event, for matching its answers (`run_to`).
     pub adapter_hits: Vec<i64>,
     /// Set when `hitBreakpointIds` named a breakpoint of the person's (an attached IDE's).
-    pub owner: Option<crate::session::breakpoints::Owner>,
+    pub owner: Option<Owner>,
     pub location: Option<Location>,
     /// For `reason: exception`: what was raised (from `exceptionInfo`, else the event's text).
     pub exception: Option<ExceptionStop>,

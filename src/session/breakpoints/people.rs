@@ -14,7 +14,6 @@ use serde_json::{json, Map, Value};
 
 use super::{bound_from, distinct_id, Bound, BreakpointStore, Entry, Hits, LastHit, SourceBreakpoint};
 use crate::dap::requests::{self, SetBreakpointsResponse};
-use crate::session::mirror::ClientRef;
 
 /// Every person's sets: per path, each client's entries in the order its IDE asked for them.
 #[derive(Clone, Debug, Default)]
@@ -29,30 +28,20 @@ impl People {
     }
 }
 
-/// Who owns the breakpoints a stop was credited to, as the stop's result says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Owner {
-    /// Only the person's.
-    Person,
-    /// The agent's and the person's (an identical line both set, or two breakpoints hit at once).
-    Both,
+/// A mirror client as the store knows it: `session::mirror::ClientRef`'s slab key and serial
+/// (kept apart so this module needs nothing of the mirror).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientRef {
+    pub key: usize,
+    pub serial: u64,
 }
 
-impl Owner {
-    /// ` — the person's breakpoint`, for the headline after the place.
-    pub fn headline_text(self) -> &'static str {
-        match self {
-            Owner::Person => " — the person's breakpoint",
-            Owner::Both => " — your breakpoint and the person's",
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Owner::Person => "person",
-            Owner::Both => "agent and person",
-        }
-    }
+/// One client's exception filters as its IDE set them (DAP § Requests › SetExceptionBreakpoints).
+#[derive(Clone, Debug)]
+pub struct PersonFilters {
+    pub client: ClientRef,
+    pub filters: Vec<String>,
+    pub options: Vec<requests::ExceptionFilterOptions>,
 }
 
 impl BreakpointStore {

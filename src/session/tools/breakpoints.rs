@@ -20,7 +20,7 @@ use crate::dap::requests::{
     SetExceptionBreakpoints, SetExceptionBreakpointsArguments, Source,
 };
 use crate::session::breakpoints::{
-    DataBreakpoint, Entry, FunctionBreakpoint, InstructionBreakpoint, Mode, SourceBreakpoint,
+    DataBreakpoint, Entry, FunctionBreakpoint, InstructionBreakpoint, Mode, PersonFilters, PersonRef, SourceBreakpoint,
 };
 use crate::session::snapshot::put;
 use crate::session::text::short;
@@ -47,7 +47,17 @@ pub enum Op {
     /// `breakpointLocations` for `breakpoints {path, line}`.
     Locations { call: CallKey, lines: locations::Lines },
     /// A request for a mirror client's breakpoints or exception filters (the union sent).
-    Mirror(Box<crate::session::mirror_breakpoints::MirrorOp>),
+    Mirror(Box<MirrorOp>),
+}
+
+/// A mirror breakpoints request at the adapter (`session/mirror_breakpoints.rs` sends and reads it).
+#[derive(Debug)]
+pub enum MirrorOp {
+    /// The union of `path` sent: for a client's `setBreakpoints` (`reply`: whom to answer, with
+    /// its `seq`), or after a client went (`None`).
+    Set { path: String, reply: Option<(PersonRef, i64)> },
+    /// The union of exception filters `sent`; `asked`: the client's own, to answer it with.
+    Exception { reply: Option<(PersonRef, i64)>, sent: SetExceptionBreakpointsArguments, asked: Option<PersonFilters> },
 }
 
 pub mod data;
