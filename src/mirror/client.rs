@@ -40,6 +40,10 @@ pub trait Host {
     fn mode(&self) -> Mode;
     /// A client tried `command` (execution control) on a read-only mirror: the agent hears it.
     fn asked_control(&mut self, command: &str);
+    /// A control client's `setBreakpoints`, `setExceptionBreakpoints` or `setFunctionBreakpoints`:
+    /// kept as the person's beside the agent's (`Sessions::mirror_set_breakpoints`); the answer
+    /// comes back later through [`ClientCore::answer`] with `request_seq`.
+    fn set_breakpoints(&mut self, request_seq: i64, command: &str, arguments: Option<Value>);
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +208,13 @@ impl ClientCore {
                 self.respond(seq, command, None);
                 self.late_join(host);
             }
+            ("setBreakpoints" | "setExceptionBreakpoints" | "setFunctionBreakpoints", _)
+                if host.mode() == Mode::Control =>
+            {
+                // Answered like a forwarded request: it holds a place until the session answers.
+                self.in_flight += 1;
+                host.set_breakpoints(seq, command, r.arguments);
+            }
             ("setBreakpoints" | "setFunctionBreakpoints" | "setDataBreakpoints" | "setInstructionBreakpoints", _) => {
                 let args = r.arguments.as_ref();
                 let n = args
@@ -212,9 +223,7 @@ impl ClientCore {
                     .unwrap_or(0);
                 let message = match host.mode() {
                     Mode::ReadOnly => "agentdap mirror is read-only: breakpoints belong to the agent's session",
-                    Mode::Control => {
-                        "agentdap mirror does not set an IDE's breakpoints: they belong to the agent's session"
-                    }
+                    Mode::Control => "agentdap mirror does not share data or instruction breakpoints with the agent",
                 };
                 let one = json!({ "verified": false, "message": message });
                 self.respond(seq, command, Some(json!({ "breakpoints": vec![one; n] })));

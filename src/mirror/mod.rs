@@ -321,20 +321,26 @@ const READ_ONLY_CAPABILITIES: &[&str] = &[
 ];
 
 /// Capabilities passed through as well in [`Mode::Control`]: the ones about the requests of
-/// [`CONTROL`].
+/// [`CONTROL`], and about the breakpoints a control client sets (kept as the person's beside the
+/// agent's, `session/mirror_breakpoints.rs`).
 const CONTROL_CAPABILITIES: &[&str] = &[
     "supportsStepBack",
     "supportsSteppingGranularity",
     "supportsStepInTargetsRequest",
     "supportsSingleThreadExecutionRequests",
+    "supportsConditionalBreakpoints",
+    "supportsHitConditionalBreakpoints",
+    "supportsLogPoints",
+    "supportsExceptionFilterOptions",
 ];
 
 /// The `initialize` response body (and a `capabilities` event's `capabilities`, DAP § Events ›
 /// Capabilities) for a mirror client in `mode`: the adapter's capabilities with every feature
 /// that mode does not allow off (always: restart, set variable/expression, goto, terminate,
-/// breakpoints of every kind, cancel…; in [`Mode::ReadOnly`] also step back, granularity and
-/// step-in targets), `exceptionBreakpointFilters: []`, and `supportsConfigurationDoneRequest:
-/// true` (the mirror answers it).
+/// function, data and instruction breakpoints, cancel…; in [`Mode::ReadOnly`] also step back,
+/// granularity, step-in targets and conditions on breakpoints), `exceptionBreakpointFilters: []`
+/// in [`Mode::ReadOnly`] (the adapter's in [`Mode::Control`]), and
+/// `supportsConfigurationDoneRequest: true` (the mirror answers it).
 pub fn masked_capabilities(raw: &Map<String, Value>, mode: Mode) -> Value {
     let mut out = Map::new();
     for (key, value) in raw {
@@ -346,7 +352,8 @@ pub fn masked_capabilities(raw: &Map<String, Value>, mode: Mode) -> Value {
         }
     }
     out.insert("supportsConfigurationDoneRequest".into(), Value::Bool(true));
-    out.insert("exceptionBreakpointFilters".into(), json!([]));
+    let filters = raw.get("exceptionBreakpointFilters").filter(|_| mode == Mode::Control);
+    out.insert("exceptionBreakpointFilters".into(), filters.cloned().unwrap_or_else(|| json!([])));
     Value::Object(out)
 }
 
@@ -592,23 +599,28 @@ mod tests {
     }
 
     #[test]
-    fn masked_capabilities_with_control_add_exactly_the_stepping_features() {
+    fn masked_capabilities_with_control_add_exactly_stepping_and_breakpoint_conditions() {
         let raw = json!({
             "supportsStepBack": true, "supportsSteppingGranularity": true, "supportsStepInTargetsRequest": true,
             "supportsSingleThreadExecutionRequests": true, "supportsSetVariable": true, "supportsGotoTargetsRequest": true,
             "supportsRestartRequest": true, "supportsTerminateRequest": true, "supportsEvaluateForHovers": true,
             "supportsFunctionBreakpoints": true, "supportsConditionalBreakpoints": true,
+            "supportsHitConditionalBreakpoints": true, "supportsLogPoints": true,
+            "supportsDataBreakpoints": true,
             "exceptionBreakpointFilters": [{"filter": "raised", "label": "Raised"}],
         });
         let raw = raw.as_object().unwrap();
         let (read, control) = (masked_capabilities(raw, Mode::ReadOnly), masked_capabilities(raw, Mode::Control));
-        let stepping = [
+        let added = [
             "supportsStepBack",
             "supportsSteppingGranularity",
             "supportsStepInTargetsRequest",
             "supportsSingleThreadExecutionRequests",
+            "supportsConditionalBreakpoints",
+            "supportsHitConditionalBreakpoints",
+            "supportsLogPoints",
         ];
-        for key in stepping {
+        for key in added {
             assert_eq!((read[key].clone(), control[key].clone()), (json!(false), json!(true)), "{key}");
         }
         for off in [
@@ -617,17 +629,19 @@ mod tests {
             "supportsRestartRequest",
             "supportsTerminateRequest",
             "supportsFunctionBreakpoints",
-            "supportsConditionalBreakpoints",
+            "supportsDataBreakpoints",
         ] {
             assert_eq!(control[off], json!(false), "{off} stays off with control");
         }
-        assert_eq!(control["exceptionBreakpointFilters"], json!([]));
+        assert_eq!(read["exceptionBreakpointFilters"], json!([]));
+        assert_eq!(control["exceptionBreakpointFilters"], raw["exceptionBreakpointFilters"]);
         let differ: Vec<&String> =
             control.as_object().unwrap().iter().filter(|(k, v)| read[k.as_str()] != **v).map(|(k, _)| k).collect();
-        assert_eq!(differ.len(), stepping.len(), "{differ:?}");
+        assert_eq!(differ.len(), added.len() + 1, "{differ:?}");
         // An adapter without them: control adds nothing it lacks.
         let none = masked_capabilities(&Map::new(), Mode::Control);
         assert!(none.get("supportsStepBack").is_none());
+        assert_eq!(none["exceptionBreakpointFilters"], json!([]));
     }
 
     #[test]

@@ -158,6 +158,11 @@ impl Host for SessionHost<'_> {
             s.mirror_asked_control(command);
         }
     }
+
+    fn set_breakpoints(&mut self, request_seq: i64, command: &str, arguments: Option<Value>) {
+        self.forwarded = true;
+        self.sessions.mirror_set_breakpoints(self.session, self.client, request_seq, command, arguments, self.now);
+    }
 }
 
 /// Attached clients of `listener` other than `ckey`.
@@ -360,6 +365,12 @@ impl Server {
                     }
                 }
             }
+            Note::ClientEvent { client, event, body } => {
+                let c = self.mirror.clients.get_mut(client.key).filter(|c| c.serial == client.serial);
+                if let Some(c) = c.filter(|c| c.listener == lkey) {
+                    c.core.event(&event, Some(body));
+                }
+            }
             Note::Response { client, request_seq, response, held } => {
                 let act =
                     |core: &mut ClientCore, host: &mut SessionHost<'_>| core.answer(request_seq, response, held, host);
@@ -458,7 +469,7 @@ impl Server {
                     info!("{name_prefix} mirror client {}: evicted, not attached and a new connection came", c.serial);
                     c.core.abort();
                 }
-                self.drop_client(oldest);
+                self.drop_client(oldest, now);
             }
             let _ = stream.set_nodelay(true);
             let serial = self.mirror.next_serial;
@@ -607,7 +618,7 @@ impl Server {
         let drained = c.core.outbound().is_empty();
         let done = c.core.overflowed() || (c.core.closing() && drained) || c.close_by.is_some_and(|t| t <= now);
         if done {
-            self.drop_client(ckey);
+            self.drop_client(ckey, now);
             return;
         }
         let want = match (c.core.next_deadline(), c.close_by) {
@@ -645,7 +656,9 @@ impl Server {
         self.settle_client(ckey, now);
     }
 
-    fn drop_client(&mut self, ckey: usize) {
+    /// Removes a client; the person's breakpoints it set leave with it (the files it touched are
+    /// sent again with what remains).
+    fn drop_client(&mut self, ckey: usize, now: Instant) {
         if !self.mirror.clients.contains(ckey) {
             return;
         }
@@ -658,6 +671,12 @@ impl Server {
             l.clients.retain(|&k| k != ckey);
         }
         debug!("mirror client {} closed", c.serial);
+        if c.attached_to.is_some() {
+            self.sessions.mirror_forget_client(c.session, ClientRef { key: ckey, serial: c.serial }, now);
+            // The files it touched go out again in this turn (the loop wrote the adapters already).
+            self.process_actions(now);
+            self.write_adapters(now);
+        }
         if let Some(id) = c.attached_to {
             self.record(Record::new(id, LedgerKind::MirrorClient).with("event", "left").with("client", c.serial));
         }

@@ -18,9 +18,11 @@ use crate::dap::requests::{
 
 mod kinds;
 mod life;
+mod people;
 
 pub use kinds::{data_json, instructions_json, list_state_text, DataBreakpoint, InstructionBreakpoint, Listed};
 pub use life::{failed_condition, never_hit_line, put_never_hit, Hits, LastHit};
+pub use people::{ClientRef as PersonRef, People, PersonFilters};
 
 /// A breakpoint as requested (DAP `SourceBreakpoint`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +185,9 @@ pub struct BreakpointStore {
     last_id: i64,
     /// Bumped by every change of a set or of what the adapter said of it ([`BreakpointStore::changes`]).
     changes: u64,
+    /// The person's breakpoints per file and mirror client (`people.rs`); the adapter holds the
+    /// union of theirs and the agent's.
+    people: People,
 }
 
 impl BreakpointStore {
@@ -263,6 +268,9 @@ impl BreakpointStore {
             instructions: Vec::new(),
             last_id: self.last_id,
             changes: 0,
+            // The mirror closes at a relaunch (`Sessions::restart`), and with it the person's
+            // breakpoints: an IDE that attaches to the new run sends its own again.
+            people: People::default(),
         }
     }
 
@@ -378,14 +386,16 @@ impl BreakpointStore {
         lines.chain(self.functions().iter().map(|e| format!("{}()", e.requested.name))).collect()
     }
 
-    /// The arguments of the DAP `setBreakpoints` request for `path`.
+    /// The arguments of the DAP `setBreakpoints` request for `path`: the union of the agent's set
+    /// and the people's ([`BreakpointStore::union`]), the agent's first.
     pub fn set_breakpoints_arguments(&self, path: &str) -> SetBreakpointsArguments {
-        let breakpoints = self.get(path).iter().map(|e| (&e.requested).into()).collect();
+        let breakpoints = self.union(path).iter().map(Into::into).collect();
         SetBreakpointsArguments { source: requests::Source::path(path), breakpoints }
     }
 
-    /// Records the adapter's `setBreakpoints` response body for `path` (same order as requested).
-    /// A failed request marks every entry unverified with `message`.
+    /// Records the adapter's `setBreakpoints` response body for `path` (same order as requested:
+    /// the union, the agent's entries first, then the people's share of it). A failed request
+    /// marks every entry unverified with `message`.
     pub fn on_response(&mut self, path: &str, result: Result<&Value, &str>) {
         // A body that is not an object reads as empty, as `body.get("breakpoints")` did.
         let body = result.map(|b| SetBreakpoints::parse(Some(b)).unwrap_or_default());
@@ -395,6 +405,7 @@ impl BreakpointStore {
     /// [`BreakpointStore::on_response`] with the body already read.
     pub fn on_answer(&mut self, path: &str, result: Result<&SetBreakpointsResponse, &str>) {
         self.changes += 1;
+        self.people_answer(path, result);
         let Some(set) = self.files.get_mut(path) else { return };
         match result {
             Ok(body) => {
@@ -569,6 +580,9 @@ pub struct Breaks {
     pub(crate) dropped_at_restart: Vec<String>,
     /// Lines (with their condition) sent to such an adapter, per file.
     pub(crate) sent_to_adapter: std::collections::HashMap<String, Vec<(u32, Option<String>)>>,
+    /// Each mirror client's exception filters (`session/mirror_breakpoints.rs`): the adapter is
+    /// sent them with the agent's.
+    pub(crate) person_filters: Vec<PersonFilters>,
 }
 
 #[cfg(test)]

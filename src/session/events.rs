@@ -364,6 +364,11 @@ impl Session {
         self.drop_entry_breakpoint(now);
         let at = crate::session::breakpoints::LastHit { revision: self.run.revision, thread: stop.thread };
         stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason, at);
+        // Whose breakpoint it was, only as the hit ids say (issue 22): none named, none said.
+        if self.breaks.store.on_person_stop(&stop.adapter_hits, &stop.reason, at) {
+            use crate::session::snapshot::Owner;
+            stop.owner = Some(if stop.hit_breakpoints.is_empty() { Owner::Person } else { Owner::Both });
+        }
         let revision = self.run.revision;
         let thread = stop.thread.or(self.view.focus_thread);
         self.run.stop = Some(stop);

@@ -52,6 +52,8 @@ pub struct Forwarded {
 pub enum Note {
     /// An event for every attached client, in order.
     Event { event: String, body: Option<Value> },
+    /// An event for one client only: a `breakpoint` event about a breakpoint it set, with its id.
+    ClientEvent { client: ClientRef, event: String, body: Value },
     /// The answer to one client's forwarded request (`seq`/`request_seq` are set by the client).
     /// `held`: the request timed out and the adapter is still working on it, so it keeps its
     /// place in the client's in-flight cap until a [`Note::Released`] for it.
@@ -165,7 +167,7 @@ impl Tap {
         self.notes.push_back(Note::Event { event: event.to_owned(), body });
     }
 
-    fn note_response(&mut self, client: ClientRef, request_seq: i64, response: Response) {
+    pub(super) fn note_response(&mut self, client: ClientRef, request_seq: i64, response: Response) {
         self.notes.push_back(Note::Response { client, request_seq, response, held: false });
     }
 
@@ -244,6 +246,14 @@ impl Session {
             "continued" | "exited" | "terminated" => {
                 self.mirror.last_stop = None;
                 self.mirror.note_event(&e.event, e.body.clone());
+            }
+            // Only the person's breakpoints mean anything to a client, each under its own id.
+            "breakpoint" if self.mirror.endpoint.is_some() => {
+                let body = e.body.clone().unwrap_or_default();
+                for (client, body) in self.mirror_breakpoint_events(&body) {
+                    let event = "breakpoint".to_owned();
+                    self.mirror.notes.push_back(Note::ClientEvent { client, event, body });
+                }
             }
             "output"
                 if e.body.as_ref().and_then(|b| b.get("category")).and_then(Value::as_str) == Some("telemetry") => {}

@@ -33,6 +33,9 @@ mod launcher;
 mod launcher_tests;
 mod link;
 pub mod mirror;
+mod mirror_breakpoints;
+#[cfg(test)]
+mod mirror_breakpoints_tests;
 mod names;
 #[cfg(test)]
 mod netcoredbg_tests;

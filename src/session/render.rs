@@ -260,6 +260,9 @@ impl Session {
                     if let Some(loc) = stop.location.as_ref().map(|l| l.short()).filter(|l| !l.is_empty()) {
                         s.push_str(&format!(" at {loc}"));
                     }
+                    if let Some(owner) = stop.owner {
+                        s.push_str(owner.headline_text());
+                    }
                     if let Some(t) = stop.thread {
                         s.push_str(&format!(" · thread {t}"));
                     }

@@ -118,6 +118,32 @@ impl Location {
     }
 }
 
+/// Who owns the breakpoints a stop was credited to, as the stop's result says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// Only the person's.
+    Person,
+    /// The agent's and the person's (an identical line both set, or two breakpoints hit at once).
+    Both,
+}
+
+impl Owner {
+    /// ` — the person's breakpoint`, for the headline after the place.
+    pub fn headline_text(self) -> &'static str {
+        match self {
+            Owner::Person => " — the person's breakpoint",
+            Owner::Both => " — your breakpoint and the person's",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Owner::Person => "person",
+            Owner::Both => "agent and person",
+        }
+    }
+}
+
 /// The last stop, from the DAP `stopped` event plus the top frame agentdap fetched.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stop {
@@ -130,6 +156,8 @@ pub struct Stop {
     pub hit_breakpoints: Vec<i64>,
     /// The adapter's own ids from the event, for matching its answers (`run_to`).
     pub adapter_hits: Vec<i64>,
+    /// Set when `hitBreakpointIds` named a breakpoint of the person's (an attached IDE's).
+    pub owner: Option<Owner>,
     pub location: Option<Location>,
     /// For `reason: exception`: what was raised (from `exceptionInfo`, else the event's text).
     pub exception: Option<ExceptionStop>,
@@ -269,6 +297,7 @@ impl Stop {
             // Until the session translates them (`BreakpointStore::stable_ids`), the adapter's.
             hit_breakpoints: hits.clone(),
             adapter_hits: hits,
+            owner: None,
             location: None,
             exception: None,
             requested_pause: false,
@@ -288,6 +317,7 @@ impl Stop {
         if !self.hit_breakpoints.is_empty() {
             m.insert("hit_breakpoints".into(), self.hit_breakpoints.clone().into());
         }
+        put(&mut m, "breakpoint_owner", self.owner.map(|o| o.as_str().into()));
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
         put(&mut m, "by_person", self.by_person.as_deref().map(Value::from));
         if self.requested_pause {

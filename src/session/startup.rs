@@ -95,7 +95,8 @@ impl Session {
             return;
         }
         self.startup.configured = true;
-        let paths: Vec<String> = self.breaks.store.files().map(|(p, _)| p.to_owned()).collect();
+        // The agent's files and any a person set breakpoints in: the adapter holds the union.
+        let paths: Vec<String> = self.breaks.store.union_paths();
         for path in paths {
             self.startup.breakpoints_pending += 1;
             let args = self.breakpoint_request(&path);

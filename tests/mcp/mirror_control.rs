@@ -171,3 +171,109 @@ fn a_person_with_control_steps_and_continues_an_lldb_dap_session_the_agent_follo
     };
     person_and_agent_share_one_session(&p);
 }
+
+/// A loop whose body has two lines: `person` (hit first each turn) and `agent`, three turns.
+struct Loop {
+    source: String,
+    program: String,
+    person: u64,
+    agent: u64,
+}
+
+/// `owner` of each breakpoint `breakpoints` lists for `path`, by line.
+fn owners(a: &mut Agent, path: &str) -> Vec<(u64, String)> {
+    let r = a.ok("breakpoints", json!({}));
+    let files = r.s["files"].as_array().cloned().unwrap_or_default();
+    let file = files.iter().find(|f| f["path"] == json!(path)).cloned().unwrap_or_default();
+    let mut out: Vec<(u64, String)> = file["breakpoints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| (b["line"].as_u64().unwrap_or(0), b["owner"].as_str().unwrap_or("?").to_owned()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The person's breakpoints beside the agent's in one file (DAP replaces per file: the adapter
+/// holds the union): both hit and each is listed with its owner; the agent clearing the file
+/// keeps the person's; taking control back removes them from the adapter.
+fn person_and_agent_breakpoints_share_one_file(p: &Loop) {
+    let mut a = Agent::start();
+    let r = a.ok(
+        "launch",
+        json!({"program": p.program, "breakpoints": [{"path": p.source, "line": p.agent}], "wait_ms": 30_000}),
+    );
+    assert_eq!(stopped_line(&r), json!(p.agent), "{}", r.text);
+    let id = r.s["session"].as_str().expect("id").to_owned();
+    let (port, token) = expose(&mut a, &id);
+    a.ok("expose_session", json!({"control": true}));
+    let mut ide = Ide::start();
+    let (c, caps) = ide.attach(port, &token);
+    assert_eq!(caps["supportsConditionalBreakpoints"], json!(true), "a control IDE may set conditions: {caps}");
+    ide.event(c, "stopped");
+
+    // The person sets the agent's line and one of their own: two answers, in the IDE's order.
+    let set = json!({"source": {"path": p.source}, "breakpoints": [{"line": p.person}, {"line": p.agent}]});
+    let body = ide.ok(c, "setBreakpoints", set);
+    let answered: Vec<(Value, Value)> = body["breakpoints"]
+        .as_array()
+        .expect("breakpoints")
+        .iter()
+        .map(|b| (b["line"].clone(), b["verified"].clone()))
+        .collect();
+    assert_eq!(answered, vec![(json!(p.person), json!(true)), (json!(p.agent), json!(true))], "{body}");
+    let expected = vec![(p.person, "person".to_owned()), (p.agent, "agent and person".to_owned())];
+    assert_eq!(owners(&mut a, &p.source), expected);
+
+    // The agent's continue stops at the person's line, and says whose breakpoint it is.
+    let r = a.ok("continue", json!({}));
+    assert_eq!(stopped_line(&r), json!(p.person), "{}", r.text);
+    assert!(r.text.contains("the person's breakpoint"), "{}", r.text);
+    ide.event(c, "stopped");
+
+    // The agent clears the file: the person's stay, at the adapter too.
+    let r = a.ok("set_breakpoints", json!({"path": p.source, "lines": []}));
+    assert!(r.text.contains("(+2 of the person's, kept)"), "{}", r.text);
+    let expected = vec![(p.person, "person".to_owned()), (p.agent, "person".to_owned())];
+    assert_eq!(owners(&mut a, &p.source), expected);
+    let r = a.ok("continue", json!({}));
+    assert_eq!(stopped_line(&r), json!(p.agent), "the person's breakpoint is still at the adapter: {}", r.text);
+    assert!(r.text.contains("the person's breakpoint"), "{}", r.text);
+
+    // Control taken back: the person's breakpoints leave the adapter; the program runs to its end.
+    let back = a.ok("expose_session", json!({"control": false}));
+    assert!(back.text.contains("its breakpoints removed"), "{}", back.text);
+    assert_eq!(owners(&mut a, &p.source), vec![]);
+    let r = a.ok("continue", json!({"wait_ms": 30_000}));
+    assert_eq!(r.s["state"], json!("exited"), "no breakpoint is left: {}", r.text);
+    a.ok("disconnect", json!({}));
+}
+
+#[test]
+fn the_persons_and_the_agents_breakpoints_share_a_file_on_debugpy() {
+    let dir = agent::scratch("mirror-bp-py");
+    let source = dir.join("turns.py");
+    let text = "total = 0\nfor i in range(3):\n    total += i\n    total *= 1\nprint(total)\n";
+    std::fs::write(&source, text).expect("write Python");
+    let source = source.to_string_lossy().into_owned();
+    person_and_agent_breakpoints_share_one_file(&Loop { source: source.clone(), program: source, person: 3, agent: 4 });
+}
+
+#[test]
+fn the_persons_and_the_agents_breakpoints_share_a_file_on_lldb_dap() {
+    let dir = agent::scratch("mirror-bp-lldb");
+    let source = dir.join("turns.c");
+    let text = "int main(void) {\n    int total = 0;\n    for (int i = 0; i < 3; i++) {\n        total += i;\n        total += 2 * i;\n    }\n    return total - 9;\n}\n";
+    std::fs::write(&source, text).expect("write C");
+    let program = dir.join("turns");
+    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
+    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
+    let p = Loop {
+        source: source.to_string_lossy().into_owned(),
+        program: program.to_string_lossy().into_owned(),
+        person: 4,
+        agent: 5,
+    };
+    person_and_agent_breakpoints_share_one_file(&p);
+}

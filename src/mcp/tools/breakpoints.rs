@@ -260,35 +260,65 @@ fn list(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
     };
     let mut text = String::new();
     let mut files = Vec::new();
+    // One line of the listing: where, what it does besides stopping, its state and hits.
+    let line_text = |path: &str, e: &crate::session::breakpoints::Entry| {
+        let state = match &e.bound {
+            None => "pending".to_owned(),
+            Some(b) if b.verified && e.moved() => format!("verified, moved to line {}", b.line.unwrap_or(0)),
+            Some(b) if b.verified => "verified".to_owned(),
+            Some(b) => format!("NOT verified ({})", b.why_not()),
+        };
+        let hit = if e.requested.log_message.is_some() {
+            // A logpoint does not stop, so no stop is credited to it.
+            String::new()
+        } else {
+            e.hits.text(verified(&e.bound))
+        };
+        format!("{path}:{}{} {state}{hit}", e.requested.line, e.requested.options_text())
+    };
+    // Items with their hits and owner (issue 22: the person's are an attached IDE's).
+    let items_of = |set: &[&crate::session::breakpoints::Entry],
+                    owner: &dyn Fn(&crate::session::breakpoints::Entry) -> &'static str| {
+        let owned: Vec<crate::session::breakpoints::Entry> = set.iter().map(|e| (*e).clone()).collect();
+        let mut items = crate::session::breakpoints_json(&owned);
+        for (item, e) in items.as_array_mut().into_iter().flatten().zip(set) {
+            if let Some(m) = item.as_object_mut() {
+                e.hits.put_json(m);
+                m.insert("owner".into(), owner(e).into());
+            }
+        }
+        put_never_hit(&mut items);
+        items
+    };
     for (path, set) in store.files() {
         if set.is_empty() {
             continue;
         }
         for e in set {
-            let state = match &e.bound {
-                None => "pending".to_owned(),
-                Some(b) if b.verified && e.moved() => format!("verified, moved to line {}", b.line.unwrap_or(0)),
-                Some(b) if b.verified => "verified".to_owned(),
-                Some(b) => {
-                    format!("NOT verified ({})", b.why_not())
-                }
-            };
-            let hit = if e.requested.log_message.is_some() {
-                // A logpoint does not stop, so no stop is credited to it.
-                String::new()
+            let shared = if store.person_shares(path, &e.requested) { " · also the person's" } else { "" };
+            text.push_str(&format!("{}{shared}\n", line_text(path, e)));
+        }
+        let owner = |e: &crate::session::breakpoints::Entry| {
+            if store.person_shares(path, &e.requested) {
+                "agent and person"
             } else {
-                e.hits.text(verified(&e.bound))
-            };
-            text.push_str(&format!("{path}:{}{} {state}{hit}\n", e.requested.line, e.requested.options_text()));
-        }
-        let mut items = crate::session::breakpoints_json(set);
-        for (item, e) in items.as_array_mut().into_iter().flatten().zip(set) {
-            if let Some(m) = item.as_object_mut() {
-                e.hits.put_json(m);
+                "agent"
             }
+        };
+        let refs: Vec<&crate::session::breakpoints::Entry> = set.iter().collect();
+        files.push(json!({"path": path, "breakpoints": items_of(&refs, &owner)}));
+    }
+    // The person's (an attached IDE's) that are not also the agent's; the agent's calls keep them.
+    for (path, set) in store.people_only() {
+        for e in &set {
+            text.push_str(&format!("{} · the person's\n", line_text(path, e)));
         }
-        put_never_hit(&mut items);
-        files.push(json!({"path": path, "breakpoints": items}));
+        let items = items_of(&set, &|_| "person");
+        let at = files.iter().position(|f| f["path"] == path);
+        match at.and_then(|i| files[i]["breakpoints"].as_array_mut()) {
+            Some(list) => list.extend(items.as_array().cloned().unwrap_or_default()),
+            None => files.push(json!({"path": path, "breakpoints": items})),
+        }
     }
     // An adapter whose setBreakpoints only adds (`Quirks::breakpoints_only_added`) still stops
     // at lines the agent's sets left out.

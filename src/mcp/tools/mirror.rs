@@ -91,9 +91,14 @@ fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
             if changed {
                 let what = match mode {
                     Mode::Control => "control granted",
-                    Mode::ReadOnly => "control taken back: the IDE's execution requests are refused again",
+                    Mode::ReadOnly => {
+                        "control taken back: the IDE's execution requests are refused again and its breakpoints removed"
+                    }
                 };
                 result.text = format!("{what}.\n{}", result.text);
+            }
+            if changed && mode == Mode::ReadOnly {
+                cx.sessions.mirror_forget_people(key, cx.now);
             }
             return Ok(Outcome::Done(result));
         }

@@ -184,7 +184,8 @@ impl BreakpointStore {
         let files = self.files.values_mut().flatten().map(|e| &mut e.bound);
         let functions = self.functions.iter_mut().map(|e| &mut e.bound);
         let data = self.data.iter_mut().map(|e| &mut e.bound);
-        files.chain(functions).chain(data).chain(self.instructions.iter_mut().map(|e| &mut e.bound))
+        let instructions = self.instructions.iter_mut().map(|e| &mut e.bound);
+        files.chain(functions).chain(data).chain(instructions).chain(self.people.bounds_mut())
     }
 }
 

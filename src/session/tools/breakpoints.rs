@@ -20,7 +20,7 @@ use crate::dap::requests::{
     SetExceptionBreakpoints, SetExceptionBreakpointsArguments, Source,
 };
 use crate::session::breakpoints::{
-    DataBreakpoint, Entry, FunctionBreakpoint, InstructionBreakpoint, Mode, SourceBreakpoint,
+    DataBreakpoint, Entry, FunctionBreakpoint, InstructionBreakpoint, Mode, PersonFilters, PersonRef, SourceBreakpoint,
 };
 use crate::session::snapshot::put;
 use crate::session::text::short;
@@ -46,6 +46,18 @@ pub enum Op {
     Instructions { call: Option<CallKey>, sent: Vec<InstructionBreakpoint> },
     /// `breakpointLocations` for `breakpoints {path, line}`.
     Locations { call: CallKey, lines: locations::Lines },
+    /// A request for a mirror client's breakpoints or exception filters (the union sent).
+    Mirror(Box<MirrorOp>),
+}
+
+/// A mirror breakpoints request at the adapter (`session/mirror_breakpoints.rs` sends and reads it).
+#[derive(Debug)]
+pub enum MirrorOp {
+    /// The union of `path` sent: for a client's `setBreakpoints` (`reply`: whom to answer, with
+    /// its `seq`), or after a client went (`None`).
+    Set { path: String, reply: Option<(PersonRef, i64)> },
+    /// The union of exception filters `sent`; `asked`: the client's own, to answer it with.
+    Exception { reply: Option<(PersonRef, i64)>, sent: SetExceptionBreakpointsArguments, asked: Option<PersonFilters> },
 }
 
 pub mod data;
@@ -177,7 +189,15 @@ impl Session {
     /// `setExceptionBreakpoints` arguments: `filters`, and the session's conditioned filters as
     /// `filterOptions` where the adapter takes them (else as plain filters: the configuration
     /// phase of an adapter that stopped advertising them).
-    pub(in crate::session) fn exception_arguments(&self, mut filters: Vec<String>) -> SetExceptionBreakpointsArguments {
+    /// Every mirror client's filters are added (`add_person_filters`): the adapter holds the union.
+    pub(in crate::session) fn exception_arguments(&self, filters: Vec<String>) -> SetExceptionBreakpointsArguments {
+        let mut args = self.agent_exception_arguments(filters);
+        self.add_person_filters(&mut args);
+        args
+    }
+
+    /// The agent's own `setExceptionBreakpoints` arguments.
+    fn agent_exception_arguments(&self, mut filters: Vec<String>) -> SetExceptionBreakpointsArguments {
         let conditions = &self.breaks.exception_conditions;
         if conditions.is_empty() {
             return SetExceptionBreakpointsArguments { filters, filter_options: None };
@@ -223,6 +243,7 @@ impl Session {
             Op::Data { call, sent } => return self.data_answered(call, &sent, reply.answer()),
             Op::Instructions { call, sent } => return self.instructions_answered(call, &sent, reply.answer()),
             Op::Locations { call, lines } => return self.locations_answered(call, lines, reply.answer()),
+            Op::Mirror(op) => return self.mirror_breakpoints_answered(*op, reply),
             other => other,
         };
         let Reply { failure, code, body } = reply;
@@ -237,9 +258,15 @@ impl Session {
                 }
                 self.note_breakpoints(&path, failure.as_deref());
                 match call {
-                    Some(call) => {
-                        self.calls.done.push((call, breakpoint_result(&path, self.breaks.store.get(&path), None)))
-                    }
+                    Some(call) => self.calls.done.push((
+                        call,
+                        breakpoint_result(
+                            &path,
+                            self.breaks.store.get(&path),
+                            self.breaks.store.people_kept(&path),
+                            None,
+                        ),
+                    )),
                     None => {
                         self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
                         self.configuration_step_done(now);
@@ -277,11 +304,19 @@ impl Session {
                 }
                 if let Some(call) = call {
                     let mut output = match failure {
-                        Some(msg) if code != ErrorCode::Disconnected => {
-                            breakpoint_result(&path, self.breaks.store.get(&path), Some(msg))
-                        }
+                        Some(msg) if code != ErrorCode::Disconnected => breakpoint_result(
+                            &path,
+                            self.breaks.store.get(&path),
+                            self.breaks.store.people_kept(&path),
+                            Some(msg),
+                        ),
                         Some(msg) => ToolResult::error(code, msg),
-                        None => breakpoint_result(&path, self.breaks.store.get(&path), None),
+                        None => breakpoint_result(
+                            &path,
+                            self.breaks.store.get(&path),
+                            self.breaks.store.people_kept(&path),
+                            None,
+                        ),
                     };
                     for note in &ignored {
                         output.text.push_str(&format!("\nwarning: {note}"));
@@ -312,7 +347,8 @@ impl Session {
             | Op::DataInfo(_)
             | Op::Data { .. }
             | Op::Instructions { .. }
-            | Op::Locations { .. } => {}
+            | Op::Locations { .. }
+            | Op::Mirror(_) => {}
         }
     }
 
@@ -404,6 +440,7 @@ impl Session {
         let call = match op {
             Op::DataInfo(job) => Some(job.call()),
             Op::Locations { call, .. } => Some(call),
+            Op::Mirror(op) => return self.mirror_breakpoints_failed(*op, msg),
             Op::Set { call, .. }
             | Op::Retry { call, .. }
             | Op::Exception { call }
@@ -531,8 +568,13 @@ pub fn breakpoints_json(set: &[Entry]) -> Value {
 }
 
 /// The `set_breakpoints` result: one line per breakpoint, verified/moved/unverified.
-fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> ToolResult {
+/// `kept`: how many of the person's breakpoints (an attached IDE's) the file also holds; the
+/// adapter was sent them too, and the agent's call never removes them (issue 22).
+fn breakpoint_result(path: &str, set: &[Entry], kept: usize, failure: Option<String>) -> ToolResult {
     let mut text = format!("{} breakpoint(s) in {}", set.len(), short(path));
+    if kept > 0 {
+        text.push_str(&format!(" (+{kept} of the person's, kept)"));
+    }
     for e in set {
         let line = e.requested.line;
         match &e.bound {
@@ -552,5 +594,9 @@ fn breakpoint_result(path: &str, set: &[Entry], failure: Option<String>) -> Tool
     if let Some(f) = failure {
         text.push_str(&format!("\nthe adapter refused the request: {f}"));
     }
-    ToolResult::ok(text, SetResult { path, pending: None, breakpoints: breakpoints_json(set) }.value())
+    let mut structured = SetResult { path, pending: None, breakpoints: breakpoints_json(set) }.value();
+    if kept > 0 {
+        structured["person_breakpoints_kept"] = kept.into();
+    }
+    ToolResult::ok(text, structured)
 }

@@ -160,7 +160,9 @@ impl Sessions {
         } else {
             let sent: Vec<SourceBreakpoint> = set.iter().map(|e| e.requested.clone()).collect();
             let mut args = s.breakpoint_arguments(&path);
-            let temp = conditional.unwrap_or(sent.len());
+            // Past the whole list sent (the agent's set and the person's: the union), unless it
+            // takes the place of the agent's conditional one.
+            let temp = conditional.unwrap_or_else(|| args["breakpoints"].as_array().map_or(0, Vec::len));
             if let Some(list) = args["breakpoints"].as_array_mut() {
                 match list.get_mut(temp) {
                     Some(entry) => *entry = json!({ "line": line }),
