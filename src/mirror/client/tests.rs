@@ -13,6 +13,7 @@ struct FakeHost {
     agent_waiting: bool,
     mode: Mode,
     asked: Vec<String>,
+    breakpoints: Vec<(i64, String)>,
 }
 
 impl Host for FakeHost {
@@ -40,6 +41,9 @@ impl Host for FakeHost {
     }
     fn asked_control(&mut self, command: &str) {
         self.asked.push(command.to_owned());
+    }
+    fn set_breakpoints(&mut self, request_seq: i64, command: &str, _arguments: Option<Value>) {
+        self.breakpoints.push((request_seq, command.to_owned()));
     }
 }
 
@@ -501,8 +505,20 @@ fn a_read_only_clients_next_is_refused_quietly_and_asks_for_control_and_a_contro
     let out = written(&mut c);
     assert_eq!((out[0]["request_seq"].clone(), out[0]["success"].clone()), (json!(6), json!(false)));
     assert!(!out[0]["message"].as_str().unwrap_or_default().contains("read-only"), "{}", out[0]);
-    assert_eq!(out[1]["body"]["breakpoints"][0]["verified"], false, "breakpoints stay the agent's");
+    assert_eq!(out.len(), 1, "the breakpoints are answered by the session, later: {out:?}");
+    assert_eq!(host.breakpoints, [(7, "setBreakpoints".to_owned())], "kept as the person's by the session");
+    c.receive(&frame(9, "setDataBreakpoints", json!({"breakpoints": [{"dataId": "x"}]})), now, &mut host);
+    let out = written(&mut c);
+    assert_eq!(out[0]["body"]["breakpoints"][0]["verified"], false, "data breakpoints are not shared: {out:?}");
     host.mode = Mode::ReadOnly;
+    c.receive(
+        &frame(10, "setBreakpoints", json!({"source": {"path": "/a.py"}, "breakpoints": [{"line": 3}]})),
+        now,
+        &mut host,
+    );
+    let out = written(&mut c);
+    assert_eq!(out[0]["body"]["breakpoints"][0]["verified"], false, "read-only: answered unverified: {out:?}");
+    assert_eq!(host.breakpoints.len(), 1);
     c.receive(&frame(8, "continue", json!({"threadId": 1})), now, &mut host);
     assert_eq!(written(&mut c)[0]["body"]["error"]["showUser"], false, "taken back: refused quietly again");
     assert_eq!(host.forwarded.len(), 1);
