@@ -1,0 +1,48 @@
+//! Which adapters evaluate DAP `evaluate` with `context: "hover"` without side effects (quirk
+//! data: adapter, version read, evidence). Without the `evaluate` switch an expression is read
+//! only through an adapter listed safe here that also advertises `supportsEvaluateForHovers`;
+//! every other adapter's evaluate is refused.
+
+/// One adapter's hover behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hover {
+    /// agentdap's adapter name (`AdapterKind::name`).
+    pub adapter: &'static str,
+    /// `hover` never runs code in the program.
+    pub side_effect_free: bool,
+    /// The version read and what it does, for refusals and SECURITY.md.
+    pub evidence: &'static str,
+}
+
+pub const ADAPTERS: &[Hover] = &[
+    Hover {
+        adapter: "debugpy",
+        side_effect_free: false,
+        // debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_comm.py `internal_evaluate_expression_json`:
+        // every context evaluates with `is_exec=False`; only `repl` falls back to exec.
+        evidence: "debugpy 1.8.22 evaluates `hover` as a Python expression (no statements), which still calls functions and `:=` assigns",
+    },
+    Hover {
+        adapter: "lldb",
+        side_effect_free: true,
+        // llvm-project lldb/tools/lldb-dap/Handler/EvaluateRequestHandler.cpp: for `hover` only
+        // `SBFrame::GetValueForVariablePath`, never the expression parser.
+        evidence: "lldb-dap (LLVM 17 and later) reads `hover` as a variable path only, never through the expression parser",
+    },
+    Hover {
+        adapter: "delve",
+        side_effect_free: false,
+        // Delve service/dap/server.go `onEvaluateRequest`: every context evaluates the expression;
+        // function calls need `call` (repl only), but hover has not been checked to be read-only.
+        evidence: "Delve's `hover` has not been shown to be side-effect free",
+    },
+];
+
+/// The hover data of `adapter`; an adapter not listed is treated as unsafe.
+pub fn verdict(adapter: &str) -> Hover {
+    ADAPTERS.iter().copied().find(|h| h.adapter == adapter).unwrap_or(Hover {
+        adapter: "",
+        side_effect_free: false,
+        evidence: "agentdap has no evidence that this adapter evaluates `hover` without side effects",
+    })
+}
