@@ -279,7 +279,12 @@ impl Mcp {
             note: std::cell::RefCell::default(),
         };
         let outcome = (tool.handler)(&mut tcx, args).unwrap_or_else(Outcome::Done);
-        let note = tcx.note.take();
+        let mut note = tcx.note.take();
+        if tool.name == "capabilities" && !self.allow.is_all() {
+            // What the operator allows, whatever the adapter supports.
+            let limits = self.allow.summary();
+            note = Some(note.map_or(limits.clone(), |n| format!("{n}\n{limits}")));
+        }
         match outcome {
             Outcome::Done(result) => Ok(Answer::Result(with_note(result, note.as_deref()).to_value(), None)),
             Outcome::Pending => {
