@@ -12,6 +12,8 @@ pub struct Hover {
     pub side_effect_free: bool,
     /// The version read and what it does, for refusals and SECURITY.md.
     pub evidence: &'static str,
+    /// Expression prefixes that make the adapter run a debugger command instead (refused).
+    pub command_prefixes: &'static [&'static str],
 }
 
 pub const ADAPTERS: &[Hover] = &[
@@ -21,13 +23,17 @@ pub const ADAPTERS: &[Hover] = &[
         // debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_comm.py `internal_evaluate_expression_json`:
         // every context evaluates with `is_exec=False`; only `repl` falls back to exec.
         evidence: "debugpy 1.8.22 evaluates `hover` as a Python expression (no statements), which still calls functions and `:=` assigns",
+        command_prefixes: &[],
     },
     Hover {
         adapter: "lldb",
         side_effect_free: true,
         // llvm-project lldb/tools/lldb-dap/Handler/EvaluateRequestHandler.cpp: for `hover` only
         // `SBFrame::GetValueForVariablePath`, never the expression parser.
+        // `GetValueForVariablePath(…, eDynamicDontRunTarget)`; older lldb-vscode ran a
+        // backtick-prefixed expression as an LLDB command in any context.
         evidence: "lldb-dap (LLVM 17 and later) reads `hover` as a variable path only, never through the expression parser",
+        command_prefixes: &["`"],
     },
     Hover {
         adapter: "delve",
@@ -35,6 +41,7 @@ pub const ADAPTERS: &[Hover] = &[
         // Delve service/dap/server.go `onEvaluateRequest`: every context evaluates the expression;
         // function calls need `call` (repl only), but hover has not been checked to be read-only.
         evidence: "Delve's `hover` has not been shown to be side-effect free",
+        command_prefixes: &[],
     },
 ];
 
@@ -44,5 +51,6 @@ pub fn verdict(adapter: &str) -> Hover {
         adapter: "",
         side_effect_free: false,
         evidence: "agentdap has no evidence that this adapter evaluates `hover` without side effects",
+        command_prefixes: &[],
     })
 }

@@ -404,6 +404,13 @@ fn hover_allowed(
     if !hover.side_effect_free {
         return refuse(&format!("no side-effect-free context: {}", hover.evidence));
     }
+    let list = args.get("expressions").and_then(Value::as_array);
+    let texts = args.get("expression").into_iter().chain(list.into_iter().flatten()).filter_map(Value::as_str);
+    for text in texts {
+        if let Some(p) = hover.command_prefixes.iter().find(|p| text.trim_start().starts_with(**p)) {
+            return refuse(&format!("`{p}` makes {} run a debugger command", s.link.adapter));
+        }
+    }
     let advertised = s
         .link
         .client
