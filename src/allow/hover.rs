@@ -54,3 +54,22 @@ pub fn verdict(adapter: &str) -> Hover {
         command_prefixes: &[],
     })
 }
+
+/// A mirror client's `evaluate` arguments under a set without `evaluate`: `context` made
+/// `hover` when `adapter` evaluates hover without side effects, else the refusal.
+pub fn hover_only(arguments: &mut Option<serde_json::Value>, adapter: &str, allow: super::Allow) -> Result<(), String> {
+    let hover = verdict(adapter);
+    let refusal = allow.refusal("agentdap mirror: `evaluate`", super::Switch::Evaluate);
+    if !hover.side_effect_free {
+        return Err(format!("{refusal} (no side-effect-free context: {})", hover.evidence));
+    }
+    let Some(serde_json::Value::Object(args)) = arguments.as_mut() else {
+        return Err(format!("{refusal} (no arguments)"));
+    };
+    let text = args.get("expression").and_then(serde_json::Value::as_str).unwrap_or("").trim_start();
+    if let Some(p) = hover.command_prefixes.iter().find(|p| text.starts_with(**p)) {
+        return Err(format!("{refusal} (`{p}` runs a debugger command)"));
+    }
+    args.insert("context".into(), serde_json::Value::String("hover".into()));
+    Ok(())
+}

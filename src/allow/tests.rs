@@ -128,3 +128,16 @@ fn summary_says_what_is_allowed() {
     );
     assert!(s.contains("only in `hover`"));
 }
+
+#[test]
+fn a_mirror_evaluate_without_the_switch_is_hover_on_a_safe_adapter_only() {
+    let inspect = Allow::parse("attach,mirror").unwrap();
+    let mut args = Some(json!({"expression": "x", "frameId": 1, "context": "repl"}));
+    assert!(hover::hover_only(&mut args, "lldb", inspect).is_ok());
+    assert_eq!(args.unwrap()["context"], json!("hover"));
+    let mut args = Some(json!({"expression": "`platform shell id", "frameId": 1}));
+    assert!(hover::hover_only(&mut args, "lldb", inspect).unwrap_err().contains("debugger command"));
+    let mut args = Some(json!({"expression": "x", "frameId": 1}));
+    let err = hover::hover_only(&mut args, "debugpy", inspect).unwrap_err();
+    assert!(err.starts_with("agentdap mirror: `evaluate` runs code in the program; agentdap runs with --allow attach,mirror; --allow evaluate allows it"), "{err}");
+}

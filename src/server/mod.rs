@@ -288,6 +288,7 @@ impl Server {
         let also: &[&str] = if ask { &["resolve_host_request"] } else { &[] };
         // Validated by `main`; unset means everything.
         let allow = crate::allow::Allow::from_env_value(std::env::var(crate::allow::ENV).ok().as_deref());
+        sessions.allow = allow;
         let tool_set = crate::mcp::ToolSet::from_env_value(std::env::var(crate::mcp::TOOLS_ENV).ok().as_deref());
         Ok(Server {
             poll,
