@@ -32,7 +32,7 @@ pub const ADAPTERS: &[Hover] = &[
         // `SBFrame::GetValueForVariablePath`, never the expression parser.
         // `GetValueForVariablePath(…, eDynamicDontRunTarget)`; older lldb-vscode ran a
         // backtick-prefixed expression as an LLDB command in any context.
-        evidence: "lldb-dap (LLVM 17 and later) reads `hover` as a variable path only, never through the expression parser",
+        evidence: "lldb-dap (LLVM 22 source; lldb-dap-22 here, not yet checked on the wire) reads `hover` as a variable path only (`eDynamicDontRunTarget`), never through the expression parser",
         command_prefixes: &["`"],
     },
     Hover {
