@@ -15,8 +15,9 @@ struct MustNot {
 }
 
 /// Everything below `mcp`: none of these may use `mcp` (the shared reply types live in `reply`).
-const BELOW_MCP: &[&str] =
-    &["session", "mirror", "dap", "ledger", "reply", "timer", "token", "io_buf", "jsonrpc", "visible", "config"];
+const BELOW_MCP: &[&str] = &[
+    "allow", "session", "mirror", "dap", "ledger", "reply", "timer", "token", "io_buf", "jsonrpc", "visible", "config",
+];
 
 /// Which layer may not use which. A layer matches the module itself and its descendants; so does
 /// each entry of `must_not`.

@@ -2,6 +2,7 @@
 //! IO shell (`server`), and the first-run CLI subcommands (`cli`, never reached from the server). The binary in `src/main.rs` is a thin wrapper; integration tests and
 //! benchmarks use these modules directly. See `ARCHITECTURE.md` for the code map and invariants.
 
+pub mod allow;
 pub mod cli;
 pub mod config;
 pub mod dap;

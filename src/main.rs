@@ -63,6 +63,11 @@ const FLAGS: &[Flag] = &[
         env: Some("AGENTDAP_STOP_LOCALS"),
         help: "whether results at a stop show the top frame's locals (or what changed in them) when the call gives no `locals`; default on",
     },
+    Flag {
+        usage: "--allow <list>",
+        env: Some("AGENTDAP_ALLOW"),
+        help: "what the agent may do, comma-separated: launch, attach, evaluate, modify, control, mirror, raw (default all), or `inspect` (attach and read state only; see SECURITY.md)",
+    },
     Flag { usage: "-h, --help", env: None, help: "print this help and exit" },
     Flag { usage: "-V, --version", env: None, help: "print the version and exit" },
 ];
@@ -98,6 +103,8 @@ struct Options {
     host_requests: Option<String>,
     /// `--stop-locals`: published to the server as `AGENTDAP_STOP_LOCALS`.
     stop_locals: Option<String>,
+    /// `--allow`: published to the server as `AGENTDAP_ALLOW` (the flag wins over the variable).
+    allow: Option<String>,
 }
 
 /// Parses `args` (without the program name). Errors are one sentence for stderr.
@@ -141,6 +148,11 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<(Command, Options),
                 options.tools = Some(set);
             }
             "--host-requests" => options.host_requests = Some(host_policy(&value("--host-requests")?)?),
+            "--allow" => {
+                let list = value("--allow")?;
+                agentdap::allow::Allow::parse(&list)?;
+                options.allow = Some(list);
+            }
             "--stop-locals" => options.stop_locals = Some(on_off("--stop-locals", &value("--stop-locals")?)?),
             // Subcommands take the rest of the command line; flags before them still apply.
             word if agentdap::cli::is_subcommand(word) => {
@@ -292,6 +304,17 @@ fn main() -> ExitCode {
                     Ok(v) => std::env::set_var(agentdap::session::host::POLICY_ENV, v),
                     Err(message) => {
                         eprintln!("agentdap: {message} ({} or the flag)", agentdap::session::host::POLICY_ENV);
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            let allow = options.allow.clone().or_else(|| std::env::var(agentdap::allow::ENV).ok());
+            if let Some(list) = allow.filter(|v| !v.trim().is_empty()) {
+                match agentdap::allow::Allow::parse(&list) {
+                    // Read by the server; set before it (or any other thread) exists.
+                    Ok(_) => std::env::set_var(agentdap::allow::ENV, list.trim()),
+                    Err(message) => {
+                        eprintln!("agentdap: {message} ({} or the flag)", agentdap::allow::ENV);
                         return ExitCode::from(2);
                     }
                 }

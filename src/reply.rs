@@ -35,6 +35,8 @@ pub enum ErrorCode {
     Timeout,
     Disconnected,
     HostRequestPending,
+    /// The operator's `--allow` set refuses the call (crate::allow).
+    NotAllowed,
 }
 
 impl ErrorCode {
@@ -50,6 +52,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Disconnected => "disconnected",
             ErrorCode::HostRequestPending => "host_request_pending",
+            ErrorCode::NotAllowed => "not_allowed",
         }
     }
 }

@@ -111,8 +111,17 @@ pub fn parse(name: &str, args: impl IntoIterator<Item = OsString>) -> Result<Com
     let unexpected = |w: &str| {
         // A server flag (`--config`, `--log`, …) given after the subcommand: say where it goes.
         let flag = w.split('=').next().unwrap_or(w);
-        let hint = if ["--config", "--log", "--tools", "--dap-log", "--host-requests", "--mirror-bind", "--stop-locals"]
-            .contains(&flag)
+        let hint = if [
+            "--config",
+            "--log",
+            "--tools",
+            "--dap-log",
+            "--host-requests",
+            "--mirror-bind",
+            "--stop-locals",
+            "--allow",
+        ]
+        .contains(&flag)
         {
             format!(" (flags go before the subcommand: agentdap {flag} … {name})")
         } else {

@@ -205,6 +205,12 @@ impl Mcp {
             return Err(RpcError::new(INVALID_PARAMS, "Invalid params: tools/call needs a string \"name\""));
         };
         let Some(tool) = self.tools.iter().copied().find(|t| t.name == name) else {
+            if !crate::allow::membership::ever_allowed(self.allow, name) {
+                let verdict = crate::allow::membership::check(self.allow, name, &Map::new());
+                if let crate::allow::membership::Verdict::Refused(why) = verdict {
+                    return Ok(Answer::Result(not_allowed(why).to_value(), None));
+                }
+            }
             // A tool the full set has but this server's `--tools core` hides: say so.
             if crate::mcp::tools::registry().iter().any(|t| t.name == name) {
                 return Err(RpcError::new(
@@ -226,9 +232,24 @@ impl Mcp {
                 format!("Internal error: {MAX_PENDING_CALLS} tool calls are already in flight"),
             ));
         }
-        // `locals` of a tool that reports stops is the session layer's, not the handler's.
+        // Operator limits, before anything reaches a session.
         let mut stripped;
         let mut args = args;
+        match crate::allow::membership::check(self.allow, name, args) {
+            crate::allow::membership::Verdict::Allowed => {}
+            crate::allow::membership::Verdict::Refused(why) => {
+                return Ok(Answer::Result(not_allowed(why).to_value(), None))
+            }
+            crate::allow::membership::Verdict::HoverOnly => {
+                if let Err(why) = hover_allowed(self.allow, args, cx.sessions) {
+                    return Ok(Answer::Result(not_allowed(why).to_value(), None));
+                }
+                stripped = args.clone();
+                stripped.insert("context".into(), Value::String("hover".into()));
+                args = &stripped;
+            }
+        }
+        // `locals` of a tool that reports stops is the session layer's, not the handler's.
         let mut locals = None;
         if crate::mcp::STOP_TOOLS.contains(&tool.name) {
             if let Some(v) = args.get("locals") {
@@ -258,7 +279,12 @@ impl Mcp {
             note: std::cell::RefCell::default(),
         };
         let outcome = (tool.handler)(&mut tcx, args).unwrap_or_else(Outcome::Done);
-        let note = tcx.note.take();
+        let mut note = tcx.note.take();
+        if tool.name == "capabilities" && !self.allow.is_all() {
+            // What the operator allows, whatever the adapter supports.
+            let limits = self.allow.summary();
+            note = Some(note.map_or(limits.clone(), |n| format!("{n}\n{limits}")));
+        }
         match outcome {
             Outcome::Done(result) => Ok(Answer::Result(with_note(result, note.as_deref()).to_value(), None)),
             Outcome::Pending => {
@@ -353,4 +379,45 @@ pub(super) fn with_note(mut result: crate::reply::ToolResult, note: Option<&str>
         result.text.push_str(note);
     }
     result
+}
+
+/// A call the operator's `--allow` set refuses.
+fn not_allowed(why: String) -> crate::reply::ToolResult {
+    crate::reply::ToolResult::error(crate::reply::ErrorCode::NotAllowed, why)
+}
+
+/// `evaluate` without the `evaluate` switch: allowed in `hover` only when the session's adapter
+/// advertises `supportsEvaluateForHovers` (DAP § Types › Capabilities) and evaluates hover
+/// without side effects (`crate::allow::hover`); else the refusal.
+fn hover_allowed(
+    allow: crate::allow::Allow,
+    args: &Map<String, Value>,
+    sessions: &crate::session::Sessions,
+) -> Result<(), String> {
+    let refuse = |why: &str| Err(format!("{} ({why})", allow.refusal("`evaluate`", crate::allow::Switch::Evaluate)));
+    let id = args.get("session").and_then(Value::as_str);
+    // No session: the handler says so; nothing can run.
+    let Ok(key) = sessions.resolve(id) else { return Ok(()) };
+    let Some(s) = sessions.get(key) else { return Ok(()) };
+    let adapter = s.link.plan.kind.map(|k| k.name()).unwrap_or("");
+    let hover = crate::allow::hover::verdict(adapter);
+    if !hover.side_effect_free {
+        return refuse(&format!("no side-effect-free context: {}", hover.evidence));
+    }
+    let list = args.get("expressions").and_then(Value::as_array);
+    let texts = args.get("expression").into_iter().chain(list.into_iter().flatten()).filter_map(Value::as_str);
+    for text in texts {
+        if let Some(p) = hover.command_prefixes.iter().find(|p| text.trim_start().starts_with(**p)) {
+            return refuse(&format!("`{p}` makes {} run a debugger command", s.link.adapter));
+        }
+    }
+    let advertised = s
+        .link
+        .client
+        .capabilities()
+        .is_some_and(|c| c.raw.get("supportsEvaluateForHovers").and_then(Value::as_bool) == Some(true));
+    if !advertised {
+        return refuse(&format!("{} does not advertise supportsEvaluateForHovers", s.link.adapter));
+    }
+    Ok(())
 }

@@ -207,6 +207,8 @@ enum Reply {
 
 /// The MCP server state machine. Feed it lines; it appends answers to `Context::out`.
 pub struct Mcp {
+    /// Operator limits (`--allow`): checked for every tool call before its handler runs.
+    allow: crate::allow::Allow,
     tools: Vec<&'static tools::Tool>,
     /// The `tools/list` result for this tool set, built once.
     listing: Value,
@@ -242,15 +244,23 @@ impl Mcp {
     /// the server's configuration makes necessary, e.g. `resolve_host_request` under
     /// `--host-requests ask`). Tools outside them are neither listed nor callable.
     pub fn with_tool_set(set: ToolSet, also: &[&str]) -> Mcp {
+        Mcp::with_limits(set, also, crate::allow::Allow::all())
+    }
+
+    /// [`Mcp::with_tool_set`] under operator limits (`--allow`): a tool no call of which is
+    /// allowed is neither listed nor callable (`crate::allow::membership::ever_allowed`).
+    pub fn with_limits(set: ToolSet, also: &[&str], allow: crate::allow::Allow) -> Mcp {
         let mut registry = tools::registry();
         if set == ToolSet::Core {
             registry.retain(|t| CORE_TOOLS.contains(&t.name) || also.contains(&t.name));
         }
+        registry.retain(|t| crate::allow::membership::ever_allowed(allow, t.name));
         let listed: Vec<Value> = registry
             .iter()
             .map(|t| if set == ToolSet::Core { t.to_core_value(CORE_HIDDEN_ARGS) } else { t.to_value() })
             .collect();
         Mcp {
+            allow,
             tools: registry,
             listing: serde_json::json!({ "tools": listed }),
             negotiated: None,

@@ -286,10 +286,13 @@ impl Server {
         // Under `ask`, launches wait for `resolve_host_request`: offered even with `--tools core`.
         let ask = sessions.host.policy == crate::session::host::HostPolicy::Ask;
         let also: &[&str] = if ask { &["resolve_host_request"] } else { &[] };
+        // Validated by `main`; unset means everything.
+        let allow = crate::allow::Allow::from_env_value(std::env::var(crate::allow::ENV).ok().as_deref());
+        sessions.allow = allow;
         let tool_set = crate::mcp::ToolSet::from_env_value(std::env::var(crate::mcp::TOOLS_ENV).ok().as_deref());
         Ok(Server {
             poll,
-            mcp: Mcp::with_tool_set(tool_set, also),
+            mcp: Mcp::with_limits(tool_set, also, allow),
             sessions,
             adapters: Slab::new(),
             adapter_of: HashMap::new(),

@@ -588,6 +588,14 @@ impl Sessions {
                 s.mirror.note_response(client, request_seq, failure(command, msg));
                 return;
             }
+            // Under `--allow` without `evaluate`: what the agent could evaluate, no more.
+            if self.allow.hover_only() {
+                let adapter = s.link.plan.kind.map(|k| k.name()).unwrap_or("");
+                if let Err(msg) = crate::allow::hover::hover_only(&mut arguments, adapter, self.allow) {
+                    s.mirror.note_response(client, request_seq, failure(command, msg));
+                    return;
+                }
+            }
         }
         let Some(s) = self.slab.get(key) else { return };
         if let Err(e) = s.unmint_arguments(command, &mut arguments) {

@@ -377,6 +377,8 @@ pub struct Sessions {
     idle_reap: Option<Duration>,
     /// The host-request policy (`--host-requests`) and host-request ids.
     pub host: host::HostTable,
+    /// Operator limits (`--allow`): a mirror client gets at most what the agent may.
+    pub allow: crate::allow::Allow,
     /// How the session layer reads files and `/proc` (the IO shell's `os::files::OsFiles`, or a
     /// test's fake). Shared (`Rc`) so a `Session` can hold the same handle.
     files: Rc<dyn Files>,
@@ -421,6 +423,7 @@ impl Sessions {
             ledger: crate::ledger::Ledger::default(),
             idle_reap: Some(evidence::DEFAULT_IDLE_REAP),
             host: host::HostTable::default(),
+            allow: crate::allow::Allow::all(),
             files,
             jobs: jobs::JobTable::default(),
             stop_locals: true,

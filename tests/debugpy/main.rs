@@ -7,6 +7,7 @@ mod agent;
 #[path = "../common/mod.rs"]
 mod common;
 
+mod allow_inspect;
 mod breakpoint_kinds_debugpy;
 mod ctl_debugpy;
 mod debugpy;

@@ -4,6 +4,7 @@
 
 #[path = "../agent/mod.rs"]
 mod agent;
+mod allow;
 #[path = "../common/mod.rs"]
 mod common;
 
