@@ -134,11 +134,16 @@ impl Mode {
     }
 }
 
-/// Whether the operator lets a mirror have control. Today always; an operator switch
-/// (`--allow` without `control`) is to answer here, and `expose_session {control: true}` asks it.
-/// Errors: the refusal for the agent.
-pub fn control_allowed() -> Result<(), String> {
-    Ok(())
+/// Whether the operator lets a mirror have control: only where the agent itself may control
+/// the program (`--allow` with `control`; a mirror client gets at most what the agent may, since
+/// the agent holds the token). `expose_session {control: true}` asks it. Errors: the refusal for
+/// the agent.
+pub fn control_allowed(allow: crate::allow::Allow) -> Result<(), String> {
+    if allow.mirror_may(crate::allow::Switch::Control) {
+        Ok(())
+    } else {
+        Err(allow.refusal("`expose_session {control: true}`", crate::allow::Switch::Control) + ".")
+    }
 }
 
 /// What the mirror does with a client's request.
@@ -443,7 +448,10 @@ mod tests {
         for c in ["stepBack", "reverseContinue", "stepInTargets"] {
             assert!(forward_refusal(c, None, &caps).is_some_and(|w| w.contains("does not support")), "{c}");
         }
-        assert_eq!(control_allowed(), Ok(()));
+        assert_eq!(control_allowed(crate::allow::Allow::all()), Ok(()));
+        let inspect = crate::allow::Allow::parse("inspect").expect("a preset");
+        let why = control_allowed(inspect).expect_err("inspect has no control");
+        assert!(why.contains("--allow control allows it"), "{why}");
     }
 
     #[test]

@@ -40,6 +40,15 @@ fn response(command: &str, outcome: Result<Option<Value>, String>) -> Response {
     Response { seq: Seq::new(0), request_seq: Seq::new(0), success, command: command.to_owned(), message, body }
 }
 
+/// Whether a client's breakpoint request carries code for the adapter to run: a condition, hit
+/// condition or log message (DAP § Types › SourceBreakpoint, FunctionBreakpoint), or an
+/// exception filter's condition (§ ExceptionFilterOptions).
+fn runs_code(args: &Value) -> bool {
+    let lists = ["breakpoints", "filterOptions"].map(|k| args.get(k).and_then(Value::as_array));
+    let has = |b: &Value| ["condition", "hitCondition", "logMessage"].iter().any(|f| b.get(*f).is_some());
+    lists.into_iter().flatten().flatten().any(has)
+}
+
 /// The IDE's `setBreakpoints` list: `breakpoints`, or the deprecated `lines` (DAP § Requests ›
 /// SetBreakpoints).
 fn requested_list(args: &Value) -> Result<Vec<SourceBreakpoint>, String> {
@@ -93,6 +102,12 @@ impl Sessions {
             |s: &mut Session, msg: String| s.mirror.note_response(client, request_seq, response(command, Err(msg)));
         if s.run.state.is_over() || !s.link.is_alive() || s.link.is_closing() {
             return refuse(s, format!("session {} has ended; its breakpoints can no longer be set", s.id));
+        }
+        // A condition, hit condition or log message is code the adapter runs in the program: a
+        // client gets at most what the agent may (`--allow` without `evaluate`).
+        if !self.allow.mirror_may(crate::allow::Switch::Evaluate) && runs_code(&args) {
+            let what = format!("a `{command}` with a condition, hit condition or log message");
+            return refuse(s, self.allow.refusal(&what, crate::allow::Switch::Evaluate));
         }
         match command {
             "setBreakpoints" => {
@@ -309,4 +324,25 @@ fn person_exception_body(
         .map(|i| i.and_then(|i| answers.get(i)).cloned().unwrap_or_else(|| unknown.clone()))
         .collect();
     Some(json!({ "breakpoints": items }))
+}
+
+#[cfg(test)]
+mod code_tests {
+    use super::runs_code;
+    use serde_json::json;
+
+    #[test]
+    fn conditions_hit_conditions_log_messages_and_filter_conditions_run_code_plain_lines_do_not() {
+        for args in [
+            json!({"breakpoints": [{"line": 3}, {"line": 4, "condition": "x > 1"}]}),
+            json!({"breakpoints": [{"line": 3, "hitCondition": "2"}]}),
+            json!({"breakpoints": [{"line": 3, "logMessage": "x={x}"}]}),
+            json!({"filters": [], "filterOptions": [{"filterId": "raised", "condition": "E"}]}),
+        ] {
+            assert!(runs_code(&args), "{args}");
+        }
+        for args in [json!({"breakpoints": [{"line": 3}, {"line": 9, "column": 2}]}), json!({"filters": ["raised"]})] {
+            assert!(!runs_code(&args), "{args}");
+        }
+    }
 }

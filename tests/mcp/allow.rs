@@ -33,6 +33,9 @@ const CASES: &[(&str, &str, &str, Option<&str>)] = &[
     ("attach,evaluate,modify", "evaluate", r#"{"expression": "x", "context": "repl"}"#, None),
     ("attach,evaluate,modify", "set_variable", r#"{"name": "x", "value": "1"}"#, None),
     ("attach,evaluate,modify", "step", "{}", Some("control")),
+    // A mirror client gets at most what the agent may: no control mirror without `control`.
+    ("attach,mirror", "expose_session", r#"{"control": true}"#, Some("control")),
+    ("attach,mirror", "expose_session", "{}", None),
 ];
 
 fn call(id: i64, tool: &str, args: Value, modern: bool) -> Value {

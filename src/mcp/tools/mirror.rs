@@ -58,8 +58,8 @@ struct SessionArgs {
 fn expose(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let args: ExposeArgs = parse_args(args)?;
     if args.control == Some(true) {
-        if let Err(why) = crate::mirror::control_allowed() {
-            return Err(ToolResult::error(ErrorCode::Unsupported, why));
+        if let Err(why) = crate::mirror::control_allowed(cx.sessions.allow) {
+            return Err(ToolResult::error(ErrorCode::NotAllowed, why));
         }
     }
     let key = session_key(cx, args.session.as_deref())?;
