@@ -154,6 +154,15 @@ impl Allow {
         )
     }
 
+    /// How an agent gets a session under this set, for "there is no session" answers.
+    pub fn how_to_start(self) -> String {
+        match (self.has(Switch::Launch), self.has(Switch::Attach)) {
+            (true, _) => "call `launch` to start one".into(),
+            (false, true) => "call `attach` to attach to a running program (--allow has no `launch`)".into(),
+            (false, false) => "agentdap runs with --allow without `launch` or `attach`, so none can be started".into(),
+        }
+    }
+
     /// May a mirror client (an IDE on an exposed session) do what `switch` guards? A mirror
     /// client gets at most what the agent is allowed: the mirror layer asks this for every
     /// request it would forward (evaluate: [`Allow::hover_only`] and [`hover::verdict`]).

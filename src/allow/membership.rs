@@ -52,11 +52,17 @@ pub enum Verdict {
 /// The verdict on `tool` called with `args` under `allow`.
 pub fn check(allow: Allow, tool: &str, args: &Map<String, Value>) -> Verdict {
     if let Some((_, switch)) = WHOLE.iter().find(|(t, _)| *t == tool) {
-        return if allow.has(*switch) {
-            Verdict::Allowed
-        } else {
-            Verdict::Refused(allow.refusal(&format!("`{tool}`"), *switch))
-        };
+        if !allow.has(*switch) {
+            return Verdict::Refused(allow.refusal(&format!("`{tool}`"), *switch));
+        }
+    }
+    if let Some((what, switch)) = ARGUMENT_RULES.iter().find_map(|rule| rule(tool, args)) {
+        if !allow.has(switch) {
+            return Verdict::Refused(allow.refusal(&what, switch));
+        }
+    }
+    if WHOLE.iter().any(|(t, _)| *t == tool) {
+        return Verdict::Allowed;
     }
     let Some((_, what, switch)) = PARTIAL.iter().find(|(t, _, _)| *t == tool) else {
         return Verdict::Allowed;
@@ -81,14 +87,60 @@ fn mode_needs_switch(tool: &str, args: &Map<String, Value>) -> bool {
         "watch" => present("add"),
         "memory" => args.get("op").and_then(Value::as_str) == Some("write") || present("data"),
         "disconnect" => args.get("terminate_debuggee").and_then(Value::as_bool) == Some(true),
-        "set_breakpoints" => args.get("breakpoints").and_then(Value::as_array).is_some_and(|list| {
-            list.iter().any(|b| {
-                ["condition", "hit_condition", "log_message"].iter().any(|k| b.get(k).is_some_and(|v| !v.is_null()))
-            })
-        }),
+        "set_breakpoints" => breakpoints_run_code(args),
         "set_exception_breakpoints" => present("conditions"),
         _ => false,
     }
+}
+
+/// Arguments that need a switch of their own, whatever the tool needs: each rule names what the
+/// call does and the switch (found by breaker tests: code reached the program or the host through
+/// these while the tool itself was allowed).
+type ArgumentRule = fn(&str, &Map<String, Value>) -> Option<(String, Switch)>;
+const ARGUMENT_RULES: &[ArgumentRule] = &[
+    // `launch` and `attach` take the first breakpoints: their conditions are code.
+    |tool, args| {
+        (matches!(tool, "launch" | "attach") && breakpoints_run_code(args))
+            .then(|| (format!("`{tool}` with a breakpoint condition, hit condition or log message"), Switch::Evaluate))
+    },
+    // `adapter_args` go to the adapter verbatim and can name the interpreter it runs (debugpy's
+    // `python`) or debugger commands (lldb-dap's `initCommands`, `attachCommands`…): starting
+    // commands is what `launch` guards.
+    |tool, args| {
+        let given = args.get("adapter_args").is_some_and(|v| v.as_object().map_or(!v.is_null(), |m| !m.is_empty()));
+        (tool == "attach" && given)
+            .then(|| ("`attach` with adapter_args (they can make the adapter run commands)".to_owned(), Switch::Launch))
+    },
+    // A memory `address` that is not a plain number is an expression the adapter evaluates.
+    |tool, args| {
+        let address = args.get("address").and_then(Value::as_str).map(str::trim);
+        let literal = |a: &str| {
+            let hex = a.strip_prefix("0x").or_else(|| a.strip_prefix("0X"));
+            hex.map_or(!a.is_empty() && a.bytes().all(|b| b.is_ascii_digit()), |h| {
+                !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit())
+            })
+        };
+        (tool == "memory" && address.is_some_and(|a| !literal(a)))
+            .then(|| ("a `memory` address that is an expression, not a number".to_owned(), Switch::Evaluate))
+    },
+    // A graceful disconnect asks the adapter to end the program.
+    |tool, args| {
+        (tool == "disconnect" && args.get("graceful").and_then(Value::as_bool) == Some(true)).then(|| {
+            ("`disconnect` with graceful (it asks the adapter to end the program)".to_owned(), Switch::Control)
+        })
+    },
+];
+
+/// Keys of a breakpoint whose text the adapter evaluates in the program: conditions, hit
+/// conditions, log messages (each also under its DAP spelling, which the breakpoint types accept
+/// as aliases), and a data breakpoint's `expression`.
+const CODE_KEYS: &[&str] = &["condition", "hit_condition", "hitCondition", "log_message", "logMessage", "expression"];
+
+/// Whether a call's `breakpoints` carry code for the adapter to run ([`CODE_KEYS`]).
+fn breakpoints_run_code(args: &Map<String, Value>) -> bool {
+    args.get("breakpoints")
+        .and_then(Value::as_array)
+        .is_some_and(|list| list.iter().any(|b| CODE_KEYS.iter().any(|k| b.get(k).is_some_and(|v| !v.is_null()))))
 }
 
 /// Whether some call of `tool` is allowed under `allow` (else `tools/list` omits it).

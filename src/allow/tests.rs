@@ -85,6 +85,26 @@ fn modes_of_partial_tools() {
     assert!(!refused("set_breakpoints", json!({"path": "a.py", "breakpoints": [{"line": 3}]})));
     assert!(refused("set_breakpoints", json!({"path": "a.py", "breakpoints": [{"line": 3, "condition": "f()"}]})));
     assert!(refused("set_breakpoints", json!({"path": "a.py", "breakpoints": [{"line": 3, "log_message": "{f()}"}]})));
+    // The DAP spellings the breakpoint types accept as aliases, and a data breakpoint's expression.
+    for key in ["hitCondition", "logMessage", "hit_condition", "expression"] {
+        let bp = json!({"path": "a.py", "breakpoints": [{"line": 3, key: "f()"}]});
+        assert!(refused("set_breakpoints", bp), "{key}");
+    }
+    // Arguments that run commands or code although the tool itself is allowed.
+    assert!(refused("attach", json!({"pid": 1, "adapter_args": {"python": "/tmp/x.sh"}})));
+    assert!(refused("attach", json!({"pid": 1, "adapter_args": {"initCommands": ["platform shell id"]}})));
+    assert!(!refused("attach", json!({"pid": 1, "adapter_args": {}})));
+    assert!(refused("memory", json!({"address": "(char*)(bump(5))", "count": 4})));
+    assert!(refused("memory", json!({"op": "disassemble", "address": "f()"})));
+    assert!(!refused("memory", json!({"address": " 0x7fff0010 ", "count": 4})));
+    assert!(!refused("memory", json!({"address": "4096", "count": 4})));
+    assert!(refused("disconnect", json!({"graceful": true})));
+    let launch = Allow::parse("launch,attach").unwrap();
+    assert_eq!(check(launch, "attach", &args(json!({"pid": 1, "adapter_args": {"python": "p"}}))), Verdict::Allowed);
+    // `attach` (allowed by inspect) takes the first breakpoints: their code needs `evaluate` too.
+    assert!(!refused("attach", json!({"connect": "127.0.0.1:1", "breakpoints": [{"path": "a.py", "line": 3}]})));
+    let coded = json!({"connect": "127.0.0.1:1", "breakpoints": [{"path": "a.py", "line": 3, "condition": "f()"}]});
+    assert!(refused("attach", coded));
     assert!(refused("set_exception_breakpoints", json!({"filters": ["raised"], "conditions": {"raised": "f()"}})));
     assert!(!refused("set_exception_breakpoints", json!({"filters": ["raised"]})));
     assert_eq!(check(inspect, "evaluate", &args(json!({"expression": "x"}))), Verdict::HoverOnly);

@@ -288,7 +288,7 @@ pub fn as_expression(arguments: &mut Option<Value>, rule: &ExpressionOnly) -> Re
     let inside = rule.refused_anywhere.iter().find(|r| text.contains(**r));
     if let Some(command) = word.or(prefix).or(inside) {
         return Err(format!(
-            "agentdap mirror is read-only: `{command}` would make the adapter run a debugger command, not evaluate an expression (the agent has control)"
+            "agentdap mirror evaluates expressions only: `{command}` would make the adapter run a debugger command"
         ));
     }
     if !args.get("frameId").is_some_and(Value::is_i64) {

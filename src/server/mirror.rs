@@ -154,8 +154,9 @@ impl Host for SessionHost<'_> {
     }
 
     fn asked_control(&mut self, command: &str) {
+        let grantable = mirror::control_allowed(self.sessions.allow).is_ok();
         if let Some(s) = self.sessions.get_mut(self.session) {
-            s.mirror_asked_control(command);
+            s.mirror_asked_control(command, grantable);
         }
     }
 

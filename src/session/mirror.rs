@@ -105,21 +105,34 @@ pub struct Tap {
     /// The execution-control request a read-only client tried first (it asked for control),
     /// and whether the agent was told in a result already (told once per mode).
     asked: Option<(String, bool)>,
+    /// The operator allows control mirrors (`--allow` with `control`), as the ask found it.
+    grantable: bool,
     /// The person's resume or pause the next stop comes from; cleared by the agent's.
     pub(super) person_cause: Option<String>,
     /// The person's resumes since the agent's last result (count, last command).
     person_resumes: Option<(u32, String)>,
 }
 
-/// How the agent hears that the person asked for control.
-pub fn asked_words(command: &str) -> String {
-    format!("the person in the IDE asked for control (tried `{command}`); `expose_session {{control: true}}` gives it")
+/// How the agent hears that the person asked for control; `grantable`: whether the operator's
+/// `--allow` lets the agent give it ([`crate::mirror::control_allowed`]).
+pub fn asked_words(command: &str, grantable: bool) -> String {
+    let how = if grantable {
+        "`expose_session {control: true}` gives it"
+    } else {
+        "agentdap runs without --allow control, so it cannot be given"
+    };
+    format!("the person in the IDE asked for control (tried `{command}`); {how}")
 }
 
 impl Tap {
     /// The request a read-only client tried, when one asked for control.
     pub fn control_asked(&self) -> Option<&str> {
         self.asked.as_ref().map(|(c, _)| c.as_str())
+    }
+
+    /// Whether control could be given when a client asked for it (`--allow` with `control`).
+    pub fn control_grantable(&self) -> bool {
+        self.grantable
     }
 
     /// Notes for the clients, oldest first.
@@ -292,8 +305,9 @@ impl Session {
     }
 
     /// A read-only client tried `command`: the agent's next result (and `sessions`) say so.
-    pub fn mirror_asked_control(&mut self, command: &str) {
+    pub fn mirror_asked_control(&mut self, command: &str, grantable: bool) {
         if self.mirror.mode == Mode::ReadOnly && self.mirror.asked.is_none() {
+            self.mirror.grantable = grantable;
             log::info!("{}: a mirror client asked for control (`{command}`)", self.id);
             self.mirror.asked = Some((command.to_owned(), false));
         }
@@ -310,7 +324,7 @@ impl Session {
         }
         if let Some((command, told)) = self.mirror.asked.as_mut().filter(|(_, told)| !*told) {
             *told = true;
-            notes.push(asked_words(command));
+            notes.push(asked_words(command, self.mirror.grantable));
         }
         notes
     }
@@ -361,6 +375,17 @@ impl Session {
     fn mirror_resume_refused(&mut self) {
         let before = self.run.stop_before_resume.take();
         self.mirror.person_cause = None;
+        // It did not resume: the agent is not told it did (the count is of real resumes).
+        if let Some((n, _)) = self.mirror.person_resumes.as_mut() {
+            *n -= 1;
+        }
+        if self.mirror.person_resumes.as_ref().is_some_and(|(n, _)| *n == 0) {
+            self.mirror.person_resumes = None;
+            self.calls.warnings.push(format!(
+                "the person in the IDE tried to resume the program and {} refused: it is still at its stop, in a new revision (handles from before are stale)",
+                self.link.adapter
+            ));
+        }
         if self.run.state == RunState::Running {
             self.run.state = RunState::Stopped;
             self.run.stop = before;
@@ -582,6 +607,12 @@ impl Sessions {
         now: Instant,
     ) {
         let Some(s) = self.slab.get_mut(key) else { return };
+        // The agent's `completions` needs `evaluate` (debugpy evaluates the text): a client's too.
+        if command == "completions" && !self.allow.mirror_may(crate::allow::Switch::Evaluate) {
+            let msg = self.allow.refusal("`completions`", crate::allow::Switch::Evaluate);
+            s.mirror.note_response(client, request_seq, failure(command, msg));
+            return;
+        }
         if command == "evaluate" {
             // An expression, never a debugger command or a statement (the adapter's data says how).
             if let Err(msg) = crate::mirror::as_expression(&mut arguments, &s.link.plan.runtime.mirror_evaluate) {

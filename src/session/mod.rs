@@ -531,7 +531,8 @@ impl Sessions {
                 .or_else(|| visible.clone().filter(|(_, s)| !s.run.state.is_over()).max_by_key(|(_, s)| s.evidence.opened).map(|(k, _)| k))
                 .or_else(|| visible.max_by_key(|(_, s)| s.evidence.opened).map(|(k, _)| k))
                 .ok_or_else(|| {
-                    ToolResult::error(ErrorCode::SessionNotFound, "there is no session; call `launch` to start one.")
+                    let msg = format!("there is no session; {}.", self.allow.how_to_start());
+                    ToolResult::error(ErrorCode::SessionNotFound, msg)
                 }),
         }
     }

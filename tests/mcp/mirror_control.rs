@@ -90,6 +90,14 @@ fn person_and_agent_share_one_session(p: &Program) {
     assert!(a.session(&id)["mirror"].get("control_asked").is_none(), "the ask is answered");
     ide.event(late, "stopped");
 
+    // A step the adapter refuses (no such thread) moved nothing: the agent is not told it did.
+    let r = ide.request(c, "next", json!({"threadId": 987_654}));
+    assert_eq!(r["ok"], json!(false), "{r}");
+    let w = a.ok("wait", json!({}));
+    assert!(!w.text.contains("resumed the program"), "{}", w.text);
+    assert!(w.text.contains("tried to resume the program"), "{}", w.text);
+    assert_eq!(stopped_line(&w), json!(p.first), "{}", w.text);
+
     // The person steps: the session moves, the agent's wait returns the person's stop.
     ide.ok(c, "next", json!({"threadId": thread}));
     let stop = ide.event(c, "stopped");

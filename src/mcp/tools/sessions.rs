@@ -34,7 +34,10 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
         let mirror = s.mirror.endpoint.as_ref().map(|e| format!(" · mirror {}:{}", e.host, e.port)).unwrap_or_default();
         let mirror = match (s.mirror.endpoint.is_some(), s.mirror.control_asked()) {
             (false, _) => mirror,
-            (true, Some(c)) => format!("{mirror} (read-only; {})", crate::session::mirror::asked_words(c)),
+            (true, Some(c)) => format!(
+                "{mirror} (read-only; {})",
+                crate::session::mirror::asked_words(c, s.mirror.control_grantable())
+            ),
             (true, None) => format!("{mirror} ({})", s.mirror.mode.words()),
         };
         let host = match s.host.pending_ids() {
@@ -67,7 +70,11 @@ fn sessions(cx: &mut ToolCx<'_>, _args: &Map<String, Value>) -> Result<Outcome, 
         ));
     }
     if text.is_empty() {
-        text = "No debug sessions. Start one with launch.".into();
+        text = if cx.sessions.allow.has(crate::allow::Switch::Launch) {
+            "No debug sessions. Start one with launch.".into()
+        } else {
+            format!("No debug sessions; {}.", cx.sessions.allow.how_to_start())
+        };
     }
     Ok(Outcome::Done(ToolResult::ok(text.trim_end().to_owned(), cx.sessions.list_json())))
 }

@@ -25,7 +25,14 @@ impl Sessions {
         let Some(caps) = s.link.client.capabilities() else {
             return Err(s.not_initialized());
         };
-        let (tools, missing) = s.tools_available(caps);
+        let (mut tools, missing) = s.tools_available(caps);
+        // What the adapter supports but the operator's `--allow` never lets the agent call is not
+        // "works here" (the limits are the result's last line).
+        let allow = self.allow;
+        tools.retain(|t| {
+            let name = t.split([' ', '{']).next().unwrap_or(t);
+            crate::allow::membership::ever_allowed(allow, name)
+        });
         let filters: Vec<Filter<'_>> = caps
             .exception_breakpoint_filters
             .iter()
