@@ -320,7 +320,20 @@ impl Session {
         if let Some((n, last)) = self.mirror.person_resumes.take() {
             let times = if n == 1 { String::new() } else { format!(" {n} times (last: `{last}`)") };
             let how = if n == 1 { format!(" (`{last}`)") } else { times };
-            notes.push(format!("the person in the IDE resumed the program{how}; handles from before are stale"));
+            // Where it is now, so an agent whose next call acts on the current stop knows which.
+            let now = match (&self.run.state, self.run.stop.as_ref().and_then(|s| s.location.as_ref())) {
+                (RunState::Stopped, Some(l)) => match (&l.path, l.line) {
+                    (Some(p), Some(line)) => {
+                        let name =
+                            std::path::Path::new(p).file_name().map_or(p.clone(), |n| n.to_string_lossy().into());
+                        format!("; it is stopped at {name}:{line} now (rev {})", self.run.revision)
+                    }
+                    _ => String::new(),
+                },
+                (RunState::Running, _) => "; it is running now".to_owned(),
+                _ => String::new(),
+            };
+            notes.push(format!("the person in the IDE resumed the program{how}{now}; handles from before are stale"));
         }
         if let Some((command, told)) = self.mirror.asked.as_mut().filter(|(_, told)| !*told) {
             *told = true;

@@ -111,7 +111,8 @@ fn person_and_agent_share_one_session(p: &Program) {
     assert_eq!(stopped_line(&w), line, "{}", w.text);
     assert!(w.text.contains("stopped (step) by the person in the IDE (`next`) at"), "{}", w.text);
     assert_eq!(w.s["stop"]["by_person"], json!("next"), "{}", w.s);
-    assert!(w.text.contains("the person in the IDE resumed the program (`next`)"), "{}", w.text);
+    assert!(w.text.contains("the person in the IDE resumed the program (`next`); it is stopped at "), "{}", w.text);
+    assert!(w.text.contains(&format!(":{line} now (rev ")), "where it is now: {}", w.text);
     let stale = a.call("variables", json!({"ref": agent_ref}));
     assert!(
         stale.is_error && stale.text.contains("from an earlier stop"),
