@@ -158,8 +158,12 @@ impl Allow {
     pub fn how_to_start(self) -> String {
         match (self.has(Switch::Launch), self.has(Switch::Attach)) {
             (true, _) => "call `launch` to start one".into(),
-            (false, true) => "call `attach` to attach to a running program (the operator's limits leave out `launch`)".into(),
-            (false, false) => "the operator's limits leave out both `launch` and `attach`, so none can be started".into(),
+            (false, true) => {
+                "call `attach` to attach to a running program (the operator's limits leave out `launch`)".into()
+            }
+            (false, false) => {
+                "the operator's limits leave out both `launch` and `attach`, so none can be started".into()
+            }
         }
     }
 
