@@ -39,6 +39,17 @@ fn assert_quiet_refusal(r: &Value, words: &str) {
     assert_eq!(r["body"]["error"]["showUser"], json!(false), "{r}");
 }
 
+/// `text` written as `name.c` in a scratch directory and built with `gcc -g -O0`: (source, program).
+fn build_c(scratch: &str, name: &str, text: &str) -> (String, String) {
+    let dir = agent::scratch(scratch);
+    let source = dir.join(format!("{name}.c"));
+    std::fs::write(&source, text).expect("write C");
+    let program = dir.join(name);
+    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
+    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
+    (source.to_string_lossy().into_owned(), program.to_string_lossy().into_owned())
+}
+
 /// The whole scenario on one adapter (see the module docs).
 fn person_and_agent_share_one_session(p: &Program) {
     let mut a = Agent::start();
@@ -164,20 +175,9 @@ fn a_person_with_control_steps_and_continues_a_debugpy_session_the_agent_follows
 
 #[test]
 fn a_person_with_control_steps_and_continues_an_lldb_dap_session_the_agent_follows() {
-    let dir = agent::scratch("mirror-control-lldb");
-    let source = dir.join("loop.c");
     let text = "int step(int i) { return i * 2; }\nint main(void) {\n    int x = 41;\n    int total = 0;\n    for (int i = 0; i < 3; i++)\n        total += step(i);\n    return total + x - 47;\n}\n";
-    std::fs::write(&source, text).expect("write C");
-    let program = dir.join("loop");
-    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
-    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
-    let p = Program {
-        source: source.to_string_lossy().into_owned(),
-        program: program.to_string_lossy().into_owned(),
-        first: 3,
-        after_next: Some(4),
-        agent_bp: 7,
-    };
+    let (source, program) = build_c("mirror-control-lldb", "loop", text);
+    let p = Program { source, program, first: 3, after_next: Some(4), agent_bp: 7 };
     person_and_agent_share_one_session(&p);
 }
 
@@ -271,18 +271,7 @@ fn the_persons_and_the_agents_breakpoints_share_a_file_on_debugpy() {
 
 #[test]
 fn the_persons_and_the_agents_breakpoints_share_a_file_on_lldb_dap() {
-    let dir = agent::scratch("mirror-bp-lldb");
-    let source = dir.join("turns.c");
     let text = "int main(void) {\n    int total = 0;\n    for (int i = 0; i < 3; i++) {\n        total += i;\n        total += 2 * i;\n    }\n    return total - 9;\n}\n";
-    std::fs::write(&source, text).expect("write C");
-    let program = dir.join("turns");
-    let built = Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source).status();
-    assert!(built.is_ok_and(|s| s.success()), "gcc (test dependency) failed");
-    let p = Loop {
-        source: source.to_string_lossy().into_owned(),
-        program: program.to_string_lossy().into_owned(),
-        person: 4,
-        agent: 5,
-    };
-    person_and_agent_breakpoints_share_one_file(&p);
+    let (source, program) = build_c("mirror-bp-lldb", "turns", text);
+    person_and_agent_breakpoints_share_one_file(&Loop { source, program, person: 4, agent: 5 });
 }
