@@ -51,17 +51,16 @@ pub enum Verdict {
 
 /// The verdict on `tool` called with `args` under `allow`.
 pub fn check(allow: Allow, tool: &str, args: &Map<String, Value>) -> Verdict {
-    if let Some((_, switch)) = WHOLE.iter().find(|(t, _)| *t == tool) {
-        if !allow.has(*switch) {
-            return Verdict::Refused(allow.refusal(&format!("`{tool}`"), *switch));
-        }
+    let whole = WHOLE.iter().find(|(t, _)| *t == tool);
+    if let Some((_, switch)) = whole.filter(|(_, s)| !allow.has(*s)) {
+        return Verdict::Refused(allow.refusal(&format!("`{tool}`"), *switch));
     }
-    if let Some((what, switch)) = ARGUMENT_RULES.iter().find_map(|rule| rule(tool, args)) {
-        if !allow.has(switch) {
-            return Verdict::Refused(allow.refusal(&what, switch));
-        }
+    // Every rule that applies must be allowed, not only the first.
+    let rules = ARGUMENT_RULES.iter().filter_map(|rule| rule(tool, args));
+    if let Some((what, switch)) = rules.into_iter().find(|(_, s)| !allow.has(*s)) {
+        return Verdict::Refused(allow.refusal(&what, switch));
     }
-    if WHOLE.iter().any(|(t, _)| *t == tool) {
+    if whole.is_some() {
         return Verdict::Allowed;
     }
     let Some((_, what, switch)) = PARTIAL.iter().find(|(t, _, _)| *t == tool) else {

@@ -99,6 +99,10 @@ fn modes_of_partial_tools() {
     assert!(!refused("memory", json!({"address": " 0x7fff0010 ", "count": 4})));
     assert!(!refused("memory", json!({"address": "4096", "count": 4})));
     assert!(refused("disconnect", json!({"graceful": true})));
+    // Each rule that applies is checked: an allowed one does not let a later one through.
+    let evaluate = Allow::parse("attach,evaluate").unwrap();
+    let both = json!({"pid": 1, "adapter_args": {"python": "p"}, "breakpoints": [{"path": "a.py", "line": 3, "condition": "f()"}]});
+    assert!(matches!(check(evaluate, "attach", &args(both)), Verdict::Refused(why) if why.contains("--allow launch")));
     let launch = Allow::parse("launch,attach").unwrap();
     assert_eq!(check(launch, "attach", &args(json!({"pid": 1, "adapter_args": {"python": "p"}}))), Verdict::Allowed);
     // `attach` (allowed by inspect) takes the first breakpoints: their code needs `evaluate` too.
