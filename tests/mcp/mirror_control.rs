@@ -50,16 +50,21 @@ fn build_c(scratch: &str, name: &str, text: &str) -> (String, String) {
     (source.to_string_lossy().into_owned(), program.to_string_lossy().into_owned())
 }
 
-/// The whole scenario on one adapter (see the module docs).
-fn person_and_agent_share_one_session(p: &Program) {
+/// An agent that launched `program` to its breakpoint at `source:line` and exposed the session
+/// read-only: (agent, session id, port, token).
+fn launch_and_expose(program: &str, source: &str, line: u64) -> (Agent, String, u64, String) {
     let mut a = Agent::start();
-    let r = a.ok(
-        "launch",
-        json!({"program": p.program, "breakpoints": [{"path": p.source, "line": p.first}], "wait_ms": 30_000}),
-    );
-    assert_eq!(stopped_line(&r), json!(p.first), "{}", r.text);
+    let args = json!({"program": program, "breakpoints": [{"path": source, "line": line}], "wait_ms": 30_000});
+    let r = a.ok("launch", args);
+    assert_eq!(stopped_line(&r), json!(line), "{}", r.text);
     let id = r.s["session"].as_str().expect("id").to_owned();
     let (port, token) = expose(&mut a, &id);
+    (a, id, port, token)
+}
+
+/// The whole scenario on one adapter (see the module docs).
+fn person_and_agent_share_one_session(p: &Program) {
+    let (mut a, id, port, token) = launch_and_expose(&p.program, &p.source, p.first);
     assert_eq!(a.session(&id)["mirror"]["control"], json!(false));
     let mut ide = Ide::start();
     let (c, read_caps) = ide.attach(port, &token);
@@ -208,14 +213,7 @@ fn owners(a: &mut Agent, path: &str) -> Vec<(u64, String)> {
 /// holds the union): both hit and each is listed with its owner; the agent clearing the file
 /// keeps the person's; taking control back removes them from the adapter.
 fn person_and_agent_breakpoints_share_one_file(p: &Loop) {
-    let mut a = Agent::start();
-    let r = a.ok(
-        "launch",
-        json!({"program": p.program, "breakpoints": [{"path": p.source, "line": p.agent}], "wait_ms": 30_000}),
-    );
-    assert_eq!(stopped_line(&r), json!(p.agent), "{}", r.text);
-    let id = r.s["session"].as_str().expect("id").to_owned();
-    let (port, token) = expose(&mut a, &id);
+    let (mut a, id, port, token) = launch_and_expose(&p.program, &p.source, p.agent);
     a.ok("expose_session", json!({"control": true}));
     let mut ide = Ide::start();
     let (c, caps) = ide.attach(port, &token);
