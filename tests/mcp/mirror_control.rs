@@ -213,7 +213,7 @@ fn owners(a: &mut Agent, path: &str) -> Vec<(u64, String)> {
 /// holds the union): both hit and each is listed with its owner; the agent clearing the file
 /// keeps the person's; taking control back removes them from the adapter.
 fn person_and_agent_breakpoints_share_one_file(p: &Loop) {
-    let (mut a, id, port, token) = launch_and_expose(&p.program, &p.source, p.agent);
+    let (mut a, _, port, token) = launch_and_expose(&p.program, &p.source, p.agent);
     a.ok("expose_session", json!({"control": true}));
     let mut ide = Ide::start();
     let (c, caps) = ide.attach(port, &token);
