@@ -381,9 +381,14 @@ impl Session {
                 if !self.view.known_threads.contains(&t) {
                     self.view.known_threads.push(t);
                 }
-                // An adapter with a placeholder thread (Delve's "Dummy") is asked at once, so the
-                // focus moves to a real thread before the result.
-                if self.link.plan.runtime.placeholder_thread.is_some() {
+                // An adapter with a placeholder thread (Delve's "Dummy") is asked at its entry
+                // stop, the one stop that names the placeholder (before the runtime, no
+                // goroutine exists), so the focus moves to a real thread before the result. Its
+                // other stops name a real goroutine, and a `threads` there would cost Delve 1.20
+                // ~2.5 ms in every step and continue (it lists every goroutine, and answers the
+                // stop's `scopes` after it: the roundtrip bench).
+                let entry = self.run.stop.as_ref().is_some_and(|s| s.reason == "entry");
+                if self.link.plan.runtime.placeholder_thread.is_some() && entry {
                     self.run.details_await_one_more();
                     self.request::<Threads>((), Origin::Stop(StopDetail::ThreadList { revision }), now);
                 }

@@ -29,7 +29,7 @@
 //! | `Quirks::logpoint_output_key` (debugpy) | `tests/output.rs` `log_point_messages_are_labelled_apart_from_the_programs_prints` |
 //! | `RuntimeQuirks::entry_function` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tools::tests::the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_alone`; `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` |
 //! | `RuntimeQuirks::adapter_entry_reasons` (lldb) | `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` (no code reads the field: reasons pass through unchanged) |
-//! | `RuntimeQuirks::placeholder_thread` (delve) | [`delves_placeholder_thread_does_not_stay_the_focus`] |
+//! | `RuntimeQuirks::placeholder_thread` (delve) | [`delves_placeholder_thread_does_not_stay_the_focus`]; [`delve_is_asked_for_its_threads_at_the_entry_stop_only`] |
 //! | `RuntimeQuirks::stop_before_response` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tests/fake_adapter.rs` `a_stop_before_the_step_response_leaves_the_session_stopped_at_the_new_line`; `dap::client::tests::stopped_event_before_the_next_response_keeps_wire_order` |
 //! | `RuntimeQuirks::debuggee_output` (lldb: PTY, delve: adapter pipes) | `session::output` `crlf_from_a_pty_reads_as_lf_and_telemetry_is_dropped`; `session::tests::a_crash_report_becomes_one_diagnostic` (CRLF); `tests/delve.rs` `exec_mode_breakpoint_context_evaluate_step_output_exit` |
 //! | `RuntimeQuirks::exit_report` (delve) | `session::tests::delve_exit_code_is_read_after_disconnect`; `dap::adapters::delve` `exit_status_is_read_from_the_console_line` |
@@ -234,6 +234,29 @@ fn delves_placeholder_thread_does_not_stay_the_focus() {
         rig.adapter.last("continue").map(|r| r["arguments"].clone()),
         Some(json!({"threadId": 7})),
         "the real thread, not the Dummy"
+    );
+}
+
+#[test]
+fn delve_is_asked_for_its_threads_at_the_entry_stop_only() {
+    let mut a = adapter(json!({"supportsConfigurationDoneRequest": true}), "/src/main.go");
+    a.on("threads", Reply::ok(json!({"threads": [{"id": 1, "name": "main.main"}]})));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(
+        plan(AdapterKind::Delve, json!({"program": "/src/main.go", "mode": "debug"}), None),
+        args(json!({"program": "/src/main.go"})),
+    );
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1, "hitBreakpointIds": [1]}));
+    assert!(rig.answered(launch).structured["stop"].is_object());
+    let threads = |rig: &Rig| rig.adapter.commands().iter().filter(|c| *c == "threads").count();
+    assert_eq!(threads(&rig), 0, "a breakpoint stop names a real goroutine: no thread list");
+    rig.call(|s, key, call, now| s.resume(key, None, false, Some(0), call, now));
+    rig.event("stopped", json!({"reason": "step", "threadId": 1}));
+    assert_eq!(threads(&rig), 0, "nor a step's stop");
+    assert_eq!(
+        rig.adapter.last("continue").map(|r| r["arguments"].clone()),
+        Some(json!({"threadId": 1})),
+        "the stop's goroutine is the one resumed"
     );
 }
 
