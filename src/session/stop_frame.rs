@@ -37,7 +37,8 @@ pub(super) const NAME_CHARS: usize = 120;
 const COMPARED: usize = 200;
 
 /// Which frame a stop is in, as far as can be told across stops: adapters renumber frames at
-/// every stop (debugpy's ids grow), so a frame is its thread, function, source and depth.
+/// every stop (debugpy's ids grow), so a frame is its thread, function, source and depth, or
+/// where its locals live.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrameKey {
     pub thread: i64,
@@ -45,14 +46,28 @@ pub struct FrameKey {
     pub path: Option<String>,
     /// The stack's depth, when known (`RuntimeQuirks::total_frames_exact`).
     pub depth: Option<u64>,
+    /// Each local's name and address, in the adapter's order, where the adapter gives a local's
+    /// own address (`RuntimeQuirks::locals_at_their_addresses`); empty when none has one. A
+    /// recursion's calls keep their locals at other addresses.
+    pub slots: Vec<(String, String)>,
 }
 
 impl FrameKey {
-    /// The same frame as `other`, as far as can be told: an unknown depth is never the same (a
-    /// recursion's calls share everything else).
+    /// The same frame as `other`, as far as can be told: a frame of unknown depth whose locals'
+    /// addresses are unknown too is never the same (a recursion's calls share everything else).
     pub fn same_as(&self, other: &FrameKey) -> bool {
-        self.depth.is_some() && self == other
+        (self.depth.is_some() || !self.slots.is_empty()) && self == other
     }
+}
+
+/// The name and `memoryReference` of each local that has one (compared, at most [`COMPARED`]).
+fn slots_of(variables: &[Value]) -> Vec<(String, String)> {
+    let slot = |v: &Value| {
+        let name = v.get("name").and_then(Value::as_str)?;
+        let address = v.get("memoryReference").and_then(Value::as_str)?;
+        Some((name.to_owned(), address.to_owned()))
+    };
+    variables.iter().take(COMPARED).filter_map(slot).collect()
 }
 
 /// How far the current stop's locals have come.
@@ -158,7 +173,8 @@ impl Session {
         let location = self.run.stop.as_ref().and_then(|s| s.location.clone()).unwrap_or_default();
         let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
-        let key = FrameKey { thread, function: frame.name.clone(), path: raw_path.clone().or(location.path), depth };
+        let path = raw_path.clone().or(location.path);
+        let key = FrameKey { thread, function: frame.name.clone(), path, depth, slots: Vec::new() };
         let files = &*self.link.files;
         let line = raw_path
             .zip(location.line)
@@ -323,6 +339,11 @@ impl Session {
                 local_of(name, v, preview)
             })
             .collect();
+        if self.link.plan.runtime.locals_at_their_addresses {
+            if let Some(key) = self.stops.current.key.as_mut() {
+                key.slots = slots_of(&variables);
+            }
+        }
         let key = self.stops.current.key.clone();
         let stop = self.stops.stops;
         if let Some(key) = key {
@@ -470,9 +491,32 @@ mod tests {
 
     #[test]
     fn a_frame_of_unknown_depth_is_never_the_same() {
-        let key = |depth| FrameKey { thread: 1, function: Some("fact".into()), path: Some("/r.c".into()), depth };
+        let key = |depth| FrameKey {
+            thread: 1,
+            function: Some("fact".into()),
+            path: Some("/r.c".into()),
+            depth,
+            slots: Vec::new(),
+        };
         assert!(key(Some(3)).same_as(&key(Some(3))));
         assert!(!key(Some(3)).same_as(&key(Some(4))), "a recursion's next call");
         assert!(!key(None).same_as(&key(None)), "lldb-dap's totalFrames is a guess: depth unknown");
+    }
+
+    #[test]
+    fn a_frame_of_unknown_depth_is_told_apart_by_its_locals_addresses() {
+        let key = |address: &str| FrameKey {
+            thread: 1,
+            function: Some("fact".into()),
+            path: Some("/r.c".into()),
+            depth: None,
+            slots: slots_of(&[
+                json!({"name": "n", "value": "4", "memoryReference": address}),
+                json!({"name": "r", "value": "1"}),
+            ]),
+        };
+        assert_eq!(key("0x7FFC10").slots, [("n".to_owned(), "0x7FFC10".to_owned())], "only locals with an address");
+        assert!(key("0x7FFC10").same_as(&key("0x7FFC10")), "the same call, stopped again");
+        assert!(!key("0x7FFC10").same_as(&key("0x7FFBE0")), "a recursion's next call: its n lives lower");
     }
 }
