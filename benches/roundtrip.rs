@@ -24,9 +24,10 @@
 //!
 //! - `spawn→initialize`: from spawning the adapter (raw) or agentdap (MCP) until `initialize`
 //!   is answered ([`STARTS`] fresh starts).
-//! - `launch→breakpoint`: raw, from the spawn through `launch`, the configuration and
-//!   `configurationDone` to the `stopped` event; through agentdap the `launch` call (with its
-//!   breakpoint) until its answer ([`STARTS`] fresh starts).
+//! - `launch→breakpoint`: raw, from the spawn through `launch`, the configuration,
+//!   `configurationDone`, the `stopped` event and the `launch` response to the top frame's
+//!   locals read (`stackTrace`, `scopes`, `variables`: what agentdap's answer carries); through
+//!   agentdap the `launch` call (with its breakpoint) until its answer ([`STARTS`] fresh starts).
 //! - `stack_trace`, `evaluate` (one expression), `evaluate ×3` (three raw requests against one
 //!   `evaluate {expressions}` call), `variables`, `context` (raw: `stackTrace`, `scopes`,
 //!   `variables`): one round trip at the breakpoint ([`ITERS`] each).
@@ -77,7 +78,7 @@ use table::Block;
 /// Round trips measured per operation (at a breakpoint, between two hits).
 const ITERS: usize = 31;
 /// Fresh starts measured for spawn → initialize and launch → first breakpoint.
-const STARTS: usize = 7;
+const STARTS: usize = 11;
 /// Fresh launches measured for continue → exited (more than [`STARTS`]: debugpy's exit time is
 /// bimodal, so the p90 needs them).
 const EXITS: usize = 15;

@@ -125,11 +125,14 @@ pub fn raw_drive(
     }
     dap.request("configurationDone", json!({}))?;
     let stopped = dap.event("stopped")?;
-    if starts {
-        s.add("launch→breakpoint", t0);
-    }
     dap.response(launch)?;
     let thread = stopped["body"]["threadId"].clone();
+    if starts {
+        // agentdap's `launch` answers with the stop's line and the top frame's locals, so the
+        // raw client reads them too, as its `step` rows do.
+        top_frame_locals(dap, &thread)?;
+        s.add("launch→breakpoint", t0);
+    }
     match run {
         Run::Start => {}
         Run::RoundTrips => {
@@ -236,15 +239,24 @@ pub fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples)
         let t = Instant::now();
         dap.request(command, json!({"threadId": thread}))?;
         dap.event("stopped")?;
-        let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
         if with_locals {
-            let frame = st["body"]["stackFrames"][0]["id"].clone();
-            let scopes = dap.request("scopes", json!({"frameId": frame}))?;
-            let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
-            dap.request("variables", json!({"variablesReference": vref}))?;
+            top_frame_locals(dap, thread)?;
+        } else {
+            dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
         }
         s.add(name, t);
     }
+    Ok(())
+}
+
+/// What a stop result of agentdap's carries: the top frame (`levels: 1`) and its first scope's
+/// variables.
+fn top_frame_locals(dap: &mut Dap, thread: &Value) -> Result<(), String> {
+    let st = dap.request("stackTrace", json!({"threadId": thread, "levels": 1}))?;
+    let frame = st["body"]["stackFrames"][0]["id"].clone();
+    let scopes = dap.request("scopes", json!({"frameId": frame}))?;
+    let vref = scopes["body"]["scopes"][0]["variablesReference"].clone();
+    dap.request("variables", json!({"variablesReference": vref}))?;
     Ok(())
 }
 
