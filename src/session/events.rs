@@ -414,10 +414,11 @@ impl Session {
         // (`stop_frame.rs`): where `totalFrames` is not the depth, enough frames that a page
         // ending before `levels` gives it for most programs (lldb-dap pays ~1 ms for them in
         // the roundtrip bench); else the top frame alone.
-        // Where each local's address tells the frame's call apart, no page is needed for that.
+        // Where each local's address tells the frame's call apart, no page is needed for that,
+        // unless the last locals had no address (an optimized frame's live in registers).
         let runtime = &self.link.plan.runtime;
-        let depth_from_page =
-            self.stop_wants_locals() && !runtime.total_frames_exact && !runtime.locals_at_their_addresses;
+        let by_address = runtime.locals_at_their_addresses && !self.stops.locals_without_addresses;
+        let depth_from_page = self.stop_wants_locals() && !runtime.total_frames_exact && !by_address;
         let levels = if depth_from_page { STOP_STACK_LEVELS } else { 1 };
         // A test stopped where the runner marks it failed: deep enough to find the test's frame.
         let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));

@@ -135,11 +135,21 @@ pub struct StopFrames {
     stops: u64,
     /// Whether a stop with no call waiting reads its locals (`--stop-locals`).
     pub default_locals: bool,
+    /// The last locals read had none at an address (an optimized frame, registers only) where
+    /// the adapter gives locals' addresses: the next stop learns its depth from a stack page.
+    pub(super) locals_without_addresses: bool,
 }
 
 impl StopFrames {
     pub fn new(default_locals: bool) -> StopFrames {
-        StopFrames { current: StopFrame::default(), baselines: Vec::new(), timed_out: None, stops: 0, default_locals }
+        StopFrames {
+            current: StopFrame::default(),
+            baselines: Vec::new(),
+            timed_out: None,
+            stops: 0,
+            default_locals,
+            locals_without_addresses: false,
+        }
     }
 
     /// The program starts over (`restart`, a relaunch): nothing compares with before.
@@ -342,6 +352,7 @@ impl Session {
         if self.link.plan.runtime.locals_at_their_addresses {
             if let Some(key) = self.stops.current.key.as_mut() {
                 key.slots = slots_of(&variables);
+                self.stops.locals_without_addresses = key.slots.is_empty() && !variables.is_empty();
             }
         }
         let key = self.stops.current.key.clone();
