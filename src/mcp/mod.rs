@@ -404,6 +404,9 @@ impl Mcp {
     /// subscriber, and the same with `_meta.io.modelcontextprotocol/subscriptionId` on every open
     /// `subscriptions/listen` whose filter names `uri`.
     pub fn resource_updated(&mut self, uri: &str, cx: &mut Context<'_>) {
+        if !self.subscribed.contains(uri) && !self.listeners.iter().any(|l| l.uris.contains(uri)) {
+            return;
+        }
         let mut params = Map::new();
         params.insert("uri".into(), Value::from(uri));
         if self.subscribed.contains(uri) {

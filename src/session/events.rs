@@ -530,7 +530,7 @@ impl Session {
 
     /// The answer to a stop-detail request; the stop is ready once every one is in.
     fn stop_detail_answered(&mut self, detail: StopDetail, reply: Reply, now: Instant) {
-        let Reply { failure, body, code } = reply;
+        let Reply { failure, mut body, code } = reply;
         let frame_read = matches!(detail, StopDetail::Scopes { .. } | StopDetail::Locals { .. });
         if frame_read && failure.is_some() && code == ErrorCode::Timeout {
             self.note_stop_timeout();
@@ -593,7 +593,7 @@ impl Session {
             }
             StopDetail::Locals { revision } => {
                 if self.run.is_current_stop(revision) {
-                    self.stop_locals_answered(failure, &body, now);
+                    self.stop_locals_answered(failure, &mut body, now);
                     self.stop_detail_done();
                 }
             }

@@ -261,18 +261,19 @@ impl Session {
 
     /// The locals' answer: cached for the revision like a `variables` page, then the previews
     /// the shown ones need are asked for together.
-    pub(super) fn stop_locals_answered(&mut self, failure: Option<String>, body: &Value, now: Instant) {
+    pub(super) fn stop_locals_answered(&mut self, failure: Option<String>, body: &mut Value, now: Instant) {
         if let Some(why) = failure {
             self.stops.current.locals = LocalsRead::Failed(why);
             return;
         }
         let LocalsRead::Read { reference, .. } = self.stops.current.locals else { return };
-        let Some(list) = body.get("variables").and_then(Value::as_array) else {
+        // Taken from the answer, which nothing reads after this.
+        let Some(list) = body.get_mut("variables").and_then(Value::as_array_mut) else {
             let why = "the adapter's `variables` answer has no list of variables".to_owned();
             self.stops.current.locals = LocalsRead::Failed(why);
             return;
         };
-        let vars = std::rc::Rc::new(list.clone());
+        let vars = std::rc::Rc::new(std::mem::take(list));
         self.note_children_frame(reference, &vars);
         // Cached only while nothing said the values changed since the stop (`invalidated`).
         if self.run.revision == self.run.stop_revision {

@@ -166,3 +166,9 @@ fn balanced(s: &str) -> bool {
     }
     depth == 0
 }
+
+/// The `variables` list of an answer, taken out of it (an answer read once needs no copy);
+/// empty when there is none.
+pub(super) fn take_variables(body: &mut Value) -> Vec<Value> {
+    body.get_mut("variables").and_then(Value::as_array_mut).map(std::mem::take).unwrap_or_default()
+}

@@ -362,8 +362,9 @@ impl Session {
         }
         if let Op::Preview { fetching, depth, mut rest, mut budget, then, body } = op {
             // A failed fetch caches no children, so the value shows as the adapter gave it.
-            let children = result.ok().and_then(|b| b.get("variables").and_then(Value::as_array).cloned());
-            let children = std::rc::Rc::new(children.unwrap_or_default());
+            let children = std::rc::Rc::new(
+                result.ok().map(|mut b| crate::session::values::take_variables(&mut b)).unwrap_or_default(),
+            );
             self.note_children_frame(fetching, &children);
             if children.len() < preview::PREVIEW_FETCH {
                 // Fewer than asked for: that is every child, as good as a `variables` fetch.
@@ -393,7 +394,7 @@ impl Session {
             Op::Many(_) | Op::Completions(_) | Op::Modules(_) => return self.more_answered(call, op, result, now),
             other => other,
         };
-        let body =
+        let mut body =
             match result {
                 Ok(b) => b,
                 Err((code, msg)) => {
@@ -479,7 +480,7 @@ impl Session {
             }
             Op::Variables(q) if q.hex => self.hex_page(&q, &body),
             Op::Variables(q) => {
-                let vars = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
+                let vars = crate::session::values::take_variables(&mut body);
                 self.note_children_frame(q.reference, &vars);
                 self.view.var_cache.insert(q.reference, (self.run.revision, std::rc::Rc::new(vars)));
                 // Served from the cache now, after any previews its page needs.

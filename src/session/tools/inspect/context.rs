@@ -71,7 +71,7 @@ impl ContextJob {
 }
 
 impl Session {
-    pub(super) fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, body: Value, now: Instant) {
+    pub(super) fn context_step(&mut self, call: CallKey, mut job: Box<ContextJob>, mut body: Value, now: Instant) {
         if job.frames.is_empty() {
             let mut trace = StackTrace::parse(Some(&body)).unwrap_or_default();
             // DAP § Requests: StackTrace: `levels` is the most frames to return; an adapter that
@@ -91,7 +91,7 @@ impl Session {
             return;
         }
         if let Some((name, reference)) = job.fetching_scope.take() {
-            let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+            let vars = std::rc::Rc::new(crate::session::values::take_variables(&mut body));
             self.note_children_frame(reference, &vars);
             self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
             job.scopes_shown.push((name, vars, reference));
@@ -137,7 +137,7 @@ impl Session {
                 _ => job.locals = Some((String::new(), std::rc::Rc::default(), 0)),
             }
         } else if let Some((_, list, reference)) = &mut job.locals {
-            let vars = std::rc::Rc::new(body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default());
+            let vars = std::rc::Rc::new(crate::session::values::take_variables(&mut body));
             let reference = *reference;
             self.note_children_frame(reference, &vars);
             self.view.var_cache.insert(reference, (self.run.revision, std::rc::Rc::clone(&vars)));
