@@ -260,6 +260,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let prints_only = match &command {
+        Command::Help | Command::Version => true,
+        Command::Cli(sub) => sub.prints_only(),
+        _ => false,
+    };
+    if prints_only {
+        // Rust starts with SIGPIPE ignored, so printing into a closed pipe (`agentdap doctor |
+        // head -1`) was a panic and an abort. These commands only print (and run programs
+        // whose output they read), so they take the default: a reader that stops ends them
+        // quietly, as it ends `cat`. The server and `demo` keep SIGPIPE ignored: they write to
+        // pipes of their own and report a peer that went away.
+        // SAFETY: signal(2) with SIG_DFL, before any thread exists.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     match command {
         Command::Help => print_stdout(&help()),
         Command::Version => print_stdout(&format!("agentdap {}\n", env!("CARGO_PKG_VERSION"))),

@@ -153,6 +153,14 @@ pub fn parse(name: &str, args: impl IntoIterator<Item = OsString>) -> Result<Com
     }
 }
 
+impl Command {
+    /// Whether the subcommand writes to no pipe but its own stdout and stderr (`doctor`,
+    /// `install`, `help`), so a closed stdout may end it as SIGPIPE ends any filter.
+    pub fn prints_only(&self) -> bool {
+        !matches!(self, Command::Demo { .. })
+    }
+}
+
 /// Runs a subcommand; the value is the process exit code (0 success, 1 failure, 2 usage).
 pub fn run(command: &Command) -> u8 {
     match command {

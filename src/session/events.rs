@@ -419,7 +419,15 @@ impl Session {
         let runtime = &self.link.plan.runtime;
         let by_address = runtime.locals_at_their_addresses && !self.stops.locals_without_addresses;
         let depth_from_page = self.stop_wants_locals() && !runtime.total_frames_exact && !by_address;
-        let levels = if depth_from_page { STOP_STACK_LEVELS } else { 1 };
+        // Else the top frame and its caller (`FrameKey::caller`), or the top frame alone when no
+        // locals are compared.
+        let levels = if depth_from_page {
+            STOP_STACK_LEVELS
+        } else if self.stop_wants_locals() {
+            2
+        } else {
+            1
+        };
         // A test stopped where the runner marks it failed: deep enough to find the test's frame.
         let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));
         // A core's crash inside the runtime: deep enough to find the program's frame.
@@ -562,7 +570,7 @@ impl Session {
                         } else {
                             trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact)
                         };
-                        self.ask_stop_frame(revision, frame, depth, now);
+                        self.ask_stop_frame(revision, frame, trace.stack_frames.get(shown + 1), depth, now);
                     }
                     self.stop_detail_done();
                 }

@@ -50,6 +50,10 @@ pub struct FrameKey {
     /// own address (`RuntimeQuirks::locals_at_their_addresses`); empty when none has one. A
     /// recursion's calls keep their locals at other addresses.
     pub slots: Vec<(String, String)>,
+    /// The caller's function and line, where the stop's page has a caller: a frame's caller
+    /// stays at its call while the frame lives, and sibling calls (`fib(n - 1)` then
+    /// `fib(n - 2)`, at one depth and at the same addresses) are made from different lines.
+    pub caller: Option<(Option<String>, Option<u64>)>,
 }
 
 impl FrameKey {
@@ -61,10 +65,20 @@ impl FrameKey {
 }
 
 /// The name and `memoryReference` of each local that has one (compared, at most [`COMPARED`]).
+/// A reference that is the local's value is no address: lldb-dap 22.1.8 gives a local held in a
+/// register (an optimized build) its value as `memoryReference` (`prod = 2`, `0x2`).
 fn slots_of(variables: &[Value]) -> Vec<(String, String)> {
+    let number = |s: &str| match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse::<i64>().ok().map(|n| n as u64),
+    };
     let slot = |v: &Value| {
         let name = v.get("name").and_then(Value::as_str)?;
         let address = v.get("memoryReference").and_then(Value::as_str)?;
+        let value = v.get("value").and_then(Value::as_str).and_then(|s| number(s.trim()));
+        if value.is_some() && value == number(address) {
+            return None;
+        }
         Some((name.to_owned(), address.to_owned()))
     };
     variables.iter().take(COMPARED).filter_map(slot).collect()
@@ -176,6 +190,7 @@ impl Session {
         &mut self,
         revision: u64,
         frame: &crate::dap::requests::StackFrame,
+        caller: Option<&crate::dap::requests::StackFrame>,
         depth: Option<u64>,
         now: Instant,
     ) {
@@ -184,7 +199,8 @@ impl Session {
         let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
         let path = raw_path.clone().or(location.path);
-        let key = FrameKey { thread, function: frame.name.clone(), path, depth, slots: Vec::new() };
+        let caller = caller.map(|c| (c.name.clone(), c.line.typed().copied().filter(|l| *l > 0)));
+        let key = FrameKey { thread, function: frame.name.clone(), path, depth, slots: Vec::new(), caller };
         let files = &*self.link.files;
         let line = raw_path
             .zip(location.line)
@@ -509,6 +525,7 @@ mod tests {
             path: Some("/r.c".into()),
             depth,
             slots: Vec::new(),
+            caller: None,
         };
         assert!(key(Some(3)).same_as(&key(Some(3))));
         assert!(!key(Some(3)).same_as(&key(Some(4))), "a recursion's next call");
@@ -526,9 +543,23 @@ mod tests {
                 json!({"name": "n", "value": "4", "memoryReference": address}),
                 json!({"name": "r", "value": "1"}),
             ]),
+            caller: None,
         };
         assert_eq!(key("0x7FFC10").slots, [("n".to_owned(), "0x7FFC10".to_owned())], "only locals with an address");
         assert!(key("0x7FFC10").same_as(&key("0x7FFC10")), "the same call, stopped again");
         assert!(!key("0x7FFC10").same_as(&key("0x7FFBE0")), "a recursion's next call: its n lives lower");
+        let sibling = FrameKey { caller: Some((Some("fib".into()), Some(8))), ..key("0x7FFC10") };
+        let first = FrameKey { caller: Some((Some("fib".into()), Some(7))), ..key("0x7FFC10") };
+        assert!(!first.same_as(&sibling), "fib(n - 2) after fib(n - 1): same depth, another call line");
+    }
+
+    #[test]
+    fn a_register_value_given_as_memory_reference_is_no_address() {
+        let vars = [
+            json!({"name": "prod", "value": "2", "memoryReference": "0x2"}),
+            json!({"name": "p", "value": "0x0000555555558020", "memoryReference": "0x555555558020"}),
+            json!({"name": "q", "value": "0x0000555555558020", "memoryReference": "0x7FFFFFFFE4A8"}),
+        ];
+        assert_eq!(slots_of(&vars), [("q".to_owned(), "0x7FFFFFFFE4A8".to_owned())]);
     }
 }

@@ -136,7 +136,7 @@ fn locals_without_addresses_make_the_next_stop_read_a_stack_page() {
     let call = rig.launch(plan, args(json!({"program": "/src/app.py"})));
     assert!(rig.answered(call).text.contains("x = 1 (int)"));
     let levels = |rig: &Rig| rig.adapter.last("stackTrace").map(|r| r["arguments"]["levels"].clone());
-    assert_eq!(levels(&rig), Some(json!(1)), "the first stop: the top frame alone");
+    assert_eq!(levels(&rig), Some(json!(2)), "the first stop: the top frame and its caller");
     rig.call(|s, key, call, now| s.resume(key, None, false, Some(0), call, now));
     assert_eq!(levels(&rig), Some(json!(super::events::STOP_STACK_LEVELS)), "x had no address");
 }

@@ -191,3 +191,27 @@ fn doctor_and_install_name_py_spy() {
     assert_eq!(install.status.code(), Some(0), "{}", text(&install.stderr));
     assert!(text(&install.stdout).starts_with("py-spy 0.4.3 is already installed: "), "{}", text(&install.stdout));
 }
+
+/// A reader that closes its end early (`agentdap doctor | head -c0`) ends the printing commands
+/// as SIGPIPE ends any filter: no panic message, no abort (it was exit 134 and "failed printing
+/// to stdout: Broken pipe").
+#[test]
+fn a_closed_stdout_ends_doctor_and_help_quietly_by_sigpipe() {
+    use std::os::unix::process::ExitStatusExt;
+    for args in [&["doctor"][..], &["--help"], &["doctor", "--help"]] {
+        let mut child = Command::new(bin())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run agentdap");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("wait");
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        // It may also have printed everything before the pipe closed (a short text fits the
+        // pipe's buffer) and exit 0; what it must not do is abort (SIGABRT).
+        assert_ne!(out.status.signal(), Some(libc::SIGABRT), "{args:?}: {:?} {stderr}", out.status);
+        assert!(out.status.success() || out.status.signal() == Some(libc::SIGPIPE), "{args:?}: {:?}", out.status);
+    }
+}

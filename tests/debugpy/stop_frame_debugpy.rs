@@ -103,3 +103,24 @@ fn recursion_is_a_new_frame_at_every_depth() {
     assert_eq!(r.s["changes"]["new"][0]["name"], json!("r"), "the same call: {}", r.s);
     a.ok("disconnect", json!({}));
 }
+
+/// Sibling calls (`fib(n - 1)`, then `fib(n - 2)` from one frame) are at the same depth; their
+/// call lines differ, so the second is a new frame, never "n: 1 → 0" (a fresh user's finding).
+#[test]
+fn a_recursions_sibling_call_is_a_new_frame_not_a_change() {
+    let dir = agent::scratch("stop-frame-fib");
+    let program = dir.join("fib.py");
+    let source = "def fib(n):\n    if n < 2:\n        return n\n    a = fib(n - 1)\n    b = fib(n - 2)\n    return a + b\n\n\nprint(fib(3))\n";
+    std::fs::write(&program, source).expect("write fib.py");
+    let program = program.to_string_lossy().into_owned();
+    let mut a = Agent::start();
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 2}]}));
+    assert_eq!(value_of(&r, "n"), json!("3"), "{}", r.s);
+    // fib(2), fib(1) from line 4 of fib(2), fib(0) from its line 5, fib(1) from line 5 of fib(3).
+    for n in ["2", "1", "0", "1"] {
+        let r = a.ok("continue", json!({}));
+        assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
+        assert_eq!(value_of(&r, "n"), json!(n), "{}", r.s);
+    }
+    a.ok("disconnect", json!({}));
+}

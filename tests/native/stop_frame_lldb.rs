@@ -66,15 +66,15 @@ fn a_c_step_reports_the_one_local_it_changed_and_a_call_shows_the_new_frames_loc
     assert_eq!(r.s["stop"]["location"]["function"], json!("scale"), "{}", r.text);
     assert_eq!(names(&r), ["v", "factor", "out"], "{}", r.s);
     assert_eq!((value_of(&r, "v"), value_of(&r, "factor")), (json!("2"), json!("3")), "{}", r.s);
-    // The diffs above came from the locals' addresses: every stop asked for its top frame
-    // alone, no deeper page to learn the depth (`RuntimeQuirks::locals_at_their_addresses`).
+    // The diffs above came from the locals' addresses: every stop asked for its top frame and
+    // its caller, no deeper page to learn the depth (`RuntimeQuirks::locals_at_their_addresses`).
     let levels: Vec<Value> = a
         .dap_log("s1")
         .into_iter()
         .filter(|e| e["message"]["command"] == json!("stackTrace") && e["message"]["type"] == json!("request"))
         .map(|e| e["message"]["arguments"]["levels"].clone())
         .collect();
-    assert_eq!(levels, vec![json!(1); 4], "launch's stop and three steps");
+    assert_eq!(levels, vec![json!(2); 4], "launch's stop and three steps");
     a.ok("disconnect", json!({}));
 }
 
@@ -99,6 +99,38 @@ fn recursion_is_a_new_frame_at_every_depth() {
     let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 3}], "wait_ms": 30000}));
     assert_eq!(value_of(&r, "n"), json!("4"), "{}", r.s);
     for n in ["3", "2"] {
+        let r = a.ok("continue", json!({"wait_ms": 30000}));
+        assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
+        assert_eq!(value_of(&r, "n"), json!(n), "{}", r.s);
+    }
+    a.ok("disconnect", json!({}));
+}
+
+const FIB_C: &str = "#include <stdio.h>\n\
+int fib(int n) {\n\
+    int a = 0, b = 0;\n\
+    if (n < 2)\n\
+        return n;\n\
+    a = fib(n - 1);\n\
+    b = fib(n - 2);\n\
+    return a + b;\n\
+}\n\
+int main(void) {\n\
+    printf(\"%d\\n\", fib(3));\n\
+    return 0;\n\
+}\n";
+
+/// Sibling calls (`fib(n - 1)`, then `fib(n - 2)` from the same frame) run at one depth with
+/// their locals at the same addresses; their call lines differ, so the second is a new frame,
+/// never "n: 1 → 0" (a fresh user's finding).
+#[test]
+fn a_recursions_sibling_call_is_a_new_frame_not_a_change() {
+    let (c, bin) = built("fib", FIB_C);
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 4}], "wait_ms": 30000}));
+    assert_eq!(value_of(&r, "n"), json!("3"), "{}", r.s);
+    // fib(3) → fib(2) → fib(1) (line 6 of fib(2)), fib(0) (line 7 of fib(2)), fib(1) (line 7 of fib(3)).
+    for n in ["2", "1", "0", "1"] {
         let r = a.ok("continue", json!({"wait_ms": 30000}));
         assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
         assert_eq!(value_of(&r, "n"), json!(n), "{}", r.s);
