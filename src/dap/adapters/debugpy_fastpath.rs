@@ -105,9 +105,11 @@
 //!
 //! What is left, and why the adapter cannot shorten it (issue 21 asked for ≤ 150 ms; on the same
 //! machine shared with other work, a later raw client by hand: median 188 ms, p90 225, 25 runs;
-//! again 198 / 274 over 30 runs under more load; stock 725 / 769 over 10). The timeline,
-//! from `continue` sent, as ranges over 8–10 runs (`strace -f -tt --seccomp-bpf` of
-//! `shutdown`, `clock_nanosleep`, `exit_group`, `wait4`, and timestamps in the adapter):
+//! again 198 / 274 over 30 runs under more load; stock 725 / 769 over 10; `cargo bench --bench
+//! roundtrip`'s `continue→exited` row: 191.3 ms raw and 179.0 ms through agentdap, p90 198.9 /
+//! 201.4, against 740 / 646 stock). The timeline, from `continue` sent, as ranges over 8–10 runs
+//! (`strace -f -tt --seccomp-bpf` of `shutdown`, `clock_nanosleep`, `exit_group`, `wait4`, and
+//! timestamps in the adapter):
 //!
 //! | from `continue` | what | whose |
 //! |---|---|---|
