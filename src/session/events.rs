@@ -378,7 +378,9 @@ impl Session {
                 // The agent learns thread ids from stops and from `threads`; those are the ids it
                 // may name (`check_thread`), so a stop asks for no thread list (a `threads` costs
                 // debugpy ~0.5 ms and a stock debugpy a 40 ms delayed ACK; lldb-dap ~0.2 ms).
-                if !self.view.known_threads.contains(&t) {
+                if self.link.plan.runtime.thread_ids_churn {
+                    self.view.known_threads = vec![t];
+                } else if !self.view.known_threads.contains(&t) {
                     self.view.known_threads.push(t);
                 }
                 // An adapter with a placeholder thread (Delve's "Dummy") is asked at its entry
@@ -414,11 +416,9 @@ impl Session {
         // (`stop_frame.rs`): where `totalFrames` is not the depth, enough frames that a page
         // ending before `levels` gives it for most programs (lldb-dap pays ~1 ms for them in
         // the roundtrip bench); else the top frame alone.
-        // Where each local's address tells the frame's call apart, no page is needed for that,
-        // unless the last locals had no address (an optimized frame's live in registers).
-        let runtime = &self.link.plan.runtime;
-        let by_address = runtime.locals_at_their_addresses && !self.stops.locals_without_addresses;
-        let depth_from_page = self.stop_wants_locals() && !runtime.total_frames_exact && !by_address;
+        // (A local's `memoryReference` does not tell a frame apart: lldb-dap 22.1.8 gives a
+        // register local's value there, and two calls at one stack height share addresses.)
+        let depth_from_page = self.stop_wants_locals() && !self.link.plan.runtime.total_frames_exact;
         // Else the top frame and its caller (`FrameKey::caller`), or the top frame alone when no
         // locals are compared.
         let levels = if depth_from_page {

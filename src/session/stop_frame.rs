@@ -37,8 +37,8 @@ pub(super) const NAME_CHARS: usize = 120;
 const COMPARED: usize = 200;
 
 /// Which frame a stop is in, as far as can be told across stops: adapters renumber frames at
-/// every stop (debugpy's ids grow), so a frame is its thread, function, source and depth, or
-/// where its locals live.
+/// every stop (debugpy's ids grow), so a frame is its thread, function, source, caller and
+/// depth.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrameKey {
     pub thread: i64,
@@ -46,10 +46,6 @@ pub struct FrameKey {
     pub path: Option<String>,
     /// The stack's depth, when known (`RuntimeQuirks::total_frames_exact`).
     pub depth: Option<u64>,
-    /// Each local's name and address, in the adapter's order, where the adapter gives a local's
-    /// own address (`RuntimeQuirks::locals_at_their_addresses`); empty when none has one. A
-    /// recursion's calls keep their locals at other addresses.
-    pub slots: Vec<(String, String)>,
     /// The caller's function and line, where the stop's page has a caller: a frame's caller
     /// stays at its call while the frame lives, and sibling calls (`fib(n - 1)` then
     /// `fib(n - 2)`, at one depth and at the same addresses) are made from different lines.
@@ -57,31 +53,11 @@ pub struct FrameKey {
 }
 
 impl FrameKey {
-    /// The same frame as `other`, as far as can be told: a frame of unknown depth whose locals'
-    /// addresses are unknown too is never the same (a recursion's calls share everything else).
+    /// The same frame as `other`, as far as can be told: an unknown depth is never the same (a
+    /// recursion's calls share everything else).
     pub fn same_as(&self, other: &FrameKey) -> bool {
-        (self.depth.is_some() || !self.slots.is_empty()) && self == other
+        self.depth.is_some() && self == other
     }
-}
-
-/// The name and `memoryReference` of each local that has one (compared, at most [`COMPARED`]).
-/// A reference that is the local's value is no address: lldb-dap 22.1.8 gives a local held in a
-/// register (an optimized build) its value as `memoryReference` (`prod = 2`, `0x2`).
-fn slots_of(variables: &[Value]) -> Vec<(String, String)> {
-    let number = |s: &str| match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse::<i64>().ok().map(|n| n as u64),
-    };
-    let slot = |v: &Value| {
-        let name = v.get("name").and_then(Value::as_str)?;
-        let address = v.get("memoryReference").and_then(Value::as_str)?;
-        let value = v.get("value").and_then(Value::as_str).and_then(|s| number(s.trim()));
-        if value.is_some() && value == number(address) {
-            return None;
-        }
-        Some((name.to_owned(), address.to_owned()))
-    };
-    variables.iter().take(COMPARED).filter_map(slot).collect()
 }
 
 /// How far the current stop's locals have come.
@@ -149,21 +125,11 @@ pub struct StopFrames {
     stops: u64,
     /// Whether a stop with no call waiting reads its locals (`--stop-locals`).
     pub default_locals: bool,
-    /// The last locals read had none at an address (an optimized frame, registers only) where
-    /// the adapter gives locals' addresses: the next stop learns its depth from a stack page.
-    pub(super) locals_without_addresses: bool,
 }
 
 impl StopFrames {
     pub fn new(default_locals: bool) -> StopFrames {
-        StopFrames {
-            current: StopFrame::default(),
-            baselines: Vec::new(),
-            timed_out: None,
-            stops: 0,
-            default_locals,
-            locals_without_addresses: false,
-        }
+        StopFrames { current: StopFrame::default(), baselines: Vec::new(), timed_out: None, stops: 0, default_locals }
     }
 
     /// The program starts over (`restart`, a relaunch): nothing compares with before.
@@ -200,7 +166,7 @@ impl Session {
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
         let path = raw_path.clone().or(location.path);
         let caller = caller.map(|c| (c.name.clone(), c.line.typed().copied().filter(|l| *l > 0)));
-        let key = FrameKey { thread, function: frame.name.clone(), path, depth, slots: Vec::new(), caller };
+        let key = FrameKey { thread, function: frame.name.clone(), path, depth, caller };
         let files = &*self.link.files;
         let line = raw_path
             .zip(location.line)
@@ -366,12 +332,6 @@ impl Session {
                 local_of(name, v, preview)
             })
             .collect();
-        if self.link.plan.runtime.locals_at_their_addresses {
-            if let Some(key) = self.stops.current.key.as_mut() {
-                key.slots = slots_of(&variables);
-                self.stops.locals_without_addresses = key.slots.is_empty() && !variables.is_empty();
-            }
-        }
         let key = self.stops.current.key.clone();
         let stop = self.stops.stops;
         if let Some(key) = key {
@@ -524,7 +484,6 @@ mod tests {
             function: Some("fact".into()),
             path: Some("/r.c".into()),
             depth,
-            slots: Vec::new(),
             caller: None,
         };
         assert!(key(Some(3)).same_as(&key(Some(3))));
@@ -533,33 +492,15 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_of_unknown_depth_is_told_apart_by_its_locals_addresses() {
-        let key = |address: &str| FrameKey {
+    fn a_recursions_sibling_call_is_another_frame() {
+        let key = |line| FrameKey {
             thread: 1,
-            function: Some("fact".into()),
+            function: Some("fib".into()),
             path: Some("/r.c".into()),
-            depth: None,
-            slots: slots_of(&[
-                json!({"name": "n", "value": "4", "memoryReference": address}),
-                json!({"name": "r", "value": "1"}),
-            ]),
-            caller: None,
+            depth: Some(4),
+            caller: Some((Some("fib".into()), Some(line))),
         };
-        assert_eq!(key("0x7FFC10").slots, [("n".to_owned(), "0x7FFC10".to_owned())], "only locals with an address");
-        assert!(key("0x7FFC10").same_as(&key("0x7FFC10")), "the same call, stopped again");
-        assert!(!key("0x7FFC10").same_as(&key("0x7FFBE0")), "a recursion's next call: its n lives lower");
-        let sibling = FrameKey { caller: Some((Some("fib".into()), Some(8))), ..key("0x7FFC10") };
-        let first = FrameKey { caller: Some((Some("fib".into()), Some(7))), ..key("0x7FFC10") };
-        assert!(!first.same_as(&sibling), "fib(n - 2) after fib(n - 1): same depth, another call line");
-    }
-
-    #[test]
-    fn a_register_value_given_as_memory_reference_is_no_address() {
-        let vars = [
-            json!({"name": "prod", "value": "2", "memoryReference": "0x2"}),
-            json!({"name": "p", "value": "0x0000555555558020", "memoryReference": "0x555555558020"}),
-            json!({"name": "q", "value": "0x0000555555558020", "memoryReference": "0x7FFFFFFFE4A8"}),
-        ];
-        assert_eq!(slots_of(&vars), [("q".to_owned(), "0x7FFFFFFFE4A8".to_owned())]);
+        assert!(key(7).same_as(&key(7)), "the same call, stopped again");
+        assert!(!key(7).same_as(&key(8)), "fib(n - 2) after fib(n - 1): same depth, another call line");
     }
 }

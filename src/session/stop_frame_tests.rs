@@ -125,18 +125,3 @@ fn a_scopes_answer_without_a_list_is_said_and_a_nameless_scope_is_passed_over() 
     let out = rig.answered(call);
     assert!(out.text.contains("]:\n  x = 1 (int)"), "{}", out.text);
 }
-
-/// Where locals carry their addresses (lldb-dap), a stop reads its top frame alone; a frame
-/// whose locals have none (an optimized one) makes the next stop learn its depth from a page.
-#[test]
-fn locals_without_addresses_make_the_next_stop_read_a_stack_page() {
-    let mut rig = Rig::new(adapter(locals_scope(), one_local()));
-    let mut plan = standard_plan(json!({"program": "/src/app.py"}));
-    plan.runtime.locals_at_their_addresses = true;
-    let call = rig.launch(plan, args(json!({"program": "/src/app.py"})));
-    assert!(rig.answered(call).text.contains("x = 1 (int)"));
-    let levels = |rig: &Rig| rig.adapter.last("stackTrace").map(|r| r["arguments"]["levels"].clone());
-    assert_eq!(levels(&rig), Some(json!(2)), "the first stop: the top frame and its caller");
-    rig.call(|s, key, call, now| s.resume(key, None, false, Some(0), call, now));
-    assert_eq!(levels(&rig), Some(json!(super::events::STOP_STACK_LEVELS)), "x had no address");
-}

@@ -134,3 +134,63 @@ fn go_pointer_target_is_listed_as_star_name_and_can_be_set_under_it() {
     let (_, vars) = locals(&mut a);
     assert_eq!(var_value(&vars, "i"), "9", "{vars}");
 }
+
+const GOROUTINES: &str = r#"package main
+
+import (
+	"fmt"
+	"sync"
+)
+
+func worker(id int, wg *sync.WaitGroup, out []int) {
+	defer wg.Done()
+	out[id] = id * 2
+}
+
+func main() {
+	var wg sync.WaitGroup
+	out := make([]int, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go worker(i, &wg, out)
+	}
+	wg.Wait()
+	fmt.Println(out)
+}
+"#;
+
+/// A goroutine shown at one stop may have ended by the next: a call naming it is refused until
+/// `threads` shows it again (Delve would fail the step, "unknown goroutine", and report a stop
+/// with reason `error` as if the step had run: a breaker's finding).
+#[test]
+fn a_goroutine_from_an_earlier_stop_is_checked_again_before_a_step_names_it() {
+    require("dlv", "delve golang-go");
+    let dir = scratch("delve-goroutines");
+    std::fs::write(dir.join("main.go"), GOROUTINES).expect("write Go");
+    std::fs::write(dir.join("go.mod"), "module example.com/gr\n\ngo 1.19\n").expect("write go.mod");
+    let bin = dir.join("gr");
+    let mut cmd = Command::new("go");
+    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+    build(&mut cmd, "golang-go");
+    let source = path(&dir.join("main.go"));
+    let mut a = agent();
+    let bps = json!([{"path": source, "line": 10}]);
+    let r = a.ok("launch", json!({"program": path(&bin), "breakpoints": bps, "wait_ms": 50000}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("main.worker"), "{}", r.text);
+    let worker = r.s["stop"]["thread"].clone();
+    a.ok("set_breakpoints", json!({"path": source, "lines": [21]}));
+    let r = a.ok("continue", json!({"wait_ms": 50000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(21), "{}", r.text);
+    assert_ne!(r.s["stop"]["thread"], worker, "main's goroutine: {}", r.text);
+    let r = a.call("step", json!({"thread": worker}));
+    assert!(r.is_error, "the worker has ended: {}", r.text);
+    assert!(r.text.contains(&format!("has no thread {worker} that agentdap has shown")), "{}", r.text);
+    assert!(r.text.contains("call `threads`"), "{}", r.text);
+    // `threads` lists the goroutines alive now; the worker is not among them.
+    a.ok("threads", json!({}));
+    let r = a.call("step", json!({"thread": worker}));
+    assert!(r.is_error && r.text.contains("has no thread"), "still gone: {}", r.text);
+    let r = a.ok("step", json!({"wait_ms": 50000}));
+    assert_eq!(r.s["stop"]["reason"], json!("step"), "the live goroutine steps: {}", r.text);
+    a.ok("disconnect", json!({}));
+}

@@ -140,10 +140,6 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         debuggee_output: DebuggeeOutput::OutputEventsFromPty,
         // 22.1.8: `exited {exitCode}` before `terminated`.
         exit_report: ExitReport::ExitedEvent,
-        // 22.1.8: `memoryReference` of a local is its address (`p`'s own slot for `int *p`), so
-        // a stop reads the top frame alone: a 20-frame page cost ~0.6 ms after each step
-        // (`tests/native/stop_frame_lldb.rs` `recursion_is_a_new_frame_at_every_depth`).
-        locals_at_their_addresses: true,
         // 22.1.8: a SIGSEGV death is `exited {exitCode: 11}` and the console line "Process N
         // exited with status = 11 (0x0000000b)", the very words of `exit(11)`: lldb-server's
         // `X0b` (signal) stop reply reaches lldb as status 11 with no description.

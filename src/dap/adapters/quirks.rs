@@ -391,11 +391,10 @@ pub struct RuntimeQuirks {
     /// while frames follow (21 at every depth of a recursion). A stop result compares locals only
     /// with a frame whose depth was known to be the same (`session/stop_frame.rs`).
     pub total_frames_exact: bool,
-    /// Each local's `memoryReference` is the variable's own address (lldb-dap 22.1.8: a stack
-    /// address for locals and parameters, also for a pointer, whose value is the pointee). A
-    /// frame's locals' addresses tell its call apart from a recursion's other calls, so a stop
-    /// needs no deeper stack page to learn the depth (`session/stop_frame.rs`, `FrameKey::slots`).
-    pub locals_at_their_addresses: bool,
+    /// Thread ids come and go between stops (Delve 1.20: goroutines end), so a stop that asks
+    /// for no thread list knows only its own thread: an id shown at an earlier stop is checked
+    /// again with `threads` before a call may name it (`session/threads.rs`).
+    pub thread_ids_churn: bool,
     /// How the adapter opens a core file (`attach {core, program}`); `None`: it cannot here.
     pub core_file: Option<super::CoreOpen>,
     /// What `stacks` must know of the adapter (a sampler, a stale `threads`: `stack_sampler.rs`).
@@ -549,7 +548,7 @@ impl RuntimeQuirks {
         hex_without_prefix: false,
         condition_error_marks: &[],
         total_frames_exact: false,
-        locals_at_their_addresses: false,
+        thread_ids_churn: false,
         core_file: None,
         stacks: super::stack_sampler::StacksQuirks::STANDARD,
     };
