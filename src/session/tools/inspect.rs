@@ -419,6 +419,10 @@ impl Session {
                                 (e, Err(if i == 0 && in_flight_watch { msg.clone() } else { why.clone() }))
                             }));
                             if job.locals.is_none() || !in_flight_watch {
+                                // The locals' own read is the one that timed out, when it was asked.
+                                if job.reading_locals() {
+                                    job.locals_error = Some(msg.clone());
+                                }
                                 job.locals.get_or_insert_with(|| (String::new(), std::rc::Rc::default(), 0));
                             }
                             return self.context_next(call, job, now);
@@ -429,7 +433,12 @@ impl Session {
                             return self.context_next(call, job, now);
                         }
                         if !job.frames.is_empty() {
-                            job.locals = Some((String::new(), std::rc::Rc::default(), 0));
+                            if job.reading_locals() {
+                                // The locals' `variables` failed: said, not shown as no locals.
+                                job.locals_error = Some(msg);
+                            } else {
+                                job.locals = Some((String::new(), std::rc::Rc::default(), 0));
+                            }
                             return self.context_next(call, job, now);
                         }
                     }

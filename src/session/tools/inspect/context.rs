@@ -46,6 +46,9 @@ pub struct ContextJob {
     pub frame_handle: Option<i64>,
     /// The locals scope: its name, its variables, its adapter reference.
     pub(super) locals: Option<(String, std::rc::Rc<Vec<Value>>, i64)>,
+    /// Why the locals scope's variables were not read (the request failed or timed out, or the
+    /// answer had no list): said instead of an empty list.
+    pub(super) locals_error: Option<String>,
     /// Scopes shown after the locals (`Quirks::context_scopes`: a JavaScript closure), not fetched
     /// yet: name and adapter reference.
     pub(super) more_scopes: std::collections::VecDeque<(String, i64)>,
@@ -59,6 +62,12 @@ pub struct ContextJob {
 }
 
 impl ContextJob {
+    /// Whether the request in flight is the locals scope's `variables`.
+    pub(super) fn reading_locals(&self) -> bool {
+        let asked = self.locals.as_ref().is_some_and(|(scope, vars, _)| !scope.is_empty() && vars.is_empty());
+        asked && self.fetching_scope.is_none() && !self.watches_started && self.locals_error.is_none()
+    }
+
     pub fn new(thread: i64, frame: Option<i64>, source_lines: Option<usize>, max_variables: Option<usize>) -> Self {
         ContextJob {
             thread,
@@ -137,6 +146,10 @@ impl Session {
                 _ => job.locals = Some((String::new(), std::rc::Rc::default(), 0)),
             }
         } else if let Some((_, list, reference)) = &mut job.locals {
+            if body.get("variables").and_then(Value::as_array).is_none() {
+                job.locals_error = Some("the adapter's `variables` answer has no list of variables".to_owned());
+                return self.context_next(call, job, now);
+            }
             let vars = std::rc::Rc::new(crate::session::values::take_variables(&mut body));
             let reference = *reference;
             self.note_children_frame(reference, &vars);
@@ -232,6 +245,10 @@ impl Session {
                     // The scope's ref: what `variables` pages and `set_variable` names.
                     Some(r) => text.push_str(&format!("\n{} [ref {r}]:", lowercase_first(scope))),
                     None => text.push_str(&format!("\n{}:", lowercase_first(scope))),
+                }
+                if let Some(why) = &job.locals_error {
+                    text.push_str(&format!(" not read: {why}"));
+                    structured["locals_error"] = why.clone().into();
                 }
                 for v in &shown {
                     text.push_str(&format!("\n  {}", variable_line(v)));
