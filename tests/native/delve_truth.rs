@@ -46,16 +46,23 @@ struct Fixtures {
 fn fixtures() -> &'static Fixtures {
     static F: OnceLock<Fixtures> = OnceLock::new();
     F.get_or_init(|| {
-        require("dlv", "delve golang-go");
-        let dir = scratch("delve-truth");
-        std::fs::write(dir.join("main.go"), GO_SOURCE).expect("write Go");
-        std::fs::write(dir.join("go.mod"), "module example.com/truth\n\ngo 1.19\n").expect("write go.mod");
-        let bin = dir.join("truth");
-        let mut cmd = Command::new("go");
-        go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
-        build(&mut cmd, "golang-go");
+        let (dir, bin) = go_program("truth", GO_SOURCE);
         Fixtures { dir, bin }
     })
+}
+
+/// `source` as `main.go` of module `name` in a scratch directory, built without optimizations:
+/// the directory and the binary.
+fn go_program(name: &str, source: &str) -> (PathBuf, PathBuf) {
+    require("dlv", "delve golang-go");
+    let dir = scratch(&format!("delve-{name}"));
+    std::fs::write(dir.join("main.go"), source).expect("write Go");
+    std::fs::write(dir.join("go.mod"), format!("module example.com/{name}\n\ngo 1.19\n")).expect("write go.mod");
+    let bin = dir.join(name);
+    let mut cmd = Command::new("go");
+    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+    build(&mut cmd, "golang-go");
+    (dir, bin)
 }
 
 fn path(p: &Path) -> String {
@@ -164,14 +171,7 @@ func main() {
 /// with reason `error` as if the step had run: a breaker's finding).
 #[test]
 fn a_goroutine_from_an_earlier_stop_is_checked_again_before_a_step_names_it() {
-    require("dlv", "delve golang-go");
-    let dir = scratch("delve-goroutines");
-    std::fs::write(dir.join("main.go"), GOROUTINES).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/gr\n\ngo 1.19\n").expect("write go.mod");
-    let bin = dir.join("gr");
-    let mut cmd = Command::new("go");
-    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
-    build(&mut cmd, "golang-go");
+    let (dir, bin) = go_program("goroutines", GOROUTINES);
     let source = path(&dir.join("main.go"));
     let mut a = agent();
     let bps = json!([{"path": source, "line": 10}]);

@@ -85,11 +85,17 @@ int main(void) {\n\
 /// that ends, so each call of a recursion is a new frame, never "n: 4 → 3".
 #[test]
 fn recursion_is_a_new_frame_at_every_depth() {
-    let (c, bin) = built("rec", REC_C);
+    each_stop_a_new_call("rec", REC_C, 3, &["4", "3", "2"]);
+}
+
+/// Launches `source` with a breakpoint at `line`, continues from stop to stop, and checks that
+/// each stop is a new call (no "changes") whose `n` is the next of `ns`.
+fn each_stop_a_new_call(name: &str, source: &str, line: u32, ns: &[&str]) {
+    let (c, bin) = built(name, source);
     let mut a = Agent::start_plain(|_| {});
-    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 3}], "wait_ms": 30000}));
-    assert_eq!(value_of(&r, "n"), json!("4"), "{}", r.s);
-    for n in ["3", "2"] {
+    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": line}], "wait_ms": 30000}));
+    assert_eq!(value_of(&r, "n"), json!(ns[0]), "{}", r.s);
+    for n in &ns[1..] {
         let r = a.ok("continue", json!({"wait_ms": 30000}));
         assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
         assert_eq!(value_of(&r, "n"), json!(n), "{}", r.s);
@@ -116,15 +122,6 @@ int main(void) {\n\
 /// never "n: 1 → 0" (a fresh user's finding).
 #[test]
 fn a_recursions_sibling_call_is_a_new_frame_not_a_change() {
-    let (c, bin) = built("fib", FIB_C);
-    let mut a = Agent::start_plain(|_| {});
-    let r = a.ok("launch", json!({"program": bin, "breakpoints": [{"path": c, "line": 4}], "wait_ms": 30000}));
-    assert_eq!(value_of(&r, "n"), json!("3"), "{}", r.s);
     // fib(3) → fib(2) → fib(1) (line 6 of fib(2)), fib(0) (line 7 of fib(2)), fib(1) (line 7 of fib(3)).
-    for n in ["2", "1", "0", "1"] {
-        let r = a.ok("continue", json!({"wait_ms": 30000}));
-        assert!(r.s.get("changes").is_none(), "another call is another frame: {}", r.text);
-        assert_eq!(value_of(&r, "n"), json!(n), "{}", r.s);
-    }
-    a.ok("disconnect", json!({}));
+    each_stop_a_new_call("fib", FIB_C, 4, &["3", "2", "1", "0", "1"]);
 }
