@@ -126,20 +126,23 @@ fn a_scopes_answer_without_a_list_is_said_and_a_nameless_scope_is_passed_over() 
     assert!(out.text.contains("]:\n  x = 1 (int)"), "{}", out.text);
 }
 
-/// `context` whose locals answer has no list, or never comes, says the locals were not read
-/// (it showed an empty list, as if the frame had no locals: a breaker's finding).
+/// `context` whose locals answer has no list, fails, or never comes, says the locals were not
+/// read (it showed an empty list, as if the frame had no locals: a breaker's finding).
 #[test]
 fn a_context_whose_locals_were_not_read_says_so_not_that_there_are_none() {
     use super::tools::inspect::Target;
     for (variables, why) in [
         (Reply::ok(json!({"variables": {"x": 1}})), "has no list of variables"),
         (Reply::error("no such reference"), "no such reference"),
+        (Reply::never(), "no response within"),
     ] {
         // The stop's own read fails the same way, so nothing is cached and the context asks.
         let mut rig = Rig::new(adapter(locals_scope(), variables));
         let call = launch(&mut rig);
+        rig.advance(super::stop_frame::STOP_DETAIL_TIMEOUT + Duration::from_millis(10));
         rig.answered(call);
         let call = rig.call(|s, key, call, now| s.context(key, Target::default(), None, None, call, now));
+        rig.advance(Duration::from_secs(31));
         let out = rig.answered(call);
         assert!(!out.is_error, "the rest of the context still answers: {}", out.text);
         assert!(out.text.contains("not read: ") && out.text.contains(why), "{}", out.text);

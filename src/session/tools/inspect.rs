@@ -404,6 +404,8 @@ impl Session {
                     };
                     // A context whose scopes, locals or a watch failed still answers with the rest.
                     if let Op::Context(mut job) = op {
+                        // Asked before the timeout's bookkeeping below changes what is in flight.
+                        let locals_in_flight = job.reading_locals();
                         // One request ran out of time (a repr that never returns): the rest would
                         // too, one timeout each, so the context answers with what it has.
                         if code == ErrorCode::Timeout && !job.frames.is_empty() {
@@ -420,7 +422,7 @@ impl Session {
                             }));
                             if job.locals.is_none() || !in_flight_watch {
                                 // The locals' own read is the one that timed out, when it was asked.
-                                if job.reading_locals() {
+                                if locals_in_flight {
                                     job.locals_error = Some(msg.clone());
                                 }
                                 job.locals.get_or_insert_with(|| (String::new(), std::rc::Rc::default(), 0));
@@ -433,7 +435,7 @@ impl Session {
                             return self.context_next(call, job, now);
                         }
                         if !job.frames.is_empty() {
-                            if job.reading_locals() {
+                            if locals_in_flight {
                                 // The locals' `variables` failed: said, not shown as no locals.
                                 job.locals_error = Some(msg);
                             } else {
