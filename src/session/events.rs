@@ -412,21 +412,17 @@ impl Session {
             let args = ExceptionInfoArguments { thread_id: thread };
             self.request::<ExceptionInfo>(args, Origin::Stop(StopDetail::Exception { revision }), now);
         }
-        // A stop that reads the locals compares them only with a frame of the same depth
-        // (`stop_frame.rs`): where `totalFrames` is not the depth, enough frames that a page
-        // ending before `levels` gives it for most programs (lldb-dap pays ~1 ms for them in
-        // the roundtrip bench); else the top frame alone.
-        // (A local's `memoryReference` does not tell a frame apart: lldb-dap 22.1.8 gives a
-        // register local's value there, and two calls at one stack height share addresses.)
-        let depth_from_page = self.stop_wants_locals() && !self.link.plan.runtime.total_frames_exact;
-        // Else the top frame and its caller (`FrameKey::caller`), or the top frame alone when no
-        // locals are compared.
-        let levels = if depth_from_page {
-            STOP_STACK_LEVELS
-        } else if self.stop_wants_locals() {
-            2
-        } else {
-            1
+        // A stop that reads the locals compares them only with a frame of the same caller line
+        // and depth (`stop_frame.rs`, `FrameKey`): where `totalFrames` is not the depth, enough
+        // frames that a page ending before `levels` gives it for most programs (lldb-dap pays
+        // ~1 ms for them in the roundtrip bench); else the top frame and its caller; the top
+        // frame alone when no locals are read. (A local's `memoryReference` does not tell a
+        // frame apart: lldb-dap 22.1.8 gives a register local's value there, and two calls at
+        // one stack height share addresses.)
+        let levels = match (self.stop_wants_locals(), self.link.plan.runtime.total_frames_exact) {
+            (true, false) => STOP_STACK_LEVELS,
+            (true, true) => 2,
+            (false, _) => 1,
         };
         // A test stopped where the runner marks it failed: deep enough to find the test's frame.
         let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));

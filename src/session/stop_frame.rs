@@ -477,30 +477,29 @@ fn put_handle(m: &mut Map<String, Value>, handle: Option<u32>) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_frame_of_unknown_depth_is_never_the_same() {
-        let key = |depth| FrameKey {
+    /// `fact`'s frame in `/r.c` at `depth`, called from `fact` at `line`.
+    fn key(depth: Option<u64>, line: u64) -> FrameKey {
+        FrameKey {
             thread: 1,
             function: Some("fact".into()),
             path: Some("/r.c".into()),
             depth,
-            caller: None,
-        };
-        assert!(key(Some(3)).same_as(&key(Some(3))));
-        assert!(!key(Some(3)).same_as(&key(Some(4))), "a recursion's next call");
-        assert!(!key(None).same_as(&key(None)), "lldb-dap's totalFrames is a guess: depth unknown");
+            caller: Some((Some("fact".into()), Some(line))),
+        }
+    }
+
+    #[test]
+    fn a_frame_of_unknown_depth_is_never_the_same() {
+        assert!(key(Some(3), 4).same_as(&key(Some(3), 4)));
+        assert!(!key(Some(3), 4).same_as(&key(Some(4), 4)), "a recursion's next call");
+        assert!(!key(None, 4).same_as(&key(None, 4)), "lldb-dap's totalFrames is a guess: depth unknown");
     }
 
     #[test]
     fn a_recursions_sibling_call_is_another_frame() {
-        let key = |line| FrameKey {
-            thread: 1,
-            function: Some("fib".into()),
-            path: Some("/r.c".into()),
-            depth: Some(4),
-            caller: Some((Some("fib".into()), Some(line))),
-        };
-        assert!(key(7).same_as(&key(7)), "the same call, stopped again");
-        assert!(!key(7).same_as(&key(8)), "fib(n - 2) after fib(n - 1): same depth, another call line");
+        assert!(
+            !key(Some(4), 7).same_as(&key(Some(4), 8)),
+            "fib(n - 2) after fib(n - 1): same depth, another call line"
+        );
     }
 }
