@@ -1,12 +1,12 @@
 //! What every layer shares about answering a tool call: the call's key, the result, the stable
 //! error codes, and the one mapping from a DAP request's outcome to an error code.
 //!
-//! Must not: import any module of the crate but DAP's `Outcome` and `jsonrpc::insert` (it is the one
+//! Must not: import any module of the crate but DAP's `Outcome` (it is the one
 //! every layer may use; the layering test in `src/layering.rs` checks it).
 
 use std::fmt;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::dap::client::Outcome;
 
@@ -89,16 +89,27 @@ impl ToolResult {
     }
 
     /// The `CallToolResult` object: `{"content": [{"type": "text", "text"}], "structuredContent",
-    /// "isError"?}` (`isError` only when true).
-    pub fn to_value(&self) -> Value {
-        let mut v = json!({
-            "content": [{"type": "text", "text": capped(&self.text)}],
-            "structuredContent": capped_structured(&self.structured),
-        });
+    /// "isError"?}` (`isError` only when true). Consumes the result: the text and the structured
+    /// value move into the object, copied only where they must be cut.
+    pub fn into_value(self) -> Value {
+        let text = match capped(&self.text) {
+            std::borrow::Cow::Borrowed(_) => self.text,
+            std::borrow::Cow::Owned(cut) => cut,
+        };
+        let structured = match capped_structured(&self.structured) {
+            std::borrow::Cow::Borrowed(_) => self.structured,
+            std::borrow::Cow::Owned(cut) => cut,
+        };
+        let mut content = Map::new();
+        content.insert("type".into(), Value::from("text"));
+        content.insert("text".into(), Value::String(text));
+        let mut v = Map::new();
+        v.insert("content".into(), Value::Array(vec![Value::Object(content)]));
+        v.insert("structuredContent".into(), structured);
         if self.is_error {
-            crate::jsonrpc::insert(&mut v, "isError", Value::Bool(true));
+            v.insert("isError".into(), Value::Bool(true));
         }
-        v
+        Value::Object(v)
     }
 }
 

@@ -36,6 +36,7 @@ use serde_json::Value;
 mod breakpoints;
 mod execution;
 mod inspection;
+pub mod lenient;
 mod memory;
 mod reverse;
 mod session;
@@ -157,43 +158,9 @@ impl<T: Serialize> Loose<T> {
     }
 }
 
-impl<'de, T: DeserializeOwned> Deserialize<'de> for Loose<T> {
+impl<'de, T: lenient::Exact> Deserialize<'de> for Loose<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Loose<T>, D::Error> {
-        let v = Value::deserialize(d)?;
-        Ok(match T::deserialize(&v) {
-            Ok(t) => Loose::Typed(t),
-            Err(_) => Loose::Other(v),
-        })
-    }
-}
-
-/// `deserialize_with` helpers that read a field the way `body.get(k).and_then(Value::as_…)`
-/// does: a value of another type is as good as absent.
-pub mod lenient {
-    use serde::de::{DeserializeOwned, Deserializer};
-    use serde::Deserialize;
-    use serde_json::Value;
-
-    /// The field as `T`, or `T::default()` (`None` for an `Option`) when it has another type.
-    pub fn value<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Result<T, D::Error> {
-        let v = Value::deserialize(d)?;
-        Ok(T::deserialize(&v).unwrap_or_default())
-    }
-
-    /// A list whose entries are read one by one (an entry that is not a `T` reads as
-    /// `T::default()`, so indexes still match the request's); empty when it is not a list.
-    pub fn items<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Result<Vec<T>, D::Error> {
-        Ok(opt_items(d)?.unwrap_or_default())
-    }
-
-    /// [`items`], but `None` when the field is not a list (where that differs from an empty one).
-    pub fn opt_items<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(
-        d: D,
-    ) -> Result<Option<Vec<T>>, D::Error> {
-        Ok(match Value::deserialize(d)? {
-            Value::Array(list) => Some(list.iter().map(|v| T::deserialize(v).unwrap_or_default()).collect()),
-            _ => None,
-        })
+        d.deserialize_any(lenient::LooseVisitor(std::marker::PhantomData))
     }
 }
 

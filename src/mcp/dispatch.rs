@@ -208,7 +208,7 @@ impl Mcp {
             if !crate::allow::membership::ever_allowed(self.allow, name) {
                 let verdict = crate::allow::membership::check(self.allow, name, &Map::new());
                 if let crate::allow::membership::Verdict::Refused(why) = verdict {
-                    return Ok(Answer::Result(not_allowed(why).to_value(), None));
+                    return Ok(Answer::Result(not_allowed(why).into_value(), None));
                 }
             }
             // A tool the full set has but this server's `--tools core` hides: say so.
@@ -238,11 +238,11 @@ impl Mcp {
         match crate::allow::membership::check(self.allow, name, args) {
             crate::allow::membership::Verdict::Allowed => {}
             crate::allow::membership::Verdict::Refused(why) => {
-                return Ok(Answer::Result(not_allowed(why).to_value(), None))
+                return Ok(Answer::Result(not_allowed(why).into_value(), None))
             }
             crate::allow::membership::Verdict::HoverOnly => {
                 if let Err(why) = hover_allowed(self.allow, args, cx.sessions) {
-                    return Ok(Answer::Result(not_allowed(why).to_value(), None));
+                    return Ok(Answer::Result(not_allowed(why).into_value(), None));
                 }
                 stripped = args.clone();
                 stripped.insert("context".into(), Value::String("hover".into()));
@@ -259,7 +259,7 @@ impl Mcp {
                             crate::reply::ErrorCode::InvalidArgument,
                             "locals must be true or false.",
                         )
-                        .to_value(),
+                        .into_value(),
                         None,
                     ));
                 };
@@ -286,7 +286,7 @@ impl Mcp {
             note = Some(note.map_or(limits.clone(), |n| format!("{n}\n{limits}")));
         }
         match outcome {
-            Outcome::Done(result) => Ok(Answer::Result(with_note(result, note.as_deref()).to_value(), None)),
+            Outcome::Done(result) => Ok(Answer::Result(with_note(result, note.as_deref()).into_value(), None)),
             Outcome::Pending => {
                 let pending = PendingCall {
                     note,

@@ -335,7 +335,7 @@ impl Mcp {
             return false;
         };
         let result = dispatch::with_note(result, p.note.as_deref());
-        let result = eras::dress(p.era, result.to_value(), None);
+        let result = eras::dress(p.era, result.into_value(), None);
         let mut bytes = Vec::new();
         jsonrpc::write_result(&mut bytes, &p.id, &result);
         match p.batch {

@@ -45,7 +45,7 @@ fn hostile_frames() -> Value {
 }
 
 fn text_of(out: &ToolResult) -> Value {
-    out.to_value()["content"][0]["text"].clone()
+    out.clone().into_value()["content"][0]["text"].clone()
 }
 
 #[test]
@@ -222,13 +222,13 @@ fn an_unanswered_resume_is_never_taken_back_to_the_old_stop() {
 #[test]
 fn structured_content_is_cut_like_the_text() {
     let one = ToolResult::ok("t", json!({"session": "s1", "stop": {"description": "d".repeat(1_000_000)}}));
-    let v = one.to_value();
+    let v = one.clone().into_value();
     let d = v["structuredContent"]["stop"]["description"].as_str().unwrap_or_default();
     assert_eq!(d.chars().count(), MAX_TEXT_CHARS + 1, "cut, with its …");
     assert!(d.ends_with('…'));
 
     let many: Vec<Value> = (0..100).map(|i| json!({"id": i, "name": "n".repeat(19_000)})).collect();
-    let v = ToolResult::ok("t", json!({"session": "s1", "state": "stopped", "threads": many})).to_value();
+    let v = ToolResult::ok("t", json!({"session": "s1", "state": "stopped", "threads": many})).into_value();
     let s = &v["structuredContent"];
     assert_eq!(
         (s["session"].clone(), s["state"].clone(), s["structured_cut"].clone()),
@@ -238,7 +238,7 @@ fn structured_content_is_cut_like_the_text() {
     assert!(s["threads"].is_null());
 
     let small = json!({"session": "s1", "value": "42"});
-    assert_eq!(ToolResult::ok("t", small.clone()).to_value()["structuredContent"], small);
+    assert_eq!(ToolResult::ok("t", small.clone()).into_value()["structuredContent"], small);
 }
 
 #[test]

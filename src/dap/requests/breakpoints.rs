@@ -334,7 +334,7 @@ pub struct Breakpoint {
     #[serde(default, deserialize_with = "lenient::value")]
     pub reason: Option<String>,
     /// The source containing the breakpoint; not an object reads as absent.
-    #[serde(default, deserialize_with = "lenient::value")]
+    #[serde(default, deserialize_with = "lenient::record")]
     pub source: Option<AdapterSource>,
     /// A memory reference to where the breakpoint is set.
     #[serde(default, deserialize_with = "lenient::value")]

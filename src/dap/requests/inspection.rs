@@ -114,7 +114,7 @@ pub struct StackFrame {
     #[serde(default, deserialize_with = "lenient::value")]
     pub name: Option<String>,
     /// The source of the frame; not an object reads as absent.
-    #[serde(default, deserialize_with = "lenient::value")]
+    #[serde(default, deserialize_with = "lenient::record")]
     pub source: Option<AdapterSource>,
     /// The line within the source of the frame (0 when there is no source; agentdap reads
     /// only a line above 0 as one).
@@ -309,7 +309,7 @@ pub struct ExceptionInfoResponse {
     #[serde(default, deserialize_with = "lenient::value")]
     pub break_mode: Option<String>,
     /// Detailed information about the exception; not an object reads as absent.
-    #[serde(default, deserialize_with = "lenient::value")]
+    #[serde(default, deserialize_with = "lenient::record")]
     pub details: Option<ExceptionDetails>,
 }
 

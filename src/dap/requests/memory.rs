@@ -124,7 +124,7 @@ pub struct DisassembledInstruction {
     pub symbol: Option<String>,
     /// Source location that corresponds to this instruction, if any (Delve sends `{}` for
     /// none).
-    #[serde(default, deserialize_with = "lenient::value")]
+    #[serde(default, deserialize_with = "lenient::record")]
     pub location: Option<InstructionSource>,
     /// The line within the source location that corresponds to this instruction, if any.
     #[serde(default, deserialize_with = "lenient::value")]

@@ -276,3 +276,100 @@ fn capabilities_are_the_initialize_body() {
     assert!(typed.supports_configuration_done_request);
     assert_eq!(Initialize::parse(Some(&json!("x"))), Ok(Default::default()));
 }
+
+/// Every kind of JSON a field can hold, with the edges of the integer types.
+fn every_kind() -> Vec<Value> {
+    vec![
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(7),
+        json!(-1),
+        json!(u32::MAX),
+        json!(u64::from(u32::MAX) + 1),
+        json!(i64::MAX),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        json!(2.5),
+        json!(3.0),
+        json!(""),
+        json!("x"),
+        json!([]),
+        json!(["a", "b"]),
+        json!(["a", 1]),
+        json!([null]),
+        json!({}),
+        json!({"name": "n", "path": "/p", "sourceReference": 3}),
+        json!({"path": 5, "sourceReference": "3"}),
+    ]
+}
+
+/// `lenient::value`'s visitor reads `field` as `T::deserialize(&field)` does, with the
+/// default for a field of another type (the reading `lenient` had before it was a visitor).
+fn reads_like_serde<T>()
+where
+    T: lenient::Lenient + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    #[derive(serde::Deserialize)]
+    struct Holder<T: lenient::Lenient> {
+        #[serde(default, deserialize_with = "lenient::value")]
+        f: T,
+    }
+    for v in every_kind() {
+        let got: Holder<T> = serde_json::from_value(json!({"f": v.clone()})).expect("lenient never fails");
+        let from_text: Holder<T> = serde_json::from_str(&json!({"f": v.clone()}).to_string()).expect("from text");
+        let want = T::deserialize(&v).unwrap_or_default();
+        assert_eq!(got.f, want, "{} read from a Value", v);
+        assert_eq!(from_text.f, want, "{} read from text", v);
+    }
+}
+
+#[test]
+fn a_lenient_field_reads_as_its_type_would_or_as_the_default() {
+    reads_like_serde::<Option<String>>();
+    reads_like_serde::<Option<i64>>();
+    reads_like_serde::<Option<u64>>();
+    reads_like_serde::<Option<u32>>();
+    reads_like_serde::<bool>();
+    reads_like_serde::<Option<bool>>();
+    reads_like_serde::<Option<Vec<String>>>();
+}
+
+#[test]
+fn a_loose_field_is_typed_exactly_when_its_type_reads_it_and_else_kept_verbatim() {
+    fn check<T>()
+    where
+        T: lenient::Exact + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        for v in every_kind() {
+            let got: Loose<T> = Loose::deserialize(&v).expect("never fails");
+            let want = match T::deserialize(&v) {
+                Ok(t) => Loose::Typed(t),
+                Err(_) => Loose::Other(v.clone()),
+            };
+            assert_eq!(got, want, "{v}");
+        }
+    }
+    check::<String>();
+    check::<i64>();
+    check::<u64>();
+}
+
+#[test]
+fn a_record_field_or_list_entry_that_is_not_an_object_reads_as_absent() {
+    for v in every_kind() {
+        let frame = parse::<StackTrace>(json!({"stackFrames": [{"id": 1, "source": v.clone()}, v.clone()]}));
+        let source = frame.stack_frames[0].source.clone();
+        if v.is_object() {
+            let s = source.expect("an object is a source");
+            assert_eq!(s.path.typed().cloned(), v.get("path").and_then(Value::as_str).map(str::to_owned), "{v}");
+            assert_eq!(s.source_reference, v.get("sourceReference").and_then(Value::as_i64), "{v}");
+        } else {
+            assert_eq!(source, None, "{v}");
+        }
+        assert_eq!(frame.stack_frames.len(), 2, "every entry keeps its place: {v}");
+        if !v.is_object() {
+            assert_eq!(frame.stack_frames[1], StackFrame::default(), "{v}");
+        }
+    }
+}

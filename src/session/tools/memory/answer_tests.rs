@@ -43,7 +43,7 @@ fn a_read_of_the_most_bytes_fits_in_one_result() {
     let out = memory(&mut rig, MemoryOp::Read, Some("0x7fffffffe000"), Some(4096));
     assert!(!out.is_error, "{}", out.text);
     assert!(out.text.contains(" · 2048 bytes · rev 1 (count 4096 capped at 2048)\n"), "{}", out.text);
-    let chars = out.to_value()["content"][0]["text"].as_str().map_or(0, |t| t.chars().count());
+    let chars = out.clone().into_value()["content"][0]["text"].as_str().map_or(0, |t| t.chars().count());
     assert!(chars <= MAX_TEXT_CHARS && chars == out.text.chars().count(), "{chars} characters, not cut");
     assert_eq!(out.text.lines().count(), 1 + 2048 / 16, "every row shown");
     let sent = rig.adapter.last("readMemory").map(|r| r["arguments"]["count"].clone());
