@@ -30,8 +30,12 @@ pub(super) const STOP_STACK_LEVELS: u64 = 20;
 /// [`Origin::Stop`].
 #[derive(Debug)]
 pub enum StopDetail {
-    /// The top frame, for the stop's location; `levels` frames were asked for.
-    Location { revision: u64, levels: u64 },
+    /// The top frame, for the stop's location; `levels` frames were asked for; `tell`: the
+    /// depth may be told from the previous stop's (`Session::may_tell_depth`).
+    Location { revision: u64, levels: u64, tell: bool },
+    /// The stack below the top two frames, for the depth the top two did not tell; `levels`
+    /// frames were asked for.
+    RestOfStack { revision: u64, levels: u64 },
     /// The threads, for a stop that named none.
     Threads { revision: u64 },
     /// `exceptionInfo` after an exception stop, for the exception's name and message.
@@ -332,6 +336,7 @@ impl Session {
         self.output.flush();
         let mut stop = Stop::from_event(body);
         stop.by_person = self.mirror.person_cause.take();
+        stop.stepped_over_or_out = self.run.note_stopped();
         let paused = std::mem::take(&mut self.run.pause_sent);
         if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.link.plan.quirks.pause_signal) {
             // The adapter's reason and words pass through unchanged (lldb-dap's entry reasons:
@@ -415,11 +420,14 @@ impl Session {
         // A stop that reads the locals compares them only with a frame of the same caller line
         // and depth (`stop_frame.rs`, `FrameKey`): where `totalFrames` is not the depth, enough
         // frames that a page ending before `levels` gives it for most programs (lldb-dap pays
-        // ~1 ms for them in the roundtrip bench); else the top frame and its caller; the top
-        // frame alone when no locals are read. (A local's `memoryReference` does not tell a
-        // frame apart: lldb-dap 22.1.8 gives a register local's value there, and two calls at
-        // one stack height share addresses.)
+        // ~0.3 ms for them after a stop in the roundtrip bench), unless a step from the stop
+        // before tells it (`may_tell_depth`: then the top two frames); else the top frame and
+        // its caller; the top frame alone when no locals are read. (A local's
+        // `memoryReference` does not tell a frame apart: lldb-dap 22.1.8 gives a register
+        // local's value there, and two calls at one stack height share addresses.)
+        let tell = self.stop_wants_locals() && !self.link.plan.runtime.total_frames_exact && self.may_tell_depth();
         let levels = match (self.stop_wants_locals(), self.link.plan.runtime.total_frames_exact) {
+            (true, false) if tell => 2,
             (true, false) => STOP_STACK_LEVELS,
             (true, true) => 2,
             (false, _) => 1,
@@ -428,8 +436,9 @@ impl Session {
         let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));
         // A core's crash inside the runtime: deep enough to find the program's frame.
         let levels = if self.core_runtime_frames().is_some() { levels.max(STOP_STACK_LEVELS) } else { levels };
+        let tell = tell && levels == 2;
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
-        self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels }), now);
+        self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels, tell }), now);
     }
 
     /// One stop-detail answer is in; the waits are answered after the last one.
@@ -540,7 +549,7 @@ impl Session {
             self.note_stop_timeout();
         }
         match detail {
-            StopDetail::Location { revision, levels } => {
+            StopDetail::Location { revision, levels, tell } => {
                 if self.run.is_current_stop(revision) {
                     // A body that is not an object reads as empty, as `body.get(…)` did.
                     let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
@@ -558,15 +567,43 @@ impl Session {
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
                         let got = trace.stack_frames.len() as u64;
+                        let caller = trace.stack_frames.get(shown + 1);
+                        let mut rest_unread = false;
                         // A page shorter than asked for is the whole stack.
-                        let depth = if shown > 0 {
-                            None
+                        let (depth, alone) = if shown > 0 {
+                            (None, false)
                         } else if got < levels {
-                            Some(got)
+                            let top = &trace.stack_frames[0].name;
+                            let others = &trace.stack_frames[1..];
+                            (Some(got), top.is_some() && others.iter().all(|f| f.name.is_some() && f.name != *top))
+                        } else if tell {
+                            match self.told_depth(frame, caller) {
+                                Some(depth) => (Some(depth), true),
+                                None => {
+                                    rest_unread = true;
+                                    (None, false)
+                                }
+                            }
                         } else {
-                            trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact)
+                            (trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact), false)
                         };
-                        self.ask_stop_frame(revision, frame, trace.stack_frames.get(shown + 1), depth, now);
+                        self.ask_stop_frame(revision, frame, caller, depth, alone, now);
+                        if rest_unread {
+                            let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
+                            let levels = STOP_STACK_LEVELS - 2;
+                            let args =
+                                StackTraceArguments { thread_id: thread, start_frame: Some(2), levels: Some(levels) };
+                            self.stop_request::<StackTrace>(args, StopDetail::RestOfStack { revision, levels }, now);
+                        }
+                    }
+                    self.stop_detail_done();
+                }
+            }
+            StopDetail::RestOfStack { revision, levels } => {
+                if self.run.is_current_stop(revision) {
+                    if failure.is_none() {
+                        let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
+                        self.rest_of_stack_read(revision, &trace.stack_frames, levels);
                     }
                     self.stop_detail_done();
                 }

@@ -683,6 +683,7 @@ impl Sessions {
         }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.run.revision });
+        s.run.note_request(command);
         match s.link.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
             Ok(seq) => s.mirror.at_adapter.push(AtAdapter {
                 seq,

@@ -57,6 +57,8 @@ pub mod snapshot;
 #[cfg(test)]
 mod stacks_tests;
 mod startup;
+#[cfg(test)]
+mod stop_depth_tests;
 mod stop_frame;
 #[cfg(test)]
 mod stop_frame_tests;
@@ -709,6 +711,7 @@ impl Session {
             self.failed_origin(origin, ErrorCode::Unsupported, format!("{why}."));
             return;
         }
+        self.run.note_request(command);
         if let Err(refused) = self.link.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);

@@ -167,6 +167,11 @@ pub struct Stop {
     /// The person in the IDE resumed or paused the program into this stop (a mirror with
     /// control, `session::mirror`): the request they sent.
     pub by_person: Option<String>,
+    /// The one resume since the previous stop was a `next` or `stepOut` (by anyone): such a
+    /// step ends in the frame it began in or in one of that frame's callers, never in another
+    /// call (DAP § Requests › Next, StepOut; a breakpoint or exception on the way is another
+    /// reason). `stop_frame.rs` tells the frame from this where it can (`StopFrame::alone`).
+    pub stepped_over_or_out: bool,
 }
 
 /// The exception a stop is about.
@@ -302,6 +307,7 @@ impl Stop {
             exception: None,
             requested_pause: false,
             by_person: None,
+            stepped_over_or_out: false,
         }
     }
 
@@ -358,6 +364,12 @@ pub struct Run {
     pub(crate) resume_unacked: bool,
     /// A `pause` was sent and no stop has come since.
     pub(crate) pause_sent: bool,
+    /// Resumes sent since the last stop (saturating), and whether the last was `next` or
+    /// `stepOut` ([`Stop::stepped_over_or_out`]).
+    pub(crate) resumes_since_stop: u8,
+    pub(crate) last_resume_over_or_out: bool,
+    /// `stopped` events seen, to tell the stop right before this one.
+    pub(crate) stops_seen: u64,
     /// The (state, revision) last announced to resource subscribers.
     pub(crate) last_announced: Option<(RunState, u64)>,
     pub(crate) exit_code: Option<i64>,
@@ -396,6 +408,27 @@ pub enum StopDetails {
 }
 
 impl Run {
+    /// A request is going to the adapter (from agentdap or a mirror client): counts it when it
+    /// resumes the program (`goto`, `restartFrame` and `restart` too).
+    pub(crate) fn note_request(&mut self, command: &str) {
+        let resumes =
+            crate::mirror::RESUMES.contains(&command) || ["goto", "restartFrame", "restart"].contains(&command);
+        if resumes {
+            self.resumes_since_stop = self.resumes_since_stop.saturating_add(1);
+            self.last_resume_over_or_out = command == "next" || command == "stepOut";
+        }
+    }
+
+    /// A `stopped` event: whether the program got here by one `next` or `stepOut` alone, and
+    /// the count starts over.
+    pub(crate) fn note_stopped(&mut self) -> bool {
+        let stepped = self.resumes_since_stop == 1 && self.last_resume_over_or_out;
+        self.resumes_since_stop = 0;
+        self.last_resume_over_or_out = false;
+        self.stops_seen += 1;
+        stepped
+    }
+
     /// Whether a stop detail asked for at the stop of `revision` belongs to the stop the session
     /// is at now.
     pub(crate) fn is_current_stop(&self, revision: u64) -> bool {
@@ -460,6 +493,9 @@ impl Default for Run {
             top_frame: None,
             resume_unacked: false,
             pause_sent: false,
+            resumes_since_stop: 0,
+            last_resume_over_or_out: false,
+            stops_seen: 0,
             last_announced: None,
             exit_code: None,
             killed_by: None,

@@ -106,6 +106,13 @@ pub struct StopFrame {
     /// `Some` when the stop is in the frame of the baseline: what changed since (and its
     /// revision, and whether it was the previous stop).
     pub changes: Option<(Changes, u64, bool)>,
+    /// The stop this view is of ([`crate::session::snapshot::Run::stops_seen`] then).
+    seen: u64,
+    /// The key's depth is known and no other frame on the stack runs the top frame's function
+    /// (read from a page that held the whole stack, or carried from the stop this one was
+    /// told from): a `next` or `stepOut` from here that ends in this function with the same
+    /// caller is still this call, at this depth ([`Session::told_depth`]).
+    alone: bool,
 }
 
 /// Frames whose last read locals are kept for comparing (a caller returned to compares with its
@@ -150,30 +157,90 @@ impl Session {
         self.calls.waiters.iter().any(|w| w.locals)
     }
 
+    /// The key of the stop's top `frame` (with its `caller` from the page, when it had one).
+    fn frame_key(
+        &self,
+        frame: &crate::dap::requests::StackFrame,
+        caller: Option<&crate::dap::requests::StackFrame>,
+        depth: Option<u64>,
+    ) -> FrameKey {
+        let location_path = self.run.stop.as_ref().and_then(|s| s.location.as_ref()).and_then(|l| l.path.clone());
+        let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
+        let path = frame.source.as_ref().and_then(|s| s.path.typed().cloned()).or(location_path);
+        let caller = caller.map(|c| (c.name.clone(), c.line.typed().copied().filter(|l| *l > 0)));
+        FrameKey { thread, function: frame.name.clone(), path, depth, caller }
+    }
+
+    /// Whether this stop's depth may be told from the previous stop's instead of read from a
+    /// page of the whole stack: the program got here by one `next` or `stepOut` from the stop
+    /// just before, on the same thread, whose depth was known with its function alone on the
+    /// stack. Such a step ends in that call or in a caller (none of which runs that function),
+    /// so a stop there in the same function and caller is that call ([`Session::told_depth`]).
+    pub(super) fn may_tell_depth(&self) -> bool {
+        let Some(stop) = self.run.stop.as_ref() else { return false };
+        let before = &self.stops.current;
+        let same_thread = before.key.as_ref().is_some_and(|k| k.depth.is_some() && Some(k.thread) == stop.thread);
+        stop.reason == "step"
+            && stop.stepped_over_or_out
+            && before.alone
+            && same_thread
+            && before.seen + 1 == self.run.stops_seen
+    }
+
+    /// The depth of a stop [`Session::may_tell_depth`] allowed: the previous stop's, when the top
+    /// frame is in the same function, source and caller; `None` when it is not (then a page of
+    /// the rest of the stack tells it, `events.rs`).
+    pub(super) fn told_depth(
+        &self,
+        frame: &crate::dap::requests::StackFrame,
+        caller: Option<&crate::dap::requests::StackFrame>,
+    ) -> Option<u64> {
+        let before = self.stops.current.key.as_ref()?;
+        let now = self.frame_key(frame, caller, before.depth);
+        (&now == before).then_some(before.depth).flatten()
+    }
+
+    /// The rest of a stack read after its top two frames (`events.rs`): the depth, and whether
+    /// the top function is alone on it. A page that ends before `levels` is the whole rest.
+    pub(super) fn rest_of_stack_read(&mut self, revision: u64, rest: &[crate::dap::requests::StackFrame], levels: u64) {
+        let current = &mut self.stops.current;
+        if current.revision != revision || (rest.len() as u64) >= levels {
+            return;
+        }
+        let Some(key) = current.key.as_mut() else { return };
+        key.depth = Some(2 + rest.len() as u64);
+        let caller = key.caller.as_ref().and_then(|(name, _)| name.as_ref());
+        current.alone = key.function.is_some()
+            && caller != key.function.as_ref()
+            && rest.iter().all(|f| f.name.is_some() && f.name != key.function);
+    }
+
     /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
-    /// before that detail is counted done, so the stop waits for what this sends.
+    /// before that detail is counted done, so the stop waits for what this sends. `alone`: see
+    /// [`StopFrame::alone`].
     pub(super) fn ask_stop_frame(
         &mut self,
         revision: u64,
         frame: &crate::dap::requests::StackFrame,
         caller: Option<&crate::dap::requests::StackFrame>,
         depth: Option<u64>,
+        alone: bool,
         now: Instant,
     ) {
         self.stops.stops += 1;
         let location = self.run.stop.as_ref().and_then(|s| s.location.clone()).unwrap_or_default();
-        let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
-        let path = raw_path.clone().or(location.path);
-        let caller = caller.map(|c| (c.name.clone(), c.line.typed().copied().filter(|l| *l > 0)));
-        let key = FrameKey { thread, function: frame.name.clone(), path, depth, caller };
+        let key = self.frame_key(frame, caller, depth);
         let files = &*self.link.files;
         let line = raw_path
             .zip(location.line)
             .and_then(|(p, n)| super::tools::inspect::current_line(files, &p, n).map(|(m, t)| (n, m, t)));
         let frame_id = frame.id.typed().copied();
         let deadline = now.checked_add(STOP_DETAIL_TIMEOUT);
-        self.stops.current = StopFrame { revision, key: Some(key), frame_id, line, deadline, ..StopFrame::default() };
+        let seen = self.run.stops_seen;
+        let alone = alone && depth.is_some();
+        self.stops.current =
+            StopFrame { revision, key: Some(key), frame_id, line, deadline, seen, alone, ..StopFrame::default() };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
         let function = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
         if function.is_some() && function == self.stops.timed_out {
@@ -189,7 +256,12 @@ impl Session {
     /// Sends a read of the stop's frame with what is left of its deadline, counted as a detail
     /// the stop waits for; false, with nothing sent, once the deadline has passed (the locals
     /// are then said to be missing).
-    fn stop_request<R: Request>(&mut self, arguments: R::Arguments, detail: StopDetail, now: Instant) -> bool {
+    pub(super) fn stop_request<R: Request>(
+        &mut self,
+        arguments: R::Arguments,
+        detail: StopDetail,
+        now: Instant,
+    ) -> bool {
         let left = self.stops.current.deadline.map_or(STOP_DETAIL_TIMEOUT, |d| d.saturating_duration_since(now));
         if left.is_zero() {
             if matches!(detail, StopDetail::Scopes { .. } | StopDetail::Locals { .. }) {

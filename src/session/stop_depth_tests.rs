@@ -1,0 +1,143 @@
+//! Sans-IO tests of how a stop learns its frame's depth where `totalFrames` is a guess
+//! (`RuntimeQuirks::total_frames_exact` off, as for lldb-dap and Delve): from a page that holds
+//! the whole stack, or — after one `next`/`stepOut` from a stop whose function is alone on its
+//! stack — told from that stop when the step ends in the same function and caller
+//! (`Session::may_tell_depth`, `told_depth`), with the rest of the stack read when it does not.
+//! They assert the `stackTrace` requests sent and whether the locals were compared.
+
+use serde_json::{json, Value};
+
+use super::scripted::{args, standard_plan, Rig};
+use super::tools::control::StepKind;
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+
+fn frame(id: i64, name: &str, line: u64) -> Value {
+    json!({"id": id, "name": name, "line": line, "source": {"path": "/src/app.c"}})
+}
+
+fn stack(frames: &[Value]) -> Reply {
+    Reply::ok(json!({"stackFrames": frames, "totalFrames": frames.len() + 20}))
+}
+
+fn locals(x: i64) -> Reply {
+    Reply::ok(json!({"variables": [{"name": "x", "value": x.to_string(), "type": "int", "variablesReference": 0}]}))
+}
+
+/// An adapter that stops at a breakpoint once configured and on every step, answering the
+/// `stackTrace`s with `stacks` in turn (the last for the rest) and the locals with `xs` in turn.
+fn adapter(stacks: Vec<Reply>, xs: &[i64]) -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})).then("initialized", Value::Null));
+    let bp = json!({"reason": "breakpoint", "threadId": 1});
+    a.on("configurationDone", Reply::ok(Value::Null).then("stopped", bp.clone()));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", bp));
+    let step = json!({"reason": "step", "threadId": 1});
+    for command in ["next", "stepIn", "stepOut"] {
+        a.on(command, Reply::ok(Value::Null).then("stopped", step.clone()));
+    }
+    for s in stacks {
+        a.on("stackTrace", s);
+    }
+    a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]})));
+    for x in xs {
+        a.on("variables", locals(*x));
+    }
+    a
+}
+
+fn launch(rig: &mut Rig) -> crate::reply::ToolResult {
+    let call = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.answered(call)
+}
+
+fn step(rig: &mut Rig, kind: StepKind) -> crate::reply::ToolResult {
+    let call = rig.call(|s, key, call, now| s.step(key, kind, None, None, None, call, now));
+    rig.answered(call)
+}
+
+/// The `(startFrame, levels)` of every `stackTrace` sent, in order.
+fn pages(rig: &Rig) -> Vec<(u64, u64)> {
+    let page = |r: &Value| {
+        let a = &r["arguments"];
+        (a["startFrame"].as_u64().unwrap_or(0), a["levels"].as_u64().unwrap_or(0))
+    };
+    rig.adapter.received().iter().filter(|r| r["command"] == "stackTrace").map(page).collect()
+}
+
+#[test]
+fn a_step_over_in_a_function_alone_on_its_stack_reads_two_frames_and_still_compares() {
+    let stacks = vec![
+        stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
+        stack(&[frame(3, "main", 4), frame(4, "_start", 1)]),
+        stack(&[frame(5, "main", 5), frame(6, "_start", 1)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2, 3]));
+    let out = launch(&mut rig);
+    assert!(out.text.contains("x = 1"), "{}", out.text);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 1 → 2"), "the same call, compared: {}", out.text);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 2 → 3"), "{}", out.text);
+    // The first stop reads a whole page; each step two frames, its depth told.
+    assert_eq!(pages(&rig), [(0, 20), (0, 2), (0, 2)]);
+}
+
+#[test]
+fn a_step_that_ends_in_another_function_reads_the_rest_of_the_stack_and_compares_with_its_last_stop() {
+    let stacks = vec![
+        // main at a breakpoint, then a step in to `scale`, a step over in it, a step out.
+        stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
+        stack(&[frame(3, "scale", 10), frame(4, "main", 3), frame(5, "_start", 1)]),
+        stack(&[frame(6, "scale", 11), frame(7, "main", 3)]),
+        stack(&[frame(8, "main", 3), frame(9, "_start", 1)]),
+        // The rest of the stack below `main` and `_start`: nothing.
+        stack(&[]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 7, 8, 5]));
+    launch(&mut rig);
+    let out = step(&mut rig, StepKind::In);
+    assert!(out.text.contains("x = 7"), "a new frame: {}", out.text);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 7 → 8"), "{}", out.text);
+    let out = step(&mut rig, StepKind::Out);
+    assert!(out.text.contains("x: 1 → 5"), "back in main's call, compared with its last stop: {}", out.text);
+    // A step in reads a page; a step over in `scale` two frames; the step out two, then the
+    // rest of the stack, as `main` is not `scale`.
+    assert_eq!(pages(&rig), [(0, 20), (0, 20), (0, 2), (0, 2), (2, 18)]);
+}
+
+#[test]
+fn a_function_that_also_runs_below_on_its_stack_reads_the_whole_page_at_every_step() {
+    // `fact` recursing: a `next` from its deeper call can end in the shallower one.
+    let stacks = vec![
+        stack(&[frame(1, "fact", 6), frame(2, "fact", 5), frame(3, "main", 9)]),
+        stack(&[frame(4, "fact", 5), frame(5, "main", 9)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    launch(&mut rig);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x = 2") && !out.text.contains("→"), "the caller's call is new: {}", out.text);
+    assert_eq!(pages(&rig), [(0, 20), (0, 20)]);
+}
+
+#[test]
+fn a_stop_after_a_continue_or_a_step_in_reads_the_whole_page() {
+    let stacks = vec![stack(&[frame(1, "main", 3), frame(2, "_start", 1)])];
+    let mut rig = Rig::new(adapter(stacks, &[1, 1, 1]));
+    launch(&mut rig);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    rig.answered(call);
+    step(&mut rig, StepKind::In);
+    assert_eq!(pages(&rig), [(0, 20), (0, 20), (0, 20)]);
+}
+
+#[test]
+fn a_stack_deeper_than_the_page_is_never_told() {
+    // Twenty frames and more: the depth is unknown, so no step can be told from it.
+    let deep: Vec<Value> = (0..20).map(|i| frame(i, if i == 0 { "leaf" } else { "mid" }, 3)).collect();
+    let mut rig = Rig::new(adapter(vec![stack(&deep)], &[1, 2]));
+    launch(&mut rig);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(!out.text.contains("1 → 2"), "an unknown depth is never the same frame: {}", out.text);
+    assert_eq!(pages(&rig), [(0, 20), (0, 20)]);
+}
