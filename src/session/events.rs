@@ -4,6 +4,7 @@
 //! start-up's (see `session/startup.rs`).
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -11,6 +12,7 @@ use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
+use super::stop_frame::{frame_at, FrameAt};
 use super::tools::{control, run, split, Reply};
 use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
@@ -336,8 +338,10 @@ impl Session {
         self.output.flush();
         let mut stop = Stop::from_event(body);
         stop.by_person = self.mirror.person_cause.take();
-        stop.stepped_over_or_out = self.run.note_stopped();
         let paused = std::mem::take(&mut self.run.pause_sent);
+        // A pause during the step stops wherever the program was, a callee's callee too; a
+        // breakpoint named on the way likewise.
+        stop.stepped_over_or_out = self.run.note_stopped() && !paused && stop.adapter_hits.is_empty();
         if let (true, "exception", Some(signal)) = (paused, stop.reason.as_str(), self.link.plan.quirks.pause_signal) {
             // The adapter's reason and words pass through unchanged (lldb-dap's entry reasons:
             // llvm/llvm-project#165901, llvm/llvm-project#195352); the result says
@@ -570,24 +574,26 @@ impl Session {
                         let caller = trace.stack_frames.get(shown + 1);
                         let mut rest_unread = false;
                         // A page shorter than asked for is the whole stack.
-                        let (depth, alone) = if shown > 0 {
-                            (None, false)
+                        let (depth, alone, below) = if shown > 0 {
+                            (None, false, Rc::default())
                         } else if got < levels {
                             let top = &trace.stack_frames[0].name;
-                            let others = &trace.stack_frames[1..];
-                            (Some(got), top.is_some() && others.iter().all(|f| f.name.is_some() && f.name != *top))
+                            let below: Vec<FrameAt> = trace.stack_frames[1..].iter().map(frame_at).collect();
+                            let alone = top.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != *top);
+                            (Some(got), alone, Rc::new(below))
                         } else if tell {
                             match self.told_depth(frame, caller) {
-                                Some(depth) => (Some(depth), true),
+                                Some((depth, alone, below)) => (Some(depth), alone, below),
                                 None => {
                                     rest_unread = true;
-                                    (None, false)
+                                    (None, false, Rc::default())
                                 }
                             }
                         } else {
-                            (trace.total_frames.filter(|_| self.link.plan.runtime.total_frames_exact), false)
+                            let exact = self.link.plan.runtime.total_frames_exact;
+                            (trace.total_frames.filter(|_| exact), false, Rc::default())
                         };
-                        self.ask_stop_frame(revision, frame, caller, depth, alone, now);
+                        self.ask_stop_frame(revision, frame, caller, depth, alone, below, now);
                         if rest_unread {
                             let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
                             let levels = STOP_STACK_LEVELS - 2;

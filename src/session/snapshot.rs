@@ -167,10 +167,10 @@ pub struct Stop {
     /// The person in the IDE resumed or paused the program into this stop (a mirror with
     /// control, `session::mirror`): the request they sent.
     pub by_person: Option<String>,
-    /// The one resume since the previous stop was a `next` or `stepOut` (by anyone): such a
-    /// step ends in the frame it began in or in one of that frame's callers, never in another
-    /// call (DAP § Requests › Next, StepOut; a breakpoint or exception on the way is another
-    /// reason). `stop_frame.rs` tells the frame from this where it can (`StopFrame::alone`).
+    /// The one resume since the previous stop was a `next` or `stepOut` (by anyone), with no
+    /// `pause` sent and no breakpoint named: such a step ends in the frame it began in or in one
+    /// of that frame's callers, never in another call (DAP § Requests › Next, StepOut; a
+    /// breakpoint or exception on the way is another reason). `stop_frame.rs` tells the frame from this where it can (`StopFrame::alone`).
     pub stepped_over_or_out: bool,
 }
 

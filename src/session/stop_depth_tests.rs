@@ -2,7 +2,8 @@
 //! (`RuntimeQuirks::total_frames_exact` off, as for lldb-dap and Delve): from a page that holds
 //! the whole stack, or — after one `next`/`stepOut` from a stop whose function is alone on its
 //! stack — told from that stop when the step ends in the same function and caller
-//! (`Session::may_tell_depth`, `told_depth`), with the rest of the stack read when it does not.
+//! or a caller read at that stop (`Session::may_tell_depth`, `told_depth`, `returned_depth`),
+//! with the rest of the stack read when neither tells it.
 //! They assert the `stackTrace` requests sent and whether the locals were compared.
 
 use serde_json::{json, Value};
@@ -83,15 +84,13 @@ fn a_step_over_in_a_function_alone_on_its_stack_reads_two_frames_and_still_compa
 }
 
 #[test]
-fn a_step_that_ends_in_another_function_reads_the_rest_of_the_stack_and_compares_with_its_last_stop() {
+fn a_step_out_is_told_from_the_callers_read_at_the_stop_before_and_compares_with_its_last_stop() {
     let stacks = vec![
         // main at a breakpoint, then a step in to `scale`, a step over in it, a step out.
         stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
         stack(&[frame(3, "scale", 10), frame(4, "main", 3), frame(5, "_start", 1)]),
         stack(&[frame(6, "scale", 11), frame(7, "main", 3)]),
         stack(&[frame(8, "main", 3), frame(9, "_start", 1)]),
-        // The rest of the stack below `main` and `_start`: nothing.
-        stack(&[]),
     ];
     let mut rig = Rig::new(adapter(stacks, &[1, 7, 8, 5]));
     launch(&mut rig);
@@ -101,9 +100,43 @@ fn a_step_that_ends_in_another_function_reads_the_rest_of_the_stack_and_compares
     assert!(out.text.contains("x: 7 → 8"), "{}", out.text);
     let out = step(&mut rig, StepKind::Out);
     assert!(out.text.contains("x: 1 → 5"), "back in main's call, compared with its last stop: {}", out.text);
-    // A step in reads a page; a step over in `scale` two frames; the step out two, then the
-    // rest of the stack, as `main` is not `scale`.
-    assert_eq!(pages(&rig), [(0, 20), (0, 20), (0, 2), (0, 2), (2, 18)]);
+    // A step in reads a page; a step over in `scale` two frames; the step out two too: `main`
+    // over `_start` is the caller read at the step in, one frame up.
+    assert_eq!(pages(&rig), [(0, 20), (0, 20), (0, 2), (0, 2)]);
+}
+
+#[test]
+fn a_step_that_ends_where_no_caller_was_read_reads_the_rest_of_the_stack() {
+    let stacks = vec![
+        stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
+        // Neither the same call nor a caller read before (a `longjmp` lands like this).
+        stack(&[frame(3, "handler", 20), frame(4, "dispatch", 30)]),
+        // The rest below those two: one more frame.
+        stack(&[frame(5, "_start", 1)]),
+        stack(&[frame(6, "handler", 21), frame(7, "dispatch", 30)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2, 3]));
+    launch(&mut rig);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x = 2") && !out.text.contains("1 → 2"), "a new frame: {}", out.text);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 2 → 3"), "its depth read, the next step is told: {}", out.text);
+    assert_eq!(pages(&rig), [(0, 20), (0, 2), (2, 18), (0, 2)]);
+}
+
+#[test]
+fn a_step_out_into_one_of_two_callers_alike_reads_the_rest_of_the_stack() {
+    // `leaf` under three calls of `mid`, each from line 5: a step out that lands in `mid` over
+    // `mid` at line 5 could be the first or the second of them; the rest of the stack tells.
+    let stacks = vec![
+        stack(&[frame(1, "leaf", 9), frame(2, "mid", 5), frame(3, "mid", 5), frame(8, "mid", 5), frame(4, "main", 2)]),
+        stack(&[frame(5, "mid", 5), frame(6, "mid", 5)]),
+        stack(&[frame(7, "main", 2)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    launch(&mut rig);
+    step(&mut rig, StepKind::Out);
+    assert_eq!(pages(&rig), [(0, 20), (0, 2), (2, 18)]);
 }
 
 #[test]
@@ -139,5 +172,26 @@ fn a_stack_deeper_than_the_page_is_never_told() {
     launch(&mut rig);
     let out = step(&mut rig, StepKind::Over);
     assert!(!out.text.contains("1 → 2"), "an unknown depth is never the same frame: {}", out.text);
+    assert_eq!(pages(&rig), [(0, 20), (0, 20)]);
+}
+
+#[test]
+fn a_step_that_a_pause_ended_reads_the_whole_page() {
+    // A pause during a long `next` stops wherever the program is (a callee's callee too), even
+    // where the adapter calls that stop a step.
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})).then("initialized", Value::Null));
+    a.on("configurationDone", Reply::ok(Value::Null).then("stopped", json!({"reason": "breakpoint", "threadId": 1})));
+    a.on("next", Reply::ok(Value::Null));
+    a.on("pause", Reply::ok(Value::Null).then("stopped", json!({"reason": "step", "threadId": 1})));
+    a.on("stackTrace", stack(&[frame(1, "main", 3), frame(2, "_start", 1)]));
+    a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]})));
+    a.on("variables", locals(1));
+    let mut rig = Rig::new(a);
+    launch(&mut rig);
+    let stepping = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, None, call, now));
+    let pause = rig.call(|s, key, call, now| s.pause(key, None, None, call, now));
+    rig.answered(pause);
+    rig.answered(stepping);
     assert_eq!(pages(&rig), [(0, 20), (0, 20)]);
 }

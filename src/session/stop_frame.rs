@@ -113,6 +113,18 @@ pub struct StopFrame {
     /// told from): a `next` or `stepOut` from here that ends in this function with the same
     /// caller is still this call, at this depth ([`Session::told_depth`]).
     alone: bool,
+    /// When the depth is known: the frames below the top, callers first, as (function, line)
+    /// (a caller's line stays at its call while the frames above it live), for telling the
+    /// depth of a step that returns into one of them ([`Session::returned_depth`]).
+    below: std::rc::Rc<Vec<FrameAt>>,
+}
+
+/// A frame as a stop's key sees it: its function and its line (above 0), as the adapter said.
+pub(super) type FrameAt = (Option<String>, Option<u64>);
+
+/// `frame` as a [`FrameAt`].
+pub(super) fn frame_at(frame: &crate::dap::requests::StackFrame) -> FrameAt {
+    (frame.name.clone(), frame.line.typed().copied().filter(|l| *l > 0))
 }
 
 /// Frames whose last read locals are kept for comparing (a caller returned to compares with its
@@ -167,8 +179,7 @@ impl Session {
         let location_path = self.run.stop.as_ref().and_then(|s| s.location.as_ref()).and_then(|l| l.path.clone());
         let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
         let path = frame.source.as_ref().and_then(|s| s.path.typed().cloned()).or(location_path);
-        let caller = caller.map(|c| (c.name.clone(), c.line.typed().copied().filter(|l| *l > 0)));
-        FrameKey { thread, function: frame.name.clone(), path, depth, caller }
+        FrameKey { thread, function: frame.name.clone(), path, depth, caller: caller.map(frame_at) }
     }
 
     /// Whether this stop's depth may be told from the previous stop's instead of read from a
@@ -188,16 +199,44 @@ impl Session {
     }
 
     /// The depth of a stop [`Session::may_tell_depth`] allowed: the previous stop's, when the top
-    /// frame is in the same function, source and caller; `None` when it is not (then a page of
-    /// the rest of the stack tells it, `events.rs`).
+    /// frame is in the same function, source and caller (that call); else as
+    /// [`Session::returned_depth`] tells it; `None` when neither does (then a page of the rest of
+    /// the stack tells it, `events.rs`). With `alone` and what is below the top.
     pub(super) fn told_depth(
         &self,
         frame: &crate::dap::requests::StackFrame,
         caller: Option<&crate::dap::requests::StackFrame>,
-    ) -> Option<u64> {
-        let before = self.stops.current.key.as_ref()?;
-        let now = self.frame_key(frame, caller, before.depth);
-        (&now == before).then_some(before.depth).flatten()
+    ) -> Option<(u64, bool, std::rc::Rc<Vec<FrameAt>>)> {
+        let before = &self.stops.current;
+        let key = before.key.as_ref()?;
+        let now = self.frame_key(frame, caller, key.depth);
+        if &now == key {
+            return Some((key.depth?, true, std::rc::Rc::clone(&before.below)));
+        }
+        self.returned_depth(frame, caller)
+    }
+
+    /// The depth of a stop [`Session::may_tell_depth`] allowed that is not in the same call: the
+    /// step returned into a caller, the `k`th below, when exactly one caller runs the top
+    /// frame's function with the top's caller below it as it was (function and call line).
+    /// With `alone` and what is below it. `None`: not told (the rest of the stack is read).
+    pub(super) fn returned_depth(
+        &self,
+        frame: &crate::dap::requests::StackFrame,
+        caller: Option<&crate::dap::requests::StackFrame>,
+    ) -> Option<(u64, bool, std::rc::Rc<Vec<FrameAt>>)> {
+        let before = &self.stops.current;
+        let depth = before.key.as_ref()?.depth?;
+        let below = &before.below;
+        let caller = frame_at(caller?);
+        let mut found = (1..below.len()).filter(|&k| below[k - 1].0 == frame.name && below[k] == caller);
+        let k = found.next()?;
+        if found.next().is_some() || frame.name.is_none() {
+            return None;
+        }
+        let rest: Vec<FrameAt> = below[k..].to_vec();
+        let alone = rest.iter().all(|f| f.0.is_some() && f.0 != frame.name);
+        Some((depth.checked_sub(k as u64)?, alone, std::rc::Rc::new(rest)))
     }
 
     /// The rest of a stack read after its top two frames (`events.rs`): the depth, and whether
@@ -208,16 +247,16 @@ impl Session {
             return;
         }
         let Some(key) = current.key.as_mut() else { return };
+        let Some(caller) = key.caller.clone() else { return };
         key.depth = Some(2 + rest.len() as u64);
-        let caller = key.caller.as_ref().and_then(|(name, _)| name.as_ref());
-        current.alone = key.function.is_some()
-            && caller != key.function.as_ref()
-            && rest.iter().all(|f| f.name.is_some() && f.name != key.function);
+        let below: Vec<FrameAt> = std::iter::once(caller).chain(rest.iter().map(frame_at)).collect();
+        current.alone = key.function.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != key.function);
+        current.below = std::rc::Rc::new(below);
     }
 
     /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
-    /// before that detail is counted done, so the stop waits for what this sends. `alone`: see
-    /// [`StopFrame::alone`].
+    /// before that detail is counted done, so the stop waits for what this sends. `alone` and
+    /// `below`: see [`StopFrame::alone`] (kept only with a known depth).
     pub(super) fn ask_stop_frame(
         &mut self,
         revision: u64,
@@ -225,6 +264,7 @@ impl Session {
         caller: Option<&crate::dap::requests::StackFrame>,
         depth: Option<u64>,
         alone: bool,
+        below: std::rc::Rc<Vec<FrameAt>>,
         now: Instant,
     ) {
         self.stops.stops += 1;
@@ -238,9 +278,18 @@ impl Session {
         let frame_id = frame.id.typed().copied();
         let deadline = now.checked_add(STOP_DETAIL_TIMEOUT);
         let seen = self.run.stops_seen;
-        let alone = alone && depth.is_some();
-        self.stops.current =
-            StopFrame { revision, key: Some(key), frame_id, line, deadline, seen, alone, ..StopFrame::default() };
+        let (alone, below) = if depth.is_some() { (alone, below) } else { (false, std::rc::Rc::default()) };
+        self.stops.current = StopFrame {
+            revision,
+            key: Some(key),
+            frame_id,
+            line,
+            deadline,
+            seen,
+            alone,
+            below,
+            ..StopFrame::default()
+        };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
         let function = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
         if function.is_some() && function == self.stops.timed_out {
