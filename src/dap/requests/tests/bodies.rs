@@ -373,3 +373,15 @@ fn a_record_field_or_list_entry_that_is_not_an_object_reads_as_absent() {
         }
     }
 }
+
+/// `Request::parse` says a struct body that is not an object fails (and reads as empty through
+/// `unwrap_or_default()`), as a nested record that is not an object reads as absent
+/// (`lenient::record`). An array body is not read positionally as the struct's fields.
+#[test]
+fn an_array_body_is_not_read_positionally() {
+    let body = json!([[{"id": 1, "name": "positional", "line": 3}], 1]);
+    let read = StackTrace::parse(Some(&body)).unwrap_or_default();
+    assert_eq!(read, StackTraceResponse::default(), "an array body read as fields: {read:?}");
+    let read = Evaluate::parse(Some(&json!(["positional", "int", 5]))).unwrap_or_default();
+    assert_eq!(read, EvaluateResponse::default(), "an array body read as fields: {read:?}");
+}
