@@ -33,7 +33,7 @@
 //!   `variables`): one round trip at the breakpoint ([`ITERS`] each, [`STOCK_ITERS`] on stock debugpy).
 //! - `step`, `continue`: the resume until the program stopped again and the top frame's locals
 //!   are read (what agentdap's result carries); `· location` the same with the top frame alone
-//!   (`locals: false`).
+//!   (`locals: false`); `step · again` a second `step` right after the first.
 //! - `output`, `sessions`: agentdap's own tools, no raw form.
 //! - `continue→exited` (debugpy, lldb-dap, Delve; [`EXITS`] fresh launches each, median and
 //!   `p90`, as debugpy's exit time is bimodal): the program, given [`EXIT_LOOPS`], stops at its
@@ -134,6 +134,10 @@ const OPS: &[Op] = &[
     // asks for them too (`stackTrace`, `scopes`, `variables`), and `· location` is the same
     // stop with `locals: false` against a raw client that asks for the top frame alone.
     Op { name: "step", raw: true, tool: Some("step"), args: || json!({"kind": "over"}) },
+    // A second step with locals, from the stop the first one read: where `totalFrames` is a
+    // guess (lldb-dap, Delve) its depth is told from that stop (README § What a stop shows),
+    // while `step` follows a stop that read the location alone, so it reads the stack's page.
+    Op { name: "step · again", raw: true, tool: Some("step"), args: || json!({"kind": "over"}) },
     Op { name: "step · location", raw: true, tool: Some("step"), args: || json!({"kind": "over", "locals": false}) },
     Op { name: "continue", raw: true, tool: Some("continue"), args: || json!({}) },
     Op { name: "continue · location", raw: true, tool: Some("continue"), args: || json!({"locals": false}) },

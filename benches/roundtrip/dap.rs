@@ -232,6 +232,7 @@ pub fn round_trip(dap: &mut Dap, thread: &Value, context: &str, s: &mut Samples)
     // (what any client needs to know the line).
     for (command, with_locals, name) in [
         ("next", true, "step"),
+        ("next", true, "step · again"),
         ("next", false, "step · location"),
         ("continue", true, "continue"),
         ("continue", false, "continue · location"),

@@ -72,11 +72,17 @@ pub trait Request {
     ///
     /// Errors: [`BodyError`] naming the command when the body does not have the response's
     /// shape — for the struct bodies here, only a body that is not an object (today's code
-    /// reads such a body as empty: `R::parse(body).unwrap_or_default()` keeps that). [`NoBody`]
-    /// and [`Capabilities`](crate::dap::protocol::Capabilities) accept any body.
+    /// reads such a body as empty: `R::parse(body).unwrap_or_default()` keeps that), a list
+    /// included. [`NoBody`] and [`Capabilities`](crate::dap::protocol::Capabilities) accept any
+    /// body but a list (which then reads as their default too).
     fn parse(body: Option<&Value>) -> Result<Self::Response, BodyError> {
         match body {
             None | Some(Value::Null) => Ok(Self::Response::default()),
+            // serde would read a list positionally as a struct's fields: a list is not an
+            // object, so it is a body of the wrong shape, as a nested one is (`lenient`).
+            Some(Value::Array(_)) => {
+                Err(BodyError { command: Self::COMMAND, reason: "the body is a list, not an object".to_owned() })
+            }
             Some(v) => {
                 Self::Response::deserialize(v).map_err(|e| BodyError { command: Self::COMMAND, reason: e.to_string() })
             }
