@@ -4,7 +4,6 @@
 //! start-up's (see `session/startup.rs`).
 
 use std::collections::VecDeque;
-use std::rc::Rc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -12,7 +11,6 @@ use serde_json::Value;
 
 use super::output::Category;
 use super::snapshot::{ExceptionStop, Location, RunState, Stop};
-use super::stop_frame::{frame_at, FrameAt};
 use super::tools::{control, run, split, Reply};
 use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
@@ -570,29 +568,10 @@ impl Session {
                             self.run.top_frame =
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
-                        let got = trace.stack_frames.len() as u64;
                         let caller = trace.stack_frames.get(shown + 1);
-                        let mut rest_unread = false;
-                        // A page shorter than asked for is the whole stack.
-                        let (depth, alone, below) = if shown > 0 {
-                            (None, false, Rc::default())
-                        } else if got < levels {
-                            let top = &trace.stack_frames[0].name;
-                            let below: Vec<FrameAt> = trace.stack_frames[1..].iter().map(frame_at).collect();
-                            let alone = top.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != *top);
-                            (Some(got), alone, Rc::new(below))
-                        } else if tell {
-                            match self.told_depth(frame, caller) {
-                                Some((depth, alone, below)) => (Some(depth), alone, below),
-                                None => {
-                                    rest_unread = true;
-                                    (None, false, Rc::default())
-                                }
-                            }
-                        } else {
-                            let exact = self.link.plan.runtime.total_frames_exact;
-                            (trace.total_frames.filter(|_| exact), false, Rc::default())
-                        };
+                        let told = self.stop_depth(&trace, shown, levels, tell);
+                        let rest_unread = told.is_none();
+                        let (depth, alone, below) = told.unwrap_or_default();
                         self.ask_stop_frame(revision, frame, caller, depth, alone, below, now);
                         if rest_unread {
                             let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);

@@ -198,6 +198,36 @@ impl Session {
             && before.seen + 1 == self.run.stops_seen
     }
 
+    /// What the stop's first page tells of its depth (`shown`: the frame shown; `levels` asked
+    /// for; `tell`: [`Session::may_tell_depth`] allowed it): the depth when known, whether the
+    /// top function is alone on the stack, and the frames below. A page shorter than `levels`
+    /// is the whole stack. `None`: the rest of the stack must be read to know.
+    pub(super) fn stop_depth(
+        &self,
+        trace: &crate::dap::requests::StackTraceResponse,
+        shown: usize,
+        levels: u64,
+        tell: bool,
+    ) -> Option<(Option<u64>, bool, std::rc::Rc<Vec<FrameAt>>)> {
+        let frames = &trace.stack_frames;
+        let got = frames.len() as u64;
+        if shown > 0 {
+            return Some((None, false, std::rc::Rc::default()));
+        }
+        if got < levels {
+            let top = &frames.first()?.name;
+            let below: Vec<FrameAt> = frames[1..].iter().map(frame_at).collect();
+            let alone = top.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != *top);
+            return Some((Some(got), alone, std::rc::Rc::new(below)));
+        }
+        if tell {
+            let (depth, alone, below) = self.told_depth(frames.first()?, frames.get(1))?;
+            return Some((Some(depth), alone, below));
+        }
+        let exact = self.link.plan.runtime.total_frames_exact;
+        Some((trace.total_frames.filter(|_| exact), false, std::rc::Rc::default()))
+    }
+
     /// The depth of a stop [`Session::may_tell_depth`] allowed: the previous stop's, when the top
     /// frame is in the same function, source and caller (that call); else as
     /// [`Session::returned_depth`] tells it; `None` when neither does (then a page of the rest of
