@@ -569,10 +569,9 @@ impl Session {
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
                         }
                         let caller = trace.stack_frames.get(shown + 1);
-                        let told = self.stop_depth(&trace, shown, levels, tell);
-                        let rest_unread = told.is_none();
-                        let (depth, alone, below) = told.unwrap_or_default();
-                        self.ask_stop_frame(revision, frame, caller, depth, alone, below, now);
+                        let place = self.stop_depth(&trace, shown, levels, tell);
+                        let rest_unread = place.is_none();
+                        self.ask_stop_frame(revision, frame, caller, place.unwrap_or_default(), now);
                         if rest_unread {
                             let thread = self.run.stop.as_ref().and_then(|s| s.thread).unwrap_or(0);
                             let levels = STOP_STACK_LEVELS - 2;

@@ -69,6 +69,8 @@ mod tests;
 mod text;
 mod threads;
 pub mod tools;
+#[cfg(test)]
+mod unnamed_ids_tests;
 mod values;
 pub mod waiters;
 

@@ -119,6 +119,15 @@ pub struct StopFrame {
     below: std::rc::Rc<Vec<FrameAt>>,
 }
 
+/// What a stop's stack read tells of its top frame's place: the depth when known,
+/// [`StopFrame::alone`] and [`StopFrame::below`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct Place {
+    pub depth: Option<u64>,
+    pub alone: bool,
+    pub below: std::rc::Rc<Vec<FrameAt>>,
+}
+
 /// A frame as a stop's key sees it: its function and its line (above 0), as the adapter said.
 pub(super) type FrameAt = (Option<String>, Option<u64>);
 
@@ -208,40 +217,39 @@ impl Session {
         shown: usize,
         levels: u64,
         tell: bool,
-    ) -> Option<(Option<u64>, bool, std::rc::Rc<Vec<FrameAt>>)> {
+    ) -> Option<Place> {
         let frames = &trace.stack_frames;
         let got = frames.len() as u64;
         if shown > 0 {
-            return Some((None, false, std::rc::Rc::default()));
+            return Some(Place::default());
         }
         if got < levels {
             let top = &frames.first()?.name;
             let below: Vec<FrameAt> = frames[1..].iter().map(frame_at).collect();
             let alone = top.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != *top);
-            return Some((Some(got), alone, std::rc::Rc::new(below)));
+            return Some(Place { depth: Some(got), alone, below: std::rc::Rc::new(below) });
         }
         if tell {
-            let (depth, alone, below) = self.told_depth(frames.first()?, frames.get(1))?;
-            return Some((Some(depth), alone, below));
+            return self.told_depth(frames.first()?, frames.get(1));
         }
         let exact = self.link.plan.runtime.total_frames_exact;
-        Some((trace.total_frames.filter(|_| exact), false, std::rc::Rc::default()))
+        Some(Place { depth: trace.total_frames.filter(|_| exact), ..Place::default() })
     }
 
     /// The depth of a stop [`Session::may_tell_depth`] allowed: the previous stop's, when the top
     /// frame is in the same function, source and caller (that call); else as
     /// [`Session::returned_depth`] tells it; `None` when neither does (then a page of the rest of
-    /// the stack tells it, `events.rs`). With `alone` and what is below the top.
+    /// the stack tells it, `events.rs`).
     pub(super) fn told_depth(
         &self,
         frame: &crate::dap::requests::StackFrame,
         caller: Option<&crate::dap::requests::StackFrame>,
-    ) -> Option<(u64, bool, std::rc::Rc<Vec<FrameAt>>)> {
+    ) -> Option<Place> {
         let before = &self.stops.current;
         let key = before.key.as_ref()?;
         let now = self.frame_key(frame, caller, key.depth);
         if &now == key {
-            return Some((key.depth?, true, std::rc::Rc::clone(&before.below)));
+            return Some(Place { depth: Some(key.depth?), alone: true, below: std::rc::Rc::clone(&before.below) });
         }
         self.returned_depth(frame, caller)
     }
@@ -249,12 +257,12 @@ impl Session {
     /// The depth of a stop [`Session::may_tell_depth`] allowed that is not in the same call: the
     /// step returned into a caller, the `k`th below, when exactly one caller runs the top
     /// frame's function with the top's caller below it as it was (function and call line).
-    /// With `alone` and what is below it. `None`: not told (the rest of the stack is read).
+    /// `None`: not told (the rest of the stack is read).
     pub(super) fn returned_depth(
         &self,
         frame: &crate::dap::requests::StackFrame,
         caller: Option<&crate::dap::requests::StackFrame>,
-    ) -> Option<(u64, bool, std::rc::Rc<Vec<FrameAt>>)> {
+    ) -> Option<Place> {
         let before = &self.stops.current;
         let depth = before.key.as_ref()?.depth?;
         let below = &before.below;
@@ -266,7 +274,7 @@ impl Session {
         }
         let rest: Vec<FrameAt> = below[k..].to_vec();
         let alone = rest.iter().all(|f| f.0.is_some() && f.0 != frame.name);
-        Some((depth.checked_sub(k as u64)?, alone, std::rc::Rc::new(rest)))
+        Some(Place { depth: Some(depth.checked_sub(k as u64)?), alone, below: std::rc::Rc::new(rest) })
     }
 
     /// The rest of a stack read after its top two frames (`events.rs`): the depth, and whether
@@ -285,18 +293,17 @@ impl Session {
     }
 
     /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
-    /// before that detail is counted done, so the stop waits for what this sends. `alone` and
-    /// `below`: see [`StopFrame::alone`] (kept only with a known depth).
+    /// before that detail is counted done, so the stop waits for what this sends. `place`'s
+    /// `alone` and `below` are kept only with a known depth.
     pub(super) fn ask_stop_frame(
         &mut self,
         revision: u64,
         frame: &crate::dap::requests::StackFrame,
         caller: Option<&crate::dap::requests::StackFrame>,
-        depth: Option<u64>,
-        alone: bool,
-        below: std::rc::Rc<Vec<FrameAt>>,
+        place: Place,
         now: Instant,
     ) {
+        let Place { depth, alone, below } = place;
         self.stops.stops += 1;
         let location = self.run.stop.as_ref().and_then(|s| s.location.clone()).unwrap_or_default();
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());

@@ -293,9 +293,12 @@ impl Session {
     fn edit_step(&mut self, mut job: Job, body: Value, now: Instant) {
         match job.phase {
             Phase::Frame => {
-                let Some(frame) = top_frame_id(&body) else {
-                    let msg = "the focus thread has no frames; pass `frame` (see `stack_trace`).";
-                    return self.calls.done.push((job.call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                let frame = match top_frame_id(&body) {
+                    Ok(frame) => frame,
+                    Err(why) => {
+                        let msg = format!("the focus thread {why}; pass `frame` (see `stack_trace`).");
+                        return self.calls.done.push((job.call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                    }
                 };
                 if let Subject::Expression { frame: f, expression, .. } = &mut job.target {
                     *f = Some(frame);

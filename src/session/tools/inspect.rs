@@ -456,8 +456,8 @@ impl Session {
             Op::Threads => self.threads_result(&body),
             Op::StackTrace { thread, start, levels } => self.stack_result(thread, start, levels, &body),
             Op::Scopes { thread, frame: None } => match top_frame_id(&body) {
-                Some(f) => return self.start_op(call, Op::Scopes { thread, frame: Some(f) }, now),
-                None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
+                Ok(f) => return self.start_op(call, Op::Scopes { thread, frame: Some(f) }, now),
+                Err(why) => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} {why}")),
             },
             Op::Scopes { frame, .. } => {
                 let scopes = Scopes::parse(Some(&body)).unwrap_or_default().scopes;
@@ -467,11 +467,11 @@ impl Session {
                 self.scopes_result(&scopes)
             }
             Op::Evaluate { thread, frame: None, expression, context, hex } => match top_frame_id(&body) {
-                Some(f) => {
+                Ok(f) => {
                     let op = Op::Evaluate { thread, frame: Some(f), expression, context, hex };
                     return self.start_op(call, op, now);
                 }
-                None => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} has no frames")),
+                Err(why) => ToolResult::error(ErrorCode::AdapterError, format!("thread {thread} {why}")),
             },
             Op::Evaluate { ref expression, ref context, frame, hex, .. } => {
                 if let Some(f) = frame {
@@ -511,11 +511,15 @@ impl Session {
         let mut text = format!("{} threads ({}):", self.id, threads.len());
         let mut list = Vec::new();
         for t in &threads {
-            let id = t.id.unwrap_or(0);
             let name = t.name.as_deref().unwrap_or("");
-            let mark = if Some(id) == focus { " (focus)" } else { "" };
-            text.push_str(&format!("\n  {id} {name}{mark}"));
-            list.push(ThreadEntry { id, name, focus: Some(id) == focus });
+            let focused = t.id.is_some() && t.id == focus;
+            let mark = if focused { " (focus)" } else { "" };
+            match t.id {
+                Some(id) => text.push_str(&format!("\n  {id} {name}{mark}")),
+                // DAP § Types › Thread: `id` is a number; without one it cannot be selected.
+                None => text.push_str(&format!("\n  ? {name} (the adapter gave it no integer id)")),
+            }
+            list.push(ThreadEntry { id: t.id, name, focus: focused });
         }
         ToolResult::ok(text, to_json(ThreadList { session: &self.id, revision: self.run.revision, threads: list }))
     }
@@ -527,8 +531,9 @@ impl Session {
             .iter()
             .map(|f| {
                 let mut m = Map::new();
-                let id = f.id.typed().copied().unwrap_or(0);
-                put(&mut m, "frame", self.view.handles.mint(Kind::Frame, id).map(Value::from));
+                // A frame without an integer id gets no handle: nothing could name it to the adapter.
+                let handle = f.id.typed().and_then(|&id| self.view.handles.mint(Kind::Frame, id));
+                put(&mut m, "frame", handle.map(Value::from));
                 let name = f.name.as_deref();
                 put(
                     &mut m,
@@ -772,9 +777,16 @@ fn more_frames(start: u64, levels: u64, got: usize, total: Option<u64>) -> Optio
     (full_page && total.is_none_or(|t| t > next)).then_some(next)
 }
 
-/// The first frame's id of a `stackTrace` answer, when it is an integer.
-pub(in crate::session) fn top_frame_id(body: &Value) -> Option<i64> {
-    StackTrace::parse(Some(body)).unwrap_or_default().stack_frames.first()?.id.typed().copied()
+/// The first frame's id of a `stackTrace` answer; else why there is none, to follow `thread N`:
+/// it has no frames, or the adapter gave its top frame no integer `id` (DAP § Types ›
+/// StackFrame: `id` is a number), which `scopes` and `evaluate` need to name it.
+pub(in crate::session) fn top_frame_id(body: &Value) -> Result<i64, String> {
+    let trace = StackTrace::parse(Some(body)).unwrap_or_default();
+    let Some(top) = trace.stack_frames.first() else { return Err("has no frames".to_owned()) };
+    top.id.typed().copied().ok_or_else(|| {
+        let sent = top.id.raw().map_or_else(|| "none".to_owned(), |v| clip(&v.to_string(), 40).0);
+        format!("has a top frame without an integer `id` (the adapter sent {sent}), so it cannot be read")
+    })
 }
 
 /// `total() at app.py:12 [frame 1004]`

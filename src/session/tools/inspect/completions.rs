@@ -87,9 +87,12 @@ impl Session {
             Err((code, msg)) => return self.calls.done.push((call, ToolResult::error(code, msg))),
         };
         if job.frame.is_none() {
-            let Some(f) = top_frame_id(&body) else {
-                let msg = format!("thread {} has no frames", job.thread);
-                return self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+            let f = match top_frame_id(&body) {
+                Ok(f) => f,
+                Err(why) => {
+                    let msg = format!("thread {} {why}", job.thread);
+                    return self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                }
             };
             job.frame = Some(f);
             return self.completions_next(call, job, now);

@@ -93,7 +93,17 @@ impl Session {
                 self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
                 return;
             }
-            let id = self.context_frame(&job).id.typed().copied().unwrap_or(0);
+            let Some(id) = self.context_frame(&job).id.typed().copied() else {
+                // Nothing can name this frame to the adapter: its stack and source are shown, its
+                // locals and watches said to be unread (never another frame's, as `frameId: 0`).
+                let why = "the adapter gave this frame no integer `id`, which `scopes` and `evaluate` need";
+                job.locals_error = Some(why.to_owned());
+                let not_evaluated = |w: &(_, String)| (w.1.clone(), Err(format!("not evaluated: {why}")));
+                job.watches = self.view.watches.iter().map(not_evaluated).collect();
+                job.watches_started = true;
+                let out = self.context_result(&job);
+                return self.calls.done.push((call, out));
+            };
             let revision = self.run.revision;
             let args = ScopesArguments { frame_id: id };
             self.request::<Scopes>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
@@ -185,9 +195,10 @@ impl Session {
             job.pending_watches = self.view.watches.iter().map(|w| w.1.clone()).collect();
         }
         if let Some(expr) = job.pending_watches.first().cloned() {
-            let id = self.context_frame(&job).id.typed().copied().unwrap_or(0);
+            // The frame's id is an integer: a frame without one ends the job at its `scopes`.
+            let id = self.context_frame(&job).id.typed().copied();
             let args =
-                EvaluateArguments { expression: expr, frame_id: Some(id), context: Some("watch".into()), format: None };
+                EvaluateArguments { expression: expr, frame_id: id, context: Some("watch".into()), format: None };
             let revision = self.run.revision;
             self.request::<Evaluate>(args, Origin::Inspect { call, op: Op::Context(job), revision }, now);
             return;
@@ -258,6 +269,9 @@ impl Session {
                 }
                 structured["locals"] = to_json(Locals { scope, handle: locals_ref, total, variables: shown });
             }
+        } else if let Some(why) = &job.locals_error {
+            text.push_str(&format!("\nlocals not read: {why}"));
+            structured["locals_error"] = why.clone().into();
         }
         let mut more = Vec::new();
         for (scope, vars, reference) in &job.scopes_shown {

@@ -145,9 +145,12 @@ impl Session {
                 Ok(body) => top_frame_id(&body),
                 Err((code, msg)) => return self.calls.done.push((call, ToolResult::error(code, msg))),
             };
-            let Some(f) = frame else {
-                let msg = format!("thread {} has no frames", job.thread);
-                return self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+            let f = match frame {
+                Ok(f) => f,
+                Err(why) => {
+                    let msg = format!("thread {} {why}", job.thread);
+                    return self.calls.done.push((call, ToolResult::error(ErrorCode::AdapterError, msg)));
+                }
             };
             job.frame = Some(f);
             return self.start_more(call, Op::Many(job), now);

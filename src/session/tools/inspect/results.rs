@@ -71,7 +71,8 @@ pub(super) struct WatchList<'a> {
 /// One thread in `threads`.
 #[derive(Serialize)]
 pub(super) struct ThreadEntry<'a> {
-    pub id: i64,
+    /// `None` (`null`): the adapter gave the thread no integer id, so nothing can name it.
+    pub id: Option<i64>,
     pub name: &'a str,
     pub focus: bool,
 }
