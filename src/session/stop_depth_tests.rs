@@ -195,3 +195,48 @@ fn a_step_that_a_pause_ended_reads_the_whole_page() {
     rig.answered(stepping);
     assert_eq!(pages(&rig), [(0, 20), (0, 20)]);
 }
+
+#[test]
+fn a_call_seen_to_return_is_never_compared_with_the_next_call_of_its_function() {
+    // `helper` stopped in, stepped out of (a stop in `main`, one frame up), stepped into again:
+    // the second call is a new frame, not "x: 1 → 2" from the call that returned.
+    let stacks = vec![
+        stack(&[frame(1, "helper", 10), frame(2, "main", 3), frame(3, "_start", 1)]),
+        stack(&[frame(4, "main", 3), frame(5, "_start", 1)]),
+        stack(&[frame(6, "helper", 10), frame(7, "main", 3), frame(8, "_start", 1)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 5, 2]));
+    launch(&mut rig);
+    step(&mut rig, StepKind::Out);
+    let out = step(&mut rig, StepKind::In);
+    assert!(out.text.contains("x = 2") && !out.text.contains("1 → 2"), "a new call: {}", out.text);
+}
+
+#[test]
+fn a_call_replaced_at_its_depth_by_another_is_not_compared_with_later() {
+    // `a` at depth 3, then (by a continue) `b` at depth 3 under the same `main`, then `a` again:
+    // `b` took `a`'s place, so that `a` had returned.
+    let stacks = vec![
+        stack(&[frame(1, "a", 10), frame(2, "main", 3), frame(3, "_start", 1)]),
+        stack(&[frame(4, "b", 20), frame(5, "main", 4), frame(6, "_start", 1)]),
+        stack(&[frame(7, "a", 10), frame(8, "main", 3), frame(9, "_start", 1)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 5, 2]));
+    launch(&mut rig);
+    for _ in 0..2 {
+        let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+        let out = rig.answered(call);
+        assert!(!out.text.contains(" → "), "each a new call: {}", out.text);
+    }
+}
+
+#[test]
+fn a_loop_that_stops_in_its_own_frame_again_still_compares() {
+    // The same `main` at one depth, stop after stop: nothing ended, so it compares.
+    let stacks = vec![stack(&[frame(1, "main", 3), frame(2, "_start", 1)])];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    launch(&mut rig);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(call);
+    assert!(out.text.contains("x: 1 → 2"), "{}", out.text);
+}

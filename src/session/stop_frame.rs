@@ -475,6 +475,7 @@ impl Session {
     /// Every detail of the stop is in: the locals as shown, compared with the baseline when the
     /// frame is the same, and kept as the next baseline.
     pub(super) fn finish_stop_frame(&mut self) {
+        self.forget_ended_calls();
         let LocalsRead::Read { variables, .. } = &self.stops.current.locals else { return };
         let variables = std::rc::Rc::clone(variables);
         let locals: Vec<Local> = variables
@@ -503,6 +504,40 @@ impl Session {
             self.stops.baselines.truncate(BASELINES);
         }
         self.stops.current.shown = locals;
+    }
+
+    /// Drops the baselines of calls this stop shows have ended: on its thread, with its depth
+    /// `d` known, a frame deeper than `d` is gone, one at `d` that is not this frame (another
+    /// function, or another caller where the page named one) was replaced, and one above it that is not the frame there now (where the stack below was
+    /// read) returned. A later call of the same function then shows its locals as new, never
+    /// as changes from a call that ended (a fresh user's finding: `k: 0 → 1 · gone: t` at a
+    /// second call).
+    fn forget_ended_calls(&mut self) {
+        let current = &self.stops.current;
+        let Some(key) = current.key.as_ref() else { return };
+        let Some(d) = key.depth else { return };
+        let below = &current.below;
+        // Where the stack below was read: the frame at depth `p` (< `d`) and its caller.
+        let at = |p: u64| -> Option<(&FrameAt, Option<&FrameAt>)> {
+            let i = usize::try_from(d.checked_sub(p + 1)?).ok()?;
+            Some((below.get(i)?, below.get(i + 1)))
+        };
+        let read = below.len() as u64 + 1 == d;
+        self.stops.baselines.retain(|b| {
+            let Some(bd) = b.key.depth.filter(|_| b.key.thread == key.thread) else { return true };
+            match bd.cmp(&d) {
+                std::cmp::Ordering::Greater => false,
+                // A page of the top frame alone (`locals: false`) names no caller to tell by.
+                std::cmp::Ordering::Equal if key.caller.is_none() => {
+                    b.key.function == key.function && b.key.path == key.path
+                }
+                std::cmp::Ordering::Equal => b.key == *key,
+                std::cmp::Ordering::Less if read => {
+                    at(bd).is_some_and(|(frame, caller)| frame.0 == b.key.function && caller.cloned() == b.key.caller)
+                }
+                std::cmp::Ordering::Less => true,
+            }
+        });
     }
 
     /// The lines a stop result shows of the frame (none when the stop is not the current one or

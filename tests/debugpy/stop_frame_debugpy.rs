@@ -124,3 +124,31 @@ fn a_recursions_sibling_call_is_a_new_frame_not_a_change() {
     }
     a.ok("disconnect", json!({}));
 }
+
+/// A call that returned is never the baseline of the next call of its function: stepped into
+/// `helper(0)`, out to `main`, round the loop and into `helper(1)`, the second call shows its
+/// locals as new — not `k: 0 → 1 · gone: t` from the first (a fresh user's finding).
+#[test]
+fn the_second_call_of_a_function_after_the_first_returned_shows_its_locals_as_new() {
+    let mut a = Agent::start();
+    let program = fixture("py/second_call.py");
+    let r = a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 9}]}));
+    assert_eq!(value_of(&r, "k"), json!("0"), "{}", r.s);
+    let r = a.ok("step", json!({"kind": "in"}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("helper"), "{}", r.text);
+    let r = a.ok("step", json!({}));
+    assert_eq!(r.s["changes"]["new"][0]["name"], json!("t"), "the same call: {}", r.s);
+    let r = a.ok("step", json!({"kind": "out"}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("main"), "{}", r.text);
+    // Round the loop to line 9 again, then into the second call.
+    let mut r = a.ok("step", json!({}));
+    while r.s["stop"]["location"]["line"] != json!(9) {
+        r = a.ok("step", json!({}));
+    }
+    assert_eq!(r.s["changes"]["changed"][0]["name"], json!("k"), "main's own call compares: {}", r.s);
+    let r = a.ok("step", json!({"kind": "in"}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("helper"), "{}", r.text);
+    assert!(r.s.get("changes").is_none(), "a new call, not changes from the first: {}", r.text);
+    assert_eq!(value_of(&r, "k"), json!("1"), "{}", r.s);
+    a.ok("disconnect", json!({}));
+}
