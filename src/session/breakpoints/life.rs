@@ -173,7 +173,14 @@ impl BreakpointStore {
         let files = self.files().flat_map(|(p, set)| set.iter().map(move |e| (p, e)));
         let mut out: Vec<String> = files
             .filter(|(_, e)| e.requested.log_message.is_none() && verified(&e.bound) && !e.hits.any())
-            .map(|(p, e)| format!("{}:{}{}", crate::session::text::short(p), e.requested.line, failed(&e.hits)))
+            .map(|(p, e)| {
+                // Named as asked, and where the adapter put it when that is another line.
+                let moved = match &e.bound {
+                    Some(b) if e.moved() => b.line.map(|l| format!(" (moved to line {l})")).unwrap_or_default(),
+                    _ => String::new(),
+                };
+                format!("{}:{}{moved}{}", crate::session::text::short(p), e.requested.line, failed(&e.hits))
+            })
             .collect();
         let unhit = |b: &Option<super::Bound>, h: &Hits| verified(b) && !h.any();
         let functions = self.functions().iter().filter(|e| unhit(&e.bound, &e.hits));
@@ -224,6 +231,16 @@ mod tests {
         s.set_functions(f.clone());
         s.on_functions_response(&f, Ok(&json!({"breakpoints": [{"id": 8, "verified": true}]})));
         s
+    }
+
+    #[test]
+    fn a_breakpoint_the_adapter_moved_is_named_with_the_line_it_was_moved_to() {
+        let mut s = BreakpointStore::default();
+        s.apply("/p/a.py", Mode::Replace, vec![bp(9), bp(12)]);
+        let body =
+            json!({"breakpoints": [{"id": 1, "verified": true, "line": 7}, {"id": 2, "verified": true, "line": 12}]});
+        s.on_response("/p/a.py", Ok(&body));
+        assert_eq!(s.never_hit(), ["a.py:9 (moved to line 7)", "a.py:12"]);
     }
 
     #[test]
