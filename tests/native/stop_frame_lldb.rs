@@ -172,3 +172,63 @@ fn steps_in_one_call_read_two_frames_and_a_step_out_compares_with_the_callers_la
     drop(a);
     assert_eq!(stack_pages(&logs), [(0, 20), (0, 2), (0, 2), (0, 20), (0, 2)]);
 }
+
+/// `F` ends in an indirect tail call (`return fp(t)`, gcc -O2: `jmp *fp`), so a `next` over
+/// that line lands in a new call of `G` that takes `F`'s place on the stack, with `F`'s caller
+/// `R` (line 8) as its caller. The stack `G R G R main` then has an older `G` called from the
+/// same line of `R`, two frames down: telling the depth as a return into that `G` is wrong (no
+/// frame returned; lldb-dap shows no artificial frame for an indirect tail call).
+const TAIL_C: &str = "#include <stdio.h>\n\
+volatile int sink;\n\
+__attribute__((noinline)) int G(int n);\n\
+int (*volatile fp)(int) = G;\n\
+__attribute__((noinline)) int F(int n);\n\
+__attribute__((noinline)) int R(int n) {\n\
+    sink = n;\n\
+    return (n > 5 ? F(n) : G(n + 5)) + 1;\n\
+}\n\
+__attribute__((noinline)) int F(int n) {\n\
+    int t = n * 3;\n\
+    sink = t;\n\
+    return fp(t);\n\
+}\n\
+__attribute__((noinline)) int G(int n) {\n\
+    int g = n + 1;\n\
+    sink = g;\n\
+    if (n > 10) return g;\n\
+    return R(n) + 1;\n\
+}\n\
+int main(void) {\n\
+    printf(\"%d\\n\", R(1));\n\
+    return 0;\n\
+}\n";
+
+/// A `next` over a tail call ends in a new call of another function, not in a caller: when an
+/// older call of that function with the same caller line is on the stack, the stop is still a
+/// new frame (as the 20-frame page says: `n = 18`), never `since rev 1: n: 6 → 18`.
+#[test]
+fn a_next_over_a_tail_call_is_a_new_frame_not_a_return_to_an_older_call() {
+    require("lldb-dap-22", "lldb-22");
+    let dir = scratch("stop-frame-tail");
+    let c = dir.join("tail.c");
+    std::fs::write(&c, TAIL_C).expect("write C");
+    let bin = dir.join("tail");
+    let built = std::process::Command::new("gcc").args(["-g", "-O2", "-o"]).arg(&bin).arg(&c).status();
+    assert!(built.is_ok_and(|s| s.success()), "gcc -O2");
+    let (c, bin) = (c.to_string_lossy().into_owned(), bin.to_string_lossy().into_owned());
+    let mut a = Agent::start_plain(|_| {});
+    // G(6) (called from R(1) at line 8), then F(6) (from R(6) at line 8), then G(18) by F's tail call.
+    let bps = [json!({"path": c, "line": 16, "condition": "n == 6"}), json!({"path": c, "line": 11})];
+    let r = a.ok("launch", json!({"program": bin, "breakpoints": bps, "wait_ms": 30000}));
+    assert_eq!((r.s["stop"]["location"]["function"].clone(), value_of(&r, "n")), (json!("G"), json!("6")), "{}", r.s);
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("F"), "{}", r.text);
+    let mut r = a.ok("step", json!({"wait_ms": 30000}));
+    while r.s["stop"]["location"]["function"] == json!("F") {
+        r = a.ok("step", json!({"wait_ms": 30000}));
+    }
+    assert_eq!(r.s["stop"]["location"]["function"], json!("G"), "{}", r.text);
+    assert!(r.s.get("changes").is_none(), "G(18) is a new call, not G(6) again: {}", r.text);
+    assert_eq!(value_of(&r, "n"), json!("18"), "{}", r.s);
+    a.ok("disconnect", json!({}));
+}
