@@ -31,4 +31,5 @@ mod native_hygiene;
 mod native_util;
 mod rust_test_run;
 mod stacks_lldb;
+mod stop_frame_delve;
 mod stop_frame_lldb;
