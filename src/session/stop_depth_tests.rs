@@ -2,8 +2,9 @@
 //! (`RuntimeQuirks::total_frames_exact` off, as for lldb-dap and Delve): from a page that holds
 //! the whole stack, or — after one `next`/`stepOut` from a stop whose function is alone on its
 //! stack — told from that stop when the step ends in the same function and caller
-//! or a caller read at that stop (`Session::may_tell_depth`, `told_depth`, `returned_depth`),
-//! with the rest of the stack read when neither tells it.
+//! (`Session::may_tell_depth`, `told_depth`), on an adapter whose steps stay in the call
+//! (`RuntimeQuirks::step_stays_in_call`, as lldb-dap's), with the rest of the stack read when
+//! the step ended elsewhere.
 //! They assert the `stackTrace` requests sent and whether the locals were compared.
 
 use serde_json::{json, Value};
@@ -47,7 +48,13 @@ fn adapter(stacks: Vec<Reply>, xs: &[i64]) -> ScriptedAdapter {
 }
 
 fn launch(rig: &mut Rig) -> crate::reply::ToolResult {
-    let call = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    launch_with(rig, true)
+}
+
+fn launch_with(rig: &mut Rig, step_stays_in_call: bool) -> crate::reply::ToolResult {
+    let mut plan = standard_plan(json!({"program": "/src/app"}));
+    plan.runtime.step_stays_in_call = step_stays_in_call;
+    let call = rig.launch(plan, args(json!({"program": "/src/app"})));
     rig.answered(call)
 }
 
@@ -84,13 +91,15 @@ fn a_step_over_in_a_function_alone_on_its_stack_reads_two_frames_and_still_compa
 }
 
 #[test]
-fn a_step_out_is_told_from_the_callers_read_at_the_stop_before_and_compares_with_its_last_stop() {
+fn a_step_out_reads_the_rest_of_the_stack_and_compares_with_the_callers_last_stop() {
     let stacks = vec![
         // main at a breakpoint, then a step in to `scale`, a step over in it, a step out.
         stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
         stack(&[frame(3, "scale", 10), frame(4, "main", 3), frame(5, "_start", 1)]),
         stack(&[frame(6, "scale", 11), frame(7, "main", 3)]),
         stack(&[frame(8, "main", 3), frame(9, "_start", 1)]),
+        // The rest of the stack below `main` and `_start`: nothing.
+        stack(&[]),
     ];
     let mut rig = Rig::new(adapter(stacks, &[1, 7, 8, 5]));
     launch(&mut rig);
@@ -100,9 +109,24 @@ fn a_step_out_is_told_from_the_callers_read_at_the_stop_before_and_compares_with
     assert!(out.text.contains("x: 7 → 8"), "{}", out.text);
     let out = step(&mut rig, StepKind::Out);
     assert!(out.text.contains("x: 1 → 5"), "back in main's call, compared with its last stop: {}", out.text);
-    // A step in reads a page; a step over in `scale` two frames; the step out two too: `main`
-    // over `_start` is the caller read at the step in, one frame up.
-    assert_eq!(pages(&rig), [(0, 20), (0, 20), (0, 2), (0, 2)]);
+    // A step in reads a page; a step over in `scale` two frames; the step out two, then the
+    // rest of the stack: a step that leaves the function is not told from the callers read
+    // before (a tail call or a deferred call can stand where one of them stood).
+    assert_eq!(pages(&rig), [(0, 20), (0, 20), (0, 2), (0, 2), (2, 18)]);
+}
+
+#[test]
+fn where_a_step_may_enter_a_new_call_every_stop_reads_the_page() {
+    // Delve: a `next` over `panic()` stops in a new deferred call (`step_stays_in_call` off).
+    let stacks = vec![
+        stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
+        stack(&[frame(3, "main", 4), frame(4, "_start", 1)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    launch_with(&mut rig, false);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 1 → 2"), "{}", out.text);
+    assert_eq!(pages(&rig), [(0, 20), (0, 20)]);
 }
 
 #[test]
@@ -122,21 +146,6 @@ fn a_step_that_ends_where_no_caller_was_read_reads_the_rest_of_the_stack() {
     let out = step(&mut rig, StepKind::Over);
     assert!(out.text.contains("x: 2 → 3"), "its depth read, the next step is told: {}", out.text);
     assert_eq!(pages(&rig), [(0, 20), (0, 2), (2, 18), (0, 2)]);
-}
-
-#[test]
-fn a_step_out_into_one_of_two_callers_alike_reads_the_rest_of_the_stack() {
-    // `leaf` under three calls of `mid`, each from line 5: a step out that lands in `mid` over
-    // `mid` at line 5 could be the first or the second of them; the rest of the stack tells.
-    let stacks = vec![
-        stack(&[frame(1, "leaf", 9), frame(2, "mid", 5), frame(3, "mid", 5), frame(8, "mid", 5), frame(4, "main", 2)]),
-        stack(&[frame(5, "mid", 5), frame(6, "mid", 5)]),
-        stack(&[frame(7, "main", 2)]),
-    ];
-    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
-    launch(&mut rig);
-    step(&mut rig, StepKind::Out);
-    assert_eq!(pages(&rig), [(0, 20), (0, 2), (2, 18)]);
 }
 
 #[test]
@@ -203,6 +212,8 @@ fn a_call_seen_to_return_is_never_compared_with_the_next_call_of_its_function() 
     let stacks = vec![
         stack(&[frame(1, "helper", 10), frame(2, "main", 3), frame(3, "_start", 1)]),
         stack(&[frame(4, "main", 3), frame(5, "_start", 1)]),
+        // The rest of the stack below `main` and `_start`: nothing.
+        stack(&[]),
         stack(&[frame(6, "helper", 10), frame(7, "main", 3), frame(8, "_start", 1)]),
     ];
     let mut rig = Rig::new(adapter(stacks, &[1, 5, 2]));

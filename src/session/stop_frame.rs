@@ -114,8 +114,8 @@ pub struct StopFrame {
     /// caller is still this call, at this depth ([`Session::told_depth`]).
     alone: bool,
     /// When the depth is known: the frames below the top, callers first, as (function, line)
-    /// (a caller's line stays at its call while the frames above it live), for telling the
-    /// depth of a step that returns into one of them ([`Session::returned_depth`]).
+    /// (a caller's line stays at its call while the frames above it live): which calls a stop
+    /// shows have ended (`forget_ended_calls`).
     below: std::rc::Rc<Vec<FrameAt>>,
 }
 
@@ -194,10 +194,13 @@ impl Session {
     /// Whether this stop's depth may be told from the previous stop's instead of read from a
     /// page of the whole stack: the program got here by one `next` or `stepOut` from the stop
     /// just before, on the same thread, whose depth was known with its function alone on the
-    /// stack. Such a step ends in that call or in a caller (none of which runs that function),
-    /// so a stop there in the same function and caller is that call ([`Session::told_depth`]).
+    /// stack, on an adapter whose steps stay in the call (`RuntimeQuirks::step_stays_in_call`).
+    /// Such a step ends in that call or in a caller (none of which runs that function), so a
+    /// stop there in the same function and caller is that call ([`Session::told_depth`]).
     pub(super) fn may_tell_depth(&self) -> bool {
-        let Some(stop) = self.run.stop.as_ref() else { return false };
+        let Some(stop) = self.run.stop.as_ref().filter(|_| self.link.plan.runtime.step_stays_in_call) else {
+            return false;
+        };
         let before = &self.stops.current;
         let same_thread = before.key.as_ref().is_some_and(|k| k.depth.is_some() && Some(k.thread) == stop.thread);
         stop.reason == "step"
@@ -237,9 +240,11 @@ impl Session {
     }
 
     /// The depth of a stop [`Session::may_tell_depth`] allowed: the previous stop's, when the top
-    /// frame is in the same function, source and caller (that call); else as
-    /// [`Session::returned_depth`] tells it; `None` when neither does (then a page of the rest of
-    /// the stack tells it, `events.rs`).
+    /// frame is in the same function, source and caller (that call); `None` when it is not (then
+    /// a page of the rest of the stack tells it, `events.rs`). A step that ends in a caller is
+    /// not told from the callers read before: a tail call or Go's deferred calls put a new call
+    /// where an older one's caller was (the breaker's `tests/native/stop_frame_lldb.rs`
+    /// `a_next_over_a_tail_call_is_a_new_frame_not_a_return_to_an_older_call`).
     pub(super) fn told_depth(
         &self,
         frame: &crate::dap::requests::StackFrame,
@@ -248,33 +253,7 @@ impl Session {
         let before = &self.stops.current;
         let key = before.key.as_ref()?;
         let now = self.frame_key(frame, caller, key.depth);
-        if &now == key {
-            return Some(Place { depth: Some(key.depth?), alone: true, below: std::rc::Rc::clone(&before.below) });
-        }
-        self.returned_depth(frame, caller)
-    }
-
-    /// The depth of a stop [`Session::may_tell_depth`] allowed that is not in the same call: the
-    /// step returned into a caller, the `k`th below, when exactly one caller runs the top
-    /// frame's function with the top's caller below it as it was (function and call line).
-    /// `None`: not told (the rest of the stack is read).
-    pub(super) fn returned_depth(
-        &self,
-        frame: &crate::dap::requests::StackFrame,
-        caller: Option<&crate::dap::requests::StackFrame>,
-    ) -> Option<Place> {
-        let before = &self.stops.current;
-        let depth = before.key.as_ref()?.depth?;
-        let below = &before.below;
-        let caller = frame_at(caller?);
-        let mut found = (1..below.len()).filter(|&k| below[k - 1].0 == frame.name && below[k] == caller);
-        let k = found.next()?;
-        if found.next().is_some() || frame.name.is_none() {
-            return None;
-        }
-        let rest: Vec<FrameAt> = below[k..].to_vec();
-        let alone = rest.iter().all(|f| f.0.is_some() && f.0 != frame.name);
-        Some(Place { depth: Some(depth.checked_sub(k as u64)?), alone, below: std::rc::Rc::new(rest) })
+        (&now == key).then(|| Place { depth: key.depth, alone: true, below: std::rc::Rc::clone(&before.below) })
     }
 
     /// The rest of a stack read after its top two frames (`events.rs`): the depth, and whether

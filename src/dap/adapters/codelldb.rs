@@ -110,6 +110,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
     RuntimeQuirks {
         // 1.11.8: its own entry stop is in the loader's `_start`, useless to an agent.
         entry_function: Some("main"),
+        // LLDB's step plans, as lldb-dap's (`RuntimeQuirks::step_stays_in_call`).
+        step_stays_in_call: true,
         // 1.11.8: the program runs on a pseudo-terminal (stderr merged, CRLF).
         debuggee_output: DebuggeeOutput::OutputEventsFromPty,
         exit_report: ExitReport::ExitedEvent,

@@ -130,6 +130,9 @@ pub fn runtime_quirks() -> RuntimeQuirks {
     RuntimeQuirks {
         // 22.1.8: its own entry stop is in the loader's `_start`, useless to an agent.
         entry_function: Some("main"),
+        // LLDB's step plans (`tests/native/stop_frame_lldb.rs`
+        // `steps_in_one_call_read_two_frames_and_a_step_out_compares_with_the_callers_last_stop`).
+        step_stays_in_call: true,
         // 22.1.8 says `entry` (description "signal SIGSTOP"); before llvm/llvm-project#165901 it
         // was `exception` with the same description. Passed through unchanged (the test
         // `entry_stops_at_main_and_reasons_pass_through` pins it).

@@ -391,6 +391,14 @@ pub struct RuntimeQuirks {
     /// while frames follow (21 at every depth of a recursion). A stop result compares locals only
     /// with a frame whose depth was known to be the same (`session/stop_frame.rs`).
     pub total_frames_exact: bool,
+    /// A `next` or `stepOut` ends in the call it left or in one of its callers, never in a new
+    /// call of that call's function under the same caller — LLDB's step plans, which step over
+    /// calls and stop on return (a self tail call reuses the frame, which a page reads the same
+    /// way). Where it holds, a stop after such a step in the same function and caller takes
+    /// the stop before's depth instead of paging the stack (`session/stop_frame.rs`,
+    /// `may_tell_depth`). Not for Delve 1.20: a `next` over `panic()` stops in a new deferred
+    /// call, under `runtime.gopanic` as the older one was (`tests/native/stop_frame_delve.rs`).
+    pub step_stays_in_call: bool,
     /// Thread ids come and go between stops (Delve 1.20: goroutines end), so a stop that asks
     /// for no thread list knows only its own thread: an id shown at an earlier stop is checked
     /// again with `threads` before a call may name it (`session/threads.rs`).
@@ -548,6 +556,7 @@ impl RuntimeQuirks {
         hex_without_prefix: false,
         condition_error_marks: &[],
         total_frames_exact: false,
+        step_stays_in_call: false,
         thread_ids_churn: false,
         core_file: None,
         stacks: super::stack_sampler::StacksQuirks::STANDARD,

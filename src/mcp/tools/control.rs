@@ -80,7 +80,10 @@ fn step(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolR
         None => StepKind::Over,
         Some(Some(k)) => k,
         Some(None) => {
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, "kind must be one of over (also `next`), in (also `into`), out, back."))
+            return Err(ToolResult::error(
+                ErrorCode::InvalidArgument,
+                "kind must be one of over (also `next`), in (also `into`), out, back.",
+            ))
         }
     };
     if let Some(g) = a.granularity.as_deref() {
