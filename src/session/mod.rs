@@ -69,6 +69,7 @@ mod tests;
 mod text;
 mod threads;
 pub mod tools;
+mod traceback;
 #[cfg(test)]
 mod unnamed_ids_tests;
 mod values;

@@ -27,3 +27,21 @@ fn evaluate_of_none_never_reads_as_nothing() {
     assert_eq!(r.text, "s = ''  (str)");
     a.ok("disconnect", json!({}));
 }
+
+/// A syntax error's traceback starts in pydevd's own evaluator: those frames are left out and
+/// counted, and what the expression did wrong stays (a fresh user's finding: 30 lines of
+/// pydevd). Both in one `evaluate` and among `expressions`.
+#[test]
+fn a_syntax_error_names_the_error_without_pydevds_own_frames() {
+    let mut a = Agent::start();
+    let program = fixture("py/nones.py");
+    a.ok("launch", json!({"program": program, "breakpoints": [{"path": program, "line": 3}]}));
+    for args in [json!({"expression": "n +"}), json!({"expressions": ["n +", "s"]})] {
+        let r = a.call("evaluate", args);
+        assert!(r.text.contains("SyntaxError: invalid syntax"), "{}", r.text);
+        assert!(r.text.contains("frames of debugpy's own evaluator left out)"), "{}", r.text);
+        assert!(!r.text.contains("_pydevd_bundle"), "{}", r.text);
+        assert!(r.text.lines().count() < 12, "{}", r.text);
+    }
+    a.ok("disconnect", json!({}));
+}

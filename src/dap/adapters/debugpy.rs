@@ -148,6 +148,9 @@ pub fn quirks() -> Quirks {
 /// debugpy's quirks about entry, exit, output and processes: the standard ones, but for `pause`.
 pub fn runtime_quirks() -> RuntimeQuirks {
     RuntimeQuirks {
+        // 1.8.22: a syntax error's traceback starts in pydevd's evaluator (`pydevd_comm.py`,
+        // `pydevd_vars.py`), vendored under `debugpy/_vendored/pydevd/` or installed as `pydevd`.
+        evaluate_own_frames: &["/_pydevd_bundle/"],
         // 1.8.22: pydevd stops a thread from its trace function, which runs only between Python
         // bytecodes; a thread blocked in native code (`Lock.acquire`, `time.sleep`, a C call)
         // never gets there, so `pause` is answered but no `stopped` follows.

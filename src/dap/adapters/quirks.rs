@@ -374,6 +374,10 @@ pub struct RuntimeQuirks {
     /// 1.11.8 answers `Syntax error` for C syntax its default "simple" expressions lack, which
     /// its `/nat` prefix evaluates).
     pub evaluate_error_hint: Option<(&'static str, &'static str)>,
+    /// Paths of the adapter's own code in the Python traceback an `evaluate` error quotes: those
+    /// frames are left out, counted (debugpy 1.8.22 quotes six frames of pydevd's evaluator
+    /// above a syntax error: `session/traceback.rs`).
+    pub evaluate_own_frames: &'static [&'static str],
     /// Values asked for in hex (`format: {hex: true}`) come as bare hex digits, without `0x`
     /// (js-debug 1.112.0: `20` is `"14"`, `255` is `"ff"`): agentdap adds the prefix, so no hex
     /// value reads as a decimal one.
@@ -553,6 +557,7 @@ impl RuntimeQuirks {
         evaluate_refusals: &[],
         evaluate_raises_as_value: false,
         evaluate_error_hint: None,
+        evaluate_own_frames: &[],
         hex_without_prefix: false,
         condition_error_marks: &[],
         total_frames_exact: false,

@@ -448,6 +448,8 @@ impl Session {
                         Some((_, hint)) => format!("{msg} ({hint})"),
                         None => msg,
                     };
+                    let own = self.link.plan.runtime.evaluate_own_frames;
+                    let msg = crate::session::traceback::without_own_frames(&msg, own, &self.link.plan.name);
                     self.calls.done.push((call, ToolResult::error(code, msg)));
                     return;
                 }

@@ -165,6 +165,8 @@ impl Session {
                     Some((_, hint)) => format!("{msg} ({hint})"),
                     None => msg,
                 };
+                let own = self.link.plan.runtime.evaluate_own_frames;
+                let msg = crate::session::traceback::without_own_frames(&msg, own, &self.link.plan.name);
                 job.timed_out |= code == ErrorCode::Timeout;
                 job.push_error(expression, &msg);
             }
