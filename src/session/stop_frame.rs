@@ -108,23 +108,29 @@ pub struct StopFrame {
     pub changes: Option<(Changes, u64, bool)>,
     /// The stop this view is of ([`crate::session::snapshot::Run::stops_seen`] then).
     seen: u64,
-    /// The key's depth is known and no other frame on the stack runs the top frame's function
-    /// (read from a page that held the whole stack, or carried from the stop this one was
-    /// told from): a `next` or `stepOut` from here that ends in this function with the same
-    /// caller is still this call, at this depth ([`Session::told_depth`]).
-    alone: bool,
     /// When the depth is known: the frames below the top, callers first, as (function, line)
-    /// (a caller's line stays at its call while the frames above it live): which calls a stop
-    /// shows have ended (`forget_ended_calls`).
+    /// (a caller's line stays at its call while the frames above it live), all of them where
+    /// the whole stack was read: which calls a stop shows have ended (`forget_ended_calls`),
+    /// and whether the top frame is alone on it ([`StopFrame::alone`]).
     below: std::rc::Rc<Vec<FrameAt>>,
 }
 
-/// What a stop's stack read tells of its top frame's place: the depth when known,
-/// [`StopFrame::alone`] and [`StopFrame::below`].
+impl StopFrame {
+    /// The key's depth is known, the whole stack below was read, and no other frame on it runs
+    /// the top frame's function: a `next` or `stepOut` from here that ends in this function
+    /// with the same caller is still this call, at this depth ([`Session::told_depth`]).
+    fn alone(&self) -> bool {
+        let Some(key) = self.key.as_ref() else { return false };
+        let whole = key.depth.is_some_and(|d| self.below.len() as u64 + 1 == d);
+        whole && key.function.is_some() && self.below.iter().all(|f| f.0.is_some() && f.0 != key.function)
+    }
+}
+
+/// What a stop's stack read tells of its top frame's place: the depth when known, and
+/// [`StopFrame::below`].
 #[derive(Clone, Debug, Default)]
 pub(super) struct Place {
     pub depth: Option<u64>,
-    pub alone: bool,
     pub below: std::rc::Rc<Vec<FrameAt>>,
 }
 
@@ -205,15 +211,15 @@ impl Session {
         let same_thread = before.key.as_ref().is_some_and(|k| k.depth.is_some() && Some(k.thread) == stop.thread);
         stop.reason == "step"
             && stop.stepped_over_or_out
-            && before.alone
+            && before.alone()
             && same_thread
             && before.seen + 1 == self.run.stops_seen
     }
 
     /// What the stop's first page tells of its depth (`shown`: the frame shown; `levels` asked
-    /// for; `tell`: [`Session::may_tell_depth`] allowed it): the depth when known, whether the
-    /// top function is alone on the stack, and the frames below. A page shorter than `levels`
-    /// is the whole stack. `None`: the rest of the stack must be read to know.
+    /// for; `tell`: [`Session::may_tell_depth`] allowed it): the depth when known, and the
+    /// frames below. A page shorter than `levels` is the whole stack. `None`: the rest of the
+    /// stack must be read to know.
     pub(super) fn stop_depth(
         &self,
         trace: &crate::dap::requests::StackTraceResponse,
@@ -227,10 +233,8 @@ impl Session {
             return Some(Place::default());
         }
         if got < levels {
-            let top = &frames.first()?.name;
-            let below: Vec<FrameAt> = frames[1..].iter().map(frame_at).collect();
-            let alone = top.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != *top);
-            return Some(Place { depth: Some(got), alone, below: std::rc::Rc::new(below) });
+            let below: Vec<FrameAt> = frames.get(1..).unwrap_or_default().iter().map(frame_at).collect();
+            return Some(Place { depth: Some(got), below: std::rc::Rc::new(below) });
         }
         if tell {
             return self.told_depth(frames.first()?, frames.get(1));
@@ -253,11 +257,11 @@ impl Session {
         let before = &self.stops.current;
         let key = before.key.as_ref()?;
         let now = self.frame_key(frame, caller, key.depth);
-        (&now == key).then(|| Place { depth: key.depth, alone: true, below: std::rc::Rc::clone(&before.below) })
+        (&now == key).then(|| Place { depth: key.depth, below: std::rc::Rc::clone(&before.below) })
     }
 
-    /// The rest of a stack read after its top two frames (`events.rs`): the depth, and whether
-    /// the top function is alone on it. A page that ends before `levels` is the whole rest.
+    /// The rest of a stack read after its top two frames (`events.rs`): the depth and the frames
+    /// below the top. A page that ends before `levels` is the whole rest.
     pub(super) fn rest_of_stack_read(&mut self, revision: u64, rest: &[crate::dap::requests::StackFrame], levels: u64) {
         let current = &mut self.stops.current;
         if current.revision != revision || (rest.len() as u64) >= levels {
@@ -266,14 +270,12 @@ impl Session {
         let Some(key) = current.key.as_mut() else { return };
         let Some(caller) = key.caller.clone() else { return };
         key.depth = Some(2 + rest.len() as u64);
-        let below: Vec<FrameAt> = std::iter::once(caller).chain(rest.iter().map(frame_at)).collect();
-        current.alone = key.function.is_some() && below.iter().all(|f| f.0.is_some() && f.0 != key.function);
-        current.below = std::rc::Rc::new(below);
+        current.below = std::rc::Rc::new(std::iter::once(caller).chain(rest.iter().map(frame_at)).collect());
     }
 
     /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
     /// before that detail is counted done, so the stop waits for what this sends. `place`'s
-    /// `alone` and `below` are kept only with a known depth.
+    /// `below` is kept only with a known depth.
     pub(super) fn ask_stop_frame(
         &mut self,
         revision: u64,
@@ -282,7 +284,7 @@ impl Session {
         place: Place,
         now: Instant,
     ) {
-        let Place { depth, alone, below } = place;
+        let Place { depth, below } = place;
         self.stops.stops += 1;
         let location = self.run.stop.as_ref().and_then(|s| s.location.clone()).unwrap_or_default();
         let raw_path = frame.source.as_ref().and_then(|s| s.path.typed().cloned());
@@ -294,18 +296,9 @@ impl Session {
         let frame_id = frame.id.typed().copied();
         let deadline = now.checked_add(STOP_DETAIL_TIMEOUT);
         let seen = self.run.stops_seen;
-        let (alone, below) = if depth.is_some() { (alone, below) } else { (false, std::rc::Rc::default()) };
-        self.stops.current = StopFrame {
-            revision,
-            key: Some(key),
-            frame_id,
-            line,
-            deadline,
-            seen,
-            alone,
-            below,
-            ..StopFrame::default()
-        };
+        let below = if depth.is_some() { below } else { std::rc::Rc::default() };
+        self.stops.current =
+            StopFrame { revision, key: Some(key), frame_id, line, deadline, seen, below, ..StopFrame::default() };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
         let function = self.stops.current.key.as_ref().map(|k| (k.function.clone(), k.path.clone()));
         if function.is_some() && function == self.stops.timed_out {

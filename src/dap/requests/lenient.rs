@@ -196,6 +196,34 @@ impl<'de, T: Lenient> Visitor<'de> for LenientVisitor<T> {
     }
 }
 
+/// The `visit_*` of every JSON kind that is not a list or an object, each reading as `$none`
+/// (for the visitors below that read only lists or objects).
+macro_rules! scalars_read_as {
+    ($none:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+
 struct RecordVisitor<T>(PhantomData<T>);
 
 impl<'de, T: DeserializeOwned> Visitor<'de> for RecordVisitor<T> {
@@ -204,27 +232,7 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for RecordVisitor<T> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_none<E>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
+    scalars_read_as!(None);
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
         d.deserialize_any(self)
     }
@@ -244,27 +252,7 @@ impl<'de, T: DeserializeOwned + Default> Visitor<'de> for ItemsVisitor<T> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars_read_as!(None);
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
