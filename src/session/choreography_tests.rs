@@ -195,6 +195,26 @@ fn a_refused_launch_fails_the_call_with_the_adapters_words_and_stops_the_adapter
 }
 
 #[test]
+fn a_breakpoint_of_a_refused_launch_is_said_never_set_not_never_verified() {
+    // The launch was refused before the adapter said `initialized`, so no `setBreakpoints` was
+    // sent: nothing the adapter said was about the breakpoint, and it is not said to be refused
+    // (a fresh user's finding: "never verified" for a launch that failed before any).
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(capabilities()));
+    a.on("launch", Reply::error("Could not find the program '/src/missing.py'"));
+    let mut rig = Rig::new(a);
+    let launch = json!({"program": "/src/missing.py", "breakpoints": [{"path": "/src/missing.py", "line": 3}]});
+    let call = rig.launch(standard_plan(json!({"program": "/src/missing.py"})), args(launch));
+    assert!(rig.answered(call).is_error);
+    let call = rig.call(|s, key, call, now| s.disconnect(key, None, call, now));
+    let out = rig.answered(call);
+    let said = "1 breakpoint(s) never set (no `setBreakpoints` answer named them): missing.py:3";
+    assert!(out.text.contains(said), "{}", out.text);
+    assert!(!out.text.contains("never verified"), "{}", out.text);
+    assert_eq!(out.structured["unset_breakpoints"], json!(["missing.py:3"]), "{}", out.structured);
+}
+
+#[test]
 fn an_adapter_that_never_answers_initialize_fails_the_launch_naming_that_step() {
     let mut a = ScriptedAdapter::new();
     a.on("initialize", Reply::never());

@@ -157,7 +157,17 @@ impl Session {
         if self.run.state.is_over() {
             // `launch {test}`'s own function breakpoint (`test_outcome::Runner::failure_function`).
             let own = self.test.as_ref().and_then(|t| t.run.runner.failure_function());
-            let never = self.breaks.store.never_verified();
+            // Never answered (no adapter ran, or its `setBreakpoints` answer left them out) is not
+            // the adapter refusing them: said apart.
+            let (never, unanswered): (Vec<_>, Vec<_>) =
+                self.breaks.store.never_verified().into_iter().partition(|(_, e)| e.bound.is_some());
+            if !unanswered.is_empty() {
+                let list: Vec<String> =
+                    unanswered.iter().map(|(p, e)| format!("{}:{}", short(p), e.requested.line)).collect();
+                let why = "no `setBreakpoints` answer named them";
+                text.push_str(&format!("\n{} breakpoint(s) never set ({why}): {}", list.len(), list.join(", ")));
+                snap["unset_breakpoints"] = list.into();
+            }
             let functions = self.breaks.store.functions_never_verified();
             if !never.is_empty() || !functions.is_empty() {
                 let mut list: Vec<String> =
