@@ -168,9 +168,10 @@ pub struct Stop {
     /// control, `session::mirror`): the request they sent.
     pub by_person: Option<String>,
     /// The one resume since the previous stop was a `next` or `stepOut` (by anyone), with no
-    /// `pause` sent and no breakpoint named: such a step ends in the frame it began in or in one
-    /// of that frame's callers, never in another call (DAP § Requests › Next, StepOut; a
-    /// breakpoint or exception on the way is another reason). `stop_frame.rs` tells the frame from this where it can (`StopFrame::alone`).
+    /// `pause` sent and no breakpoint named. Where the adapter's steps stay in their call
+    /// (`RuntimeQuirks::step_stays_in_call`: LLDB's do, Delve's over a `panic()` do not), such a
+    /// step ends in the call it began in or in a caller, and `stop_frame.rs` tells the stop's
+    /// depth from the stop before (`Session::may_tell_depth`).
     pub stepped_over_or_out: bool,
 }
 
