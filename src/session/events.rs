@@ -427,8 +427,9 @@ impl Session {
         // its caller; the top frame alone when no locals are read. (A local's
         // `memoryReference` does not tell a frame apart: lldb-dap 22.1.8 gives a register
         // local's value there, and two calls at one stack height share addresses.)
-        let tell = self.stop_wants_locals() && !self.link.plan.runtime.total_frames_exact && self.may_tell_depth();
-        let levels = match (self.stop_wants_locals(), self.link.plan.runtime.total_frames_exact) {
+        let exact = self.link.plan.runtime.total_frames_exact;
+        let tell = !exact && self.may_tell_depth();
+        let levels = match (self.stop_wants_locals(), exact) {
             (true, false) if tell => 2,
             (true, false) => STOP_STACK_LEVELS,
             (true, true) => 2,

@@ -274,8 +274,7 @@ impl Session {
     }
 
     /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
-    /// before that detail is counted done, so the stop waits for what this sends. `place`'s
-    /// `below` is kept only with a known depth.
+    /// before that detail is counted done, so the stop waits for what this sends.
     pub(super) fn ask_stop_frame(
         &mut self,
         revision: u64,
@@ -296,7 +295,6 @@ impl Session {
         let frame_id = frame.id.typed().copied();
         let deadline = now.checked_add(STOP_DETAIL_TIMEOUT);
         let seen = self.run.stops_seen;
-        let below = if depth.is_some() { below } else { std::rc::Rc::default() };
         self.stops.current =
             StopFrame { revision, key: Some(key), frame_id, line, deadline, seen, below, ..StopFrame::default() };
         let Some(id) = frame_id.filter(|_| self.stop_wants_locals()) else { return };
