@@ -46,6 +46,10 @@ pub enum StopDetail {
     Scopes { revision: u64 },
     /// The locals scope's variables.
     Locals { revision: u64 },
+    /// The `scopes` and the locals' `variables` sent with the stop's `stackTrace`, for the ids
+    /// of the previous stop's (`stop_frame/ahead.rs`).
+    AheadScopes { revision: u64 },
+    AheadLocals { revision: u64 },
     /// The first children of a local whose value says nothing without them.
     /// `outer`: a local itself (its members may be read one level down).
     Preview { revision: u64, fetching: i64, outer: bool },
@@ -439,9 +443,16 @@ impl Session {
         let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));
         // A core's crash inside the runtime: deep enough to find the program's frame.
         let levels = if self.core_runtime_frames().is_some() { levels.max(STOP_STACK_LEVELS) } else { levels };
+        let special = self.test_stop_levels().is_some() || self.core_runtime_frames().is_some();
         let tell = tell && levels == 2;
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
         self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels, tell }), now);
+        // The top frame's locals, read ahead where the adapter allows it (not where a frame
+        // below the top is shown, nor where an earlier read timed out).
+        let ahead = self.link.plan.runtime.pipelined_stop_reads && self.stops.may_read_ahead();
+        if ahead && !special && self.stop_wants_locals() {
+            self.send_reads_ahead(thread, revision, now);
+        }
     }
 
     /// One stop-detail answer is in; the waits are answered after the last one.
@@ -547,7 +558,13 @@ impl Session {
     /// The answer to a stop-detail request; the stop is ready once every one is in.
     fn stop_detail_answered(&mut self, detail: StopDetail, reply: Reply, now: Instant) {
         let Reply { failure, mut body, code } = reply;
-        let frame_read = matches!(detail, StopDetail::Scopes { .. } | StopDetail::Locals { .. });
+        let frame_read = matches!(
+            detail,
+            StopDetail::Scopes { .. }
+                | StopDetail::Locals { .. }
+                | StopDetail::AheadScopes { .. }
+                | StopDetail::AheadLocals { .. }
+        );
         if frame_read && failure.is_some() && code == ErrorCode::Timeout {
             self.note_stop_timeout();
         }
@@ -620,6 +637,18 @@ impl Session {
             StopDetail::Locals { revision } => {
                 if self.run.is_current_stop(revision) {
                     self.stop_locals_answered(failure, &mut body, now);
+                    self.stop_detail_done();
+                }
+            }
+            StopDetail::AheadScopes { revision } => {
+                if self.run.is_current_stop(revision) {
+                    self.ahead_scopes_answered(revision, failure, &body, now);
+                    self.stop_detail_done();
+                }
+            }
+            StopDetail::AheadLocals { revision } => {
+                if self.run.is_current_stop(revision) {
+                    self.ahead_locals_answered(revision, failure, &mut body, now);
                     self.stop_detail_done();
                 }
             }

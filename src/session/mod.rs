@@ -59,6 +59,8 @@ mod stacks_tests;
 mod startup;
 #[cfg(test)]
 mod stop_depth_tests;
+#[cfg(test)]
+mod ahead_tests;
 mod stop_frame;
 #[cfg(test)]
 mod stop_frame_tests;

@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
+mod ahead;
 mod compare;
+
+pub(super) use ahead::{Ahead, Guess};
 
 use compare::CHANGES_SHOWN;
 pub use compare::{changes_text, compare, local_of, Changes, Local};
@@ -159,11 +162,29 @@ pub struct StopFrames {
     stops: u64,
     /// Whether a stop with no call waiting reads its locals (`--stop-locals`).
     pub default_locals: bool,
+    /// The ids the last stop's locals were read with, and the reads sent ahead for the current
+    /// stop with them (`ahead.rs`).
+    guess: Option<Guess>,
+    ahead: Ahead,
 }
 
 impl StopFrames {
     pub fn new(default_locals: bool) -> StopFrames {
-        StopFrames { current: StopFrame::default(), baselines: Vec::new(), timed_out: None, stops: 0, default_locals }
+        StopFrames {
+            current: StopFrame::default(),
+            baselines: Vec::new(),
+            timed_out: None,
+            stops: 0,
+            default_locals,
+            guess: None,
+            ahead: Ahead::None,
+        }
+    }
+
+    /// Whether a stop may read its locals ahead (`ahead.rs`): not once a read timed out (a
+    /// slow `__repr__` keeps the adapter busy; that function's stops read no locals).
+    pub(super) fn may_read_ahead(&self) -> bool {
+        self.timed_out.is_none()
     }
 
     /// The program starts over (`restart`, a relaunch): nothing compares with before.
@@ -171,6 +192,8 @@ impl StopFrames {
         self.baselines.clear();
         self.timed_out = None;
         self.current = StopFrame::default();
+        self.guess = None;
+        self.ahead = Ahead::None;
     }
 }
 
@@ -305,6 +328,9 @@ impl Session {
             return;
         }
         self.stops.current.locals = LocalsRead::Pending;
+        if self.reads_ahead_fit(revision, id) {
+            return;
+        }
         let args = ScopesArguments { frame_id: id };
         self.stop_request::<Scopes>(args, StopDetail::Scopes { revision }, now);
     }
@@ -340,14 +366,22 @@ impl Session {
 
     /// The answer to `scopes` at a stop: asks for the first cheap scope's variables.
     pub(super) fn stop_scopes_answered(&mut self, failure: Option<String>, body: &Value, now: Instant) {
+        if let Some(reference) = self.choose_stop_scope(failure, body) {
+            self.ask_stop_locals(reference, now);
+        }
+    }
+
+    /// Takes the locals scope from a stop's `scopes` answer: its reference when there is one
+    /// (and the ids it was read with are the guess of the next stop's reads ahead, `ahead.rs`).
+    fn choose_stop_scope(&mut self, failure: Option<String>, body: &Value) -> Option<i64> {
         if let Some(why) = failure {
             self.stops.current.locals = LocalsRead::Failed(why);
-            return;
+            return None;
         }
         if !body.is_null() && body.get("scopes").and_then(Value::as_array).is_none() {
             let why = "the adapter's `scopes` answer has no list of scopes".to_owned();
             self.stops.current.locals = LocalsRead::Failed(why);
-            return;
+            return None;
         }
         let scopes = Scopes::parse(Some(body)).unwrap_or_default().scopes;
         // The first scope that is not expensive and has variables (debugpy, lldb-dap and Delve
@@ -358,12 +392,19 @@ impl Session {
             .find_map(|s| Some((s.name?, s.variables_reference.filter(|r| *r > 0)?)));
         let Some((scope, reference)) = named else {
             self.stops.current.locals = LocalsRead::NoScope;
-            return;
+            return None;
         };
         if let Some(frame) = self.stops.current.frame_id {
             self.note_frame_of([reference], frame);
+            let thread = self.run.stop.as_ref().and_then(|s| s.thread);
+            self.stops.guess = thread.map(|thread| Guess { thread, frame, reference });
         }
         self.stops.current.locals = LocalsRead::Read { scope, reference, variables: std::rc::Rc::default() };
+        Some(reference)
+    }
+
+    /// Asks for the variables of the stop's locals scope `reference`.
+    fn ask_stop_locals(&mut self, reference: i64, now: Instant) {
         let args = VariablesArguments { variables_reference: reference, ..VariablesArguments::default() };
         let revision = self.run.stop_revision;
         self.stop_request::<Variables>(args, StopDetail::Locals { revision }, now);

@@ -133,6 +133,12 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // LLDB's step plans (`tests/native/stop_frame_lldb.rs`
         // `steps_in_one_call_read_two_frames_and_a_step_out_compares_with_the_callers_last_stop`).
         step_stays_in_call: true,
+        // 22.1.8: one thread handles the requests in arrival order (`lldb/tools/lldb-dap/DAP.cpp`,
+        // `DAP::Loop`); a thread's top frame id is `index << 19` and the Locals scope is
+        // reference 1 at every stop (`MakeDAPFrameID`, `VARREF_LOCALS`). Each round trip costs
+        // it ~0.25 ms even for `threads` (2 cores), so reading ahead saves two per stop
+        // (`tests/native/stop_frame_lldb.rs`).
+        pipelined_stop_reads: true,
         // 22.1.8 says `entry` (description "signal SIGSTOP"); before llvm/llvm-project#165901 it
         // was `exception` with the same description. Passed through unchanged (the test
         // `entry_stops_at_main_and_reasons_pass_through` pins it).

@@ -403,6 +403,13 @@ pub struct RuntimeQuirks {
     /// `may_tell_depth`). Not for Delve 1.20: a `next` over `panic()` stops in a new deferred
     /// call, under `runtime.gopanic` as the older one was (`tests/native/stop_frame_delve.rs`).
     pub step_stays_in_call: bool,
+    /// The adapter handles requests one at a time in arrival order, each on the state the one
+    /// before left, and a thread's top frame and its locals scope keep their ids from stop to
+    /// stop: a stop that reads the locals sends `scopes` and `variables` for the previous
+    /// stop's ids together with its `stackTrace`, and uses their answers only where the
+    /// `stackTrace` and `scopes` answers show the ids were the same
+    /// (`session/stop_frame/ahead.rs`).
+    pub pipelined_stop_reads: bool,
     /// Thread ids come and go between stops (Delve 1.20: goroutines end), so a stop that asks
     /// for no thread list knows only its own thread: an id shown at an earlier stop is checked
     /// again with `threads` before a call may name it (`session/threads.rs`).
@@ -562,6 +569,7 @@ impl RuntimeQuirks {
         condition_error_marks: &[],
         total_frames_exact: false,
         step_stays_in_call: false,
+        pipelined_stop_reads: false,
         thread_ids_churn: false,
         core_file: None,
         stacks: super::stack_sampler::StacksQuirks::STANDARD,
