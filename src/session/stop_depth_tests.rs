@@ -251,3 +251,72 @@ fn a_loop_that_stops_in_its_own_frame_again_still_compares() {
     let out = rig.answered(call);
     assert!(out.text.contains("x: 1 → 2"), "{}", out.text);
 }
+
+/// Continues to the breakpoint with `locals: false`: the top frame alone is read.
+fn continue_location_only(rig: &mut Rig) -> crate::reply::ToolResult {
+    let call = rig.call(|s, key, call, now| {
+        s.set_call_locals(Some(false));
+        s.resume(key, None, false, None, call, now)
+    });
+    let out = rig.answered(call);
+    // The next calls ask for the default again, as every MCP call says its own.
+    rig.call(|s, _, _, _| s.set_call_locals(None));
+    out
+}
+
+#[test]
+fn a_whole_stack_read_by_stack_trace_at_a_stop_lets_the_next_step_be_told() {
+    let stacks = vec![
+        stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
+        // The location-only stop's top frame, then the `stack_trace` tool's page of the same stop.
+        stack(&[frame(3, "main", 3)]),
+        stack(&[frame(3, "main", 3), frame(4, "_start", 1)]),
+        stack(&[frame(5, "main", 4), frame(6, "_start", 1)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    launch(&mut rig);
+    continue_location_only(&mut rig);
+    let call = rig.call(|s, key, call, now| s.stack_trace(key, None, 0, 20, call, now));
+    let out = rig.answered(call);
+    assert!(out.text.contains("_start"), "{}", out.text);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 1 → 2"), "compared with main's last read: {}", out.text);
+    // The step is told its depth from the stack the tool read at the stop before.
+    assert_eq!(pages(&rig), [(0, 20), (0, 1), (0, 20), (0, 2)]);
+}
+
+#[test]
+fn a_stack_read_that_is_cut_or_of_another_frame_tells_the_stop_nothing() {
+    let stacks = vec![
+        stack(&[frame(1, "main", 3), frame(2, "_start", 1)]),
+        stack(&[frame(3, "main", 3)]),
+        // A one-frame page is cut (the stack may go on), so nothing is learned from it.
+        stack(&[frame(3, "main", 3)]),
+        stack(&[frame(5, "main", 4), frame(6, "_start", 1)]),
+    ];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    launch(&mut rig);
+    continue_location_only(&mut rig);
+    let call = rig.call(|s, key, call, now| s.stack_trace(key, None, 0, 1, call, now));
+    rig.answered(call);
+    step(&mut rig, StepKind::Over);
+    assert_eq!(pages(&rig), [(0, 20), (0, 1), (0, 1), (0, 20)]);
+}
+
+#[test]
+fn a_whole_stack_read_gives_a_stop_with_locals_its_depth_and_its_baseline_too() {
+    // Twenty frames and more at the stop's own page: its depth unknown, then a 30-frame read
+    // by `stack_trace` finds 21; the next step is told and compares with that stop.
+    let deep: Vec<Value> = (0..21).map(|i| frame(i, if i == 0 { "leaf" } else { "mid" }, 3)).collect();
+    let stepped: Vec<Value> =
+        (0..2).map(|i| frame(100 + i, if i == 0 { "leaf" } else { "mid" }, if i == 0 { 4 } else { 3 })).collect();
+    let stacks = vec![stack(&deep[..20]), stack(&deep), stack(&stepped)];
+    let mut rig = Rig::new(adapter(stacks, &[1, 2]));
+    let out = launch(&mut rig);
+    assert!(out.text.contains("x = 1"), "{}", out.text);
+    let call = rig.call(|s, key, call, now| s.stack_trace(key, None, 0, 30, call, now));
+    rig.answered(call);
+    let out = step(&mut rig, StepKind::Over);
+    assert!(out.text.contains("x: 1 → 2"), "the same call at the depth read: {}", out.text);
+    assert_eq!(pages(&rig), [(0, 20), (0, 30), (0, 2)]);
+}

@@ -296,6 +296,38 @@ impl Session {
         current.below = std::rc::Rc::new(std::iter::once(caller).chain(rest.iter().map(frame_at)).collect());
     }
 
+    /// A read of `thread`'s stack from its top at the current stop, by a tool (`stack_trace`,
+    /// `context`; `levels` asked for): where it holds the whole stack and the stop's depth is
+    /// not known yet (its own page was cut, or only the top frame was read), the stop takes the
+    /// depth from it, and so does the baseline the stop's locals left. The program has not run
+    /// since, so this is the page the stop would have read. Then the next `next` may be told
+    /// its depth ([`Session::may_tell_depth`]) instead of paging the stack again.
+    pub(super) fn stack_read_at_stop(&mut self, thread: i64, frames: &[crate::dap::requests::StackFrame], levels: u64) {
+        let at_stop = self.run.state == super::snapshot::RunState::Stopped
+            && self.stops.current.revision == self.run.stop_revision;
+        let Some(top) = frames.first().filter(|_| at_stop && (frames.len() as u64) < levels) else { return };
+        let current = &self.stops.current;
+        let Some(key) = current.key.as_ref().filter(|k| k.depth.is_none() && k.thread == thread) else { return };
+        // The same top frame the stop showed (not a frame below it, as a test's stop shows).
+        let caller = frames.get(1).map(frame_at);
+        let same_top = current.frame_id.is_some() && top.id.typed().copied() == current.frame_id;
+        if !same_top || top.name != key.function || key.caller.as_ref().is_some_and(|c| Some(c) != caller.as_ref()) {
+            return;
+        }
+        let old = key.clone();
+        let mut key = old.clone();
+        key.depth = Some(frames.len() as u64);
+        key.caller = caller;
+        let stop = self.stops.stops;
+        for b in self.stops.baselines.iter_mut().filter(|b| b.stop == stop && b.key == old) {
+            b.key = key.clone();
+        }
+        let current = &mut self.stops.current;
+        current.key = Some(key);
+        current.below = std::rc::Rc::new(frames[1..].iter().map(frame_at).collect());
+        self.forget_ended_calls();
+    }
+
     /// The stop's top frame is known: remembers it and, when wanted, asks for its scopes. Called
     /// before that detail is counted done, so the stop waits for what this sends.
     pub(super) fn ask_stop_frame(

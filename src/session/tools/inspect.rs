@@ -564,6 +564,9 @@ impl Session {
         // DAP § Requests: StackTrace: `levels` is the most frames to return (an adapter that
         // sends more is cut to what was asked).
         trace.stack_frames.truncate(usize::try_from(levels).unwrap_or(usize::MAX));
+        if start == 0 {
+            self.stack_read_at_stop(thread, &trace.stack_frames, levels);
+        }
         let total = trace.total_frames;
         let mut list = self.frames_json(&trace.stack_frames);
         let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);

@@ -86,6 +86,7 @@ impl Session {
             // DAP § Requests: StackTrace: `levels` is the most frames to return; an adapter that
             // sends more (a hostile one, thousands) is cut to what was asked.
             trace.stack_frames.truncate(CONTEXT_FRAMES as usize);
+            self.stack_read_at_stop(job.thread, &trace.stack_frames, CONTEXT_FRAMES);
             job.frames = trace.stack_frames;
             job.total_frames = trace.total_frames;
             if job.frames.is_empty() {
