@@ -8,6 +8,8 @@
 
 mod adapter_io;
 #[cfg(test)]
+mod ahead_tests;
+#[cfg(test)]
 mod attach_tests;
 pub mod breakpoints;
 mod calls;
@@ -59,8 +61,6 @@ mod stacks_tests;
 mod startup;
 #[cfg(test)]
 mod stop_depth_tests;
-#[cfg(test)]
-mod ahead_tests;
 mod stop_frame;
 #[cfg(test)]
 mod stop_frame_tests;

@@ -1,12 +1,13 @@
 //! What the native tests share: a C program built with `gcc -g -O0` and a Go package built with
-//! optimizations off (`-N -l`), each written into a test's scratch directory. Must not: start
-//! agentdap or an adapter.
+//! optimizations off (`-N -l`), each written into a test's scratch directory, and reading
+//! agentdap's `--dap-log` files. Must not: start agentdap or an adapter.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::agent::build;
 use crate::common::go_env;
+use serde_json::Value;
 
 /// Writes `source` to `dir/<file>.c` and builds `dir/<file>` from it: (the source, the binary).
 pub fn gcc(dir: &Path, file: &str, source: &str) -> (PathBuf, PathBuf) {
@@ -32,4 +33,47 @@ pub fn go_build(dir: &Path, bin: &str) -> PathBuf {
     go_env(cmd.current_dir(dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&out).arg("."));
     build(&mut cmd, "golang-go");
     out
+}
+
+/// The commands sent to the adapter in the `--dap-log` files under `dir`, each with its
+/// `frameId` or `variablesReference` (0 when it has none), and a `response:<command>` for each
+/// answer, in the order they crossed.
+pub fn dap_traffic(dir: &std::path::Path) -> Vec<(String, i64)> {
+    let mut traffic = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the DAP log directory") {
+        let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("a DAP log file");
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            let m = &v["message"];
+            let a = &m["arguments"];
+            let id = a["frameId"].as_i64().or(a["variablesReference"].as_i64()).unwrap_or(0);
+            match (v["dir"].as_str(), m["type"].as_str()) {
+                (Some("to_adapter"), Some("request")) => {
+                    traffic.push((m["command"].as_str().unwrap_or("").to_owned(), id))
+                }
+                (Some("from_adapter"), Some("response")) => {
+                    traffic.push((format!("response:{}", m["command"].as_str().unwrap_or("")), 0))
+                }
+                _ => {}
+            }
+        }
+    }
+    traffic
+}
+
+/// At each of the last `stops` `continue`s in `traffic` ([`dap_traffic`]), the stop's
+/// `scopes` and `variables` went out with its `stackTrace`, before any answer, and no `scopes`
+/// was sent twice: the reads sent ahead were the ones used
+/// (`RuntimeQuirks::pipelined_stop_reads`).
+pub fn assert_reads_ahead(traffic: &[(String, i64)], stops: usize) {
+    let continues: Vec<usize> = traffic.iter().enumerate().filter(|(_, t)| t.0 == "continue").map(|(i, _)| i).collect();
+    assert_eq!(continues.len(), stops, "{traffic:?}");
+    for at in continues {
+        let after: Vec<&(String, i64)> = traffic[at..].iter().filter(|t| t.0 != "response:continue").collect();
+        let asked: Vec<&str> = after.iter().take(4).map(|t| t.0.as_str()).collect();
+        assert_eq!(asked, ["continue", "stackTrace", "scopes", "variables"], "{traffic:?}");
+        let stop: Vec<&str> =
+            after[1..].iter().take_while(|t| t.0 != "continue" && t.0 != "disconnect").map(|t| t.0.as_str()).collect();
+        assert_eq!(stop.iter().filter(|c| **c == "scopes").count(), 1, "{stop:?}");
+    }
 }

@@ -3,7 +3,7 @@
 //! members so a change inside it is seen.
 
 use crate::agent::{require, scratch, var_names, var_value, Agent};
-use crate::native_util::gcc;
+use crate::native_util::{dap_traffic, gcc};
 use serde_json::{json, Value};
 
 const PROG_C: &str = "#include <stdio.h>\n\
@@ -186,30 +186,6 @@ int main(void) {\n\
     return 0;\n\
 }\n";
 
-/// The commands sent to the adapter in the `--dap-log` files under `dir`, each with its
-/// `frameId` or `variablesReference` (0 when it has none), and a `response:<command>` for each
-/// answer, in the order they crossed.
-fn dap_traffic(dir: &std::path::Path) -> Vec<(String, i64)> {
-    let mut traffic = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("the DAP log directory") {
-        let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("a DAP log file");
-        for line in text.lines() {
-            let v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
-            let m = &v["message"];
-            let a = &m["arguments"];
-            let id = a["frameId"].as_i64().or(a["variablesReference"].as_i64()).unwrap_or(0);
-            match (v["dir"].as_str(), m["type"].as_str()) {
-                (Some("to_adapter"), Some("request")) => traffic.push((m["command"].as_str().unwrap_or("").to_owned(), id)),
-                (Some("from_adapter"), Some("response")) => {
-                    traffic.push((format!("response:{}", m["command"].as_str().unwrap_or("")), 0))
-                }
-                _ => {}
-            }
-        }
-    }
-    traffic
-}
-
 /// lldb-dap handles requests one at a time in order, with the same top frame id and Locals
 /// reference at every stop (`RuntimeQuirks::pipelined_stop_reads`): a stop after the first
 /// sends its `scopes` and `variables` with its `stackTrace`, before that answers, and what the
@@ -239,17 +215,7 @@ fn a_stop_reads_its_locals_ahead_of_its_stack_and_shows_the_programs_values() {
     assert!(v.text.contains("21"), "{}", v.text);
     a.ok("disconnect", json!({}));
     drop(a);
-    let traffic = dap_traffic(&logs);
-    let continues: Vec<usize> = traffic.iter().enumerate().filter(|(_, t)| t.0 == "continue").map(|(i, _)| i).collect();
-    assert_eq!(continues.len(), 2, "{traffic:?}");
-    for at in continues {
-        let after: Vec<&(String, i64)> = traffic[at..].iter().filter(|t| t.0 != "response:continue").collect();
-        let asked: Vec<&str> = after.iter().take(4).map(|t| t.0.as_str()).collect();
-        assert_eq!(asked, ["continue", "stackTrace", "scopes", "variables"], "{traffic:?}");
-        // Each read once: the ones sent ahead were used.
-        let stop: Vec<&str> = after[1..].iter().take_while(|t| t.0 != "continue" && t.0 != "disconnect").map(|t| t.0.as_str()).collect();
-        assert_eq!(stop.iter().filter(|c| **c == "scopes").count(), 1, "{stop:?}");
-    }
+    crate::native_util::assert_reads_ahead(&dap_traffic(&logs), 2);
 }
 
 /// `F` ends in an indirect tail call (`return fp(t)`, gcc -O2: `jmp *fp`), so a `next` over

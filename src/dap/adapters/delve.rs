@@ -113,6 +113,11 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         single_client: true,
         // 1.20.2: frame ids restart at 1000 at every stop.
         reuses_ids_across_stops: true,
+        // 1.20.2: `stackTrace`, `scopes` and `variables` are handled one at a time in arrival
+        // order (`service/dap/server.go`: `serveDAPCodec` calls `handleRequest` for one at a time), and frame and variable handles
+        // restart at 1000 at every stop, so the stop's own reads number them the same each time
+        // (`tests/native/stop_frame_delve.rs`).
+        pipelined_stop_reads: true,
         debuggee_own_process_group: true,
         // `debug`/`test` modes run `go build` inside `launch`.
         launch_builds: true,
