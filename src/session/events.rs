@@ -32,52 +32,28 @@ pub(super) const STOP_STACK_LEVELS: u64 = 20;
 pub enum StopDetail {
     /// The top frame, for the stop's location; `levels` frames were asked for; `tell`: the
     /// depth may be told from the previous stop's (`Session::may_tell_depth`).
-    Location {
-        revision: u64,
-        levels: u64,
-        tell: bool,
-    },
+    Location { revision: u64, levels: u64, tell: bool },
     /// The stack below the top two frames, for the depth the top two did not tell; `levels`
     /// frames were asked for.
-    RestOfStack {
-        revision: u64,
-        levels: u64,
-    },
+    RestOfStack { revision: u64, levels: u64 },
     /// The threads, for a stop that named none.
-    Threads {
-        revision: u64,
-    },
+    Threads { revision: u64 },
     /// `exceptionInfo` after an exception stop, for the exception's name and message.
-    Exception {
-        revision: u64,
-    },
+    Exception { revision: u64 },
     /// A `threads` refresh at a stop (for validating thread arguments).
-    ThreadList {
-        revision: u64,
-    },
+    ThreadList { revision: u64 },
     /// The top frame's scopes, for its locals (`stop_frame.rs`).
-    Scopes {
-        revision: u64,
-    },
+    Scopes { revision: u64 },
     /// The locals scope's variables.
-    Locals {
-        revision: u64,
-    },
-    /// The `scopes` and the locals' `variables` sent with the stop's `stackTrace`, for the ids
-    /// of the previous stop's (`stop_frame/ahead.rs`).
-    AheadScopes {
-        revision: u64,
-    },
-    AheadLocals {
-        revision: u64,
-    },
+    Locals { revision: u64 },
+    /// The `scopes` sent with the stop's `stackTrace`, for the ids of the previous stop's
+    /// locals read (`stop_frame/ahead.rs`).
+    AheadScopes { revision: u64 },
+    /// The locals' `variables` sent with them.
+    AheadLocals { revision: u64 },
     /// The first children of a local whose value says nothing without them.
     /// `outer`: a local itself (its members may be read one level down).
-    Preview {
-        revision: u64,
-        fetching: i64,
-        outer: bool,
-    },
+    Preview { revision: u64, fetching: i64, outer: bool },
 }
 
 impl Session {
