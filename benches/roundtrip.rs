@@ -15,7 +15,10 @@
 //! debugpy its `launch_defaults`: `showReturnValue`, `subProcess`, `redirectOutput`, which its
 //! stop results and output show), the exception filters it sends before `configurationDone`
 //! (debugpy's `uncaught`), the `evaluate` context, and per round trip the same requests with
-//! the same `levels`; so the difference is agentdap's own. The round trips of the two sides run
+//! the same `levels`; so the difference is agentdap's own. It sends them as a plain DAP client
+//! does, each after the answer before; agentdap on lldb-dap and Delve sends a stop's `scopes`
+//! and `variables` with its `stackTrace` (README § What a stop shows, "Reads ahead"), which is
+//! part of what the rows measure. The round trips of the two sides run
 //! at once, one round each in turn (ABAB, `Turns` in `roundtrip/peer.rs`), so the machine's load
 //! drift lands on both; starts and exits alternate likewise. agentdap's own CPU per round trip,
 //! which wall-clock figures on a loaded machine hide, is counted by `scripts/callgrind-roundtrip`

@@ -497,16 +497,23 @@ impl Session {
             match &origin {
                 // Any request of the agent's own that is not a known read may have changed
                 // the program's values (a `setVariable`, an `evaluate` that calls).
-                Origin::Host(_) if !super::tools::host::only_reads(&r.command) => self.values_changed(),
+                Origin::Host(_) if !super::tools::host::only_reads(&r.command) => {
+                    self.values_changed();
+                    self.note_own_change(format!("a `{}` request", crate::visible::escaped(&r.command)));
+                }
                 // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
-                // can run code): an assignment or a call may have changed what pages show.
+                // can run code): an assignment or a call may have changed what pages show, and
+                // what a later stop calls changed.
                 Origin::Inspect { op, .. } if r.command == "evaluate" && op.evaluated().is_some() => {
-                    let expression = op.evaluated().unwrap_or_default();
+                    let expression = op.evaluated().unwrap_or_default().to_owned();
                     let prefixes = self.link.plan.quirks.mutating_evaluate_prefixes;
                     if prefixes.iter().any(|p| expression.starts_with(p)) {
                         self.values_changed();
                     } else {
                         self.clear_var_caches();
+                    }
+                    if super::own_change::may_change_values(&expression) {
+                        self.note_own_change(super::own_change::own_change("evaluate", &expression));
                     }
                 }
                 Origin::Mirror(_) if r.command == "evaluate" => self.clear_var_caches(),

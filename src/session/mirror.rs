@@ -681,6 +681,12 @@ impl Sessions {
                 return;
             }
         }
+        // A mirror client's expression that may write: a later stop's changes may be its own.
+        let expression = arguments.as_ref().and_then(|a| a.get("expression")).and_then(Value::as_str);
+        if let Some(e) = expression.filter(|e| command == "evaluate" && super::own_change::may_change_values(e)) {
+            let what = super::own_change::own_change("a mirror client's evaluate", e);
+            s.note_own_change(what);
+        }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.run.revision });
         s.run.note_request(command);

@@ -45,6 +45,9 @@ mod ops;
 pub mod output;
 #[cfg(test)]
 mod oversized_tests;
+mod own_change;
+#[cfg(test)]
+mod own_changes_tests;
 pub mod plan;
 pub mod postmortem;
 #[cfg(test)]

@@ -87,7 +87,13 @@ struct Baseline {
     revision: u64,
     /// Its place among the session's stops ([`StopFrames::stops`]).
     stop: u64,
+    /// What was done to the program's values since this read, by the agent or a mirror client
+    /// ([`Session::note_own_change`]), at most [`OWN_CHANGES`].
+    yours: Vec<String>,
 }
+
+/// Changes of the agent's own a baseline lists; past them, "and more".
+const OWN_CHANGES: usize = 3;
 
 /// The current stop's frame view.
 #[derive(Clone, Debug, Default)]
@@ -294,6 +300,21 @@ impl Session {
         let Some(caller) = key.caller.clone() else { return };
         key.depth = Some(2 + rest.len() as u64);
         current.below = std::rc::Rc::new(std::iter::once(caller).chain(rest.iter().map(frame_at)).collect());
+    }
+
+    /// Something that may have changed the program's values was done at a stop (`what`, as the
+    /// agent would name it: `set_variable total = 1000`, `evaluate items.pop()`): every frame
+    /// read before keeps it, and a later stop's changes from that read say that some may be
+    /// the agent's own, not the program's (a fresh user's finding: a step "changed" `total`
+    /// from 3 to the 1000 they had just set).
+    pub(super) fn note_own_change(&mut self, what: String) {
+        for b in &mut self.stops.baselines {
+            match b.yours.len() {
+                n if n < OWN_CHANGES => b.yours.push(what.clone()),
+                n if n == OWN_CHANGES => b.yours.push("and more".to_owned()),
+                _ => {}
+            }
+        }
     }
 
     /// A read of `thread`'s stack from its top at the current stop, by a tool (`stack_trace`,
@@ -539,11 +560,12 @@ impl Session {
         if let Some(key) = key {
             if let Some(i) = self.stops.baselines.iter().position(|b| b.key.same_as(&key)) {
                 let base = self.stops.baselines.remove(i);
-                let changes = compare(&base.locals, &locals);
+                let mut changes = compare(&base.locals, &locals);
+                changes.yours = base.yours;
                 self.stops.current.changes = Some((changes, base.revision, base.stop + 1 == stop));
             }
             let revision = self.stops.current.revision;
-            self.stops.baselines.insert(0, Baseline { key, locals: locals.clone(), revision, stop });
+            self.stops.baselines.insert(0, Baseline { key, locals: locals.clone(), revision, stop, yours: Vec::new() });
             self.stops.baselines.truncate(BASELINES);
         }
         self.stops.current.shown = locals;
@@ -650,6 +672,9 @@ impl Session {
                         m.insert("gone".into(), changes.gone.clone().into());
                         m.insert("maybe_changed".into(), changes.unsure.clone().into());
                         m.insert("unchanged".into(), changes.unchanged.into());
+                        if !changes.yours.is_empty() {
+                            m.insert("yours".into(), changes.yours.clone().into());
+                        }
                         snap["changes"] = Value::Object(m);
                     }
                 }

@@ -49,6 +49,9 @@ pub struct Changes {
     /// Equal as far as shown, but not shown whole: they may have changed.
     pub unsure: Vec<String>,
     pub unchanged: usize,
+    /// What the agent (or a mirror client) did to the program's values between the two reads
+    /// (`set_variable total = 1000`): some of the changes may be its own, not the program's.
+    pub yours: Vec<String>,
 }
 
 /// The locals of `now` against those of `before` (the same frame), matched by name and, for a
@@ -175,16 +178,20 @@ pub fn changes_text(c: &Changes) -> String {
         parts.push(format!("… {more} more changes (`context` lists the locals)"));
     }
     let unsure: Vec<&str> = c.unsure.iter().take(CHANGES_SHOWN).map(String::as_str).collect();
+    let yours = match c.yours.is_empty() {
+        true => String::new(),
+        false => format!(" (since that read you also ran: {}; some of this may be yours)", c.yours.join("; ")),
+    };
     if parts.is_empty() {
         return match unsure.is_empty() {
-            true => "unchanged".to_owned(),
-            false => format!("no change seen, but not shown whole: {}", unsure.join(", ")),
+            true => format!("unchanged{yours}"),
+            false => format!("no change seen, but not shown whole: {}{yours}", unsure.join(", ")),
         };
     }
     if !unsure.is_empty() {
         parts.push(format!("maybe changed (not shown whole): {}", unsure.join(", ")));
     }
-    parts.join(" · ")
+    parts.join(" · ") + &yours
 }
 
 #[cfg(test)]

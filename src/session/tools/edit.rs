@@ -376,8 +376,16 @@ impl Session {
                 job.phase = Phase::Set;
             }
             Phase::Set => {
-                // The program's state changed: pages fetched at this stop may show old values.
+                // The program's state changed: pages fetched at this stop may show old values,
+                // and a later stop's changes may include this one.
                 self.values_changed();
+                let what = match &job.target {
+                    Subject::Variable { name, .. } => format!("{name} = {}", job.value),
+                    Subject::Expression { expression, .. } => format!("{expression} = {}", job.value),
+                };
+                let tool =
+                    if matches!(job.target, Subject::Variable { .. }) { "set_variable" } else { "set_expression" };
+                self.note_own_change(crate::session::own_change::own_change(tool, &what));
                 job.ack = Some(body);
                 job.phase = Phase::After;
             }

@@ -340,6 +340,8 @@ impl Session {
                 job.written = Some(written.bytes_written);
                 // Whatever the adapter says it wrote, agentdap's pages of values are old now.
                 self.values_changed();
+                let at = job.reference.clone().or_else(|| job.expression.clone()).unwrap_or_default();
+                self.note_own_change(crate::session::own_change::own_change("write_memory at", &at));
                 if Gate::ReadMemory.open(self.link.client.capabilities()) {
                     return self.memory_next(call, job, now);
                 }

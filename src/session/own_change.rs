@@ -1,0 +1,23 @@
+//! What the agent (or a mirror client) did at a stop that may have changed the program's
+//! values, as a stop's changes name it (`Session::note_own_change` in `stop_frame.rs`; the
+//! tests are `own_changes_tests.rs`). Pure.
+
+use super::text::clip;
+
+/// Whether evaluating `expression` may change the program's values, as far as its text tells:
+/// a call (`items.pop()`, `f(x)`), an assignment (`x = 1`, `x += 1`, `y := 2`) or an increment.
+/// Plain reads (`a + b`, `p->x`, `x == 1`, `a <= b`) are taken as reads: a property or an
+/// overloaded operator that writes is not seen.
+pub fn may_change_values(expression: &str) -> bool {
+    let b = expression.as_bytes();
+    let assigns = b.iter().enumerate().any(|(i, &c)| {
+        let before = i.checked_sub(1).map(|j| b[j]);
+        c == b'=' && !matches!(before, Some(b'=' | b'!' | b'<' | b'>')) && b.get(i + 1) != Some(&b'=')
+    });
+    assigns || expression.contains('(') || expression.contains("++") || expression.contains("--")
+}
+
+/// `what` with `text` (an expression, a value) as the agent gave it, cut for a stop's line.
+pub fn own_change(what: &str, text: &str) -> String {
+    format!("{what} `{}`", clip(&crate::visible::escaped(text), 60).0)
+}

@@ -1,0 +1,96 @@
+//! Sans-IO tests of a stop's changes when the agent itself changed values since the read they
+//! are from (`Session::note_own_change`): a `set_variable`, an `evaluate` that may write. The
+//! changes then say what the agent ran in between, never pass its own change off as the
+//! program's (a fresh user's finding: `total: 3 → 1000` after they had set `total` to 1000).
+
+use serde_json::{json, Value};
+
+use super::scripted::{args, standard_plan, Rig};
+use super::tools::control::StepKind;
+use super::tools::inspect::Target;
+use crate::dap::scripted::{Reply, ScriptedAdapter};
+
+fn locals(x: i64) -> Reply {
+    Reply::ok(json!({"variables": [{"name": "x", "value": x.to_string(), "type": "int", "variablesReference": 0}]}))
+}
+
+/// Stops at a breakpoint, then at each step, always in `main` with the same stack; the locals
+/// answers are `xs` in turn.
+fn adapter(xs: &[i64]) -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on(
+        "initialize",
+        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsSetVariable": true}))
+            .then("initialized", Value::Null),
+    );
+    a.on("configurationDone", Reply::ok(Value::Null).then("stopped", json!({"reason": "breakpoint", "threadId": 1})));
+    a.on("next", Reply::ok(Value::Null).then("stopped", json!({"reason": "step", "threadId": 1})));
+    let frames = json!([{"id": 1, "name": "main", "line": 3, "source": {"path": "/src/app.c"}}, {"id": 2, "name": "_start", "line": 1}]);
+    a.on("stackTrace", Reply::ok(json!({"stackFrames": frames, "totalFrames": 2})));
+    a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]})));
+    a.on("setVariable", Reply::ok(json!({"value": "1000"})));
+    a.on("evaluate", Reply::ok(json!({"result": "7", "variablesReference": 0})));
+    for x in xs {
+        a.on("variables", locals(*x));
+    }
+    a
+}
+
+fn launch(rig: &mut Rig) -> crate::reply::ToolResult {
+    let call = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.answered(call)
+}
+
+fn step(rig: &mut Rig) -> crate::reply::ToolResult {
+    let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, None, call, now));
+    rig.answered(call)
+}
+
+fn evaluate(rig: &mut Rig, expression: &str) {
+    let e = expression.to_owned();
+    let call = rig.call(|s, key, call, now| s.evaluate(key, e, Target::default(), None, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+}
+
+#[test]
+fn a_step_after_set_variable_says_the_agent_set_a_value_in_between() {
+    // The stop's read, the read back after the set, the step's read.
+    let mut rig = Rig::new(adapter(&[1, 1000, 1001]));
+    let out = launch(&mut rig);
+    let handle = out.structured["locals"]["ref"].as_i64().expect("the locals' ref");
+    let call = rig.call(|s, key, call, now| s.set_variable(key, handle, "x".into(), "1000".into(), call, now));
+    let set = rig.answered(call);
+    assert!(!set.is_error, "{}", set.text);
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 1 → 1001"), "{}", out.text);
+    assert!(out.text.contains("you also ran: set_variable `x = 1000`"), "{}", out.text);
+    assert_eq!(out.structured["changes"]["yours"], json!(["set_variable `x = 1000`"]), "{}", out.structured);
+    // The next step compares with the step's own read: nothing of the agent's in between.
+    let out = step(&mut rig);
+    assert!(out.text.contains("unchanged") && !out.text.contains("you also ran"), "{}", out.text);
+}
+
+#[test]
+fn an_evaluate_that_may_write_is_named_and_a_plain_read_is_not() {
+    let mut rig = Rig::new(adapter(&[1, 2, 3]));
+    launch(&mut rig);
+    evaluate(&mut rig, "x + 1");
+    evaluate(&mut rig, "x == 1");
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 1 → 2") && !out.text.contains("you also ran"), "{}", out.text);
+    evaluate(&mut rig, "bump(&x)");
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 2 → 3 (since that read you also ran: evaluate `bump(&x)`"), "{}", out.text);
+}
+
+#[test]
+fn what_may_change_values_is_told_by_calls_assignments_and_increments() {
+    use super::own_change::may_change_values as writes;
+    for e in ["f(x)", "items.pop()", "x = 1", "x += 2", "y := 3", "i++", "--i"] {
+        assert!(writes(e), "{e}");
+    }
+    for e in ["a + b", "p->x", "x == 1", "a <= b", "a >= b", "a != b", "arr[3]", "-x"] {
+        assert!(!writes(e), "{e}");
+    }
+}
