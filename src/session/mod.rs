@@ -6,6 +6,8 @@
 //! the [`Action`]s queued here (spawn an adapter, answer an MCP call, stop an adapter). After any
 //! call it also writes every session's pending DAP bytes ([`Sessions::outbound`]).
 
+#[cfg(test)]
+mod adapter_crash_tests;
 mod adapter_io;
 #[cfg(test)]
 mod ahead_tests;
