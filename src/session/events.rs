@@ -715,6 +715,17 @@ impl Session {
             )),
             RunState::Exited | RunState::Terminated if self.run.failure.is_some() => {
                 let why = self.run.failure.as_deref().and_then(|f| f.lines().next()).unwrap_or_default();
+                // A session whose program ran (it stopped, or its launch was answered) did start:
+                // its adapter died later (the breaker's `adapter_crash_tests.rs`).
+                if self.run.stops_seen > 0 || matches!(self.startup.launch_result, Some(Ok(()))) {
+                    return Err(ToolResult::error(
+                        ErrorCode::NotStopped,
+                        format!(
+                            "{} has ended: {why} after the program had run (state and values are gone); `launch` starts it again.",
+                            self.id
+                        ),
+                    ));
+                }
                 Err(ToolResult::error(
                     ErrorCode::NotStopped,
                     format!("{} did not start ({why}); `launch` again once that is fixed.", self.id),
