@@ -149,3 +149,28 @@ fn a_context_whose_locals_were_not_read_says_so_not_that_there_are_none() {
         assert!(out.structured["locals_error"].as_str().is_some_and(|w| w.contains(why)), "{}", out.structured);
     }
 }
+
+/// An object whose value is its class's own repr (`Cfg()`, debugpy) may change behind it:
+/// where the adapter's values are reprs (`Quirks::repr_whole_types`), a stop that did not read
+/// its members never calls it unchanged; a builtin list's repr shows every item and compares as
+/// it is (the fresh user's `cfg.level = 2`, shown as unchanged).
+#[test]
+fn an_object_shown_by_its_own_repr_is_never_called_unchanged() {
+    let vars = json!({"variables": [
+        {"name": "cfg", "value": "Cfg()", "type": "Cfg", "variablesReference": 5},
+        {"name": "xs", "value": "[1, 2]", "type": "list", "variablesReference": 6},
+    ]});
+    for (reprs, expected) in [(true, "no change seen, but not shown whole: cfg\n"), (false, "unchanged")] {
+        let mut rig = Rig::new(adapter(locals_scope(), Reply::ok(vars.clone())));
+        let mut plan = standard_plan(json!({"program": "/src/app.py"}));
+        if reprs {
+            plan.quirks.repr_whole_types = Some(&["list"]);
+        }
+        let call = rig.launch(plan, args(json!({"program": "/src/app.py"})));
+        rig.answered(call);
+        let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+        let out = rig.answered(call);
+        let line = out.text.lines().find(|l| l.starts_with("locals")).unwrap_or_default().to_owned() + "\n";
+        assert!(line.contains(expected), "{reprs}: {}", out.text);
+    }
+}

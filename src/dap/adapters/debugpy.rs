@@ -96,6 +96,29 @@ pub fn quirks() -> Quirks {
         default_filters_off_until_sent: true,
         // 1.8.22: with `uncaught` on, `sys.exit(<non-zero>)` stops as a SystemExit exception.
         exit_stops_as_exception: true,
+        // 1.8.22: a value is the object's `repr()`; the builtins' reprs show every item (a
+        // cut one ends in `...`), a class's own `__repr__` may not (the fresh user's `Cfg()`:
+        // `session::stop_frame_tests`).
+        repr_whole_types: Some(&[
+            "list",
+            "tuple",
+            "dict",
+            "set",
+            "frozenset",
+            "str",
+            "bytes",
+            "bytearray",
+            "int",
+            "float",
+            "complex",
+            "bool",
+            "NoneType",
+            "range",
+            "deque",
+            "OrderedDict",
+            "defaultdict",
+            "Counter",
+        ]),
         // 1.8.22: no supportsVariablePaging; `start`/`count` are ignored.
         variable_paging: false,
         // 1.8.22: a breakpoint on a blank/comment line moves to the next code line, `verified`.

@@ -66,6 +66,12 @@ pub struct Quirks {
     /// `evaluate` expressions starting with these run code that may change values (with
     /// [`Quirks::variables_are_snapshots`], refs from before such an evaluation are refused).
     pub mutating_evaluate_prefixes: &'static [&'static str],
+    /// A value with members (`variablesReference` > 0) is the object's own `repr`, which its
+    /// class's author wrote and which may leave state out (debugpy: a `__repr__` returning
+    /// `"Cfg()"` stays the same while `cfg.level` changes): unless its `type` is one of these,
+    /// whose repr shows every item, such a value whose members were not read is not shown
+    /// whole, and a stop never calls it unchanged. `None`: values are the adapter's own rendering.
+    pub repr_whole_types: Option<&'static [&'static str]>,
     /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
     /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
     pub unnamed_child_from_evaluate_name: bool,
@@ -179,6 +185,7 @@ impl Quirks {
         attach_pid_key: "processId",
         variables_are_snapshots: false,
         mutating_evaluate_prefixes: &[],
+        repr_whole_types: None,
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
         set_expression_shadows_nonlocals: false,
