@@ -367,6 +367,15 @@ impl fmt::Display for AdapterError {
                 write!(f, "unknown adapter {name:?}; known adapters: {}", known_names())
             }
             AdapterError::NotInferred { program: Some(p) } => {
+                // A native program's source is not what a native adapter runs (a fresh user's
+                // `launch {program: "prog.c"}`).
+                let ext = p.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+                if matches!(ext.as_str(), "c" | "cc" | "cpp" | "cxx" | "h" | "hpp" | "rs" | "zig") {
+                    return write!(
+                        f,
+                        "{p:?} is source code: build it with debug info (`gcc -g -O0`, `clang -g`, `cargo build`) and pass the built program, with `adapter: \"lldb\"` if its name says nothing"
+                    );
+                }
                 write!(f, "cannot tell which adapter debugs {p:?}; pass `adapter` (one of: {})", known_names())
             }
             AdapterError::NotInferred { program: None } => {
@@ -679,6 +688,12 @@ mod tests {
             text,
             "cannot tell which adapter debugs \"a.out\"; pass `adapter` (one of: debugpy, lldb, delve, node, rdbg, codelldb, gdb, netcoredbg)"
         );
+    }
+
+    #[test]
+    fn native_source_is_said_to_need_building() {
+        let text = select(None, Some("src/prog.c")).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.starts_with("\"src/prog.c\" is source code: build it"), "{text}");
     }
 
     #[test]
