@@ -68,7 +68,14 @@ pub fn compare(before: &[Local], now: &[Local]) -> Changes {
             // A preview against a bare value (the preview budget went elsewhere, or its fetch
             // failed) is not a change of the value.
             Some(b) if b.bare != l.bare => c.unsure.push(l.name.clone()),
-            Some(b) if b.compared != l.compared => c.changed.push((l.name.clone(), b.shown.clone(), l.shown.clone())),
+            Some(b) if b.compared != l.compared => {
+                let (before, now) = match b.shown == l.shown {
+                    // Alike as far as shown: where they differ is what says the change.
+                    true => around_difference(&b.compared, &l.compared),
+                    false => (b.shown.clone(), l.shown.clone()),
+                };
+                c.changed.push((l.name.clone(), before, now))
+            }
             Some(b) if b.exact && l.exact => c.unchanged += 1,
             Some(_) => c.unsure.push(l.name.clone()),
         }
@@ -79,6 +86,27 @@ pub fn compare(before: &[Local], now: &[Local]) -> Changes {
         }
     }
     c
+}
+
+/// Characters of each value shown before and from the first place two values differ.
+const AROUND_BEFORE: usize = 20;
+const AROUND_AFTER: usize = 40;
+
+/// Two values that read alike at their start, each from a little before the first character
+/// where they differ (`…Label: "a", L: 0, M: 1}` against `…Label: "a", L: 12, M: 1}`), marked
+/// `…` where cut.
+fn around_difference(a: &str, b: &str) -> (String, String) {
+    let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let from = at.saturating_sub(AROUND_BEFORE);
+    let window = |s: &str| {
+        let total = s.chars().count();
+        let part: String = s.chars().skip(from).take(AROUND_BEFORE + AROUND_AFTER).collect();
+        let head = if from > 0 { "…" } else { "" };
+        let tail = if from + AROUND_BEFORE + AROUND_AFTER < total { "…" } else { "" };
+        // One line, as a stop's changes are.
+        value_text(&format!("{head}{part}{tail}").replace('\n', "\\n")).to_owned()
+    };
+    (window(a), window(b))
 }
 
 /// How one variable reads at a stop; `preview` is its children's preview when fetched.
@@ -199,6 +227,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[test]
+    fn values_alike_as_far_as_shown_are_shown_where_they_differ() {
+        let long = |l: u32| format!("main.Big {{Label: \"{}\", L: {l}, M: 1}}", "a-rather-long-label-".repeat(8));
+        let v = |l: u32| json!({"name": "b", "value": long(l), "type": "main.Big", "variablesReference": 0});
+        let (before, now) = (local_of("b".into(), &v(0), None), local_of("b".into(), &v(12), None));
+        assert_eq!(before.shown, now.shown, "alike as far as shown");
+        let c = compare(&[before], &[now]);
+        let (_, b, n) = &c.changed[0];
+        assert!(b.starts_with('…') && b.contains("L: 0, M: 1}"), "{b}");
+        assert!(n.starts_with('…') && n.contains("L: 12, M: 1}"), "{n}");
+        assert!(!changes_text(&c).contains("changed past what is shown"), "{}", changes_text(&c));
+    }
+
     fn local(name: &str, value: &str) -> Local {
         local_of(name.to_owned(), &json!({"name": name, "value": value, "type": "int", "variablesReference": 0}), None)
     }
@@ -303,7 +344,7 @@ mod tests {
     #[test]
     fn a_change_past_what_is_shown_does_not_read_as_the_same_value_twice() {
         let c = compare(&[local("f", "a\nb")], &[local("f", "a\nc")]);
-        assert_eq!(changes_text(&c), "f: changed past what is shown (a…)");
+        assert_eq!(changes_text(&c), "f: a\\nb → a\\nc", "where they differ, on one line");
     }
 
     #[test]
