@@ -499,7 +499,9 @@ impl Session {
                 // the program's values (a `setVariable`, an `evaluate` that calls).
                 Origin::Host(_) if !super::tools::host::only_reads(&r.command) => {
                     self.values_changed();
-                    self.note_own_change(format!("a `{}` request", crate::visible::escaped(&r.command)));
+                    if !super::tools::host::keeps_values(&r.command) {
+                        self.note_own_change(format!("a `{}` request", crate::visible::escaped(&r.command)));
+                    }
                 }
                 // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
                 // can run code): an assignment or a call may have changed what pages show, and

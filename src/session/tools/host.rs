@@ -79,6 +79,26 @@ pub fn only_reads(command: &str) -> bool {
     READS.iter().any(|c| c.eq_ignore_ascii_case(command))
 }
 
+/// Requests that are no read but set up the session, not the program's values (breakpoints,
+/// a cancel, the targets a step or a goto could take): a later stop's changes are not said to
+/// include them.
+const KEEPS_VALUES: &[&str] = &[
+    "setBreakpoints",
+    "setFunctionBreakpoints",
+    "setExceptionBreakpoints",
+    "setDataBreakpoints",
+    "setInstructionBreakpoints",
+    "dataBreakpointInfo",
+    "cancel",
+    "gotoTargets",
+    "stepInTargets",
+];
+
+/// True when `command`, though not a read, leaves the program's values as they were.
+pub fn keeps_values(command: &str) -> bool {
+    KEEPS_VALUES.iter().any(|c| c.eq_ignore_ascii_case(command))
+}
+
 /// Why `command` may not go through `dap_request`, if it may not.
 pub fn refusal(command: &str) -> Option<String> {
     REFUSED.iter().find(|(c, _)| c.eq_ignore_ascii_case(command)).map(|(c, instead)| {
