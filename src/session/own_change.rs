@@ -5,16 +5,21 @@
 use super::text::clip;
 
 /// Whether evaluating `expression` may change the program's values, as far as its text tells:
-/// a call (`items.pop()`, `f(x)`), an assignment (`x = 1`, `x += 1`, `y := 2`) or an increment.
+/// a call (`items.pop()`, `f(x)`), an assignment (`x = 1`, `x += 1`, `x <<= 1`, `y := 2`), a
+/// `del` or an increment.
 /// Plain reads (`a + b`, `p->x`, `x == 1`, `a <= b`) are taken as reads: a property or an
 /// overloaded operator that writes is not seen.
 pub fn may_change_values(expression: &str) -> bool {
     let b = expression.as_bytes();
     let assigns = b.iter().enumerate().any(|(i, &c)| {
-        let before = i.checked_sub(1).map(|j| b[j]);
-        c == b'=' && !matches!(before, Some(b'=' | b'!' | b'<' | b'>')) && b.get(i + 1) != Some(&b'=')
+        let at = |k: usize| i.checked_sub(k).map(|j| b[j]);
+        // `<<=` and `>>=` assign; `<=`, `>=`, `==`, `!=` compare.
+        let shift = matches!((at(2), at(1)), (Some(b'<'), Some(b'<')) | (Some(b'>'), Some(b'>')));
+        let compares = matches!(at(1), Some(b'=' | b'!' | b'<' | b'>')) && !shift;
+        c == b'=' && !compares && b.get(i + 1) != Some(&b'=')
     });
-    assigns || expression.contains('(') || expression.contains("++") || expression.contains("--")
+    let deletes = expression.trim_start().starts_with("del ");
+    assigns || deletes || expression.contains('(') || expression.contains("++") || expression.contains("--")
 }
 
 /// `what` with `text` (an expression, a value) as the agent gave it, cut for a stop's line.

@@ -87,7 +87,7 @@ fn an_evaluate_that_may_write_is_named_and_a_plain_read_is_not() {
 #[test]
 fn what_may_change_values_is_told_by_calls_assignments_and_increments() {
     use super::own_change::may_change_values as writes;
-    for e in ["f(x)", "items.pop()", "x = 1", "x += 2", "y := 3", "i++", "--i"] {
+    for e in ["f(x)", "items.pop()", "x = 1", "x += 2", "y := 3", "i++", "--i", "x <<= 1", "x >>= 2", "del d['k']"] {
         assert!(writes(e), "{e}");
     }
     for e in ["a + b", "p->x", "x == 1", "a <= b", "a >= b", "a != b", "arr[3]", "-x"] {
