@@ -94,3 +94,77 @@ fn what_may_change_values_is_told_by_calls_assignments_and_increments() {
         assert!(!writes(e), "{e}");
     }
 }
+
+// breaker2's findings.
+
+/// `adapter(xs)` with `evaluate` answered by `reply` instead.
+fn adapter_evaluating(xs: &[i64], reply: Reply) -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on(
+        "initialize",
+        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsSetVariable": true}))
+            .then("initialized", Value::Null),
+    );
+    a.on("configurationDone", Reply::ok(Value::Null).then("stopped", json!({"reason": "breakpoint", "threadId": 1})));
+    a.on("next", Reply::ok(Value::Null).then("stopped", json!({"reason": "step", "threadId": 1})));
+    let frames = json!([{"id": 1, "name": "main", "line": 3, "source": {"path": "/src/app.c"}}, {"id": 2, "name": "_start", "line": 1}]);
+    a.on("stackTrace", Reply::ok(json!({"stackFrames": frames, "totalFrames": 2})));
+    a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]})));
+    a.on("evaluate", reply);
+    for x in xs {
+        a.on("variables", locals(*x));
+    }
+    a
+}
+
+/// Shift-assignments write as `x += 1` does (lldb-dap: `x <<= 1` turned x from 3 into 6 and the
+/// next step said `x: 3 → 6`, the program's), and so does Python's `del d['k']` (debugpy's repl
+/// runs it: `d: {'k': 1, 'j': 2} → {'j': 2}`, nothing named).
+#[test]
+fn shift_assignments_and_del_may_change_values() {
+    use super::own_change::may_change_values as writes;
+    for e in ["x <<= 1", "y >>= 1", "del d['k']", "del lst[0]", "del x"] {
+        assert!(writes(e), "{e}");
+    }
+}
+
+/// lldb-dap's repl runs LLDB commands (`context: "repl"`): `memory write -s 4 &z 99` turned z
+/// from 7 into 153 and the next step said `z: 7 → 153`, with nothing named.
+#[test]
+fn lldb_commands_that_write_may_change_values() {
+    use super::own_change::may_change_values as writes;
+    for e in ["memory write -s 4 &z 99", "`memory write -s 4 &x 0x55", "register write rax 5"] {
+        assert!(writes(e), "{e}");
+    }
+}
+
+/// An evaluate can write and then fail (debugpy: `[lst.append(9), 1/0]` answers a
+/// ZeroDivisionError after appending): the next step said `lst: [1, 2] → [1, 2, 9]` with
+/// nothing named. A failed evaluate whose text may write is still the agent's.
+#[test]
+fn an_evaluate_that_fails_after_writing_is_still_named() {
+    let mut rig = Rig::new(adapter_evaluating(&[1, 2], Reply::error("ZeroDivisionError: division by zero")));
+    launch(&mut rig);
+    let e = "[bump(), 1/0]".to_owned();
+    let call = rig.call(|s, key, call, now| s.evaluate(key, e, Target::default(), None, call, now));
+    let out = rig.answered(call);
+    assert!(out.is_error, "{}", out.text);
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 1 → 2 (since that read you also ran: evaluate `[bump(), 1/0]`"), "{}", out.text);
+}
+
+/// `context` evaluates the watches: a watch that writes (`(n := n + 1)` under debugpy) changed
+/// n from 1 to 2 and the next step said `n: 1 → 2`, the program's, with nothing named.
+#[test]
+fn a_watch_that_writes_evaluated_by_context_is_named() {
+    let mut rig = Rig::new(adapter_evaluating(&[1, 1, 2], Reply::ok(json!({"result": "2", "variablesReference": 0}))));
+    launch(&mut rig);
+    let key = rig.key;
+    let added = rig.s.watch(key, vec!["(x := x + 1)".into()], &[]);
+    assert!(added.is_ok());
+    let call = rig.call(|s, key, call, now| s.context(key, Target::default(), None, None, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "{}", out.text);
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 1 → 2 (since that read you also ran:"), "{}", out.text);
+}

@@ -174,3 +174,52 @@ fn an_object_shown_by_its_own_repr_is_never_called_unchanged() {
         assert!(line.contains(expected), "{reprs}: {}", out.text);
     }
 }
+
+/// breaker2: a builtin container's repr shows its items by their own reprs: `[Cfg()]`,
+/// `{'a': Cfg()}`, `(Cfg(),)` stay the same while each `Cfg`'s `level` changes. debugpy: after
+/// `cs[0].level = 2` (and the same for `dc`, `tup`) the stop said they were among the
+/// `unchanged`, though `cs[0].level` was 2, not 1.
+#[test]
+fn a_builtin_container_of_objects_shown_by_their_own_repr_is_never_called_unchanged() {
+    let vars = json!({"variables": [
+        {"name": "cs", "value": "[Cfg()]", "type": "list", "variablesReference": 6},
+        {"name": "dc", "value": "{'a': Cfg()}", "type": "dict", "variablesReference": 7},
+        {"name": "tup", "value": "(Cfg(),)", "type": "tuple", "variablesReference": 8},
+    ]});
+    let mut rig = Rig::new(adapter(locals_scope(), Reply::ok(vars)));
+    let mut plan = standard_plan(json!({"program": "/src/app.py"}));
+    plan.quirks.repr_whole_types = Some(&["list", "dict", "tuple"]);
+    let call = rig.launch(plan, args(json!({"program": "/src/app.py"})));
+    rig.answered(call);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(call);
+    assert_eq!(out.structured["changes"]["unchanged"], json!(0), "{}", out.text);
+    assert!(!out.text.contains("unchanged"), "{}", out.text);
+}
+
+/// breaker2: an object read as its members (`h = {inner = Cfg()}`, its own value a default
+/// repr) holds a member shown by its class's own repr: `h.inner.level` 1 → 2 was called
+/// unchanged.
+#[test]
+fn a_member_shown_by_its_own_repr_does_not_make_its_holder_unchanged() {
+    let locals = json!({"variables": [
+        {"name": "h", "value": "<__main__.Holder object at 0x7f0000000001>", "type": "Holder", "variablesReference": 5},
+    ]});
+    let members = json!({"variables": [
+        {"name": "inner", "value": "Cfg()", "type": "Cfg", "variablesReference": 9},
+    ]});
+    let mut a = adapter(locals_scope(), Reply::ok(locals.clone()));
+    // The stop's locals are the first answer; then h's members; the same at the second stop.
+    a.on("variables", Reply::ok(members.clone()));
+    a.on("variables", Reply::ok(locals));
+    a.on("variables", Reply::ok(members));
+    let mut rig = Rig::new(a);
+    let mut plan = standard_plan(json!({"program": "/src/app.py"}));
+    plan.quirks.repr_whole_types = Some(&["list", "dict", "tuple"]);
+    let call = rig.launch(plan, args(json!({"program": "/src/app.py"})));
+    let first = rig.answered(call);
+    assert!(first.text.contains("h = {inner = Cfg()}"), "{}", first.text);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(call);
+    assert!(!out.text.contains("unchanged"), "{}", out.text);
+}
