@@ -504,18 +504,15 @@ impl Session {
                     }
                 }
                 // The `evaluate` tool's, and a mirror client's (it only reads, but an expression
-                // can run code): an assignment or a call may have changed what pages show, and
-                // what a later stop calls changed.
+                // can run code): an assignment or a call may have changed what pages show (what
+                // a later stop calls changed is noted when it is sent: `Session::send_with_timeout`).
                 Origin::Inspect { op, .. } if r.command == "evaluate" && op.evaluated().is_some() => {
-                    let expression = op.evaluated().unwrap_or_default().to_owned();
+                    let expression = op.evaluated().unwrap_or_default();
                     let prefixes = self.link.plan.quirks.mutating_evaluate_prefixes;
                     if prefixes.iter().any(|p| expression.starts_with(p)) {
                         self.values_changed();
                     } else {
                         self.clear_var_caches();
-                    }
-                    if super::own_change::may_change_values(&expression) {
-                        self.note_own_change(super::own_change::own_change("evaluate", &expression));
                     }
                 }
                 Origin::Mirror(_) if r.command == "evaluate" => self.clear_var_caches(),

@@ -722,6 +722,16 @@ impl Session {
             return;
         }
         self.run.note_request(command);
+        // An expression that may write is the agent's change whatever the answer (it can write
+        // and then fail): a later stop's changes say so (`own_change.rs`). A raw request is
+        // named when it is answered (`events.rs`).
+        if command == "evaluate" && !matches!(origin, Origin::Host(_)) {
+            let expression = arguments.as_ref().and_then(|a| a.get("expression")).and_then(Value::as_str);
+            if let Some(e) = expression.filter(|e| own_change::may_change_values(e)) {
+                let what = own_change::own_change("evaluate", e);
+                self.note_own_change(what);
+            }
+        }
         if let Err(refused) = self.link.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.
             let msg = format!("could not send `{command}`: {}", refused.error);

@@ -6,7 +6,7 @@ use super::text::clip;
 
 /// Whether evaluating `expression` may change the program's values, as far as its text tells:
 /// a call (`items.pop()`, `f(x)`), an assignment (`x = 1`, `x += 1`, `x <<= 1`, `y := 2`), a
-/// `del` or an increment.
+/// `del`, an increment, or a debugger command that writes (`` `memory write … ``).
 /// Plain reads (`a + b`, `p->x`, `x == 1`, `a <= b`) are taken as reads: a property or an
 /// overloaded operator that writes is not seen.
 pub fn may_change_values(expression: &str) -> bool {
@@ -19,7 +19,9 @@ pub fn may_change_values(expression: &str) -> bool {
         c == b'=' && !compares && b.get(i + 1) != Some(&b'=')
     });
     let deletes = expression.trim_start().starts_with("del ");
-    assigns || deletes || expression.contains('(') || expression.contains("++") || expression.contains("--")
+    // A debugger command (lldb-dap's repl: `` `memory write … `` or `register write rax 5`).
+    let command = expression.trim_start().starts_with('`') || expression.split_whitespace().any(|w| w == "write");
+    assigns || deletes || command || expression.contains('(') || expression.contains("++") || expression.contains("--")
 }
 
 /// `what` with `text` (an expression, a value) as the agent gave it, cut for a stop's line.

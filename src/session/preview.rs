@@ -121,7 +121,7 @@ const GLOBAL_OBJECT_TYPE: &str = "global";
 
 /// debugpy's groups of dunder/special members and its `len()` entry, and V8's internal slots as
 /// js-debug lists them (`[[Prototype]]`, `[[Scopes]]`): not part of the value.
-fn is_grouping(c: &Value) -> bool {
+pub(in crate::session) fn is_grouping(c: &Value) -> bool {
     let name = name_of(c);
     matches!(name, "special variables" | "function variables" | "class variables" | "protected variables" | "len()")
         || (name.starts_with("__") && name.ends_with("__"))

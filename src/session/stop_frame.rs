@@ -552,12 +552,10 @@ impl Session {
                     .and_then(|r| self.cached_children(r))
                     .filter(|c| !c.is_empty())
                     .map(|c| preview::render(&c, &|r| self.cached_children(r)));
-                let read = preview.is_some();
                 let mut local = local_of(name, v, preview);
                 // A class's own repr may leave its state out (`Quirks::repr_whole_types`).
                 if let Some(whole) = self.link.plan.quirks.repr_whole_types {
-                    let builtin = local.ty.as_deref().is_some_and(|t| whole.contains(&t));
-                    if local.reference > 0 && !read && !builtin {
+                    if compare::repr_may_hide(v, whole, &|r| self.cached_children(r)) {
                         local.exact = false;
                     }
                 }

@@ -88,6 +88,84 @@ pub fn compare(before: &[Local], now: &[Local]) -> Changes {
     c
 }
 
+/// Whether `v`'s value, a repr (`Quirks::repr_whole_types`), may leave out state a stop would
+/// need to call it unchanged: a value with members is whole only when its type is a builtin in
+/// `whole` and its repr holds nothing but literals (`[1, 'a', None]`, not `[Cfg()]`: a list
+/// shows its items by their own reprs), or when it was read as its members (`lookup`) and none
+/// of those may hide anything.
+pub fn repr_may_hide(v: &Value, whole: &[&str], lookup: &dyn Fn(i64) -> Option<std::rc::Rc<Vec<Value>>>) -> bool {
+    repr_may_hide_at(v, whole, lookup, 0)
+}
+
+fn repr_may_hide_at(
+    v: &Value,
+    whole: &[&str],
+    lookup: &dyn Fn(i64) -> Option<std::rc::Rc<Vec<Value>>>,
+    depth: u8,
+) -> bool {
+    let reference = v.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
+    if reference <= 0 {
+        return false;
+    }
+    let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let value = v.get("value").and_then(Value::as_str).unwrap_or("");
+    if whole.contains(&ty) && literal_repr(value, ty) {
+        return false;
+    }
+    // Its members, where a preview read them (as the stop shows them), each whole too.
+    match lookup(reference).filter(|_| preview::wants_preview(v).is_some() && depth < 2) {
+        Some(members) => {
+            members.iter().filter(|m| !preview::is_grouping(m)).any(|m| repr_may_hide_at(m, whole, lookup, depth + 1))
+        }
+        None => true,
+    }
+}
+
+/// A repr made of literals only: numbers, quoted strings, `True`/`False`/`None`, brackets,
+/// commas and colons, and `ty` itself (`deque([1, 2])`, `set()`). Any other name is something's
+/// own repr, which may hide its state.
+fn literal_repr(text: &str, ty: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    let mut after_digit = false;
+    while let Some(c) = chars.next() {
+        if c == '\'' || c == '"' {
+            // A string literal, to its closing quote (`\` escapes one character).
+            while let Some(d) = chars.next() {
+                match d {
+                    '\\' => {
+                        chars.next();
+                    }
+                    d if d == c => break,
+                    _ => {}
+                }
+            }
+            after_digit = false;
+        } else if c.is_alphabetic() || c == '_' {
+            let mut word = String::from(c);
+            while let Some(&d) = chars.peek().filter(|d| d.is_alphanumeric() || **d == '_') {
+                word.push(d);
+                chars.next();
+            }
+            // `1e5`, `3j`, `b'…'`, `rb"…"`.
+            let number_part = after_digit && word.chars().all(|d| d.is_ascii_digit() || "eEj".contains(d));
+            let prefix =
+                matches!(chars.peek(), Some('\'' | '"')) && matches!(word.as_str(), "b" | "r" | "u" | "br" | "rb");
+            let known = matches!(word.as_str(), "True" | "False" | "None" | "inf" | "nan") || word == ty;
+            if !(number_part || prefix || known) {
+                return false;
+            }
+            after_digit = false;
+        } else if c.is_ascii_digit() {
+            after_digit = true;
+        } else if c.is_whitespace() || "[]{}(),:.+-".contains(c) {
+            after_digit = after_digit && c == '.';
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 /// Characters of each value shown before and from the first place two values differ.
 const AROUND_BEFORE: usize = 20;
 const AROUND_AFTER: usize = 40;
@@ -226,6 +304,24 @@ pub fn changes_text(c: &Changes) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_repr_of_literals_is_whole_and_one_naming_an_object_is_not() {
+        for (text, ty) in [
+            ("[1, 'a', None]", "list"),
+            ("{'k': (1.5e3, -2, 3j)}", "dict"),
+            ("deque([1, 2])", "deque"),
+            ("b'x\\'y'", "bytes"),
+            ("set()", "set"),
+        ] {
+            assert!(literal_repr(text, ty), "{text}");
+        }
+        for (text, ty) in
+            [("[Cfg()]", "list"), ("{'a': Cfg()}", "dict"), ("(Cfg(),)", "tuple"), ("[<A object at 0x1>]", "list")]
+        {
+            assert!(!literal_repr(text, ty), "{text}");
+        }
+    }
 
     #[test]
     fn values_alike_as_far_as_shown_are_shown_where_they_differ() {
