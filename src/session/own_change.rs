@@ -26,5 +26,10 @@ pub fn may_change_values(expression: &str) -> bool {
 
 /// `what` with `text` (an expression, a value) as the agent gave it, cut for a stop's line.
 pub fn own_change(what: &str, text: &str) -> String {
-    format!("{what} `{}`", clip(&crate::visible::escaped(text), 60).0)
+    let text = clip(&crate::visible::escaped(text), 60).0;
+    // Markdown's rule: a text holding a backtick is fenced with two, spaced.
+    match text.contains('`') {
+        true => format!("{what} `` {text} ``"),
+        false => format!("{what} `{text}`"),
+    }
 }
