@@ -17,23 +17,7 @@ fn locals(x: i64) -> Reply {
 /// Stops at a breakpoint, then at each step, always in `main` with the same stack; the locals
 /// answers are `xs` in turn.
 fn adapter(xs: &[i64]) -> ScriptedAdapter {
-    let mut a = ScriptedAdapter::new();
-    a.on(
-        "initialize",
-        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsSetVariable": true}))
-            .then("initialized", Value::Null),
-    );
-    a.on("configurationDone", Reply::ok(Value::Null).then("stopped", json!({"reason": "breakpoint", "threadId": 1})));
-    a.on("next", Reply::ok(Value::Null).then("stopped", json!({"reason": "step", "threadId": 1})));
-    let frames = json!([{"id": 1, "name": "main", "line": 3, "source": {"path": "/src/app.c"}}, {"id": 2, "name": "_start", "line": 1}]);
-    a.on("stackTrace", Reply::ok(json!({"stackFrames": frames, "totalFrames": 2})));
-    a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]})));
-    a.on("setVariable", Reply::ok(json!({"value": "1000"})));
-    a.on("evaluate", Reply::ok(json!({"result": "7", "variablesReference": 0})));
-    for x in xs {
-        a.on("variables", locals(*x));
-    }
-    a
+    adapter_evaluating(xs, Reply::ok(json!({"result": "7", "variablesReference": 0})))
 }
 
 fn launch(rig: &mut Rig) -> crate::reply::ToolResult {
@@ -97,7 +81,7 @@ fn what_may_change_values_is_told_by_calls_assignments_and_increments() {
 
 // breaker2's findings.
 
-/// `adapter(xs)` with `evaluate` answered by `reply` instead.
+/// [`adapter`] with `evaluate` answered by `reply`.
 fn adapter_evaluating(xs: &[i64], reply: Reply) -> ScriptedAdapter {
     let mut a = ScriptedAdapter::new();
     a.on(
@@ -110,6 +94,7 @@ fn adapter_evaluating(xs: &[i64], reply: Reply) -> ScriptedAdapter {
     let frames = json!([{"id": 1, "name": "main", "line": 3, "source": {"path": "/src/app.c"}}, {"id": 2, "name": "_start", "line": 1}]);
     a.on("stackTrace", Reply::ok(json!({"stackFrames": frames, "totalFrames": 2})));
     a.on("scopes", Reply::ok(json!({"scopes": [{"name": "Locals", "variablesReference": 11, "expensive": false}]})));
+    a.on("setVariable", Reply::ok(json!({"value": "1000"})));
     a.on("evaluate", reply);
     for x in xs {
         a.on("variables", locals(*x));

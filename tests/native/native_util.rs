@@ -35,30 +35,32 @@ pub fn go_build(dir: &Path, bin: &str) -> PathBuf {
     out
 }
 
+/// Every entry of the `--dap-log` files under `dir` (`{ms, dir, message}`), file by file.
+pub fn dap_log(dir: &std::path::Path) -> Vec<Value> {
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the DAP log directory") {
+        let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("a DAP log file");
+        entries.extend(text.lines().map(|line| serde_json::from_str(line).unwrap_or(Value::Null)));
+    }
+    entries
+}
+
 /// The commands sent to the adapter in the `--dap-log` files under `dir`, each with its
 /// `frameId` or `variablesReference` (0 when it has none), and a `response:<command>` for each
 /// answer, in the order they crossed.
 pub fn dap_traffic(dir: &std::path::Path) -> Vec<(String, i64)> {
-    let mut traffic = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("the DAP log directory") {
-        let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("a DAP log file");
-        for line in text.lines() {
-            let v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
-            let m = &v["message"];
-            let a = &m["arguments"];
-            let id = a["frameId"].as_i64().or(a["variablesReference"].as_i64()).unwrap_or(0);
-            match (v["dir"].as_str(), m["type"].as_str()) {
-                (Some("to_adapter"), Some("request")) => {
-                    traffic.push((m["command"].as_str().unwrap_or("").to_owned(), id))
-                }
-                (Some("from_adapter"), Some("response")) => {
-                    traffic.push((format!("response:{}", m["command"].as_str().unwrap_or("")), 0))
-                }
-                _ => {}
-            }
+    let entry = |v: &Value| {
+        let m = &v["message"];
+        let a = &m["arguments"];
+        let id = a["frameId"].as_i64().or(a["variablesReference"].as_i64()).unwrap_or(0);
+        let command = m["command"].as_str().unwrap_or("");
+        match (v["dir"].as_str(), m["type"].as_str()) {
+            (Some("to_adapter"), Some("request")) => Some((command.to_owned(), id)),
+            (Some("from_adapter"), Some("response")) => Some((format!("response:{command}"), 0)),
+            _ => None,
         }
-    }
-    traffic
+    };
+    dap_log(dir).iter().filter_map(entry).collect()
 }
 
 /// At each of the last `stops` `continue`s in `traffic` ([`dap_traffic`]), the stop's

@@ -128,19 +128,13 @@ fn a_recursions_sibling_call_is_a_new_frame_not_a_change() {
 
 /// The `(startFrame, levels)` of every `stackTrace` in the `--dap-log` files under `dir`.
 fn stack_pages(dir: &std::path::Path) -> Vec<(u64, u64)> {
-    let mut pages = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("the DAP log directory") {
-        let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("a DAP log file");
-        for line in text.lines() {
-            let v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
-            let m = &v["message"];
-            if v["dir"] == "to_adapter" && m["command"] == "stackTrace" {
-                let a = &m["arguments"];
-                pages.push((a["startFrame"].as_u64().unwrap_or(0), a["levels"].as_u64().unwrap_or(0)));
-            }
-        }
-    }
-    pages
+    let page = |v: &Value| {
+        let m = &v["message"];
+        let a = &m["arguments"];
+        let sent = v["dir"] == "to_adapter" && m["command"] == "stackTrace";
+        sent.then(|| (a["startFrame"].as_u64().unwrap_or(0), a["levels"].as_u64().unwrap_or(0)))
+    };
+    crate::native_util::dap_log(dir).iter().filter_map(page).collect()
 }
 
 /// lldb-dap's `totalFrames` is a guess, so a stop's depth comes from a page holding the whole
