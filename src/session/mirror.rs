@@ -681,9 +681,10 @@ impl Sessions {
                 return;
             }
         }
-        // A mirror client's expression that may write: a later stop's changes may be its own.
+        // A mirror client's expression that may write: a later stop's changes may be its own. An
+        // IDE evaluates watches and hovers at every stop, so only one that assigns counts.
         let expression = arguments.as_ref().and_then(|a| a.get("expression")).and_then(Value::as_str);
-        if let Some(e) = expression.filter(|e| command == "evaluate" && super::own_change::may_change_values(e)) {
+        if let Some(e) = expression.filter(|e| command == "evaluate" && super::own_change::may_assign(e)) {
             let what = super::own_change::own_change("a mirror client's evaluate", e);
             s.note_own_change(what);
         }

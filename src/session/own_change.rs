@@ -10,6 +10,14 @@ use super::text::clip;
 /// Plain reads (`a + b`, `p->x`, `x == 1`, `a <= b`) are taken as reads: a property or an
 /// overloaded operator that writes is not seen.
 pub fn may_change_values(expression: &str) -> bool {
+    may_assign(expression) || expression.contains('(')
+}
+
+/// [`may_change_values`] without calls: what a watch or a mirror client's hover evaluates again
+/// and again (`len(counts)`) is taken as a read unless it assigns, deletes, increments or runs a
+/// debugger command (a second fresh user's finding: a watch of `len(counts)` was named at every
+/// stop).
+pub fn may_assign(expression: &str) -> bool {
     let b = expression.as_bytes();
     let assigns = b.iter().enumerate().any(|(i, &c)| {
         let at = |k: usize| i.checked_sub(k).map(|j| b[j]);
@@ -21,7 +29,7 @@ pub fn may_change_values(expression: &str) -> bool {
     let deletes = expression.trim_start().starts_with("del ");
     // A debugger command (lldb-dap's repl: `` `memory write … `` or `register write rax 5`).
     let command = expression.trim_start().starts_with('`') || expression.split_whitespace().any(|w| w == "write");
-    assigns || deletes || command || expression.contains('(') || expression.contains("++") || expression.contains("--")
+    assigns || deletes || command || expression.contains("++") || expression.contains("--")
 }
 
 /// `what` with `text` (an expression, a value) as the agent gave it, cut for a stop's line.

@@ -153,3 +153,36 @@ fn a_watch_that_writes_evaluated_by_context_is_named() {
     let out = step(&mut rig);
     assert!(out.text.contains("x: 1 → 2 (since that read you also ran:"), "{}", out.text);
 }
+
+/// A watch that only calls (`len(x)`) is evaluated by `context` at every look: taken as a read,
+/// never named among the agent's changes (a second fresh user's finding), while an `evaluate`
+/// of the same text is.
+#[test]
+fn a_watch_that_only_calls_is_not_named_but_the_same_evaluate_is() {
+    let mut rig = Rig::new(adapter(&[1, 1, 2, 3]));
+    launch(&mut rig);
+    let key = rig.key;
+    assert!(rig.s.watch(key, vec!["len(x)".into()], &[]).is_ok());
+    let call = rig.call(|s, key, call, now| s.context(key, Target::default(), None, None, call, now));
+    assert!(!rig.answered(call).is_error);
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 1 → 2") && !out.text.contains("you also ran"), "{}", out.text);
+    evaluate(&mut rig, "len(x)");
+    let out = step(&mut rig);
+    assert!(out.text.contains("you also ran: evaluate `len(x)`"), "{}", out.text);
+}
+
+/// A failed `evaluate` whose text calls or assigns may still have acted (lldb-dap answers a
+/// `void` call "unknown error" after making it): the error says so.
+#[test]
+fn a_failed_evaluate_that_may_have_run_says_so() {
+    let mut rig = Rig::new(adapter_evaluating(&[1], Reply::error("unknown error")));
+    launch(&mut rig);
+    for (e, ran) in [("bump(p, 1)", true), ("x + 1", false)] {
+        let expression = e.to_owned();
+        let call = rig.call(|s, key, call, now| s.evaluate(key, expression, Target::default(), None, call, now));
+        let out = rig.answered(call);
+        assert!(out.is_error, "{}", out.text);
+        assert_eq!(out.text.contains("may still have run"), ran, "{e}: {}", out.text);
+    }
+}

@@ -160,7 +160,9 @@ fn an_object_shown_by_its_own_repr_is_never_called_unchanged() {
         {"name": "cfg", "value": "Cfg()", "type": "Cfg", "variablesReference": 5},
         {"name": "xs", "value": "[1, 2]", "type": "list", "variablesReference": 6},
     ]});
-    for (reprs, expected) in [(true, "no change seen, but not shown whole: cfg\n"), (false, "unchanged")] {
+    for (reprs, expected) in
+        [(true, "maybe changed (not shown whole): cfg · nothing else changed\n"), (false, "unchanged")]
+    {
         let mut rig = Rig::new(adapter(locals_scope(), Reply::ok(vars.clone())));
         let mut plan = standard_plan(json!({"program": "/src/app.py"}));
         if reprs {

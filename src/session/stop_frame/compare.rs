@@ -291,7 +291,7 @@ pub fn changes_text(c: &Changes) -> String {
     if parts.is_empty() {
         return match unsure.is_empty() {
             true => format!("unchanged{yours}"),
-            false => format!("no change seen, but not shown whole: {}{yours}", unsure.join(", ")),
+            false => format!("maybe changed (not shown whole): {} · nothing else changed{yours}", unsure.join(", ")),
         };
     }
     if !unsure.is_empty() {
@@ -377,7 +377,7 @@ mod tests {
         assert!(!l.exact);
         let c = compare(std::slice::from_ref(&l), std::slice::from_ref(&l));
         assert_eq!(c.unsure, vec!["xs".to_owned()]);
-        assert_eq!(changes_text(&c), "no change seen, but not shown whole: xs");
+        assert_eq!(changes_text(&c), "maybe changed (not shown whole): xs · nothing else changed");
     }
 
     #[test]

@@ -394,66 +394,74 @@ impl Session {
             Op::Many(_) | Op::Completions(_) | Op::Modules(_) => return self.more_answered(call, op, result, now),
             other => other,
         };
-        let mut body =
-            match result {
-                Ok(b) => b,
-                Err((code, msg)) => {
-                    let hint = match &op {
-                        Op::Evaluate { .. } => self.link.plan.runtime.evaluate_error_hint,
-                        _ => None,
-                    };
-                    // A context whose scopes, locals or a watch failed still answers with the rest.
-                    if let Op::Context(mut job) = op {
-                        // Asked before the timeout's bookkeeping below changes what is in flight.
-                        let locals_in_flight = job.reading_locals();
-                        // One request ran out of time (a repr that never returns): the rest would
-                        // too, one timeout each, so the context answers with what it has.
-                        if code == ErrorCode::Timeout && !job.frames.is_empty() {
-                            let in_flight_watch = job.watches_started && !job.pending_watches.is_empty();
-                            let rest: Vec<String> = if job.watches_started {
-                                std::mem::take(&mut job.pending_watches)
-                            } else {
-                                self.view.watches.iter().map(|w| w.1.clone()).collect()
-                            };
-                            job.watches_started = true;
-                            let why = format!("skipped: an earlier request of this context timed out ({msg})");
-                            job.watches.extend(rest.into_iter().enumerate().map(|(i, e)| {
+        let mut body = match result {
+            Ok(b) => b,
+            Err((code, msg)) => {
+                let hint = match &op {
+                    Op::Evaluate { .. } => self.link.plan.runtime.evaluate_error_hint,
+                    _ => None,
+                };
+                // A failed answer does not mean nothing ran (lldb-dap answers a call of a
+                // `void` function "unknown error" after making it: a fresh user's finding).
+                let wrote = op.evaluated().is_some_and(crate::session::own_change::may_change_values);
+                // A context whose scopes, locals or a watch failed still answers with the rest.
+                if let Op::Context(mut job) = op {
+                    // Asked before the timeout's bookkeeping below changes what is in flight.
+                    let locals_in_flight = job.reading_locals();
+                    // One request ran out of time (a repr that never returns): the rest would
+                    // too, one timeout each, so the context answers with what it has.
+                    if code == ErrorCode::Timeout && !job.frames.is_empty() {
+                        let in_flight_watch = job.watches_started && !job.pending_watches.is_empty();
+                        let rest: Vec<String> = if job.watches_started {
+                            std::mem::take(&mut job.pending_watches)
+                        } else {
+                            self.view.watches.iter().map(|w| w.1.clone()).collect()
+                        };
+                        job.watches_started = true;
+                        let why = format!("skipped: an earlier request of this context timed out ({msg})");
+                        job.watches.extend(
+                            rest.into_iter().enumerate().map(|(i, e)| {
                                 (e, Err(if i == 0 && in_flight_watch { msg.clone() } else { why.clone() }))
-                            }));
-                            if job.locals.is_none() || !in_flight_watch {
-                                // The locals' own read is the one that timed out, when it was asked.
-                                if locals_in_flight {
-                                    job.locals_error = Some(msg.clone());
-                                }
-                                job.locals.get_or_insert_with(|| (String::new(), std::rc::Rc::default(), 0));
-                            }
-                            return self.context_next(call, job, now);
-                        }
-                        if job.watches_started && !job.pending_watches.is_empty() {
-                            let expr = job.pending_watches.remove(0);
-                            job.watches.push((expr, Err(msg)));
-                            return self.context_next(call, job, now);
-                        }
-                        if !job.frames.is_empty() {
+                            }),
+                        );
+                        if job.locals.is_none() || !in_flight_watch {
+                            // The locals' own read is the one that timed out, when it was asked.
                             if locals_in_flight {
-                                // The locals' `variables` failed: said, not shown as no locals.
-                                job.locals_error = Some(msg);
-                            } else {
-                                job.locals = Some((String::new(), std::rc::Rc::default(), 0));
+                                job.locals_error = Some(msg.clone());
                             }
-                            return self.context_next(call, job, now);
+                            job.locals.get_or_insert_with(|| (String::new(), std::rc::Rc::default(), 0));
                         }
+                        return self.context_next(call, job, now);
                     }
-                    let msg = match hint.filter(|(words, _)| msg.contains(words)) {
-                        Some((_, hint)) => format!("{msg} ({hint})"),
-                        None => msg,
-                    };
-                    let own = self.link.plan.runtime.evaluate_own_frames;
-                    let msg = crate::session::traceback::without_own_frames(&msg, own, &self.link.plan.name);
-                    self.calls.done.push((call, ToolResult::error(code, msg)));
-                    return;
+                    if job.watches_started && !job.pending_watches.is_empty() {
+                        let expr = job.pending_watches.remove(0);
+                        job.watches.push((expr, Err(msg)));
+                        return self.context_next(call, job, now);
+                    }
+                    if !job.frames.is_empty() {
+                        if locals_in_flight {
+                            // The locals' `variables` failed: said, not shown as no locals.
+                            job.locals_error = Some(msg);
+                        } else {
+                            job.locals = Some((String::new(), std::rc::Rc::default(), 0));
+                        }
+                        return self.context_next(call, job, now);
+                    }
                 }
-            };
+                let msg = match hint.filter(|(words, _)| msg.contains(words)) {
+                    Some((_, hint)) => format!("{msg} ({hint})"),
+                    None => msg,
+                };
+                let msg = match wrote {
+                        true => format!("{msg}; the expression may still have run (a call or an assignment acts before its answer fails, and a `void` call has no value to show): read the values again, and the next stop's changes name it"),
+                        false => msg,
+                    };
+                let own = self.link.plan.runtime.evaluate_own_frames;
+                let msg = crate::session::traceback::without_own_frames(&msg, own, &self.link.plan.name);
+                self.calls.done.push((call, ToolResult::error(code, msg)));
+                return;
+            }
+        };
         let out = match op {
             Op::Threads => self.threads_result(&body),
             Op::StackTrace { thread, start, levels } => self.stack_result(thread, start, levels, &body),
