@@ -105,8 +105,11 @@ fn child_value(c: &Value, lookup: &dyn Fn(i64) -> Option<std::rc::Rc<Vec<Value>>
 /// as its whole source, `ƒ () {\n  …}`).
 fn first_line(value: &str) -> String {
     let (line, more) = super::text::first_line(value);
-    let mut out: String = super::text::value_text(line).chars().take(60).collect();
-    if more {
+    let line = super::text::value_text(line);
+    let mut out: String = line.chars().take(60).collect();
+    // Cut or not its only line: marked, so the preview is not taken as whole (`compare.rs`: a
+    // cut preview is never called unchanged; a second fresh user saw `<__main__.Item ob}`).
+    if more || line.chars().count() > 60 {
         out.push('…');
     }
     out
@@ -132,6 +135,14 @@ pub(in crate::session) fn is_grouping(c: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_member_value_cut_at_its_length_is_marked_cut() {
+        let long = format!("<__main__.Item object at 0x7f{}>", "0".repeat(40));
+        let children = vec![json!({"name": "a", "value": long, "variablesReference": 0})];
+        let shown = render(&children, &none);
+        assert!(shown.ends_with("…}"), "{shown}");
+    }
 
     fn none(_: i64) -> Option<std::rc::Rc<Vec<Value>>> {
         None

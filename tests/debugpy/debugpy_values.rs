@@ -19,7 +19,8 @@ fn evaluate_of_none_never_reads_as_nothing() {
     assert_eq!(r.text, format!("n = {repl}"));
     assert_eq!((r.s["value"].clone(), r.s["value_note"].clone()), (json!(""), json!(repl)), "{}", r.s);
     let r = a.ok("evaluate", json!({"expression": "x = 5"}));
-    assert_eq!(r.text, format!("x = 5 = {repl}"));
+    // A statement: what it answered, not `x = 5 = …` (a second fresh user's finding).
+    assert_eq!(r.text, format!("x = 5: {repl}"));
     let r = a.ok("evaluate", json!({"expression": "n", "context": "watch"}));
     assert_eq!(r.text, "n = None  (NoneType)");
     // The empty string is a value: shown as debugpy writes it.

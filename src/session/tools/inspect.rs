@@ -748,7 +748,12 @@ impl Session {
         } else {
             value
         };
-        let mut text = format!("{expression} = {value}");
+        // A statement that answered nothing (`x = 5` in debugpy's repl) is not `x = 5 = …`.
+        let statement = j.get("value_note").is_some() && crate::session::own_change::may_assign(expression);
+        let mut text = match statement {
+            true => format!("{expression}: {value}"),
+            false => format!("{expression} = {value}"),
+        };
         if let Some(t) = j.get("type").and_then(Value::as_str) {
             text.push_str(&format!("  ({t})"));
         }
