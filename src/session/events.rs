@@ -434,24 +434,26 @@ impl Session {
         // local's value there, and two calls at one stack height share addresses.)
         let exact = self.link.plan.runtime.total_frames_exact;
         let tell = !exact && self.may_tell_depth();
-        let levels = match (self.stop_wants_locals(), exact) {
+        let locals = self.stop_wants_locals();
+        let levels = match (locals, exact) {
             (true, false) if tell => 2,
             (true, false) => STOP_STACK_LEVELS,
             (true, true) => 2,
             (false, _) => 1,
         };
         // A test stopped where the runner marks it failed: deep enough to find the test's frame.
-        let levels = self.test_stop_levels().map_or(levels, |l| l.max(levels));
+        let test_levels = self.test_stop_levels();
+        let levels = test_levels.map_or(levels, |l| l.max(levels));
         // A core's crash inside the runtime: deep enough to find the program's frame.
-        let levels = if self.core_runtime_frames().is_some() { levels.max(STOP_STACK_LEVELS) } else { levels };
-        let special = self.test_stop_levels().is_some() || self.core_runtime_frames().is_some();
+        let core = self.core_runtime_frames().is_some();
+        let levels = if core { levels.max(STOP_STACK_LEVELS) } else { levels };
         let tell = tell && levels == 2;
         let args = StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(levels) };
         self.request::<StackTrace>(args, Origin::Stop(StopDetail::Location { revision, levels, tell }), now);
         // The top frame's locals, read ahead where the adapter allows it (not where a frame
-        // below the top is shown, nor where an earlier read timed out).
+        // below the top may be shown, nor where an earlier read timed out).
         let ahead = self.link.plan.runtime.pipelined_stop_reads && self.stops.may_read_ahead();
-        if ahead && !special && self.stop_wants_locals() {
+        if ahead && locals && test_levels.is_none() && !core {
             self.send_reads_ahead(thread, revision, now);
         }
     }

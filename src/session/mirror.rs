@@ -683,10 +683,8 @@ impl Sessions {
         }
         // A mirror client's expression that may write: a later stop's changes may be its own. An
         // IDE evaluates watches and hovers at every stop, so only one that assigns counts.
-        let expression = arguments.as_ref().and_then(|a| a.get("expression")).and_then(Value::as_str);
-        if let Some(e) = expression.filter(|e| command == "evaluate" && super::own_change::may_assign(e)) {
-            let what = super::own_change::own_change("a mirror client's evaluate", e);
-            s.note_own_change(what);
+        if command == "evaluate" {
+            s.note_evaluate(arguments.as_ref(), false, "a mirror client's evaluate");
         }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.run.revision });

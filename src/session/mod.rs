@@ -726,14 +726,9 @@ impl Session {
         // and then fail): a later stop's changes say so (`own_change.rs`). A raw request is
         // named when it is answered (`events.rs`).
         if command == "evaluate" && !matches!(origin, Origin::Host(_)) {
-            // A watch `context` evaluates counts only when it assigns (`own_change::may_assign`).
+            // A watch `context` evaluates counts only when it assigns.
             let watch = matches!(&origin, Origin::Inspect { op: tools::inspect::Op::Context(_), .. });
-            let expression = arguments.as_ref().and_then(|a| a.get("expression")).and_then(Value::as_str);
-            let writes = |e: &&str| if watch { own_change::may_assign(e) } else { own_change::may_change_values(e) };
-            if let Some(e) = expression.filter(writes) {
-                let what = own_change::own_change(if watch { "the watch" } else { "evaluate" }, e);
-                self.note_own_change(what);
-            }
+            self.note_evaluate(arguments.as_ref(), !watch, if watch { "the watch" } else { "evaluate" });
         }
         if let Err(refused) = self.link.client.request(command, arguments, origin, now, timeout) {
             // Answer the origin as if the adapter had refused, so no wait hangs.

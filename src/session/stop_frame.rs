@@ -317,6 +317,19 @@ impl Session {
         }
     }
 
+    /// An `evaluate` with `arguments` is being sent, by the agent (`who`: `evaluate`, `the
+    /// watch`) or a mirror client: noted when its expression may write. `calls` counts a call
+    /// as a write; a watch or an IDE's hover is evaluated again and again, so for those only an
+    /// assignment, a `del`, an increment or a debugger command does (`own_change::may_assign`).
+    pub(super) fn note_evaluate(&mut self, arguments: Option<&Value>, calls: bool, who: &str) {
+        let Some(e) = arguments.and_then(|a| a.get("expression")).and_then(Value::as_str) else { return };
+        let writes = if calls { super::own_change::may_change_values(e) } else { super::own_change::may_assign(e) };
+        if writes {
+            let what = super::own_change::own_change(who, e);
+            self.note_own_change(what);
+        }
+    }
+
     /// A read of `thread`'s stack from its top at the current stop, by a tool (`stack_trace`,
     /// `context`; `levels` asked for): where it holds the whole stack and the stop's depth is
     /// not known yet (its own page was cut, or only the top frame was read), the stop takes the
@@ -336,9 +349,7 @@ impl Session {
             return;
         }
         let old = key.clone();
-        let mut key = old.clone();
-        key.depth = Some(frames.len() as u64);
-        key.caller = caller;
+        let key = FrameKey { depth: Some(frames.len() as u64), caller, ..old.clone() };
         let stop = self.stops.stops;
         for b in self.stops.baselines.iter_mut().filter(|b| b.stop == stop && b.key == old) {
             b.key = key.clone();
