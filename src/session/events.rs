@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::output::Category;
-use super::snapshot::{ExceptionStop, Location, RunState, Stop};
+use super::snapshot::{ExceptionStop, Location, RunState, Stop, STEP_REFUSED};
 use super::tools::{control, run, split, Reply};
 use super::{Action, ErrorCode, Origin, Session, ToolResult, DAP_LOG_BYTES, DAP_LOG_CAP, DAP_LOG_ENTRY_MAX};
 use crate::dap::adapters::{parse_exit_report, ExitReport};
@@ -355,6 +355,11 @@ impl Session {
         if paused && stop.reason == "step" && self.link.plan.runtime.pause_stops_as_step {
             // The adapter stepped on from where the pause landed: still the agent's pause.
             stop.requested_pause = true;
+        }
+        let refused = self.link.plan.runtime.refused_step;
+        if stop.reason == "exception" && refused.is_some_and(|r| stop.description.as_deref() == Some(r.description)) {
+            // Nothing ran: the adapter refused the step and reported that as a stop.
+            stop.reason = STEP_REFUSED.to_owned();
         }
         if stop.reason == "exception" {
             stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());

@@ -427,18 +427,48 @@ fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) ->
 /// itself (`true`: `RuntimeQuirks::adapter_stderr_prefixes`, js-debug's `Breakpoint condition
 /// error: …`) and of the program's own (`false`).
 pub(super) fn adapter_lines(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> Vec<(bool, String)> {
-    if runtime.adapter_stderr_prefixes.is_empty() {
+    if runtime.adapter_stderr_prefixes.is_empty() && runtime.adapter_log_after_timestamp.is_empty() {
         return vec![(false, text.to_owned())];
     }
     let mut out: Vec<(bool, String)> = Vec::new();
     for line in text.split_inclusive('\n') {
-        let c = runtime.adapter_stderr_prefixes.iter().any(|p| line.starts_with(p));
+        let logged = after_timestamp(line)
+            .is_some_and(|rest| runtime.adapter_log_after_timestamp.iter().any(|p| rest.starts_with(p)));
+        let c = logged || runtime.adapter_stderr_prefixes.iter().any(|p| line.starts_with(p));
         match out.last_mut() {
             Some((last, acc)) if *last == c => acc.push_str(line),
             _ => out.push((c, line.to_owned())),
         }
     }
     out
+}
+
+/// What follows a leading RFC 3339 timestamp and one space (`2026-12-03T18:28:39Z `,
+/// `2026-12-03T18:28:39.123+01:00 `): `None` when `line` does not start with one.
+fn after_timestamp(line: &str) -> Option<&str> {
+    let (stamp, rest) = line.split_once(' ')?;
+    let b = stamp.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let punct = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
+    let date_time = digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
+        && digits(11..13)
+        && digits(14..16)
+        && digits(17..19)
+        && punct.iter().all(|&(i, c)| b.get(i) == Some(&c));
+    if !date_time {
+        return None;
+    }
+    let zone = stamp[19..].trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
+    let offset = |z: &str| {
+        let z = z.as_bytes();
+        z.len() == 6
+            && (z[0] == b'+' || z[0] == b'-')
+            && z[3] == b':'
+            && [1, 2, 4, 5].iter().all(|&i| z[i].is_ascii_digit())
+    };
+    (zone == "Z" || offset(zone)).then_some(rest)
 }
 
 fn terminal_command(arguments: &Value) -> Result<AdapterCommand, String> {
@@ -815,5 +845,33 @@ mod tests {
                 (true, "DEBUGGER[fork.rb#4242]: Connected.\n".to_owned())
             ]
         );
+    }
+
+    /// Delve 1.20.2's logger shares the program's stderr: its lines (a timestamp, a level, a
+    /// layer) are the adapter's; a program's line that only looks alike is the program's.
+    #[test]
+    fn delves_log_lines_are_told_from_the_programs_stderr() {
+        let runtime = crate::dap::adapters::AdapterKind::Delve.runtime_quirks();
+        let text = "2026-12-03T18:28:39Z error layer=dap runtime error: next while nexting\n\
+                    panic: boom\n\
+                    2026-12-03T18:28:39.512+01:00 warning layer=debugger x\n\
+                    2026-12-03T18:28:39Z my own error layer=x\n\
+                    2026-12-03 error layer=dap not a timestamp\n";
+        assert_eq!(
+            adapter_lines(text, &runtime),
+            vec![
+                (true, "2026-12-03T18:28:39Z error layer=dap runtime error: next while nexting\n".to_owned()),
+                (false, "panic: boom\n".to_owned()),
+                (true, "2026-12-03T18:28:39.512+01:00 warning layer=debugger x\n".to_owned()),
+                (
+                    false,
+                    "2026-12-03T18:28:39Z my own error layer=x\n2026-12-03 error layer=dap not a timestamp\n"
+                        .to_owned()
+                ),
+            ]
+        );
+        assert_eq!(after_timestamp("2026-12-03T18:28:39-07:00 x"), Some("x"));
+        assert_eq!(after_timestamp("2026-12-03T18:28:39+0700 x"), None);
+        assert_eq!(after_timestamp("é"), None);
     }
 }

@@ -46,6 +46,8 @@
 //! | `RuntimeQuirks::build_output` (delve) | `tests/delve.rs` `debug_mode_builds_stops_at_main_main_and_leaves_no_debug_bin`, `sigkill_of_agentdap_removes_its_build_directory_and_nothing_else` (`session::plan` makes the directory) |
 //! | `RuntimeQuirks::evaluate_context` (lldb) | [`an_evaluate_without_a_context_goes_to_lldb_as_watch_and_to_debugpy_as_repl`]; `tests/lldb.rs` `c_breakpoint_context_evaluate_steps_struct_output_exit_and_stale_handles` |
 //! | `RuntimeQuirks::mirror_evaluate` (all three) | `mirror::tests::a_mirror_evaluate_goes_out_in_an_expression_context_and_commands_are_refused`; `tests/mirror.rs` `a_mirror_client_cannot_exec_statements_on_a_debugpy_session`, `a_mirror_client_cannot_run_lldb_commands_on_an_lldb_dap_session`, `a_mirror_client_cannot_run_delve_commands_or_calls` |
+//! | `RuntimeQuirks::refused_step` (delve) | [`a_step_delve_refuses_is_a_step_refused_stop_not_an_exception`]; `tests/native` `delve_truth::a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step` |
+//! | `RuntimeQuirks::adapter_log_after_timestamp` (delve) | `session::host` `delves_log_lines_are_told_from_the_programs_stderr`; `tests/native` `delve_truth::a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step` (Delve's log line of the refusal is not the program's stderr) |
 //! | `RuntimeQuirks::pause_unanswered` (debugpy) | `tests/debugpy_pause.rs` `pause_of_a_program_blocked_on_a_lock_says_why_it_keeps_running` |
 //! | `RuntimeQuirks::empty_evaluate` (debugpy) | `tests/debugpy_values.rs` `evaluate_of_none_never_reads_as_nothing` |
 //! | `RuntimeQuirks::signal_exit_as_status` (lldb) | `tests/lldb_truth.rs` `a_program_killed_by_a_signal_is_not_reported_as_an_exit_code` |
@@ -107,6 +109,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::scripted::{args, plan, Rig};
+use super::tools::control::StepKind;
 use super::tools::inspect::{Page, Target};
 use super::Action;
 use crate::dap::adapters::AdapterKind;
@@ -218,6 +221,46 @@ fn a_delve_call_expression_makes_older_variable_handles_stale() {
     );
     let after = rig.adapter.commands().iter().filter(|c| *c == "variables").count();
     assert_eq!(after, variables_sent, "refused before anything was sent");
+}
+
+/// Delve 1.20.2's words for a step it refused (`service/dap/server.go`, `runUntilStopAndNotify`).
+const REFUSED: &str = "Unable to step while the previous step is interrupted by a breakpoint.\nUse 'Continue' to \
+                       resume the original step command.";
+
+#[test]
+fn a_step_delve_refuses_is_a_step_refused_stop_not_an_exception() {
+    let refuse = |kind: AdapterKind| {
+        let mut a = adapter(
+            json!({"supportsConfigurationDoneRequest": true, "supportsExceptionInfoRequest": true}),
+            "/src/main.go",
+        );
+        let body = json!({"reason": "exception", "description": "invalid command", "text": REFUSED, "threadId": 1});
+        a.on("next", Reply::ok(Value::Null).then("stopped", body));
+        a.on("exceptionInfo", Reply::ok(json!({"exceptionId": "invalid command", "breakMode": "always"})));
+        let mut rig = Rig::new(a);
+        let launch = rig.launch(
+            plan(kind, json!({"program": "/src/main.go", "mode": "debug"}), None),
+            args(json!({"program": "/src/main.go"})),
+        );
+        stopped(&mut rig, launch, 1);
+        let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, None, call, now));
+        let out = rig.answered(call);
+        let kinds: Vec<&str> = rig.ledger().iter().map(|(k, _)| *k).collect();
+        (out, rig.adapter.last("exceptionInfo").is_some(), kinds.contains(&"exception"))
+    };
+    let (out, asked, exception) = refuse(AdapterKind::Delve);
+    assert_eq!(out.structured["stop"]["reason"], json!("step refused"), "{}", out.text);
+    assert!(out.structured["stop"].get("exception").is_none(), "{}", out.structured);
+    assert!(
+        out.text.contains(" · nothing ran: delve refused the step; an earlier step, interrupted by a breakpoint, is still pending in Delve; `continue` finishes that step · rev "),
+        "{}",
+        out.text
+    );
+    assert_eq!((asked, exception), (false, false), "no exceptionInfo asked, none in the ledger");
+    // Where the quirk is not set, the same words stay the adapter's exception.
+    let (out, asked, exception) = refuse(AdapterKind::Lldb);
+    assert_eq!(out.structured["stop"]["reason"], json!("exception"), "{}", out.text);
+    assert_eq!((asked, exception), (true, true));
 }
 
 #[test]

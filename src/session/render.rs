@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::output::Category;
-use super::snapshot::{put, RunState, Stop};
+use super::snapshot::{put, RunState, Stop, STEP_REFUSED};
 use super::text::short;
 use super::{Session, ToolResult, SNAPSHOT_TAIL};
 
@@ -285,6 +285,10 @@ impl Session {
                         }
                     } else if let Some(e) = &stop.exception {
                         s.push_str(&format!(" · {}", e.summary()));
+                    } else if let (STEP_REFUSED, Some(refused)) =
+                        (stop.reason.as_str(), self.link.plan.runtime.refused_step)
+                    {
+                        s.push_str(&format!(" · nothing ran: {} refused the step; {}", self.link.adapter, refused.why));
                     }
                 }
             }

@@ -175,6 +175,10 @@ pub struct Stop {
     pub stepped_over_or_out: bool,
 }
 
+/// The reason of a stop that stands for a step the adapter refused (`RuntimeQuirks::refused_step`):
+/// the program did not move.
+pub const STEP_REFUSED: &str = "step refused";
+
 /// The exception a stop is about.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExceptionStop {

@@ -194,3 +194,69 @@ fn a_goroutine_from_an_earlier_stop_is_checked_again_before_a_step_names_it() {
     assert_eq!(r.s["stop"]["reason"], json!("step"), "the live goroutine steps: {}", r.text);
     a.ok("disconnect", json!({}));
 }
+
+const INTERRUPTED: &str = r#"package main
+
+import (
+	"fmt"
+	"sync"
+)
+
+func worker(wg *sync.WaitGroup) {
+	defer wg.Done()
+	x := 1
+	fmt.Println("worker", x)
+}
+
+func main() {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go worker(&wg)
+	wg.Wait()
+	fmt.Println("done")
+}
+"#;
+
+/// A step over a call whose callee has a breakpoint stops at that breakpoint with the step
+/// still pending in Delve; a second step is then refused by Delve, which reports the refusal
+/// as a `stopped {reason: exception, description: "invalid command"}` although nothing ran
+/// (`service/dap/server.go`, `BetterNextWhileNextingError`). agentdap says the step was refused
+/// and the program did not move, and `continue` finishes the pending step.
+#[test]
+fn a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step() {
+    let (dir, bin) = go_program("interrupted", INTERRUPTED);
+    let source = path(&dir.join("main.go"));
+    let mut a = agent();
+    let bps = json!([{"path": source, "line": 18}, {"path": source, "line": 10}]);
+    let r = a.ok("launch", json!({"program": path(&bin), "breakpoints": bps, "wait_ms": 50000}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(18), "{}", r.text);
+    let main = r.s["stop"]["thread"].clone();
+    // The step over `wg.Wait()` is interrupted by the worker's breakpoint: Delve keeps it pending.
+    let r = a.ok("step", json!({"wait_ms": 30000}));
+    assert_eq!(
+        (r.s["stop"]["reason"].clone(), r.s["stop"]["location"]["line"].clone()),
+        (json!("breakpoint"), json!(10))
+    );
+    let worker = r.s["stop"]["thread"].clone();
+    assert_ne!(worker, main, "{}", r.text);
+    let r = a.ok("step", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["reason"], json!("step refused"), "{}", r.text);
+    assert_eq!((r.s["stop"]["location"]["line"].clone(), r.s["stop"]["thread"].clone()), (json!(10), worker));
+    assert!(r.s["stop"].get("exception").is_none(), "nothing was raised: {}", r.text);
+    assert!(r.text.contains("· nothing ran: delve refused the step; an earlier step"), "{}", r.text);
+    assert!(r.text.contains("`continue` finishes that step"), "{}", r.text);
+    assert_eq!(r.s["changes"]["unchanged"], json!(1), "the same values: {}", r.text);
+    let e = a.call("exception_info", json!({}));
+    assert!(e.is_error && e.text.contains("not on an exception"), "{}", e.text);
+    // `continue` finishes the step over `wg.Wait()`, in main.
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!((r.s["stop"]["reason"].clone(), r.s["stop"]["location"]["line"].clone()), (json!("step"), json!(19)));
+    assert_eq!(r.s["stop"]["thread"], main, "{}", r.text);
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let out = a.ok("output", json!({}));
+    assert_eq!(agent::lines_of(&out, "stdout"), ["worker 1", "done"], "{}", out.text);
+    // Delve logged the refusal on the stderr it shares with the program: its words, not the program's.
+    assert!(agent::lines_of(&out, "stderr").is_empty(), "{}", out.text);
+    assert!(out.text.contains("error layer=dap runtime error: next while nexting"), "{}", out.text);
+}

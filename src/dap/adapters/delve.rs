@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 
 use super::{
     elf, find_on_path, AdapterError, CoreOpen, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Host,
-    PortDiscovery, Quirks, Recipe, ResolveInput, RuntimeQuirks, Transport,
+    PortDiscovery, Quirks, Recipe, RefusedStep, ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -119,6 +119,21 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // (`tests/native/stop_frame_delve.rs`).
         pipelined_stop_reads: true,
         debuggee_own_process_group: true,
+        // 1.20.2's logger (`pkg/logflags`) writes errors to dlv's stderr, which is also the
+        // program's: `<RFC 3339 time> <level> layer=<layer> <message>`.
+        adapter_log_after_timestamp: &["error layer=", "warning layer=", "info layer=", "debug layer="],
+        // 1.20.2 (and master, `service/dap/server.go` `runUntilStopAndNotify`): a step while an
+        // earlier one is pending (it was interrupted by a breakpoint, e.g. on another goroutine)
+        // fails in `proc` with "next while nexting" before anything resumes; Delve sends the
+        // step's response, then `stopped {reason: exception, description: "invalid command",
+        // text: "Unable to step while the previous step is interrupted by a breakpoint. …"}`
+        // (`tests/native/delve_truth.rs`
+        // `a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step`).
+        refused_step: Some(RefusedStep {
+            description: "invalid command",
+            why: "an earlier step, interrupted by a breakpoint, is still pending in Delve; `continue` finishes \
+                  that step",
+        }),
         // `debug`/`test` modes run `go build` inside `launch`.
         launch_builds: true,
         // 1.20.2: `output` names the built binary (default `./__debug_bin` in the cwd).

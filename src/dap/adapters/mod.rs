@@ -30,8 +30,8 @@ use super::command::AdapterCommand;
 pub use attach::{AttachEndpoint, AttachHelperFailure, DebuggeeSignal, HelperWords};
 pub use core_open::CoreOpen;
 pub use quirks::{
-    parse_exit_report, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Quirks, RuntimeQuirks,
-    BUILD_LAUNCH_TIMEOUT,
+    parse_exit_report, ChildSessions, DebuggeeOutput, ExitReport, ExpressionOnly, FailureShape, Quirks, RefusedStep,
+    RuntimeQuirks, BUILD_LAUNCH_TIMEOUT,
 };
 
 /// How agentdap talks DAP to an adapter.

@@ -19,6 +19,15 @@ pub enum ChildSessions {
     StartDebuggingSameServer,
 }
 
+/// How an adapter words a step it refused as a stop ([`RuntimeQuirks::refused_step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefusedStep {
+    /// The `description` of the `exception` stop that stands for the refusal.
+    pub description: &'static str,
+    /// Why the adapter refuses, and what to do instead, in agentdap's words.
+    pub why: &'static str,
+}
+
 /// Known deviations of an adapter from the plain DAP start-up and behaviour, as data.
 /// [`Quirks::STANDARD`] is what an adapter following the spec to the letter would need.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -356,10 +365,18 @@ pub struct RuntimeQuirks {
     /// skipped code (`skipFiles`, Node's internals) on by stepping until the program's own code,
     /// then reports that stop as a step (the fresh-user report: ~70 steps, 3 s).
     pub pause_stops_as_step: bool,
+    /// A step the adapter refuses is reported as a `stopped {reason: exception}` with this
+    /// `description`, though nothing ran: agentdap reports it as a `step refused` stop at the
+    /// same place, with why the adapter refuses it and what to do instead.
+    pub refused_step: Option<RefusedStep>,
     /// Lines the adapter makes the program print on its own stderr (js-debug 1.112.0 evaluates a
     /// breakpoint's condition in the program and reports its error there): shown as `console`,
     /// the adapter's words, not the program's.
     pub adapter_stderr_prefixes: &'static [&'static str],
+    /// Lines of the adapter's own logger on the stderr it shares with the program: an RFC 3339
+    /// timestamp, a space, then one of these (Delve 1.20.2: `2026-12-03T18:28:39Z error
+    /// layer=dap runtime error: next while nexting`): shown as `console`, the adapter's words.
+    pub adapter_log_after_timestamp: &'static [&'static str],
     /// An `output` event of category `stderr` is the adapter's own message, shown as `console`
     /// (CodeLLDB 1.11.8 reports its errors and `Stop reason: signal SIGSTOP` that way, while the
     /// program's stderr comes as `stdout` from its pseudo-terminal).
@@ -565,7 +582,9 @@ impl RuntimeQuirks {
         entry_is_first_breakable: false,
         program_on_pipes: false,
         pause_stops_as_step: false,
+        refused_step: None,
         adapter_stderr_prefixes: &[],
+        adapter_log_after_timestamp: &[],
         stderr_events_are_adapters: false,
         program_on_command_line: false,
         evaluate_refusals: &[],
