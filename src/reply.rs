@@ -124,6 +124,10 @@ const KEPT_TAIL_CHARS: usize = 600;
 /// `text` within [`MAX_TEXT_CHARS`]: an oversized one keeps its start and its last
 /// [`KEPT_TAIL_CHARS`], with a line between saying how much was cut.
 fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    // No more bytes than the most characters: no count needed.
+    if text.len() <= MAX_TEXT_CHARS {
+        return text.into();
+    }
     let total = text.chars().count();
     if total <= MAX_TEXT_CHARS {
         return text.into();
@@ -150,7 +154,7 @@ pub const MAX_STRUCTURED_BYTES: usize = 256 * 1024;
 fn capped_structured(structured: &Value) -> std::borrow::Cow<'_, Value> {
     fn size(v: &Value) -> (usize, bool) {
         match v {
-            Value::String(s) => (s.len() + 2, s.chars().count() > MAX_TEXT_CHARS),
+            Value::String(s) => (s.len() + 2, s.len() > MAX_TEXT_CHARS && s.chars().count() > MAX_TEXT_CHARS),
             Value::Array(a) => a.iter().map(size).fold((2, false), |(n, l), (m, k)| (n + m + 1, l || k)),
             Value::Object(o) => o
                 .iter()
@@ -161,7 +165,7 @@ fn capped_structured(structured: &Value) -> std::borrow::Cow<'_, Value> {
     }
     fn clip(v: &mut Value) {
         match v {
-            Value::String(s) if s.chars().count() > MAX_TEXT_CHARS => {
+            Value::String(s) if s.len() > MAX_TEXT_CHARS && s.chars().count() > MAX_TEXT_CHARS => {
                 let end = s.char_indices().nth(MAX_TEXT_CHARS).map_or(s.len(), |(i, _)| i);
                 s.truncate(end);
                 s.push('…');

@@ -42,7 +42,9 @@ pub fn quoted_cut(s: &str, max: usize) -> String {
 /// `s` for a place that shows it unquoted (a session's program in `sessions`, an adapter's
 /// words in a stop's headline): the escapes of [`quoted`] but no quotes, and `"` as is.
 pub fn escaped(s: &str) -> String {
-    if !s.chars().any(|c| c == '\\' || hides_text(c)) {
+    // Printable ASCII but `\\` shows as it is: one pass over the bytes for the common case.
+    let plain = |b: &u8| (0x20..0x7f).contains(b) && *b != b'\\';
+    if s.bytes().all(|b| plain(&b)) || !s.chars().any(|c| c == '\\' || hides_text(c)) {
         return s.to_owned();
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -76,6 +78,10 @@ fn push_escaped(out: &mut String, c: char) {
 /// documentation).
 pub fn hides_text(c: char) -> bool {
     let u = c as u32;
+    if u < 0xA0 {
+        // Below U+00A0 (no-break space) only the controls hide (the tables start at U+00AD).
+        return c.is_control();
+    }
     c.is_control()
         || (c != ' ' && c.is_whitespace())
         || u == 0x2800
@@ -198,6 +204,25 @@ const IGNORABLE: [(u32, u32); 17] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortcut below U+00A0 answers as the whole rule does, and `escaped`'s ASCII pass as
+    /// its character pass.
+    #[test]
+    fn the_latin1_shortcut_agrees_with_the_whole_rule() {
+        for u in 0..0x100u32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            let whole = c.is_control()
+                || (c != ' ' && c.is_whitespace())
+                || in_table(&FORMAT, u)
+                || in_table(&COMBINING, u)
+                || in_table(&IGNORABLE, u);
+            assert_eq!(hides_text(c), whole, "U+{u:04X}");
+        }
+        assert_eq!(escaped("a\\b"), "a\\\\b");
+        assert_eq!(escaped("tab\there"), "tab\\there");
+        assert_eq!(escaped("plain ascii ~"), "plain ascii ~");
+        assert_eq!(escaped("nbsp\u{a0}"), "nbsp\\u00a0");
+    }
 
     #[test]
     fn tables_are_sorted_and_disjoint() {

@@ -488,7 +488,7 @@ impl<O: Origin> DapClient<O> {
         if self.config.log_messages {
             let frame = &self.out.tail()[start..];
             let body = frame.windows(4).position(|w| w == b"\r\n\r\n").map_or(frame, |i| &frame[i + 4..]);
-            let entry = LogEntry { at: now, direction: Direction::ToAdapter, json: log_text(body) };
+            let entry = LogEntry { at: now, direction: Direction::ToAdapter, body: body.to_vec() };
             self.outputs.push_back(Output::Log(entry));
         }
         true
@@ -546,7 +546,7 @@ impl<O: Origin> DapClient<O> {
             }
         };
         if self.config.log_messages {
-            let entry = LogEntry { at: now, direction: Direction::FromAdapter, json: log_text(body) };
+            let entry = LogEntry { at: now, direction: Direction::FromAdapter, body: body.to_vec() };
             self.outputs.push_back(Output::Log(entry));
         }
         let parsed = match Message::from_value(value) {

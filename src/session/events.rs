@@ -62,27 +62,25 @@ impl Session {
         while let Some(out) = self.link.client.poll_output() {
             match out {
                 Output::Log(mut entry) => {
-                    if entry.json.len() > DAP_LOG_ENTRY_MAX {
+                    if entry.body.len() > DAP_LOG_ENTRY_MAX {
                         // A huge message (a 30 MB variables response, a flood of output) is
-                        // logged as its size and head: the log stays readable and bounded.
-                        let mut cut = 1024.min(entry.json.len());
-                        while !entry.json.is_char_boundary(cut) {
+                        // logged as its size and head: the log stays readable and bounded. The
+                        // head is cut from the redacted text, never from the raw bytes.
+                        let text = entry.text();
+                        let mut cut = 1024.min(text.len());
+                        while !text.is_char_boundary(cut) {
                             cut -= 1;
                         }
-                        let cut = TruncatedLogEntry {
-                            agentdap_truncated: true,
-                            bytes: entry.json.len(),
-                            head: &entry.json[..cut],
-                        };
+                        let cut = TruncatedLogEntry { agentdap_truncated: true, bytes: text.len(), head: &text[..cut] };
                         // A struct of a bool, a number and a string always serialises.
-                        entry.json = serde_json::to_string(&cut).unwrap_or_default();
+                        entry.body = serde_json::to_vec(&cut).unwrap_or_default();
                     }
-                    self.evidence.dap_log_bytes += entry.json.len();
+                    self.evidence.dap_log_bytes += entry.body.len();
                     self.evidence.dap_log.push_back(entry);
                     self.evidence.dap_log_total += 1;
                     while self.evidence.dap_log.len() > DAP_LOG_CAP || self.evidence.dap_log_bytes > DAP_LOG_BYTES {
                         match self.evidence.dap_log.pop_front() {
-                            Some(old) => self.evidence.dap_log_bytes -= old.json.len(),
+                            Some(old) => self.evidence.dap_log_bytes -= old.body.len(),
                             None => break,
                         }
                     }

@@ -381,7 +381,7 @@ impl Session {
                 crate::dap::client::Direction::ToAdapter => "to_adapter",
                 crate::dap::client::Direction::FromAdapter => "from_adapter",
             };
-            out.push_str(&format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{}}}\n", e.json));
+            out.push_str(&format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{}}}\n", e.text()));
         }
         out
     }

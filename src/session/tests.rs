@@ -293,7 +293,7 @@ fn a_flood_of_output_keeps_the_session_within_its_two_rings() {
         s.on_adapter_bytes(0, &output_event(10 + i, "stdout", &line), now);
     }
     let session = s.get(0).expect("session");
-    let log: usize = session.evidence.dap_log.iter().map(|e| e.json.len()).sum();
+    let log: usize = session.evidence.dap_log.iter().map(|e| e.body.len()).sum();
     let (dropped, dropped_bytes) = session.output.evicted();
     let held = 5000 * line.len() as u64 - dropped_bytes;
     assert!(dropped > 0 && held <= 1 << 20, "output ring: {held} bytes held");

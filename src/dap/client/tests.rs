@@ -65,7 +65,7 @@ fn show(o: &Output<Src>) -> String {
         }
         Output::RunInTerminal { id, arguments } => format!("runInTerminal {} {arguments}", id.seq()),
         Output::Diagnostic(d) => format!("diagnostic: {d}"),
-        Output::Log(l) => format!("log {:?} {}", l.direction, l.json),
+        Output::Log(l) => format!("log {:?} {}", l.direction, l.text()),
     }
 }
 
@@ -603,12 +603,12 @@ fn log_hook_records_both_directions_in_order() {
     assert_eq!(log.len(), 3);
     let Output::Log(first) = &log[0] else { panic!("{:?}", log[0]) };
     assert_eq!(
-        (first.at, first.direction, first.json.as_str()),
+        (first.at, first.direction, first.text().as_str()),
         (now, Direction::ToAdapter, r#"{"seq":1,"type":"request","command":"threads"}"#)
     );
     let Output::Log(second) = &log[1] else { panic!("{:?}", log[1]) };
     assert_eq!(
-        (second.at, second.direction, second.json.as_str()),
+        (second.at, second.direction, second.text().as_str()),
         (
             ms(now, 5),
             Direction::FromAdapter,

@@ -218,12 +218,21 @@ pub enum Direction {
 }
 
 /// One DAP message for the DAP log (`--dap-log`, the `dap_log` of `sessions`): when, which way, and
-/// its compact JSON text.
+/// its bytes as they crossed. They become log text ([`LogEntry::text`]: the mirror token
+/// redacted) only when the log is read or written, after the turn's answers went out, so a
+/// round trip does not pay for it (`scripts/callgrind-roundtrip`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
     pub at: Instant,
     pub direction: Direction,
-    pub json: String,
+    pub body: Vec<u8>,
+}
+
+impl LogEntry {
+    /// The message as the DAP log shows it ([`super::log_text`]).
+    pub fn text(&self) -> String {
+        super::log_text(&self.body)
+    }
 }
 
 /// What the client hands back, in wire order.

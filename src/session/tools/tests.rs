@@ -146,7 +146,7 @@ fn the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_
     f.stop();
     let log: Vec<Value> =
         f.s.get(0)
-            .map(|s| s.evidence.dap_log.iter().filter_map(|e| serde_json::from_str(&e.json).ok()).collect())
+            .map(|s| s.evidence.dap_log.iter().filter_map(|e| serde_json::from_str(&e.text()).ok()).collect())
             .unwrap_or_default();
     let removal = log
         .iter()
