@@ -29,6 +29,10 @@ pub(super) struct Evidence {
     dap_files: HashMap<(SessionKey, String), (AppendFile, u64)>,
     /// `<pid>-<start time>`, shared by this process's DAP log file names.
     run_tag: String,
+    /// Records of this turn, stamped when they happened: kept in the ledger after the turn's
+    /// answers went out (a stop's records cost ~25,000 instructions, `scripts/callgrind-roundtrip`).
+    /// Nothing reads the ledger in between: tool calls are read at the start of the next turn.
+    pending: Vec<(Record, SystemTime)>,
 }
 
 impl Evidence {
@@ -46,7 +50,7 @@ impl Evidence {
         };
         let dap_dir = std::env::var_os(DAP_LOG_ENV).filter(|d| !d.is_empty()).map(PathBuf::from);
         let run_tag = format!("{}-{}", ledger::compact_utc(SystemTime::now()), std::process::id());
-        Evidence { ledger, dap_dir, dap_files: HashMap::new(), run_tag }
+        Evidence { ledger, dap_dir, dap_files: HashMap::new(), run_tag, pending: Vec::new() }
     }
 }
 
@@ -66,13 +70,16 @@ pub(super) fn idle_reap_from_env() -> Option<std::time::Duration> {
 }
 
 impl Server {
-    /// Stamps a ledger record and keeps it (written at the end of the turn).
+    /// Stamps a ledger record and keeps it (in the ledger at the end of the turn).
     pub(super) fn record(&mut self, record: Record) {
-        self.sessions.ledger.push(record, SystemTime::now());
+        self.evidence.pending.push((record, SystemTime::now()));
     }
 
     /// Appends what the turn produced: ledger lines, and new DAP log entries of every session.
     pub(super) fn flush_evidence(&mut self) {
+        for (record, wall) in self.evidence.pending.drain(..) {
+            self.sessions.ledger.push(record, wall);
+        }
         let lines = self.sessions.ledger.take_unwritten();
         if let Some(file) = self.evidence.ledger.as_mut() {
             file.append(lines.as_bytes());

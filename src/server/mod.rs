@@ -358,6 +358,8 @@ impl Server {
             }
             if self.ready_to_exit() {
                 self.kill_all_adapters();
+                // Whatever the kills recorded reaches the ledger too.
+                self.flush_evidence();
                 info!("shutdown complete ({:?})", self.shutdown);
                 return Ok(());
             }

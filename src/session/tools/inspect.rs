@@ -39,7 +39,7 @@ pub use context::ContextJob;
 use context::CONTEXT_FRAMES;
 pub use many::EvalMany;
 pub use modules::ModulesJob;
-pub(in crate::session) use results::to_json;
+pub(in crate::session) use results::{to_json, to_json_with};
 use results::{FocusThread, ScopeList, StackResult, ThreadEntry, ThreadList, VariablesPage};
 use watch::exception_result;
 
@@ -580,7 +580,8 @@ impl Session {
         let mut text = format!("{} thread {thread} · rev {}", self.id, self.run.revision);
         let mut shown = 0;
         for (i, (f, frame)) in list.iter_mut().zip(&trace.stack_frames).enumerate() {
-            let mut line = format!("\n  #{} {}", start as usize + i, frame_line(f));
+            let mut line = format!("\n  #{} ", start as usize + i);
+            push_frame_line(&mut line, f);
             // The frame's instruction address, as an instruction breakpoint or `memory` takes it.
             if let Some(ip) = frame.instruction_pointer_reference.as_deref().filter(|ip| !ip.is_empty()) {
                 line.push_str(&format!(" @ {}", crate::visible::escaped(ip)));
@@ -601,15 +602,9 @@ impl Session {
         if let Some(next) = next_start {
             text.push_str(&format!("\n  … more frames (call stack_trace with start={next})"));
         }
-        let structured = StackResult {
-            session: &self.id,
-            revision: self.run.revision,
-            thread,
-            frames: &list,
-            total_frames: total,
-            next_start,
-        };
-        ToolResult::ok(text, to_json(structured))
+        let structured =
+            StackResult { session: &self.id, revision: self.run.revision, thread, total_frames: total, next_start };
+        ToolResult::ok(text, to_json_with(structured, "frames", list))
     }
 
     fn scopes_result(&mut self, scopes: &[Scope]) -> ToolResult {
@@ -700,12 +695,11 @@ impl Session {
             handle: q.handle,
             start: q.start,
             total,
-            variables: &list,
             length,
             truncated: truncated.then_some(true),
             next_start: truncated.then_some(end),
         };
-        ToolResult::ok(format!("{head}{text}"), to_json(structured))
+        ToolResult::ok(format!("{head}{text}"), to_json_with(structured, "variables", list))
     }
 
     fn evaluate_result(&mut self, expression: &str, context: &str, body: &Value) -> ToolResult {
@@ -807,19 +801,20 @@ pub(in crate::session) fn top_frame_id(body: &Value) -> Result<i64, String> {
     })
 }
 
-/// `total() at app.py:12 [frame 1004]`
-fn frame_line(f: &Value) -> String {
-    let mut s = f.get("function").and_then(Value::as_str).unwrap_or("?").to_owned();
+/// `total() at app.py:12 [frame 1004]`, appended to `s`.
+fn push_frame_line(s: &mut String, f: &Value) {
+    use std::fmt::Write;
+    s.push_str(f.get("function").and_then(Value::as_str).unwrap_or("?"));
     if let Some(p) = f.get("path").and_then(Value::as_str) {
-        s.push_str(&format!(" at {}", p.rsplit('/').next().unwrap_or(p)));
+        s.push_str(" at ");
+        s.push_str(p.rsplit('/').next().unwrap_or(p));
         if let Some(l) = f.get("line") {
-            s.push_str(&format!(":{l}"));
+            let _ = write!(s, ":{l}");
         }
     }
     if let Some(h) = f.get("frame") {
-        s.push_str(&format!(" [frame {h}]"));
+        let _ = write!(s, " [frame {h}]");
     }
-    s
 }
 
 fn is_index_name(name: &str) -> bool {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::results::{to_json, Excerpt, ExcerptLine, Locals, WatchValue};
-use super::{frame_line, more_frames, Op};
+use super::{more_frames, push_frame_line, Op};
 use crate::dap::requests::{
     Evaluate, EvaluateArguments, Request, Scopes, ScopesArguments, StackFrame, StackTrace, Variables,
     VariablesArguments,
@@ -229,7 +229,8 @@ impl Session {
         if !frames.is_empty() {
             text.push_str("\nstack:");
             for (i, f) in frames.iter().enumerate() {
-                text.push_str(&format!("\n  #{i} {}", frame_line(f)));
+                text.push_str(&format!("\n  #{i} "));
+                push_frame_line(&mut text, f);
             }
         }
         if let Some(next) = more_frames(0, CONTEXT_FRAMES, frames.len(), job.total_frames) {

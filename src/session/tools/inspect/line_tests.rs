@@ -1,4 +1,4 @@
-//! How a frame and a variable read on one line (`frame_line`, `variable_line`), and which names
+//! How a frame and a variable read on one line (`push_frame_line`, `variable_line`), and which names
 //! are a container's indices (`is_index_name`).
 
 use super::*;
@@ -13,7 +13,14 @@ fn index_names() {
 #[test]
 fn frame_and_variable_lines_read_at_a_glance() {
     let f = json!({"frame": 1004, "function": "total", "path": "/w/app.py", "line": 12});
-    assert_eq!(frame_line(&f), "total at app.py:12 [frame 1004]");
+    assert_eq!(
+        {
+            let mut s = String::new();
+            push_frame_line(&mut s, &f);
+            s
+        },
+        "total at app.py:12 [frame 1004]"
+    );
     let v = json!({"name": "items", "value": "[1, 2]", "type": "list", "ref": 1012});
     assert_eq!(variable_line(&v), "items = [1, 2] (list) [ref 1012]");
     let empty = json!({"name": "x", "value": "", "type": "T"});

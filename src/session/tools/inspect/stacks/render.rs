@@ -197,7 +197,8 @@ impl Report<'_> {
                 text.push_str("\n  (no frames)");
             }
             for (i, f) in t.frames.iter().take(shown).enumerate() {
-                text.push_str(&format!("\n  #{i} {}", super::super::frame_line(f)));
+                text.push_str(&format!("\n  #{i} "));
+                super::super::push_frame_line(&mut text, f);
             }
             if t.frames.len() > shown || t.more {
                 let start = shown.min(t.frames.len());
