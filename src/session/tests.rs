@@ -299,3 +299,21 @@ fn a_flood_of_output_keeps_the_session_within_its_two_rings() {
     assert!(dropped > 0 && held <= 1 << 20, "output ring: {held} bytes held");
     assert!(log <= 1 << 20 && session.evidence.dap_log_total > 5000, "DAP log: {log} bytes held");
 }
+
+/// A message over `DAP_LOG_ENTRY_MAX` is logged as its size and the head of its redacted text:
+/// a mirror token in that head never reaches the log, and the entry stays JSON.
+#[test]
+fn an_oversized_dap_message_is_logged_as_its_redacted_head() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let secret = "a1b2c3d4e5f6";
+    let message = json!({"seq": 9, "type": "event", "event": "custom", "body": {"mirrorToken": secret, "pad": "p".repeat(100_000)}});
+    s.on_adapter_bytes(0, &frame(&message), now);
+    let log = s.get(0).expect("session").dap_log_ndjson();
+    let last: Value = serde_json::from_str(log.lines().last().expect("an entry")).expect("NDJSON");
+    let entry = &last["message"];
+    assert_eq!(entry["agentdap_truncated"], json!(true), "{last}");
+    assert!(entry["bytes"].as_u64().is_some_and(|b| b > 100_000), "{last}");
+    let head = entry["head"].as_str().expect("a head");
+    assert!(head.contains("[redacted]") && !log.contains(secret), "{head}");
+}

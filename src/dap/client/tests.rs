@@ -719,6 +719,19 @@ fn log_text_redacts_token_values_and_leaves_other_messages_byte_for_byte() {
     assert!(!log_text(format!("not json mirrorToken {secret}").as_bytes()).contains(secret));
 }
 
+/// A log entry keeps the bytes as they crossed; its text and its `Debug` form are redacted.
+#[test]
+fn a_log_entry_shows_its_redacted_text_never_its_bytes() {
+    let secret = "a1b2c3d4e5f6";
+    let body = format!(r#"{{"seq":2,"type":"request","command":"attach","arguments":{{"mirrorToken":"{secret}"}}}}"#);
+    let entry = LogEntry { at: t0(), direction: Direction::ToAdapter, body: body.into_bytes() };
+    assert!(entry.text().contains("[redacted]") && !entry.text().contains(secret), "{}", entry.text());
+    let shown = format!("{entry:?}");
+    let bytes: Vec<String> = secret.bytes().map(|b| b.to_string()).collect();
+    assert!(!shown.contains(secret) && !shown.contains(&bytes.join(", ")), "{shown}");
+    assert!(shown.contains("[redacted]"), "{shown}");
+}
+
 #[test]
 fn log_text_redacts_escaped_keys_and_wrapped_values() {
     let secret = "a1b2c3d4e5f6";

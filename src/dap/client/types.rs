@@ -220,8 +220,9 @@ pub enum Direction {
 /// One DAP message for the DAP log (`--dap-log`, the `dap_log` of `sessions`): when, which way, and
 /// its bytes as they crossed. They become log text ([`LogEntry::text`]: the mirror token
 /// redacted) only when the log is read or written, after the turn's answers went out, so a
-/// round trip does not pay for it (`scripts/callgrind-roundtrip`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// round trip does not pay for it (`scripts/callgrind-roundtrip`). Its `Debug` form shows that
+/// text too, never the bytes (which may hold a mirror token: SECURITY.md).
+#[derive(Clone, PartialEq, Eq)]
 pub struct LogEntry {
     pub at: Instant,
     pub direction: Direction,
@@ -232,6 +233,16 @@ impl LogEntry {
     /// The message as the DAP log shows it ([`super::log_text`]).
     pub fn text(&self) -> String {
         super::log_text(&self.body)
+    }
+}
+
+impl std::fmt::Debug for LogEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogEntry")
+            .field("at", &self.at)
+            .field("direction", &self.direction)
+            .field("text", &self.text())
+            .finish()
     }
 }
 
