@@ -316,4 +316,32 @@ fn an_oversized_dap_message_is_logged_as_its_redacted_head() {
     assert!(entry["bytes"].as_u64().is_some_and(|b| b > 100_000), "{last}");
     let head = entry["head"].as_str().expect("a head");
     assert!(head.contains("[redacted]") && !log.contains(secret), "{head}");
+
+/// The DAP log's bounds (`DAP_LOG_ENTRY_MAX` per message, `DAP_LOG_BYTES` in all: README, "the
+/// last 5,000 messages or 1 MiB of them") hold for the text it shows, not only for the bytes
+/// that crossed: a message whose token is redacted is re-serialised, and serde writes `9e15` as
+/// `9000000000000000.0`, so a 60 KiB message becomes a 280 KiB log line, and the resource
+/// holds several MiB, though each message and the ring are under their caps in bytes.
+#[test]
+fn the_dap_logs_caps_bound_the_text_it_shows() {
+    use super::{DAP_LOG_BYTES, DAP_LOG_ENTRY_MAX};
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let numbers = vec!["9e15"; 12_000].join(",");
+    for seq in 0..40 {
+        let body = format!(
+            r#"{{"seq":{},"type":"event","event":"output","body":{{"category":"console","output":"x\n","token":0,"n":[{numbers}]}}}}"#,
+            100 + seq
+        );
+        assert!(body.len() < DAP_LOG_ENTRY_MAX);
+        let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        bytes.extend_from_slice(body.as_bytes());
+        s.on_adapter_bytes(0, &bytes, now);
+    }
+    let log = s.get(0).expect("session").dap_log_ndjson();
+    assert!(!log.contains("\"token\":0"), "redacted");
+    let longest = log.lines().map(str::len).max().unwrap_or(0);
+    // A line is its message and about 60 bytes of `ms`/`dir`.
+    assert!(longest <= DAP_LOG_ENTRY_MAX + 100, "a log line of {longest} bytes");
+    assert!(log.len() <= DAP_LOG_BYTES + 100 * 5_000, "the resource holds {} bytes", log.len());
 }
