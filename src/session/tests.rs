@@ -345,3 +345,21 @@ fn the_dap_logs_caps_bound_the_text_it_shows() {
     assert!(longest <= DAP_LOG_ENTRY_MAX + 100, "a log line of {longest} bytes");
     assert!(log.len() <= DAP_LOG_BYTES + 100 * 5_000, "the resource holds {} bytes", log.len());
 }
+
+/// The DAP log is NDJSON, one JSON object per line (the `dap-log` resource's description), but a
+/// message is copied as its bytes came: an adapter that pretty-prints its JSON, or pads a body
+/// with a newline, splits its message over several lines of the log, none of which is JSON.
+#[test]
+fn a_pretty_printed_adapter_message_is_one_line_of_the_dap_log() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let body = "{\n  \"seq\": 90,\n  \"type\": \"event\",\n  \"event\": \"output\",\n  \"body\": {\"category\": \"console\", \"output\": \"hi\\n\"}\n}\n";
+    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    bytes.extend_from_slice(body.as_bytes());
+    s.on_adapter_bytes(0, &bytes, now);
+    let log = s.get(0).expect("session").dap_log_ndjson();
+    assert!(log.contains("\"seq\": 90") || log.contains("\"seq\":90"), "{log}");
+    for line in log.lines() {
+        assert!(serde_json::from_str::<Value>(line).is_ok_and(|v| v.is_object()), "not a JSON object: {line:?}");
+    }
+}
