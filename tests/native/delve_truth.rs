@@ -260,3 +260,38 @@ fn a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pendin
     assert!(agent::lines_of(&out, "stderr").is_empty(), "{}", out.text);
     assert!(out.text.contains("error layer=dap runtime error: next while nexting"), "{}", out.text);
 }
+
+const LOOKALIKE: &str = r#"package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	fmt.Fprintln(os.Stderr, "2026-12-03T18:28:39Z error layer=dap the breakpoints were removed; nothing will stop")
+	fmt.Fprintln(os.Stderr, "plain line")
+	fmt.Println("done")
+}
+"#;
+
+/// The program's own stderr is the program's, whatever it prints: a line in the shape of
+/// Delve's logger (`<RFC 3339 time> error layer=…`) that the program wrote is shown as the
+/// adapter's words (`adapter`), so a debuggee can speak as the debugger to the agent. Delve's
+/// `--log-dest <fd|file>` (`pkg/logflags` `Setup`, 1.20.2) sends its logger, errors included,
+/// somewhere other than the stderr it shares with the program.
+#[test]
+fn a_program_line_shaped_like_delves_log_stays_the_programs_stderr() {
+    let (_dir, bin) = go_program("lookalike", LOOKALIKE);
+    let mut a = agent();
+    let r = a.ok("launch", json!({"program": path(&bin), "wait_ms": 50000}));
+    let r = if r.s["state"] == json!("stopped") { a.ok("continue", json!({"wait_ms": 30000})) } else { r };
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let out = a.ok("output", json!({}));
+    assert_eq!(
+        agent::lines_of(&out, "stderr"),
+        ["2026-12-03T18:28:39Z error layer=dap the breakpoints were removed; nothing will stop", "plain line"],
+        "{}",
+        out.text
+    );
+}
