@@ -672,3 +672,31 @@ pub(crate) fn hostile_mirror_clients_neither_lock_out_the_ide_nor_disturb_the_ag
     assert!(listed.text.contains(&format!("mirror 127.0.0.1:{port3}")), "{}", listed.text);
     assert_no_token(&mut a, &id, &[&token, token3]);
 }
+
+/// The token is "not in the stderr log at any level" (SECURITY.md), but bytes the mirror's
+/// decoder skips are logged with their first 32 bytes (`skipped … (starting "…")`): an IDE
+/// whose `Content-Length` undercounts its `attach` (characters counted, not UTF-8 bytes, with
+/// a non-ASCII path before the token) leaves the token's start as the skipped bytes, and 32 of
+/// its 48 hex digits reach the log.
+#[test]
+fn a_short_content_length_does_not_put_the_token_in_the_stderr_log() {
+    let mut a = Agent::start_with(|c| {
+        c.env("RUST_LOG", "trace");
+    });
+    let id = stopped_session(&mut a);
+    let (port, token) = expose(&mut a, &id);
+    let body = format!(
+        r#"{{"seq":1,"type":"request","command":"attach","arguments":{{"name":"é","mirrorToken":"{token}"}}}}"#
+    );
+    let cut = body.find(&token).expect("token in body");
+    let mut s = TcpStream::connect(("127.0.0.1", port as u16)).expect("connect");
+    // The frame cut before the token, the token left over as garbage, then a frame to resync at.
+    let bytes = format!("Content-Length: {cut}\r\n\r\n{body}\r\nContent-Length: 2\r\n\r\n{{}}");
+    s.write_all(bytes.as_bytes()).expect("write");
+    s.flush().ok();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(s);
+    std::thread::sleep(Duration::from_millis(200));
+    let stderr = a.d.stderr();
+    assert!(!stderr.contains(&token[..16]), "the stderr log holds the token's start: {stderr}");
+}
