@@ -704,13 +704,19 @@ pub fn log_text(body: &[u8]) -> String {
     }
 }
 
-/// `body` as text: valid UTF-8 (every message a conforming adapter sends) copied through
-/// `str::from_utf8`'s word-at-a-time check; anything else lossily, as before.
+/// `body` as text on one line: valid UTF-8 (every message a conforming adapter sends) copied
+/// through `str::from_utf8`'s word-at-a-time check, anything else lossily; a line break, which in
+/// JSON can only be whitespace between tokens (an adapter that pretty-prints), becomes a space,
+/// so each message is one line of the NDJSON log.
 fn as_text(body: &[u8]) -> String {
-    match std::str::from_utf8(body) {
+    let text = match std::str::from_utf8(body) {
         Ok(text) => text.to_owned(),
         Err(_) => String::from_utf8_lossy(body).into_owned(),
+    };
+    if text.bytes().any(|b| b == b'\n' || b == b'\r') {
+        return text.replace(['\n', '\r'], " ");
     }
+    text
 }
 
 /// Whether `body` holds `token` (ASCII case ignored) or a `\u` escape: one pass over the bytes,

@@ -119,7 +119,7 @@ impl ClientCore {
                 requests.push(classify(body));
             }
             // Garbage: the decoder resynchronises; no seq is known to answer.
-            Err(d) => log::info!("{}: skipped bytes: {d}", self.name),
+            Err(d) => log::info!("{}: skipped bytes: {}", self.name, d.without_preview()),
         });
         if decoder.is_finished() {
             // A frame over the size cap (or one whose claimed length a later header showed to be a

@@ -6,7 +6,6 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::output::Category;
@@ -63,17 +62,10 @@ impl Session {
             match out {
                 Output::Log(mut entry) => {
                     if entry.body.len() > DAP_LOG_ENTRY_MAX {
-                        // A huge message (a 30 MB variables response, a flood of output) is
-                        // logged as its size and head: the log stays readable and bounded. The
-                        // head is cut from the redacted text, never from the raw bytes.
-                        let text = entry.text();
-                        let mut cut = 1024.min(text.len());
-                        while !text.is_char_boundary(cut) {
-                            cut -= 1;
-                        }
-                        let cut = TruncatedLogEntry { agentdap_truncated: true, bytes: text.len(), head: &text[..cut] };
-                        // A struct of a bool, a number and a string always serialises.
-                        entry.body = serde_json::to_vec(&cut).unwrap_or_default();
+                        // A huge message (a 30 MB variables response, a flood of output) is kept
+                        // as its size and head: the log stays readable and bounded. The head is
+                        // cut from the redacted text, never from the raw bytes.
+                        entry.body = super::render::log_head(&entry.text()).into_bytes();
                     }
                     self.evidence.dap_log_bytes += entry.body.len();
                     self.evidence.dap_log.push_back(entry);
@@ -771,13 +763,4 @@ pub(super) fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
     let words = ["description", "text"].into_iter().filter_map(|k| body.get(k).and_then(Value::as_str));
     let mut found = words.flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()));
     found.find_map(|w| FATAL_SIGNALS.iter().copied().find(|(name, _)| *name == w))
-}
-
-/// A DAP log entry too big to keep, as it is logged instead: its size and its first bytes.
-/// The fields are in key order, so the line reads as the JSON object it always was.
-#[derive(Serialize)]
-struct TruncatedLogEntry<'a> {
-    agentdap_truncated: bool,
-    bytes: usize,
-    head: &'a str,
 }

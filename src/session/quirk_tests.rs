@@ -252,7 +252,7 @@ fn a_step_delve_refuses_is_a_step_refused_stop_not_an_exception() {
     assert_eq!(out.structured["stop"]["reason"], json!("step refused"), "{}", out.text);
     assert!(out.structured["stop"].get("exception").is_none(), "{}", out.structured);
     assert!(
-        out.text.contains(" · nothing ran: delve refused the step; an earlier step, interrupted by a breakpoint, is still pending in Delve; `continue` finishes that step · rev "),
+        out.text.contains(" · nothing ran: delve refused the step; an earlier step, interrupted by a breakpoint, is still pending in Delve; `continue` resumes that step (a breakpoint may interrupt it again) · rev "),
         "{}",
         out.text
     );

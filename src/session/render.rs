@@ -364,25 +364,41 @@ impl Session {
     }
 
     /// The DAP log's lines after the first `n` messages the session ever logged (for
-    /// `--dap-log` files), led by a note when some of them already left the ring.
+    /// `--dap-log` files), led by a note when some of them already left the ring. The bounds hold
+    /// for the text shown, which redaction may make longer than the bytes that crossed: a
+    /// message's text over `DAP_LOG_ENTRY_MAX` shows as its size and head ([`log_head`]), and
+    /// the newest messages are shown up to `DAP_LOG_BYTES` of text.
     pub fn dap_log_lines_after(&self, n: u64) -> String {
+        use super::{DAP_LOG_BYTES, DAP_LOG_ENTRY_MAX};
         let first_kept = self.evidence.dap_log_total.saturating_sub(self.evidence.dap_log.len() as u64);
-        let mut out = String::new();
-        if n < first_kept {
-            out.push_str(&format!(
-                "{{\"agentdap\":\"{} messages were dropped before they were written\"}}\n",
-                first_kept - n
-            ));
-        }
         let skip = n.saturating_sub(first_kept) as usize;
-        for e in self.evidence.dap_log.iter().skip(skip) {
+        let mut lines = Vec::new();
+        let mut bytes = 0;
+        for e in self.evidence.dap_log.iter().skip(skip).rev() {
+            let mut text = e.text();
+            if text.len() > DAP_LOG_ENTRY_MAX {
+                text = log_head(&text);
+            }
+            if bytes + text.len() > DAP_LOG_BYTES && !lines.is_empty() {
+                break;
+            }
+            bytes += text.len();
             let ms = e.at.saturating_duration_since(self.evidence.started).as_secs_f64() * 1000.0;
             let dir = match e.direction {
                 crate::dap::client::Direction::ToAdapter => "to_adapter",
                 crate::dap::client::Direction::FromAdapter => "from_adapter",
             };
-            out.push_str(&format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{}}}\n", e.text()));
+            lines.push(format!("{{\"ms\":{ms:.3},\"dir\":\"{dir}\",\"message\":{text}}}\n"));
         }
+        let shown_from = self.evidence.dap_log_total - lines.len() as u64;
+        let mut out = String::new();
+        if n < shown_from {
+            out.push_str(&format!(
+                "{{\"agentdap\":\"{} messages were dropped before they were written\"}}\n",
+                shown_from - n
+            ));
+        }
+        out.extend(lines.into_iter().rev());
         out
     }
 
@@ -431,4 +447,25 @@ impl Session {
         }
         v
     }
+}
+
+/// A DAP log entry too big to keep or show, as it is logged instead: its size and its first bytes.
+/// The fields are in key order, so the line reads as the JSON object it always was.
+#[derive(serde::Serialize)]
+struct TruncatedLogEntry<'a> {
+    agentdap_truncated: bool,
+    bytes: usize,
+    head: &'a str,
+}
+
+/// A log text too long to show (a message's redacted text, `LogEntry::text`), as its size and
+/// first KiB: a JSON object.
+pub(super) fn log_head(text: &str) -> String {
+    let mut cut = 1024.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let entry = TruncatedLogEntry { agentdap_truncated: true, bytes: text.len(), head: &text[..cut] };
+    // A struct of a bool, a number and a string always serialises.
+    serde_json::to_string(&entry).unwrap_or_default()
 }

@@ -316,6 +316,7 @@ fn an_oversized_dap_message_is_logged_as_its_redacted_head() {
     assert!(entry["bytes"].as_u64().is_some_and(|b| b > 100_000), "{last}");
     let head = entry["head"].as_str().expect("a head");
     assert!(head.contains("[redacted]") && !log.contains(secret), "{head}");
+}
 
 /// The DAP log's bounds (`DAP_LOG_ENTRY_MAX` per message, `DAP_LOG_BYTES` in all: README, "the
 /// last 5,000 messages or 1 MiB of them") hold for the text it shows, not only for the bytes

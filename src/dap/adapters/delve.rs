@@ -131,8 +131,8 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // `a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step`).
         refused_step: Some(RefusedStep {
             description: "invalid command",
-            why: "an earlier step, interrupted by a breakpoint, is still pending in Delve; `continue` finishes \
-                  that step",
+            why: "an earlier step, interrupted by a breakpoint, is still pending in Delve; `continue` resumes \
+                  that step (a breakpoint may interrupt it again)",
         }),
         // `debug`/`test` modes run `go build` inside `launch`.
         launch_builds: true,

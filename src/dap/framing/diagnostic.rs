@@ -117,6 +117,17 @@ impl fmt::Display for Problem {
 }
 
 impl Diagnostic {
+    /// The same diagnostic without the skipped bytes' first 32 (a mirror client's garbage may be
+    /// the rest of a frame that held its `mirrorToken`, which is never logged: SECURITY.md).
+    pub fn without_preview(&self) -> Diagnostic {
+        match self {
+            Diagnostic::Skipped { problem, bytes, .. } => {
+                Diagnostic::Skipped { problem: *problem, bytes: *bytes, preview: Preview::default() }
+            }
+            other => other.clone(),
+        }
+    }
+
     /// True for the diagnostics after which the peer's framing is no longer trusted and the decoder
     /// is finished ([`Decoder::is_finished`](super::Decoder::is_finished)): the caller ends the
     /// connection.
