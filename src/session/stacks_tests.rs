@@ -173,3 +173,33 @@ fn stacks_the_adapter_never_gives_are_given_up_within_the_stacks_timeout() {
     assert!(out.text.contains("stack not read"), "{}", out.text);
     assert_eq!(out.structured["state"], "running", "the program was resumed: {}", out.text);
 }
+
+/// `wait {for: exit}` on a program that stops meanwhile is answered at that stop, and at once
+/// on one already stopped: a stopped program cannot end until it is resumed (a fresh user waited
+/// out 8 s after an exception stop at 1.9 s). The answer says it did not exit.
+#[test]
+fn a_wait_for_the_exit_ends_at_a_stop_and_says_the_program_did_not_exit() {
+    let mut rig = Rig::new(adapter(Reply::ok(Value::Null)));
+    rig.launch(
+        standard_plan(json!({"program": "/src/app"})),
+        args(json!({"program": "/src/app", "stop_on_entry": false, "wait_ms": 100})),
+    );
+    rig.advance(Duration::from_millis(200));
+    let wait = rig.call(|s, key, call, now| s.wait(key, Until::Exit, None, Some(50_000), call, now));
+    assert!(rig.result(wait).is_none(), "the program runs: the wait waits");
+    rig.event("stopped", json!({"reason": "exception", "threadId": 1, "text": "ZeroDivisionError"}));
+    let out = rig.answered(wait);
+    assert_eq!(
+        (out.structured["state"].clone(), out.structured["satisfied"].clone()),
+        (json!("stopped"), json!(false))
+    );
+    assert!(
+        out.text.contains("(not exited: the program is stopped and cannot end until it is resumed"),
+        "{}",
+        out.text
+    );
+    let again = rig.call(|s, key, call, now| s.wait(key, Until::Exit, None, Some(50_000), call, now));
+    let out = rig.answered(again);
+    assert_eq!(out.structured["satisfied"], json!(false), "at once, while stopped: {}", out.text);
+    assert!(!out.text.contains("wait_ms ran out"), "{}", out.text);
+}

@@ -88,7 +88,10 @@ impl Session {
         let child_stopped = !self.family.child_stops.is_empty();
         match w.until {
             Until::Stop => stopped || child_stopped,
-            Until::Exit => false,
+            // A stopped program cannot end until it is resumed: `wait {for: exit}` says so at once
+            // rather than waiting out its `wait_ms` (a fresh user's 50-second wait). `terminate`'s
+            // wait is the program's end, which the adapter brings about from a stop.
+            Until::Exit => w.verb == "waited" && self.run.state == RunState::Stopped && self.run.stop_ready(),
             // An unfinished line (a prompt) is output too: the result makes it an entry.
             Until::Output => {
                 stopped
@@ -113,8 +116,13 @@ impl Session {
         let mut out = self.result(w.verb, !satisfied, w.locals);
         self.flow_annotate(w.call, &mut out);
         if w.verb == "waited" {
-            out.structured["satisfied"] = satisfied.into();
-            if !satisfied {
+            let stopped_instead = satisfied && w.until == Until::Exit && !self.run.state.is_over();
+            out.structured["satisfied"] = (satisfied && !stopped_instead).into();
+            if stopped_instead {
+                out.text.push_str(
+                    "\n(not exited: the program is stopped and cannot end until it is resumed; `continue` lets it run on)",
+                );
+            } else if !satisfied {
                 out.text.push_str(&format!("\n(wait_ms ran out before the {} came)", until_name(w.until)));
             }
         }
