@@ -203,3 +203,43 @@ fn a_wait_for_the_exit_ends_at_a_stop_and_says_the_program_did_not_exit() {
     assert_eq!(out.structured["satisfied"], json!(false), "at once, while stopped: {}", out.text);
     assert!(!out.text.contains("wait_ms ran out"), "{}", out.text);
 }
+
+/// lldb-dap 22 may answer the first `threads` after a stop without the thread that stopped (a
+/// thread created since the last stop), and the whole list a moment later (the fresh user's
+/// `pthread_create`): `threads` asks again; a list that still leaves it out says so.
+#[test]
+fn a_thread_list_without_the_stops_thread_is_asked_again_and_the_gap_said() {
+    let one = json!({"threads": [{"id": 1, "name": "main"}]});
+    let both = json!({"threads": [{"id": 1, "name": "main"}, {"id": 2, "name": "worker"}]});
+    let threads = |replies: &[Value]| {
+        let mut a = ScriptedAdapter::new();
+        a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+        a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+        let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+        a.on("stackTrace", Reply::ok(frames));
+        for r in replies {
+            a.on("threads", Reply::ok(r.clone()));
+        }
+        let mut rig = Rig::new(a);
+        rig.launch(
+            standard_plan(json!({"program": "/src/app"})),
+            args(json!({"program": "/src/app", "stop_on_entry": false, "wait_ms": 100})),
+        );
+        rig.advance(Duration::from_millis(200));
+        rig.event("stopped", json!({"reason": "breakpoint", "threadId": 2, "allThreadsStopped": true}));
+        let before = rig.adapter.commands().iter().filter(|c| *c == "threads").count();
+        let call = rig.call(|s, key, call, now| s.threads(key, call, now));
+        let out = rig.answered(call);
+        (out, rig.adapter.commands().iter().filter(|c| *c == "threads").count() - before)
+    };
+    let (out, asked) = threads(&[one.clone(), both.clone()]);
+    assert_eq!(asked, 2, "asked again: {}", out.text);
+    assert_eq!(out.structured["threads"].as_array().map(Vec::len), Some(2), "{}", out.text);
+    assert!(out.text.contains("\n  2 worker (focus)") && !out.text.contains("note:"), "{}", out.text);
+    let (out, asked) = threads(&[one.clone(), one.clone()]);
+    assert_eq!(asked, 2, "{}", out.text);
+    assert_eq!(out.structured["stop_thread_unlisted"], json!(2), "{}", out.text);
+    assert!(out.text.contains("note: the adapter's list leaves out thread 2, which the stop named"), "{}", out.text);
+    let (_, asked) = threads(&[both.clone()]);
+    assert_eq!(asked, 1, "a whole list is asked once");
+}

@@ -196,3 +196,51 @@ fn a_program_killed_by_a_signal_is_not_reported_as_an_exit_code() {
     assert_eq!(r.s["exit_code"], json!(11), "{}", r.text);
     assert!(r.s.get("signal").is_none() && r.text.starts_with("s1 exited with code 11"), "{}", r.text);
 }
+
+/// A thread started since the last stop, stopped at a breakpoint: lldb-dap 22 may answer the
+/// first `threads` without it (a fresh user saw `threads (1)` while stopped on the second
+/// thread); `threads` lists both, the stop's thread as the focus.
+const THREADS_SOURCE: &str = r#"#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+int compute(int v) {
+    int w = v * 3;
+    return w;
+}
+void *runner(void *arg) {
+    printf("r %d\n", compute(*(int *)arg));
+    return NULL;
+}
+int main(void) {
+    pthread_t t;
+    int id = 7;
+    pthread_create(&t, NULL, runner, &id);
+    usleep(200000);
+    pthread_join(t, NULL);
+    return 0;
+}
+"#;
+
+#[test]
+fn threads_lists_the_thread_a_stop_named_though_it_started_since_the_last_stop() {
+    require("lldb-dap-22", "lldb-22");
+    let dir: PathBuf = scratch("lldb-threads");
+    let source = dir.join("thr.c");
+    std::fs::write(&source, THREADS_SOURCE).expect("write C");
+    let program = dir.join("thr");
+    build(Command::new("gcc").args(["-g", "-O0", "-pthread", "-o"]).arg(&program).arg(&source), "gcc");
+    let path = source.to_string_lossy().into_owned();
+    let mut a = Agent::start_plain(|_| {});
+    let bps = json!([{"path": path, "line": 15}, {"path": path, "line": 5}]);
+    let r = a.ok("launch", json!({"program": program.to_string_lossy(), "breakpoints": bps, "wait_ms": 30000}));
+    let main = r.s["stop"]["thread"].clone();
+    let r = a.ok("continue", json!({"wait_ms": 30000}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("compute"), "{}", r.text);
+    let runner = r.s["stop"]["thread"].clone();
+    assert_ne!(runner, main, "{}", r.text);
+    let t = a.ok("threads", json!({}));
+    let ids: Vec<_> = t.s["threads"].as_array().expect("threads").iter().map(|t| t["id"].clone()).collect();
+    assert!(ids.contains(&main) && ids.contains(&runner), "{}", t.text);
+    assert!(t.text.contains(&format!("{runner} thr (focus)")), "{}", t.text);
+    a.ok("disconnect", json!({}));
+}

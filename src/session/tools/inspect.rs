@@ -30,7 +30,7 @@ use crate::dap::requests::{
 };
 use crate::session::handles::Kind;
 use crate::session::preview;
-use crate::session::snapshot::put;
+use crate::session::snapshot::{put, RunState};
 use crate::session::text::{clip, FRAME_NAME_CHARS, FRAME_PATH_CHARS, NO_VALUE};
 use crate::session::values::{variable_line, RESULT_CHARS};
 use crate::session::{CallKey, ErrorCode, Origin, Session, SessionKey, Sessions, ToolResult};
@@ -50,7 +50,10 @@ pub const DEFAULT_PAGE: usize = 100;
 /// What an inspection request is doing; carried in its DAP origin.
 #[derive(Debug)]
 pub enum Op {
-    Threads,
+    /// `threads`; `again` once the first answer left out the thread the stop named.
+    Threads {
+        again: bool,
+    },
     StackTrace {
         thread: i64,
         start: u64,
@@ -132,7 +135,7 @@ impl Sessions {
     }
 
     pub fn threads(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
-        self.inspect(key, call, Op::Threads, now)
+        self.inspect(key, call, Op::Threads { again: false }, now)
     }
 
     /// `threads {select}`: the focus thread for later calls (answered at once).
@@ -283,7 +286,7 @@ impl Session {
     pub(in crate::session) fn start_op(&mut self, call: CallKey, op: Op, now: Instant) {
         let revision = self.run.revision;
         match &op {
-            Op::Threads => self.request::<Threads>((), Origin::Inspect { call, op, revision }, now),
+            Op::Threads { .. } => self.request::<Threads>((), Origin::Inspect { call, op, revision }, now),
             &Op::StackTrace { thread, start, levels } => {
                 let args = StackTraceArguments { thread_id: thread, start_frame: Some(start), levels: Some(levels) };
                 self.request::<StackTrace>(args, Origin::Inspect { call, op, revision }, now)
@@ -463,7 +466,19 @@ impl Session {
             }
         };
         let out = match op {
-            Op::Threads => self.threads_result(&body),
+            Op::Threads { again } => {
+                // lldb-dap 22 may answer the first `threads` after a stop without the thread that
+                // stopped (one created since the last stop: the fresh user's `pthread_create`),
+                // and the full list a moment later: asked once more before it is shown.
+                let listed = Threads::parse(Some(&body)).unwrap_or_default().threads.unwrap_or_default();
+                let stopped_on =
+                    self.run.stop.as_ref().and_then(|s| s.thread).filter(|_| self.run.state == RunState::Stopped);
+                if let Some(t) = stopped_on.filter(|t| !again && !listed.iter().any(|l| l.id == Some(*t))) {
+                    log::debug!("{}: `threads` left out thread {t}, which the stop named: asking again", self.id);
+                    return self.start_op(call, Op::Threads { again: true }, now);
+                }
+                self.threads_result(&body, stopped_on)
+            }
             Op::StackTrace { thread, start, levels } => self.stack_result(thread, start, levels, &body),
             Op::Scopes { thread, frame: None } => match top_frame_id(&body) {
                 Ok(f) => return self.start_op(call, Op::Scopes { thread, frame: Some(f) }, now),
@@ -514,9 +529,15 @@ impl Session {
         self.calls.done.push((call, out));
     }
 
-    fn threads_result(&mut self, body: &Value) -> ToolResult {
+    /// `stopped_on`: the thread the current stop named, kept among the threads the agent may
+    /// name and said to be missing when the adapter's list (asked twice) leaves it out.
+    fn threads_result(&mut self, body: &Value, stopped_on: Option<i64>) -> ToolResult {
         let threads = Threads::parse(Some(body)).unwrap_or_default().threads.unwrap_or_default();
         self.view.known_threads = threads.iter().filter_map(|t| t.id).collect();
+        let missing = stopped_on.filter(|t| !self.view.known_threads.contains(t));
+        if let Some(t) = missing {
+            self.view.known_threads.push(t);
+        }
         let focus = self.thread_for(None);
         let mut text = format!("{} threads ({}):", self.id, threads.len());
         let mut list = Vec::new();
@@ -531,7 +552,16 @@ impl Session {
             }
             list.push(ThreadEntry { id: t.id, name, focus: focused });
         }
-        ToolResult::ok(text, to_json(ThreadList { session: &self.id, revision: self.run.revision, threads: list }))
+        if let Some(t) = missing {
+            text.push_str(&format!(
+                "\nnote: the adapter's list leaves out thread {t}, which the stop named (asked twice); it may still be named"
+            ));
+        }
+        let mut structured = to_json(ThreadList { session: &self.id, revision: self.run.revision, threads: list });
+        if let Some(t) = missing {
+            structured["stop_thread_unlisted"] = t.into();
+        }
+        ToolResult::ok(text, structured)
     }
 
     /// The frames of a `stackTrace` answer as a result shows them: `line`, `column` and `path`
