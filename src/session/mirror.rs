@@ -688,7 +688,7 @@ impl Sessions {
         }
         let origin =
             Origin::Mirror(Forwarded { client, request_seq, command: command.to_owned(), revision: s.run.revision });
-        s.run.note_request(command);
+        s.run.note_request(command, arguments.as_ref());
         match s.link.client.request(command, arguments, origin, now, Some(FORWARD_TIMEOUT)) {
             Ok(seq) => s.mirror.at_adapter.push(AtAdapter {
                 seq,

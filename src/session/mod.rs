@@ -721,7 +721,7 @@ impl Session {
             self.failed_origin(origin, ErrorCode::Unsupported, format!("{why}."));
             return;
         }
-        self.run.note_request(command);
+        self.run.note_request(command, arguments.as_ref());
         // An expression that may write is the agent's change whatever the answer (it can write
         // and then fail): a later stop's changes say so (`own_change.rs`). A raw request is
         // named when it is answered (`events.rs`).

@@ -276,6 +276,11 @@ impl Session {
                     if let Some(t) = stop.thread {
                         s.push_str(&format!(" · thread {t}"));
                     }
+                    if let Some((kind, t)) = stop.interrupted_step {
+                        s.push_str(&format!(
+                            " · not the end of thread {t}'s step {kind}: this stop is another thread's"
+                        ));
+                    }
                     if stop.requested_pause {
                         // The adapter's words, which a reader takes as agentdap's (crate::visible).
                         let words = stop.description.as_deref().or(stop.text.as_deref()).unwrap_or("");

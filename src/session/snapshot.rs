@@ -173,6 +173,9 @@ pub struct Stop {
     /// step ends in the call it began in or in a caller, and `stop_frame.rs` tells the stop's
     /// depth from the stop before (`Session::may_tell_depth`).
     pub stepped_over_or_out: bool,
+    /// A step of another thread was under way, and this stop is not its end (a breakpoint of
+    /// this stop's thread came first): the step's kind and thread.
+    pub interrupted_step: Option<(&'static str, i64)>,
 }
 
 /// The reason of a stop that stands for a step the adapter refused (`RuntimeQuirks::refused_step`):
@@ -313,6 +316,7 @@ impl Stop {
             requested_pause: false,
             by_person: None,
             stepped_over_or_out: false,
+            interrupted_step: None,
         }
     }
 
@@ -331,6 +335,9 @@ impl Stop {
         put(&mut m, "breakpoint_owner", self.owner.map(|o| o.as_str().into()));
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
         put(&mut m, "by_person", self.by_person.as_deref().map(Value::from));
+        if let Some((kind, thread)) = self.interrupted_step {
+            m.insert("interrupted_step".into(), serde_json::json!({"kind": kind, "thread": thread}));
+        }
         if self.requested_pause {
             m.insert("requested_pause".into(), true.into());
         } else if let Some(e) = &self.exception {
@@ -373,6 +380,8 @@ pub struct Run {
     /// `stepOut` ([`Stop::stepped_over_or_out`]).
     pub(crate) resumes_since_stop: u8,
     pub(crate) last_resume_over_or_out: bool,
+    /// The last resume, when it was a step: which (`over`, `in`, `out`, `back`) and its thread.
+    pub(crate) last_step: Option<(&'static str, i64)>,
     /// `stopped` events seen, to tell the stop right before this one.
     pub(crate) stops_seen: u64,
     /// The (state, revision) last announced to resource subscribers.
@@ -415,13 +424,27 @@ pub enum StopDetails {
 impl Run {
     /// A request is going to the adapter (from agentdap or a mirror client): counts it when it
     /// resumes the program (`goto`, `restartFrame` and `restart` too).
-    pub(crate) fn note_request(&mut self, command: &str) {
+    pub(crate) fn note_request(&mut self, command: &str, arguments: Option<&serde_json::Value>) {
         let resumes =
             crate::mirror::RESUMES.contains(&command) || ["goto", "restartFrame", "restart"].contains(&command);
         if resumes {
             self.resumes_since_stop = self.resumes_since_stop.saturating_add(1);
             self.last_resume_over_or_out = command == "next" || command == "stepOut";
+            let kind = match command {
+                "next" => Some("over"),
+                "stepIn" => Some("in"),
+                "stepOut" => Some("out"),
+                "stepBack" => Some("back"),
+                _ => None,
+            };
+            let thread = arguments.and_then(|a| a.get("threadId")).and_then(serde_json::Value::as_i64);
+            self.last_step = kind.zip(thread);
         }
+    }
+
+    /// The step that led to this stop, when one step alone did (read before [`Run::note_stopped`]).
+    pub(crate) fn step_to_this_stop(&self) -> Option<(&'static str, i64)> {
+        self.last_step.filter(|_| self.resumes_since_stop == 1)
     }
 
     /// A `stopped` event: whether the program got here by one `next` or `stepOut` alone, and
@@ -500,6 +523,7 @@ impl Default for Run {
             pause_sent: false,
             resumes_since_stop: 0,
             last_resume_over_or_out: false,
+            last_step: None,
             stops_seen: 0,
             last_announced: None,
             exit_code: None,

@@ -1,9 +1,11 @@
 //! Sans-IO tests of `stacks` on a running program against the scripted adapter: its own pause's
 //! stop never reaches another call's wait nor the run state, a breakpoint that wins the race with
 //! it is reported and read where it stopped, a refused resume leaves an honest stop, and a late
-//! stop of a pause that did not land is resumed and only mentioned. What no real adapter here
-//! does on demand (a pause racing a breakpoint, a refused `continue`). Must not: read `Session`'s
-//! private fields.
+//! stop of a pause that did not land is resumed and only mentioned; and the other threads of a
+//! stop: a `threads` list without the stop's thread is asked again, another thread's stop during
+//! a step is not called the step's end, a `wait` for the exit ends at a stop. What no real
+//! adapter here does on demand (a pause racing a breakpoint, a refused `continue`, a thread list
+//! late by a moment). Must not: read `Session`'s private fields.
 
 use std::time::Duration;
 
@@ -242,4 +244,41 @@ fn a_thread_list_without_the_stops_thread_is_asked_again_and_the_gap_said() {
     assert!(out.text.contains("note: the adapter's list leaves out thread 2, which the stop named"), "{}", out.text);
     let (_, asked) = threads(&[both.clone()]);
     assert_eq!(asked, 1, "a whole list is asked once");
+}
+
+/// A step of one thread that ends at another thread's breakpoint is not that step's end: the
+/// result says whose step it was; a step that ends on its own thread, or a `continue`, says
+/// nothing of the kind.
+#[test]
+fn another_threads_stop_during_a_step_is_not_called_the_steps_end() {
+    use super::tools::control::StepKind;
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+    a.on("stackTrace", Reply::ok(frames));
+    let stop = |reason: &str, thread: i64| json!({"reason": reason, "threadId": thread, "allThreadsStopped": true});
+    a.on("next", Reply::ok(Value::Null).then("stopped", stop("breakpoint", 2)));
+    a.on("next", Reply::ok(Value::Null).then("stopped", stop("step", 2)));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", stop("breakpoint", 1)));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.event("stopped", stop("breakpoint", 1));
+    rig.answered(launch);
+    let step = |rig: &mut Rig| {
+        let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, None, call, now));
+        rig.answered(call)
+    };
+    let out = step(&mut rig);
+    assert_eq!(out.structured["stop"]["interrupted_step"], json!({"kind": "over", "thread": 1}), "{}", out.text);
+    assert!(
+        out.text.contains(" · thread 2 · not the end of thread 1's step over: this stop is another thread's"),
+        "{}",
+        out.text
+    );
+    let out = step(&mut rig);
+    assert!(out.structured["stop"].get("interrupted_step").is_none(), "its own step's end: {}", out.text);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, Some(0), call, now));
+    let out = rig.answered(call);
+    assert!(out.structured["stop"].get("interrupted_step").is_none(), "no step: {}", out.text);
 }

@@ -239,6 +239,13 @@ fn a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pendin
     );
     let worker = r.s["stop"]["thread"].clone();
     assert_ne!(worker, main, "{}", r.text);
+    // Not the step's end: the result says whose step it was.
+    assert_eq!(r.s["stop"]["interrupted_step"], json!({"kind": "over", "thread": main}), "{}", r.text);
+    assert!(
+        r.text.contains(&format!("· not the end of thread {main}'s step over: this stop is another thread's")),
+        "{}",
+        r.text
+    );
     let r = a.ok("step", json!({"wait_ms": 30000}));
     assert_eq!(r.s["stop"]["reason"], json!("step refused"), "{}", r.text);
     assert_eq!((r.s["stop"]["location"]["line"].clone(), r.s["stop"]["thread"].clone()), (json!(10), worker));
