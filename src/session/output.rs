@@ -325,15 +325,25 @@ impl OutputRing {
 /// of a non-stdout entry is labelled (`[stderr] `, `[console] `, `[adapter] `) so interleaved
 /// streams stay readable; when another stream's output arrives while a line is unfinished, the
 /// text breaks the line there (the only `\n` not printed by the program) and the rest of the
-/// line, when it comes, is labelled `[<category> continued] ` so it is not read as a new line.
+/// line, when it comes, is labelled `[<category> continued] ` so it is not read as a new line;
+/// a rest that is the line's end alone (debugpy sends `print`'s `\n` as an output of its own)
+/// is the break already made, and adds nothing.
 pub fn join<'a>(entries: impl IntoIterator<Item = &'a Entry>, labels: bool) -> String {
     let mut out = String::new();
     // The category of the line left unfinished at the end of `out`.
     let mut open: Option<Category> = None;
+    // Categories whose unfinished line the text broke, until their next entry.
+    let mut broken: Vec<Category> = Vec::new();
     for e in entries {
         let carries_on = e.continues && open == Some(e.category);
-        if open.is_some() && !carries_on {
+        let was_broken = broken.contains(&e.category);
+        broken.retain(|c| *c != e.category);
+        if e.continues && !carries_on && was_broken && e.text == "\n" {
+            continue;
+        }
+        if let Some(cut) = open.filter(|_| !carries_on) {
             out.push('\n');
+            broken.push(cut);
         }
         for (i, line) in e.text.split_inclusive('\n').enumerate() {
             let first = i == 0;
@@ -397,6 +407,18 @@ mod tests {
         );
         check(&[(Console, "a", true), (Console, "b\nc\n", false)], true, "[console] ab\n[console] c\n");
         check(&[(Stderr, "name? ", true)], true, "[stderr] name? ");
+        // debugpy sends `print(..., file=sys.stderr)`'s `\n` on its own: the break stands for it.
+        check(
+            &[(Stderr, "warn", true), (Stdout, "after 4.0\n", false), (Stderr, "\n", false), (Stdout, "x\n", false)],
+            true,
+            "[stderr] warn\nafter 4.0\nx\n",
+        );
+        check(&[(Stderr, "warn", true), (Stderr, "\n", false)], true, "[stderr] warn\n");
+        check(
+            &[(Stderr, "a", true), (Stdout, "b\n", false), (Stderr, " c\n", false)],
+            true,
+            "[stderr] a\nb\n[stderr continued]  c\n",
+        );
     }
 
     #[test]

@@ -10,7 +10,42 @@ use super::text::clip;
 /// Plain reads (`a + b`, `p->x`, `x == 1`, `a <= b`) are taken as reads: a property or an
 /// overloaded operator that writes is not seen.
 pub fn may_change_values(expression: &str) -> bool {
-    may_assign(expression) || expression.contains('(')
+    may_assign(expression) || calls(expression)
+}
+
+/// Words before a `(` that make no call: C's operators on types and values, Python's logical
+/// operators (a fresh user's `sizeof(name)` was named as a possible change at the next stop).
+const NOT_CALLS: &[&str] = &[
+    "sizeof",
+    "alignof",
+    "_Alignof",
+    "__alignof__",
+    "typeof",
+    "__typeof__",
+    "decltype",
+    "not",
+    "and",
+    "or",
+    "in",
+    "is",
+];
+
+/// Whether `expression` may call something: a `(` after a name (`f(x)`, `items.pop()`), after a
+/// call's or an index's close (`f()()`, `fs[0](x)`), or after a `>` (`std::max<int>(a, b)`; a
+/// comparison with a parenthesis counts too). A `(` that opens the expression, or follows an
+/// operator or a [`NOT_CALLS`] word, groups or casts (`(a + b) * c`, `(int)x`).
+fn calls(expression: &str) -> bool {
+    expression.match_indices('(').any(|(i, _)| {
+        let before = expression[..i].trim_end();
+        match before.chars().last() {
+            Some(')' | ']' | '>') => true,
+            Some(c) if c.is_alphanumeric() || c == '_' => {
+                let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |j| j + 1);
+                !NOT_CALLS.contains(&&before[start..])
+            }
+            _ => false,
+        }
+    })
 }
 
 /// [`may_change_values`] without calls: what a watch or a mirror client's hover evaluates again

@@ -77,6 +77,15 @@ fn what_may_change_values_is_told_by_calls_assignments_and_increments() {
     for e in ["a + b", "p->x", "x == 1", "a <= b", "a >= b", "a != b", "arr[3]", "-x"] {
         assert!(!writes(e), "{e}");
     }
+    // Calls in every shape; parentheses that group or cast, and C's `sizeof`, call nothing.
+    for e in ["print (x)", "f()()", "fs[0](x)", "std::max<int>(a, b)", "len(x) + 1", "(lambda: x)()", "not f(x)"] {
+        assert!(writes(e), "{e}");
+    }
+    for e in ["sizeof(name)", "(a + b) * c", "(int)x", "x[(i)]", "a * (b + 1)", "not (a and b)", "x in (1, 2)", "é(x"]
+    {
+        assert!(!writes(e) || e == "é(x", "{e}");
+    }
+    assert!(writes("é(x"), "a name of any letters");
 }
 
 // breaker2's findings.
