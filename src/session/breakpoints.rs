@@ -583,6 +583,50 @@ pub struct Breaks {
     /// Each mirror client's exception filters (`session/mirror_breakpoints.rs`): the adapter is
     /// sent them with the agent's.
     pub(crate) person_filters: Vec<PersonFilters>,
+    /// Per file, what the agent's last `set_breakpoints {mode: replace}` removed from its set,
+    /// said in that call's result (a fresh user lost a launch's breakpoint unawares).
+    pub(crate) replaced: std::collections::HashMap<String, Vec<Removed>>,
+}
+
+/// A breakpoint a `replace` took out of its file's set: its line and how often it was hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Removed {
+    pub line: u32,
+    pub hits: u32,
+}
+
+impl BreakpointStore {
+    /// Applies `mode` with `list` as [`BreakpointStore::apply`] does, and returns what a
+    /// `replace` removed from the set (nothing for `add` and `remove`, which say what they do).
+    pub fn apply_telling(&mut self, path: &str, mode: Mode, list: Vec<SourceBreakpoint>) -> Vec<Removed> {
+        let before: Vec<Removed> =
+            self.get(path).iter().map(|e| Removed { line: e.requested.line, hits: e.hits.count }).collect();
+        self.apply(path, mode, list);
+        if mode != Mode::Replace {
+            return Vec::new();
+        }
+        let after: Vec<u32> = self.get(path).iter().map(|e| e.requested.line).collect();
+        before.into_iter().filter(|r| !after.contains(&r.line)).collect()
+    }
+}
+
+/// The line a result adds for what a `replace` removed, e.g. `replaced the file's set: removed
+/// line 20 (hit 1×), line 31; `mode: "add"` keeps a file's other breakpoints`.
+pub fn removed_text(removed: &[Removed]) -> Option<String> {
+    if removed.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = removed
+        .iter()
+        .map(|r| match r.hits {
+            0 => format!("line {}", r.line),
+            n => format!("line {} (hit {n}×)", r.line),
+        })
+        .collect();
+    Some(format!(
+        "replaced the file's set: removed {}; `mode: \"add\"` keeps a file's other breakpoints",
+        lines.join(", ")
+    ))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Sans-IO tests of the person's breakpoints beside the agent's (issue 22,
 //! `session/mirror_breakpoints.rs`): what the scripted adapter is sent (always the union), what
 //! the IDE is answered (its own, in its order, under agentdap's ids), what the agent's calls keep,
-//! and whose breakpoint a stop names. Must not: read `Session`'s private fields.
+//! and whose breakpoint a stop names; and what the agent's own `replace` removed from its set.
+//! Must not: read `Session`'s private fields.
 
 use serde_json::{json, Value};
 
@@ -256,4 +257,30 @@ fn exception_filters_are_the_union_and_each_side_is_told_its_own() {
     assert_eq!(rig.adapter.commands().len(), n);
     let r = responses(&mut rig);
     assert!(!r[0].1.success && r[0].1.message.as_deref().unwrap_or("").contains("setFunctionBreakpoints"), "{r:?}");
+}
+
+/// A `replace` that drops a breakpoint the file had (the launch's, already hit) says which it
+/// removed (a fresh user lost the launch's breakpoint unawares); `add`, and a `replace` that keeps
+/// every line, say nothing of the kind.
+#[test]
+fn a_replace_says_which_breakpoints_it_removed() {
+    let verified = |lines: &[u32]| {
+        let list: Vec<Value> = lines.iter().map(|l| json!({"id": l, "verified": true, "line": l})).collect();
+        json!({"breakpoints": list})
+    };
+    let mut rig = launched(vec![verified(&[5]), verified(&[9]), verified(&[9, 12]), verified(&[9, 12])]);
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1, "hitBreakpointIds": [5]}));
+    let out = agent_sets(&mut rig, Mode::Replace, &[9]);
+    assert!(
+        out.text.contains(
+            "\nreplaced the file's set: removed line 5 (hit 1×); `mode: \"add\"` keeps a file's other breakpoints"
+        ),
+        "{}",
+        out.text
+    );
+    assert_eq!(out.structured["removed"], json!([{"line": 5, "hits": 1}]), "{}", out.structured);
+    let out = agent_sets(&mut rig, Mode::Add, &[12]);
+    assert!(out.structured.get("removed").is_none() && !out.text.contains("removed"), "{}", out.text);
+    let out = agent_sets(&mut rig, Mode::Replace, &[9, 12]);
+    assert!(out.structured.get("removed").is_none(), "nothing removed: {}", out.text);
 }

@@ -79,17 +79,21 @@ impl Sessions {
     ) -> Started {
         let live = key.and_then(|k| self.slab.get_mut(k)).filter(|s| !s.run.state.is_over());
         let Some(s) = live else {
-            self.pending_breakpoints.apply(&path, mode, list);
+            let removed = self.pending_breakpoints.apply_telling(&path, mode, list);
             let set = self.pending_breakpoints.get(&path);
             let text = format!(
                 "{} breakpoint(s) in {path} saved; no session is live, so they apply at the next `launch` or `restart`.",
                 set.len()
             );
             let structured = SetResult { path: &path, pending: Some(true), breakpoints: breakpoints_json(set) };
-            self.complete(call, ToolResult::ok(text, structured.value()));
+            let mut out = ToolResult::ok(text, structured.value());
+            say_removed(&mut out, &removed);
+            self.complete(call, out);
             return Ok(());
         };
-        s.breaks.store.apply(&path, mode, list);
+        let removed = s.breaks.store.apply_telling(&path, mode, list);
+        // Said in this call's result, which may come at once or with the adapter's answer.
+        s.breaks.replaced.insert(path.clone(), removed);
         if s.startup.configured {
             let args = s.breakpoint_request(&path);
             let set: Vec<SourceBreakpoint> = s.breaks.store.get(&path).iter().map(|e| e.requested.clone()).collect();
@@ -124,7 +128,9 @@ impl Sessions {
             );
             let breakpoints = breakpoints_json(s.breaks.store.get(&path));
             let structured = SetResult { path: &path, pending: Some(true), breakpoints };
-            self.complete(call, ToolResult::ok(text, structured.value()));
+            let mut out = ToolResult::ok(text, structured.value());
+            say_removed(&mut out, &s.breaks.replaced.remove(&path).unwrap_or_default());
+            self.complete(call, out);
         }
         Ok(())
     }
@@ -258,15 +264,16 @@ impl Session {
                 }
                 self.note_breakpoints(&path, failure.as_deref());
                 match call {
-                    Some(call) => self.calls.done.push((
-                        call,
-                        breakpoint_result(
+                    Some(call) => self.calls.done.push((call, {
+                        let mut out = breakpoint_result(
                             &path,
                             self.breaks.store.get(&path),
                             self.breaks.store.people_kept(&path),
                             None,
-                        ),
-                    )),
+                        );
+                        say_removed(&mut out, &self.breaks.replaced.remove(&path).unwrap_or_default());
+                        out
+                    })),
                     None => {
                         self.startup.breakpoints_pending = self.startup.breakpoints_pending.saturating_sub(1);
                         self.configuration_step_done(now);
@@ -318,6 +325,9 @@ impl Session {
                             None,
                         ),
                     };
+                    if !output.is_error {
+                        say_removed(&mut output, &self.breaks.replaced.remove(&path).unwrap_or_default());
+                    }
                     for note in &ignored {
                         output.text.push_str(&format!("\nwarning: {note}"));
                     }
@@ -565,6 +575,16 @@ pub fn breakpoints_json(set: &[Entry]) -> Value {
             })
             .collect(),
     )
+}
+
+/// Adds what a `replace` removed from the file's set to a `set_breakpoints` result (text and
+/// `removed: [{line, hits}]`).
+fn say_removed(out: &mut ToolResult, removed: &[crate::session::breakpoints::Removed]) {
+    if let Some(text) = crate::session::breakpoints::removed_text(removed) {
+        out.text.push_str(&format!("\n{text}"));
+        let list: Vec<Value> = removed.iter().map(|r| serde_json::json!({"line": r.line, "hits": r.hits})).collect();
+        out.structured["removed"] = list.into();
+    }
 }
 
 /// The `set_breakpoints` result: one line per breakpoint, verified/moved/unverified.
