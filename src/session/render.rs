@@ -289,7 +289,9 @@ impl Session {
                             w => s.push_str(&format!(" · the pause you asked for ({})", crate::visible::escaped(w))),
                         }
                     } else if let Some(e) = &stop.exception {
-                        s.push_str(&format!(" · {}", e.summary()));
+                        let raised =
+                            self.breaks.exception_filters.as_ref().is_some_and(|f| f.iter().any(|f| f == "raised"));
+                        s.push_str(&format!(" · {}", e.summary_stopping_again(raised)));
                     } else if let (STEP_REFUSED, Some(refused)) =
                         (stop.reason.as_str(), self.link.plan.runtime.refused_step)
                     {

@@ -271,16 +271,29 @@ impl ExceptionStop {
 
     /// `ZeroDivisionError: division by zero`, or for a `SystemExit` what `continue` will do.
     pub fn summary(&self) -> String {
+        self.summary_stopping_again(false)
+    }
+
+    /// [`ExceptionStop::summary`]; `again`: every raised exception stops (debugpy's `raised`
+    /// filter), so the exit stops again in each frame it leaves before the program ends (a fresh
+    /// user's `continue` from a `SystemExit` stop stopped once more, at the module's call).
+    pub fn summary_stopping_again(&self, again: bool) -> String {
         let mut s = match (&self.type_name, &self.message) {
             (Some(t), Some(m)) => format!("{t}: {m}"),
             (Some(one), None) | (None, Some(one)) => one.clone(),
             (None, None) => "an exception".to_owned(),
         };
         if let Some(code) = self.exit_code {
-            s = format!(
-                "SystemExit({}): the program called sys.exit; `continue` lets the program exit with code {code}",
-                self.message.as_deref().unwrap_or("")
-            );
+            let message = self.message.as_deref().unwrap_or("");
+            s = match again {
+                false => format!(
+                    "SystemExit({message}): the program called sys.exit; `continue` lets the program exit with code {code}"
+                ),
+                true => format!(
+                    "SystemExit({message}): the program called sys.exit; it exits with code {code}, though with the \
+                     `raised` filter `continue` stops again in each frame the exit leaves"
+                ),
+            };
         }
         s
     }
@@ -633,6 +646,11 @@ mod tests {
         assert_eq!(
             e.summary(),
             "SystemExit(3): the program called sys.exit; `continue` lets the program exit with code 3"
+        );
+        assert_eq!(
+            e.summary_stopping_again(true),
+            "SystemExit(3): the program called sys.exit; it exits with code 3, though with the `raised` filter \
+             `continue` stops again in each frame the exit leaves"
         );
     }
 }
