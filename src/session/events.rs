@@ -355,6 +355,9 @@ impl Session {
             // Nothing ran: the adapter refused the step and reported that as a stop.
             stop.reason = STEP_REFUSED.to_owned();
         }
+        if let Some((_, note)) = self.link.plan.quirks.paused_frame_marker {
+            stop.text = stop.text.map(|t| super::snapshot::without_note(&t, note));
+        }
         if stop.reason == "exception" {
             stop.exception = ExceptionStop::from_event(stop.text.as_deref(), stop.description.as_deref());
             if self.link.plan.quirks.exit_stops_as_exception {
@@ -586,9 +589,26 @@ impl Session {
                         0 => self.core_shown_frame(&trace.stack_frames),
                         shown => shown,
                     };
+                    let marker = self.link.plan.quirks.paused_frame_marker.map(|(m, _)| m);
+                    let marked = |f: &crate::dap::requests::StackFrame| {
+                        marker.is_some_and(|m| f.name.as_deref().is_some_and(|n| n.ends_with(m)))
+                    };
+                    let paused = trace.stack_frames.iter().position(marked).filter(|&k| k != shown);
+                    let unmarked = |f: &crate::dap::requests::StackFrame| {
+                        let mut location = Location::from_stack_frame(f);
+                        if let (Some(m), Some(name)) = (marker, location.function.as_mut()) {
+                            if let Some(cut) = name.strip_suffix(m).map(str::len) {
+                                name.truncate(cut);
+                            }
+                        }
+                        location
+                    };
+                    if let (Some(k), Some(stop)) = (paused, self.run.stop.as_mut()) {
+                        stop.paused_in = trace.stack_frames.get(k).map(unmarked);
+                    }
                     if let Some(frame) = trace.stack_frames.get(shown) {
                         if let Some(stop) = &mut self.run.stop {
-                            stop.location = Some(Location::from_stack_frame(frame));
+                            stop.location = Some(unmarked(frame));
                             // The top frame of this stop: `evaluate`/`scopes` without a frame use
                             // it directly instead of asking for the stack again.
                             self.run.top_frame =
@@ -628,6 +648,9 @@ impl Session {
                         }
                         if self.link.plan.quirks.exception_id_has_message {
                             info.split_message_from_type();
+                        }
+                        if let Some((_, note)) = self.link.plan.quirks.paused_frame_marker {
+                            info.without_note(note);
                         }
                         if let Some(stop) = &mut self.run.stop {
                             stop.exception = Some(info);

@@ -276,6 +276,11 @@ impl Session {
                     if let Some(t) = stop.thread {
                         s.push_str(&format!(" · thread {t}"));
                     }
+                    if let Some(at) = stop.paused_in.as_ref().map(|l| l.short()) {
+                        s.push_str(&format!(
+                            " · paused at {at}: the frames above it are the exception's traceback, already left"
+                        ));
+                    }
                     if let Some((kind, t)) = stop.interrupted_step {
                         s.push_str(&format!(
                             " · not the end of thread {t}'s step {kind}: this stop is another thread's"

@@ -176,11 +176,23 @@ pub struct Stop {
     /// A step of another thread was under way, and this stop is not its end (a breakpoint of
     /// this stop's thread came first): the step's kind and thread.
     pub interrupted_step: Option<(&'static str, i64)>,
+    /// Where execution is paused when that is not the frame shown: the stack is the exception's
+    /// traceback, and the frames above this one already left (`Quirks::paused_frame_marker`).
+    pub paused_in: Option<Location>,
 }
 
 /// The reason of a stop that stands for a step the adapter refused (`RuntimeQuirks::refused_step`):
 /// the program did not move.
 pub const STEP_REFUSED: &str = "step refused";
+
+/// `text` cut before `note` (and the spaces before it): `AssertionError       (note: …)` →
+/// `AssertionError`.
+pub fn without_note(text: &str, note: &str) -> String {
+    match text.find(note) {
+        Some(i) => text[..i].trim_end().to_owned(),
+        None => text.to_owned(),
+    }
+}
 
 /// The exception a stop is about.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -254,6 +266,11 @@ impl ExceptionStop {
             }),
             (None, None) => None,
         }
+    }
+
+    /// The type name without an adapter's note from `note` on (`Quirks::paused_frame_marker`).
+    pub fn without_note(&mut self, note: &str) {
+        self.type_name = self.type_name.as_deref().map(|t| without_note(t, note));
     }
 
     /// Marks a `SystemExit` as the program's exit request and reads its code the way Python
@@ -330,6 +347,7 @@ impl Stop {
             by_person: None,
             stepped_over_or_out: false,
             interrupted_step: None,
+            paused_in: None,
         }
     }
 
@@ -348,6 +366,7 @@ impl Stop {
         put(&mut m, "breakpoint_owner", self.owner.map(|o| o.as_str().into()));
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
         put(&mut m, "by_person", self.by_person.as_deref().map(Value::from));
+        put(&mut m, "paused_in", self.paused_in.as_ref().map(Location::to_json));
         if let Some((kind, thread)) = self.interrupted_step {
             m.insert("interrupted_step".into(), serde_json::json!({"kind": kind, "thread": thread}));
         }

@@ -157,3 +157,34 @@ fn a_test_id_that_is_an_option_is_refused() {
     }
     assert_eq!(a.ok("sessions", json!({})).s["sessions"], json!([]));
 }
+
+/// A failed assertion in a helper the test calls: debugpy 1.8.22 shows the exception's whole
+/// traceback, the helper on top though execution is paused in the test (`test_… (Current
+/// frame)`), and names the exception `AssertionError       (note: full exception trace is shown
+/// but execution is paused at: …)`. The stop shows the helper's line and locals and says where
+/// the program is paused; the exception reads as itself.
+#[test]
+fn an_exception_that_left_its_frame_says_where_the_program_is_paused() {
+    let mut a = Agent::start();
+    let id = "tests/test_helper.py::test_checked_in_a_helper";
+    let r = a.ok("launch", json!({"test": id, "cwd": project(), "args": NO_CACHE}));
+    assert_eq!(r.s["stop"]["location"]["line"], 2, "the helper's assertion: {}", r.text);
+    assert_eq!(r.s["stop"]["location"]["function"], "check", "{}", r.text);
+    let paused = &r.s["stop"]["paused_in"];
+    assert_eq!(
+        (paused["function"].as_str(), paused["line"].as_u64()),
+        (Some("test_checked_in_a_helper"), Some(7)),
+        "{}",
+        r.s
+    );
+    assert!(
+        r.text.contains(" · paused at test_helper.py:7 in test_checked_in_a_helper(): the frames above it are the exception's traceback, already left"),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.s["stop"]["exception"]["type"], "AssertionError", "{}", r.s);
+    assert!(!r.text.contains("(note: full exception trace") && !r.text.contains("(Current frame)()"), "{}", r.text);
+    let v = a.ok("evaluate", json!({"expression": "value"}));
+    assert!(v.text.contains('6'), "the helper's frame is read: {}", v.text);
+    a.ok("disconnect", json!({}));
+}

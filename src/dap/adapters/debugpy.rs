@@ -99,6 +99,15 @@ pub fn quirks() -> Quirks {
         // 1.8.22: a value is the object's `repr()`; the builtins' reprs show every item (a
         // cut one ends in `...`), a class's own `__repr__` may not (the fresh user's `Cfg()`:
         // `session::stop_frame_tests`).
+        // 1.8.22 (pydevd `pydevd_net_command_factory_json.py`, `pydevd_comm.py`
+        // `build_exception_info_response`): a test's assertion that failed in a helper stops with
+        // the helper on top and `test_total (Current frame)` below it, the exception named
+        // `AssertionError       (note: full exception trace is shown but execution is paused at:
+        // test_total)` (`tests/debugpy` `test_runs::an_exception_that_left_its_frame_says_where_the_program_is_paused`).
+        paused_frame_marker: Some((
+            " (Current frame)",
+            "(note: full exception trace is shown but execution is paused at: ",
+        )),
         repr_whole_types: Some(&[
             "list",
             "tuple",

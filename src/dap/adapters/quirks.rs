@@ -81,6 +81,12 @@ pub struct Quirks {
     /// whose repr shows every item, such a value whose members were not read is not shown
     /// whole, and a stop never calls it unchanged. `None`: values are the adapter's own rendering.
     pub repr_whole_types: Option<&'static [&'static str]>,
+    /// At an exception stop the stack may be the exception's whole traceback, its frames above
+    /// the one execution is paused in already left: that frame's name ends with this marker,
+    /// and the exception's name carries the note that starts with the second text. agentdap
+    /// shows the frame names and the exception without them, and says where the program is
+    /// paused when that is not the top frame.
+    pub paused_frame_marker: Option<(&'static str, &'static str)>,
     /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
     /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
     pub unnamed_child_from_evaluate_name: bool,
@@ -195,6 +201,7 @@ impl Quirks {
         variables_are_snapshots: false,
         mutating_evaluate_prefixes: &[],
         repr_whole_types: None,
+        paused_frame_marker: None,
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
         set_expression_shadows_nonlocals: false,
