@@ -120,6 +120,9 @@ pub fn quirks() -> Quirks {
         // 22.1.8: an expression names the address to watch (`&x`), not a variable; a value
         // that is no mapped address is refused in these words.
         watch_address_refusal: Some("memory region for address "),
+        // 22.1.8: without `bytes` an expression is looked up as a variable's name (a fresh user's
+        // `s.sum` and `&s.sum`), which only a plain local's or global's name is.
+        watch_name_refusal: Some("variable not found"),
         ..Quirks::STANDARD
     }
 }

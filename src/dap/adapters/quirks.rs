@@ -177,6 +177,11 @@ pub struct Quirks {
     /// for address 64 has no read or write permissions"). Such a refusal of an expression
     /// without `&` gets the hint to pass `&<expression>`. `None`: no hint.
     pub watch_address_refusal: Option<&'static str>,
+    /// The words with which the adapter refuses an expression watch it looked up as a variable's
+    /// name (lldb-dap 22.1.8: `s.sum` is "variable not found: s.sum", though `s.sum` evaluates):
+    /// such a refusal gets the hint to pass the parent's `ref` and the member's `name`, or the
+    /// address with `bytes`. `None`: no hint.
+    pub watch_name_refusal: Option<&'static str>,
 }
 
 impl Quirks {
@@ -222,6 +227,7 @@ impl Quirks {
         read_watch_stops_on_writes: false,
         write_watch_on_change_only: false,
         watch_address_refusal: None,
+        watch_name_refusal: None,
     };
 
     /// Why `command` must not be sent to this adapter ([`Quirks::only_requests`]), if it must not.

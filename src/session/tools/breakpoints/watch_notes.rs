@@ -89,6 +89,16 @@ impl Session {
     /// `&`, refused in the words of `Quirks::watch_address_refusal`.
     pub(in crate::session) fn refused_watch_hint(&self, watched: &Watched, words: &str) -> String {
         let Watched::Expression { expression, bytes: None } = watched else { return String::new() };
+        let member = ['.', '['].iter().any(|c| expression.contains(*c)) || expression.contains("->");
+        if member && self.link.plan.quirks.watch_name_refusal.is_some_and(|r| words.contains(r)) {
+            return format!(
+                "; {} looks such an expression up as a variable's name: for a member, pass its parent's `ref` \
+                 and the member's `name`, or its address with its size (`expression: \"&{}\", bytes: 4`, for a \
+                 4-byte member)",
+                self.link.adapter,
+                expression.trim().trim_start_matches('&')
+            );
+        }
         let Some(refusal) = self.link.plan.quirks.watch_address_refusal else { return String::new() };
         if !words.contains(refusal) || expression.trim_start().starts_with('&') {
             return String::new();

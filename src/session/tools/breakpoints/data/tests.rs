@@ -357,3 +357,25 @@ fn an_expression_lldb_refuses_to_watch_gets_the_ampersand_hint_and_a_write_watch
         out.text
     );
 }
+
+/// lldb-dap 22.1.8 looks an expression watch without `bytes` up as a variable's name: a
+/// member's path is "variable not found" though it evaluates (a fresh user's `s.sum`), and the
+/// error names the forms that work; a plain name that is not found gets no such hint.
+#[test]
+fn a_member_lldb_looks_up_as_a_name_gets_the_forms_that_work() {
+    let mut a = adapter(json!({"supportsDataBreakpoints": true}));
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": null, "description": "variable not found: s.sum"})));
+    a.on("dataBreakpointInfo", Reply::ok(json!({"dataId": null, "description": "variable not found: &p->x"})));
+    let mut rig = stopped(a);
+    let call =
+        rig.call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("s.sum")], call, now));
+    assert_eq!(
+        rig.answered(call).text,
+        "invalid_argument: lldb cannot watch `s.sum`: variable not found: s.sum; lldb looks such an expression up as a \
+         variable's name: for a member, pass its parent's `ref` and the member's `name`, or its address with its size \
+         (`expression: \"&s.sum\", bytes: 4`, for a 4-byte member); no data breakpoint was changed."
+    );
+    let call =
+        rig.call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("&p->x")], call, now));
+    assert!(rig.answered(call).text.contains("(`expression: \"&p->x\", bytes: 4`"));
+}
