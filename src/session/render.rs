@@ -46,6 +46,14 @@ impl Session {
             if self.host.accepts_input() && !self.host.input_hint_given {
                 self.host.input_hint_given = true;
                 text.push_str("\nnote: if the program waits for input, give it with `send_input`");
+            } else if !self.host.accepts_input() && self.output.has_partial() && !self.host.input_hint_given {
+                // A prompt without its line's end, and no stdin agentdap can write (a fresh user's
+                // C program blocked in `fgets` under lldb-dap's default console).
+                self.host.input_hint_given = true;
+                text.push_str(
+                    "\nnote: the output ends in an unfinished line; if the program waits for input, nothing can give \
+                     it here: launch with `console: \"terminal\"` and answer with `send_input`",
+                );
             }
         }
         if timed_out && self.run.state == RunState::Starting {

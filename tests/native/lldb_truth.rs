@@ -244,3 +244,25 @@ fn threads_lists_the_thread_a_stop_named_though_it_started_since_the_last_stop()
     assert!(t.text.contains(&format!("{runner} thr (focus)")), "{}", t.text);
     a.ok("disconnect", json!({}));
 }
+
+/// A program that prompts and reads stdin under lldb-dap's default console blocks, and nothing
+/// can answer it: the running result says how to give it input (a fresh user's `fgets` hang).
+#[test]
+fn a_prompt_under_the_default_console_says_how_to_give_input() {
+    require("lldb-dap-22", "lldb-22");
+    let dir: PathBuf = scratch("lldb-prompt");
+    let source = dir.join("ask.c");
+    std::fs::write(&source, "#include <stdio.h>\nint main(void) {\n    char name[32];\n    printf(\"name? \");\n    if (!fgets(name, sizeof name, stdin)) return 1;\n    printf(\"hi %s\", name);\n    return 0;\n}\n").expect("write C");
+    let program = dir.join("ask");
+    build(Command::new("gcc").args(["-g", "-O0", "-o"]).arg(&program).arg(&source), "gcc");
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": program.to_string_lossy(), "stop_on_entry": false, "wait_ms": 1500}));
+    assert_eq!(r.s["state"], json!("running"), "{}", r.text);
+    assert!(r.text.contains("name? "), "{}", r.text);
+    assert!(
+        r.text.contains("note: the output ends in an unfinished line; if the program waits for input, nothing can give it here: launch with `console: \"terminal\"`"),
+        "{}",
+        r.text
+    );
+    a.ok("disconnect", json!({}));
+}
