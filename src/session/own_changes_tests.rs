@@ -195,3 +195,18 @@ fn a_failed_evaluate_that_may_have_run_says_so() {
         assert_eq!(out.text.contains("may still have run"), ran, "{e}: {}", out.text);
     }
 }
+
+// breaker2 (second round): calls `calls()` misses.
+
+/// A `(` after a member access is a call whatever the member's name (`buf.sizeof()`, a method
+/// named like C's operator), and so is one after a braced temporary (C++'s `Counter{}(x)` runs
+/// `operator()`), JavaScript's optional call (`obj.reset?.()`, js-debug) and C#'s or Swift's
+/// null-forgiving call (`action!(x)`, netcoredbg): each ran before 11481f6 (any `(` counted) and
+/// is now taken as a read, so what it wrote is shown as the program's change.
+#[test]
+fn a_paren_after_a_member_a_brace_or_an_optional_call_is_a_call() {
+    use super::own_change::may_change_values as writes;
+    for e in ["buf.sizeof()", "q->in(x)", "obj.is(other)", "Counter{}(x)", "obj.reset?.()", "action!(x)"] {
+        assert!(writes(e), "{e} calls");
+    }
+}
