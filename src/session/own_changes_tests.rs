@@ -210,3 +210,14 @@ fn a_paren_after_a_member_a_brace_or_an_optional_call_is_a_call() {
         assert!(writes(e), "{e} calls");
     }
 }
+
+/// Ruby (rdbg) calls methods without parentheses: `arr.pop`, `arr.sort!`, `h.delete :k`,
+/// `arr.push 4` each write the program's values, yet hold no `(` and no `=`, so the next stop
+/// shows what they did as the program's change.
+#[test]
+fn rubys_calls_without_parentheses_may_change_values() {
+    use super::own_change::may_change_values as writes;
+    for e in ["arr.pop", "arr.sort!", "h.delete :k", "arr.push 4"] {
+        assert!(writes(e), "{e} calls");
+    }
+}
