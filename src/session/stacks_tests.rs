@@ -282,3 +282,30 @@ fn another_threads_stop_during_a_step_is_not_called_the_steps_end() {
     let out = rig.answered(call);
     assert!(out.structured["stop"].get("interrupted_step").is_none(), "no step: {}", out.text);
 }
+
+// breaker2 (second round).
+
+/// The `threads` asked again because the first list left out the stop's thread fails (lldb-dap
+/// busy, a timeout): the agent gets that failure alone, and loses the list the adapter did give
+/// (every other thread), which was shown before 0794d8d.
+#[test]
+fn a_failed_second_thread_list_does_not_lose_the_first() {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+    a.on("stackTrace", Reply::ok(frames));
+    a.on("threads", Reply::ok(json!({"threads": [{"id": 1, "name": "main"}, {"id": 3, "name": "io"}]})));
+    a.on("threads", Reply::error("the process is busy"));
+    let mut rig = Rig::new(a);
+    rig.launch(
+        standard_plan(json!({"program": "/src/app"})),
+        args(json!({"program": "/src/app", "stop_on_entry": false, "wait_ms": 100})),
+    );
+    rig.advance(Duration::from_millis(200));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 2, "allThreadsStopped": true}));
+    let call = rig.call(|s, key, call, now| s.threads(key, call, now));
+    let out = rig.answered(call);
+    assert!(!out.is_error, "the first list stands: {}", out.text);
+    assert_eq!(out.structured["threads"].as_array().map(Vec::len), Some(2), "{}", out.text);
+}
