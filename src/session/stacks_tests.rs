@@ -309,3 +309,35 @@ fn a_failed_second_thread_list_does_not_lose_the_first() {
     assert!(!out.is_error, "the first list stands: {}", out.text);
     assert_eq!(out.structured["threads"].as_array().map(Vec::len), Some(2), "{}", out.text);
 }
+
+/// A step still under way when the agent pauses: the pause's stop is the agent's, not another
+/// thread's, yet when the adapter's `stopped {reason: pause}` names a thread other than the
+/// stepping one the headline says "stopped (pause) … not the end of thread 1's step over: this
+/// stop is another thread's" (and `stop.interrupted_step`), and nothing when it names the
+/// stepping thread: the same pause, told by which thread id the adapter picked.
+#[test]
+fn a_pause_during_a_step_is_not_called_another_threads_stop() {
+    use super::tools::control::StepKind;
+    let stop = |reason: &str, thread: i64| json!({"reason": reason, "threadId": thread, "allThreadsStopped": true});
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+    a.on("stackTrace", Reply::ok(frames));
+    // The step over a blocking call does not end by itself.
+    a.on("next", Reply::ok(Value::Null));
+    a.on("pause", Reply::ok(Value::Null).then("stopped", stop("pause", 2)));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.event("stopped", stop("breakpoint", 1));
+    rig.answered(launch);
+    let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, Some(10), call, now));
+    rig.advance(Duration::from_millis(50));
+    let out = rig.answered(call);
+    assert_eq!(out.structured["state"], json!("running"), "{}", out.text);
+    let call = rig.call(|s, key, call, now| s.pause(key, None, None, call, now));
+    let out = rig.answered(call);
+    assert_eq!(out.structured["stop"]["reason"], json!("pause"), "{}", out.text);
+    assert!(out.structured["stop"].get("interrupted_step").is_none(), "{}", out.text);
+    assert!(!out.text.contains("this stop is another thread's"), "{}", out.text);
+}
