@@ -364,3 +364,35 @@ fn a_pretty_printed_adapter_message_is_one_line_of_the_dap_log() {
         assert!(serde_json::from_str::<Value>(line).is_ok_and(|v| v.is_object()), "not a JSON object: {line:?}");
     }
 }
+
+// breaker2 (second round).
+
+/// A child session's stop ends the parent's `wait {for: stop}` (the agent hears of it), and
+/// since 660519b a stop ends a `wait {for: exit}`, but a child's stop does not: a parent that
+/// waits for its stopped child (`subprocess.run`, `Pool.join`) cannot end, and the agent's
+/// `wait {for: exit}` waits out its whole `wait_ms` (the 50-second wait 660519b was for).
+#[test]
+fn a_childs_stop_ends_the_parents_wait_for_the_exit() {
+    use super::waiters::Until;
+    let now = Instant::now();
+    for (until, call) in [(Until::Stop, 7), (Until::Exit, 8)] {
+        let mut s = lldb_session(now);
+        let request = frame(&json!({"seq": 1, "type": "request", "command": "startDebugging", "arguments": {
+            "request": "attach",
+            "configuration": {"name": "Subprocess 9", "subProcessId": 9, "connect": {"host": "127.0.0.1", "port": 4711}}}}));
+        s.on_adapter_bytes(0, &request, now);
+        while s.next_action(now).is_some() {}
+        let parent = s.slab.get_mut(0).expect("parent");
+        parent.run.state = super::RunState::Running;
+        parent.calls.waiters.clear();
+        s.wait(0, until, None, Some(50_000), CallKey::new(call), now).expect("started");
+        while s.next_action(now).is_some() {}
+        let child = s.slab.get_mut(1).expect("child session");
+        child.run.state = super::RunState::Stopped;
+        child.run.revision += 1;
+        child.run.details_ready();
+        let answered = std::iter::from_fn(|| s.next_action(now))
+            .any(|a| matches!(a, Action::Complete { call: c, .. } if c == CallKey::new(call)));
+        assert!(answered, "{until:?}: the parent's wait hears of its child's stop at once");
+    }
+}
