@@ -341,3 +341,32 @@ fn a_pause_during_a_step_is_not_called_another_threads_stop() {
     assert!(out.structured["stop"].get("interrupted_step").is_none(), "{}", out.text);
     assert!(!out.text.contains("this stop is another thread's"), "{}", out.text);
 }
+
+/// `terminate` on a stopped program is under way (the adapter answered; the program's end has
+/// not come yet): a `wait {for: exit}` meanwhile answers at once that the program "is stopped
+/// and cannot end until it is resumed; `continue` lets it run on", which is false — it is being
+/// ended — and the agent is told to resume the program it asked to end.
+#[test]
+fn a_wait_for_the_exit_while_terminate_is_under_way_waits_for_the_end() {
+    let mut a = ScriptedAdapter::new();
+    a.on(
+        "initialize",
+        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsTerminateRequest": true})),
+    );
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+    a.on("stackTrace", Reply::ok(frames));
+    a.on("terminate", Reply::ok(Value::Null));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1}));
+    rig.answered(launch);
+    let terminate = rig.call(|s, key, call, now| s.terminate(key, call, now));
+    assert!(rig.result(terminate).is_none(), "terminate waits for the end");
+    let wait = rig.call(|s, key, call, now| s.wait(key, Until::Exit, None, Some(50_000), call, now));
+    if let Some(out) = rig.result(wait) {
+        assert!(!out.text.contains("`continue` lets it run on"), "{}", out.text);
+    }
+    rig.event("terminated", Value::Null);
+    assert!(!rig.answered(terminate).is_error);
+}
