@@ -396,3 +396,21 @@ fn a_childs_stop_ends_the_parents_wait_for_the_exit() {
         assert!(answered, "{until:?}: the parent's wait hears of its child's stop at once");
     }
 }
+
+/// The DAP log holds "every DAP message in both directions" (README), but a frame whose body is
+/// not JSON (an adapter bug, the very thing the log is read for) leaves no line at all: the log
+/// reads as if the adapter had sent nothing, while the failed request says its answer "could not
+/// be read".
+#[test]
+fn an_unreadable_adapter_message_leaves_a_line_in_the_dap_log() {
+    let now = Instant::now();
+    let mut s = lldb_session(now);
+    let before = s.get(0).expect("session").evidence.dap_log_total;
+    let body = "{\"seq\": 91, \"type\": \"event\", \"event\": \"output\", \"body\": {\"output\": \"cut";
+    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    bytes.extend_from_slice(body.as_bytes());
+    s.on_adapter_bytes(0, &bytes, now);
+    while s.next_action(now).is_some() {}
+    let session = s.get(0).expect("session");
+    assert_eq!(session.evidence.dap_log_total, before + 1, "{}", session.dap_log_ndjson());
+}
