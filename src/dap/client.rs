@@ -542,6 +542,19 @@ impl<O: Origin> DapClient<O> {
                         }
                     }
                 }
+                if self.config.log_messages {
+                    // Logged as what it was: its size and the head of its text (none when it may
+                    // hold a token: SECURITY.md), as one JSON object.
+                    let head = match mentions_token_or_escape(body) {
+                        true => "[it mentions a token: not shown]".to_owned(),
+                        false => String::from_utf8_lossy(&body[..body.len().min(1024)]).into_owned(),
+                    };
+                    let what =
+                        serde_json::json!({"agentdap_unreadable": d.to_string(), "bytes": body.len(), "head": head});
+                    let entry =
+                        LogEntry { at: now, direction: Direction::FromAdapter, body: what.to_string().into_bytes() };
+                    self.outputs.push_back(Output::Log(entry));
+                }
                 return self.diagnostic(ClientDiagnostic::Framing(d));
             }
         };

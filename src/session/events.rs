@@ -335,7 +335,9 @@ impl Session {
         // Another thread's stop during a step is not that step's end (Delve keeps such a step
         // pending and says so in its output; `tests/native/delve_truth.rs`).
         let other = |t: i64| stop.thread.is_some_and(|s| s != t);
-        stop.interrupted_step = self.run.step_to_this_stop().filter(|&(_, t)| other(t) && stop.reason != "step");
+        // A pause's stop is the pause's (the adapter names whichever thread it likes).
+        let own = paused || stop.reason == "step" || stop.reason == "pause";
+        stop.interrupted_step = self.run.step_to_this_stop().filter(|&(_, t)| other(t) && !own);
         // A pause during the step stops wherever the program was, a callee's callee too; a
         // breakpoint named on the way likewise.
         stop.stepped_over_or_out = self.run.note_stopped() && !paused && stop.adapter_hits.is_empty();

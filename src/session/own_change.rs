@@ -9,8 +9,33 @@ use super::text::clip;
 /// `del`, an increment, or a debugger command that writes (`` `memory write … ``).
 /// Plain reads (`a + b`, `p->x`, `x == 1`, `a <= b`) are taken as reads: a property or an
 /// overloaded operator that writes is not seen.
+#[cfg(test)]
 pub fn may_change_values(expression: &str) -> bool {
-    may_assign(expression) || calls(expression)
+    may_change_values_in(expression, false)
+}
+
+/// [`may_change_values`]; `without_parentheses`: the language calls methods without them
+/// (Ruby, `Quirks::calls_without_parentheses`), so a method's name after a `.` or `::`
+/// (`arr.pop`, `arr.sort!`, `Foo::bar`) and a word followed by an argument (`push 4`) call too.
+pub fn may_change_values_in(expression: &str, without_parentheses: bool) -> bool {
+    may_assign(expression) || calls(expression) || (without_parentheses && ruby_calls(expression))
+}
+
+/// Ruby's words that take an operand without calling anything.
+const RUBY_KEYWORDS: &[&str] = &["and", "or", "not", "if", "unless", "then", "else", "defined?"];
+
+/// A Ruby method call without parentheses: `recv.name`, `recv&.name`, `Mod::name`, or a name
+/// followed by an argument (`puts x`, `push 4`), not a keyword's operand (`a and b`).
+fn ruby_calls(expression: &str) -> bool {
+    let b = expression.as_bytes();
+    let starts_name = |c: u8| c.is_ascii_alphabetic() || c == b'_';
+    let method = b.windows(2).any(|w| w[0] == b'.' && starts_name(w[1]))
+        || b.windows(3).any(|w| w[0] == b':' && w[1] == b':' && starts_name(w[2]));
+    let words: Vec<&str> = expression.split_whitespace().collect();
+    let name = |w: &str| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && !RUBY_KEYWORDS.contains(&w);
+    let operand = |w: &str| w.chars().next().is_some_and(|c| c.is_alphanumeric() || "_:@$\"'[".contains(c));
+    let argument = words.windows(2).any(|p| name(p[0]) && !RUBY_KEYWORDS.contains(&p[1]) && operand(p[1]));
+    method || argument
 }
 
 /// Words before a `(` that make no call: C's operators on types and values, Python's logical
@@ -31,17 +56,22 @@ const NOT_CALLS: &[&str] = &[
 ];
 
 /// Whether `expression` may call something: a `(` after a name (`f(x)`, `items.pop()`), after a
-/// call's or an index's close (`f()()`, `fs[0](x)`), or after a `>` (`std::max<int>(a, b)`; a
-/// comparison with a parenthesis counts too). A `(` that opens the expression, or follows an
-/// operator or a [`NOT_CALLS`] word, groups or casts (`(a + b) * c`, `(int)x`).
+/// call's, an index's or a braced temporary's close (`f()()`, `fs[0](x)`, `Counter{}(x)`), after
+/// a `>` (`std::max<int>(a, b)`; a comparison with a parenthesis counts too), a `.`
+/// (`obj.reset?.()`) or a name's `!` (`action!(x)`). A `(` that opens the expression, or follows
+/// an operator or a [`NOT_CALLS`] word that is no member (`buf.sizeof()` is a call), groups or
+/// casts (`(a + b) * c`, `(int)x`).
 fn calls(expression: &str) -> bool {
+    let name_char = |c: char| c.is_alphanumeric() || c == '_';
     expression.match_indices('(').any(|(i, _)| {
         let before = expression[..i].trim_end();
         match before.chars().last() {
-            Some(')' | ']' | '>') => true,
-            Some(c) if c.is_alphanumeric() || c == '_' => {
-                let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |j| j + 1);
-                !NOT_CALLS.contains(&&before[start..])
+            Some(')' | ']' | '}' | '>' | '.') => true,
+            Some('!') => before[..before.len() - 1].chars().last().is_some_and(name_char),
+            Some(c) if name_char(c) => {
+                let start = before.rfind(|c: char| !name_char(c)).map_or(0, |j| j + 1);
+                let member = [".", "->", "::"].iter().any(|m| before[..start].trim_end().ends_with(m));
+                member || !NOT_CALLS.contains(&&before[start..])
             }
             _ => false,
         }

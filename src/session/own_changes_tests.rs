@@ -216,8 +216,13 @@ fn a_paren_after_a_member_a_brace_or_an_optional_call_is_a_call() {
 /// shows what they did as the program's change.
 #[test]
 fn rubys_calls_without_parentheses_may_change_values() {
-    use super::own_change::may_change_values as writes;
+    // Ruby's calls need no parentheses (`Quirks::calls_without_parentheses`, rdbg's recipe).
+    let writes = |e: &str| super::own_change::may_change_values_in(e, true);
     for e in ["arr.pop", "arr.sort!", "h.delete :k", "arr.push 4"] {
         assert!(writes(e), "{e} calls");
     }
+    for e in ["arr", "arr[0]", "x + 1", "@count", "a and b", "not done", "1.5 * 2", "h[:k]"] {
+        assert!(!writes(e), "{e} reads");
+    }
+    assert!(crate::dap::adapters::AdapterKind::Rdbg.quirks().calls_without_parentheses);
 }

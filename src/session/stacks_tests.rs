@@ -349,10 +349,7 @@ fn a_pause_during_a_step_is_not_called_another_threads_stop() {
 #[test]
 fn a_wait_for_the_exit_while_terminate_is_under_way_waits_for_the_end() {
     let mut a = ScriptedAdapter::new();
-    a.on(
-        "initialize",
-        Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsTerminateRequest": true})),
-    );
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsTerminateRequest": true})));
     a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
     let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
     a.on("stackTrace", Reply::ok(frames));

@@ -323,7 +323,11 @@ impl Session {
     /// assignment, a `del`, an increment or a debugger command does (`own_change::may_assign`).
     pub(super) fn note_evaluate(&mut self, arguments: Option<&Value>, calls: bool, who: &str) {
         let Some(e) = arguments.and_then(|a| a.get("expression")).and_then(Value::as_str) else { return };
-        let writes = if calls { super::own_change::may_change_values(e) } else { super::own_change::may_assign(e) };
+        let without_parentheses = self.link.plan.quirks.calls_without_parentheses;
+        let writes = match calls {
+            true => super::own_change::may_change_values_in(e, without_parentheses),
+            false => super::own_change::may_assign(e),
+        };
         if writes {
             let what = super::own_change::own_change(who, e);
             self.note_own_change(what);

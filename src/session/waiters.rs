@@ -88,10 +88,15 @@ impl Session {
         let child_stopped = !self.family.child_stops.is_empty();
         match w.until {
             Until::Stop => stopped || child_stopped,
-            // A stopped program cannot end until it is resumed: `wait {for: exit}` says so at once
-            // rather than waiting out its `wait_ms` (a fresh user's 50-second wait). `terminate`'s
-            // wait is the program's end, which the adapter brings about from a stop.
-            Until::Exit => w.verb == "waited" && self.run.state == RunState::Stopped && self.run.stop_ready(),
+            // A stopped program (or one whose child session is stopped, which it may wait for)
+            // cannot end until it is resumed: `wait {for: exit}` says so at once rather than
+            // waiting out its `wait_ms` (a fresh user's 50-second wait). Not while agentdap ends
+            // it (`terminate`, `disconnect`): then the end comes from the stop, and is waited for.
+            Until::Exit => {
+                let ending = self.run.ended_by_agentdap || self.link.is_closing();
+                let stopped_now = self.run.state == RunState::Stopped && self.run.stop_ready();
+                w.verb == "waited" && !ending && (stopped_now || child_stopped)
+            }
             // An unfinished line (a prompt) is output too: the result makes it an entry.
             Until::Output => {
                 stopped
@@ -119,9 +124,11 @@ impl Session {
             let stopped_instead = satisfied && w.until == Until::Exit && !self.run.state.is_over();
             out.structured["satisfied"] = (satisfied && !stopped_instead).into();
             if stopped_instead {
-                out.text.push_str(
-                    "\n(not exited: the program is stopped and cannot end until it is resumed; `continue` lets it run on)",
-                );
+                let who = match self.run.state == RunState::Stopped {
+                    true => "the program is stopped and cannot end until it is resumed",
+                    false => "a child session is stopped, and the program may wait for it until it is resumed",
+                };
+                out.text.push_str(&format!("\n(not exited: {who}; `continue` lets it run on)"));
             } else if !satisfied {
                 out.text.push_str(&format!("\n(wait_ms ran out before the {} came)", until_name(w.until)));
             }

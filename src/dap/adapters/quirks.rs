@@ -87,6 +87,10 @@ pub struct Quirks {
     /// shows the frame names and the exception without them, and says where the program is
     /// paused when that is not the top frame.
     pub paused_frame_marker: Option<(&'static str, &'static str)>,
+    /// The language calls methods without parentheses (Ruby: `arr.pop`, `h.delete :k`): an
+    /// `evaluate` holding a method's name counts as a possible change by the agent
+    /// (`session::own_change::may_change_values_in`).
+    pub calls_without_parentheses: bool,
     /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
     /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
     pub unnamed_child_from_evaluate_name: bool,
@@ -207,6 +211,7 @@ impl Quirks {
         mutating_evaluate_prefixes: &[],
         repr_whole_types: None,
         paused_frame_marker: None,
+        calls_without_parentheses: false,
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
         set_expression_shadows_nonlocals: false,

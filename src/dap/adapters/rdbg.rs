@@ -190,6 +190,9 @@ pub fn quirks() -> Quirks {
         // 1.4.0: `any` rescues every exception; there is no `uncaught` filter.
         exception_filters: &["any", "RuntimeError"],
         exception_filter_aliases: &[("all", "any"), ("raised", "any")],
+        // Ruby: `arr.pop`, `arr.sort!`, `h.delete :k` call methods (a breaker's finding: what
+        // they wrote read as the program's change).
+        calls_without_parentheses: true,
         // 1.4.0: `variables` honours start/count only with `filter: indexed`.
         variable_paging: false,
         // The program writes to the process's pipes, its stops come over TCP: no order.

@@ -50,9 +50,10 @@ pub const DEFAULT_PAGE: usize = 100;
 /// What an inspection request is doing; carried in its DAP origin.
 #[derive(Debug)]
 pub enum Op {
-    /// `threads`; `again` once the first answer left out the thread the stop named.
+    /// `threads`; `first`: the first answer, which left out the thread the stop named, while
+    /// the adapter is asked again (shown if the second ask fails).
     Threads {
-        again: bool,
+        first: Option<Value>,
     },
     StackTrace {
         thread: i64,
@@ -135,7 +136,7 @@ impl Sessions {
     }
 
     pub fn threads(&mut self, key: SessionKey, call: CallKey, now: Instant) -> Started {
-        self.inspect(key, call, Op::Threads { again: false }, now)
+        self.inspect(key, call, Op::Threads { first: None }, now)
     }
 
     /// `threads {select}`: the focus thread for later calls (answered at once).
@@ -392,6 +393,11 @@ impl Session {
                 other => self.inspect_answered(call, other, Ok(body), revision, now),
             };
         }
+        // A second `threads` that fails leaves the first answer standing.
+        let (op, result) = match (op, result) {
+            (Op::Threads { first: Some(first) }, Err(_)) => (Op::Threads { first: Some(Value::Null) }, Ok(first)),
+            (op, result) => (op, result),
+        };
         // These read their answers themselves (`many.rs` reports each expression's error).
         let op = match op {
             Op::Many(_) | Op::Completions(_) | Op::Modules(_) => return self.more_answered(call, op, result, now),
@@ -406,7 +412,8 @@ impl Session {
                 };
                 // A failed answer does not mean nothing ran (lldb-dap answers a call of a
                 // `void` function "unknown error" after making it: a fresh user's finding).
-                let wrote = op.evaluated().is_some_and(crate::session::own_change::may_change_values);
+                let ruby = self.link.plan.quirks.calls_without_parentheses;
+                let wrote = op.evaluated().is_some_and(|e| crate::session::own_change::may_change_values_in(e, ruby));
                 // A context whose scopes, locals or a watch failed still answers with the rest.
                 if let Op::Context(mut job) = op {
                     // Asked before the timeout's bookkeeping below changes what is in flight.
@@ -466,7 +473,8 @@ impl Session {
             }
         };
         let out = match op {
-            Op::Threads { again } => {
+            Op::Threads { first } => {
+                let again = first.is_some();
                 // lldb-dap 22 may answer the first `threads` after a stop without the thread that
                 // stopped (one created since the last stop: the fresh user's `pthread_create`),
                 // and the full list a moment later: asked once more before it is shown.
@@ -475,7 +483,7 @@ impl Session {
                     self.run.stop.as_ref().and_then(|s| s.thread).filter(|_| self.run.state == RunState::Stopped);
                 if let Some(t) = stopped_on.filter(|t| !again && !listed.iter().any(|l| l.id == Some(*t))) {
                     log::debug!("{}: `threads` left out thread {t}, which the stop named: asking again", self.id);
-                    return self.start_op(call, Op::Threads { again: true }, now);
+                    return self.start_op(call, Op::Threads { first: Some(body) }, now);
                 }
                 self.threads_result(&body, stopped_on)
             }
