@@ -48,6 +48,7 @@
 //! | `RuntimeQuirks::mirror_evaluate` (all three) | `mirror::tests::a_mirror_evaluate_goes_out_in_an_expression_context_and_commands_are_refused`; `tests/mirror.rs` `a_mirror_client_cannot_exec_statements_on_a_debugpy_session`, `a_mirror_client_cannot_run_lldb_commands_on_an_lldb_dap_session`, `a_mirror_client_cannot_run_delve_commands_or_calls` |
 //! | `Quirks::paused_frame_marker` (debugpy) | `tests/debugpy` `test_runs::an_exception_that_left_its_frame_says_where_the_program_is_paused` |
 //! | `Quirks::watch_name_refusal` (lldb) | `session::tools::breakpoints::data::tests::a_member_lldb_looks_up_as_a_name_gets_the_forms_that_work` |
+//! | `Quirks::calls_without_parentheses` (rdbg) | `session::own_changes_tests::rubys_calls_without_parentheses_may_change_values` |
 //! | `RuntimeQuirks::refused_step` (delve) | [`a_step_delve_refuses_is_a_step_refused_stop_not_an_exception`]; `tests/native` `delve_truth::a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step` |
 //! | `RuntimeQuirks::adapter_log_after_timestamp` (delve) | `session::host` `delves_log_lines_are_told_from_the_programs_stderr`; `tests/native` `delve_truth::a_step_delve_refuses_is_a_refusal_not_a_stop_and_continue_finishes_the_pending_step` (Delve's log line of the refusal is not the program's stderr) |
 //! | `RuntimeQuirks::pause_unanswered` (debugpy) | `tests/debugpy_pause.rs` `pause_of_a_program_blocked_on_a_lock_says_why_it_keeps_running` |

@@ -242,7 +242,7 @@ fn a_thread_list_without_the_stops_thread_is_asked_again_and_the_gap_said() {
     assert_eq!(asked, 2, "{}", out.text);
     assert_eq!(out.structured["stop_thread_unlisted"], json!(2), "{}", out.text);
     assert!(out.text.contains("note: the adapter's list leaves out thread 2, which the stop named"), "{}", out.text);
-    let (_, asked) = threads(&[both.clone()]);
+    let (_, asked) = threads(std::slice::from_ref(&both));
     assert_eq!(asked, 1, "a whole list is asked once");
 }
 

@@ -124,7 +124,7 @@ impl Diagnostic {
             Diagnostic::Skipped { problem, bytes, .. } => {
                 Diagnostic::Skipped { problem: *problem, bytes: *bytes, preview: Preview::default() }
             }
-            other => other.clone(),
+            other => *other,
         }
     }
 
