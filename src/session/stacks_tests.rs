@@ -31,6 +31,16 @@ fn adapter(pause: Reply) -> ScriptedAdapter {
     a
 }
 
+/// A plain adapter with no script beyond start-up and a one-frame stack (`work` at app.c:7).
+fn one_frame_adapter() -> ScriptedAdapter {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+    a.on("stackTrace", Reply::ok(frames));
+    a
+}
+
 /// A launch that runs (no stop on entry), and a `wait {for: stop}` under way: (rig, wait call).
 fn running(a: ScriptedAdapter) -> (Rig, CallKey) {
     let mut rig = Rig::new(a);
@@ -214,11 +224,7 @@ fn a_thread_list_without_the_stops_thread_is_asked_again_and_the_gap_said() {
     let one = json!({"threads": [{"id": 1, "name": "main"}]});
     let both = json!({"threads": [{"id": 1, "name": "main"}, {"id": 2, "name": "worker"}]});
     let threads = |replies: &[Value]| {
-        let mut a = ScriptedAdapter::new();
-        a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
-        a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
-        let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
-        a.on("stackTrace", Reply::ok(frames));
+        let mut a = one_frame_adapter();
         for r in replies {
             a.on("threads", Reply::ok(r.clone()));
         }
@@ -252,11 +258,7 @@ fn a_thread_list_without_the_stops_thread_is_asked_again_and_the_gap_said() {
 #[test]
 fn another_threads_stop_during_a_step_is_not_called_the_steps_end() {
     use super::tools::control::StepKind;
-    let mut a = ScriptedAdapter::new();
-    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
-    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
-    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
-    a.on("stackTrace", Reply::ok(frames));
+    let mut a = one_frame_adapter();
     let stop = |reason: &str, thread: i64| json!({"reason": reason, "threadId": thread, "allThreadsStopped": true});
     a.on("next", Reply::ok(Value::Null).then("stopped", stop("breakpoint", 2)));
     a.on("next", Reply::ok(Value::Null).then("stopped", stop("step", 2)));
@@ -290,11 +292,7 @@ fn another_threads_stop_during_a_step_is_not_called_the_steps_end() {
 /// (every other thread), which was shown before 0794d8d.
 #[test]
 fn a_failed_second_thread_list_does_not_lose_the_first() {
-    let mut a = ScriptedAdapter::new();
-    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
-    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
-    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
-    a.on("stackTrace", Reply::ok(frames));
+    let mut a = one_frame_adapter();
     a.on("threads", Reply::ok(json!({"threads": [{"id": 1, "name": "main"}, {"id": 3, "name": "io"}]})));
     a.on("threads", Reply::error("the process is busy"));
     let mut rig = Rig::new(a);
@@ -319,11 +317,7 @@ fn a_failed_second_thread_list_does_not_lose_the_first() {
 fn a_pause_during_a_step_is_not_called_another_threads_stop() {
     use super::tools::control::StepKind;
     let stop = |reason: &str, thread: i64| json!({"reason": reason, "threadId": thread, "allThreadsStopped": true});
-    let mut a = ScriptedAdapter::new();
-    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
-    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
-    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
-    a.on("stackTrace", Reply::ok(frames));
+    let mut a = one_frame_adapter();
     // The step over a blocking call does not end by itself.
     a.on("next", Reply::ok(Value::Null));
     a.on("pause", Reply::ok(Value::Null).then("stopped", stop("pause", 2)));
