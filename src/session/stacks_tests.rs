@@ -43,13 +43,19 @@ fn one_frame_adapter() -> ScriptedAdapter {
 
 /// A launch that runs (no stop on entry), and a `wait {for: stop}` under way: (rig, wait call).
 fn running(a: ScriptedAdapter) -> (Rig, CallKey) {
+    running_until(a, Until::Stop, 5_000)
+}
+
+/// A launch that runs (no stop on entry), and a `wait {for: until, wait_ms}` under way:
+/// (rig, wait call).
+fn running_until(a: ScriptedAdapter, until: Until, wait_ms: u64) -> (Rig, CallKey) {
     let mut rig = Rig::new(a);
     rig.launch(
         standard_plan(json!({"program": "/src/app"})),
         args(json!({"program": "/src/app", "stop_on_entry": false, "wait_ms": 100})),
     );
     rig.advance(Duration::from_millis(200));
-    let wait = rig.call(|s, key, call, now| s.wait(key, Until::Stop, None, Some(5_000), call, now));
+    let wait = rig.call(|s, key, call, now| s.wait(key, until, None, Some(wait_ms), call, now));
     assert!(rig.result(wait).is_none(), "the program runs: the wait waits");
     (rig, wait)
 }
@@ -191,14 +197,7 @@ fn stacks_the_adapter_never_gives_are_given_up_within_the_stacks_timeout() {
 /// out 8 s after an exception stop at 1.9 s). The answer says it did not exit.
 #[test]
 fn a_wait_for_the_exit_ends_at_a_stop_and_says_the_program_did_not_exit() {
-    let mut rig = Rig::new(adapter(Reply::ok(Value::Null)));
-    rig.launch(
-        standard_plan(json!({"program": "/src/app"})),
-        args(json!({"program": "/src/app", "stop_on_entry": false, "wait_ms": 100})),
-    );
-    rig.advance(Duration::from_millis(200));
-    let wait = rig.call(|s, key, call, now| s.wait(key, Until::Exit, None, Some(50_000), call, now));
-    assert!(rig.result(wait).is_none(), "the program runs: the wait waits");
+    let (mut rig, wait) = running_until(adapter(Reply::ok(Value::Null)), Until::Exit, 50_000);
     rig.event("stopped", json!({"reason": "exception", "threadId": 1, "text": "ZeroDivisionError"}));
     let out = rig.answered(wait);
     assert_eq!(
