@@ -82,7 +82,7 @@ fn node_attach_connect_spawns_js_debug_and_names_the_inspector() {
     assert_eq!(plan.connect, None, "the inspector is not a DAP server");
     assert_eq!(
         plan.command.args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
-        ["/opt/jsd/server.js", "{port}", "127.0.0.1"]
+        ["/opt/jsd/server.js", "0", "127.0.0.1"]
     );
     assert_eq!(
         plan.launch_arguments,
@@ -126,6 +126,9 @@ fn node_launch_runs_the_program_through_run_in_terminal_whichever_console() {
             (&a["program"], &a["cwd"], &a["stopOnEntry"]),
             (&json!("/w/app/main.js"), &json!("/w/app"), &json!(true))
         );
-        assert_eq!(plan.transport, Transport::Tcp { port: adapters::PortDiscovery::Chosen });
+        assert_eq!(
+            plan.transport,
+            Transport::Tcp { port: adapters::PortDiscovery::AnnouncedLine { prefix: adapters::jsdebug::LISTENING_PREFIX } }
+        );
     }
 }

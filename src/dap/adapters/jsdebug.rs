@@ -87,7 +87,7 @@ use serde_json::{json, Value};
 
 use super::{
     AttachEndpoint, ChildSessions, DebuggeeSignal, ExpressionOnly, FailureShape, Host, PortDiscovery, Quirks, Recipe,
-    ResolveInput, RuntimeQuirks, Transport, PORT_ARG,
+    ResolveInput, RuntimeQuirks, Transport,
 };
 use crate::dap::command::AdapterCommand;
 
@@ -122,6 +122,13 @@ https://github.com/microsoft/vscode-js-debug/releases/download/v1.112.0/js-debug
 
 /// The package command shown when `node` is missing (Debian/Ubuntu).
 pub const NODE_INSTALL: &str = "apt-get install nodejs";
+
+/// What js-debug 1.112.0's server prints once it listens, before `<host>:<port>`: it prints the
+/// address the kernel gave it (`server.address()` in `src/dapDebugServer.ts`), so port 0 is
+/// race-free. With a port agentdap chose and freed (`tcp::choose_port`), another process could
+/// take it first: js-debug then exits with `EADDRINUSE` and the connect reaches the stranger (a
+/// CI run's `initialize` met a server that closed the connection).
+pub const LISTENING_PREFIX: &str = "Debug server listening at ";
 
 /// Node's inspector port when a command line names none (`node --inspect`, or after `SIGUSR1`).
 pub const INSPECTOR_PORT: u16 = 9229;
@@ -209,7 +216,7 @@ pub fn runtime_quirks() -> RuntimeQuirks {
         // 1.112.0 reports no exit status: the program runs through `runInTerminal`, on pipes.
         program_on_pipes: true,
         // 1.112.0 prints `Debug server listening at 127.0.0.1:<port>` on its stdout.
-        listening_line: Some("Debug server listening at "),
+        listening_line: Some(LISTENING_PREFIX),
         // 1.112.0 answers `format: {hex: true}` with bare hex digits (`20` → `"14"`).
         hex_without_prefix: true,
         ..RuntimeQuirks::STANDARD
@@ -405,8 +412,8 @@ pub fn attach_defaults() -> Value {
     })
 }
 
-/// The full recipe: `node <server> {port} 127.0.0.1`, the port chosen by agentdap, ready once a
-/// connect succeeds. `program` (absolute) decides the project and, for TypeScript, the
+/// The full recipe: `node <server> 0 127.0.0.1`, the port the kernel gives js-debug, read off
+/// its [`LISTENING_PREFIX`] line. `program` (absolute) decides the project and, for TypeScript, the
 /// runtime (unless `adapter_args` name `runtimeExecutable` or `runtimeArgs`). Errors:
 /// [`AdapterError::NotFound`](super::AdapterError::NotFound) (no js-debug: where agentdap looked
 /// and the download; no node: the package command).
@@ -430,7 +437,7 @@ pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) 
     }
     let command = AdapterCommand {
         program: node.into_os_string(),
-        args: vec![server.script.into_os_string(), OsString::from(PORT_ARG), "127.0.0.1".into()],
+        args: vec![server.script.into_os_string(), "0".into(), "127.0.0.1".into()],
         // Never the project's directory: nothing of it is the adapter's business.
         cwd: Some(PathBuf::from("/")),
         env: Vec::new(),
@@ -439,7 +446,7 @@ pub fn recipe(program: Option<&Path>, input: ResolveInput<'_>, host: &dyn Host) 
         name: NAME,
         vscode_type: VSCODE_TYPE,
         command,
-        transport: Transport::Tcp { port: PortDiscovery::Chosen },
+        transport: Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix: LISTENING_PREFIX } },
         launch_defaults: launch_defaults(project.as_deref(), &roots, runtime_args),
         attach_defaults: attach_defaults(),
         quirks: quirks(),

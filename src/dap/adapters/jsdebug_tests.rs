@@ -42,15 +42,15 @@ fn resolve(program: &str, args: Option<Value>, cwd: Option<&str>) -> Recipe {
 }
 
 #[test]
-fn the_server_runs_on_node_on_a_port_agentdap_chooses() {
+fn the_server_runs_on_node_on_the_port_it_announces() {
     let r = resolve("/w/app/src/main.js", None, None);
     assert_eq!(r.name, "node");
     assert_eq!(r.vscode_type, "pwa-node");
     assert_eq!(r.command.program, OsString::from("/usr/bin/node"));
     let args: Vec<&str> = r.command.args.iter().filter_map(|a| a.to_str()).collect();
-    assert_eq!(args, [SERVER, "{port}", "127.0.0.1"]);
+    assert_eq!(args, [SERVER, "0", "127.0.0.1"]);
     assert_eq!(r.command.cwd, Some(PathBuf::from("/")));
-    assert_eq!(r.transport, Transport::Tcp { port: PortDiscovery::Chosen });
+    assert_eq!(r.transport, Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix: LISTENING_PREFIX } });
     assert_eq!(
         r.attach_defaults,
         json!({"type": "pwa-node", "request": "attach", "sourceMaps": true, "skipFiles": ["<node_internals>/**"]})
