@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+mod compact;
+
 use serde_json::{Map, Value};
 
 /// Invalid JSON was received (JSON-RPC 2.0 § 5.1).
@@ -209,6 +211,8 @@ pub fn classify(text: &str, span: Span, value: Value) -> Message {
 /// Appends a success response, without the trailing newline:
 /// `{"jsonrpc":"2.0","id":<raw id>,"result":<result>}` (JSON-RPC 2.0 § 5).
 pub fn write_result(out: &mut Vec<u8>, id: &Id, result: &Value) {
+    // Most answers fit: the line is then written without growing `out` step by step.
+    out.reserve(ANSWER_ROOM);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.raw().as_bytes());
     out.extend_from_slice(b",\"result\":");
@@ -225,7 +229,7 @@ pub fn write_error(out: &mut Vec<u8>, id: Option<&Id>, code: i64, message: &str,
     out.extend_from_slice(b",\"error\":{\"code\":");
     out.extend_from_slice(code.to_string().as_bytes());
     out.extend_from_slice(b",\"message\":");
-    write_value(out, &Value::String(message.to_owned()));
+    compact::write_str(out, message);
     if let Some(data) = data {
         out.extend_from_slice(b",\"data\":");
         write_value(out, data);
@@ -237,19 +241,19 @@ pub fn write_error(out: &mut Vec<u8>, id: Option<&Id>, code: i64, message: &str,
 /// `{"jsonrpc":"2.0","method":…,"params":…}` (JSON-RPC 2.0 § 4.1).
 pub fn write_notification(out: &mut Vec<u8>, method: &str, params: &Value) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
-    write_value(out, &Value::String(method.to_owned()));
+    compact::write_str(out, method);
     out.extend_from_slice(b",\"params\":");
     write_value(out, params);
     out.push(b'}');
 }
 
-/// Compact JSON of a `Value`. Serializing a `Value` into a `Vec` cannot fail (string keys, no IO).
+/// Room [`write_result`] makes in its buffer before writing (bytes): a `stack_trace` of 20
+/// frames or a `context` answer is 2–8 KiB.
+const ANSWER_ROOM: usize = 8 << 10;
+
+/// Compact JSON of a `Value`, as `serde_json::to_writer` writes it ([`compact`]).
 fn write_value(out: &mut Vec<u8>, value: &Value) {
-    if let Err(e) = serde_json::to_writer(&mut *out, value) {
-        // Unreachable in practice; keep the line valid JSON regardless.
-        log::error!("serializing a JSON value failed: {e}");
-        out.extend_from_slice(b"null");
-    }
+    compact::write(out, value);
 }
 
 /// Inserts `key: value` into an object value; a no-op on non-objects.
