@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-mod compact;
+use crate::json::write as compact;
 
 use serde_json::{Map, Value};
 
@@ -251,7 +251,7 @@ pub fn write_notification(out: &mut Vec<u8>, method: &str, params: &Value) {
 /// frames or a `context` answer is 2–8 KiB.
 const ANSWER_ROOM: usize = 8 << 10;
 
-/// Compact JSON of a `Value`, as `serde_json::to_writer` writes it ([`compact`]).
+/// Compact JSON of a `Value`, as `serde_json::to_writer` writes it ([`crate::json::write`]).
 fn write_value(out: &mut Vec<u8>, value: &Value) {
     compact::write(out, value);
 }

@@ -16,7 +16,8 @@ struct MustNot {
 
 /// Everything below `mcp`: none of these may use `mcp` (the shared reply types live in `reply`).
 const BELOW_MCP: &[&str] = &[
-    "allow", "session", "mirror", "dap", "ledger", "reply", "timer", "token", "io_buf", "jsonrpc", "visible", "config",
+    "allow", "session", "mirror", "dap", "ledger", "reply", "timer", "token", "io_buf", "json", "jsonrpc", "visible",
+    "config",
 ];
 
 /// Which layer may not use which. A layer matches the module itself and its descendants; so does
@@ -58,7 +59,8 @@ const ONLY: &[Only] = &[
         may: &["dap::client", "jsonrpc"],
         why: "`reply` is the leaf every layer shares: it reads `dap::client::Outcome` and writes JSON-RPC values, nothing else",
     },
-    Only { layer: "jsonrpc", may: &[], why: "the JSON-RPC framing is a leaf" },
+    Only { layer: "jsonrpc", may: &["json"], why: "the JSON-RPC framing writes with `json` and is otherwise a leaf" },
+    Only { layer: "json", may: &[], why: "JSON text and values are a leaf" },
     Only { layer: "io_buf", may: &[], why: "the line buffer is a leaf" },
     Only { layer: "timer", may: &[], why: "the timer wheel is a leaf" },
     Only { layer: "token", may: &[], why: "the token encoding is a leaf" },

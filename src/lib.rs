@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod dap;
 pub mod io_buf;
+pub mod json;
 pub mod jsonrpc;
 #[cfg(test)]
 mod layering;

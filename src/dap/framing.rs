@@ -579,7 +579,7 @@ fn contains_pattern(data: &[u8]) -> bool {
 /// surrogate pair (read as `\uFFFD`), so one odd character in a variable's value does not cost
 /// the whole answer.
 pub fn parse_body(body: &[u8]) -> Result<serde_json::Value, Diagnostic> {
-    let first = match serde_json::from_slice(body) {
+    let first = match crate::json::parse(body) {
         Ok(v) => return Ok(v),
         Err(e) => e,
     };

@@ -347,6 +347,7 @@ impl Server {
             self.pump_mirrors(now);
             // The agent's answers first; a walk, the ledger and `--dap-log` files after.
             self.flush_stdout(now);
+            self.mcp.release_spent();
             if std::mem::take(&mut self.walk_due) {
                 self.walk_descendants();
             }

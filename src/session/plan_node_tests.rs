@@ -128,7 +128,9 @@ fn node_launch_runs_the_program_through_run_in_terminal_whichever_console() {
         );
         assert_eq!(
             plan.transport,
-            Transport::Tcp { port: adapters::PortDiscovery::AnnouncedLine { prefix: adapters::jsdebug::LISTENING_PREFIX } }
+            Transport::Tcp {
+                port: adapters::PortDiscovery::AnnouncedLine { prefix: adapters::jsdebug::LISTENING_PREFIX }
+            }
         );
     }
 }

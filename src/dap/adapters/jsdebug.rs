@@ -80,7 +80,6 @@
 //! `adapter_args: {"runtimeArgs": ["--import", "tsx"]}` (Node ≥ 20.6 / 18.19), or
 //! `{"runtimeArgs": ["--experimental-strip-types"]}` on Node 22.6 to 23.5.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};

@@ -846,12 +846,25 @@ fn push_frame_line(s: &mut String, f: &Value) {
     if let Some(p) = f.get("path").and_then(Value::as_str) {
         s.push_str(" at ");
         s.push_str(p.rsplit('/').next().unwrap_or(p));
-        if let Some(l) = f.get("line") {
-            let _ = write!(s, ":{l}");
+        // Integers written as integers: a `Value`'s `Display` runs a JSON serializer.
+        match f.get("line").map(|l| (l, l.as_u64())) {
+            Some((_, Some(n))) => {
+                let _ = write!(s, ":{n}");
+            }
+            Some((l, None)) => {
+                let _ = write!(s, ":{l}");
+            }
+            None => {}
         }
     }
-    if let Some(h) = f.get("frame") {
-        let _ = write!(s, " [frame {h}]");
+    match f.get("frame").map(|h| (h, h.as_u64())) {
+        Some((_, Some(n))) => {
+            let _ = write!(s, " [frame {n}]");
+        }
+        Some((h, None)) => {
+            let _ = write!(s, " [frame {h}]");
+        }
+        None => {}
     }
 }
 

@@ -93,7 +93,8 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quickcheck::{Arbitrary, Gen, QuickCheck};
+    use crate::json::arbitrary::AnyValue;
+    use quickcheck::QuickCheck;
     use serde_json::json;
 
     fn ours(v: &Value) -> Vec<u8> {
@@ -109,7 +110,8 @@ mod tests {
     #[test]
     fn every_ascii_byte_and_some_unicode_escape_as_serde_json_does() {
         let all: String = (0u8..0x80).map(char::from).collect();
-        for s in [all.as_str(), "", "plain", "tab\there", "quote \" and \\ back", "é · 日本 🦀", "\u{7f}\u{80}\u{2028}"] {
+        for s in [all.as_str(), "", "plain", "tab\there", "quote \" and \\ back", "é · 日本 🦀", "\u{7f}\u{80}\u{2028}"]
+        {
             let v = Value::String(s.to_owned());
             assert_eq!(String::from_utf8(ours(&v)), String::from_utf8(theirs(&v)), "{s:?}");
         }
@@ -124,38 +126,6 @@ mod tests {
             "key \"quoted\"\u{1}": {"deep": [[[]]]},
         });
         assert_eq!(String::from_utf8(ours(&v)), String::from_utf8(theirs(&v)));
-    }
-
-    /// A generated JSON value: strings from any chars (control characters included), every
-    /// number kind, nesting up to a small depth.
-    #[derive(Clone, Debug)]
-    struct AnyValue(Value);
-
-    fn any_value(g: &mut Gen, depth: usize) -> Value {
-        let kinds = if depth == 0 { 6 } else { 8 };
-        match u8::arbitrary(g) % kinds {
-            0 => Value::Null,
-            1 => Value::Bool(bool::arbitrary(g)),
-            2 => json!(i64::arbitrary(g)),
-            3 => json!(u64::arbitrary(g)),
-            4 => {
-                let f = f64::arbitrary(g);
-                if f.is_finite() {
-                    json!(f)
-                } else {
-                    json!(0.25)
-                }
-            }
-            5 => Value::String(String::arbitrary(g)),
-            6 => Value::Array((0..usize::arbitrary(g) % 4).map(|_| any_value(g, depth - 1)).collect()),
-            _ => Value::Object((0..usize::arbitrary(g) % 4).map(|_| (String::arbitrary(g), any_value(g, depth - 1))).collect()),
-        }
-    }
-
-    impl Arbitrary for AnyValue {
-        fn arbitrary(g: &mut Gen) -> AnyValue {
-            AnyValue(any_value(g, 3))
-        }
     }
 
     #[test]
