@@ -4,6 +4,7 @@ use super::*;
 use crate::dap::adapters::test_host::FakeHost;
 use crate::dap::adapters::{select_on, AdapterError, AdapterKind, TerminalLaunch};
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 
 const SERVER: &str = "/opt/js-debug/src/dapDebugServer.js";
 
