@@ -380,6 +380,12 @@ impl Session {
         self.drop_entry_breakpoint(now);
         let at = crate::session::breakpoints::LastHit { revision: self.run.revision, thread: stop.thread };
         stop.hit_breakpoints = self.breaks.store.on_stop(&stop.adapter_hits, &stop.reason, at);
+        if let Some((prefix, suffix)) = self.link.plan.quirks.breakpoint_in_stop_description {
+            let place = stop.description.as_deref().and_then(|d| place_in_description(d, prefix, suffix));
+            if let Some((path, line)) = place.filter(|_| stop.reason == "breakpoint" && stop.adapter_hits.is_empty()) {
+                stop.hit_breakpoints = self.breaks.store.on_stop_at(path, line, at);
+            }
+        }
         // Whose breakpoint it was, only as the hit ids say (issue 22): none named, none said.
         if self.breaks.store.on_person_stop(&stop.adapter_hits, &stop.reason, at) {
             use crate::session::snapshot::Owner;
@@ -779,10 +785,10 @@ fn without_banner(text: &str, banner: &[&str]) -> String {
     text.split_inclusive('\n').filter(|line| !banner.iter().any(|b| line.starts_with(b))).collect()
 }
 
-/// Fatal signals a stop may name, with their Linux numbers.
 /// The name V8 (through js-debug) gives a module's top-level frame.
 const TOP_LEVEL: &str = "<anonymous>";
 
+/// Fatal signals a stop may name, with their Linux numbers.
 const FATAL_SIGNALS: &[(&str, i64)] =
     &[("SIGSEGV", 11), ("SIGABRT", 6), ("SIGBUS", 7), ("SIGFPE", 8), ("SIGILL", 4), ("SIGTRAP", 5), ("SIGSYS", 31)];
 
@@ -792,4 +798,12 @@ pub(super) fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
     let words = ["description", "text"].into_iter().filter_map(|k| body.get(k).and_then(Value::as_str));
     let mut found = words.flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()));
     found.find_map(|w| FATAL_SIGNALS.iter().copied().find(|(name, _)| *name == w))
+}
+
+/// The `path` and `line` of `<prefix><path>:<line><suffix…>` (`Quirks::breakpoint_in_stop_description`).
+fn place_in_description<'a>(description: &'a str, prefix: &str, suffix: &str) -> Option<(&'a str, u32)> {
+    let rest = description.strip_prefix(prefix)?;
+    let place = rest.split_once(suffix).map_or(rest, |(p, _)| p);
+    let (path, line) = place.rsplit_once(':')?;
+    Some((path, line.parse().ok()?))
 }

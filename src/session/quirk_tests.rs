@@ -508,3 +508,42 @@ fn rdbg_stops_on_entry_through_attach() {
         assert!(rig.adapter.last(other).is_none(), "{other} is not sent");
     }
 }
+
+/// rdbg 1.4.0 (`Quirks::breakpoint_in_stop_description`): its breakpoints have no ids and its
+/// stops no `hitBreakpointIds`; a stop names the breakpoint's place in its description, on the
+/// line rdbg moved it to. A fresh user's finding: every hit read "never hit", and a breakpoint
+/// moved off a blank line was listed on that line.
+#[test]
+fn rdbg_stops_are_credited_by_the_place_their_description_names() {
+    let caps = json!({"supportsConfigurationDoneRequest": true});
+    let mut a = adapter(caps, "/src/app.rb");
+    a.on(
+        "setBreakpoints",
+        Reply::ok(json!({"breakpoints": [{"verified": true}, {"verified": true}, {"verified": true}]})),
+    );
+    let mut rig = Rig::new(a);
+    let breakpoints = json!([{"path": "/src/app.rb", "line": 3}, {"path": "/src/app.rb", "line": 6}, {"path": "/src/app.rb", "line": 20}]);
+    let launch = rig.launch(
+        plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": false}), None),
+        args(json!({"program": "/src/app.rb", "stop_on_entry": false, "breakpoints": breakpoints})),
+    );
+    let stop = |place: &str| json!({"reason": "breakpoint", "description": format!(" BP - Line  {place} (line)"), "threadId": 1});
+    rig.event("stopped", stop("/src/app.rb:3"));
+    let out = rig.answered(launch);
+    assert_eq!(out.structured["stop"]["hit_breakpoints"], json!([1]), "{}", out.text);
+    let hit = |rig: &mut Rig, place: &str| {
+        rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+        rig.event("continued", json!({"threadId": 1, "allThreadsContinued": true}));
+        rig.event("stopped", stop(place));
+    };
+    // Line 6 is blank: rdbg moved it to 7, the nearest line with code.
+    hit(&mut rig, "/src/app.rb:7");
+    hit(&mut rig, "/src/app.rb:3");
+    // A place two breakpoints are equally near, and one in another file: no credit.
+    hit(&mut rig, "/src/app.rb:13");
+    hit(&mut rig, "/src/other.rb:3");
+    let set = rig.s.get(rig.key).expect("session").breaks.store.get("/src/app.rb").to_vec();
+    let hits: Vec<(u32, u32, bool)> = set.iter().map(|e| (e.requested.line, e.hits.count, e.moved())).collect();
+    assert_eq!(hits, [(3, 2, false), (6, 1, true), (20, 0, false)]);
+    assert_eq!(set[1].bound.as_ref().and_then(|b| b.line), Some(7));
+}

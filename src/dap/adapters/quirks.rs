@@ -91,6 +91,11 @@ pub struct Quirks {
     /// `evaluate` holding a method's name counts as a possible change by the agent
     /// (`session::own_change::may_change_values_in`).
     pub calls_without_parentheses: bool,
+    /// The adapter's breakpoint stops carry no `hitBreakpointIds` but name the breakpoint's
+    /// place in their `description`, `<prefix><path>:<line><suffix…>` (rdbg 1.4.0:
+    /// `" BP - Line  /w/app.rb:7 (line)"`): the stop is credited by that place
+    /// (`BreakpointStore::on_stop_at`).
+    pub breakpoint_in_stop_description: Option<(&'static str, &'static str)>,
     /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
     /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
     pub unnamed_child_from_evaluate_name: bool,
@@ -212,6 +217,7 @@ impl Quirks {
         repr_whole_types: None,
         paused_frame_marker: None,
         calls_without_parentheses: false,
+        breakpoint_in_stop_description: None,
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
         set_expression_shadows_nonlocals: false,

@@ -193,6 +193,11 @@ pub fn quirks() -> Quirks {
         // Ruby: `arr.pop`, `arr.sort!`, `h.delete :k` call methods (a breaker's finding: what
         // they wrote read as the program's change).
         calls_without_parentheses: true,
+        // 1.4.0: `setBreakpoints` answers `{verified: true}` alone (no id, no line) and a stop
+        // sends `description: " BP - Line  <path>:<line> (line)"` (`server_dap.rb` `event
+        // :suspend_bp`; `breakpoint.rb` `LineBreakpoint#to_s`, the line it moved to): a fresh
+        // user's hits read "never hit".
+        breakpoint_in_stop_description: Some((" BP - Line  ", " (")),
         // 1.4.0: `variables` honours start/count only with `filter: indexed`.
         variable_paging: false,
         // The program writes to the process's pipes, its stops come over TCP: no order.

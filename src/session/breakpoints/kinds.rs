@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{bound_from, options_text, Bound, BreakpointStore, Hits, LastHit};
+use super::{bound_from, options_text, Bound, BreakpointStore, Entry, Hits, LastHit};
 use crate::dap::requests::{self, SetBreakpointsResponse};
 
 /// One requested breakpoint of a listed kind and, once the adapter answered, its state.
@@ -268,6 +268,47 @@ impl BreakpointStore {
             }
         }
         ours
+    }
+}
+
+impl BreakpointStore {
+    /// A breakpoint stop that names no breakpoint id but its place, `path:line`
+    /// (`Quirks::breakpoint_in_stop_description`: rdbg 1.4.0 gives its breakpoints no ids and
+    /// answers `setBreakpoints` with `verified: true` alone). Credits the one source breakpoint of
+    /// `path` at `line`; failing that, the one nearest to it (the adapter moved it there, as
+    /// rdbg moves a breakpoint to the nearest line with code, before or after): that one is now
+    /// bound at `line`. Two equally near, or none in the file: nothing is credited, as nothing is
+    /// known. Returns agentdap's id of the one credited.
+    pub fn on_stop_at(&mut self, path: &str, line: u32, at: LastHit) -> Vec<i64> {
+        self.changes += 1;
+        let Some(set) = self.files.get_mut(path) else { return Vec::new() };
+        let bound_line = |e: &Entry| e.bound.as_ref().and_then(|b| b.line).unwrap_or(e.requested.line);
+        let exact: Vec<usize> = (0..set.len()).filter(|&i| bound_line(&set[i]) == line).collect();
+        let chosen = match exact[..] {
+            [one] => Some(one),
+            [] => {
+                let distance = |e: &Entry| e.requested.line.abs_diff(line);
+                let nearest = set.iter().map(distance).min();
+                let at_nearest: Vec<usize> = (0..set.len()).filter(|&i| Some(distance(&set[i])) == nearest).collect();
+                match at_nearest[..] {
+                    [one] => {
+                        let b = set[one].bound.get_or_insert_with(Bound::default);
+                        b.line = Some(line);
+                        Some(one)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(i) = chosen else { return Vec::new() };
+        let e = &mut set[i];
+        if let Some(b) = e.bound.as_mut().filter(|b| !b.verified) {
+            b.verified = true;
+            b.message = None;
+        }
+        e.hits.record(at);
+        vec![e.id]
     }
 }
 
