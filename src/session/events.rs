@@ -338,6 +338,16 @@ impl Session {
         // A pause's stop is the pause's (the adapter names whichever thread it likes).
         let own = paused || stop.reason == "step" || stop.reason == "pause";
         stop.interrupted_step = self.run.step_to_this_stop().filter(|&(_, t)| other(t) && !own);
+        // A step cut short by a breakpoint (or an exception) may be finished by the adapter at a
+        // later resume: that stop says `step` after a `continue`.
+        match (self.run.step_to_this_stop(), stop.reason.as_str()) {
+            (Some(_), "step") => self.run.unfinished_step = None,
+            (Some((kind, _)), _) if !paused => self.run.unfinished_step = Some((kind, self.run.revision + 1)),
+            (None, "step") if !paused && self.run.last_step.is_none() && self.run.resumes_since_stop > 0 => {
+                stop.finished_step = self.run.unfinished_step.take();
+            }
+            _ => {}
+        }
         // A pause during the step stops wherever the program was, a callee's callee too; a
         // breakpoint named on the way likewise.
         stop.stepped_over_or_out = self.run.note_stopped() && !paused && stop.adapter_hits.is_empty();

@@ -294,6 +294,11 @@ impl Session {
                             " · not the end of thread {t}'s step {kind}: this stop is another thread's"
                         ));
                     }
+                    if let Some((kind, revision)) = stop.finished_step {
+                        s.push_str(&format!(
+                            " · the end of the step {kind} that rev {revision}'s stop interrupted: the adapter kept it pending, so the program stopped here, not at a breakpoint"
+                        ));
+                    }
                     if stop.requested_pause {
                         // The adapter's words, which a reader takes as agentdap's (crate::visible).
                         let words = stop.description.as_deref().or(stop.text.as_deref()).unwrap_or("");

@@ -176,6 +176,10 @@ pub struct Stop {
     /// A step of another thread was under way, and this stop is not its end (a breakpoint of
     /// this stop's thread came first): the step's kind and thread.
     pub interrupted_step: Option<(&'static str, i64)>,
+    /// This stop says `step` although the resume that led here was no step: it ends the step
+    /// (its kind) that the stop at the revision given interrupted, which the adapter kept pending
+    /// (LLDB's step plans and rdbg 1.4.0 do: a fresh user's `continue` ended as `(step)`).
+    pub finished_step: Option<(&'static str, u64)>,
     /// Where execution is paused when that is not the frame shown: the stack is the exception's
     /// traceback, and the frames above this one already left (`Quirks::paused_frame_marker`).
     pub paused_in: Option<Location>,
@@ -347,6 +351,7 @@ impl Stop {
             by_person: None,
             stepped_over_or_out: false,
             interrupted_step: None,
+            finished_step: None,
             paused_in: None,
         }
     }
@@ -369,6 +374,9 @@ impl Stop {
         put(&mut m, "paused_in", self.paused_in.as_ref().map(Location::to_json));
         if let Some((kind, thread)) = self.interrupted_step {
             m.insert("interrupted_step".into(), serde_json::json!({"kind": kind, "thread": thread}));
+        }
+        if let Some((kind, revision)) = self.finished_step {
+            m.insert("finished_step".into(), serde_json::json!({"kind": kind, "interrupted_at_revision": revision}));
         }
         if self.requested_pause {
             m.insert("requested_pause".into(), true.into());
@@ -414,6 +422,9 @@ pub struct Run {
     pub(crate) last_resume_over_or_out: bool,
     /// The last resume, when it was a step: which (`over`, `in`, `out`, `back`) and its thread.
     pub(crate) last_step: Option<(&'static str, i64)>,
+    /// A step a stop of another reason interrupted: its kind and that stop's revision, until a
+    /// stop ends it ([`Stop::finished_step`]) or another step replaces it.
+    pub(crate) unfinished_step: Option<(&'static str, u64)>,
     /// `stopped` events seen, to tell the stop right before this one.
     pub(crate) stops_seen: u64,
     /// The (state, revision) last announced to resource subscribers.
@@ -556,6 +567,7 @@ impl Default for Run {
             resumes_since_stop: 0,
             last_resume_over_or_out: false,
             last_step: None,
+            unfinished_step: None,
             stops_seen: 0,
             last_announced: None,
             exit_code: None,

@@ -284,6 +284,49 @@ fn another_threads_stop_during_a_step_is_not_called_the_steps_end() {
     assert!(out.structured["stop"].get("interrupted_step").is_none(), "no step: {}", out.text);
 }
 
+/// A `next` a breakpoint interrupts, then a `continue` that the adapter ends with `stopped
+/// {reason: step}`: LLDB's step plans (lldb-dap 22) and rdbg 1.4.0 keep an interrupted step
+/// pending and finish it when the program gets back to it. That stop is the old step's end, not
+/// the `continue`'s: the result says so (a fresh user read it as the `continue` stopping for no
+/// reason). A `step` that ends by itself, and a `pause` js-debug reports as a `step`, say nothing.
+#[test]
+fn a_continue_that_ends_an_interrupted_step_says_so() {
+    use super::tools::control::StepKind;
+    let mut a = one_frame_adapter();
+    let stop = |reason: &str| json!({"reason": reason, "threadId": 1, "allThreadsStopped": true});
+    a.on("next", Reply::ok(Value::Null).then("stopped", stop("breakpoint")));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", stop("step")));
+    a.on("next", Reply::ok(Value::Null).then("stopped", stop("step")));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", stop("step")));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.event("stopped", stop("breakpoint"));
+    rig.answered(launch);
+    let step = |rig: &mut Rig| {
+        let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, None, call, now));
+        rig.answered(call)
+    };
+    let cont = |rig: &mut Rig| {
+        let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+        rig.answered(call)
+    };
+    let interrupted = step(&mut rig);
+    let rev = interrupted.structured["revision"].as_u64().expect("a revision");
+    let out = cont(&mut rig);
+    assert_eq!(out.structured["stop"]["finished_step"], json!({"kind": "over", "interrupted_at_revision": rev}));
+    assert!(
+        out.text.contains(&format!(
+            " · the end of the step over that rev {rev}'s stop interrupted: the adapter kept it pending, so the program stopped here, not at a breakpoint"
+        )),
+        "{}",
+        out.text
+    );
+    let out = step(&mut rig);
+    assert!(out.structured["stop"].get("finished_step").is_none(), "a step's own end: {}", out.text);
+    let out = cont(&mut rig);
+    assert!(out.structured["stop"].get("finished_step").is_none(), "no step was left pending: {}", out.text);
+}
+
 // breaker2 (second round).
 
 /// The `threads` asked again because the first list left out the stop's thread fails (lldb-dap
