@@ -159,6 +159,17 @@ impl BreakpointStore {
         answer(&mut self.instructions, sent, result);
     }
 
+    /// A restart the adapter carries out (DAP `restart`): the breakpoints stay as the adapter
+    /// holds them, and every count starts again, as for a relaunch (`for_relaunch`). A fresh
+    /// user's lldb-dap restart listed the old run's hits.
+    pub fn new_run(&mut self) {
+        self.changes += 1;
+        for slot in self.slots(Scope::All) {
+            *slot.hits = Hits::default();
+        }
+        self.people.new_run();
+    }
+
     /// The store a relaunch starts with, and what it dropped: every source and function
     /// breakpoint as requested; data breakpoints only where the adapter said `canPersist` (DAP §
     /// Requests › DataBreakpointInfo: an id without it is valid in this debug session only);

@@ -26,6 +26,13 @@ impl People {
     pub(super) fn bounds_mut(&mut self) -> impl Iterator<Item = &mut Option<Bound>> {
         self.files.values_mut().flatten().flat_map(|(_, v)| v.iter_mut()).map(|e| &mut e.bound)
     }
+
+    /// Every person's entry starts its counts again (`BreakpointStore::new_run`).
+    pub(super) fn new_run(&mut self) {
+        for e in self.files.values_mut().flatten().flat_map(|(_, v)| v.iter_mut()) {
+            e.hits = Hits::default();
+        }
+    }
 }
 
 /// A mirror client as the store knows it: `session::mirror::ClientRef`'s slab key and serial

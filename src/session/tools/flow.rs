@@ -544,6 +544,7 @@ impl Session {
     fn restart_in_adapter(&mut self, call: CallKey, wait: Duration, now: Instant) {
         self.rearm_entry_breakpoint(now);
         self.drop_for_restart(true, now);
+        self.breaks.store.new_run();
         self.stops.forget();
         if self.run.state == RunState::Running {
             // A restart is a new run even when the program was running: the revision moves on.

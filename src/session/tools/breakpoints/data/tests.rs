@@ -379,3 +379,36 @@ fn a_member_lldb_looks_up_as_a_name_gets_the_forms_that_work() {
         rig.call(|s, key, call, now| s.set_data_breakpoints(key, Mode::Replace, vec![watch("&p->x")], call, now));
     assert!(rig.answered(call).text.contains("(`expression: \"&p->x\", bytes: 4`"));
 }
+
+/// A restart the adapter carries out (lldb-dap's DAP `restart`) is a new run: every count
+/// starts again, as after a relaunch, and the breakpoints stay bound (a fresh user's restart
+/// listed `hit 2×` from the old run).
+#[test]
+fn a_restart_by_the_adapter_starts_the_hit_counts_again() {
+    use crate::session::breakpoints::SourceBreakpoint;
+    let mut a = adapter(json!({"supportsRestartRequest": true}));
+    a.on("setBreakpoints", Reply::ok(json!({"breakpoints": [{"id": 4, "verified": true, "line": 9}]})));
+    let mut rig = stopped(a);
+    let bp = SourceBreakpoint { line: 9, column: None, condition: None, hit_condition: None, log_message: None };
+    let call = rig
+        .call(|s, key, call, now| s.set_breakpoints(Some(key), "/src/w.c".into(), Mode::Replace, vec![bp], call, now));
+    assert!(!rig.answered(call).is_error);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1, "hitBreakpointIds": [4]}));
+    rig.answered(call);
+    let counts = |rig: &Rig| -> Vec<(u32, bool)> {
+        let s = rig.s.get(rig.key).expect("session");
+        s.breaks
+            .store
+            .get("/src/w.c")
+            .iter()
+            .map(|e| (e.hits.count, e.bound.as_ref().is_some_and(|b| b.verified)))
+            .collect()
+    };
+    assert_eq!(counts(&rig), [(1, true)]);
+    let restart = rig.call(|s, key, call, now| s.restart(key, None, call, now));
+    assert_eq!(counts(&rig), [(0, true)], "a new run, the breakpoint still bound");
+    rig.event("stopped", json!({"reason": "breakpoint", "threadId": 1, "hitBreakpointIds": [4]}));
+    assert!(!rig.answered(restart).is_error);
+    assert_eq!(counts(&rig), [(1, true)]);
+}
