@@ -26,7 +26,7 @@
 //! | `Quirks::unnamed_child_from_evaluate_name` (delve) | `tests/delve_truth.rs` `go_pointer_target_is_listed_as_star_name_and_can_be_set_under_it` |
 //! | `Quirks::launch_output_apart_from_stops` (debugpy) | `tests/output.rs` `a_stop_result_says_when_output_may_still_be_arriving` |
 //! | `Quirks::set_expression_shadows_nonlocals` (debugpy) | `tests/ctl_debugpy.rs` `set_expression_changes_what_the_program_reads_for_globals_cells_locals_and_attributes` |
-//! | `Quirks::logpoint_output_key` (debugpy) | `tests/output.rs` `log_point_messages_are_labelled_apart_from_the_programs_prints` |
+//! | `Quirks::logpoint_output_key` (debugpy, delve) | `tests/output.rs` `log_point_messages_are_labelled_apart_from_the_programs_prints`; `tests/native` `breakpoint_truth::delve_log_point_messages_are_filed_apart_from_the_programs_prints` |
 //! | `RuntimeQuirks::entry_function` (lldb, delve) | `choreography_tests::an_entry_stop_before_the_configuration_done_and_launch_responses_answers_the_launch`; `tools::tests::the_entry_breakpoint_travels_with_the_agents_function_breakpoints_and_leaves_alone`; `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` |
 //! | `RuntimeQuirks::adapter_entry_reasons` (lldb) | `tests/lldb.rs` `entry_stops_at_main_and_reasons_pass_through` (no code reads the field: reasons pass through unchanged) |
 //! | `RuntimeQuirks::evaluate_own_frames` (debugpy) | `session::traceback::tests::the_evaluators_own_frames_are_cut_and_counted_and_the_error_kept`; `tests/debugpy` `debugpy_values::a_syntax_error_names_the_error_without_pydevds_own_frames` |

@@ -45,6 +45,28 @@ fn delve_honours_a_hit_condition_it_does_not_advertise_and_is_not_said_to_ignore
     a.ok("disconnect", json!({}));
 }
 
+/// Delve 1.20 sends a log point's message as an `output` event of category `stdout`, with
+/// `source` and `line`, while the program's own prints come through its pipes: the message is
+/// filed as `logpoint`, the prints as `stdout` (a fresh user found the message under `stdout`).
+#[test]
+fn delve_log_point_messages_are_filed_apart_from_the_programs_prints() {
+    require("dlv", "delve golang-go");
+    let src = go_package(&scratch("logpoint-go"), "loop", GO_LOOP).to_string_lossy().into_owned();
+    let mut a = Agent::start_plain(|cmd| {
+        go_env(cmd);
+    });
+    let bp = json!([{"path": src, "line": 8, "log_message": "pass {i}"}]);
+    let r = a.ok("launch", json!({"program": src, "breakpoints": bp, "stop_on_entry": false, "wait_ms": 50000}));
+    assert_eq!(r.s["state"], json!("exited"), "a log point does not stop: {}", r.text);
+    let logged = a.ok("output", json!({"category": "logpoint"}));
+    for i in 0..5 {
+        assert!(logged.text.contains(&format!("> [Go 1]: pass {i}")), "{}", logged.text);
+    }
+    let printed = a.ok("output", json!({"category": "stdout"}));
+    assert!(printed.text.contains("10") && !printed.text.contains("pass"), "{}", printed.text);
+    a.ok("disconnect", json!({}));
+}
+
 const C_ACCT: &str = r#"#include <stdio.h>
 struct acct { long id; int balance; char flag; };
 int main(void) {

@@ -62,6 +62,10 @@ const LIST_CAP: usize = 4096;
 /// Delve's quirks in the shape every recipe shares, checked against [`CHECKED_VERSION`].
 pub fn quirks() -> Quirks {
     Quirks {
+        // 1.20.2: a log point's message is an `output` event, category `stdout`, with `source`
+        // and `line` (text `> [Go 1]: <message>`); a launched program's prints
+        // come through dlv's pipes, never as events (`tests/native/breakpoint_truth.rs`).
+        logpoint_output_key: Some("source"),
         // 1.20.2: `initialized` is sent in reaction to `launch` (after a `debug` build).
         initialized_after_launch: true,
         // 1.20.2: launch answered right after `initialized`, before configurationDone.
