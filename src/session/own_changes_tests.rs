@@ -47,12 +47,30 @@ fn a_step_after_set_variable_says_the_agent_set_a_value_in_between() {
     let set = rig.answered(call);
     assert!(!set.is_error, "{}", set.text);
     let out = step(&mut rig);
-    assert!(out.text.contains("x: 1 → 1001"), "{}", out.text);
+    // Compared with the value the set read back, the one the agent was told last.
+    assert!(out.text.contains("x: 1000 → 1001"), "{}", out.text);
     assert!(out.text.contains("you also ran: set_variable `x = 1000`"), "{}", out.text);
     assert_eq!(out.structured["changes"]["yours"], json!(["set_variable `x = 1000`"]), "{}", out.structured);
     // The next step compares with the step's own read: nothing of the agent's in between.
     let out = step(&mut rig);
     assert!(out.text.contains("unchanged") && !out.text.contains("you also ran"), "{}", out.text);
+}
+
+/// The next stop reads the old value again after a `set_variable` the adapter confirmed (Delve
+/// 1.20 on a Go argument: `amt = 50 (was 100)`, then `amt` reads 100 at the next line although
+/// the program used 50). It compares with what the agent was told last: `x: 50 → 100`, never
+/// "unchanged" (a fresh user's finding).
+#[test]
+fn a_value_that_reads_as_before_the_set_at_the_next_stop_is_a_change() {
+    let mut rig = Rig::new(adapter(&[100, 50, 100]));
+    let out = launch(&mut rig);
+    let handle = out.structured["locals"]["ref"].as_i64().expect("the locals' ref");
+    let call = rig.call(|s, key, call, now| s.set_variable(key, handle, "x".into(), "50".into(), call, now));
+    let set = rig.answered(call);
+    assert!(set.text.starts_with("x = 50 (was 100)"), "{}", set.text);
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 50 → 100"), "{}", out.text);
+    assert!(!out.text.contains("unchanged"), "{}", out.text);
 }
 
 #[test]

@@ -317,6 +317,25 @@ impl Session {
         }
     }
 
+    /// The agent's `set_variable` of `name` in the container `reference` (the adapter's) read
+    /// back `value` (the read-back variable, as `variables` gives one): when that container is
+    /// the current stop's locals, the frame's baseline takes the new value, so the next stop
+    /// compares with what the agent was last told. A fresh user's Delve stop after `amt = 50
+    /// (was 100)` said "unchanged" while Delve read `amt` as 100 again: the comparison was with
+    /// the read before the set.
+    pub(super) fn note_set_local(&mut self, reference: i64, name: &str, value: &Value) {
+        let current = &self.stops.current;
+        let LocalsRead::Read { reference: locals, .. } = &current.locals else { return };
+        if *locals != reference {
+            return;
+        }
+        let (stop, Some(key)) = (self.stops.stops, current.key.as_ref()) else { return };
+        let Some(base) = self.stops.baselines.iter_mut().find(|b| b.stop == stop && b.key == *key) else { return };
+        if let Some(local) = base.locals.iter_mut().find(|l| l.name == name) {
+            *local = local_of(name.to_owned(), value, None);
+        }
+    }
+
     /// An `evaluate` with `arguments` is being sent, by the agent (`who`: `evaluate`, `the
     /// watch`) or a mirror client: noted when its expression may write. `calls` counts a call
     /// as a write; a watch or an IDE's hover is evaluated again and again, so for those only an

@@ -399,6 +399,12 @@ impl Session {
                     }
                     Subject::Expression { .. } => evaluated(&body),
                 };
+                if let (Subject::Variable { reference, name, .. }, Some(now)) = (&job.target, &now_value) {
+                    // The value read back, with what the set's answer said of its type and children.
+                    let mut read = job.ack.clone().filter(Value::is_object).unwrap_or_else(|| json!({}));
+                    read["value"] = now.clone().into();
+                    self.note_set_local(*reference, name, &read);
+                }
                 let out = self.edit_result(&job, now_value);
                 return self.calls.done.push((job.call, out));
             }
