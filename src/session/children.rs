@@ -37,9 +37,10 @@ impl Sessions {
         let full = self.room().is_err();
         let Some(p) = self.slab.get_mut(parent) else { return };
         let same_server = p.link.plan.quirks.child_sessions == ChildSessions::StartDebuggingSameServer;
+        let ending = p.link.is_closing() || p.run.state.is_over();
         let verdict = if full {
             Err(format!("{MAX_SESSIONS} sessions exist"))
-        } else if p.link.is_closing() || p.run.state.is_over() {
+        } else if ending {
             Err(format!("{} is ending", p.id))
         } else if same_server {
             // js-debug: every target is one more connection to the server the parent talks to.
@@ -58,15 +59,21 @@ impl Sessions {
                 let name = crate::visible::escaped(name);
                 let answer = client::ReverseAnswer::Failure { message: format!("agentdap cannot debug it: {why}") };
                 let _ = p.link.client.respond(id, answer, now);
-                // js-debug holds a target until a debugger takes it: refused, it does not run.
-                let consequence = if same_server {
-                    "it waits for a debugger and will not run"
+                // A program agentdap started goes with its session (its process group is
+                // stopped): a target announced as the session ends is that program, not one left
+                // waiting (a fresh user's `disconnect` while a js-debug launch was starting).
+                let warning = if ending && p.family.owns_debuggee {
+                    format!("{name} had started as {} ended; it ended with the session", p.id)
                 } else {
-                    "its breakpoints will not hit"
+                    // js-debug holds a target until a debugger takes it: refused, it does not run.
+                    let consequence = if same_server {
+                        "it waits for a debugger and will not run"
+                    } else {
+                        "its breakpoints will not hit"
+                    };
+                    format!("the program started {name}, which agentdap cannot debug ({why}); {consequence}")
                 };
-                p.calls
-                    .warnings
-                    .push(format!("the program started {name}, which agentdap cannot debug ({why}); {consequence}"));
+                p.calls.warnings.push(warning);
                 p.pump(now, &mut self.actions);
                 return;
             }

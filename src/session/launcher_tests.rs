@@ -428,3 +428,28 @@ fn keeping_a_launched_node_program_is_refused_in_words() {
     let answer = done.iter().find(|(c, _)| *c == CallKey::new(2)).map(|(_, r)| r.text.clone()).unwrap_or_default();
     assert!(answer.contains("terminate_debuggee: false cannot keep this program running"), "{answer}");
 }
+
+/// A target js-debug announces while the launch's session is ending (`disconnect` during the
+/// start) is the program agentdap started, and it goes with the session's process group: the
+/// warning says that, not that it "waits for a debugger and will not run" (a fresh user's
+/// finding; nothing was left running).
+#[test]
+fn a_target_announced_as_the_launch_ends_is_said_to_end_with_it() {
+    let now = Instant::now();
+    let mut s = Sessions::default();
+    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
+    s.launch(args, plan(), CallKey::new(1), now).expect("started");
+    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
+    s.on_spawned(0, now);
+    drain(&mut s, now);
+    s.disconnect(0, None, CallKey::new(2), now).expect("disconnecting");
+    drain(&mut s, now);
+    s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
+    let (actions, _) = drain(&mut s, now);
+    assert!(!actions.iter().any(|a| matches!(a, Action::Connect { .. })), "{actions:?}");
+    let warnings = s.get(0).map(|p| p.calls.warnings.clone()).unwrap_or_default();
+    assert_eq!(
+        warnings.last().map(String::as_str),
+        Some("app.js [42] had started as s1 ended; it ended with the session")
+    );
+}
