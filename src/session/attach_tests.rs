@@ -86,6 +86,21 @@ fn start() -> AttachStart {
     AttachStart { target: "pid 4242".into(), pid: Some(4242), ..AttachStart::default() }
 }
 
+/// A tool called after a refused attach says to `attach` again, not to `launch` (a fresh
+/// user's finding).
+#[test]
+fn after_a_refused_attach_a_tool_says_to_attach_again() {
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true})));
+    a.on("attach", Reply::error("Operation not permitted"));
+    let mut rig = Rig::with_files(a, process(Some(b'S'), 0, Some(0)));
+    let call = rig.attach(attach_plan(AdapterKind::Lldb), start());
+    assert!(rig.answered(call).is_error);
+    let call = rig.call(|s, key, call, now| s.threads(key, call, now));
+    let out = rig.answered(call);
+    assert!(out.text.ends_with("; `attach` again once that is fixed."), "{}", out.text);
+}
+
 #[test]
 fn a_refused_attach_by_pid_says_what_the_kernel_shows_of_the_process() {
     // lldb-dap 22.1.8 names the process `pid` (`Quirks::attach_pid_key`): a refused attach with

@@ -762,14 +762,23 @@ impl Session {
                     return Err(ToolResult::error(
                         ErrorCode::NotStopped,
                         format!(
-                            "{} has ended: {why} after the program had run (state and values are gone); `launch` starts it again.",
-                            self.id
+                            "{} has ended: {why} after the program had run (state and values are gone); {}.",
+                            self.id,
+                            match self.link.plan.request {
+                                "attach" => "`attach` connects again",
+                                _ => "`launch` starts it again",
+                            }
                         ),
                     ));
                 }
+                // An attach is tried again with `attach` (a fresh user's `context` after a failed
+                // attach was told to `launch`).
                 Err(ToolResult::error(
                     ErrorCode::NotStopped,
-                    format!("{} did not start ({why}); `launch` again once that is fixed.", self.id),
+                    format!(
+                        "{} did not start ({why}); `{}` again once that is fixed.",
+                        self.id, self.link.plan.request
+                    ),
                 ))
             }
             RunState::Exited | RunState::Terminated => {
