@@ -604,7 +604,10 @@ impl Session {
                     let trace = StackTrace::parse(Some(&body)).unwrap_or_default();
                     // Normally the top frame; a test's own below its runner's (`test_outcome.rs`).
                     let shown = match self.test_shown_frame(revision, &trace.stack_frames) {
-                        0 => self.core_shown_frame(&trace.stack_frames),
+                        0 => match self.core_shown_frame(&trace.stack_frames) {
+                            0 => self.exception_shown_frame(&trace.stack_frames),
+                            shown => shown,
+                        },
                         shown => shown,
                     };
                     let marker = self.link.plan.quirks.paused_frame_marker.map(|(m, _)| m);
@@ -817,6 +820,20 @@ pub(super) fn fatal_signal(body: &Value) -> Option<(&'static str, i64)> {
     let words = ["description", "text"].into_iter().filter_map(|k| body.get(k).and_then(Value::as_str));
     let mut found = words.flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()));
     found.find_map(|w| FATAL_SIGNALS.iter().copied().find(|(name, _)| *name == w))
+}
+
+impl Session {
+    /// Which of an exception stop's `frames` the result shows: the first that is not the
+    /// runtime's (`RuntimeQuirks::exception_runtime_frames`), noted in `stop.runtime_above`
+    /// with the top one; else the top frame (0).
+    fn exception_shown_frame(&mut self, frames: &[crate::dap::requests::StackFrame]) -> usize {
+        let Some(prefix) = self.link.plan.runtime.exception_runtime_frames else { return 0 };
+        let Some(stop) = self.run.stop.as_mut().filter(|s| s.reason == "exception") else { return 0 };
+        let runtime = |f: &crate::dap::requests::StackFrame| f.name.as_deref().is_some_and(|n| n.starts_with(prefix));
+        let Some(i) = frames.iter().position(|f| !runtime(f)).filter(|&i| i > 0) else { return 0 };
+        stop.runtime_above = frames.first().map(|f| (i, Location::from_stack_frame(f)));
+        i
+    }
 }
 
 /// The `path` and `line` of `<prefix><path>:<line><suffix…>` (`Quirks::breakpoint_in_stop_description`).

@@ -289,6 +289,12 @@ impl Session {
                             " · paused at {at}: the frames above it are the exception's traceback, already left"
                         ));
                     }
+                    if let Some((index, top)) = &stop.runtime_above {
+                        s.push_str(&format!(
+                            " · the program's frame #{index} is shown: the exception's top frame is {}, in the runtime (`stack_trace` lists the frames between)",
+                            top.short()
+                        ));
+                    }
                     if let Some((kind, t)) = stop.interrupted_step {
                         s.push_str(&format!(
                             " · not the end of thread {t}'s step {kind}: this stop is another thread's"

@@ -183,6 +183,9 @@ pub struct Stop {
     /// Where execution is paused when that is not the frame shown: the stack is the exception's
     /// traceback, and the frames above this one already left (`Quirks::paused_frame_marker`).
     pub paused_in: Option<Location>,
+    /// The frame shown is the program's, not the exception's top one
+    /// (`RuntimeQuirks::exception_runtime_frames`): its index on the stack, and the top frame.
+    pub runtime_above: Option<(usize, Location)>,
 }
 
 /// The reason of a stop that stands for a step the adapter refused (`RuntimeQuirks::refused_step`):
@@ -353,6 +356,7 @@ impl Stop {
             interrupted_step: None,
             finished_step: None,
             paused_in: None,
+            runtime_above: None,
         }
     }
 
@@ -372,6 +376,9 @@ impl Stop {
         put(&mut m, "location", self.location.as_ref().map(Location::to_json));
         put(&mut m, "by_person", self.by_person.as_deref().map(Value::from));
         put(&mut m, "paused_in", self.paused_in.as_ref().map(Location::to_json));
+        if let Some((index, top)) = &self.runtime_above {
+            m.insert("shown_frame".into(), serde_json::json!({"index": index, "exception_top": top.to_json()}));
+        }
         if let Some((kind, thread)) = self.interrupted_step {
             m.insert("interrupted_step".into(), serde_json::json!({"kind": kind, "thread": thread}));
         }

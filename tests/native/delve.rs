@@ -216,7 +216,14 @@ fn a_go_panic_shows_the_panic_line_as_the_last_stderr_line() {
     build(&mut cmd, "golang-go");
     let mut a = agent();
     let mut r = a.ok("launch", json!({"program": path(&bin), "stop_on_entry": false, "wait_ms": 60000}));
-    // Delve stops at the unrecovered panic first; the runtime prints it when the program goes on.
+    // Delve stops at the unrecovered panic first, in `runtime.fatalpanic`; the stop shows the
+    // program's frame, the map assignment (`RuntimeQuirks::exception_runtime_frames`).
+    assert_eq!(r.s["stop"]["reason"], json!("exception"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["function"], json!("main.main"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(8), "{}", r.text);
+    assert_eq!(r.s["stop"]["shown_frame"]["exception_top"]["function"], json!("runtime.fatalpanic"), "{}", r.text);
+    assert!(r.text.contains("the exception's top frame is panic.go:"), "{}", r.text);
+    // The runtime prints the panic when the program goes on.
     for _ in 0..3 {
         if r.s["state"] != json!("stopped") {
             break;

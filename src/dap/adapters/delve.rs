@@ -96,6 +96,9 @@ pub fn quirks() -> Quirks {
 /// Delve's quirks about entry, exit, output and processes (see the module comment).
 pub fn runtime_quirks() -> RuntimeQuirks {
     RuntimeQuirks {
+        // 1.20.2: a panic stops (reason `exception`) in `runtime.fatalpanic`; the program's
+        // frame is below `runtime.gopanic` and the runtime's check (`runtime.goPanicIndex`).
+        exception_runtime_frames: Some("runtime."),
         // 1.20.2: its own entry stop precedes the runtime (no goroutine, no stack).
         entry_function: Some("main.main"),
         // 1.20.2: the entry stop's only thread, on which stackTrace fails.

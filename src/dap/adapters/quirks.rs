@@ -430,6 +430,11 @@ pub struct RuntimeQuirks {
     /// (js-debug 1.112.0: `20` is `"14"`, `255` is `"ff"`): agentdap adds the prefix, so no hex
     /// value reads as a decimal one.
     pub hex_without_prefix: bool,
+    /// An exception stop whose top frames' names start with this is in the language runtime's
+    /// own code (Delve 1.20: a panic stops in `runtime.fatalpanic`, under `runtime.gopanic` and
+    /// `runtime.goPanicIndex`): the stop shows the first frame that is not, the program's, and
+    /// says which frame the exception's top is (a fresh user saw only the runtime's locals).
+    pub exception_runtime_frames: Option<&'static str>,
     /// Output lines that report a breakpoint's condition failing to evaluate: the text before the
     /// condition, and whether the condition follows in double quotes (then it is what lies
     /// between the line's first and last `"`). debugpy 1.8.x: `pydevd: Error while evaluating
@@ -616,6 +621,7 @@ impl RuntimeQuirks {
         evaluate_error_hint: None,
         evaluate_own_frames: &[],
         hex_without_prefix: false,
+        exception_runtime_frames: None,
         condition_error_marks: &[],
         total_frames_exact: false,
         step_stays_in_call: false,
