@@ -91,7 +91,10 @@ pub fn may_assign(expression: &str) -> bool {
         let compares = matches!(at(1), Some(b'=' | b'!' | b'<' | b'>')) && !shift;
         c == b'=' && !compares && b.get(i + 1) != Some(&b'=')
     });
-    let deletes = expression.trim_start().starts_with("del ");
+    // Python's `del`, JavaScript's and C++'s `delete` (a breaker's `delete o.k` under js-debug),
+    // anywhere as a word: reserved words all three, so a name spelled so is no variable.
+    let deletes =
+        expression.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == "del" || w == "delete");
     // A debugger command (lldb-dap's repl: `` `memory write … `` or `register write rax 5`).
     let command = expression.trim_start().starts_with('`') || expression.split_whitespace().any(|w| w == "write");
     assigns || deletes || command || expression.contains("++") || expression.contains("--")

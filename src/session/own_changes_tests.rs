@@ -244,3 +244,22 @@ fn rubys_calls_without_parentheses_may_change_values() {
     }
     assert!(crate::dap::adapters::AdapterKind::Rdbg.quirks().calls_without_parentheses);
 }
+
+// breaker3's findings.
+
+/// JavaScript's (and C++'s) `delete` writes as Python's `del` does, yet holds no `(`, no `=` and
+/// does not start with `del `: under js-debug, `evaluate {expression: "delete o.k"}` at a stop
+/// removed `o.k`, and the next step said `o: {k: 1, j: 2} → {j: 2}` with nothing named, the
+/// agent's own change passed off as the program's (`o.j = 5` at the same stop is named).
+#[test]
+fn javascripts_delete_may_change_values() {
+    use super::own_change::may_change_values as writes;
+    for e in ["delete o.k", "delete obj['k']", "delete arr[0]", "delete p"] {
+        assert!(writes(e), "{e} deletes");
+    }
+    let mut rig = Rig::new(adapter(&[1, 2]));
+    launch(&mut rig);
+    evaluate(&mut rig, "delete o.k");
+    let out = step(&mut rig);
+    assert!(out.text.contains("x: 1 → 2 (since that read you also ran: evaluate `delete o.k`"), "{}", out.text);
+}
