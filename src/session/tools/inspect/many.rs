@@ -249,7 +249,7 @@ fn prefix_hex(v: &mut Value, key: &str) {
     let Some(text) = v.get(key).and_then(Value::as_str).filter(|_| number) else { return };
     let (sign, digits) = text.strip_prefix('-').map_or(("", text), |d| ("-", d));
     let hex = digits.chars().all(|c| c.is_ascii_hexdigit() || c == '.') && digits.matches('.').count() <= 1;
-    if hex && digits.chars().any(|c| c.is_ascii_hexdigit()) && digits.len() <= 40 {
+    if hex && digits.chars().any(|c| c.is_ascii_hexdigit()) {
         v[key] = format!("{sign}0x{digits}").into();
     }
 }
@@ -306,6 +306,24 @@ mod tests {
         assert_eq!(shown("68656c6c6f", "string"), "68656c6c6f");
         assert_eq!(shown("NaN", "number"), "NaN");
         assert_eq!(shown("Infinity", "number"), "Infinity");
+    }
+
+    /// breaker3: js-debug 1.112.0 answers `2 ** 200` (and `2n ** 200n`) in hex as `1` and 50
+    /// zeros; past 40 digits the prefix was left out, so `evaluate {hex: true}` showed
+    /// `big = 100000000000000000000000000000000000000000000000000  (number)`, which reads as
+    /// the decimal 10^50 (the value is about 1.6e60): a hex value read as a decimal one.
+    #[test]
+    fn a_long_hex_number_still_gets_the_prefix() {
+        let shown = |value: &str, ty: &str| {
+            let mut v = json!({"result": value, "type": ty});
+            prefix_hex(&mut v, "result");
+            v["result"].as_str().unwrap_or_default().to_owned()
+        };
+        let two_to_200 = format!("1{}", "0".repeat(50));
+        assert_eq!(shown(&two_to_200, "number"), format!("0x{two_to_200}"));
+        assert_eq!(shown(&two_to_200, "bigint"), format!("0x{two_to_200}"));
+        let minus = format!("-{two_to_200}");
+        assert_eq!(shown(&minus, "bigint"), format!("-0x{two_to_200}"));
     }
 
     fn job() -> EvalMany {
