@@ -266,3 +266,24 @@ fn a_prompt_under_the_default_console_says_how_to_give_input() {
     );
     a.ok("disconnect", json!({}));
 }
+
+/// breaker3: an argument or environment value holding a NUL byte cannot reach a C program
+/// (argv and environ are C strings); the debugpy recipe and the `console: terminal` path refuse
+/// it, but lldb-dap is sent it and cuts it at the NUL: `args: ["a\u0000b"]` ran the program
+/// with `a`, `env: {"X": "x\u0000y"}` with `X=x`, and the launch said nothing. The agent's input
+/// must be refused, not silently changed.
+#[test]
+fn an_argument_or_env_value_with_a_nul_byte_is_refused_not_cut() {
+    let prog = c_program(
+        "argv_nul",
+        "#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n    for (int i = 1; i < argc; i++) printf(\"arg=<%s>\\n\", argv[i]);\n    printf(\"X=<%s>\\n\", getenv(\"X\") ? getenv(\"X\") : \"-\");\n    return 0;\n}\n",
+    );
+    let mut a = Agent::start_plain(|_| {});
+    for args in [
+        json!({"program": prog, "args": ["a\u{0}b"], "stop_on_entry": false, "wait_ms": 30000}),
+        json!({"program": prog, "env": {"X": "x\u{0}y"}, "stop_on_entry": false, "wait_ms": 30000}),
+    ] {
+        let r = a.call("launch", args.clone());
+        assert!(r.is_error, "{args}: the program ran with its input cut at the NUL: {}", r.text);
+    }
+}

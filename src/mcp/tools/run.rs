@@ -144,6 +144,7 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
             Project::Launch { args: from_config, notes: dropped } => (args, notes) = (from_config, dropped),
         }
     }
+    refuse_nul_bytes(&args)?;
     if args.program.is_empty() {
         let msg = "pass `program`, `test` (a test's id), or `config` (a configuration of .vscode/launch.json in `cwd`; `list_configs: true` lists them).";
         return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
@@ -308,4 +309,30 @@ fn prepare_breakpoints(
         return Err(ToolResult::error(ErrorCode::InvalidArgument, format!("{at}: {whole}")));
     }
     Ok(notes)
+}
+
+/// A launch whose program, `args`, `cwd` or `env` holds a NUL byte is refused before anything
+/// starts: the program would get its input cut at the NUL (argv, environ and paths are C
+/// strings; lldb-dap 22 cut `a\0b` to `a` without a word, CodeLLDB 1.11.8 panicked: a breaker's
+/// finding).
+fn refuse_nul_bytes(args: &LaunchArgs) -> Result<(), ToolResult> {
+    let env = args.env.iter().flat_map(|(k, v)| {
+        [
+            (format!("env key {}", crate::visible::quoted(k)), k.as_str()),
+            (format!("env.{}", crate::visible::escaped(k)), v.as_str().unwrap_or("")),
+        ]
+    });
+    let fields = [("program".to_owned(), args.program.as_str()), ("cwd".to_owned(), args.cwd.as_deref().unwrap_or(""))]
+        .into_iter()
+        .chain(args.args.iter().enumerate().map(|(i, a)| (format!("args[{i}]"), a.as_str())))
+        .chain(env);
+    for (field, text) in fields {
+        if text.contains('\0') {
+            let msg = format!(
+                "`{field}` holds a NUL byte, which no program argument, environment value or path can carry (the program would get it cut there); nothing was started."
+            );
+            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
+        }
+    }
+    Ok(())
 }
