@@ -263,9 +263,16 @@ impl Session {
                     } else {
                         c
                     };
+                    // The program's lines from a pseudo-terminal end in `\r\n` (lldb-dap's default
+                    // console); everything else is kept exactly.
+                    let pty = self.link.plan.runtime.debuggee_output
+                        == crate::dap::adapters::DebuggeeOutput::OutputEventsFromPty
+                        && matches!(c, Category::Stdout | Category::Stderr);
                     if self.family.stand_in.is_some() {
                         // A launcher's output is its stand-in's (`launcher.rs`).
                         self.family.forward.push((c, text.to_owned()));
+                    } else if pty {
+                        self.output.push_terminal(c, text);
                     } else {
                         self.output.push(c, text);
                     }

@@ -297,12 +297,18 @@ impl Sessions {
         let text = if stderr || !s.host.program_on_pipes { without_notices(&text, runtime) } else { text };
         let pieces = if stderr { adapter_lines(&text, runtime) } else { vec![(false, text)] };
         let category = if stderr { Category::Stderr } else { Category::Stdout };
+        let on_pipes = s.host.program_on_pipes;
         // A launcher's program is its stand-in's (`launcher.rs`).
         let target = self.stand_in_of(key).unwrap_or(key);
         let mut any = false;
         if let Some(t) = self.slab.get_mut(target) {
             for (adapters, piece) in pieces.iter().filter(|(_, p)| !p.is_empty()) {
-                t.output.push(if *adapters { Category::Console } else { category }, piece);
+                let c = if *adapters { Category::Console } else { category };
+                // A terminal's line discipline writes `\r\n`; pipes carry the program's bytes.
+                match on_pipes {
+                    true => t.output.push(c, piece),
+                    false => t.output.push_terminal(c, piece),
+                }
                 any = true;
             }
         }
@@ -397,10 +403,9 @@ impl Session {
     }
 }
 
-/// The command of `runInTerminal` arguments (DAP § Reverse Requests: `args` non-empty strings,
-/// `cwd` (empty = inherit), `env` values a string or `null` = unset).
 /// `text` without the whole lines that are one of `notices` (what the runtime prints on stderr
-/// because a debugger attached, not the program).
+/// because a debugger attached, not the program), and without an exit notice that ends a line
+/// the program left unfinished.
 fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> String {
     if runtime.inspector_notices.is_empty() {
         return text.to_owned();
@@ -413,7 +418,7 @@ fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) ->
         // On a terminal a notice can follow output that ended without a newline
         // (`partial lineWaiting for the debugger to disconnect...`): the program's part stays,
         // with no newline it never printed.
-        let glued = runtime.inspector_notices.iter().find_map(|n| {
+        let glued = runtime.inspector_exit_notices.iter().find_map(|n| {
             let at = line.find(n)?;
             let rest = line[at + n.len()..].trim_end_matches(['\r', '\n']);
             (at > 0 && rest.is_empty()).then_some(at)

@@ -131,19 +131,33 @@ impl OutputRing {
         }
     }
 
-    /// Appends output. Complete lines become an entry at once; an unfinished last line waits
-    /// for its `\n` (or [`OutputRing::flush`], or [`PARTIAL_CAP`]). CRLF line ends (a PTY's)
-    /// are normalised to `\n`; empty text is ignored.
+    /// Appends output, exactly as given. Complete lines become an entry at once; an unfinished
+    /// last line waits for its `\n` (or [`OutputRing::flush`], or [`PARTIAL_CAP`]); empty text
+    /// is ignored.
     pub fn push(&mut self, category: Category, text: &str) {
+        self.push_as(category, text, false);
+    }
+
+    /// [`OutputRing::push`] of output read from a pseudo-terminal, whose line discipline turns
+    /// the program's `\n` into `\r\n`: `\r\n` is `\n` again, also when a read ends between the
+    /// two. Output from pipes and `output` events keeps its `\r\n` (a breaker's HTTP status line
+    /// on a pipe read back with `\n`).
+    pub fn push_terminal(&mut self, category: Category, text: &str) {
+        self.push_as(category, text, true);
+    }
+
+    fn push_as(&mut self, category: Category, text: &str, terminal: bool) {
         if text.is_empty() {
             return;
         }
-        let text = text.replace("\r\n", "\n");
         let mut pending = match self.partial.iter().position(|(c, _)| *c == category) {
             Some(i) => self.partial.swap_remove(i).1,
             None => String::new(),
         };
-        pending.push_str(&text);
+        pending.push_str(text);
+        if terminal && pending.contains("\r\n") {
+            pending = pending.replace("\r\n", "\n");
+        }
         let cut = pending.rfind('\n').map_or(0, |i| i + 1);
         if pending.len() - cut > PARTIAL_CAP {
             return self.append(category, pending);
@@ -485,8 +499,15 @@ mod tests {
     #[test]
     fn crlf_from_a_pty_reads_as_lf_and_telemetry_is_dropped() {
         let mut ring = OutputRing::new(100);
-        ring.push(Category::Stdout, "a\r\nb\r\n");
+        ring.push_terminal(Category::Stdout, "a\r\nb\r\n");
         assert_eq!(ring.read(0, None, 10).entries[0].text, "a\nb\n");
+        // A read that ends between the two.
+        ring.push_terminal(Category::Stdout, "c\r");
+        ring.push_terminal(Category::Stdout, "\nd\r\n");
+        assert_eq!(ring.read(1, None, 10).entries[0].text, "c\nd\n");
+        // Not from a terminal: exactly as given.
+        ring.push(Category::Stderr, "e\r\n");
+        assert_eq!(ring.read(2, None, 10).entries[0].text, "e\r\n");
         assert_eq!(Category::from_dap(Some("telemetry")), None);
         assert_eq!(Category::from_dap(None), Some(Category::Console));
         assert_eq!(Category::from_dap(Some("important")), Some(Category::Console));

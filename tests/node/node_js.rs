@@ -114,3 +114,41 @@ fn step_in_over_out_then_run_to_stopped_elsewhere_and_reached() {
     assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(3)), "{}", r.text);
     n.finish();
 }
+
+/// breaker3: a program's `\r\n` on a pipe (js-debug's debuggee runs on pipes agentdap holds) is
+/// shown as `\n`: the output ring normalises CRLF for a PTY's sake, whatever the output came
+/// through, so `output` says the program printed `HTTP/1.1 200 OK\nX: y\n\n`. README: "the
+/// entries of a category concatenate into exactly what the program printed".
+#[test]
+fn a_programs_crlf_on_a_pipe_is_output_exactly() {
+    let mut n = Node::start("crlf");
+    let p = n.dir.join("crlf.js");
+    std::fs::write(&p, "process.stdout.write(\"HTTP/1.1 200 OK\\r\\nX: y\\r\\n\\r\\n\");\n").expect("write js");
+    let p = p.to_string_lossy().into_owned();
+    let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": START}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let out = n.a.ok("output", json!({"category": "stdout"}));
+    let entries = out.s["entries"].as_array().cloned().unwrap_or_default();
+    let stdout: String = entries.iter().filter_map(|e| e["text"].as_str()).collect();
+    assert_eq!(stdout, "HTTP/1.1 200 OK\r\nX: y\r\n\r\n", "{}", out.text);
+    n.finish();
+}
+
+/// breaker3: Node's inspector notices are cut out of the program's stderr by their text, and one
+/// that ends a line after other text is taken for a notice glued to an unfinished line: the
+/// program's own `console.error("Status: Debugger attached.")` then `console.error("last")`
+/// read back as one stderr line `Status: last`, which the program never printed.
+#[test]
+fn a_programs_line_ending_like_a_node_notice_is_not_glued_to_the_next() {
+    let mut n = Node::start("notice");
+    let p = n.dir.join("notice.js");
+    std::fs::write(&p, "console.error(\"Status: Debugger attached.\");\nconsole.error(\"last\");\n").expect("write js");
+    let p = p.to_string_lossy().into_owned();
+    let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": START}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let out = n.a.ok("output", json!({}));
+    let stderr = lines_of(&out, "stderr");
+    assert!(!stderr.iter().any(|l| l == "Status: last"), "a line the program never printed: {}", out.text);
+    assert!(stderr.iter().any(|l| l == "last"), "{}", out.text);
+    n.finish();
+}
