@@ -61,7 +61,8 @@ impl Sessions {
             return;
         }
         let text = utf8_text(&mut s.link.pipe_carry[1], bytes);
-        if s.link.plan.runtime.is_crash_report(&text) {
+        // Where the adapter's pipes are the program's (rdbg), its lines are the program's.
+        if !s.link.pipes_are_program_output && s.link.plan.runtime.is_crash_report(&text) {
             s.note_crash(&text);
             return;
         }

@@ -214,7 +214,10 @@ impl Session {
                     self.keep_stderr(text.as_bytes());
                     return;
                 }
-                if self.link.plan.runtime.is_crash_report(text) {
+                // The program's own lines (`stdout`: under lldb-dap's default console its stderr
+                // too, through the terminal) are never the adapter's crash report, whatever they
+                // say (a breaker's program printed `Stack dump:`).
+                if category != Some("stdout") && self.link.plan.runtime.is_crash_report(text) {
                     self.keep_stderr(text.as_bytes());
                     self.note_crash(text);
                     return;

@@ -287,3 +287,26 @@ fn an_argument_or_env_value_with_a_nul_byte_is_refused_not_cut() {
         assert!(r.is_error, "{args}: the program ran with its input cut at the NUL: {}", r.text);
     }
 }
+
+/// breaker3: lldb-dap's crash report is recognised by its text (`Stack dump:`, `PLEASE submit a
+/// bug report`) on the adapter's stderr, where the program's own stderr also arrives: a program
+/// that prints `Stack dump:` (a C++ program's own diagnostics, a test harness) makes agentdap say
+/// `lldb crashed (Stack dump:)`, and everything after it is dropped, the program's stdout
+/// included, though neither lldb nor the program crashed and the program exits 0.
+#[test]
+fn a_programs_own_stack_dump_line_is_not_taken_for_lldbs_crash() {
+    let prog = c_program(
+        "stack_dump",
+        "#include <stdio.h>\nint main(void) {\n    fprintf(stderr, \"Stack dump:\\n\"); fflush(stderr);\n    printf(\"still running\\n\"); fflush(stdout);\n    return 0;\n}\n",
+    );
+    let mut a = Agent::start_plain(|_| {});
+    let r = a.ok("launch", json!({"program": prog, "stop_on_entry": false, "wait_ms": 30000}));
+    assert_eq!((r.s["state"].clone(), r.s["exit_code"].clone()), (json!("exited"), json!(0)), "{}", r.text);
+    let out = a.ok("output", json!({}));
+    assert!(!out.text.contains("crashed"), "nothing crashed: {}", out.text);
+    // lldb-dap's default console runs the program on a terminal: its stderr comes as `stdout`.
+    let mut printed = agent::lines_of(&out, "stdout");
+    printed.extend(agent::lines_of(&out, "stderr"));
+    assert!(printed.iter().any(|l| l == "still running"), "{}", out.text);
+    assert!(printed.iter().any(|l| l == "Stack dump:"), "{}", out.text);
+}
