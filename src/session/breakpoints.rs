@@ -402,6 +402,15 @@ impl BreakpointStore {
         self.on_answer(path, body.as_ref().map_err(|m| *m));
     }
 
+    /// Sets what the adapter holds of `path`'s breakpoint at `index` (`run_to`'s temporary
+    /// breakpoint standing in for it: nothing, `id: None`).
+    pub fn set_bound(&mut self, path: &str, index: usize, bound: Option<Bound>) {
+        if let Some(e) = self.files.get_mut(path).and_then(|set| set.get_mut(index)) {
+            self.changes += 1;
+            e.bound = bound;
+        }
+    }
+
     /// [`BreakpointStore::on_response`] with the body already read.
     pub fn on_answer(&mut self, path: &str, result: Result<&SetBreakpointsResponse, &str>) {
         self.changes += 1;

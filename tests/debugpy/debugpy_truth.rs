@@ -79,3 +79,28 @@ fn a_python_dash_c_child_session_is_listed_by_the_code_it_runs() {
     assert_eq!(shown, format!("python -c {first}…"), "listed by its code, not the parent's program: {}", s.text);
     assert!(!s.text.contains("access_token") && !s.text.contains("pydevd"), "{}", s.text);
 }
+
+/// breaker3: `run_to` a line holding the agent's conditional breakpoint sends the file with that
+/// line unconditional (the temporary breakpoint in its place); the stop it reaches is credited
+/// to the agent's breakpoint, so `breakpoints` says `if i == 3` was hit when `i` was 1 and
+/// the condition false: a breakpoint hit that did not happen.
+#[test]
+fn run_to_a_line_with_a_conditional_breakpoint_does_not_credit_the_breakpoint() {
+    let dir = scratch("debugpy-run-to-cond");
+    let p = dir.join("turns.py");
+    std::fs::write(&p, "total = 0\nfor i in range(5):\n    total += i\n    total *= 1\nprint(total)\n")
+        .expect("write program");
+    let p = p.to_string_lossy().into_owned();
+    let mut a = Agent::start();
+    let bps = json!([{"path": p, "line": 4}, {"path": p, "line": 3, "condition": "i == 3"}]);
+    let r = a.ok("launch", json!({"program": p, "breakpoints": bps}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(4), "{}", r.text);
+    let r = a.ok("run_to", json!({"path": p, "line": 3}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(3), "{}", r.text);
+    assert_eq!(a.ok("evaluate", json!({"expression": "i"})).s["value"], json!("1"));
+    let b = a.ok("breakpoints", json!({}));
+    let listed = b.s["files"][0]["breakpoints"].as_array().cloned().unwrap_or_default();
+    let conditional = listed.iter().find(|bp| bp["line"] == json!(3)).cloned().unwrap_or_default();
+    assert_eq!(conditional["hits"], json!(0), "`if i == 3` was not hit at i == 1: {}", b.text);
+    a.ok("disconnect", json!({}));
+}

@@ -386,7 +386,17 @@ impl Session {
                         return self.calls.done.push((call, ToolResult::error(code, msg)));
                     }
                 };
+                // The agent's conditional breakpoint the temporary one stands in for holds no
+                // breakpoint of the adapter's until the file is sent again: the answer at its
+                // place is the temporary one's, and a stop there is not its hit (a breaker's
+                // `if i == 3` was credited at i == 1).
+                let stood_in =
+                    (temp < sent.len()).then(|| self.breaks.store.get(&path).get(temp).map(|e| e.bound.clone()));
                 self.record_file_answer(&path, &sent, &body);
+                if let Some(Some(before)) = stood_in {
+                    let held = before.map(|b| crate::session::breakpoints::Bound { id: None, ..b });
+                    self.breaks.store.set_bound(&path, temp, held);
+                }
                 let index = temp;
                 let temp = body.get("breakpoints").and_then(Value::as_array).and_then(|l| l.get(index));
                 let verified = temp.and_then(|t| t.get("verified")).and_then(Value::as_bool) == Some(true);
