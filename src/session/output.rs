@@ -150,8 +150,10 @@ impl OutputRing {
         if text.is_empty() {
             return;
         }
-        let mut pending = match self.partial.iter().position(|(c, _)| *c == category) {
-            Some(i) => self.partial.swap_remove(i).1,
+        // `partial` is in the order its lines began: this category's keeps its place.
+        let slot = self.partial.iter().position(|(c, _)| *c == category);
+        let mut pending = match slot {
+            Some(i) => std::mem::take(&mut self.partial[i].1),
             None => String::new(),
         };
         pending.push_str(text);
@@ -159,12 +161,26 @@ impl OutputRing {
             pending = pending.replace("\r\n", "\n");
         }
         let cut = pending.rfind('\n').map_or(0, |i| i + 1);
-        if pending.len() - cut > PARTIAL_CAP {
-            return self.append(category, pending);
+        let whole = pending.len() - cut > PARTIAL_CAP;
+        let rest = if whole { String::new() } else { pending.split_off(cut) };
+        if !pending.is_empty() {
+            // Another stream's unfinished line that began before this one becomes an entry
+            // first, so entries keep the order the program wrote in (its rest then `continues`;
+            // a breaker's `abc`, `ERR\n`, `def\n` read `[stderr] ERR` before `abcdef`).
+            let older = slot.unwrap_or(self.partial.len());
+            let earlier: Vec<(Category, String)> = self.partial.drain(..older).collect();
+            for (c, text) in earlier.into_iter().filter(|(_, t)| !t.is_empty()) {
+                self.append(c, text);
+            }
         }
-        let rest = pending.split_off(cut);
-        if !rest.is_empty() {
-            self.partial.push((category, rest));
+        let slot = self.partial.iter().position(|(c, _)| *c == category);
+        match (slot, rest.is_empty()) {
+            (Some(i), false) => self.partial[i].1 = rest,
+            (Some(i), true) => {
+                self.partial.remove(i);
+            }
+            (None, false) => self.partial.push((category, rest)),
+            (None, true) => {}
         }
         if !pending.is_empty() {
             self.append(category, pending);
@@ -433,6 +449,25 @@ mod tests {
             true,
             "[stderr] a\nb\n[stderr continued]  c\n",
         );
+    }
+
+    /// breaker3: an unfinished line waits for its `\n` per category, and a whole line of another
+    /// category that arrives meanwhile becomes an entry first: debugpy sent `abc` (stdout), then
+    /// `ERR\n` (stderr), then `def\n` (stdout), and with no stop or read in between `output`
+    /// showed `[stderr] ERR` then `abcdef`, as if the program wrote its error before `abc`.
+    /// The entries must keep the order the program wrote in (README: the rest of a line another
+    /// stream cut into is labelled `[stdout continued]`).
+    #[test]
+    fn another_streams_line_does_not_overtake_an_unfinished_line() {
+        let mut ring = OutputRing::default();
+        ring.push(Category::Stdout, "abc");
+        ring.push(Category::Stderr, "ERR\n");
+        ring.push(Category::Stdout, "def\n");
+        ring.flush();
+        let entries = ring.read(0, None, 10).entries;
+        assert_eq!(join(entries.iter().copied(), true), "abc\n[stderr] ERR\n[stdout continued] def\n");
+        let stdout: String = ring.read(0, Some(Category::Stdout), 10).entries.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(stdout, "abcdef\n", "entries concatenate into exactly what was printed");
     }
 
     #[test]
