@@ -188,6 +188,9 @@ pub struct BreakpointStore {
     /// The person's breakpoints per file and mirror client (`people.rs`); the adapter holds the
     /// union of theirs and the agent's.
     people: People,
+    /// The adapter keeps one breakpoint per line (`Quirks::one_breakpoint_per_line`): the union
+    /// holds none of the people's on a line the agent's set holds.
+    pub(crate) one_per_line: bool,
 }
 
 impl BreakpointStore {
@@ -271,6 +274,7 @@ impl BreakpointStore {
             // The mirror closes at a relaunch (`Sessions::restart`), and with it the person's
             // breakpoints: an IDE that attaches to the new run sends its own again.
             people: People::default(),
+            one_per_line: self.one_per_line,
         }
     }
 

@@ -588,6 +588,8 @@ impl Sessions {
         let config = client_config(&id, &plan.name, self.request_timeout);
         self.opened += 1;
         let warnings = plan.notes.clone();
+        let mut store = start.breakpoints;
+        store.one_per_line = plan.quirks.one_breakpoint_per_line;
         let entry = self.slab.vacant_entry();
         let key = entry.key();
         let session = Session {
@@ -613,7 +615,7 @@ impl Sessions {
             family: children::Family { parent, owns_debuggee, ..children::Family::default() },
             startup: Startup::default(),
             breaks: breakpoints::Breaks {
-                store: start.breakpoints,
+                store,
                 exception_filters: start.exception_filters,
                 ..breakpoints::Breaks::default()
             },

@@ -273,3 +273,30 @@ fn the_persons_and_the_agents_breakpoints_share_a_file_on_lldb_dap() {
     let (source, program) = build_c("mirror-bp-lldb", "turns", text);
     person_and_agent_breakpoints_share_one_file(&Loop { source, program, person: 4, agent: 5 });
 }
+
+/// breaker3: the person's conditional breakpoint on the agent's line silently replaces the
+/// agent's. The union sends both entries for the line, and debugpy keeps one breakpoint per line
+/// (the last: pydevd's `consolidate_breakpoints` keys them by line), so the agent's plain
+/// breakpoint at `turns.py:3`, listed as verified, stopped only when the person's `False` held:
+/// never. The agent's `continue` ran the loop's two remaining turns through line 3 to the exit
+/// and `breakpoints` still said `verified · hit 1×`, as if line 3 never ran again.
+#[test]
+fn a_persons_conditional_breakpoint_on_the_agents_line_does_not_disable_the_agents_on_debugpy() {
+    let dir = agent::scratch("mirror-bp-same-line");
+    let source = dir.join("turns.py");
+    std::fs::write(&source, "total = 0\nfor i in range(3):\n    total += i\nprint(total)\n").expect("write Python");
+    let source = source.to_string_lossy().into_owned();
+    let (mut a, _, port, token) = launch_and_expose(&source, &source, 3);
+    a.ok("expose_session", json!({"control": true}));
+    let mut ide = Ide::start();
+    let (c, _) = ide.attach(port, &token);
+    ide.event(c, "stopped");
+    let set = json!({"source": {"path": source}, "breakpoints": [{"line": 3, "condition": "False"}]});
+    ide.ok(c, "setBreakpoints", set);
+
+    // The loop's next turn runs line 3 again: the agent's own breakpoint there stops it.
+    let r = a.ok("continue", json!({"wait_ms": 30_000}));
+    assert_eq!(r.s["state"], json!("stopped"), "the agent's breakpoint at line 3 no longer stops: {}", r.text);
+    assert_eq!(stopped_line(&r), json!(3), "{}", r.text);
+    a.ok("disconnect", json!({}));
+}

@@ -164,6 +164,10 @@ pub fn quirks() -> Quirks {
         // with `source: {}`, over the debuggee's socket; the program's own prints come from the
         // launcher's pipes without `source`, so the two are not ordered against each other.
         logpoint_output_key: Some("source"),
+        // 1.8.22: a file's breakpoints are kept by line, the last of a list standing (`pydevd.py`
+        // `consolidate_breakpoints`; a
+        // breaker's person's `condition: False` on the agent's line disabled the agent's).
+        one_breakpoint_per_line: true,
         // 1.8.22: a `loadedSources` request is never answered (pydevd has no handler for it and
         // the capability is not advertised); every request after it waits behind it.
         unanswered_requests: &[(

@@ -96,6 +96,10 @@ pub struct Quirks {
     /// `" BP - Line  /w/app.rb:7 (line)"`): the stop is credited by that place
     /// (`BreakpointStore::on_stop_at`).
     pub breakpoint_in_stop_description: Option<(&'static str, &'static str)>,
+    /// The adapter keeps one breakpoint per line of a file, the last of a `setBreakpoints` list
+    /// (debugpy 1.8.22: pydevd keys a file's breakpoints by line): a person's breakpoint on a
+    /// line of the agent's is not sent (`BreakpointStore::union`).
+    pub one_breakpoint_per_line: bool,
     /// A child with an empty `name` (a pointer's target) is shown under its `evaluateName`
     /// without the outer parentheses (`(*p)` → `*p`); `set_variable` takes that name.
     pub unnamed_child_from_evaluate_name: bool,
@@ -218,6 +222,7 @@ impl Quirks {
         paused_frame_marker: None,
         calls_without_parentheses: false,
         breakpoint_in_stop_description: None,
+        one_breakpoint_per_line: false,
         unnamed_child_from_evaluate_name: false,
         launch_output_apart_from_stops: false,
         set_expression_shadows_nonlocals: false,

@@ -114,11 +114,14 @@ impl BreakpointStore {
     }
 
     /// What the adapter is sent for `path`: the agent's set, then each person's breakpoint not
-    /// identical to one before it.
+    /// identical to one before it, and, for an adapter that keeps one breakpoint per line, on a
+    /// line none before it holds (the agent's stands there: a person's conditional breakpoint
+    /// sent after it took its place at debugpy, and the agent's never stopped again).
     pub fn union(&self, path: &str) -> Vec<SourceBreakpoint> {
         let mut out: Vec<SourceBreakpoint> = self.get(path).iter().map(|e| e.requested.clone()).collect();
         for e in self.people_in(path) {
-            if !out.contains(&e.requested) {
+            let line_taken = self.one_per_line && out.iter().any(|o| o.line == e.requested.line);
+            if !out.contains(&e.requested) && !line_taken {
                 out.push(e.requested.clone());
             }
         }
@@ -148,6 +151,13 @@ impl BreakpointStore {
                     let at = union.iter().position(|u| *u == e.requested);
                     match at.and_then(|i| body.breakpoints.get(i).map(|b| (i, b))) {
                         Some((i, b)) => Bound { id: distinct_id(&ids, i), ..bound_from(b) },
+                        None if self.one_per_line => Bound {
+                            message: Some(format!(
+                                "not set: the adapter keeps one breakpoint per line, and the agent's holds line {}",
+                                e.requested.line
+                            )),
+                            ..Bound::default()
+                        },
                         None => Bound {
                             message: Some("the adapter did not answer for this breakpoint".into()),
                             ..Bound::default()
