@@ -57,6 +57,13 @@ pub fn apply(recipe: &mut Recipe, entry: &CustomAdapter) {
         Some(false) => recipe.transport = Transport::Stdio,
         None => {}
     }
+    // Arguments that ask for agentdap's port get it, whatever the recipe's own way of learning
+    // one (js-debug's recipe reads the port js-debug announces; an override that passes
+    // `{port}` would have sent it the placeholder itself: a breaker's finding).
+    let asks_port = recipe.command.args.iter().any(|a| a.to_str().is_some_and(|t| t.contains(super::PORT_PLACEHOLDER)));
+    if asks_port && matches!(recipe.transport, Transport::Tcp { port: PortDiscovery::AnnouncedLine { .. } }) {
+        recipe.transport = Transport::Tcp { port: PortDiscovery::Chosen };
+    }
 }
 
 #[cfg(test)]
@@ -137,5 +144,23 @@ mod tests {
         let tcp = entry(r#"{"adapters": {"lldb": {"args": ["--port", "{port}"], "tcp": true}}}"#);
         let r = resolve(&tcp, &host).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(r.transport, Transport::Tcp { port: PortDiscovery::Chosen });
+    }
+
+    /// js-debug's recipe reads the port js-debug announces (it is started on port 0); an
+    /// override whose `args` pass `{port}` gets a port agentdap chooses, not the placeholder.
+    #[test]
+    fn args_that_ask_for_the_port_get_a_chosen_one() {
+        let host = lldb_host();
+        let announced = Transport::Tcp { port: PortDiscovery::AnnouncedLine { prefix: "Debug server listening at " } };
+        for (args, chosen) in
+            [(r#"["/opt/server.js", "{port}", "127.0.0.1"]"#, true), (r#"["/opt/server.js", "0"]"#, false)]
+        {
+            let mut recipe =
+                adapters::recipe(AdapterKind::Lldb, ResolveInput::default(), &host).unwrap_or_else(|e| panic!("{e}"));
+            recipe.transport = announced.clone();
+            apply(&mut recipe, &entry(&format!(r#"{{"adapters": {{"lldb": {{"args": {args}}}}}}}"#)));
+            let expected = if chosen { Transport::Tcp { port: PortDiscovery::Chosen } } else { announced.clone() };
+            assert_eq!(recipe.transport, expected, "{args}");
+        }
     }
 }
