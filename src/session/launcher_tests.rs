@@ -68,14 +68,20 @@ fn event(seq: i64, event: &str, body: Value) -> Vec<u8> {
     frame(&json!({"seq": seq, "type": "event", "event": event, "body": body}))
 }
 
-/// A launched session whose server listens at [`SERVER`], after its first target arrived:
-/// (table, launcher key, stand-in key).
-fn promoted(now: Instant) -> (Sessions, SessionKey, SessionKey) {
+/// A launch of [`plan`] whose server listens at [`SERVER`], its parent connection up.
+fn listening(now: Instant) -> Sessions {
     let mut s = Sessions::default();
     let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
     s.launch(args, plan(), CallKey::new(1), now).expect("started");
     s.on_adapter_listening(0, SERVER.parse().expect("addr"));
     s.on_spawned(0, now);
+    s
+}
+
+/// A launched session whose server listens at [`SERVER`], after its first target arrived:
+/// (table, launcher key, stand-in key).
+fn promoted(now: Instant) -> (Sessions, SessionKey, SessionKey) {
+    let mut s = listening(now);
     drain(&mut s, now);
     s.on_adapter_bytes(0, &start_debugging(1, "abc"), now);
     let (actions, _) = drain(&mut s, now);
@@ -366,11 +372,7 @@ fn the_program_runs_on_pipes_unless_the_agent_asked_for_a_terminal() {
 #[test]
 fn the_session_is_starting_until_its_target_arrives() {
     let now = Instant::now();
-    let mut s = Sessions::default();
-    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
-    s.launch(args, plan(), CallKey::new(1), now).expect("started");
-    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
-    s.on_spawned(0, now);
+    let mut s = listening(now);
     answer_everything(&mut s, 0, now);
     drain(&mut s, now);
     assert_eq!(s.get(0).expect("launcher").run.state.as_str(), "starting");
@@ -436,11 +438,7 @@ fn keeping_a_launched_node_program_is_refused_in_words() {
 #[test]
 fn a_target_announced_as_the_launch_ends_is_said_to_end_with_it() {
     let now = Instant::now();
-    let mut s = Sessions::default();
-    let args = LaunchArgs { program: "/p/app.js".into(), ..LaunchArgs::default() };
-    s.launch(args, plan(), CallKey::new(1), now).expect("started");
-    s.on_adapter_listening(0, SERVER.parse().expect("addr"));
-    s.on_spawned(0, now);
+    let mut s = listening(now);
     drain(&mut s, now);
     s.disconnect(0, None, CallKey::new(2), now).expect("disconnecting");
     drain(&mut s, now);

@@ -841,31 +841,29 @@ pub(in crate::session) fn top_frame_id(body: &Value) -> Result<i64, String> {
 
 /// `total() at app.py:12 [frame 1004]`, appended to `s`.
 fn push_frame_line(s: &mut String, f: &Value) {
-    use std::fmt::Write;
     s.push_str(f.get("function").and_then(Value::as_str).unwrap_or("?"));
     if let Some(p) = f.get("path").and_then(Value::as_str) {
         s.push_str(" at ");
         s.push_str(p.rsplit('/').next().unwrap_or(p));
-        // Integers written as integers: a `Value`'s `Display` runs a JSON serializer.
-        match f.get("line").map(|l| (l, l.as_u64())) {
-            Some((_, Some(n))) => {
-                let _ = write!(s, ":{n}");
-            }
-            Some((l, None)) => {
-                let _ = write!(s, ":{l}");
-            }
-            None => {}
+        if let Some(l) = f.get("line") {
+            push_value(s, ":", l);
         }
     }
-    match f.get("frame").map(|h| (h, h.as_u64())) {
-        Some((_, Some(n))) => {
-            let _ = write!(s, " [frame {n}]");
-        }
-        Some((h, None)) => {
-            let _ = write!(s, " [frame {h}]");
-        }
-        None => {}
+    if let Some(h) = f.get("frame") {
+        push_value(s, " [frame ", h);
+        s.push(']');
     }
+}
+
+/// `before` and `v` as its JSON text; an integer is written as one (a `Value`'s `Display` runs a
+/// JSON serializer, the dearer part of a frame's line).
+fn push_value(s: &mut String, before: &str, v: &Value) {
+    use std::fmt::Write;
+    s.push_str(before);
+    let _ = match v.as_u64() {
+        Some(n) => write!(s, "{n}"),
+        None => write!(s, "{v}"),
+    };
 }
 
 fn is_index_name(name: &str) -> bool {
