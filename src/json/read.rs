@@ -16,9 +16,6 @@
 
 use serde_json::{Map, Number, Value};
 
-#[cfg(test)]
-use serde_json::json;
-
 /// Deepest nesting read here; deeper text is `serde_json`'s to read or refuse (its default
 /// limit refuses 128 levels).
 const MAX_DEPTH: usize = 100;
@@ -231,7 +228,7 @@ impl Reader<'_> {
     /// reads the token.
     fn number(&mut self) -> Option<Value> {
         let start = self.i;
-        let negative = self.b[self.i] == b'-';
+        let negative = self.b.get(self.i) == Some(&b'-');
         if negative {
             self.i += 1;
         }
@@ -246,7 +243,7 @@ impl Reader<'_> {
             self.i += 1;
         }
         let len = self.i - digits;
-        if len == 0 || (len > 1 && self.b[digits] == b'0') {
+        if len == 0 || (len > 1 && self.b.get(digits) == Some(&b'0')) {
             return None;
         }
         let integer = !matches!(self.b.get(self.i), Some(b'.' | b'e' | b'E'));

@@ -1,6 +1,7 @@
 use super::*;
 use crate::json::arbitrary::AnyValue;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
+use serde_json::json;
 
 /// When this reader answers, `serde_json` answers the same; `known` says it must answer.
 fn check(text: &[u8], known: bool) {
