@@ -564,6 +564,8 @@ impl Session {
         self.run.exit_code = None;
         self.run.stop_signal = None;
         self.run.killed_by = None;
+        // No step of the old run is left to finish.
+        self.run.unfinished_step = None;
         self.flow.restart_call = Some((call, "adapter"));
         self.push_restart_waiter(call, wait, now);
         let args = json!({ "arguments": self.link.plan.launch_arguments });
@@ -613,6 +615,7 @@ impl Session {
         self.link.relaunched();
         self.run.failure = None;
         self.run.ended_by_agentdap = false;
+        self.run.unfinished_step = None;
         // A new adapter process holds only what this run sends it (rdbg's kept lines die with
         // the old one: `Quirks::breakpoints_only_added`).
         self.breaks.kept_by_adapter.clear();
