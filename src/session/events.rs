@@ -839,11 +839,17 @@ impl Session {
     fn exception_shown_frame(&mut self, frames: &[crate::dap::requests::StackFrame]) -> usize {
         let Some(prefix) = self.link.plan.runtime.exception_runtime_frames else { return 0 };
         let Some(stop) = self.run.stop.as_mut().filter(|s| s.reason == "exception") else { return 0 };
-        let runtime = |f: &crate::dap::requests::StackFrame| f.name.as_deref().is_some_and(|n| n.starts_with(prefix));
-        let Some(i) = frames.iter().position(|f| !runtime(f)).filter(|&i| i > 0) else { return 0 };
+        let Some(i) = below_runtime(frames, prefix) else { return 0 };
         stop.runtime_above = frames.first().map(|f| (i, Location::from_stack_frame(f)));
         i
     }
+}
+
+/// The first of `frames` whose function's name does not start with the runtime's `prefix`, when
+/// that is not the top one: the program's frame under the runtime's (a Go panic, a core).
+pub(super) fn below_runtime(frames: &[crate::dap::requests::StackFrame], prefix: &str) -> Option<usize> {
+    let runtime = |f: &crate::dap::requests::StackFrame| f.name.as_deref().is_some_and(|n| n.starts_with(prefix));
+    frames.iter().position(|f| !runtime(f)).filter(|&i| i > 0)
 }
 
 /// The `path` and `line` of `<prefix><path>:<line><suffix…>` (`Quirks::breakpoint_in_stop_description`).

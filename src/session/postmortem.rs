@@ -318,8 +318,7 @@ impl Session {
     /// (the top one it stands for is kept for the post-mortem line), else the top frame.
     pub(in crate::session) fn core_shown_frame(&mut self, frames: &[crate::dap::requests::StackFrame]) -> usize {
         let Some(prefix) = self.core_runtime_frames() else { return 0 };
-        let own = |f: &crate::dap::requests::StackFrame| f.name.as_deref().is_some_and(|n| n.starts_with(prefix));
-        let Some(i) = frames.iter().position(|f| !own(f)).filter(|&i| i > 0) else { return 0 };
+        let Some(i) = super::events::below_runtime(frames, prefix) else { return 0 };
         let top = frames.first().map(|f| super::snapshot::Location::from_stack_frame(f).short());
         if let Some(pm) = self.family.core.as_mut() {
             pm.below = top;
