@@ -350,11 +350,19 @@ impl Session {
         stop.interrupted_step = self.run.step_to_this_stop().filter(|&(_, t)| other(t) && !own);
         // A step cut short by a breakpoint (or an exception) may be finished by the adapter at a
         // later resume: that stop says `step` after a `continue`.
+        // Only the stepping thread's own `step` stop ends it.
         match (self.run.step_to_this_stop(), stop.reason.as_str()) {
             (Some(_), "step") => self.run.unfinished_step = None,
-            (Some((kind, _)), _) if !paused => self.run.unfinished_step = Some((kind, self.run.revision + 1)),
+            (Some((kind, thread)), _) if !paused => {
+                self.run.unfinished_step = Some((kind, thread, self.run.revision + 1));
+            }
             (None, "step") if !paused && self.run.last_step.is_none() && self.run.resumes_since_stop > 0 => {
-                stop.finished_step = self.run.unfinished_step.take();
+                if let Some((kind, thread, revision)) = self.run.unfinished_step {
+                    if stop.thread == Some(thread) {
+                        stop.finished_step = Some((kind, revision));
+                        self.run.unfinished_step = None;
+                    }
+                }
             }
             _ => {}
         }
@@ -403,7 +411,14 @@ impl Session {
         if let Some((prefix, suffix)) = self.link.plan.quirks.breakpoint_in_stop_description {
             let place = stop.description.as_deref().and_then(|d| place_in_description(d, prefix, suffix));
             if let Some((path, line)) = place.filter(|_| stop.reason == "breakpoint" && stop.adapter_hits.is_empty()) {
-                stop.hit_breakpoints = self.breaks.store.on_stop_at(path, line, at);
+                let path = self.breakpoint_file_named(path);
+                let held: Vec<u32> = self
+                    .breaks
+                    .kept_by_adapter
+                    .get(&path)
+                    .map(|v| v.iter().map(|(l, _)| *l).collect())
+                    .unwrap_or_default();
+                stop.hit_breakpoints = self.breaks.store.on_stop_at(&path, line, &held, at);
             }
         }
         // Whose breakpoint it was, only as the hit ids say (issue 22): none named, none said.
@@ -852,10 +867,33 @@ pub(super) fn below_runtime(frames: &[crate::dap::requests::StackFrame], prefix:
     frames.iter().position(|f| !runtime(f)).filter(|&i| i > 0)
 }
 
-/// The `path` and `line` of `<prefix><path>:<line><suffix…>` (`Quirks::breakpoint_in_stop_description`).
+/// The `path` and `line` of `<prefix><path>:<line><suffix…>` (`Quirks::breakpoint_in_stop_description`):
+/// the first `suffix` that follows `:<digits>`, so a path holding the suffix's text (`app (copy)/`)
+/// stays whole.
 fn place_in_description<'a>(description: &'a str, prefix: &str, suffix: &str) -> Option<(&'a str, u32)> {
     let rest = description.strip_prefix(prefix)?;
-    let place = rest.split_once(suffix).map_or(rest, |(p, _)| p);
-    let (path, line) = place.rsplit_once(':')?;
-    Some((path, line.parse().ok()?))
+    let ends = rest.match_indices(suffix).map(|(i, _)| i).chain(std::iter::once(rest.len()));
+    ends.filter_map(|end| {
+        let (path, line) = rest[..end].rsplit_once(':')?;
+        let digits = !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit());
+        digits.then(|| Some((path, line.parse().ok()?))).flatten()
+    })
+    .next()
+}
+
+impl Session {
+    /// The key of the agent's breakpoint file an adapter names by `path`: itself when the agent
+    /// set breakpoints there, else the file whose real path it is (rdbg names `iseq.absolute_path`,
+    /// through symlinks: a breaker's breakpoint under a symlinked directory read "never hit").
+    fn breakpoint_file_named(&self, path: &str) -> String {
+        let files: Vec<String> = self.breaks.store.files().map(|(p, _)| p.to_owned()).collect();
+        if files.iter().any(|p| p == path) {
+            return path.to_owned();
+        }
+        let real = std::path::Path::new(path);
+        files
+            .into_iter()
+            .find(|p| self.link.files.canonicalize(std::path::Path::new(p)).is_some_and(|c| c == real))
+            .unwrap_or_else(|| path.to_owned())
+    }
 }

@@ -404,28 +404,15 @@ impl Session {
 }
 
 /// `text` without the whole lines that are one of `notices` (what the runtime prints on stderr
-/// because a debugger attached, not the program), and without an exit notice that ends a line
-/// the program left unfinished.
+/// because a debugger attached, not the program). A notice after other text on its line stays:
+/// the runtime's `Waiting for the debugger to disconnect...` after a line the program left
+/// unfinished cannot be told from a program's line that ends so (breakers' `Status: Debugger
+/// attached.` and `Status: Waiting for …`, cut, read back glued to the next line).
 fn without_notices(text: &str, runtime: &crate::dap::adapters::RuntimeQuirks) -> String {
     if runtime.inspector_notices.is_empty() {
         return text.to_owned();
     }
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        if runtime.is_inspector_notice(line) {
-            continue;
-        }
-        // On a terminal a notice can follow output that ended without a newline
-        // (`partial lineWaiting for the debugger to disconnect...`): the program's part stays,
-        // with no newline it never printed.
-        let glued = runtime.inspector_exit_notices.iter().find_map(|n| {
-            let at = line.find(n)?;
-            let rest = line[at + n.len()..].trim_end_matches(['\r', '\n']);
-            (at > 0 && rest.is_empty()).then_some(at)
-        });
-        out.push_str(glued.map_or(line, |at| &line[..at]));
-    }
-    out
+    text.split_inclusive('\n').filter(|line| !runtime.is_inspector_notice(line)).collect()
 }
 
 /// `text` from the program's stderr cut, in order, into runs of the lines the adapter put there
@@ -817,9 +804,10 @@ mod tests {
     #[test]
     fn node_notices_and_js_debug_lines_are_told_from_the_programs_output() {
         let node = crate::dap::adapters::AdapterKind::JsDebug.runtime_quirks();
-        // A notice glued to output that ended without a newline (a terminal's one stream).
+        // A whole notice line goes; one after other text on its line stays (it could be the
+        // program's own).
         let text = "partial lineWaiting for the debugger to disconnect...\nDebugger attached.\nok\n";
-        assert_eq!(super::without_notices(text, &node), "partial lineok\n");
+        assert_eq!(super::without_notices(text, &node), "partial lineWaiting for the debugger to disconnect...\nok\n");
         let mixed = "Breakpoint condition error: x is not defined\nboom\n";
         let pieces = super::adapter_lines(mixed, &node);
         assert_eq!(

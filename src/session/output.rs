@@ -173,14 +173,19 @@ impl OutputRing {
                 self.append(c, text);
             }
         }
+        // The unfinished line keeps its place only when it is the one that was waiting; one that
+        // begins after a line this text ended began last (a breaker's `a`, `b`, `\nc`, `\n` read
+        // `c` before `b`).
         let slot = self.partial.iter().position(|(c, _)| *c == category);
-        match (slot, rest.is_empty()) {
-            (Some(i), false) => self.partial[i].1 = rest,
-            (Some(i), true) => {
-                self.partial.remove(i);
+        if let Some(i) = slot {
+            if pending.is_empty() {
+                self.partial[i].1 = rest;
+                return;
             }
-            (None, false) => self.partial.push((category, rest)),
-            (None, true) => {}
+            self.partial.remove(i);
+        }
+        if !rest.is_empty() {
+            self.partial.push((category, rest));
         }
         if !pending.is_empty() {
             self.append(category, pending);
@@ -546,6 +551,24 @@ mod tests {
         assert_eq!(Category::from_dap(Some("telemetry")), None);
         assert_eq!(Category::from_dap(None), Some(Category::Console));
         assert_eq!(Category::from_dap(Some("important")), Some(Category::Console));
+    }
+
+    /// breaker2: `partial` is meant to be in the order its lines began, but a category whose line
+    /// ends and whose next line begins in the same piece keeps its old place. The program wrote
+    /// `a` (stdout), `b` (stderr), `\nc` (stdout), `\n` (stderr): stderr's `b` began before
+    /// stdout's `c`, yet when stderr's line ends, stdout's `c` (still in the slot of `a`) is made
+    /// an entry first, so the entries read `c` before `b`.
+    #[test]
+    fn a_line_begun_later_in_the_same_piece_does_not_overtake_another_streams_line() {
+        let mut ring = OutputRing::default();
+        ring.push(Category::Stdout, "a");
+        ring.push(Category::Stderr, "b");
+        ring.push(Category::Stdout, "\nc");
+        ring.push(Category::Stderr, "\n");
+        ring.flush();
+        let entries: Vec<(Category, &str)> =
+            ring.read(0, None, 10).entries.iter().map(|e| (e.category, e.text.as_str())).collect();
+        assert_eq!(entries, [(Category::Stdout, "a\n"), (Category::Stderr, "b\n"), (Category::Stdout, "c")]);
     }
 
     #[test]

@@ -429,9 +429,10 @@ pub struct Run {
     pub(crate) last_resume_over_or_out: bool,
     /// The last resume, when it was a step: which (`over`, `in`, `out`, `back`) and its thread.
     pub(crate) last_step: Option<(&'static str, i64)>,
-    /// A step a stop of another reason interrupted: its kind and that stop's revision, until a
-    /// stop ends it ([`Stop::finished_step`]) or another step replaces it.
-    pub(crate) unfinished_step: Option<(&'static str, u64)>,
+    /// A step a stop of another reason interrupted: its kind, its thread and that stop's
+    /// revision, until its thread's stop ends it ([`Stop::finished_step`]) or another step
+    /// replaces it.
+    pub(crate) unfinished_step: Option<(&'static str, i64, u64)>,
     /// `stopped` events seen, to tell the stop right before this one.
     pub(crate) stops_seen: u64,
     /// The (state, revision) last announced to resource subscribers.

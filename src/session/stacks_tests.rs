@@ -403,3 +403,70 @@ fn a_wait_for_the_exit_while_terminate_is_under_way_waits_for_the_end() {
     rig.event("terminated", Value::Null);
     assert!(!rig.answered(terminate).is_error);
 }
+
+/// breaker2: `Run::unfinished_step` keeps one step and no thread. Thread 1's `step in` is
+/// interrupted by thread 2's breakpoint; the agent's `next` on thread 2 is interrupted by another
+/// breakpoint, which replaces it; then a `continue` stops with `step` on thread 1: LLDB finishing
+/// thread 1's step in. The result calls it the end of the step *over* that the later stop
+/// interrupted, on thread 2 — a step that stop did not finish.
+#[test]
+fn a_finished_step_is_the_one_of_the_thread_that_stopped() {
+    use super::tools::control::StepKind;
+    let mut a = one_frame_adapter();
+    let stop = |reason: &str, thread: i64| json!({"reason": reason, "threadId": thread, "allThreadsStopped": true});
+    a.on("stepIn", Reply::ok(Value::Null).then("stopped", stop("breakpoint", 2)));
+    a.on("next", Reply::ok(Value::Null).then("stopped", stop("breakpoint", 2)));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", stop("step", 1)));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.event("stopped", stop("breakpoint", 1));
+    rig.answered(launch);
+    let call = rig.call(|s, key, call, now| s.step(key, StepKind::In, None, Some(1), None, call, now));
+    let step_in = rig.answered(call);
+    let rev_in = step_in.structured["revision"].as_u64().expect("a revision");
+    let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, Some(2), None, call, now));
+    let over = rig.answered(call);
+    assert!(!over.is_error, "{}", over.text);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(call);
+    let finished = &out.structured["stop"]["finished_step"];
+    assert!(
+        finished.is_null() || *finished == json!({"kind": "in", "interrupted_at_revision": rev_in}),
+        "thread 1's stop ends thread 1's step in (rev {rev_in}), not thread 2's step over: {}",
+        out.text
+    );
+}
+
+/// breaker2: `Run::unfinished_step` outlives a restart the adapter carries out. A `next` is
+/// interrupted by a breakpoint, the agent restarts (a new process: no step of the old one can
+/// be pending), and in the new run a `continue` stops with reason `step`: the result calls it
+/// the end of the old run's step, "the adapter kept it pending".
+#[test]
+fn a_step_of_the_run_before_a_restart_is_not_finished_in_the_new_run() {
+    use super::tools::control::StepKind;
+    let mut a = ScriptedAdapter::new();
+    a.on("initialize", Reply::ok(json!({"supportsConfigurationDoneRequest": true, "supportsRestartRequest": true})));
+    a.on("launch", Reply::ok(Value::Null).then("initialized", Value::Null));
+    let frames = json!({"stackFrames": [{"id": 11, "name": "work", "line": 7, "source": {"path": "/src/app.c"}}]});
+    a.on("stackTrace", Reply::ok(frames));
+    let stop = |reason: &str| json!({"reason": reason, "threadId": 1, "allThreadsStopped": true});
+    a.on("next", Reply::ok(Value::Null).then("stopped", stop("breakpoint")));
+    a.on("restart", Reply::ok(Value::Null).then("stopped", stop("breakpoint")));
+    a.on("continue", Reply::ok(Value::Null).then("stopped", stop("step")));
+    let mut rig = Rig::new(a);
+    let launch = rig.launch(standard_plan(json!({"program": "/src/app"})), args(json!({"program": "/src/app"})));
+    rig.event("stopped", stop("breakpoint"));
+    rig.answered(launch);
+    let call = rig.call(|s, key, call, now| s.step(key, StepKind::Over, None, None, None, call, now));
+    rig.answered(call);
+    let call = rig.call(|s, key, call, now| s.restart(key, None, call, now));
+    let restarted = rig.answered(call);
+    assert!(!restarted.is_error, "{}", restarted.text);
+    let call = rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    let out = rig.answered(call);
+    assert!(
+        out.structured["stop"].get("finished_step").is_none(),
+        "a step of the run before the restart: {}",
+        out.text
+    );
+}

@@ -251,3 +251,31 @@ fn a_second_delve_session_after_a_disconnect_connects() {
         a.ok("disconnect", json!({}));
     }
 }
+
+/// breaker2: at a Delve panic stop the result shows the program's frame
+/// (`RuntimeQuirks::exception_runtime_frames`: here `main.main.func1`, the `sort.Slice` less
+/// function, at its map assignment on line 14) and `evaluate` reads that frame (`limit` = 7),
+/// but `context` with no frame shows `runtime.fatalpanic`'s source (`→ 1143`) and its locals
+/// (`msgs`) under the same header that says the program's frame #3 is shown.
+#[test]
+fn a_go_panics_context_shows_the_frame_the_stop_shows() {
+    require("dlv", "delve golang-go");
+    let dir = scratch("delve-panic-context");
+    let src = "package main\n\nimport (\n\t\"fmt\"\n\t\"sort\"\n)\n\nfunc main() {\n\tlimit := 7\n\txs := []int{3, 1, 2}\n\tsort.Slice(xs, func(i, j int) bool {\n\t\tif limit > 5 {\n\t\t\tvar m map[string]int\n\t\t\tm[\"a\"] = limit\n\t\t}\n\t\treturn xs[i] < xs[j]\n\t})\n\tfmt.Println(xs)\n}\n";
+    std::fs::write(dir.join("main.go"), src).expect("write Go");
+    std::fs::write(dir.join("go.mod"), "module example.com/panics\n\ngo 1.19\n").expect("write go.mod");
+    let bin = dir.join("panics");
+    let mut cmd = Command::new("go");
+    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+    build(&mut cmd, "golang-go");
+    let mut a = agent();
+    let r = a.ok("launch", json!({"program": path(&bin), "stop_on_entry": false, "wait_ms": 60000}));
+    assert_eq!(r.s["stop"]["location"]["function"], json!("main.main.func1"), "{}", r.text);
+    assert_eq!(r.s["stop"]["location"]["line"], json!(14), "{}", r.text);
+    let e = a.ok("evaluate", json!({"expression": "limit"}));
+    assert!(e.text.starts_with("limit = 7"), "evaluate reads the shown frame: {}", e.text);
+    let c = a.ok("context", json!({}));
+    assert!(c.text.contains("→   14"), "context shows the frame the stop shows, main.go:14: {}", c.text);
+    assert!(c.text.contains("limit = 7"), "and its locals: {}", c.text);
+    a.ok("disconnect", json!({}));
+}

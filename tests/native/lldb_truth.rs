@@ -310,3 +310,23 @@ fn a_programs_own_stack_dump_line_is_not_taken_for_lldbs_crash() {
     assert!(printed.iter().any(|l| l == "still running"), "{}", out.text);
     assert!(printed.iter().any(|l| l == "Stack dump:"), "{}", out.text);
 }
+
+/// breaker2: the NUL-byte refusal above looks at `program`, `args`, `cwd` and `env`, but the
+/// same values given through `adapter_args` (which override the recipe's launch arguments,
+/// passed through untouched) reach lldb-dap, which cuts them at the NUL: `adapter_args: {args:
+/// ["a\u0000b"]}` runs the program with `a` and the launch says nothing.
+#[test]
+fn an_adapter_args_value_with_a_nul_byte_is_refused_not_cut() {
+    let prog = c_program(
+        "argv_nul_adapter_args",
+        "#include <stdio.h>\nint main(int argc, char **argv) {\n    for (int i = 1; i < argc; i++) printf(\"arg=<%s>\\n\", argv[i]);\n    return 0;\n}\n",
+    );
+    let mut a = Agent::start_plain(|_| {});
+    let args =
+        json!({"program": prog, "adapter_args": {"args": ["a\u{0}b"]}, "stop_on_entry": false, "wait_ms": 30000});
+    let r = a.call("launch", args.clone());
+    if !r.is_error {
+        let out = a.ok("output", json!({}));
+        panic!("{args}: the program ran with its input cut at the NUL: {}\n{}", r.text, out.text);
+    }
+}

@@ -108,3 +108,22 @@ fn a_rust_test_that_does_not_build_answers_with_rustcs_error() {
     assert!(r.text.contains("mismatched types"), "{}", r.text);
     assert_eq!(a.ok("sessions", json!({})).s["sessions"], json!([]), "no session was started");
 }
+
+/// breaker2: `launch` refuses a NUL byte in `args`, `cwd` or `env` (lldb-dap cuts `x\0y` to `x`
+/// without a word), but `launch {test}` returns to its own path before that check: a Rust test's
+/// run under lldb-dap is started with `env: {"X": "x\u0000y"}` and `args: ["a\u0000b"]`, and the
+/// test runs with its input cut at the NUL. It must be refused as `launch` refuses it.
+#[test]
+fn a_test_launch_with_a_nul_byte_in_env_or_args_is_refused_not_cut() {
+    let dir = cart_crate("nul");
+    let cwd = dir.to_string_lossy().into_owned();
+    let mut a = Agent::start_plain(|_| {});
+    for args in [
+        json!({"test": "total_of_nothing", "cwd": cwd, "env": {"X": "x\u{0}y"}, "wait_ms": 50000}),
+        json!({"test": "total_of_nothing", "cwd": cwd, "args": ["a\u{0}b"], "wait_ms": 50000}),
+    ] {
+        let r = a.call("launch", args.clone());
+        assert!(r.is_error, "{args}: the test ran with its input cut at the NUL: {}", r.text);
+        assert!(r.text.contains("NUL byte"), "{args}: {}", r.text);
+    }
+}

@@ -152,3 +152,26 @@ fn a_programs_line_ending_like_a_node_notice_is_not_glued_to_the_next() {
     assert!(stderr.iter().any(|l| l == "last"), "{}", out.text);
     n.finish();
 }
+
+/// breaker2: the fix above keeps cutting Node's *exit* notices from the end of a line, and a
+/// program's own whole line can end with one: `console.error("Status: Waiting for the debugger to
+/// disconnect...")` then `console.error("last")` still read back as one stderr line
+/// `Status: last`, which the program never printed (the notice's text and its newline dropped).
+#[test]
+fn a_programs_line_ending_like_a_node_exit_notice_is_not_glued_to_the_next() {
+    let mut n = Node::start("exit-notice");
+    let p = n.dir.join("exit_notice.js");
+    std::fs::write(
+        &p,
+        "console.error(\"Status: Waiting for the debugger to disconnect...\");\nconsole.error(\"last\");\n",
+    )
+    .expect("write js");
+    let p = p.to_string_lossy().into_owned();
+    let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": START}));
+    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let out = n.a.ok("output", json!({}));
+    let stderr = lines_of(&out, "stderr");
+    assert!(!stderr.iter().any(|l| l == "Status: last"), "a line the program never printed: {}", out.text);
+    assert!(stderr.iter().any(|l| l == "last"), "{}", out.text);
+    n.finish();
+}

@@ -224,3 +224,69 @@ fn a_restart_forgets_the_lines_the_old_rdbg_kept() {
     assert!(!list.text.contains("still set"), "{}", list.text);
     n.finish();
 }
+
+/// breaker2: rdbg 1.4.0 moves a breakpoint on a comment forward, to the next line with code
+/// (`LineBreakpoint#try_activate`), and names that line in its stop. agentdap credits the stop to
+/// the breakpoint whose requested line is nearest either way: a breakpoint on line 2 (comments
+/// to line 4) stops at line 5, and the stop is credited to the breakpoint on line 6, listed as
+/// moved to line 5; the one that stopped reads never hit.
+#[test]
+fn a_breakpoint_moved_forward_is_credited_to_itself_not_the_next_one() {
+    let mut n = Ruby::start("moved");
+    let p = n.dir.join("moved.rb");
+    std::fs::write(&p, "x = 1\n# a\n# b\n# c\ny = 2\nz = 3\nputs x + y + z\n").expect("write moved.rb");
+    let p = p.to_string_lossy().into_owned();
+    let bps = json!([{"path": p, "line": 2}, {"path": p, "line": 6}]);
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": bps, "wait_ms": START}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(5), "{}", r.text);
+    assert!(!r.text.contains("moved.rb:6 → line 5"), "line 6's breakpoint did not move: {}", r.text);
+    let first = r.s["stop"]["hit_breakpoints"].clone();
+    let r = n.a.ok("continue", json!({"wait_ms": START}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(6), "{}", r.text);
+    assert_ne!(first, r.s["stop"]["hit_breakpoints"], "two breakpoints, two stops, one credited twice: {}", r.text);
+    n.a.ok("disconnect", json!({}));
+    n.finish();
+}
+
+/// breaker2: rdbg's stop names the breakpoint's place by the script's real path, and
+/// `BreakpointStore::on_stop_at` looks it up under the path the agent gave: a program in a
+/// symlinked directory stops at its breakpoint on line 2, and `breakpoints` lists that
+/// breakpoint as "never hit" (the stop credits none).
+#[test]
+fn a_breakpoint_hit_through_a_symlinked_directory_reads_hit() {
+    let mut n = Ruby::start("symlink");
+    let real = n.dir.join("real");
+    std::fs::create_dir_all(&real).expect("real directory");
+    std::fs::write(real.join("s.rb"), "x = 1\ny = 2\nputs x + y\n").expect("write s.rb");
+    std::os::unix::fs::symlink(&real, n.dir.join("link")).expect("symlink");
+    let p = n.dir.join("link").join("s.rb").to_string_lossy().into_owned();
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 2}], "wait_ms": START}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(2), "{}", r.text);
+    let hits = r.s["stop"]["hit_breakpoints"].as_array().map_or(0, Vec::len);
+    assert_eq!(hits, 1, "the stop is the breakpoint's: {}", r.s["stop"]);
+    let b = n.a.ok("breakpoints", json!({}));
+    assert!(!b.text.contains("never hit"), "it stopped there: {}", b.text);
+    n.a.ok("disconnect", json!({}));
+    n.finish();
+}
+
+/// breaker2: `place_in_description` ends the place at the first ` (` of rdbg's description
+/// (`" BP - Line  <path>:<line> (line)"`), so a path with ` (` in it (a directory `app (copy)`)
+/// loses its `:<line>`: the stop at the breakpoint credits none, and it is listed "never hit".
+#[test]
+fn a_breakpoint_hit_in_a_directory_named_with_a_parenthesis_reads_hit() {
+    let mut n = Ruby::start("paren");
+    let dir = n.dir.join("app (copy)");
+    std::fs::create_dir_all(&dir).expect("directory");
+    let p = dir.join("s.rb");
+    std::fs::write(&p, "x = 1\ny = 2\nputs x + y\n").expect("write s.rb");
+    let p = p.to_string_lossy().into_owned();
+    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 2}], "wait_ms": START}));
+    assert_eq!(r.s["stop"]["location"]["line"], json!(2), "{}", r.text);
+    let hits = r.s["stop"]["hit_breakpoints"].as_array().map_or(0, Vec::len);
+    assert_eq!(hits, 1, "the stop is the breakpoint's: {}", r.s["stop"]);
+    let b = n.a.ok("breakpoints", json!({}));
+    assert!(!b.text.contains("never hit"), "it stopped there: {}", b.text);
+    n.a.ok("disconnect", json!({}));
+    n.finish();
+}

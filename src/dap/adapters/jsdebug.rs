@@ -203,9 +203,6 @@ pub fn runtime_quirks() -> RuntimeQuirks {
             "Debugger ending on ws://",
             "For help, see: https://nodejs.org/en/docs/inspector",
         ],
-        // Node 20 prints these two as the program ends; the rest before its first line runs (a
-        // breaker's `console.error("Status: Debugger attached.")` was cut as a glued notice).
-        inspector_exit_notices: &["Waiting for the debugger to disconnect...", "Debugger ending on ws://"],
         // 1.112.0: `stopOnEntry` is a breakpoint on line 1 it never removes.
         entry_stop_repeats: true,
         // 1.112.0: V8 puts that breakpoint at the file's first breakable position, which is

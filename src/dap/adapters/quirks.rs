@@ -374,11 +374,6 @@ pub struct RuntimeQuirks {
     /// (Node: `Debugger attached.`), matched at the start of a line: the runtime's news, not the
     /// program's output. Empty: none.
     pub inspector_notices: &'static [&'static str],
-    /// The [`RuntimeQuirks::inspector_notices`] the runtime prints as the program ends (Node:
-    /// `Waiting for the debugger to disconnect...`): the only ones that can follow a line the
-    /// program left unfinished, so the only ones cut from the end of a line. The others come
-    /// before the program's first line runs.
-    pub inspector_exit_notices: &'static [&'static str],
     /// The adapter's own stop on entry is a breakpoint it never removes: every later pass over
     /// that location stops again, with the same reason (`entry`). Only the first such stop is
     /// the entry.
@@ -616,7 +611,6 @@ impl RuntimeQuirks {
         signal_exit_as_status: false,
         failure_shapes: &[],
         inspector_notices: &[],
-        inspector_exit_notices: &[],
         entry_stop_repeats: false,
         listening_line: None,
         entry_is_first_breakable: false,

@@ -129,6 +129,7 @@ fn disconnect_schema() -> Value {
 
 fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, ToolResult> {
     let mut args: LaunchArgs = parse_args(args)?;
+    refuse_nul_bytes(&args)?;
     if let Some(id) = args.test.clone() {
         return launch_test(cx, args, id);
     }
@@ -311,11 +312,18 @@ fn prepare_breakpoints(
     Ok(notes)
 }
 
-/// A launch whose program, `args`, `cwd` or `env` holds a NUL byte is refused before anything
-/// starts: the program would get its input cut at the NUL (argv, environ and paths are C
-/// strings; lldb-dap 22 cut `a\0b` to `a` without a word, CodeLLDB 1.11.8 panicked: a breaker's
-/// finding).
+/// A launch whose program, `args`, `cwd`, `env`, `test` or any string of `adapter_args` holds a
+/// NUL byte is refused before anything starts: the program would get its input cut at the NUL
+/// (argv, environ and paths are C strings; lldb-dap 22 cut `a\0b` to `a` without a word,
+/// CodeLLDB 1.11.8 panicked: breakers' findings). Checked before the test runner's path and
+/// before a configuration is read; a configuration's own fields are checked again after.
 fn refuse_nul_bytes(args: &LaunchArgs) -> Result<(), ToolResult> {
+    if let Some(at) = nul_in_value(&Value::Object(args.adapter_args.clone()), "adapter_args") {
+        return Err(nul_error(&at));
+    }
+    if args.test.as_deref().is_some_and(|t| t.contains('\0')) {
+        return Err(nul_error("test"));
+    }
     let env = args.env.iter().flat_map(|(k, v)| {
         [
             (format!("env key {}", crate::visible::quoted(k)), k.as_str()),
@@ -326,13 +334,31 @@ fn refuse_nul_bytes(args: &LaunchArgs) -> Result<(), ToolResult> {
         .into_iter()
         .chain(args.args.iter().enumerate().map(|(i, a)| (format!("args[{i}]"), a.as_str())))
         .chain(env);
-    for (field, text) in fields {
-        if text.contains('\0') {
-            let msg = format!(
-                "`{field}` holds a NUL byte, which no program argument, environment value or path can carry (the program would get it cut there); nothing was started."
-            );
-            return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
-        }
+    match fields.into_iter().find(|(_, text)| text.contains('\0')) {
+        Some((field, _)) => Err(nul_error(&field)),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+fn nul_error(field: &str) -> ToolResult {
+    let msg = format!(
+        "`{field}` holds a NUL byte, which no program argument, environment value or path can carry (the program would get it cut there); nothing was started."
+    );
+    ToolResult::error(ErrorCode::InvalidArgument, msg)
+}
+
+/// Where in `v` (named `at`) a string or key holds a NUL byte: `adapter_args.args[0]`.
+fn nul_in_value(v: &Value, at: &str) -> Option<String> {
+    match v {
+        Value::String(s) => s.contains('\0').then(|| at.to_owned()),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| nul_in_value(item, &format!("{at}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, item)| {
+            let at = format!("{at}.{}", crate::visible::escaped(k));
+            if k.contains('\0') {
+                return Some(at);
+            }
+            nul_in_value(item, &at)
+        }),
+        _ => None,
+    }
 }

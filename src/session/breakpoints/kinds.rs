@@ -286,38 +286,36 @@ impl BreakpointStore {
     /// A breakpoint stop that names no breakpoint id but its place, `path:line`
     /// (`Quirks::breakpoint_in_stop_description`: rdbg 1.4.0 gives its breakpoints no ids and
     /// answers `setBreakpoints` with `verified: true` alone). Credits the one source breakpoint of
-    /// `path` at `line`; failing that, the one nearest to it (the adapter moved it there, as
-    /// rdbg moves a breakpoint to the nearest line with code, before or after): that one is now
-    /// bound at `line`. Two equally near, or none in the file: nothing is credited, as nothing is
-    /// known. Returns agentdap's id of the one credited.
-    pub fn on_stop_at(&mut self, path: &str, line: u32, at: LastHit) -> Vec<i64> {
+    /// `path` bound (or asked for) at `line`; failing that, the one rdbg moved there: it moves a
+    /// breakpoint only forward, to the first line with code (`breakpoint.rb`
+    /// `LineBreakpoint#try_activate`), so the not yet placed one asked for last before `line`,
+    /// unless a line the adapter also holds (`held`: lines it kept after the agent took them out,
+    /// the person's) lies between. That one is now bound at `line`. Nothing known, nothing
+    /// credited. Returns agentdap's id of the one credited.
+    pub fn on_stop_at(&mut self, path: &str, line: u32, held: &[u32], at: LastHit) -> Vec<i64> {
         self.changes += 1;
+        let people: Vec<u32> = self.people_in(path).map(|e| e.requested.line).collect();
         let Some(set) = self.files.get_mut(path) else { return Vec::new() };
         let bound_line = |e: &Entry| e.bound.as_ref().and_then(|b| b.line).unwrap_or(e.requested.line);
         let exact: Vec<usize> = (0..set.len()).filter(|&i| bound_line(&set[i]) == line).collect();
         let chosen = match exact[..] {
             [one] => Some(one),
             [] => {
-                let distance = |e: &Entry| e.requested.line.abs_diff(line);
-                let nearest = set.iter().map(distance).min();
-                let at_nearest: Vec<usize> = (0..set.len()).filter(|&i| Some(distance(&set[i])) == nearest).collect();
-                match at_nearest[..] {
-                    [one] => {
-                        let b = set[one].bound.get_or_insert_with(Bound::default);
-                        b.line = Some(line);
-                        Some(one)
-                    }
-                    _ => None,
-                }
+                let unplaced = |e: &Entry| e.bound.as_ref().and_then(|b| b.line).is_none() && e.requested.line < line;
+                let before = (0..set.len()).filter(|&i| unplaced(&set[i])).max_by_key(|&i| set[i].requested.line);
+                before.filter(|&i| {
+                    let from = set[i].requested.line;
+                    !held.iter().chain(&people).any(|&h| h > from && h <= line)
+                })
             }
             _ => None,
         };
         let Some(i) = chosen else { return Vec::new() };
         let e = &mut set[i];
-        if let Some(b) = e.bound.as_mut().filter(|b| !b.verified) {
-            b.verified = true;
-            b.message = None;
-        }
+        let b = e.bound.get_or_insert_with(Bound::default);
+        b.line = Some(line);
+        b.verified = true;
+        b.message = None;
         e.hits.record(at);
         vec![e.id]
     }
