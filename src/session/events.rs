@@ -659,6 +659,7 @@ impl Session {
                             // it directly instead of asking for the stack again.
                             self.run.top_frame =
                                 stop.thread.zip(frame.id.typed().copied()).map(|(t, f)| (revision, t, f));
+                            self.run.shown_frame = shown;
                         }
                         let caller = trace.stack_frames.get(shown + 1);
                         let place = self.stop_depth(&trace, shown, levels, tell);

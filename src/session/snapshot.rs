@@ -419,6 +419,9 @@ pub struct Run {
     pub(crate) stop_signal: Option<(&'static str, i64)>,
     /// (revision, thread, adapter frame id) of the top frame fetched at the last stop.
     pub(crate) top_frame: Option<(u64, i64, i64)>,
+    /// The index on the stack of the frame that stop shows, `top_frame`'s: 0 but for a test's
+    /// frame below its runner's, a core's or a panic's below the runtime's (`events.rs`).
+    pub(crate) shown_frame: usize,
     /// A resume was sent and neither its response nor a `continued`/`stopped` came yet.
     pub(crate) resume_unacked: bool,
     /// A `pause` was sent and no stop has come since.
@@ -570,6 +573,7 @@ impl Default for Run {
             details: StopDetails::Awaiting(0),
             stop_signal: None,
             top_frame: None,
+            shown_frame: 0,
             resume_unacked: false,
             pause_sent: false,
             resumes_since_stop: 0,

@@ -179,7 +179,17 @@ impl Session {
             .frame_handle
             .and_then(|h| self.view.handles.resolve(Kind::Frame, h).ok())
             .and_then(|id| job.frames.iter().find(|f| f.id.typed() == Some(&id)));
-        chosen.unwrap_or(&job.frames[0])
+        // Without one, the frame the stop shows (the program's below a Go panic's runtime
+        // frames, a test's below its runner's): what the stop's headline says is shown (a
+        // breaker's `context` showed `runtime.fatalpanic` under "frame #3 is shown").
+        // By its place on the stack: frame ids need not repeat across `stackTrace` answers (Delve
+        // 1.20's did not, here).
+        let shown = self
+            .run
+            .top_frame
+            .filter(|(revision, thread, _)| *revision == self.run.stop_revision && *thread == job.thread)
+            .and_then(|_| job.frames.get(self.run.shown_frame));
+        chosen.or(shown).unwrap_or(&job.frames[0])
     }
 
     /// Sends the next watch evaluation, or writes the `context` result.
