@@ -518,95 +518,85 @@ fn rdbg_stops_on_entry_through_attach() {
 /// moved off a blank line was listed on that line.
 #[test]
 fn rdbg_stops_are_credited_by_the_place_their_description_names() {
+    let (mut rig, out) = rdbg_stopped_at(&[3, 6, 20], 0, "/src/app.rb:3");
+    assert_eq!(out.structured["stop"]["hit_breakpoints"], json!([1]), "{}", out.text);
+    // Line 6 is blank: rdbg moved it forward to 7, the next line with code.
+    rdbg_continue_to(&mut rig, "/src/app.rb:7");
+    rdbg_continue_to(&mut rig, "/src/app.rb:3");
+    // A place past breakpoints placed elsewhere already, and one in another file: no credit.
+    rdbg_continue_to(&mut rig, "/src/app.rb:13");
+    rdbg_continue_to(&mut rig, "/src/other.rb:3");
+    assert_eq!(rdbg_hits(&rig), [(3, 2, Some(3)), (6, 1, Some(7)), (20, 0, None)]);
+    let moved: Vec<bool> = rdbg_set(&rig).iter().map(|e| e.moved()).collect();
+    assert_eq!(moved, [false, true, false]);
+}
+
+/// An rdbg 1.4.0 session of `/src/app.rb` launched with breakpoints on `lines` (answered
+/// `{verified: true}` each, as rdbg does), and `later` more one-breakpoint `setBreakpoints`
+/// answers scripted, stopped at the breakpoint `place` names: (rig, the launch's result).
+fn rdbg_stopped_at(lines: &[u32], later: usize, place: &str) -> (Rig, crate::reply::ToolResult) {
     let caps = json!({"supportsConfigurationDoneRequest": true});
     let mut a = adapter(caps, "/src/app.rb");
-    a.on(
-        "setBreakpoints",
-        Reply::ok(json!({"breakpoints": [{"verified": true}, {"verified": true}, {"verified": true}]})),
-    );
+    let verified: Vec<Value> = lines.iter().map(|_| json!({"verified": true})).collect();
+    a.on("setBreakpoints", Reply::ok(json!({ "breakpoints": verified })));
+    for _ in 0..later {
+        a.on("setBreakpoints", Reply::ok(json!({"breakpoints": [{"verified": true}]})));
+    }
     let mut rig = Rig::new(a);
-    let breakpoints = json!([{"path": "/src/app.rb", "line": 3}, {"path": "/src/app.rb", "line": 6}, {"path": "/src/app.rb", "line": 20}]);
+    let breakpoints: Vec<Value> = lines.iter().map(|l| json!({"path": "/src/app.rb", "line": l})).collect();
     let launch = rig.launch(
         plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": false}), None),
         args(json!({"program": "/src/app.rb", "stop_on_entry": false, "breakpoints": breakpoints})),
     );
-    let stop = |place: &str| json!({"reason": "breakpoint", "description": format!(" BP - Line  {place} (line)"), "threadId": 1});
-    rig.event("stopped", stop("/src/app.rb:3"));
+    rig.event("stopped", rdbg_stop(place));
     let out = rig.answered(launch);
-    assert_eq!(out.structured["stop"]["hit_breakpoints"], json!([1]), "{}", out.text);
-    let hit = |rig: &mut Rig, place: &str| {
-        rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
-        rig.event("continued", json!({"threadId": 1, "allThreadsContinued": true}));
-        rig.event("stopped", stop(place));
-    };
-    // Line 6 is blank: rdbg moved it to 7, the nearest line with code.
-    hit(&mut rig, "/src/app.rb:7");
-    hit(&mut rig, "/src/app.rb:3");
-    // A place two breakpoints are equally near, and one in another file: no credit.
-    hit(&mut rig, "/src/app.rb:13");
-    hit(&mut rig, "/src/other.rb:3");
-    let set = rig.s.get(rig.key).expect("session").breaks.store.get("/src/app.rb").to_vec();
-    let hits: Vec<(u32, u32, bool)> = set.iter().map(|e| (e.requested.line, e.hits.count, e.moved())).collect();
-    assert_eq!(hits, [(3, 2, false), (6, 1, true), (20, 0, false)]);
-    assert_eq!(set[1].bound.as_ref().and_then(|b| b.line), Some(7));
+    (rig, out)
+}
+
+/// rdbg 1.4.0's `stopped` at a line breakpoint: its description names the place.
+fn rdbg_stop(place: &str) -> Value {
+    json!({"reason": "breakpoint", "description": format!(" BP - Line  {place} (line)"), "threadId": 1})
+}
+
+/// `continue`, and rdbg stops at the breakpoint `place` names.
+fn rdbg_continue_to(rig: &mut Rig, place: &str) {
+    rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
+    rig.event("continued", json!({"threadId": 1, "allThreadsContinued": true}));
+    rig.event("stopped", rdbg_stop(place));
+}
+
+fn rdbg_set(rig: &Rig) -> Vec<crate::session::breakpoints::Entry> {
+    rig.s.get(rig.key).expect("session").breaks.store.get("/src/app.rb").to_vec()
+}
+
+/// Each breakpoint of `/src/app.rb`: (line asked for, hits, line it is bound at).
+fn rdbg_hits(rig: &Rig) -> Vec<(u32, u32, Option<u32>)> {
+    rdbg_set(rig).iter().map(|e| (e.requested.line, e.hits.count, e.bound.as_ref().and_then(|b| b.line))).collect()
 }
 
 /// breaker2: rdbg 1.4.0 moves a line breakpoint only forward, to the first line with code at or
 /// after it (`breakpoint.rb` `LineBreakpoint#try_activate`: `lines.bsearch{|l| line <= l}`).
-/// `on_stop_at` credits the breakpoint whose *requested* line is nearest either way, so a
-/// breakpoint on a comment at line 2, moved to line 5, is credited to the breakpoint at line 6
-/// (one line away) when it stops at 5; that one is listed as moved to 5 and the one the program
-/// stopped at reads "never hit". Each of two stops must credit its own breakpoint.
+/// `on_stop_at` credited the breakpoint whose *requested* line was nearest either way, so a
+/// breakpoint on a comment at line 2, moved to line 5, was credited to the breakpoint at line 6
+/// (one line away) when it stopped at 5; that one was listed as moved to 5 and the one the
+/// program stopped at read "never hit". Each of two stops must credit its own breakpoint.
 #[test]
 fn rdbg_a_breakpoint_moved_forward_is_not_credited_to_the_next_one() {
-    let caps = json!({"supportsConfigurationDoneRequest": true});
-    let mut a = adapter(caps, "/src/app.rb");
-    a.on("setBreakpoints", Reply::ok(json!({"breakpoints": [{"verified": true}, {"verified": true}]})));
-    let mut rig = Rig::new(a);
     // Lines 2-4 are comments: rdbg activates the first at line 5.
-    let breakpoints = json!([{"path": "/src/app.rb", "line": 2}, {"path": "/src/app.rb", "line": 6}]);
-    let launch = rig.launch(
-        plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": false}), None),
-        args(json!({"program": "/src/app.rb", "stop_on_entry": false, "breakpoints": breakpoints})),
-    );
-    let stop = |place: &str| json!({"reason": "breakpoint", "description": format!(" BP - Line  {place} (line)"), "threadId": 1});
-    rig.event("stopped", stop("/src/app.rb:5"));
-    let out = rig.answered(launch);
-    assert_eq!(
-        out.structured["stop"]["hit_breakpoints"],
-        json!([1]),
-        "the stop at 5 is the breakpoint of line 2: {}",
-        out.text
-    );
-    rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
-    rig.event("continued", json!({"threadId": 1, "allThreadsContinued": true}));
-    rig.event("stopped", stop("/src/app.rb:6"));
-    let set = rig.s.get(rig.key).expect("session").breaks.store.get("/src/app.rb").to_vec();
-    let hits: Vec<(u32, u32, Option<u32>)> =
-        set.iter().map(|e| (e.requested.line, e.hits.count, e.bound.as_ref().and_then(|b| b.line))).collect();
-    assert_eq!(hits, [(2, 1, Some(5)), (6, 1, Some(6))]);
+    let (mut rig, out) = rdbg_stopped_at(&[2, 6], 0, "/src/app.rb:5");
+    assert_eq!(out.structured["stop"]["hit_breakpoints"], json!([1]), "the stop at 5 is line 2's: {}", out.text);
+    rdbg_continue_to(&mut rig, "/src/app.rb:6");
+    assert_eq!(rdbg_hits(&rig), [(2, 1, Some(5)), (6, 1, Some(6))]);
 }
 
 /// breaker2: rdbg 1.4.0 keeps stopping at a line the agent's set no longer has
 /// (`Quirks::breakpoints_only_added`; agentdap warns that it does). A stop there names that line;
-/// `on_stop_at` finds no breakpoint at it and credits the nearest one of the file, however far,
-/// and binds it there: the agent's breakpoint at line 10 reads hit and "moved to line 3", though
+/// `on_stop_at` found no breakpoint at it and credited the nearest one of the file, however far,
+/// and bound it there: the agent's breakpoint at line 10 read hit and "moved to line 3", though
 /// the program stopped at the line 3 the agent took out.
 #[test]
 fn rdbg_a_stop_at_a_line_taken_out_is_not_credited_to_another_breakpoint() {
-    let caps = json!({"supportsConfigurationDoneRequest": true});
-    let mut a = adapter(caps, "/src/app.rb");
-    a.on("setBreakpoints", Reply::ok(json!({"breakpoints": [{"verified": true}, {"verified": true}]})));
-    a.on("setBreakpoints", Reply::ok(json!({"breakpoints": [{"verified": true}]})));
-    let mut rig = Rig::new(a);
-    let breakpoints = json!([{"path": "/src/app.rb", "line": 3}, {"path": "/src/app.rb", "line": 10}]);
-    let launch = rig.launch(
-        plan(AdapterKind::Rdbg, json!({"program": "/src/app.rb", "stopOnEntry": false}), None),
-        args(json!({"program": "/src/app.rb", "stop_on_entry": false, "breakpoints": breakpoints})),
-    );
-    let stop = |place: &str| json!({"reason": "breakpoint", "description": format!(" BP - Line  {place} (line)"), "threadId": 1});
-    rig.event("stopped", stop("/src/app.rb:3"));
-    let out = rig.answered(launch);
+    let (mut rig, out) = rdbg_stopped_at(&[3, 10], 1, "/src/app.rb:3");
     assert_eq!(out.structured["stop"]["hit_breakpoints"], json!([1]), "{}", out.text);
     let list = vec![serde_json::from_value(json!({"line": 10})).expect("a breakpoint")];
     let call = rig.call(|s, key, call, now| {
@@ -614,13 +604,9 @@ fn rdbg_a_stop_at_a_line_taken_out_is_not_credited_to_another_breakpoint() {
     });
     let out = rig.answered(call);
     assert!(!out.is_error, "{}", out.text);
-    rig.call(|s, key, call, now| s.resume(key, None, false, None, call, now));
-    rig.event("continued", json!({"threadId": 1, "allThreadsContinued": true}));
     // rdbg still stops at line 3.
-    rig.event("stopped", stop("/src/app.rb:3"));
-    let set = rig.s.get(rig.key).expect("session").breaks.store.get("/src/app.rb").to_vec();
-    let hits: Vec<(u32, u32, Option<u32>)> =
-        set.iter().map(|e| (e.requested.line, e.hits.count, e.bound.as_ref().and_then(|b| b.line))).collect();
+    rdbg_continue_to(&mut rig, "/src/app.rb:3");
+    let hits = rdbg_hits(&rig);
     assert_eq!(hits.len(), 1);
     assert_eq!((hits[0].0, hits[0].1), (10, 0), "line 10's breakpoint was not hit: {hits:?}");
     assert_ne!(hits[0].2, Some(3), "line 10's breakpoint did not move to line 3");

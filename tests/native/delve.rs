@@ -191,6 +191,19 @@ fn sigkill_of_agentdap_removes_its_build_directory_and_nothing_else() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// `source` as `main.go` of a module in a scratch directory named `name`, built unoptimized
+/// (`-N -l`) into a binary `panics`: its path.
+fn panics_binary(name: &str, source: &str) -> std::path::PathBuf {
+    let dir = scratch(name);
+    std::fs::write(dir.join("main.go"), source).expect("write Go");
+    std::fs::write(dir.join("go.mod"), "module example.com/panics\n\ngo 1.19\n").expect("write go.mod");
+    let bin = dir.join("panics");
+    let mut cmd = Command::new("go");
+    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
+    build(&mut cmd, "golang-go");
+    bin
+}
+
 const GO_PANIC_SOURCE: &str = r#"package main
 
 import "fmt"
@@ -207,13 +220,7 @@ func main() {
 #[test]
 fn a_go_panic_shows_the_panic_line_as_the_last_stderr_line() {
     require("dlv", "delve golang-go");
-    let dir = scratch("delve-panic");
-    std::fs::write(dir.join("main.go"), GO_PANIC_SOURCE).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/panics\n\ngo 1.19\n").expect("write go.mod");
-    let bin = dir.join("panics");
-    let mut cmd = Command::new("go");
-    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
-    build(&mut cmd, "golang-go");
+    let bin = panics_binary("delve-panic", GO_PANIC_SOURCE);
     let mut a = agent();
     let mut r = a.ok("launch", json!({"program": path(&bin), "stop_on_entry": false, "wait_ms": 60000}));
     // Delve stops at the unrecovered panic first, in `runtime.fatalpanic`; the stop shows the
@@ -260,14 +267,8 @@ fn a_second_delve_session_after_a_disconnect_connects() {
 #[test]
 fn a_go_panics_context_shows_the_frame_the_stop_shows() {
     require("dlv", "delve golang-go");
-    let dir = scratch("delve-panic-context");
     let src = "package main\n\nimport (\n\t\"fmt\"\n\t\"sort\"\n)\n\nfunc main() {\n\tlimit := 7\n\txs := []int{3, 1, 2}\n\tsort.Slice(xs, func(i, j int) bool {\n\t\tif limit > 5 {\n\t\t\tvar m map[string]int\n\t\t\tm[\"a\"] = limit\n\t\t}\n\t\treturn xs[i] < xs[j]\n\t})\n\tfmt.Println(xs)\n}\n";
-    std::fs::write(dir.join("main.go"), src).expect("write Go");
-    std::fs::write(dir.join("go.mod"), "module example.com/panics\n\ngo 1.19\n").expect("write go.mod");
-    let bin = dir.join("panics");
-    let mut cmd = Command::new("go");
-    go_env(cmd.current_dir(&dir).args(["build", "-gcflags=all=-N -l", "-o"]).arg(&bin).arg("."));
-    build(&mut cmd, "golang-go");
+    let bin = panics_binary("delve-panic-context", src);
     let mut a = agent();
     let r = a.ok("launch", json!({"program": path(&bin), "stop_on_entry": false, "wait_ms": 60000}));
     assert_eq!(r.s["stop"]["location"]["function"], json!("main.main.func1"), "{}", r.text);

@@ -121,12 +121,7 @@ fn step_in_over_out_then_run_to_stopped_elsewhere_and_reached() {
 /// entries of a category concatenate into exactly what the program printed".
 #[test]
 fn a_programs_crlf_on_a_pipe_is_output_exactly() {
-    let mut n = Node::start("crlf");
-    let p = n.dir.join("crlf.js");
-    std::fs::write(&p, "process.stdout.write(\"HTTP/1.1 200 OK\\r\\nX: y\\r\\n\\r\\n\");\n").expect("write js");
-    let p = p.to_string_lossy().into_owned();
-    let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": START}));
-    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
+    let mut n = ran_to_exit("crlf", "process.stdout.write(\"HTTP/1.1 200 OK\\r\\nX: y\\r\\n\\r\\n\");\n");
     let out = n.a.ok("output", json!({"category": "stdout"}));
     let entries = out.s["entries"].as_array().cloned().unwrap_or_default();
     let stdout: String = entries.iter().filter_map(|e| e["text"].as_str()).collect();
@@ -134,44 +129,32 @@ fn a_programs_crlf_on_a_pipe_is_output_exactly() {
     n.finish();
 }
 
-/// breaker3: Node's inspector notices are cut out of the program's stderr by their text, and one
-/// that ends a line after other text is taken for a notice glued to an unfinished line: the
-/// program's own `console.error("Status: Debugger attached.")` then `console.error("last")`
+/// breaker3 and breaker2: Node's inspector notices are cut out of the program's stderr by their
+/// text, and one that ended a line after other text was taken for a notice glued to an
+/// unfinished line: the program's own `console.error("Status: Debugger attached.")` (or `…
+/// Waiting for the debugger to disconnect...`, an exit notice) then `console.error("last")`
 /// read back as one stderr line `Status: last`, which the program never printed.
 #[test]
 fn a_programs_line_ending_like_a_node_notice_is_not_glued_to_the_next() {
-    let mut n = Node::start("notice");
-    let p = n.dir.join("notice.js");
-    std::fs::write(&p, "console.error(\"Status: Debugger attached.\");\nconsole.error(\"last\");\n").expect("write js");
-    let p = p.to_string_lossy().into_owned();
-    let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": START}));
-    assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
-    let out = n.a.ok("output", json!({}));
-    let stderr = lines_of(&out, "stderr");
-    assert!(!stderr.iter().any(|l| l == "Status: last"), "a line the program never printed: {}", out.text);
-    assert!(stderr.iter().any(|l| l == "last"), "{}", out.text);
-    n.finish();
+    for notice in ["Debugger attached.", "Waiting for the debugger to disconnect..."] {
+        let source = format!("console.error(\"Status: {notice}\");\nconsole.error(\"last\");\n");
+        let mut n = ran_to_exit("notice", &source);
+        let out = n.a.ok("output", json!({}));
+        let stderr = lines_of(&out, "stderr");
+        assert!(!stderr.iter().any(|l| l == "Status: last"), "a line the program never printed: {}", out.text);
+        assert!(stderr.iter().any(|l| l == "last"), "{}", out.text);
+        n.finish();
+    }
 }
 
-/// breaker2: the fix above keeps cutting Node's *exit* notices from the end of a line, and a
-/// program's own whole line can end with one: `console.error("Status: Waiting for the debugger to
-/// disconnect...")` then `console.error("last")` still read back as one stderr line
-/// `Status: last`, which the program never printed (the notice's text and its newline dropped).
-#[test]
-fn a_programs_line_ending_like_a_node_exit_notice_is_not_glued_to_the_next() {
-    let mut n = Node::start("exit-notice");
-    let p = n.dir.join("exit_notice.js");
-    std::fs::write(
-        &p,
-        "console.error(\"Status: Waiting for the debugger to disconnect...\");\nconsole.error(\"last\");\n",
-    )
-    .expect("write js");
+/// `source` as a script in a new scratch directory named `name`, launched without stopping and
+/// run to its exit.
+fn ran_to_exit(name: &str, source: &str) -> Node {
+    let mut n = Node::start(name);
+    let p = n.dir.join("app.js");
+    std::fs::write(&p, source).expect("write js");
     let p = p.to_string_lossy().into_owned();
     let r = n.a.ok("launch", json!({"program": p, "stop_on_entry": false, "wait_ms": START}));
     assert_eq!(r.s["state"], json!("exited"), "{}", r.text);
-    let out = n.a.ok("output", json!({}));
-    let stderr = lines_of(&out, "stderr");
-    assert!(!stderr.iter().any(|l| l == "Status: last"), "a line the program never printed: {}", out.text);
-    assert!(stderr.iter().any(|l| l == "last"), "{}", out.text);
-    n.finish();
+    n
 }

@@ -254,20 +254,13 @@ fn a_breakpoint_moved_forward_is_credited_to_itself_not_the_next_one() {
 /// breakpoint as "never hit" (the stop credits none).
 #[test]
 fn a_breakpoint_hit_through_a_symlinked_directory_reads_hit() {
-    let mut n = Ruby::start("symlink");
+    let n = Ruby::start("symlink");
     let real = n.dir.join("real");
     std::fs::create_dir_all(&real).expect("real directory");
     std::fs::write(real.join("s.rb"), "x = 1\ny = 2\nputs x + y\n").expect("write s.rb");
     std::os::unix::fs::symlink(&real, n.dir.join("link")).expect("symlink");
     let p = n.dir.join("link").join("s.rb").to_string_lossy().into_owned();
-    let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 2}], "wait_ms": START}));
-    assert_eq!(r.s["stop"]["location"]["line"], json!(2), "{}", r.text);
-    let hits = r.s["stop"]["hit_breakpoints"].as_array().map_or(0, Vec::len);
-    assert_eq!(hits, 1, "the stop is the breakpoint's: {}", r.s["stop"]);
-    let b = n.a.ok("breakpoints", json!({}));
-    assert!(!b.text.contains("never hit"), "it stopped there: {}", b.text);
-    n.a.ok("disconnect", json!({}));
-    n.finish();
+    stops_at_line_2_and_reads_hit(n, &p);
 }
 
 /// breaker2: `place_in_description` ends the place at the first ` (` of rdbg's description
@@ -275,12 +268,18 @@ fn a_breakpoint_hit_through_a_symlinked_directory_reads_hit() {
 /// loses its `:<line>`: the stop at the breakpoint credits none, and it is listed "never hit".
 #[test]
 fn a_breakpoint_hit_in_a_directory_named_with_a_parenthesis_reads_hit() {
-    let mut n = Ruby::start("paren");
+    let n = Ruby::start("paren");
     let dir = n.dir.join("app (copy)");
     std::fs::create_dir_all(&dir).expect("directory");
     let p = dir.join("s.rb");
     std::fs::write(&p, "x = 1\ny = 2\nputs x + y\n").expect("write s.rb");
     let p = p.to_string_lossy().into_owned();
+    stops_at_line_2_and_reads_hit(n, &p);
+}
+
+/// Launches `p` (a script whose line 2 runs once) with a breakpoint on line 2: the stop is that
+/// breakpoint's, and `breakpoints` says it was hit.
+fn stops_at_line_2_and_reads_hit(mut n: Ruby, p: &str) {
     let r = n.a.ok("launch", json!({"program": p, "breakpoints": [{"path": p, "line": 2}], "wait_ms": START}));
     assert_eq!(r.s["stop"]["location"]["line"], json!(2), "{}", r.text);
     let hits = r.s["stop"]["hit_breakpoints"].as_array().map_or(0, Vec::len);
