@@ -144,8 +144,9 @@ fn launch(cx: &mut ToolCx<'_>, args: &Map<String, Value>) -> Result<Outcome, Too
             Project::Attach { args, notes } => return start_attach(cx, args, notes),
             Project::Launch { args: from_config, notes: dropped } => (args, notes) = (from_config, dropped),
         }
+        // The configuration's own fields.
+        refuse_nul_bytes(&args)?;
     }
-    refuse_nul_bytes(&args)?;
     if args.program.is_empty() {
         let msg = "pass `program`, `test` (a test's id), or `config` (a configuration of .vscode/launch.json in `cwd`; `list_configs: true` lists them).";
         return Err(ToolResult::error(ErrorCode::InvalidArgument, msg));
